@@ -1,0 +1,102 @@
+/*
+ * vknn device: one Vulkan device opened as an NNAPI driver (HAL IDevice).
+ */
+#ifndef VKNN_DEVICE_H
+#define VKNN_DEVICE_H
+
+#include "vknn/types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct vknn_device vknn_device;
+typedef struct vknn_prepared_model vknn_prepared_model;
+
+typedef enum vknn_log_level {
+  VKNN_LOG_ERROR = 0,
+  VKNN_LOG_WARNING = 1,
+  VKNN_LOG_INFO = 2,
+  VKNN_LOG_VERBOSE = 3,
+} vknn_log_level;
+
+/* Receives every log line of a device. tag is one of "driver", "model",
+ * "compilation", "execution", "vulkan", "validation-layer". */
+typedef void (*vknn_log_callback)(void *user_data, vknn_log_level level, const char *tag,
+                                  const char *message);
+
+typedef struct vknn_device_options {
+  /* Log sink; NULL logs to stderr (errors always, verbose lines for the tags
+   * named in the VKNN_LOG environment variable: "all" or a comma list). */
+  vknn_log_callback log_callback;
+  void *log_user_data;
+  /* Enable VK_LAYER_KHRONOS_validation; its messages are logged with the tag
+   * "validation-layer" and counted (vknn_device_get_validation_message_count).
+   * Also enabled by the environment variable VKNN_VALIDATION=1. */
+  bool enable_validation;
+} vknn_device_options;
+
+/* Opens the Vulkan device named by the environment variable VKNN_DEVICE (an
+ * index among the physical devices, or a substring of the device name); by
+ * default the first GPU, else the first device (lavapipe on a desktop without
+ * a GPU). options may be NULL. Returns DEVICE_UNAVAILABLE when no Vulkan device
+ * with a compute queue and the features the driver needs exists. */
+vknn_status vknn_device_open(const vknn_device_options *options, vknn_device **out_device);
+
+/* Releases the device. Every prepared model of the device must be released first. */
+void vknn_device_close(vknn_device *device);
+
+/* The performance figures of the device (HAL getCapabilities_1_3). */
+vknn_status vknn_device_get_capabilities(const vknn_device *device,
+                                         vknn_capabilities *out_capabilities);
+
+/* Always VKNN_DEVICE_TYPE_GPU (HAL getType). */
+vknn_status vknn_device_get_type(const vknn_device *device, vknn_device_type *out_type);
+
+/* "vknn-<version> (<Vulkan device name>)" (HAL getVersionString). The string
+ * lives as long as the device. */
+vknn_status vknn_device_get_version_string(const vknn_device *device, const char **out_version);
+
+/* The physical device's name, for tools. Lives as long as the device. */
+vknn_status vknn_device_get_name(const vknn_device *device, const char **out_name);
+
+/* Number of model-cache and data-cache files prepare wants (HAL
+ * getNumberOfCacheFilesNeeded); 0 and 0 until compilation caching exists. */
+vknn_status vknn_device_get_number_of_cache_files_needed(const vknn_device *device,
+                                                         uint32_t *out_model_cache,
+                                                         uint32_t *out_data_cache);
+
+/* One boolean per operation of model->main (HAL getSupportedOperations_1_3):
+ * true when the driver runs that operation on the GPU with those exact operand
+ * types, shapes and parameters. supported_count must equal the operation count
+ * of the main subgraph. INVALID_ARGUMENT for an invalid model. */
+vknn_status vknn_device_get_supported_operations(vknn_device *device, const vknn_model *model,
+                                                 bool *out_supported, uint32_t supported_count);
+
+/* Validates and compiles a model (HAL prepareModel_1_3): lowers every
+ * operation to compute dispatches, plans memory, uploads constants and records
+ * the command buffers. The model may be released once this returns. deadline
+ * may be NULL (none). INVALID_ARGUMENT for an invalid model, preference or
+ * priority; GENERAL_FAILURE when an operation is not supported. */
+vknn_status vknn_device_prepare_model(vknn_device *device, const vknn_model *model,
+                                      vknn_execution_preference preference,
+                                      vknn_priority priority, const vknn_deadline *deadline,
+                                      vknn_prepared_model **out_prepared_model);
+
+/* How many messages the Vulkan validation layer has reported on this device.
+ * Tests require it to stay 0. */
+uint64_t vknn_device_get_validation_message_count(const vknn_device *device);
+
+/* Human-readable name of a status, for logs and tools. */
+const char *vknn_status_name(vknn_status status);
+
+/* Name of an operation type ("ADD"), or NULL when the type is unknown. */
+const char *vknn_operation_type_name(int32_t type);
+
+/* Name of an operand type ("TENSOR_FLOAT32"), or NULL when the type is unknown. */
+const char *vknn_operand_type_name(int32_t type);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* VKNN_DEVICE_H */

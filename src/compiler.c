@@ -1,0 +1,64 @@
+#include "compiler.h"
+
+#include <string.h>
+
+#include "operation_registry.h"
+
+static vknn_status infer_operation(vknn_graph *graph, uint32_t k) {
+  const vknn_operation *op = &graph->sg->operations[k];
+  const vknn_op_def *def = vknn_op_find(op->type);
+  if (def == NULL) {
+    const char *name = vknn_operation_type_name(op->type);
+    VKNN_LOG_E(graph->log, "compilation", "operation %u (%s) is not supported", k,
+               name ? name : "extension");
+    return VKNN_STATUS_GENERAL_FAILURE;
+  }
+  return def->infer(graph, op);
+}
+
+vknn_status vknn_compile_infer(vknn_graph *graph, bool *supported) {
+  for (uint32_t k = 0; k < graph->sg->operation_count; ++k) {
+    vknn_status s = infer_operation(graph, k);
+    if (s == VKNN_STATUS_INVALID_ARGUMENT) return s;
+    if (supported != NULL) supported[k] = s == VKNN_STATUS_NONE;
+    else if (s != VKNN_STATUS_NONE) return s;
+  }
+  return VKNN_STATUS_NONE;
+}
+
+static vknn_status check_outputs_known(const vknn_graph *graph) {
+  for (uint32_t i = 0; i < graph->sg->output_count; ++i) {
+    if (!graph->tensors[graph->sg->output_indexes[i]].shape_known) {
+      VKNN_LOG_E(graph->log, "compilation", "output %u has a shape unknown at prepare time", i);
+      return VKNN_STATUS_GENERAL_FAILURE;
+    }
+  }
+  return VKNN_STATUS_NONE;
+}
+
+static vknn_status lower_all(vknn_plan *plan) {
+  vknn_graph *graph = &plan->graph;
+  for (uint32_t k = 0; k < graph->sg->operation_count; ++k) {
+    const vknn_operation *op = &graph->sg->operations[k];
+    vknn_status s = vknn_op_find(op->type)->lower(graph, op, &plan->dispatches);
+    if (s != VKNN_STATUS_NONE) return s;
+  }
+  return VKNN_STATUS_NONE;
+}
+
+vknn_status vknn_compile(const vknn_logger *log, const vknn_model *model, uint64_t alignment,
+                         vknn_plan *out_plan) {
+  memset(out_plan, 0, sizeof(*out_plan));
+  vknn_status s = vknn_graph_init(&out_plan->graph, log, model);
+  if (s == VKNN_STATUS_NONE) s = vknn_compile_infer(&out_plan->graph, NULL);
+  if (s == VKNN_STATUS_NONE) s = check_outputs_known(&out_plan->graph);
+  if (s == VKNN_STATUS_NONE) s = lower_all(out_plan);
+  if (s == VKNN_STATUS_NONE) s = vknn_plan_memory(out_plan, alignment);
+  if (s != VKNN_STATUS_NONE) vknn_plan_release(out_plan);
+  return s;
+}
+
+void vknn_plan_release(vknn_plan *plan) {
+  vknn_graph_release(&plan->graph);
+  vknn_dispatch_list_release(&plan->dispatches);
+}

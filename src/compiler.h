@@ -1,0 +1,25 @@
+/* The compiler: a valid model's main subgraph -> shapes inferred, dispatches
+ * lowered, memory planned. The result drives recording in prepared_model.c. */
+#pragma once
+#include "dispatch.h"
+#include "graph.h"
+
+typedef struct vknn_plan {
+  vknn_graph graph;
+  vknn_dispatch_list dispatches;
+  uint64_t region_size[VKNN_REGION_OUTPUT + 1]; /* bytes per region */
+} vknn_plan;
+
+/* Infers every operation's output shapes; fills supported[k] (may be NULL)
+ * for each operation. Returns INVALID_ARGUMENT for shape errors, and
+ * GENERAL_FAILURE when an operation is unsupported and supported is NULL. */
+vknn_status vknn_compile_infer(vknn_graph *graph, bool *supported);
+
+/* Full compilation. alignment: the device's storage-buffer offset alignment. */
+vknn_status vknn_compile(const vknn_logger *log, const vknn_model *model, uint64_t alignment,
+                         vknn_plan *out_plan);
+void vknn_plan_release(vknn_plan *plan);
+
+/* Assigns every bound tensor a region and offset; temporaries whose
+ * dispatch intervals do not overlap share arena bytes (memory_planner.c). */
+vknn_status vknn_plan_memory(vknn_plan *plan, uint64_t alignment);

@@ -1,0 +1,98 @@
+/* The public device entry points (HAL IDevice). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "compiler.h"
+#include "device_internal.h"
+#include "model_validate.h"
+
+uint64_t vknn_now_boottime_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_BOOTTIME, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+vknn_status vknn_check_deadline(const vknn_logger *log, const char *tag,
+                                const vknn_deadline *deadline) {
+  if (deadline == NULL || !deadline->has_value) return VKNN_STATUS_NONE;
+  if (vknn_now_boottime_ns() < deadline->nanoseconds_since_boot) return VKNN_STATUS_NONE;
+  VKNN_LOG_E(log, tag, "the deadline has already passed");
+  return VKNN_STATUS_MISSED_DEADLINE_PERSISTENT;
+}
+
+vknn_status vknn_device_open(const vknn_device_options *options, vknn_device **out_device) {
+  if (out_device == NULL) return VKNN_STATUS_INVALID_ARGUMENT;
+  *out_device = NULL;
+  vknn_device *device = calloc(1, sizeof(*device));
+  if (device == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
+  vknn_logger_init(&device->log, options ? options->log_callback : NULL,
+                   options ? options->log_user_data : NULL);
+  const char *env = getenv("VKNN_VALIDATION");
+  bool validation = (options && options->enable_validation) || (env && strcmp(env, "1") == 0);
+  vknn_status status = vknn_vk_init(&device->vk, &device->log, validation);
+  if (status != VKNN_STATUS_NONE) {
+    free(device);
+    return status;
+  }
+  snprintf(device->version, sizeof(device->version), "vknn-%s (%s)", VKNN_VERSION,
+           device->vk.properties.deviceName);
+  *out_device = device;
+  return VKNN_STATUS_NONE;
+}
+
+void vknn_device_close(vknn_device *device) {
+  if (device == NULL) return;
+  vknn_vk_destroy(&device->vk);
+  free(device);
+}
+
+vknn_status vknn_device_get_type(const vknn_device *device, vknn_device_type *out_type) {
+  if (device == NULL || out_type == NULL) return VKNN_STATUS_INVALID_ARGUMENT;
+  *out_type = VKNN_DEVICE_TYPE_GPU;
+  return VKNN_STATUS_NONE;
+}
+
+vknn_status vknn_device_get_version_string(const vknn_device *device, const char **out_version) {
+  if (device == NULL || out_version == NULL) return VKNN_STATUS_INVALID_ARGUMENT;
+  *out_version = device->version;
+  return VKNN_STATUS_NONE;
+}
+
+vknn_status vknn_device_get_name(const vknn_device *device, const char **out_name) {
+  if (device == NULL || out_name == NULL) return VKNN_STATUS_INVALID_ARGUMENT;
+  *out_name = device->vk.properties.deviceName;
+  return VKNN_STATUS_NONE;
+}
+
+vknn_status vknn_device_get_number_of_cache_files_needed(const vknn_device *device,
+                                                         uint32_t *out_model_cache,
+                                                         uint32_t *out_data_cache) {
+  if (device == NULL || out_model_cache == NULL || out_data_cache == NULL)
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  *out_model_cache = 0;
+  *out_data_cache = 0;
+  return VKNN_STATUS_NONE;
+}
+
+uint64_t vknn_device_get_validation_message_count(const vknn_device *device) {
+  return device ? atomic_load(&device->vk.validation_messages) : 0;
+}
+
+vknn_status vknn_device_get_supported_operations(vknn_device *device, const vknn_model *model,
+                                                 bool *out_supported, uint32_t supported_count) {
+  if (device == NULL || model == NULL || out_supported == NULL) return VKNN_STATUS_INVALID_ARGUMENT;
+  vknn_status status = vknn_validate_model(&device->log, model);
+  if (status != VKNN_STATUS_NONE) return status;
+  if (supported_count != model->main.operation_count) {
+    VKNN_LOG_E(&device->log, "driver", "supported_count %u, the model has %u operations",
+               supported_count, model->main.operation_count);
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
+  vknn_graph graph;
+  status = vknn_graph_init(&graph, &device->log, model);
+  if (status == VKNN_STATUS_NONE) status = vknn_compile_infer(&graph, out_supported);
+  vknn_graph_release(&graph);
+  return status;
+}

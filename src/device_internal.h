@@ -1,0 +1,17 @@
+/* The device object shared by the driver's modules. */
+#pragma once
+#include "log.h"
+#include "vk_context.h"
+
+struct vknn_device {
+  vknn_logger log;
+  vknn_vk vk;
+  char version[320];
+};
+
+/* Current CLOCK_BOOTTIME in nanoseconds (the clock of HAL deadlines). */
+uint64_t vknn_now_boottime_ns(void);
+
+/* MISSED_DEADLINE_PERSISTENT when an optional deadline has already passed. */
+vknn_status vknn_check_deadline(const vknn_logger *log, const char *tag,
+                                const vknn_deadline *deadline);

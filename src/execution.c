@@ -1,0 +1,165 @@
+/* Synchronous execution: validate the request, copy inputs into the staging
+ * buffer, submit the command buffer recorded at prepare, wait, copy outputs.
+ * No recording and no pipeline creation happen here. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "memory_pool.h"
+#include "prepared_model_internal.h"
+#include "vknn/prepared_model.h"
+
+#define TAG "execution"
+
+typedef struct request_pools {
+  vknn_mapped_pool *items;
+  uint32_t count;
+} request_pools;
+
+static void unmap_pools(request_pools *pools) {
+  for (uint32_t i = 0; i < pools->count; ++i) vknn_memory_unmap(&pools->items[i]);
+  free(pools->items);
+}
+
+static vknn_status map_pools(const vknn_logger *log, const vknn_request *request,
+                             request_pools *out) {
+  out->count = 0;
+  out->items = calloc(request->pool_count ? request->pool_count : 1, sizeof(vknn_mapped_pool));
+  if (out->items == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
+  for (uint32_t i = 0; i < request->pool_count; ++i) {
+    vknn_status s = vknn_memory_map(log, &request->pools[i].memory, &out->items[i]);
+    if (s != VKNN_STATUS_NONE) return s;
+    out->count++;
+  }
+  return VKNN_STATUS_NONE;
+}
+
+static void fill_shapes(const vknn_prepared_model *pm, const vknn_request *request,
+                        vknn_output_shape *shapes, uint32_t shape_count) {
+  for (uint32_t i = 0; i < pm->output_count && i < shape_count; ++i) {
+    const vknn_io_slot *slot = &pm->outputs[i];
+    shapes[i].rank = slot->rank;
+    memset(shapes[i].dimensions, 0, sizeof(shapes[i].dimensions));
+    memcpy(shapes[i].dimensions, slot->dims, slot->rank * sizeof(uint32_t));
+    const vknn_request_argument *arg = &request->outputs[i];
+    shapes[i].is_sufficient = arg->has_no_value || arg->location.length >= slot->byte_size;
+  }
+}
+
+/* Every output must fit its location, before any GPU work starts. */
+static vknn_status check_output_sizes(const vknn_prepared_model *pm, const vknn_request *request,
+                                      const request_pools *pools) {
+  vknn_status s = VKNN_STATUS_NONE;
+  for (uint32_t i = 0; i < pm->output_count; ++i) {
+    const vknn_request_argument *arg = &request->outputs[i];
+    if (arg->has_no_value) continue;
+    if (!pools->items[arg->location.pool_index].writable) {
+      VKNN_LOG_E(&pm->device->log, TAG, "output %u lies in a read-only pool", i);
+      return VKNN_STATUS_INVALID_ARGUMENT;
+    }
+    if (arg->location.length < pm->outputs[i].byte_size) {
+      VKNN_LOG_E(&pm->device->log, TAG, "output %u needs %llu bytes, its location has %u", i,
+                 (unsigned long long)pm->outputs[i].byte_size, arg->location.length);
+      s = VKNN_STATUS_OUTPUT_INSUFFICIENT_SIZE;
+    }
+  }
+  return s;
+}
+
+static vknn_status copy_inputs(vknn_prepared_model *pm, const vknn_request *request,
+                               const request_pools *pools) {
+  uint8_t *staging = pm->staging.mapped;
+  for (uint32_t i = 0; i < pm->input_count; ++i) {
+    const vknn_request_argument *arg = &request->inputs[i];
+    const vknn_io_slot *slot = &pm->inputs[i];
+    if (arg->has_no_value) {
+      if (!slot->bound) continue;
+      VKNN_LOG_E(&pm->device->log, TAG, "input %u has no value but the model reads it", i);
+      return VKNN_STATUS_INVALID_ARGUMENT;
+    }
+    if (arg->location.length < slot->byte_size) {
+      VKNN_LOG_E(&pm->device->log, TAG, "input %u has %u bytes, its value needs %llu", i,
+                 arg->location.length, (unsigned long long)slot->byte_size);
+      return VKNN_STATUS_INVALID_ARGUMENT;
+    }
+    const vknn_mapped_pool *pool = &pools->items[arg->location.pool_index];
+    memcpy(staging + slot->offset, pool->data + arg->location.offset, slot->byte_size);
+  }
+  return VKNN_STATUS_NONE;
+}
+
+static void copy_outputs(vknn_prepared_model *pm, const vknn_request *request,
+                         const request_pools *pools) {
+  const uint8_t *staging = pm->staging.mapped;
+  for (uint32_t i = 0; i < pm->output_count; ++i) {
+    const vknn_request_argument *arg = &request->outputs[i];
+    if (arg->has_no_value) continue;
+    const vknn_mapped_pool *pool = &pools->items[arg->location.pool_index];
+    memcpy(pool->data + arg->location.offset, staging + pm->outputs[i].offset,
+           pm->outputs[i].byte_size);
+  }
+}
+
+static vknn_status submit(vknn_prepared_model *pm) {
+  vknn_vk *vk = &pm->device->vk;
+  VkSubmitInfo info = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+                       .commandBufferCount = 1,
+                       .pCommandBuffers = &pm->command_buffer};
+  pthread_mutex_lock(&vk->queue_lock);
+  VkResult r = vkQueueSubmit(vk->queue, 1, &info, pm->fence);
+  pthread_mutex_unlock(&vk->queue_lock);
+  if (r == VK_SUCCESS) r = vkWaitForFences(vk->device, 1, &pm->fence, VK_TRUE, UINT64_MAX);
+  if (r == VK_SUCCESS) r = vkResetFences(vk->device, 1, &pm->fence);
+  if (r != VK_SUCCESS) VKNN_LOG_E(&pm->device->log, TAG, "submission failed (%d)", r);
+  return vknn_vk_status(r);
+}
+
+static vknn_status run_locked(vknn_prepared_model *pm, const vknn_request *request,
+                              vknn_output_shape *shapes, uint32_t shape_count) {
+  request_pools pools;
+  vknn_status s = map_pools(&pm->device->log, request, &pools);
+  if (s == VKNN_STATUS_NONE) s = check_output_sizes(pm, request, &pools);
+  if (shapes != NULL && (s == VKNN_STATUS_NONE || s == VKNN_STATUS_OUTPUT_INSUFFICIENT_SIZE))
+    fill_shapes(pm, request, shapes, shape_count);
+  if (s == VKNN_STATUS_NONE) s = copy_inputs(pm, request, &pools);
+  if (s == VKNN_STATUS_NONE) s = submit(pm);
+  if (s == VKNN_STATUS_NONE) copy_outputs(pm, request, &pools);
+  unmap_pools(&pools);
+  return s;
+}
+
+static vknn_status validate_arguments(vknn_prepared_model *pm, const vknn_request *request,
+                                      vknn_measure_timing measure, vknn_output_shape *shapes,
+                                      uint32_t shape_count) {
+  if ((unsigned)measure > VKNN_MEASURE_TIMING_YES) {
+    VKNN_LOG_E(&pm->device->log, TAG, "invalid timing request %d", (int)measure);
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
+  if (shapes != NULL && shape_count < request->output_count) {
+    VKNN_LOG_E(&pm->device->log, TAG, "room for %u output shapes, the request has %u outputs",
+               shape_count, request->output_count);
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
+  return vknn_validate_request(pm, request);
+}
+
+vknn_status vknn_prepared_model_execute(vknn_prepared_model *pm, const vknn_request *request,
+                                        vknn_measure_timing measure,
+                                        const vknn_deadline *deadline,
+                                        const vknn_duration *loop_timeout,
+                                        vknn_output_shape *out_shapes, uint32_t shape_count,
+                                        vknn_timing *out_timing) {
+  uint64_t start = vknn_now_boottime_ns();
+  if (out_timing != NULL) *out_timing = (vknn_timing){UINT64_MAX, UINT64_MAX};
+  (void)loop_timeout; /* no WHILE yet: nothing can loop */
+  if (pm == NULL || request == NULL) return VKNN_STATUS_INVALID_ARGUMENT;
+  vknn_status s = validate_arguments(pm, request, measure, out_shapes, shape_count);
+  if (s == VKNN_STATUS_NONE) s = vknn_check_deadline(&pm->device->log, TAG, deadline);
+  if (s != VKNN_STATUS_NONE) return s;
+  pthread_mutex_lock(&pm->lock);
+  s = run_locked(pm, request, out_shapes, shape_count);
+  pthread_mutex_unlock(&pm->lock);
+  /* Device time needs timestamp queries (not recorded yet): only driver time. */
+  if (s == VKNN_STATUS_NONE && measure == VKNN_MEASURE_TIMING_YES && out_timing != NULL)
+    out_timing->time_in_driver = (vknn_now_boottime_ns() - start) / 1000;
+  return s;
+}

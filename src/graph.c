@@ -1,0 +1,83 @@
+#include "graph.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "operand_type.h"
+
+void vknn_tensor_set_shape(vknn_tensor *tensor, const uint32_t *dims, uint32_t rank) {
+  tensor->rank = rank;
+  memcpy(tensor->dims, dims, rank * sizeof(uint32_t));
+  tensor->shape_known = vknn_operand_type_is_scalar(tensor->type) ||
+                        (rank > 0 && vknn_shape_element_count(dims, rank) != 0);
+}
+
+uint64_t vknn_tensor_byte_size(const vknn_tensor *tensor) {
+  if (vknn_operand_type_is_scalar(tensor->type))
+    return vknn_operand_type_element_size(tensor->type);
+  return vknn_shape_element_count(tensor->dims, tensor->rank) *
+         vknn_operand_type_element_size(tensor->type);
+}
+
+static vknn_status map_pools(vknn_graph *graph) {
+  graph->pool_count = graph->model->pool_count;
+  if (graph->pool_count == 0) return VKNN_STATUS_NONE;
+  graph->pools = calloc(graph->pool_count, sizeof(*graph->pools));
+  if (graph->pools == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
+  for (uint32_t i = 0; i < graph->pool_count; ++i) {
+    vknn_status s = vknn_memory_map(graph->log, &graph->model->pools[i], &graph->pools[i]);
+    if (s != VKNN_STATUS_NONE) return s;
+  }
+  return VKNN_STATUS_NONE;
+}
+
+static const uint8_t *constant_bytes(const vknn_graph *graph, const vknn_operand *o) {
+  if (o->lifetime == VKNN_LIFETIME_CONSTANT_COPY)
+    return graph->model->operand_values + o->location.offset;
+  if (o->lifetime == VKNN_LIFETIME_CONSTANT_REFERENCE)
+    return graph->pools[o->location.pool_index].data + o->location.offset;
+  return NULL;
+}
+
+vknn_status vknn_graph_init(vknn_graph *graph, const vknn_logger *log, const vknn_model *model) {
+  memset(graph, 0, sizeof(*graph));
+  graph->log = log;
+  graph->model = model;
+  graph->sg = &model->main;
+  graph->tensor_count = model->main.operand_count;
+  graph->tensors = calloc(graph->tensor_count ? graph->tensor_count : 1, sizeof(vknn_tensor));
+  if (graph->tensors == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
+  vknn_status status = map_pools(graph);
+  if (status != VKNN_STATUS_NONE) return status;
+  for (uint32_t i = 0; i < graph->tensor_count; ++i) {
+    const vknn_operand *o = &model->main.operands[i];
+    vknn_tensor *t = &graph->tensors[i];
+    t->type = o->type;
+    t->scale = o->scale;
+    t->zero_point = o->zero_point;
+    t->lifetime = o->lifetime;
+    t->constant_data = constant_bytes(graph, o);
+    t->first_dispatch = t->last_dispatch = -1;
+    vknn_tensor_set_shape(t, o->dimensions, o->dimension_count);
+  }
+  for (uint32_t i = 0; i < model->main.input_count; ++i)
+    graph->tensors[model->main.input_indexes[i]].io_index = i;
+  for (uint32_t i = 0; i < model->main.output_count; ++i)
+    graph->tensors[model->main.output_indexes[i]].io_index = i;
+  return VKNN_STATUS_NONE;
+}
+
+void vknn_graph_release(vknn_graph *graph) {
+  for (uint32_t i = 0; i < graph->pool_count && graph->pools != NULL; ++i)
+    vknn_memory_unmap(&graph->pools[i]);
+  free(graph->pools);
+  free(graph->tensors);
+  memset(graph, 0, sizeof(*graph));
+}
+
+bool vknn_graph_const_i32(const vknn_graph *graph, uint32_t operand, int32_t *out_value) {
+  const vknn_tensor *t = &graph->tensors[operand];
+  if (t->constant_data == NULL || t->type != VKNN_OPERAND_INT32) return false;
+  memcpy(out_value, t->constant_data, sizeof(int32_t));
+  return true;
+}

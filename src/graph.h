@@ -1,0 +1,54 @@
+/* The compiler's view of one subgraph: a tensor per operand with its shape
+ * after inference, its constant bytes, and where it lives once planned. */
+#pragma once
+#include "log.h"
+#include "memory_pool.h"
+
+typedef enum vknn_region {
+  VKNN_REGION_NONE = 0,  /* not needed on the GPU (scalars, unused values) */
+  VKNN_REGION_CONSTANT,  /* device-local buffer filled once at prepare */
+  VKNN_REGION_ARENA,     /* device-local intermediate tensors, shared by lifetime */
+  VKNN_REGION_INPUT,     /* the request's inputs */
+  VKNN_REGION_OUTPUT,    /* the request's outputs */
+} vknn_region;
+
+typedef struct vknn_tensor {
+  int32_t type;
+  uint32_t rank;
+  uint32_t dims[VKNN_MAX_RANK];
+  bool shape_known; /* rank known and every dimension > 0 */
+  float scale;
+  int32_t zero_point;
+  vknn_operand_lifetime lifetime;
+  const uint8_t *constant_data; /* constants: their bytes (valid while compiling) */
+  uint32_t io_index;            /* inputs and outputs: position in the model's list */
+  /* Planning. */
+  vknn_region region;
+  uint64_t offset;
+  uint64_t byte_size;
+  int32_t first_dispatch; /* -1 when no dispatch touches it */
+  int32_t last_dispatch;
+} vknn_tensor;
+
+typedef struct vknn_graph {
+  const vknn_logger *log;
+  const vknn_model *model;
+  const vknn_subgraph *sg;
+  vknn_tensor *tensors;
+  uint32_t tensor_count;
+  vknn_mapped_pool *pools; /* the model's CONSTANT_REFERENCE pools, mapped */
+  uint32_t pool_count;
+} vknn_graph;
+
+/* Builds the tensors of the main subgraph of a valid model; maps its pools. */
+vknn_status vknn_graph_init(vknn_graph *graph, const vknn_logger *log, const vknn_model *model);
+void vknn_graph_release(vknn_graph *graph);
+
+/* A constant INT32 scalar's value; false when the operand is not a constant. */
+bool vknn_graph_const_i32(const vknn_graph *graph, uint32_t operand, int32_t *out_value);
+
+/* Sets a tensor's shape; true when every dimension is known. */
+void vknn_tensor_set_shape(vknn_tensor *tensor, const uint32_t *dims, uint32_t rank);
+
+/* Bytes of a tensor of known shape. */
+uint64_t vknn_tensor_byte_size(const vknn_tensor *tensor);

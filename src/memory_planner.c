@@ -1,0 +1,103 @@
+/* Memory planning: where every tensor a dispatch binds lives.
+ *
+ * Model inputs and outputs get their own slots in the request staging
+ * regions; constants are packed once into the constant region; temporaries
+ * share one arena, placed greedily (largest first) at the lowest offset that
+ * does not overlap a tensor alive during an overlapping dispatch interval. */
+#include <stdlib.h>
+
+#include "compiler.h"
+
+static uint64_t align_up(uint64_t value, uint64_t alignment) {
+  return (value + alignment - 1) / alignment * alignment;
+}
+
+static void mark_lifetimes(vknn_plan *plan) {
+  for (uint32_t d = 0; d < plan->dispatches.count; ++d) {
+    const vknn_dispatch *dispatch = &plan->dispatches.items[d];
+    for (uint32_t b = 0; b < dispatch->binding_count; ++b) {
+      vknn_tensor *t = &plan->graph.tensors[dispatch->bindings[b].tensor];
+      if (t->first_dispatch < 0) t->first_dispatch = (int32_t)d;
+      t->last_dispatch = (int32_t)d;
+    }
+  }
+}
+
+static vknn_region region_of(const vknn_tensor *t) {
+  switch (t->lifetime) {
+    case VKNN_LIFETIME_SUBGRAPH_INPUT: return VKNN_REGION_INPUT;
+    case VKNN_LIFETIME_SUBGRAPH_OUTPUT: return VKNN_REGION_OUTPUT;
+    case VKNN_LIFETIME_CONSTANT_COPY:
+    case VKNN_LIFETIME_CONSTANT_REFERENCE: return VKNN_REGION_CONSTANT;
+    case VKNN_LIFETIME_TEMPORARY_VARIABLE: return VKNN_REGION_ARENA;
+    default: return VKNN_REGION_NONE;
+  }
+}
+
+static bool intervals_overlap(const vknn_tensor *a, const vknn_tensor *b) {
+  return a->first_dispatch <= b->last_dispatch && b->first_dispatch <= a->last_dispatch;
+}
+
+/* Lowest aligned offset where t fits beside the already placed tensors it
+ * overlaps in time. */
+static uint64_t arena_offset(const vknn_plan *plan, const uint32_t *placed, uint32_t placed_count,
+                             const vknn_tensor *t, uint64_t alignment) {
+  uint64_t offset = 0;
+  bool moved = true;
+  while (moved) {
+    moved = false;
+    for (uint32_t i = 0; i < placed_count; ++i) {
+      const vknn_tensor *p = &plan->graph.tensors[placed[i]];
+      if (!intervals_overlap(p, t)) continue;
+      if (offset < p->offset + p->byte_size && p->offset < offset + t->byte_size) {
+        offset = align_up(p->offset + p->byte_size, alignment);
+        moved = true;
+      }
+    }
+  }
+  return offset;
+}
+
+static int compare_size_desc(const void *a, const void *b, void *tensors) {
+  const vknn_tensor *t = tensors;
+  uint64_t sa = t[*(const uint32_t *)a].byte_size, sb = t[*(const uint32_t *)b].byte_size;
+  return sa < sb ? 1 : sa > sb ? -1 : 0;
+}
+
+static vknn_status place_arena(vknn_plan *plan, uint64_t alignment) {
+  vknn_graph *g = &plan->graph;
+  uint32_t *order = malloc((g->tensor_count + 1) * sizeof(uint32_t));
+  if (order == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < g->tensor_count; ++i)
+    if (g->tensors[i].region == VKNN_REGION_ARENA) order[n++] = i;
+  qsort_r(order, n, sizeof(uint32_t), compare_size_desc, g->tensors);
+  for (uint32_t i = 0; i < n; ++i) {
+    vknn_tensor *t = &g->tensors[order[i]];
+    t->offset = arena_offset(plan, order, i, t, alignment);
+    uint64_t end = align_up(t->offset + t->byte_size, alignment);
+    if (end > plan->region_size[VKNN_REGION_ARENA]) plan->region_size[VKNN_REGION_ARENA] = end;
+  }
+  free(order);
+  return VKNN_STATUS_NONE;
+}
+
+vknn_status vknn_plan_memory(vknn_plan *plan, uint64_t alignment) {
+  vknn_graph *g = &plan->graph;
+  mark_lifetimes(plan);
+  for (uint32_t i = 0; i < g->tensor_count; ++i) {
+    vknn_tensor *t = &g->tensors[i];
+    /* Inputs and outputs always get a slot: the request copies through it. */
+    bool io = t->lifetime == VKNN_LIFETIME_SUBGRAPH_INPUT ||
+              t->lifetime == VKNN_LIFETIME_SUBGRAPH_OUTPUT;
+    if (t->first_dispatch < 0 && !io) continue;
+    t->region = region_of(t);
+    /* Kernels access whole 32-bit words at the end of small tensors. */
+    t->byte_size = align_up(vknn_tensor_byte_size(t), 4);
+    if (t->byte_size == 0) t->byte_size = 4;
+    if (t->region == VKNN_REGION_ARENA || t->region == VKNN_REGION_NONE) continue;
+    t->offset = plan->region_size[t->region];
+    plan->region_size[t->region] = align_up(t->offset + t->byte_size, alignment);
+  }
+  return place_arena(plan, alignment);
+}

@@ -1,0 +1,16 @@
+/* Facts about operand types: element sizes, scalar or tensor, quantization. */
+#pragma once
+#include <stdbool.h>
+#include <stdint.h>
+#include "vknn/types.h"
+
+/* True for the 16 HAL 1.3 types (not OEM, not extensions). */
+bool vknn_operand_type_is_builtin(int32_t type);
+bool vknn_operand_type_is_extension(int32_t type);
+bool vknn_operand_type_is_scalar(int32_t type);
+bool vknn_operand_type_is_tensor(int32_t type);
+/* Bytes of one element; 0 for SUBGRAPH and types of unknown size. */
+uint32_t vknn_operand_type_element_size(int32_t type);
+
+/* Elements of a shape; 0 when a dimension is unknown (0). Saturates at UINT64_MAX. */
+uint64_t vknn_shape_element_count(const uint32_t *dims, uint32_t rank);

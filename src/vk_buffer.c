@@ -1,0 +1,54 @@
+#include "vk_buffer.h"
+
+#include <string.h>
+
+vknn_status vknn_vk_buffer_create(vknn_vk *vk, VkDeviceSize size, vknn_buffer_kind kind,
+                                  vknn_vk_buffer *out_buffer) {
+  memset(out_buffer, 0, sizeof(*out_buffer));
+  out_buffer->size = size;
+  VkBufferCreateInfo info = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
+                             .size = size,
+                             .usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
+                                      VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+                                      VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                             .sharingMode = VK_SHARING_MODE_EXCLUSIVE};
+  VkResult r = vkCreateBuffer(vk->device, &info, NULL, &out_buffer->buffer);
+  if (r != VK_SUCCESS) return vknn_vk_status(r);
+  VkMemoryRequirements req;
+  vkGetBufferMemoryRequirements(vk->device, out_buffer->buffer, &req);
+  VkMemoryPropertyFlags required =
+      kind == VKNN_BUFFER_HOST_VISIBLE
+          ? VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT
+          : 0;
+  VkMemoryPropertyFlags preferred = kind == VKNN_BUFFER_HOST_VISIBLE
+                                        ? VK_MEMORY_PROPERTY_HOST_CACHED_BIT
+                                        : VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
+  uint32_t type = vknn_vk_find_memory_type(vk, req.memoryTypeBits, required, preferred);
+  if (type == UINT32_MAX) {
+    VKNN_LOG_E(vk->log, "vulkan", "no memory type for a %s buffer",
+               kind == VKNN_BUFFER_HOST_VISIBLE ? "host-visible" : "device-local");
+    vknn_vk_buffer_destroy(vk, out_buffer);
+    return VKNN_STATUS_GENERAL_FAILURE;
+  }
+  VkMemoryAllocateInfo alloc = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+                                .allocationSize = req.size,
+                                .memoryTypeIndex = type};
+  atomic_fetch_add(&vk->counters.memory_allocations, 1);
+  r = vkAllocateMemory(vk->device, &alloc, NULL, &out_buffer->memory);
+  if (r == VK_SUCCESS) r = vkBindBufferMemory(vk->device, out_buffer->buffer, out_buffer->memory, 0);
+  if (r == VK_SUCCESS && kind == VKNN_BUFFER_HOST_VISIBLE)
+    r = vkMapMemory(vk->device, out_buffer->memory, 0, VK_WHOLE_SIZE, 0, &out_buffer->mapped);
+  if (r != VK_SUCCESS) {
+    VKNN_LOG_E(vk->log, "vulkan", "allocating %llu bytes failed (%d)",
+               (unsigned long long)size, r);
+    vknn_vk_buffer_destroy(vk, out_buffer);
+    return vknn_vk_status(r);
+  }
+  return VKNN_STATUS_NONE;
+}
+
+void vknn_vk_buffer_destroy(vknn_vk *vk, vknn_vk_buffer *buffer) {
+  if (buffer->buffer != VK_NULL_HANDLE) vkDestroyBuffer(vk->device, buffer->buffer, NULL);
+  if (buffer->memory != VK_NULL_HANDLE) vkFreeMemory(vk->device, buffer->memory, NULL);
+  memset(buffer, 0, sizeof(*buffer));
+}

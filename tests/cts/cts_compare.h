@@ -1,0 +1,8 @@
+/* The upstream accuracy criteria (see ../shared/nnapi-cts/README.md). */
+#pragma once
+#include "cts_case.h"
+
+/* Compares every non-ignored output of a case with what the driver returned.
+ * Returns 0 when all match, else -1 with a reason written to reason. */
+int cts_compare_outputs(const cts_case *c, const vknn_output_shape *shapes, char *reason,
+                        size_t reason_size);

@@ -1,0 +1,351 @@
+/* vknn-cts: runs the NNAPI conformance cases through the driver.
+ *
+ *   vknn-cts [--modes LIST] [--filter GLOB] [--jobs N] [--timeout S] [--json FILE] PATH...
+ *
+ * Cases run in worker processes, one data file at a time, so a crash or a
+ * hang costs one case, not the run: the case in flight is marked failed and a
+ * new worker carries on after it. */
+#include <errno.h>
+#include <fnmatch.h>
+#include <ftw.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cts_case.h"
+#include "cts_report.h"
+#include "cts_run.h"
+
+typedef struct options {
+  unsigned modes;
+  const char *filter;
+  int jobs;
+  int timeout_s;
+  const char *json_path;
+} options;
+
+typedef struct worker_slot {
+  pid_t pid;
+  int fd;
+  size_t file;
+  int in_flight; /* case index within the file, -1 when none */
+  double deadline;
+  char buffer[4096];
+  size_t used;
+} worker_slot;
+
+static double now_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static char *read_file(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (f == NULL) return NULL;
+  fseek(f, 0, SEEK_END);
+  long size = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *text = malloc((size_t)size + 1);
+  if (text != NULL && fread(text, 1, (size_t)size, f) != (size_t)size) {
+    free(text);
+    text = NULL;
+  }
+  if (text != NULL) text[size] = '\0';
+  fclose(f);
+  return text;
+}
+
+static cJSON *parse_file(const char *path) {
+  char *text = read_file(path);
+  cJSON *json = text ? cJSON_Parse(text) : NULL;
+  free(text);
+  return json;
+}
+
+static bool selected(const options *opt, const cJSON *test) {
+  const cJSON *name = cJSON_GetObjectItemCaseSensitive(test, "name");
+  return opt->filter == NULL || (cJSON_IsString(name) && fnmatch(opt->filter, name->valuestring, 0) == 0);
+}
+
+/* ---- worker process ------------------------------------------------------ */
+
+static void worker_write(int fd, const char *line) {
+  size_t len = strlen(line);
+  while (len > 0) {
+    ssize_t n = write(fd, line, len);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) _exit(3);
+    line += n;
+    len -= (size_t)n;
+  }
+}
+
+static void sanitize(char *text) {
+  for (; *text; ++text)
+    if (*text == '\t' || *text == '\n') *text = ' ';
+}
+
+static void worker_main(const options *opt, const char *path, int start, int fd) {
+  cJSON *root = parse_file(path);
+  cts_worker worker;
+  char line[1024];
+  if (root == NULL || cts_worker_open(&worker) != VKNN_STATUS_NONE) {
+    snprintf(line, sizeof(line), "E\t%s\n", root ? "cannot open a Vulkan device" : "cannot parse the file");
+    worker_write(fd, line);
+    _exit(2);
+  }
+  const cJSON *tests = cJSON_GetObjectItemCaseSensitive(root, "tests");
+  int index = 0;
+  const cJSON *test;
+  cJSON_ArrayForEach(test, tests) {
+    if (index >= start && selected(opt, test)) {
+      snprintf(line, sizeof(line), "S\t%d\n", index);
+      worker_write(fd, line);
+      cts_result result;
+      cts_run_case(&worker, test, opt->modes, &result);
+      sanitize(result.reason);
+      snprintf(line, sizeof(line), "R\t%d\t%d\t%s\t%s\n", index, (int)result.status,
+               result.failed_modes, result.reason);
+      worker_write(fd, line);
+    }
+    index++;
+  }
+  cts_worker_close(&worker);
+  cJSON_Delete(root);
+  _exit(0);
+}
+
+/* ---- scheduling ---------------------------------------------------------- */
+
+typedef struct job {
+  size_t file;
+  int start;
+} job;
+
+typedef struct scheduler {
+  const options *opt;
+  cts_report *report;
+  job *queue;
+  size_t queue_head, queue_count, queue_capacity;
+} scheduler;
+
+static void push_job(scheduler *s, size_t file, int start) {
+  if (s->queue_count == s->queue_capacity) {
+    s->queue_capacity = s->queue_capacity ? s->queue_capacity * 2 : 64;
+    s->queue = realloc(s->queue, s->queue_capacity * sizeof(job));
+    if (s->queue == NULL) abort();
+  }
+  s->queue[s->queue_count++] = (job){file, start};
+}
+
+static bool spawn(scheduler *s, worker_slot *w) {
+  job j = s->queue[s->queue_head++];
+  int fds[2];
+  if (pipe(fds) != 0) return false;
+  fflush(NULL);
+  pid_t pid = fork();
+  if (pid == 0) {
+    close(fds[0]);
+    worker_main(s->opt, s->report->files[j.file], j.start, fds[1]);
+  }
+  close(fds[1]);
+  *w = (worker_slot){.pid = pid, .fd = fds[0], .file = j.file, .in_flight = -1,
+                     .deadline = now_seconds() + s->opt->timeout_s};
+  return pid > 0;
+}
+
+static void handle_line(scheduler *s, worker_slot *w, char *line) {
+  char *fields[5] = {0};
+  int n = 0;
+  for (char *tok = strtok(line, "\t"); tok && n < 5; tok = strtok(NULL, "\t")) fields[n++] = tok;
+  if (n >= 2 && line[0] == 'S') {
+    w->in_flight = atoi(fields[1]);
+    w->deadline = now_seconds() + s->opt->timeout_s;
+  } else if (n >= 3 && line[0] == 'R') {
+    cts_report_set(s->report, w->file, atoi(fields[1]), (cts_status)atoi(fields[2]),
+                   n >= 4 ? fields[3] : "", n >= 5 ? fields[4] : "");
+    w->in_flight = -1;
+  } else if (n >= 2 && line[0] == 'E') {
+    cts_report_fail_rest(s->report, w->file, 0, fields[1]);
+  }
+}
+
+static void drain(scheduler *s, worker_slot *w) {
+  ssize_t got = read(w->fd, w->buffer + w->used, sizeof(w->buffer) - 1 - w->used);
+  if (got <= 0) {
+    close(w->fd);
+    w->fd = -1;
+    return;
+  }
+  w->used += (size_t)got;
+  w->buffer[w->used] = '\0';
+  char *start = w->buffer, *nl;
+  while ((nl = strchr(start, '\n')) != NULL) {
+    *nl = '\0';
+    handle_line(s, w, start);
+    start = nl + 1;
+  }
+  w->used = strlen(start);
+  memmove(w->buffer, start, w->used + 1);
+}
+
+/* A worker ended or was killed: the case in flight failed; go on after it. */
+static void reap(scheduler *s, worker_slot *w, const char *why) {
+  int status = 0;
+  waitpid(w->pid, &status, 0);
+  if (w->in_flight >= 0) {
+    char reason[128];
+    if (why != NULL) snprintf(reason, sizeof(reason), "%s", why);
+    else if (WIFSIGNALED(status)) snprintf(reason, sizeof(reason), "crashed (signal %d)", WTERMSIG(status));
+    else snprintf(reason, sizeof(reason), "worker exited (status %d)", WEXITSTATUS(status));
+    cts_report_set(s->report, w->file, w->in_flight, CTS_FAILED, "", reason);
+    push_job(s, w->file, w->in_flight + 1);
+  }
+  if (w->fd >= 0) close(w->fd);
+  w->pid = 0;
+}
+
+static void run_all(scheduler *s) {
+  int jobs = s->opt->jobs;
+  worker_slot *slots = calloc((size_t)jobs, sizeof(worker_slot));
+  struct pollfd *pfds = calloc((size_t)jobs, sizeof(struct pollfd));
+  int active = 0;
+  for (;;) {
+    for (int i = 0; i < jobs; ++i)
+      if (slots[i].pid == 0 && s->queue_head < s->queue_count && spawn(s, &slots[i])) active++;
+    if (active == 0) break;
+    for (int i = 0; i < jobs; ++i) pfds[i] = (struct pollfd){.fd = slots[i].pid ? slots[i].fd : -1, .events = POLLIN};
+    poll(pfds, (nfds_t)jobs, 500);
+    double now = now_seconds();
+    for (int i = 0; i < jobs; ++i) {
+      worker_slot *w = &slots[i];
+      if (w->pid == 0) continue;
+      if (pfds[i].revents & (POLLIN | POLLHUP | POLLERR)) drain(s, w);
+      if (w->fd < 0) {
+        reap(s, w, NULL);
+        active--;
+      } else if (w->in_flight >= 0 && now > w->deadline) {
+        kill(w->pid, SIGKILL);
+        char why[64];
+        snprintf(why, sizeof(why), "timed out after %d s", s->opt->timeout_s);
+        reap(s, w, why);
+        active--;
+      }
+    }
+  }
+  free(slots);
+  free(pfds);
+}
+
+/* ---- set-up -------------------------------------------------------------- */
+
+static cts_report *collecting;
+static const options *collecting_options;
+
+static int collect_file(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+  (void)st;
+  (void)ftw;
+  size_t len = strlen(path);
+  if (flag != FTW_F || len < 5 || strcmp(path + len - 5, ".json") != 0) return 0;
+  cJSON *root = parse_file(path);
+  if (root == NULL) {
+    fprintf(stderr, "vknn-cts: cannot parse %s\n", path);
+    cts_report_add_broken_file(collecting, path);
+    return 0;
+  }
+  size_t file = cts_report_add_file(collecting, path);
+  int index = 0;
+  const cJSON *test;
+  cJSON_ArrayForEach(test, cJSON_GetObjectItemCaseSensitive(root, "tests")) {
+    if (selected(collecting_options, test)) {
+      uint64_t mask[2];
+      cts_case_operation_mask(test, mask);
+      const cJSON *name = cJSON_GetObjectItemCaseSensitive(test, "name");
+      cts_report_add_case(collecting, file, index, cJSON_IsString(name) ? name->valuestring : "?", mask);
+    }
+    index++;
+  }
+  cJSON_Delete(root);
+  return 0;
+}
+
+static int parse_modes(const char *list, unsigned *out) {
+  char buffer[256];
+  snprintf(buffer, sizeof(buffer), "%s", list);
+  *out = 0;
+  for (char *tok = strtok(buffer, ","); tok; tok = strtok(NULL, ",")) {
+    int mode = cts_mode_from_name(tok);
+    if (mode < 0) {
+      fprintf(stderr, "vknn-cts: unknown mode '%s'\n", tok);
+      return -1;
+    }
+    if (!cts_mode_implemented((cts_mode)mode)) {
+      fprintf(stderr, "vknn-cts: mode '%s' is not implemented yet\n", tok);
+      return -1;
+    }
+    *out |= 1u << mode;
+  }
+  return *out ? 0 : -1;
+}
+
+static void usage(void) {
+  fprintf(stderr,
+          "usage: vknn-cts [--modes LIST] [--filter GLOB] [--jobs N] [--timeout S] [--json FILE] [PATH...]\n"
+          "  PATH: a data file or a folder searched recursively (default: %s)\n",
+          VKNN_CTS_DATA);
+}
+
+static int parse_args(int argc, char **argv, options *opt, int *first_path) {
+  *opt = (options){.jobs = (int)sysconf(_SC_NPROCESSORS_ONLN), .timeout_s = 120};
+  const char *modes = "sync";
+  int i = 1;
+  for (; i < argc && strncmp(argv[i], "--", 2) == 0; ++i) {
+    const char *arg = argv[i];
+    if (i + 1 >= argc) return usage(), -1;
+    if (strcmp(arg, "--modes") == 0) modes = argv[++i];
+    else if (strcmp(arg, "--filter") == 0) opt->filter = argv[++i];
+    else if (strcmp(arg, "--jobs") == 0) opt->jobs = atoi(argv[++i]);
+    else if (strcmp(arg, "--timeout") == 0) opt->timeout_s = atoi(argv[++i]);
+    else if (strcmp(arg, "--json") == 0) opt->json_path = argv[++i];
+    else return usage(), -1;
+  }
+  if (opt->jobs < 1 || opt->timeout_s < 1) return usage(), -1;
+  *first_path = i;
+  return parse_modes(modes, &opt->modes);
+}
+
+int main(int argc, char **argv) {
+  options opt;
+  int first_path;
+  if (parse_args(argc, argv, &opt, &first_path) != 0) return 2;
+  cts_report *report = cts_report_create();
+  collecting = report;
+  collecting_options = &opt;
+  char *default_path[] = {(char *)VKNN_CTS_DATA};
+  char **paths = first_path < argc ? argv + first_path : default_path;
+  int path_count = first_path < argc ? argc - first_path : 1;
+  for (int i = 0; i < path_count; ++i) {
+    if (access(paths[i], R_OK) != 0) {
+      printf("vknn-cts: no conformance data at %s: skipped\n", paths[i]);
+      cts_report_add_missing(report);
+      continue;
+    }
+    nftw(paths[i], collect_file, 16, FTW_PHYS);
+  }
+  scheduler s = {.opt = &opt, .report = report};
+  for (size_t f = 0; f < report->file_count; ++f)
+    if (cts_report_file_has_cases(report, f)) push_job(&s, f, 0);
+  run_all(&s);
+  free(s.queue);
+  cts_report_print(report, stdout);
+  int rc = opt.json_path && cts_report_write_json(report, opt.json_path) != 0 ? 2 : 0;
+  if (cts_report_failed(report) > 0) rc = 1;
+  cts_report_destroy(report);
+  return rc;
+}

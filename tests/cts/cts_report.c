@@ -1,0 +1,172 @@
+#include "cts_report.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "vknn/vknn.h"
+
+#define NO_RESULT "no result"
+
+static void *grow(void *items, size_t *capacity, size_t count, size_t size) {
+  if (count < *capacity) return items;
+  *capacity = *capacity ? *capacity * 2 : 256;
+  void *p = realloc(items, *capacity * size);
+  if (p == NULL) abort();
+  return p;
+}
+
+static char *dup(const char *text) {
+  char *copy = strdup(text ? text : "");
+  if (copy == NULL) abort();
+  return copy;
+}
+
+cts_report *cts_report_create(void) {
+  cts_report *r = calloc(1, sizeof(*r));
+  if (r == NULL) abort();
+  return r;
+}
+
+void cts_report_destroy(cts_report *r) {
+  for (size_t i = 0; i < r->file_count; ++i) free(r->files[i]);
+  for (size_t i = 0; i < r->case_count; ++i) {
+    free(r->cases[i].name);
+    free(r->cases[i].failed_modes);
+    free(r->cases[i].reason);
+  }
+  free(r->files);
+  free(r->cases);
+  free(r);
+}
+
+size_t cts_report_add_file(cts_report *r, const char *path) {
+  r->files = grow(r->files, &r->file_capacity, r->file_count, sizeof(char *));
+  r->files[r->file_count] = dup(path);
+  return r->file_count++;
+}
+
+void cts_report_add_case(cts_report *r, size_t file, int index, const char *name,
+                         const uint64_t operations[2]) {
+  r->cases = grow(r->cases, &r->case_capacity, r->case_count, sizeof(cts_entry));
+  cts_entry *e = &r->cases[r->case_count++];
+  *e = (cts_entry){.name = dup(name), .file = file, .index = index, .status = CTS_FAILED,
+                   .failed_modes = dup(""), .reason = dup(NO_RESULT)};
+  memcpy(e->operations, operations, sizeof(e->operations));
+}
+
+void cts_report_add_broken_file(cts_report *r, const char *path) {
+  const uint64_t none[2] = {0, 0};
+  size_t file = cts_report_add_file(r, path);
+  cts_report_add_case(r, file, -1, path, none);
+  cts_report_set(r, file, -1, CTS_FAILED, "", "the data file cannot be parsed");
+}
+
+void cts_report_add_missing(cts_report *r) { r->missing_paths++; }
+
+bool cts_report_file_has_cases(const cts_report *r, size_t file) {
+  for (size_t i = 0; i < r->case_count; ++i)
+    if (r->cases[i].file == file && r->cases[i].index >= 0) return true;
+  return false;
+}
+
+static cts_entry *find(cts_report *r, size_t file, int index) {
+  for (size_t i = 0; i < r->case_count; ++i)
+    if (r->cases[i].file == file && r->cases[i].index == index) return &r->cases[i];
+  return NULL;
+}
+
+void cts_report_set(cts_report *r, size_t file, int index, cts_status status,
+                    const char *failed_modes, const char *reason) {
+  cts_entry *e = find(r, file, index);
+  if (e == NULL) return;
+  e->status = status;
+  free(e->failed_modes);
+  free(e->reason);
+  e->failed_modes = dup(failed_modes);
+  e->reason = dup(reason);
+}
+
+void cts_report_fail_rest(cts_report *r, size_t file, int index, const char *reason) {
+  for (size_t i = 0; i < r->case_count; ++i) {
+    cts_entry *e = &r->cases[i];
+    if (e->file == file && e->index >= index && strcmp(e->reason, NO_RESULT) == 0)
+      cts_report_set(r, file, e->index, CTS_FAILED, "", reason);
+  }
+}
+
+static size_t count_status(const cts_report *r, cts_status status) {
+  size_t n = 0;
+  for (size_t i = 0; i < r->case_count; ++i) n += r->cases[i].status == status;
+  return n;
+}
+
+size_t cts_report_failed(const cts_report *r) { return count_status(r, CTS_FAILED); }
+
+static void print_operation_table(const cts_report *r, FILE *out) {
+  fprintf(out, "%-34s %7s %7s %7s %11s\n", "operation", "cases", "passed", "failed", "unsupported");
+  for (int type = 0; type < 128; ++type) {
+    const char *name = vknn_operation_type_name(type);
+    size_t counts[4] = {0}, total = 0;
+    for (size_t i = 0; i < r->case_count && name; ++i) {
+      const cts_entry *e = &r->cases[i];
+      if (!(e->operations[type / 64] & (1ull << (type % 64)))) continue;
+      counts[e->status]++;
+      total++;
+    }
+    if (total > 0)
+      fprintf(out, "%-34s %7zu %7zu %7zu %11zu\n", name, total, counts[CTS_PASSED],
+              counts[CTS_FAILED], counts[CTS_UNSUPPORTED]);
+  }
+}
+
+void cts_report_print(const cts_report *r, FILE *out) {
+  print_operation_table(r, out);
+  for (size_t i = 0; i < r->case_count; ++i) {
+    const cts_entry *e = &r->cases[i];
+    if (e->status == CTS_FAILED)
+      fprintf(out, "FAILED %s (%s) [%s]: %s\n", e->name, r->files[e->file], e->failed_modes, e->reason);
+  }
+  size_t unsupported = count_status(r, CTS_UNSUPPORTED);
+  size_t skipped = count_status(r, CTS_SKIPPED) + r->missing_paths;
+  fprintf(out, "cases: %zu, unsupported: %zu, skipped: %zu\n", r->case_count, unsupported, skipped);
+  /* Unsupported cases did not pass: the closing line counts them as skipped. */
+  fprintf(out, "%zu passed, %zu failed, %zu skipped\n", count_status(r, CTS_PASSED),
+          count_status(r, CTS_FAILED), unsupported + skipped);
+}
+
+static const char *status_name(cts_status s) {
+  static const char *const names[] = {"passed", "failed", "unsupported", "skipped"};
+  return names[s];
+}
+
+int cts_report_write_json(const cts_report *r, const char *path) {
+  cJSON *root = cJSON_CreateObject();
+  cJSON *summary = cJSON_AddObjectToObject(root, "summary");
+  cJSON_AddNumberToObject(summary, "total", (double)r->case_count);
+  cJSON_AddNumberToObject(summary, "passed", (double)count_status(r, CTS_PASSED));
+  cJSON_AddNumberToObject(summary, "failed", (double)count_status(r, CTS_FAILED));
+  cJSON_AddNumberToObject(summary, "unsupported", (double)count_status(r, CTS_UNSUPPORTED));
+  cJSON_AddNumberToObject(summary, "skipped", (double)(count_status(r, CTS_SKIPPED) + r->missing_paths));
+  cJSON *cases = cJSON_AddArrayToObject(root, "cases");
+  for (size_t i = 0; i < r->case_count; ++i) {
+    const cts_entry *e = &r->cases[i];
+    cJSON *item = cJSON_CreateObject();
+    cJSON_AddStringToObject(item, "name", e->name);
+    cJSON_AddStringToObject(item, "file", r->files[e->file]);
+    cJSON_AddStringToObject(item, "status", status_name(e->status));
+    cJSON *modes = cJSON_AddArrayToObject(item, "failed_modes");
+    char buffer[128];
+    snprintf(buffer, sizeof(buffer), "%s", e->failed_modes);
+    for (char *tok = strtok(buffer, ","); tok; tok = strtok(NULL, ","))
+      cJSON_AddItemToArray(modes, cJSON_CreateString(tok));
+    cJSON_AddStringToObject(item, "reason", e->reason);
+    cJSON_AddItemToArray(cases, item);
+  }
+  char *text = cJSON_Print(root);
+  cJSON_Delete(root);
+  FILE *f = fopen(path, "w");
+  int rc = (f != NULL && text != NULL && fputs(text, f) >= 0) ? 0 : -1;
+  if (f != NULL && fclose(f) != 0) rc = -1;
+  free(text);
+  return rc;
+}

@@ -1,0 +1,173 @@
+#include "cts_run.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "cts_case.h"
+#include "cts_compare.h"
+
+static const struct {
+  const char *name;
+  bool implemented;
+} modes_table[] = {
+#define CTS_MODE_ROW_(id, name, implemented) {name, implemented},
+    CTS_MODE_LIST(CTS_MODE_ROW_)
+#undef CTS_MODE_ROW_
+};
+
+const char *cts_mode_name(cts_mode mode) { return modes_table[mode].name; }
+bool cts_mode_implemented(cts_mode mode) { return modes_table[mode].implemented; }
+
+int cts_mode_from_name(const char *name) {
+  for (int m = 0; m < CTS_MODE_COUNT; ++m)
+    if (strcmp(modes_table[m].name, name) == 0) return m;
+  return -1;
+}
+
+static void on_log(void *user_data, vknn_log_level level, const char *tag, const char *message) {
+  cts_worker *worker = user_data;
+  if (level == VKNN_LOG_ERROR)
+    snprintf(worker->last_error, sizeof(worker->last_error), "%s: %s", tag, message);
+}
+
+vknn_status cts_worker_open(cts_worker *worker) {
+  memset(worker, 0, sizeof(*worker));
+  vknn_device_options options = {
+      .log_callback = on_log, .log_user_data = worker, .enable_validation = true};
+  return vknn_device_open(&options, &worker->device);
+}
+
+void cts_worker_close(cts_worker *worker) {
+  vknn_device_close(worker->device);
+  worker->device = NULL;
+}
+
+/* Outcome of one mode: NONE-status errors from the driver are judged against
+ * expectFailure here. */
+typedef struct mode_outcome {
+  cts_status status;
+  char reason[512];
+} mode_outcome;
+
+static void set_outcome(mode_outcome *o, cts_status status, const char *reason) {
+  o->status = status;
+  snprintf(o->reason, sizeof(o->reason), "%s", reason);
+}
+
+static bool all_supported(const bool *supported, uint32_t count) {
+  for (uint32_t i = 0; i < count; ++i)
+    if (!supported[i]) return false;
+  return true;
+}
+
+/* A driver error: a pass for an expectFailure case, a failure otherwise. */
+static void judge_error(cts_worker *w, const cts_case *c, const char *step, vknn_status s,
+                        mode_outcome *o) {
+  if (c->expect_failure) {
+    o->status = CTS_PASSED;
+    return;
+  }
+  o->status = CTS_FAILED;
+  snprintf(o->reason, sizeof(o->reason), "%s returned %s (%s)", step, vknn_status_name(s),
+           w->last_error);
+}
+
+static bool timing_valid(const vknn_timing *t) {
+  if (t->time_in_driver == UINT64_MAX) return t->time_on_device == UINT64_MAX;
+  return t->time_on_device == UINT64_MAX || t->time_in_driver >= t->time_on_device;
+}
+
+static void run_sync(cts_worker *w, cts_case *c, vknn_prepared_model *pm, mode_outcome *o) {
+  vknn_output_shape shapes[64];
+  vknn_timing timing;
+  if (c->output_count > 64) {
+    set_outcome(o, CTS_FAILED, "more than 64 outputs");
+    return;
+  }
+  cts_case_reset_outputs(c);
+  vknn_status s = vknn_prepared_model_execute(pm, &c->request, VKNN_MEASURE_TIMING_YES, NULL, NULL,
+                                              shapes, 64, &timing);
+  if (s != VKNN_STATUS_NONE) {
+    judge_error(w, c, "execute", s, o);
+    return;
+  }
+  if (c->expect_failure) {
+    set_outcome(o, CTS_FAILED, "an invalid case executed successfully");
+    return;
+  }
+  if (!timing_valid(&timing)) {
+    set_outcome(o, CTS_FAILED, "timing breaks the HAL rules");
+    return;
+  }
+  char reason[512];
+  if (cts_compare_outputs(c, shapes, reason, sizeof(reason)) != 0)
+    set_outcome(o, CTS_FAILED, reason);
+  else
+    o->status = CTS_PASSED;
+}
+
+/* Support query and prepare, shared by every mode. pm stays NULL when the
+ * outcome is already decided. */
+static void prepare_case(cts_worker *w, cts_case *c, vknn_prepared_model **pm, mode_outcome *o) {
+  uint32_t count = c->model.main.operation_count;
+  bool supported[256];
+  *pm = NULL;
+  o->status = CTS_PASSED;
+  if (count > 256) {
+    set_outcome(o, CTS_UNSUPPORTED, "more than 256 operations");
+    return;
+  }
+  vknn_status s = vknn_device_get_supported_operations(w->device, &c->model, supported, count);
+  if (s != VKNN_STATUS_NONE) {
+    judge_error(w, c, "getSupportedOperations", s, o);
+    return;
+  }
+  if (!all_supported(supported, count)) {
+    set_outcome(o, CTS_UNSUPPORTED, "an operation is not supported");
+    return;
+  }
+  s = vknn_device_prepare_model(w->device, &c->model, VKNN_PREFER_FAST_SINGLE_ANSWER,
+                                VKNN_PRIORITY_MEDIUM, NULL, pm);
+  if (s != VKNN_STATUS_NONE) judge_error(w, c, "prepare", s, o);
+}
+
+static void append_mode(cts_result *out, cts_mode mode) {
+  size_t len = strlen(out->failed_modes);
+  snprintf(out->failed_modes + len, sizeof(out->failed_modes) - len, "%s%s", len ? "," : "",
+           cts_mode_name(mode));
+}
+
+void cts_run_case(cts_worker *w, const cJSON *test, unsigned modes, cts_result *out) {
+  memset(out, 0, sizeof(*out));
+  cts_case c;
+  const char *error = NULL;
+  if (cts_case_load(test, &c, &error) != 0) {
+    out->status = CTS_FAILED;
+    snprintf(out->reason, sizeof(out->reason), "cannot load the case: %s", error);
+    return;
+  }
+  uint64_t messages_before = vknn_device_get_validation_message_count(w->device);
+  w->last_error[0] = '\0';
+  mode_outcome o;
+  vknn_prepared_model *pm = NULL;
+  prepare_case(w, &c, &pm, &o);
+  out->status = o.status;
+  snprintf(out->reason, sizeof(out->reason), "%s", o.reason);
+  for (int m = 0; m < CTS_MODE_COUNT && pm != NULL; ++m) {
+    if (!(modes & (1u << m))) continue;
+    o = (mode_outcome){CTS_PASSED, ""};
+    if (m == CTS_MODE_SYNC) run_sync(w, &c, pm, &o);
+    if (o.status == CTS_FAILED) {
+      append_mode(out, (cts_mode)m);
+      out->status = CTS_FAILED;
+      snprintf(out->reason, sizeof(out->reason), "%s", o.reason);
+    }
+  }
+  vknn_prepared_model_release(pm);
+  if (vknn_device_get_validation_message_count(w->device) != messages_before) {
+    out->status = CTS_FAILED;
+    snprintf(out->reason, sizeof(out->reason), "Vulkan validation layer message: %s",
+             w->last_error);
+  }
+  cts_case_free(&c);
+}

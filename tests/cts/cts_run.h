@@ -1,0 +1,50 @@
+/* Running one conformance case through the driver, in the requested modes. */
+#pragma once
+#include <cjson/cJSON.h>
+
+#include "vknn/vknn.h"
+
+typedef enum cts_status {
+  CTS_PASSED = 0,
+  CTS_FAILED = 1,
+  CTS_UNSUPPORTED = 2,
+  CTS_SKIPPED = 3,
+} cts_status;
+
+/* Execution paths ("modes") a case can be run through. */
+#define CTS_MODE_LIST(X)                                                              \
+  X(SYNC, "sync", true) X(ASYNC, "async", false) X(BURST, "burst", false)             \
+  X(FENCED, "fenced", false) X(DYNAMIC, "dynamic", false)                             \
+  X(DEVICE_MEMORY, "device-memory", false) X(QUANT_COUPLING, "quant-coupling", false) \
+  X(CACHE, "cache", false) X(THREADS, "threads", false) X(VALIDATION, "validation", false)
+
+typedef enum cts_mode {
+#define CTS_MODE_ENUM_(id, name, implemented) CTS_MODE_##id,
+  CTS_MODE_LIST(CTS_MODE_ENUM_)
+#undef CTS_MODE_ENUM_
+  CTS_MODE_COUNT
+} cts_mode;
+
+const char *cts_mode_name(cts_mode mode);
+bool cts_mode_implemented(cts_mode mode);
+/* The mode of a name, or -1. */
+int cts_mode_from_name(const char *name);
+
+typedef struct cts_result {
+  cts_status status;
+  char failed_modes[128]; /* comma list */
+  char reason[512];
+} cts_result;
+
+/* Context of a worker process: its device and the last error it logged. */
+typedef struct cts_worker {
+  vknn_device *device;
+  char last_error[384];
+} cts_worker;
+
+/* Opens the worker's device with the validation layer on. */
+vknn_status cts_worker_open(cts_worker *worker);
+void cts_worker_close(cts_worker *worker);
+
+/* Runs a case in every mode set in modes (bit = cts_mode). */
+void cts_run_case(cts_worker *worker, const cJSON *test, unsigned modes, cts_result *out);

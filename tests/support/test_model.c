@@ -1,0 +1,48 @@
+#include "test_model.h"
+
+#include <stdio.h>
+#include <string.h>
+
+void test_model_init_add(test_model *m, int32_t tensor_type) {
+  memset(m, 0, sizeof(*m));
+  bool quant = tensor_type == VKNN_OPERAND_TENSOR_QUANT8_ASYMM ||
+               tensor_type == VKNN_OPERAND_TENSOR_QUANT8_ASYMM_SIGNED;
+  for (int i = 0; i < 4; ++i) {
+    m->dims[i][0] = 2;
+    m->dims[i][1] = 3;
+    m->operands[i] = (vknn_operand){.type = tensor_type,
+                                    .dimension_count = 2,
+                                    .dimensions = m->dims[i],
+                                    .number_of_consumers = 1,
+                                    .scale = quant ? 0.5f : 0.f,
+                                    .zero_point = 0,
+                                    .lifetime = VKNN_LIFETIME_SUBGRAPH_INPUT};
+  }
+  m->operands[2] = (vknn_operand){.type = VKNN_OPERAND_INT32,
+                                  .number_of_consumers = 1,
+                                  .lifetime = VKNN_LIFETIME_CONSTANT_COPY,
+                                  .location = {0, 0, sizeof(int32_t)}};
+  m->operands[3].lifetime = VKNN_LIFETIME_SUBGRAPH_OUTPUT;
+  m->operands[3].number_of_consumers = 0;
+  m->op_inputs[0] = 0;
+  m->op_inputs[1] = 1;
+  m->op_inputs[2] = 2;
+  m->op_outputs[0] = 3;
+  m->operation = (vknn_operation){VKNN_OPERATION_ADD, m->op_inputs, 3, m->op_outputs, 1};
+  m->inputs[0] = 0;
+  m->inputs[1] = 1;
+  m->outputs[0] = 3;
+  m->activation = VKNN_FUSED_NONE;
+  m->model = (vknn_model){
+      .main = {m->operands, 4, &m->operation, 1, m->inputs, 2, m->outputs, 1},
+      .operand_values = (const uint8_t *)&m->activation,
+      .operand_values_size = sizeof(m->activation)};
+}
+
+void test_log_callback(void *user_data, vknn_log_level level, const char *tag,
+                       const char *message) {
+  test_log *log = user_data;
+  if (level != VKNN_LOG_ERROR) return;
+  log->errors++;
+  snprintf(log->last, sizeof(log->last), "%s: %s", tag, message);
+}

@@ -1,0 +1,335 @@
+/* Prepare and execute through the public API, and every request rule. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <cmocka.h>
+
+#include "common/shared_memory.h"
+#include "support/test_model.h"
+#include "vknn/vknn.h"
+
+typedef struct fixture {
+  vknn_device *device;
+  test_log log;
+  test_model model;
+  vknn_prepared_model *pm;
+  shared_memory pool;      /* in0 (24 bytes) | in1 (24 bytes) | out (24 bytes) */
+  vknn_request_argument inputs[2];
+  vknn_request_argument outputs[1];
+  vknn_request_pool pools[1];
+  vknn_request request;
+  vknn_output_shape shapes[1];
+  vknn_timing timing;
+} fixture;
+
+static int setup(void **state) {
+  fixture *f = calloc(1, sizeof(*f));
+  vknn_device_options options = {
+      .log_callback = test_log_callback, .log_user_data = &f->log, .enable_validation = true};
+  if (vknn_device_open(&options, &f->device) != VKNN_STATUS_NONE) return -1;
+  test_model_init_add(&f->model, VKNN_OPERAND_TENSOR_FLOAT32);
+  if (vknn_device_prepare_model(f->device, &f->model.model, VKNN_PREFER_FAST_SINGLE_ANSWER,
+                                VKNN_PRIORITY_MEDIUM, NULL, &f->pm) != VKNN_STATUS_NONE)
+    return -1;
+  if (shared_memory_create(&f->pool, 72) != 0) return -1;
+  float *values = (float *)f->pool.data;
+  for (int i = 0; i < 6; ++i) {
+    values[i] = (float)i;
+    values[6 + i] = 10.f * (float)i;
+  }
+  f->inputs[0].location = (vknn_data_location){0, 0, 24};
+  f->inputs[1].location = (vknn_data_location){0, 24, 24};
+  f->outputs[0].location = (vknn_data_location){0, 48, 24};
+  f->pools[0] = (vknn_request_pool){.kind = VKNN_REQUEST_POOL_MEMORY, .memory = f->pool.memory};
+  f->request = (vknn_request){f->inputs, 2, f->outputs, 1, f->pools, 1};
+  *state = f;
+  return 0;
+}
+
+static int teardown(void **state) {
+  fixture *f = *state;
+  uint64_t messages = vknn_device_get_validation_message_count(f->device);
+  vknn_prepared_model_release(f->pm);
+  shared_memory_destroy(&f->pool);
+  vknn_device_close(f->device);
+  free(f);
+  return messages == 0 ? 0 : -1;
+}
+
+static vknn_status execute(fixture *f, vknn_measure_timing measure) {
+  return vknn_prepared_model_execute(f->pm, &f->request, measure, NULL, NULL, f->shapes, 1,
+                                     &f->timing);
+}
+
+static void expect_invalid(fixture *f, const char *log_substring) {
+  assert_int_equal(execute(f, VKNN_MEASURE_TIMING_YES), VKNN_STATUS_INVALID_ARGUMENT);
+  if (strstr(f->log.last, log_substring) == NULL)
+    fail_msg("log \"%s\" lacks \"%s\"", f->log.last, log_substring);
+  assert_true(f->timing.time_in_driver == UINT64_MAX && f->timing.time_on_device == UINT64_MAX);
+}
+
+static void test_add_computes_on_gpu(void **state) {
+  fixture *f = *state;
+  assert_int_equal(execute(f, VKNN_MEASURE_TIMING_NO), VKNN_STATUS_NONE);
+  const float *out = (const float *)(f->pool.data + 48);
+  for (int i = 0; i < 6; ++i) assert_float_equal(out[i], 11.f * (float)i, 0.f);
+  assert_int_equal(f->shapes[0].rank, 2);
+  assert_int_equal(f->shapes[0].dimensions[0], 2);
+  assert_int_equal(f->shapes[0].dimensions[1], 3);
+  assert_true(f->shapes[0].is_sufficient);
+  assert_true(f->timing.time_in_driver == UINT64_MAX && f->timing.time_on_device == UINT64_MAX);
+  assert_int_equal(execute(f, VKNN_MEASURE_TIMING_YES), VKNN_STATUS_NONE);
+  assert_true(f->timing.time_in_driver != UINT64_MAX);
+  assert_true(f->timing.time_on_device == UINT64_MAX ||
+              f->timing.time_in_driver >= f->timing.time_on_device);
+}
+
+static void test_request_counts(void **state) {
+  fixture *f = *state;
+  f->request.input_count = 1;
+  expect_invalid(f, "request has 1 inputs");
+}
+
+static void test_request_pool_index(void **state) {
+  fixture *f = *state;
+  f->inputs[1].location.pool_index = 1;
+  expect_invalid(f, "pool 1 of 1");
+}
+
+static void test_request_location_outside_pool(void **state) {
+  fixture *f = *state;
+  f->outputs[0].location.offset = 60;
+  expect_invalid(f, "lies outside its pool");
+}
+
+static void test_request_dimensions(void **state) {
+  fixture *f = *state;
+  const uint32_t wrong_rank[] = {6};
+  const uint32_t wrong_value[] = {3, 2};
+  f->inputs[0].dimension_count = 1;
+  f->inputs[0].dimensions = wrong_rank;
+  expect_invalid(f, "rank 1");
+  f->inputs[0].dimension_count = 2;
+  f->inputs[0].dimensions = wrong_value;
+  expect_invalid(f, "dimension 0 is 3");
+}
+
+static void test_request_input_too_short(void **state) {
+  fixture *f = *state;
+  f->inputs[0].location.length = 20;
+  expect_invalid(f, "has 20 bytes");
+}
+
+static void test_request_missing_input(void **state) {
+  fixture *f = *state;
+  f->inputs[0] = (vknn_request_argument){.has_no_value = true};
+  expect_invalid(f, "has no value");
+}
+
+static void test_request_token_pool(void **state) {
+  fixture *f = *state;
+  f->pools[0] = (vknn_request_pool){.kind = VKNN_REQUEST_POOL_TOKEN, .token = 7};
+  expect_invalid(f, "token 7");
+}
+
+static void test_request_unknown_memory_kind(void **state) {
+  fixture *f = *state;
+  f->pools[0].memory.name = "gralloc";
+  expect_invalid(f, "is invalid");
+}
+
+static void test_request_hardware_buffer_unavailable(void **state) {
+  fixture *f = *state;
+  f->pools[0].memory.name = "hardware_buffer_blob";
+  assert_int_equal(execute(f, VKNN_MEASURE_TIMING_NO), VKNN_STATUS_GENERAL_FAILURE);
+  assert_non_null(strstr(f->log.last, "AHardwareBuffer"));
+}
+
+static void test_output_insufficient_size(void **state) {
+  fixture *f = *state;
+  f->outputs[0].location.length = 12;
+  assert_int_equal(execute(f, VKNN_MEASURE_TIMING_YES), VKNN_STATUS_OUTPUT_INSUFFICIENT_SIZE);
+  assert_false(f->shapes[0].is_sufficient);
+  assert_int_equal(f->shapes[0].rank, 2);
+  assert_int_equal(f->shapes[0].dimensions[1], 3);
+  /* Retry with room: succeeds. */
+  f->outputs[0].location.length = 24;
+  assert_int_equal(execute(f, VKNN_MEASURE_TIMING_NO), VKNN_STATUS_NONE);
+}
+
+static void test_execute_arguments(void **state) {
+  fixture *f = *state;
+  assert_int_equal(vknn_prepared_model_execute(NULL, &f->request, 0, NULL, NULL, NULL, 0, NULL),
+                   VKNN_STATUS_INVALID_ARGUMENT);
+  assert_int_equal(vknn_prepared_model_execute(f->pm, NULL, 0, NULL, NULL, NULL, 0, NULL),
+                   VKNN_STATUS_INVALID_ARGUMENT);
+  assert_int_equal(vknn_prepared_model_execute(f->pm, &f->request, (vknn_measure_timing)5, NULL,
+                                               NULL, NULL, 0, NULL),
+                   VKNN_STATUS_INVALID_ARGUMENT);
+  assert_int_equal(vknn_prepared_model_execute(f->pm, &f->request, 0, NULL, NULL, f->shapes, 0,
+                                               NULL),
+                   VKNN_STATUS_INVALID_ARGUMENT);
+  vknn_deadline past = {.has_value = true, .nanoseconds_since_boot = 1};
+  assert_int_equal(vknn_prepared_model_execute(f->pm, &f->request, 0, &past, NULL, NULL, 0, NULL),
+                   VKNN_STATUS_MISSED_DEADLINE_PERSISTENT);
+  /* Shapes and timing are optional. */
+  assert_int_equal(vknn_prepared_model_execute(f->pm, &f->request, 0, NULL, NULL, NULL, 0, NULL),
+                   VKNN_STATUS_NONE);
+}
+
+/* An mmap_fd pool with an offset: the same file, seen from byte 4096. */
+static void test_mmap_fd_pool(void **state) {
+  fixture *f = *state;
+  shared_memory file;
+  assert_int_equal(shared_memory_create(&file, 4096 + 72), 0);
+  memcpy(file.data + 4096, f->pool.data, 48);
+  const int32_t ints[] = {PROT_READ | PROT_WRITE, 4096, 0};
+  f->pools[0].memory = (vknn_memory){.name = "mmap_fd", .fds = &file.fd, .fd_count = 1,
+                                     .ints = ints, .int_count = 3, .size = 72};
+  assert_int_equal(execute(f, VKNN_MEASURE_TIMING_NO), VKNN_STATUS_NONE);
+  assert_float_equal(((const float *)(file.data + 4096 + 48))[5], 55.f, 0.f);
+  const int32_t read_only[] = {PROT_READ, 4096, 0};
+  f->pools[0].memory.ints = read_only;
+  expect_invalid(f, "read-only");
+  shared_memory_destroy(&file);
+}
+
+static void test_prepare_arguments(void **state) {
+  fixture *f = *state;
+  vknn_prepared_model *pm = NULL;
+  assert_int_equal(vknn_device_prepare_model(f->device, &f->model.model, (vknn_execution_preference)3,
+                                             VKNN_PRIORITY_LOW, NULL, &pm),
+                   VKNN_STATUS_INVALID_ARGUMENT);
+  assert_int_equal(vknn_device_prepare_model(f->device, &f->model.model, VKNN_PREFER_LOW_POWER,
+                                             (vknn_priority)9, NULL, &pm),
+                   VKNN_STATUS_INVALID_ARGUMENT);
+  vknn_deadline past = {.has_value = true, .nanoseconds_since_boot = 1};
+  assert_int_equal(vknn_device_prepare_model(f->device, &f->model.model, VKNN_PREFER_LOW_POWER,
+                                             VKNN_PRIORITY_LOW, &past, &pm),
+                   VKNN_STATUS_MISSED_DEADLINE_PERSISTENT);
+  assert_null(pm);
+}
+
+/* The caller may free its model right after prepare. */
+static void test_model_not_kept(void **state) {
+  fixture *f = *state;
+  test_model *copy = malloc(sizeof(*copy));
+  test_model_init_add(copy, VKNN_OPERAND_TENSOR_FLOAT32);
+  copy->activation = VKNN_FUSED_RELU6;
+  vknn_prepared_model *pm = NULL;
+  assert_int_equal(vknn_device_prepare_model(f->device, &copy->model, VKNN_PREFER_LOW_POWER,
+                                             VKNN_PRIORITY_HIGH, NULL, &pm),
+                   VKNN_STATUS_NONE);
+  memset(copy, 0xff, sizeof(*copy));
+  free(copy);
+  assert_int_equal(vknn_prepared_model_execute(pm, &f->request, 0, NULL, NULL, NULL, 0, NULL),
+                   VKNN_STATUS_NONE);
+  assert_float_equal(((const float *)(f->pool.data + 48))[5], 6.f, 0.f); /* relu6(55) */
+  vknn_prepared_model_release(pm);
+}
+
+static void test_supported_operations(void **state) {
+  fixture *f = *state;
+  bool supported = false;
+  assert_int_equal(vknn_device_get_supported_operations(f->device, &f->model.model, &supported, 1),
+                   VKNN_STATUS_NONE);
+  assert_true(supported);
+  assert_int_equal(vknn_device_get_supported_operations(f->device, &f->model.model, &supported, 2),
+                   VKNN_STATUS_INVALID_ARGUMENT);
+  /* A valid model of an operation without a GPU kernel yet: false, and
+   * prepare refuses it. */
+  test_model m;
+  test_model_init_add(&m, VKNN_OPERAND_TENSOR_FLOAT32);
+  m.operation.type = VKNN_OPERATION_FLOOR;
+  m.operation.input_count = 1;
+  m.operands[1].lifetime = VKNN_LIFETIME_TEMPORARY_VARIABLE;
+  m.operands[1].number_of_consumers = 0;
+  m.operands[2].number_of_consumers = 0;
+  m.model.main.input_count = 1;
+  m.op_outputs[0] = 3;
+  m.model.main.operand_count = 4;
+  /* operand 1 must still be written: drop it by making it the output list's peer. */
+  m.operands[1].lifetime = VKNN_LIFETIME_SUBGRAPH_INPUT;
+  m.model.main.input_count = 2;
+  supported = true;
+  assert_int_equal(vknn_device_get_supported_operations(f->device, &m.model, &supported, 1),
+                   VKNN_STATUS_NONE);
+  assert_false(supported);
+  vknn_prepared_model *pm = NULL;
+  assert_int_equal(vknn_device_prepare_model(f->device, &m.model, VKNN_PREFER_LOW_POWER,
+                                             VKNN_PRIORITY_LOW, NULL, &pm),
+                   VKNN_STATUS_GENERAL_FAILURE);
+  assert_non_null(strstr(f->log.last, "FLOOR"));
+}
+
+/* An activation given as a model input cannot be read at prepare time. */
+static void test_runtime_activation_unsupported(void **state) {
+  fixture *f = *state;
+  test_model m;
+  test_model_init_add(&m, VKNN_OPERAND_TENSOR_FLOAT32);
+  m.operands[2].lifetime = VKNN_LIFETIME_SUBGRAPH_INPUT;
+  m.operands[2].location = (vknn_data_location){0, 0, 0};
+  uint32_t inputs[3] = {0, 1, 2};
+  m.model.main.input_indexes = inputs;
+  m.model.main.input_count = 3;
+  bool supported = true;
+  assert_int_equal(vknn_device_get_supported_operations(f->device, &m.model, &supported, 1),
+                   VKNN_STATUS_NONE);
+  assert_false(supported);
+}
+
+static void test_quant8_broadcast(void **state) {
+  fixture *f = *state;
+  test_model m;
+  test_model_init_add(&m, VKNN_OPERAND_TENSOR_QUANT8_ASYMM);
+  m.dims[1][0] = 3; /* in1: [3], broadcast over rows */
+  m.operands[1].dimension_count = 1;
+  m.operands[0].zero_point = 10;
+  m.operands[3].scale = 1.0f;
+  m.operands[3].zero_point = 5;
+  vknn_prepared_model *pm = NULL;
+  assert_int_equal(vknn_device_prepare_model(f->device, &m.model, VKNN_PREFER_LOW_POWER,
+                                             VKNN_PRIORITY_LOW, NULL, &pm),
+                   VKNN_STATUS_NONE);
+  uint8_t *bytes = f->pool.data;
+  const uint8_t a[6] = {10, 12, 14, 16, 18, 250}, b[3] = {2, 4, 6};
+  memcpy(bytes, a, 6);
+  memcpy(bytes + 8, b, 3);
+  vknn_request_argument inputs[2] = {{.location = {0, 0, 6}}, {.location = {0, 8, 3}}};
+  vknn_request_argument outputs[1] = {{.location = {0, 16, 6}}};
+  vknn_request request = {inputs, 2, outputs, 1, f->pools, 1};
+  assert_int_equal(vknn_prepared_model_execute(pm, &request, 0, NULL, NULL, NULL, 0, NULL),
+                   VKNN_STATUS_NONE);
+  /* real = 0.5*(a-10) + 0.5*b; q = real/1 + 5, rounded half away from zero. */
+  const uint8_t expected[6] = {6, 8, 10, 9, 11, 128};
+  assert_memory_equal(bytes + 16, expected, 6);
+  vknn_prepared_model_release(pm);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup_teardown(test_add_computes_on_gpu, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_request_counts, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_request_pool_index, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_request_location_outside_pool, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_request_dimensions, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_request_input_too_short, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_request_missing_input, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_request_token_pool, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_request_unknown_memory_kind, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_request_hardware_buffer_unavailable, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_output_insufficient_size, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_execute_arguments, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_mmap_fd_pool, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_prepare_arguments, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_model_not_kept, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_supported_operations, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_runtime_activation_unsupported, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_quant8_broadcast, setup, teardown),
+  };
+  return cmocka_run_group_tests_name("execution", tests, NULL, NULL);
+}

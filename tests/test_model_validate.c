@@ -1,0 +1,242 @@
+/* Every model validation rule has a case here that must be rejected with
+ * INVALID_ARGUMENT and a log line naming the problem. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "model_validate.h"
+#include "support/test_model.h"
+
+typedef struct rule {
+  const char *expected_log; /* a substring of the log line */
+  void (*mutate)(test_model *m);
+} rule;
+
+/* Operands and operations. */
+static void input_index_out_of_range(test_model *m) { m->op_inputs[1] = 9; }
+static void output_index_out_of_range(test_model *m) { m->op_outputs[0] = 4; }
+static void written_by_operation_not_output(test_model *m) { m->op_outputs[0] = 1; }
+static void never_written(test_model *m) {
+  m->operands[4] = (vknn_operand){.type = VKNN_OPERAND_TENSOR_FLOAT32,
+                                  .dimension_count = 2,
+                                  .dimensions = m->dims[0],
+                                  .lifetime = VKNN_LIFETIME_TEMPORARY_VARIABLE};
+  m->model.main.operand_count = 5;
+}
+static void bad_operand_type(test_model *m) { m->operands[0].type = 77; }
+static void oem_operand_type(test_model *m) { m->operands[0].type = VKNN_OPERAND_TENSOR_OEM_BYTE; }
+static void extension_type_without_prefix(test_model *m) { m->operands[0].type = (5 << 16) | 1; }
+static void bad_operation_type(test_model *m) { m->operation.type = 500; }
+static void oem_operation(test_model *m) { m->operation.type = VKNN_OPERATION_OEM; }
+static void scalar_with_dimensions(test_model *m) {
+  m->operands[2].dimension_count = 1;
+  m->operands[2].dimensions = m->dims[0];
+}
+static void dimensions_null(test_model *m) { m->operands[0].dimensions = NULL; }
+static void bad_lifetime(test_model *m) { m->operands[1].lifetime = (vknn_operand_lifetime)42; }
+static void no_operations(test_model *m) { m->model.main.operation_count = 0; }
+
+/* Lifetimes against the input and output lists. */
+static void input_list_names_output(test_model *m) { m->inputs[1] = 3; }
+static void input_listed_twice(test_model *m) {
+  m->inputs[1] = 0;
+}
+static void input_not_listed(test_model *m) { m->model.main.input_count = 1; }
+static void temporary_has_location(test_model *m) { m->operands[0].location.length = 4; }
+
+/* Constants. */
+static void copy_outside_values(test_model *m) { m->operands[2].location.offset = 4; }
+static void reference_bad_pool(test_model *m) {
+  m->operands[2].lifetime = VKNN_LIFETIME_CONSTANT_REFERENCE;
+  m->operands[2].location.pool_index = 3;
+}
+static void constant_wrong_length(test_model *m) { m->operands[2].location.length = 2; }
+static void constant_unknown_dims(test_model *m) {
+  static const int32_t zeros[6];
+  m->dims[1][0] = 0;
+  m->operands[1].lifetime = VKNN_LIFETIME_CONSTANT_COPY;
+  m->operands[1].location = (vknn_data_location){0, 0, 0};
+  m->model.operand_values = (const uint8_t *)zeros;
+  m->model.operand_values_size = sizeof(zeros);
+  m->inputs[1] = 0;
+  m->model.main.input_count = 1;
+}
+static void values_null(test_model *m) { m->model.operand_values = NULL; }
+
+/* Quantization parameters. */
+static void float_with_scale(test_model *m) { m->operands[0].scale = 0.5f; }
+static void quant_zero_scale(test_model *m) {
+  for (int i = 0; i < 4; ++i)
+    if (i != 2) m->operands[i].type = VKNN_OPERAND_TENSOR_QUANT8_ASYMM, m->operands[i].scale = 1.f;
+  m->operands[0].scale = 0.f;
+}
+static void quant_zero_point_range(test_model *m) {
+  for (int i = 0; i < 4; ++i)
+    if (i != 2) m->operands[i].type = VKNN_OPERAND_TENSOR_QUANT8_ASYMM, m->operands[i].scale = 1.f;
+  m->operands[1].zero_point = 256;
+}
+static void signed_zero_point_range(test_model *m) {
+  for (int i = 0; i < 4; ++i)
+    if (i != 2) m->operands[i].type = VKNN_OPERAND_TENSOR_QUANT8_ASYMM_SIGNED, m->operands[i].scale = 1.f;
+  m->operands[1].zero_point = 128;
+}
+static void int32_zero_point(test_model *m) { m->operands[2].zero_point = 3; }
+static void channel_quant_on_float(test_model *m) {
+  m->operands[0].extra_params.kind = VKNN_EXTRA_PARAMS_CHANNEL_QUANT;
+}
+static void per_channel_without_params(test_model *m) {
+  m->operands[0].type = VKNN_OPERAND_TENSOR_QUANT8_SYMM_PER_CHANNEL;
+}
+
+/* Consumers, order, subgraphs. */
+static void wrong_consumer_count(test_model *m) { m->operands[0].number_of_consumers = 2; }
+static void subgraph_reference_out_of_range(test_model *m) {
+  m->operands[2] = (vknn_operand){.type = VKNN_OPERAND_SUBGRAPH,
+                                  .number_of_consumers = 1,
+                                  .lifetime = VKNN_LIFETIME_SUBGRAPH,
+                                  .location = {0, 2, 0}};
+}
+static void subgraph_type_with_other_lifetime(test_model *m) {
+  m->operands[2].type = VKNN_OPERAND_SUBGRAPH;
+}
+static void referenced_null(test_model *m) { m->model.referenced_count = 1; }
+
+/* ADD's own signature. */
+static void add_wrong_input_count(test_model *m) {
+  m->operation.input_count = 2;
+  m->operands[2].number_of_consumers = 0;
+}
+static void add_mismatched_types(test_model *m) { m->operands[1].type = VKNN_OPERAND_TENSOR_INT32; }
+static void add_activation_not_int32(test_model *m) {
+  m->operands[2].type = VKNN_OPERAND_FLOAT32;
+}
+static void add_activation_out_of_range(test_model *m) { m->activation = 7; }
+static void add_shapes_incompatible(test_model *m) { m->dims[1][1] = 4; }
+static void add_rank_above_4(test_model *m) {
+  for (int i = 0; i < 4; ++i)
+    if (i != 2) m->operands[i].dimension_count = 5, m->dims[i][2] = m->dims[i][3] = m->dims[i][4] = 1;
+}
+static void div_on_quant8(test_model *m) {
+  m->operation.type = VKNN_OPERATION_DIV;
+  for (int i = 0; i < 4; ++i)
+    if (i != 2) m->operands[i].type = VKNN_OPERAND_TENSOR_QUANT8_ASYMM, m->operands[i].scale = 1.f;
+}
+
+static const rule rules[] = {
+    {"input 1 is operand 9", input_index_out_of_range},
+    {"output 0 is operand 4", output_index_out_of_range},
+    {"not a temporary or an output", written_by_operation_not_output},
+    {"never written", never_written},
+    {"invalid type 77", bad_operand_type},
+    {"OEM operand", oem_operand_type},
+    {"has no prefix", extension_type_without_prefix},
+    {"invalid type 500", bad_operation_type},
+    {"OEM operations", oem_operation},
+    {"a scalar has no dimensions", scalar_with_dimensions},
+    {"no dimension array", dimensions_null},
+    {"invalid lifetime", bad_lifetime},
+    {"has no operations", no_operations},
+    {"wrong lifetime", input_list_names_output},
+    {"listed twice", input_listed_twice},
+    {"1 inputs listed, 2 operands", input_not_listed},
+    {"a non-constant has a data location", temporary_has_location},
+    {"outside operandValues", copy_outside_values},
+    {"pool 3 does not exist", reference_bad_pool},
+    {"does not match its type and dimensions", constant_wrong_length},
+    {"unknown dimensions", constant_unknown_dims},
+    {"operandValues is NULL", values_null},
+    {"scale and zeroPoint must be 0", float_with_scale},
+    {"must be > 0", quant_zero_scale},
+    {"in [0, 255]", quant_zero_point_range},
+    {"in [-128, 127]", signed_zero_point_range},
+    {"scale and zeroPoint must be 0", int32_zero_point},
+    {"unexpected extra params", channel_quant_on_float},
+    {"needs channel quantization params", per_channel_without_params},
+    {"numberOfConsumers is 2", wrong_consumer_count},
+    {"references subgraph 2 of 0", subgraph_reference_out_of_range},
+    {"go together", subgraph_type_with_other_lifetime},
+    {"referenced list is NULL", referenced_null},
+    {"takes 3 inputs", add_wrong_input_count},
+    {"are not allowed", add_mismatched_types},
+    {"must be an INT32 scalar", add_activation_not_int32},
+    {"invalid fused activation 7", add_activation_out_of_range},
+    {"cannot be broadcast", add_shapes_incompatible},
+    {"rank up to 4", add_rank_above_4},
+    {"are not allowed", div_on_quant8},
+};
+
+static void test_rule(void **state) {
+  const rule *r = *state;
+  test_model m;
+  test_model_init_add(&m, VKNN_OPERAND_TENSOR_FLOAT32);
+  r->mutate(&m);
+  test_log log = {{0}, 0};
+  vknn_logger logger;
+  vknn_logger_init(&logger, test_log_callback, &log);
+  assert_int_equal(vknn_validate_model(&logger, &m.model), VKNN_STATUS_INVALID_ARGUMENT);
+  if (strstr(log.last, r->expected_log) == NULL)
+    fail_msg("log \"%s\" does not contain \"%s\"", log.last, r->expected_log);
+}
+
+static void test_valid_models_pass(void **state) {
+  (void)state;
+  const int32_t types[] = {VKNN_OPERAND_TENSOR_FLOAT32, VKNN_OPERAND_TENSOR_FLOAT16,
+                           VKNN_OPERAND_TENSOR_INT32, VKNN_OPERAND_TENSOR_QUANT8_ASYMM,
+                           VKNN_OPERAND_TENSOR_QUANT8_ASYMM_SIGNED};
+  for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); ++i) {
+    test_model m;
+    test_model_init_add(&m, types[i]);
+    assert_int_equal(vknn_validate_model(NULL, &m.model), VKNN_STATUS_NONE);
+  }
+}
+
+static void test_reference_cycle_rejected(void **state) {
+  (void)state;
+  /* Subgraph 1 references itself through a SUBGRAPH operand. */
+  test_model outer, inner;
+  test_model_init_add(&outer, VKNN_OPERAND_TENSOR_FLOAT32);
+  test_model_init_add(&inner, VKNN_OPERAND_TENSOR_FLOAT32);
+  vknn_operand inner_operands[5];
+  memcpy(inner_operands, inner.operands, sizeof(inner_operands));
+  inner_operands[4] = (vknn_operand){.type = VKNN_OPERAND_SUBGRAPH,
+                                     .lifetime = VKNN_LIFETIME_SUBGRAPH,
+                                     .location = {0, 0, 0}};
+  /* An unread SUBGRAPH operand is still a reference. */
+  vknn_subgraph referenced = inner.model.main;
+  referenced.operands = inner_operands;
+  referenced.operand_count = 5;
+  outer.model.referenced = &referenced;
+  outer.model.referenced_count = 1;
+  outer.operands[2] = (vknn_operand){.type = VKNN_OPERAND_INT32,
+                                     .number_of_consumers = 1,
+                                     .lifetime = VKNN_LIFETIME_CONSTANT_COPY,
+                                     .location = {0, 0, 4}};
+  test_log log = {{0}, 0};
+  vknn_logger logger;
+  vknn_logger_init(&logger, test_log_callback, &log);
+  /* Without the cycle the model is valid; with it, rejected. */
+  inner_operands[4].location.offset = 0; /* subgraph 1 -> referenced[0] = itself */
+  assert_int_equal(vknn_validate_model(&logger, &outer.model), VKNN_STATUS_INVALID_ARGUMENT);
+  assert_non_null(strstr(log.last, "cycle"));
+}
+
+static void test_null_model(void **state) {
+  (void)state;
+  assert_int_equal(vknn_validate_model(NULL, NULL), VKNN_STATUS_INVALID_ARGUMENT);
+}
+
+int main(void) {
+  struct CMUnitTest tests[sizeof(rules) / sizeof(rules[0]) + 3];
+  size_t n = 0;
+  for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); ++i) {
+    tests[n] = (struct CMUnitTest)cmocka_unit_test_prestate(test_rule, (void *)&rules[i]);
+    tests[n++].name = rules[i].expected_log;
+  }
+  tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_valid_models_pass);
+  tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_reference_cycle_rejected);
+  tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_null_model);
+  return _cmocka_run_group_tests("model_validate", tests, n, NULL, NULL);
+}
