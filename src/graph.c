@@ -7,7 +7,7 @@
 
 void vknn_tensor_set_shape(vknn_tensor *tensor, const uint32_t *dims, uint32_t rank) {
   tensor->rank = rank;
-  memcpy(tensor->dims, dims, rank * sizeof(uint32_t));
+  if (rank > 0) memcpy(tensor->dims, dims, rank * sizeof(uint32_t));
   tensor->shape_known = vknn_operand_type_is_scalar(tensor->type) ||
                         (rank > 0 && vknn_shape_element_count(dims, rank) != 0);
 }

@@ -264,7 +264,8 @@ static vknn_status describe_io(vknn_io_slot **out_slots, uint32_t count, const u
     slot->rank = t->rank;
     memcpy(slot->dims, t->dims, sizeof(slot->dims));
     slot->declared_rank = o->dimension_count;
-    memcpy(slot->declared_dims, o->dimensions, o->dimension_count * sizeof(uint32_t));
+    if (o->dimension_count > 0)
+      memcpy(slot->declared_dims, o->dimensions, o->dimension_count * sizeof(uint32_t));
     slot->byte_size = vknn_tensor_byte_size(t);
     slot->offset = base + t->offset;
     slot->bound = t->first_dispatch >= 0;

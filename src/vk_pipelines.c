@@ -69,7 +69,7 @@ vknn_status vknn_vk_get_pipeline(vknn_vk *vk, vknn_shader_id shader, uint32_t bi
                                  .binding_count = binding_count,
                                  .local_size = local_size,
                                  .spec_count = spec_count};
-      memcpy(e->spec, spec, spec_count * sizeof(uint32_t));
+      if (spec_count > 0) memcpy(e->spec, spec, spec_count * sizeof(uint32_t));
       VkResult r = create_pipeline(vk, e);
       if (r != VK_SUCCESS) {
         VKNN_LOG_E(vk->log, "compilation", "creating the pipeline of %s failed (%d)",

@@ -91,6 +91,18 @@ static void sanitize(char *text) {
     if (*text == '\t' || *text == '\n') *text = ' ';
 }
 
+/* For the runner's own tests: VKNN_CTS_FAULT=crash:NAME or hang:NAME makes
+ * the worker crash or hang on the case NAME. */
+static void inject_fault(const cJSON *test) {
+  const char *fault = getenv("VKNN_CTS_FAULT");
+  const cJSON *name = cJSON_GetObjectItemCaseSensitive(test, "name");
+  if (fault == NULL || !cJSON_IsString(name)) return;
+  const char *colon = strchr(fault, ':');
+  if (colon == NULL || strcmp(colon + 1, name->valuestring) != 0) return;
+  if (strncmp(fault, "crash", 5) == 0) raise(SIGSEGV);
+  while (strncmp(fault, "hang", 4) == 0) pause();
+}
+
 static void worker_main(const options *opt, const char *path, int start, int fd) {
   cJSON *root = parse_file(path);
   cts_worker worker;
@@ -107,6 +119,7 @@ static void worker_main(const options *opt, const char *path, int start, int fd)
     if (index >= start && selected(opt, test)) {
       snprintf(line, sizeof(line), "S\t%d\n", index);
       worker_write(fd, line);
+      inject_fault(test);
       cts_result result;
       cts_run_case(&worker, test, opt->modes, &result);
       sanitize(result.reason);
@@ -118,7 +131,7 @@ static void worker_main(const options *opt, const char *path, int start, int fd)
   }
   cts_worker_close(&worker);
   cJSON_Delete(root);
-  _exit(0);
+  exit(0); /* not _exit: LeakSanitizer checks the worker at exit */
 }
 
 /* ---- scheduling ---------------------------------------------------------- */
