@@ -40,6 +40,7 @@ static vknn_status lower_all(vknn_plan *plan) {
   vknn_graph *graph = &plan->graph;
   for (uint32_t k = 0; k < graph->sg->operation_count; ++k) {
     const vknn_operation *op = &graph->sg->operations[k];
+    if (graph->fusion[k].fused_away) continue;
     vknn_status s = vknn_op_find(op->type)->lower(graph, op, &plan->dispatches);
     if (s != VKNN_STATUS_NONE) return s;
   }
@@ -52,6 +53,7 @@ vknn_status vknn_compile(const vknn_logger *log, const vknn_model *model, uint64
   vknn_status s = vknn_graph_init(&out_plan->graph, log, model);
   if (s == VKNN_STATUS_NONE) s = vknn_compile_infer(&out_plan->graph, NULL);
   if (s == VKNN_STATUS_NONE) s = check_outputs_known(&out_plan->graph);
+  if (s == VKNN_STATUS_NONE) vknn_fuse_activations(&out_plan->graph);
   if (s == VKNN_STATUS_NONE) s = lower_all(out_plan);
   if (s == VKNN_STATUS_NONE) s = vknn_plan_memory(out_plan, alignment);
   if (s != VKNN_STATUS_NONE) vknn_plan_release(out_plan);

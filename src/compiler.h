@@ -20,6 +20,9 @@ vknn_status vknn_compile(const vknn_logger *log, const vknn_model *model, uint64
                          vknn_plan *out_plan);
 void vknn_plan_release(vknn_plan *plan);
 
+/* Merges activations into their producers (fusion.c). */
+void vknn_fuse_activations(vknn_graph *graph);
+
 /* Assigns every bound tensor a region and offset; temporaries whose
  * dispatch intervals do not overlap share arena bytes (memory_planner.c). */
 vknn_status vknn_plan_memory(vknn_plan *plan, uint64_t alignment);

@@ -45,8 +45,12 @@ vknn_status vknn_graph_init(vknn_graph *graph, const vknn_logger *log, const vkn
   graph->model = model;
   graph->sg = &model->main;
   graph->tensor_count = model->main.operand_count;
-  graph->tensors = calloc(graph->tensor_count ? graph->tensor_count : 1, sizeof(vknn_tensor));
-  if (graph->tensors == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
+  graph->tensor_capacity = graph->tensor_count + 16;
+  graph->tensors = calloc(graph->tensor_capacity, sizeof(vknn_tensor));
+  graph->fusion = calloc(model->main.operation_count + 1, sizeof(vknn_op_fusion));
+  if (graph->tensors == NULL || graph->fusion == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
+  for (uint32_t k = 0; k < model->main.operation_count; ++k)
+    graph->fusion[k] = (vknn_op_fusion){false, -1, UINT32_MAX};
   vknn_status status = map_pools(graph);
   if (status != VKNN_STATUS_NONE) return status;
   for (uint32_t i = 0; i < graph->tensor_count; ++i) {
@@ -72,6 +76,9 @@ void vknn_graph_release(vknn_graph *graph) {
     vknn_memory_unmap(&graph->pools[i]);
   free(graph->pools);
   free(graph->tensors);
+  free(graph->fusion);
+  for (uint32_t i = 0; i < graph->owned_count; ++i) free(graph->owned[i]);
+  free(graph->owned);
   memset(graph, 0, sizeof(*graph));
 }
 
@@ -80,4 +87,40 @@ bool vknn_graph_const_i32(const vknn_graph *graph, uint32_t operand, int32_t *ou
   if (t->constant_data == NULL || t->type != VKNN_OPERAND_INT32) return false;
   memcpy(out_value, t->constant_data, sizeof(int32_t));
   return true;
+}
+
+uint32_t vknn_graph_add_constant(vknn_graph *graph, int32_t type, const uint32_t *dims,
+                                 uint32_t rank, void *data) {
+  void **owned = realloc(graph->owned, (graph->owned_count + 1) * sizeof(void *));
+  if (owned == NULL || data == NULL) {
+    if (owned != NULL) graph->owned = owned;
+    free(data);
+    return UINT32_MAX;
+  }
+  graph->owned = owned;
+  graph->owned[graph->owned_count++] = data;
+  if (graph->tensor_count == graph->tensor_capacity) {
+    uint32_t capacity = graph->tensor_capacity * 2;
+    vknn_tensor *tensors = realloc(graph->tensors, capacity * sizeof(vknn_tensor));
+    if (tensors == NULL) return UINT32_MAX;
+    graph->tensors = tensors;
+    graph->tensor_capacity = capacity;
+  }
+  vknn_tensor *t = &graph->tensors[graph->tensor_count];
+  memset(t, 0, sizeof(*t));
+  t->type = type;
+  t->lifetime = VKNN_LIFETIME_CONSTANT_COPY;
+  t->constant_data = data;
+  t->first_dispatch = t->last_dispatch = -1;
+  vknn_tensor_set_shape(t, dims, rank);
+  return graph->tensor_count++;
+}
+
+uint32_t vknn_graph_op_index(const vknn_graph *graph, const vknn_operation *op) {
+  return (uint32_t)(op - graph->sg->operations);
+}
+
+uint32_t vknn_graph_op_output(const vknn_graph *graph, const vknn_operation *op, uint32_t i) {
+  const vknn_op_fusion *f = &graph->fusion[vknn_graph_op_index(graph, op)];
+  return i == 0 && f->output_override != UINT32_MAX ? f->output_override : op->outputs[i];
 }

@@ -30,14 +30,25 @@ typedef struct vknn_tensor {
   int32_t last_dispatch;
 } vknn_tensor;
 
+/* Per operation: what the fusion pass decided (see fusion.c). */
+typedef struct vknn_op_fusion {
+  bool fused_away;          /* an activation merged into its producer */
+  int32_t extra_activation; /* producer: activation of a fused consumer, or -1 */
+  uint32_t output_override; /* producer: tensor written instead of its output, or UINT32_MAX */
+} vknn_op_fusion;
+
 typedef struct vknn_graph {
   const vknn_logger *log;
   const vknn_model *model;
   const vknn_subgraph *sg;
-  vknn_tensor *tensors;
+  vknn_tensor *tensors; /* operands first, then constants the compiler adds */
   uint32_t tensor_count;
+  uint32_t tensor_capacity;
   vknn_mapped_pool *pools; /* the model's CONSTANT_REFERENCE pools, mapped */
   uint32_t pool_count;
+  vknn_op_fusion *fusion; /* one per operation of sg */
+  void **owned;           /* bytes of added constants */
+  uint32_t owned_count;
 } vknn_graph;
 
 /* Builds the tensors of the main subgraph of a valid model; maps its pools. */
@@ -46,6 +57,19 @@ void vknn_graph_release(vknn_graph *graph);
 
 /* A constant INT32 scalar's value; false when the operand is not a constant. */
 bool vknn_graph_const_i32(const vknn_graph *graph, uint32_t operand, int32_t *out_value);
+
+/* Adds a constant tensor the compiler made (for example per-channel
+ * requantization factors). Takes ownership of data (malloc'ed). Returns the
+ * tensor index, or UINT32_MAX when out of memory (data is freed). Tensor
+ * pointers taken before the call are invalid after it. */
+uint32_t vknn_graph_add_constant(vknn_graph *graph, int32_t type, const uint32_t *dims,
+                                 uint32_t rank, void *data);
+
+/* Index of an operation within the graph's subgraph. */
+uint32_t vknn_graph_op_index(const vknn_graph *graph, const vknn_operation *op);
+
+/* The tensor an operation's output i is written to (after fusion). */
+uint32_t vknn_graph_op_output(const vknn_graph *graph, const vknn_operation *op, uint32_t i);
 
 /* Sets a tensor's shape; true when every dimension is known. */
 void vknn_tensor_set_shape(vknn_tensor *tensor, const uint32_t *dims, uint32_t rank);

@@ -6,6 +6,10 @@
 
 typedef struct vknn_op_def {
   int32_t type;
+  /* Clamps its output by a fused activation: a following RELU/RELU1/RELU6
+   * may be fused into it (fusion.c); its lowering then uses
+   * vknn_op_activation_bounds and vknn_graph_op_output. */
+  bool applies_activation;
   /* The HAL signature rules: operand counts, types, ranks where known,
    * constant parameter values. INVALID_ARGUMENT (logged) when broken. */
   vknn_status (*validate)(const vknn_logger *log, const vknn_model *model,
@@ -22,4 +26,12 @@ typedef struct vknn_op_def {
 const vknn_op_def *vknn_op_find(int32_t type);
 
 /* Families (src/ops/). */
-extern const vknn_op_def vknn_op_add, vknn_op_sub, vknn_op_mul, vknn_op_div;
+extern const vknn_op_def vknn_op_add, vknn_op_sub, vknn_op_mul, vknn_op_div;  /* binary_arith.c */
+extern const vknn_op_def vknn_op_conv_2d, vknn_op_depthwise_conv_2d;           /* conv2d.c */
+extern const vknn_op_def vknn_op_fully_connected;                              /* fully_connected.c */
+extern const vknn_op_def vknn_op_average_pool_2d, vknn_op_max_pool_2d, vknn_op_l2_pool_2d; /* pool2d.c */
+extern const vknn_op_def vknn_op_softmax;                                      /* softmax.c */
+extern const vknn_op_def vknn_op_relu, vknn_op_relu1, vknn_op_relu6, vknn_op_logistic,
+    vknn_op_tanh;                                                              /* activation.c */
+extern const vknn_op_def vknn_op_concatenation;                                /* concatenation.c */
+extern const vknn_op_def vknn_op_reshape;                                      /* reshape.c */

@@ -1,10 +1,9 @@
 /* ADD, SUB, MUL, DIV: elementwise arithmetic with broadcasting and a fused
  * activation. Kernel: shaders/binary_arith.comp. */
-#include <math.h>
 #include <string.h>
 
 #include "operand_type.h"
-#include "operation_registry.h"
+#include "op_common.h"
 
 #define LOG_TAG "model"
 #define BINARY_MAX_RANK 4
@@ -69,9 +68,10 @@ static bool broadcast_shape(const uint32_t *a, uint32_t ra, const uint32_t *b, u
   return true;
 }
 
+/* TENSOR_INT32 arithmetic takes no fused activation. */
 static bool activation_valid(int32_t activation, int32_t type) {
-  if (activation < VKNN_FUSED_NONE || activation > VKNN_FUSED_RELU6) return false;
-  return type != VKNN_OPERAND_TENSOR_INT32 || activation == VKNN_FUSED_NONE;
+  return vknn_activation_valid(activation) &&
+         (type != VKNN_OPERAND_TENSOR_INT32 || activation == VKNN_FUSED_NONE);
 }
 
 static vknn_status validate_binary(const vknn_logger *log, const vknn_model *model,
@@ -126,7 +126,6 @@ static vknn_status infer_binary(vknn_graph *graph, const vknn_operation *op) {
   const char *name = vknn_operation_type_name(op->type);
   const vknn_tensor *a = &graph->tensors[op->inputs[0]];
   const vknn_tensor *b = &graph->tensors[op->inputs[1]];
-  vknn_tensor *out = &graph->tensors[op->outputs[0]];
   int32_t activation;
   if (!vknn_graph_const_i32(graph, op->inputs[2], &activation)) {
     VKNN_LOG_E(graph->log, "compilation", "%s: the activation must be a constant", name);
@@ -142,20 +141,7 @@ static vknn_status infer_binary(vknn_graph *graph, const vknn_operation *op) {
   }
   uint32_t dims[VKNN_MAX_RANK], rank;
   broadcast_shape(a->dims, a->rank, b->dims, b->rank, dims, &rank);
-  if (out->rank != 0 && out->rank != rank) {
-    VKNN_LOG_E(graph->log, LOG_TAG, "%s: output rank %u, inputs broadcast to rank %u", name,
-               out->rank, rank);
-    return VKNN_STATUS_INVALID_ARGUMENT;
-  }
-  for (uint32_t i = 0; i < out->rank; ++i) {
-    if (out->dims[i] != 0 && out->dims[i] != dims[i]) {
-      VKNN_LOG_E(graph->log, LOG_TAG, "%s: output dimension %u is %u, inputs give %u", name, i,
-                 out->dims[i], dims[i]);
-      return VKNN_STATUS_INVALID_ARGUMENT;
-    }
-  }
-  vknn_tensor_set_shape(out, dims, rank);
-  return VKNN_STATUS_NONE;
+  return vknn_op_set_output_shape(graph, op, 0, dims, rank);
 }
 
 /* Element strides of an input for each of the 4 right-aligned output
@@ -168,28 +154,6 @@ static void broadcast_strides(const vknn_tensor *in, uint32_t strides[4]) {
     strides[3 - i] = dim == 1 ? 0 : stride;
     stride *= dim;
   }
-}
-
-static int32_t quantize_bound(float value, const vknn_tensor *t) {
-  return t->zero_point + (int32_t)roundf(value / t->scale);
-}
-
-/* Clamp bounds of the fused activation in the output's own domain. */
-static void activation_bounds(int32_t activation, const vknn_tensor *out, float *lo, float *hi) {
-  static const float real_lo[] = {-INFINITY, 0.f, -1.f, 0.f};
-  static const float real_hi[] = {INFINITY, INFINITY, 1.f, 6.f};
-  if (out->type != VKNN_OPERAND_TENSOR_QUANT8_ASYMM &&
-      out->type != VKNN_OPERAND_TENSOR_QUANT8_ASYMM_SIGNED) {
-    *lo = real_lo[activation];
-    *hi = real_hi[activation];
-    return;
-  }
-  int32_t qmin = out->type == VKNN_OPERAND_TENSOR_QUANT8_ASYMM ? 0 : -128;
-  int32_t qmax = qmin + 255;
-  int32_t l = activation == VKNN_FUSED_NONE ? qmin : quantize_bound(real_lo[activation], out);
-  int32_t h = activation <= VKNN_FUSED_RELU ? qmax : quantize_bound(real_hi[activation], out);
-  *lo = (float)(l > qmin ? l : qmin);
-  *hi = (float)(h < qmax ? h : qmax);
 }
 
 static vknn_shader_id shader_for(int32_t type) {
@@ -206,7 +170,8 @@ static vknn_status lower_binary(vknn_graph *graph, const vknn_operation *op,
                                 vknn_dispatch_list *out_list) {
   const vknn_tensor *a = &graph->tensors[op->inputs[0]];
   const vknn_tensor *b = &graph->tensors[op->inputs[1]];
-  const vknn_tensor *out = &graph->tensors[op->outputs[0]];
+  uint32_t out_index = vknn_graph_op_output(graph, op, 0);
+  const vknn_tensor *out = &graph->tensors[out_index];
   int32_t activation = 0;
   vknn_graph_const_i32(graph, op->inputs[2], &activation);
   binary_params p = {.a_scale = a->scale,
@@ -220,7 +185,7 @@ static vknn_status lower_binary(vknn_graph *graph, const vknn_operation *op,
   broadcast_strides(a, p.a_strides);
   broadcast_strides(b, p.b_strides);
   p.count = (uint32_t)vknn_shape_element_count(out->dims, out->rank);
-  activation_bounds(activation, out, &p.act_min, &p.act_max);
+  vknn_op_activation_bounds(graph, op, activation, &p.act_min, &p.act_max);
 
   vknn_dispatch *d = vknn_dispatch_list_add(out_list);
   if (d == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
@@ -229,14 +194,18 @@ static vknn_status lower_binary(vknn_graph *graph, const vknn_operation *op,
   d->spec_count = 1;
   vknn_dispatch_bind(d, op->inputs[0], VKNN_ACCESS_READ);
   vknn_dispatch_bind(d, op->inputs[1], VKNN_ACCESS_READ);
-  vknn_dispatch_bind(d, op->outputs[0], VKNN_ACCESS_WRITE);
+  vknn_dispatch_bind(d, out_index, VKNN_ACCESS_WRITE);
   memcpy(d->push, &p, sizeof(p));
   d->push_size = sizeof(p);
   d->invocations = p.count;
   return VKNN_STATUS_NONE;
 }
 
-const vknn_op_def vknn_op_add = {VKNN_OPERATION_ADD, validate_binary, infer_binary, lower_binary};
-const vknn_op_def vknn_op_sub = {VKNN_OPERATION_SUB, validate_binary, infer_binary, lower_binary};
-const vknn_op_def vknn_op_mul = {VKNN_OPERATION_MUL, validate_binary, infer_binary, lower_binary};
-const vknn_op_def vknn_op_div = {VKNN_OPERATION_DIV, validate_binary, infer_binary, lower_binary};
+const vknn_op_def vknn_op_add = {VKNN_OPERATION_ADD, true, validate_binary, infer_binary,
+                                 lower_binary};
+const vknn_op_def vknn_op_sub = {VKNN_OPERATION_SUB, true, validate_binary, infer_binary,
+                                 lower_binary};
+const vknn_op_def vknn_op_mul = {VKNN_OPERATION_MUL, true, validate_binary, infer_binary,
+                                 lower_binary};
+const vknn_op_def vknn_op_div = {VKNN_OPERATION_DIV, true, validate_binary, infer_binary,
+                                 lower_binary};

@@ -1,0 +1,101 @@
+#version 450
+// 2-D convolution over NHWC or NCHW tensors: CONV_2D, DEPTHWISE_CONV_2D and
+// FULLY_CONNECTED (a 1x1 convolution over a 1x1 image). One invocation
+// computes one output element.
+// Variants: ELEM_F32, ELEM_F16, ELEM_Q8 (uint8 input and filter), ELEM_Q8
+// with FILTER_I8 (uint8 input, int8 per-channel filter), ELEM_Q8S (int8).
+#extension GL_GOOGLE_include_directive : require
+#include "common.glsl"
+#include "elem_types.glsl"
+
+layout(constant_id = 1) const int NCHW = 0;      // data layout of input and output
+layout(constant_id = 2) const int DEPTHWISE = 0; // filter [1, kh, kw, out_c]
+
+#if defined(FILTER_I8) || defined(ELEM_Q8S)
+#define FILTER_T int8_t
+#else
+#define FILTER_T STORAGE_T
+#endif
+
+#if defined(QUANTIZED)
+#define BIAS_T int
+#else
+#define BIAS_T STORAGE_T
+#endif
+
+layout(std430, set = 0, binding = 0) readonly buffer Input { STORAGE_T x[]; };
+layout(std430, set = 0, binding = 1) readonly buffer Filter { FILTER_T w[]; };
+layout(std430, set = 0, binding = 2) readonly buffer Bias { BIAS_T bias[]; };
+#if defined(QUANTIZED)
+// Per output channel: input_scale * filter_scale[c] / output_scale.
+layout(std430, set = 0, binding = 3) readonly buffer Multiplier { float multiplier[]; };
+layout(std430, set = 0, binding = 4) writeonly buffer Output { STORAGE_T y[]; };
+#else
+layout(std430, set = 0, binding = 3) writeonly buffer Output { STORAGE_T y[]; };
+#endif
+
+layout(push_constant) uniform Params {
+    uint in_h, in_w, in_c;
+    uint batches, out_h, out_w, out_c;
+    uint k_w, k_h, stride_x, stride_y, dilation_x, dilation_y;
+    int pad_left, pad_top;
+    uint cin_per_group, cout_per_group;
+    float act_min, act_max;
+    int in_zero_point, filter_zero_point, out_zero_point;
+} p;
+
+uint input_offset(uint n, uint yy, uint xx, uint c) {
+    if (NCHW == 1) return ((n * p.in_c + c) * p.in_h + yy) * p.in_w + xx;
+    return ((n * p.in_h + yy) * p.in_w + xx) * p.in_c + c;
+}
+
+uint output_offset(uint n, uint yy, uint xx, uint c) {
+    if (NCHW == 1) return ((n * p.out_c + c) * p.out_h + yy) * p.out_w + xx;
+    return ((n * p.out_h + yy) * p.out_w + xx) * p.out_c + c;
+}
+
+uint filter_offset(uint oc, uint ky, uint kx, uint icg) {
+    if (DEPTHWISE == 1) return (ky * p.k_w + kx) * p.out_c + oc;
+    return ((oc * p.k_h + ky) * p.k_w + kx) * p.cin_per_group + icg;
+}
+
+void main() {
+    uint index = flat_invocation_index();
+    if (index >= p.batches * p.out_h * p.out_w * p.out_c) return;
+    uint oc = index % p.out_c;
+    uint t = index / p.out_c;
+    uint ox = t % p.out_w;
+    t /= p.out_w;
+    uint oy = t % p.out_h;
+    uint n = t / p.out_h;
+    uint ic0 = (oc / p.cout_per_group) * p.cin_per_group;
+#if defined(QUANTIZED)
+    int acc = 0;
+#else
+    float acc = 0.0;
+#endif
+    for (uint ky = 0; ky < p.k_h; ++ky) {
+        int iy = int(oy * p.stride_y + ky * p.dilation_y) - p.pad_top;
+        if (iy < 0 || iy >= int(p.in_h)) continue;
+        for (uint kx = 0; kx < p.k_w; ++kx) {
+            int ix = int(ox * p.stride_x + kx * p.dilation_x) - p.pad_left;
+            if (ix < 0 || ix >= int(p.in_w)) continue;
+            for (uint icg = 0; icg < p.cin_per_group; ++icg) {
+                uint xi = input_offset(n, uint(iy), uint(ix), ic0 + icg);
+                uint wi = filter_offset(oc, ky, kx, icg);
+#if defined(QUANTIZED)
+                acc += (int(x[xi]) - p.in_zero_point) * (int(w[wi]) - p.filter_zero_point);
+#else
+                acc += float(x[xi]) * float(w[wi]);
+#endif
+            }
+        }
+    }
+    uint yi = output_offset(n, oy, ox, oc);
+#if defined(QUANTIZED)
+    float q = round_half_away(float(acc + bias[oc]) * multiplier[oc]) + float(p.out_zero_point);
+    y[yi] = STORAGE_T(int(clamp(q, p.act_min, p.act_max)));
+#else
+    y[yi] = STORAGE_T(clamp(acc + float(bias[oc]), p.act_min, p.act_max));
+#endif
+}

@@ -1,0 +1,56 @@
+/* Fusion: a RELU, RELU1 or RELU6 whose input is a temporary that only it
+ * reads, produced by an operation that applies a fused activation, becomes
+ * part of that producer: the producer clamps to both activations and writes
+ * the activation's output directly. No dispatch is left for the activation. */
+#include "compiler.h"
+#include "operation_registry.h"
+
+static int32_t activation_code(int32_t type) {
+  switch (type) {
+    case VKNN_OPERATION_RELU: return VKNN_FUSED_RELU;
+    case VKNN_OPERATION_RELU1: return VKNN_FUSED_RELU1;
+    case VKNN_OPERATION_RELU6: return VKNN_FUSED_RELU6;
+    default: return -1;
+  }
+}
+
+static int32_t producer_of(const vknn_graph *graph, uint32_t tensor, uint32_t before) {
+  for (uint32_t k = 0; k < before; ++k) {
+    const vknn_operation *op = &graph->sg->operations[k];
+    for (uint32_t i = 0; i < op->output_count; ++i)
+      if (op->outputs[i] == tensor) return (int32_t)k;
+  }
+  return -1;
+}
+
+static bool same_encoding(const vknn_tensor *a, const vknn_tensor *b) {
+  return a->type == b->type && a->scale == b->scale && a->zero_point == b->zero_point;
+}
+
+static bool can_fuse(const vknn_graph *graph, const vknn_operation *act, int32_t producer) {
+  if (producer < 0) return false;
+  const vknn_operation *p = &graph->sg->operations[producer];
+  const vknn_op_def *def = vknn_op_find(p->type);
+  const vknn_op_fusion *f = &graph->fusion[producer];
+  uint32_t middle = act->inputs[0];
+  return def != NULL && def->applies_activation && p->output_count == 1 &&
+         f->output_override == UINT32_MAX && !f->fused_away &&
+         graph->tensors[middle].lifetime == VKNN_LIFETIME_TEMPORARY_VARIABLE &&
+         graph->sg->operands[middle].number_of_consumers == 1 &&
+         same_encoding(&graph->tensors[middle], &graph->tensors[act->outputs[0]]);
+}
+
+void vknn_fuse_activations(vknn_graph *graph) {
+  for (uint32_t k = 0; k < graph->sg->operation_count; ++k) {
+    const vknn_operation *act = &graph->sg->operations[k];
+    int32_t code = activation_code(act->type);
+    if (code < 0 || act->input_count != 1 || act->output_count != 1) continue;
+    int32_t producer = producer_of(graph, act->inputs[0], k);
+    if (!can_fuse(graph, act, producer)) continue;
+    graph->fusion[producer].extra_activation = code;
+    graph->fusion[producer].output_override = act->outputs[0];
+    graph->fusion[k].fused_away = true;
+    VKNN_LOG_V(graph->log, "compilation", "operation %u (%s) fused into operation %d", k,
+               vknn_operation_type_name(act->type), producer);
+  }
+}

@@ -1,0 +1,96 @@
+/* CONCATENATION: the inputs side by side along an axis; one copy dispatch per
+ * input into its slice of the output. */
+#include <string.h>
+
+#include "operand_type.h"
+#include "slice_copy.h"
+
+#define CONCAT_MAX_RANK 4
+
+static vknn_status validate_concatenation(const vknn_logger *log, const vknn_model *model,
+                                          const vknn_subgraph *sg, const vknn_operation *op) {
+  (void)model;
+  if (!vknn_op_check_counts(log, op, 2, UINT32_MAX, 1)) return VKNN_STATUS_INVALID_ARGUMENT;
+  const vknn_operand *first = &sg->operands[op->inputs[0]];
+  const vknn_operand *out = &sg->operands[op->outputs[0]];
+  if (vknn_variant_of(first->type) < 0 || out->type != first->type) {
+    VKNN_LOG_E(log, "model", "CONCATENATION: type %s is not allowed", vknn_operand_type_name(first->type));
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
+  uint32_t n = op->input_count - 1;
+  for (uint32_t i = 0; i < n; ++i) {
+    const vknn_operand *in = &sg->operands[op->inputs[i]];
+    if (!vknn_op_check_type(log, op, "every input", in, first->type)) return VKNN_STATUS_INVALID_ARGUMENT;
+    if (in->dimension_count > CONCAT_MAX_RANK ||
+        (in->dimension_count && first->dimension_count && in->dimension_count != first->dimension_count)) {
+      VKNN_LOG_E(log, "model", "CONCATENATION: input %u has rank %u (up to %d, all equal)", i,
+                 in->dimension_count, CONCAT_MAX_RANK);
+      return VKNN_STATUS_INVALID_ARGUMENT;
+    }
+  }
+  bool ok = vknn_op_check_type(log, op, "axis", &sg->operands[op->inputs[n]], VKNN_OPERAND_INT32);
+  return ok ? VKNN_STATUS_NONE : VKNN_STATUS_INVALID_ARGUMENT;
+}
+
+/* The axis, made non-negative (INVALID_ARGUMENT when out of range). */
+static vknn_status read_axis(vknn_graph *graph, const vknn_operation *op, uint32_t rank,
+                             uint32_t *out_axis) {
+  int32_t axis;
+  if (!vknn_graph_const_i32_list(graph, op, op->input_count - 1, 1, &axis))
+    return VKNN_STATUS_GENERAL_FAILURE;
+  if (axis < -(int32_t)rank || axis >= (int32_t)rank) {
+    VKNN_LOG_E(graph->log, "model", "CONCATENATION: axis %d out of rank %u", axis, rank);
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
+  *out_axis = (uint32_t)(axis < 0 ? axis + (int32_t)rank : axis);
+  return VKNN_STATUS_NONE;
+}
+
+static vknn_status infer_concatenation(vknn_graph *graph, const vknn_operation *op) {
+  const vknn_tensor *first = &graph->tensors[op->inputs[0]];
+  for (uint32_t i = 0; i + 1 < op->input_count; ++i) {
+    if (!graph->tensors[op->inputs[i]].shape_known) {
+      VKNN_LOG_E(graph->log, "compilation", "CONCATENATION: input shapes unknown at prepare time");
+      return VKNN_STATUS_GENERAL_FAILURE;
+    }
+  }
+  uint32_t axis;
+  vknn_status s = read_axis(graph, op, first->rank, &axis);
+  if (s != VKNN_STATUS_NONE) return s;
+  uint32_t dims[VKNN_MAX_RANK];
+  memcpy(dims, first->dims, sizeof(dims));
+  dims[axis] = 0;
+  for (uint32_t i = 0; i + 1 < op->input_count; ++i) {
+    const vknn_tensor *in = &graph->tensors[op->inputs[i]];
+    for (uint32_t d = 0; d < first->rank; ++d) {
+      if (d != axis && in->dims[d] != first->dims[d]) {
+        VKNN_LOG_E(graph->log, "model", "CONCATENATION: input %u differs off the axis", i);
+        return VKNN_STATUS_INVALID_ARGUMENT;
+      }
+    }
+    dims[axis] += in->dims[axis];
+  }
+  return vknn_op_set_output_shape(graph, op, 0, dims, first->rank);
+}
+
+static vknn_status lower_concatenation(vknn_graph *graph, const vknn_operation *op,
+                                       vknn_dispatch_list *out_list) {
+  uint32_t axis;
+  const vknn_tensor *out = &graph->tensors[op->outputs[0]];
+  vknn_status s = read_axis(graph, op, out->rank, &axis);
+  if (s != VKNN_STATUS_NONE) return s;
+  vknn_slice slice = {.outer = 1, .inner = 1, .out_axis = out->dims[axis]};
+  for (uint32_t d = 0; d < axis; ++d) slice.outer *= out->dims[d];
+  for (uint32_t d = axis + 1; d < out->rank; ++d) slice.inner *= out->dims[d];
+  for (uint32_t i = 0; i + 1 < op->input_count; ++i) {
+    slice.in_axis = graph->tensors[op->inputs[i]].dims[axis];
+    s = vknn_lower_slice_copy(graph, op->inputs[i], op->outputs[0], &slice, out_list);
+    if (s != VKNN_STATUS_NONE) return s;
+    slice.axis_offset += slice.in_axis;
+  }
+  return VKNN_STATUS_NONE;
+}
+
+const vknn_op_def vknn_op_concatenation = {VKNN_OPERATION_CONCATENATION, false,
+                                           validate_concatenation, infer_concatenation,
+                                           lower_concatenation};

@@ -1,0 +1,297 @@
+/* CONV_2D and DEPTHWISE_CONV_2D: signature validation, shape inference and
+ * lowering to shaders/conv2d.comp. */
+#include "conv2d.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "operand_type.h"
+
+/* Operand positions of the scalar parameters, by form. */
+typedef struct conv_form {
+  bool explicit_padding;
+  uint32_t first_param; /* pads (explicit: 4) or the padding scheme (implicit: 1) */
+  uint32_t stride;      /* stride_w, then stride_h */
+  int32_t multiplier;   /* depthwise only, else -1 */
+  uint32_t activation;
+  uint32_t layout;      /* optional BOOL */
+  uint32_t dilation;    /* optional stride_w, stride_h factors */
+} conv_form;
+
+/* Explicit padding: 10, 11 or 13 inputs (depthwise one more); 10 (11) is
+ * ambiguous with the implicit form with layout and dilation, told apart by
+ * the type of input 7 (8). */
+static conv_form form_of(const vknn_subgraph *sg, const vknn_operation *op, bool depthwise) {
+  uint32_t extra = depthwise ? 1 : 0;
+  uint32_t n = op->input_count;
+  bool explicit_padding = n == 11 + extra || n == 13 + extra ||
+                          (n == 10 + extra && op->inputs[7 + extra] < sg->operand_count &&
+                           sg->operands[op->inputs[7 + extra]].type == VKNN_OPERAND_INT32);
+  conv_form f = {.explicit_padding = explicit_padding, .first_param = 3, .multiplier = -1};
+  uint32_t next = explicit_padding ? 7 : 4;
+  f.stride = next;
+  next += 2;
+  if (depthwise) f.multiplier = (int32_t)next++;
+  f.activation = next++;
+  f.layout = next++;
+  f.dilation = next;
+  return f;
+}
+
+static bool check_scalars(const vknn_logger *log, const vknn_subgraph *sg,
+                          const vknn_operation *op, const conv_form *f) {
+  for (uint32_t i = 3; i < op->input_count; ++i) {
+    int32_t want = i == f->layout ? VKNN_OPERAND_BOOL : VKNN_OPERAND_INT32;
+    if (!vknn_op_check_type(log, op, "a scalar parameter", &sg->operands[op->inputs[i]], want))
+      return false;
+  }
+  return true;
+}
+
+static bool filter_type_allowed(int32_t input, const vknn_operand *filter, int32_t channel_dim) {
+  if (filter->type == input) return true;
+  return vknn_is_quant8(input) && channel_dim >= 0 &&
+         filter->type == VKNN_OPERAND_TENSOR_QUANT8_SYMM_PER_CHANNEL &&
+         filter->extra_params.channel_quant.channel_dim == (uint32_t)channel_dim;
+}
+
+bool vknn_conv_check_types(const vknn_logger *log, const vknn_subgraph *sg,
+                           const vknn_operation *op, int32_t per_channel_dim) {
+  const vknn_operand *in = &sg->operands[op->inputs[0]];
+  const vknn_operand *filter = &sg->operands[op->inputs[1]];
+  const vknn_operand *bias = &sg->operands[op->inputs[2]];
+  const vknn_operand *out = &sg->operands[op->outputs[0]];
+  const char *name = vknn_operation_type_name(op->type);
+  if (vknn_variant_of(in->type) < 0 || out->type != in->type) {
+    VKNN_LOG_E(log, "model", "%s: input %s and output %s are not allowed", name,
+               vknn_operand_type_name(in->type), vknn_operand_type_name(out->type));
+    return false;
+  }
+  if (!filter_type_allowed(in->type, filter, per_channel_dim)) {
+    VKNN_LOG_E(log, "model", "%s: filter of type %s does not go with input %s", name,
+               vknn_operand_type_name(filter->type), vknn_operand_type_name(in->type));
+    return false;
+  }
+  int32_t bias_type = vknn_is_quant8(in->type) ? VKNN_OPERAND_TENSOR_INT32 : in->type;
+  return vknn_op_check_type(log, op, "bias", bias, bias_type) &&
+         vknn_op_check_rank(log, op, "bias", bias, 1);
+}
+
+static vknn_status validate_conv_family(const vknn_logger *log, const vknn_subgraph *sg,
+                                        const vknn_operation *op, bool depthwise) {
+  uint32_t extra = depthwise ? 1 : 0;
+  if (!vknn_op_check_counts(log, op, 7 + extra, 13 + extra, 1)) return VKNN_STATUS_INVALID_ARGUMENT;
+  conv_form f = form_of(sg, op, depthwise);
+  const vknn_operand *in = &sg->operands[op->inputs[0]];
+  const vknn_operand *filter = &sg->operands[op->inputs[1]];
+  bool ok = vknn_conv_check_types(log, sg, op, depthwise ? 3 : 0) &&
+            vknn_op_check_rank(log, op, "input", in, 4) &&
+            vknn_op_check_rank(log, op, "filter", filter, 4) &&
+            vknn_op_check_rank(log, op, "output", &sg->operands[op->outputs[0]], 4) &&
+            check_scalars(log, sg, op, &f);
+  if (ok && depthwise && filter->dimension_count == 4 && filter->dimensions[0] != 1) {
+    VKNN_LOG_E(log, "model", "DEPTHWISE_CONV_2D: filter dimension 0 must be 1, not %u",
+               filter->dimensions[0]);
+    ok = false;
+  }
+  return ok ? VKNN_STATUS_NONE : VKNN_STATUS_INVALID_ARGUMENT;
+}
+
+static vknn_status validate_conv(const vknn_logger *log, const vknn_model *model,
+                                 const vknn_subgraph *sg, const vknn_operation *op) {
+  (void)model;
+  return validate_conv_family(log, sg, op, false);
+}
+
+static vknn_status validate_depthwise(const vknn_logger *log, const vknn_model *model,
+                                      const vknn_subgraph *sg, const vknn_operation *op) {
+  (void)model;
+  return validate_conv_family(log, sg, op, true);
+}
+
+/* Reads the parameters (they must be constants) and derives the geometry. */
+static vknn_status read_geometry(vknn_graph *graph, const vknn_operation *op, bool depthwise,
+                                 vknn_conv_geometry *g) {
+  const char *name = vknn_operation_type_name(op->type);
+  conv_form f = form_of(graph->sg, op, depthwise);
+  const vknn_tensor *in = &graph->tensors[op->inputs[0]];
+  const vknn_tensor *filter = &graph->tensors[op->inputs[1]];
+  if (!in->shape_known || !filter->shape_known) {
+    VKNN_LOG_E(graph->log, "compilation", "%s: shapes unknown at prepare time", name);
+    return VKNN_STATUS_GENERAL_FAILURE;
+  }
+  int32_t pads[4] = {0}, scheme = 0, strides[2], dilation[2] = {1, 1}, multiplier = 1;
+  bool nchw = false;
+  bool ok = f.explicit_padding ? vknn_graph_const_i32_list(graph, op, 3, 4, pads)
+                               : vknn_graph_const_i32_list(graph, op, 3, 1, &scheme);
+  ok = ok && vknn_graph_const_i32_list(graph, op, f.stride, 2, strides) &&
+       vknn_graph_const_i32_list(graph, op, f.activation, 1, &g->activation);
+  if (ok && depthwise) ok = vknn_graph_const_i32_list(graph, op, (uint32_t)f.multiplier, 1, &multiplier);
+  if (ok && op->input_count > f.layout) ok = vknn_graph_const_bool(graph, op->inputs[f.layout], &nchw);
+  if (ok && op->input_count > f.dilation) ok = vknn_graph_const_i32_list(graph, op, f.dilation, 2, dilation);
+  if (!ok) return VKNN_STATUS_GENERAL_FAILURE;
+  bool valid = vknn_activation_valid(g->activation) && strides[0] > 0 && strides[1] > 0 &&
+               dilation[0] > 0 && dilation[1] > 0 && multiplier > 0 && pads[0] >= 0 &&
+               pads[1] >= 0 && pads[2] >= 0 && pads[3] >= 0;
+  if (!valid) {
+    VKNN_LOG_E(graph->log, "model", "%s: invalid stride, dilation, padding or activation", name);
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
+  g->nchw = nchw;
+  g->depthwise = depthwise;
+  vknn_image_shape image = vknn_image_shape_of(in, nchw);
+  g->batches = image.batches;
+  g->in_c = image.channels;
+  g->in_h = image.height;
+  g->in_w = image.width;
+  g->k_h = filter->dims[1];
+  g->k_w = filter->dims[2];
+  g->out_c = depthwise ? filter->dims[3] : filter->dims[0];
+  g->stride_x = (uint32_t)strides[0];
+  g->stride_y = (uint32_t)strides[1];
+  g->dilation_x = (uint32_t)dilation[0];
+  g->dilation_y = (uint32_t)dilation[1];
+  g->cin_per_group = depthwise ? 1 : filter->dims[3];
+  g->cout_per_group = depthwise ? (uint32_t)multiplier : g->out_c;
+  uint32_t pad_left = (uint32_t)pads[0], pad_top = (uint32_t)pads[2];
+  if (f.explicit_padding) {
+    valid = vknn_explicit_output(g->in_w, g->k_w, g->stride_x, g->dilation_x, pad_left,
+                                 (uint32_t)pads[1], &g->out_w) &&
+            vknn_explicit_output(g->in_h, g->k_h, g->stride_y, g->dilation_y, pad_top,
+                                 (uint32_t)pads[3], &g->out_h);
+  } else {
+    valid = vknn_implicit_padding(g->in_w, g->k_w, g->stride_x, g->dilation_x, scheme, &g->out_w,
+                                  &pad_left) &&
+            vknn_implicit_padding(g->in_h, g->k_h, g->stride_y, g->dilation_y, scheme, &g->out_h,
+                                  &pad_top);
+  }
+  g->pad_left = (int32_t)pad_left;
+  g->pad_top = (int32_t)pad_top;
+  if (!valid) {
+    VKNN_LOG_E(graph->log, "model", "%s: the window does not fit the input", name);
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
+  return VKNN_STATUS_NONE;
+}
+
+static vknn_status check_channels(const vknn_graph *graph, const vknn_operation *op,
+                                  const vknn_conv_geometry *g) {
+  const vknn_tensor *bias = &graph->tensors[op->inputs[2]];
+  bool ok = g->depthwise ? g->out_c == g->in_c * g->cout_per_group : g->cin_per_group == g->in_c;
+  ok = ok && bias->shape_known && bias->dims[0] == g->out_c;
+  if (ok) return VKNN_STATUS_NONE;
+  VKNN_LOG_E(graph->log, "model", "%s: input, filter and bias channels do not agree",
+             vknn_operation_type_name(op->type));
+  return VKNN_STATUS_INVALID_ARGUMENT;
+}
+
+static vknn_status infer_conv_family(vknn_graph *graph, const vknn_operation *op, bool depthwise) {
+  vknn_conv_geometry g;
+  vknn_status s = read_geometry(graph, op, depthwise, &g);
+  if (s == VKNN_STATUS_NONE) s = check_channels(graph, op, &g);
+  if (s != VKNN_STATUS_NONE) return s;
+  vknn_image_shape out = {g.batches, g.out_h, g.out_w, g.out_c};
+  return vknn_op_set_image_output(graph, op, out, g.nchw);
+}
+
+static vknn_status infer_conv(vknn_graph *graph, const vknn_operation *op) {
+  return infer_conv_family(graph, op, false);
+}
+
+static vknn_status infer_depthwise(vknn_graph *graph, const vknn_operation *op) {
+  return infer_conv_family(graph, op, true);
+}
+
+static vknn_status lower_conv_family(vknn_graph *graph, const vknn_operation *op, bool depthwise,
+                                     vknn_dispatch_list *out_list) {
+  vknn_conv_geometry g;
+  vknn_status s = read_geometry(graph, op, depthwise, &g);
+  return s == VKNN_STATUS_NONE ? vknn_lower_conv(graph, op, &g, out_list) : s;
+}
+
+static vknn_status lower_conv(vknn_graph *graph, const vknn_operation *op,
+                              vknn_dispatch_list *out_list) {
+  return lower_conv_family(graph, op, false, out_list);
+}
+
+static vknn_status lower_depthwise(vknn_graph *graph, const vknn_operation *op,
+                                   vknn_dispatch_list *out_list) {
+  return lower_conv_family(graph, op, true, out_list);
+}
+
+/* Per output channel: input_scale * filter_scale[c] / output_scale, as a
+ * constant the kernel reads. */
+static uint32_t add_multipliers(vknn_graph *graph, const vknn_operation *op, uint32_t out_c,
+                                uint32_t out_index) {
+  const vknn_operand *filter = &graph->sg->operands[op->inputs[1]];
+  double in_scale = graph->tensors[op->inputs[0]].scale;
+  double out_scale = graph->tensors[out_index].scale;
+  float *m = malloc(out_c * sizeof(float));
+  if (m == NULL) return UINT32_MAX;
+  for (uint32_t c = 0; c < out_c; ++c) {
+    double filter_scale = filter->type == VKNN_OPERAND_TENSOR_QUANT8_SYMM_PER_CHANNEL
+                              ? filter->extra_params.channel_quant.scales[c]
+                              : filter->scale;
+    m[c] = (float)(in_scale * filter_scale / out_scale);
+  }
+  return vknn_graph_add_constant(graph, VKNN_OPERAND_TENSOR_FLOAT32, &out_c, 1, m);
+}
+
+/* Push constants of conv2d.comp, std430 layout. */
+typedef struct conv_params {
+  uint32_t in_h, in_w, in_c;
+  uint32_t batches, out_h, out_w, out_c;
+  uint32_t k_w, k_h, stride_x, stride_y, dilation_x, dilation_y;
+  int32_t pad_left, pad_top;
+  uint32_t cin_per_group, cout_per_group;
+  float act_min, act_max;
+  int32_t in_zero_point, filter_zero_point, out_zero_point;
+} conv_params;
+
+static vknn_shader_id conv_shader(int32_t input_type, int32_t filter_type) {
+  switch (input_type) {
+    case VKNN_OPERAND_TENSOR_FLOAT16: return VKNN_SHADER_CONV2D_F16;
+    case VKNN_OPERAND_TENSOR_QUANT8_ASYMM:
+      return filter_type == VKNN_OPERAND_TENSOR_QUANT8_SYMM_PER_CHANNEL
+                 ? VKNN_SHADER_CONV2D_Q8_FILTER_I8
+                 : VKNN_SHADER_CONV2D_Q8;
+    case VKNN_OPERAND_TENSOR_QUANT8_ASYMM_SIGNED: return VKNN_SHADER_CONV2D_Q8S;
+    default: return VKNN_SHADER_CONV2D_F32;
+  }
+}
+
+vknn_status vknn_lower_conv(vknn_graph *graph, const vknn_operation *op,
+                            const vknn_conv_geometry *g, vknn_dispatch_list *out_list) {
+  uint32_t out_index = vknn_graph_op_output(graph, op, 0);
+  bool quant = vknn_is_quant8(graph->tensors[op->inputs[0]].type);
+  uint32_t multipliers = quant ? add_multipliers(graph, op, g->out_c, out_index) : 0;
+  if (multipliers == UINT32_MAX) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
+  const vknn_tensor *in = &graph->tensors[op->inputs[0]];
+  const vknn_tensor *filter = &graph->tensors[op->inputs[1]];
+  conv_params p = {g->in_h, g->in_w, g->in_c, g->batches, g->out_h, g->out_w, g->out_c,
+                   g->k_w, g->k_h, g->stride_x, g->stride_y, g->dilation_x, g->dilation_y,
+                   g->pad_left, g->pad_top, g->cin_per_group, g->cout_per_group, 0.f, 0.f,
+                   in->zero_point, filter->zero_point, graph->tensors[out_index].zero_point};
+  vknn_op_activation_bounds(graph, op, g->activation, &p.act_min, &p.act_max);
+  vknn_dispatch *d = vknn_dispatch_list_add(out_list);
+  if (d == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
+  d->shader = conv_shader(in->type, filter->type);
+  d->spec[0] = g->nchw;
+  d->spec[1] = g->depthwise;
+  d->spec_count = 2;
+  vknn_dispatch_bind(d, op->inputs[0], VKNN_ACCESS_READ);
+  vknn_dispatch_bind(d, op->inputs[1], VKNN_ACCESS_READ);
+  vknn_dispatch_bind(d, op->inputs[2], VKNN_ACCESS_READ);
+  if (quant) vknn_dispatch_bind(d, multipliers, VKNN_ACCESS_READ);
+  vknn_dispatch_bind(d, out_index, VKNN_ACCESS_WRITE);
+  memcpy(d->push, &p, sizeof(p));
+  d->push_size = sizeof(p);
+  d->invocations = (uint64_t)g->batches * g->out_h * g->out_w * g->out_c;
+  return VKNN_STATUS_NONE;
+}
+
+const vknn_op_def vknn_op_conv_2d = {VKNN_OPERATION_CONV_2D, true, validate_conv, infer_conv,
+                                     lower_conv};
+const vknn_op_def vknn_op_depthwise_conv_2d = {VKNN_OPERATION_DEPTHWISE_CONV_2D, true,
+                                               validate_depthwise, infer_depthwise,
+                                               lower_depthwise};

@@ -1,0 +1,25 @@
+/* Convolution geometry and lowering shared by CONV_2D, DEPTHWISE_CONV_2D and
+ * FULLY_CONNECTED (kernel: shaders/conv2d.comp). */
+#pragma once
+#include "op_common.h"
+
+typedef struct vknn_conv_geometry {
+  uint32_t batches, in_h, in_w, in_c;
+  uint32_t out_h, out_w, out_c;
+  uint32_t k_w, k_h, stride_x, stride_y, dilation_x, dilation_y;
+  int32_t pad_left, pad_top;
+  uint32_t cin_per_group, cout_per_group;
+  bool nchw, depthwise;
+  int32_t activation;
+} vknn_conv_geometry;
+
+/* Appends the dispatch of a convolution: input, filter and bias operands of
+ * op (inputs 0, 1, 2), written to op's (possibly fused) output. */
+vknn_status vknn_lower_conv(vknn_graph *graph, const vknn_operation *op,
+                            const vknn_conv_geometry *g, vknn_dispatch_list *out_list);
+
+/* Type rules of input, filter, bias and output shared by the three operations
+ * (per_channel_dim: the channel dimension a per-channel filter must use, or
+ * -1 when per-channel filters are not allowed). */
+bool vknn_conv_check_types(const vknn_logger *log, const vknn_subgraph *sg,
+                           const vknn_operation *op, int32_t per_channel_dim);

@@ -1,0 +1,202 @@
+#include "op_common.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "operand_type.h"
+
+static const char *op_name(const vknn_operation *op) {
+  const char *name = vknn_operation_type_name(op->type);
+  return name ? name : "operation";
+}
+
+bool vknn_op_check_counts(const vknn_logger *log, const vknn_operation *op,
+                          uint32_t min_inputs, uint32_t max_inputs, uint32_t outputs) {
+  if (op->input_count >= min_inputs && op->input_count <= max_inputs &&
+      op->output_count == outputs)
+    return true;
+  VKNN_LOG_E(log, "model", "%s takes %u to %u inputs and %u outputs, got %u and %u", op_name(op),
+             min_inputs, max_inputs, outputs, op->input_count, op->output_count);
+  return false;
+}
+
+bool vknn_op_check_type(const vknn_logger *log, const vknn_operation *op, const char *what,
+                        const vknn_operand *operand, int32_t type) {
+  if (operand->type == type) return true;
+  VKNN_LOG_E(log, "model", "%s: %s must be %s, not %s", op_name(op), what,
+             vknn_operand_type_name(type), vknn_operand_type_name(operand->type));
+  return false;
+}
+
+bool vknn_op_check_rank(const vknn_logger *log, const vknn_operation *op, const char *what,
+                        const vknn_operand *operand, uint32_t rank) {
+  if (operand->dimension_count == 0 || operand->dimension_count == rank) return true;
+  VKNN_LOG_E(log, "model", "%s: %s must have rank %u, not %u", op_name(op), what, rank,
+             operand->dimension_count);
+  return false;
+}
+
+bool vknn_graph_const_bool(const vknn_graph *graph, uint32_t operand, bool *out_value) {
+  const vknn_tensor *t = &graph->tensors[operand];
+  if (t->constant_data == NULL || t->type != VKNN_OPERAND_BOOL) return false;
+  *out_value = t->constant_data[0] != 0;
+  return true;
+}
+
+static float half_to_float(uint16_t h) {
+  uint32_t sign = (uint32_t)(h >> 15), exponent = (h >> 10) & 0x1fu, mantissa = h & 0x3ffu;
+  float value;
+  if (exponent == 0) value = ldexpf((float)mantissa, -24);
+  else if (exponent == 31) value = mantissa ? NAN : INFINITY;
+  else value = ldexpf((float)(mantissa | 0x400u), (int)exponent - 25);
+  return sign ? -value : value;
+}
+
+bool vknn_graph_const_float(const vknn_graph *graph, uint32_t operand, float *out_value) {
+  const vknn_tensor *t = &graph->tensors[operand];
+  if (t->constant_data == NULL) return false;
+  if (t->type == VKNN_OPERAND_FLOAT32) {
+    memcpy(out_value, t->constant_data, sizeof(float));
+    return true;
+  }
+  if (t->type == VKNN_OPERAND_FLOAT16) {
+    uint16_t h;
+    memcpy(&h, t->constant_data, sizeof(h));
+    *out_value = half_to_float(h);
+    return true;
+  }
+  return false;
+}
+
+bool vknn_graph_const_i32_list(const vknn_graph *graph, const vknn_operation *op, uint32_t first,
+                               uint32_t count, int32_t *out_values) {
+  for (uint32_t i = 0; i < count; ++i) {
+    if (!vknn_graph_const_i32(graph, op->inputs[first + i], &out_values[i])) {
+      VKNN_LOG_E(graph->log, "compilation", "%s: parameter %u must be a constant", op_name(op),
+                 first + i);
+      return false;
+    }
+  }
+  return true;
+}
+
+bool vknn_is_quant8(int32_t type) {
+  return type == VKNN_OPERAND_TENSOR_QUANT8_ASYMM ||
+         type == VKNN_OPERAND_TENSOR_QUANT8_ASYMM_SIGNED;
+}
+
+int32_t vknn_quant_min(int32_t type) {
+  return type == VKNN_OPERAND_TENSOR_QUANT8_ASYMM_SIGNED ? -128 : 0;
+}
+
+int32_t vknn_quant_max(int32_t type) {
+  return type == VKNN_OPERAND_TENSOR_QUANT8_ASYMM_SIGNED ? 127 : 255;
+}
+
+bool vknn_activation_valid(int32_t activation) {
+  return activation >= VKNN_FUSED_NONE && activation <= VKNN_FUSED_RELU6;
+}
+
+static int32_t quantize_bound(float value, const vknn_tensor *t) {
+  return t->zero_point + (int32_t)roundf(value / t->scale);
+}
+
+void vknn_activation_bounds(int32_t activation, const vknn_tensor *out, float *lo, float *hi) {
+  static const float real_lo[] = {-INFINITY, 0.f, -1.f, 0.f};
+  static const float real_hi[] = {INFINITY, INFINITY, 1.f, 6.f};
+  if (!vknn_is_quant8(out->type)) {
+    *lo = real_lo[activation];
+    *hi = real_hi[activation];
+    return;
+  }
+  int32_t qmin = vknn_quant_min(out->type), qmax = vknn_quant_max(out->type);
+  int32_t l = activation == VKNN_FUSED_NONE ? qmin : quantize_bound(real_lo[activation], out);
+  int32_t h = activation <= VKNN_FUSED_RELU ? qmax : quantize_bound(real_hi[activation], out);
+  *lo = (float)(l > qmin ? l : qmin);
+  *hi = (float)(h < qmax ? h : qmax);
+}
+
+void vknn_op_activation_bounds(const vknn_graph *graph, const vknn_operation *op,
+                               int32_t declared, float *lo, float *hi) {
+  const vknn_tensor *out = &graph->tensors[vknn_graph_op_output(graph, op, 0)];
+  vknn_activation_bounds(declared, out, lo, hi);
+  int32_t extra = graph->fusion[vknn_graph_op_index(graph, op)].extra_activation;
+  if (extra < 0) return;
+  float extra_lo, extra_hi;
+  vknn_activation_bounds(extra, out, &extra_lo, &extra_hi);
+  if (extra_lo > *lo) *lo = extra_lo;
+  if (extra_hi < *hi) *hi = extra_hi;
+}
+
+bool vknn_implicit_padding(uint32_t in, uint32_t kernel, uint32_t stride, uint32_t dilation,
+                           int32_t scheme, uint32_t *out_size, uint32_t *pad_before) {
+  if (stride == 0 || dilation == 0 || kernel == 0) return false;
+  uint64_t effective = (uint64_t)(kernel - 1) * dilation + 1;
+  if (scheme == VKNN_PADDING_SAME) {
+    *out_size = (in + stride - 1) / stride;
+    int64_t total = ((int64_t)*out_size - 1) * stride + (int64_t)effective - in;
+    *pad_before = total > 0 ? (uint32_t)(total / 2) : 0;
+    return *out_size > 0;
+  }
+  if (scheme == VKNN_PADDING_VALID) {
+    if (effective > in) return false;
+    *out_size = (uint32_t)((in - effective + stride) / stride);
+    *pad_before = 0;
+    return true;
+  }
+  return false;
+}
+
+bool vknn_explicit_output(uint32_t in, uint32_t kernel, uint32_t stride, uint32_t dilation,
+                          uint32_t pad_before, uint32_t pad_after, uint32_t *out_size) {
+  if (stride == 0 || dilation == 0 || kernel == 0) return false;
+  uint64_t effective = (uint64_t)(kernel - 1) * dilation + 1;
+  uint64_t padded = (uint64_t)in + pad_before + pad_after;
+  if (effective > padded) return false;
+  *out_size = (uint32_t)((padded - effective) / stride + 1);
+  return true;
+}
+
+vknn_status vknn_op_set_output_shape(vknn_graph *graph, const vknn_operation *op, uint32_t output,
+                                     const uint32_t *dims, uint32_t rank) {
+  vknn_tensor *out = &graph->tensors[op->outputs[output]];
+  if (out->rank != 0 && out->rank != rank) {
+    VKNN_LOG_E(graph->log, "model", "%s: output rank %u, expected %u", op_name(op), out->rank, rank);
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
+  for (uint32_t i = 0; i < out->rank; ++i) {
+    if (out->dims[i] != 0 && out->dims[i] != dims[i]) {
+      VKNN_LOG_E(graph->log, "model", "%s: output dimension %u is %u, expected %u", op_name(op), i,
+                 out->dims[i], dims[i]);
+      return VKNN_STATUS_INVALID_ARGUMENT;
+    }
+  }
+  vknn_tensor_set_shape(out, dims, rank);
+  return VKNN_STATUS_NONE;
+}
+
+vknn_image_shape vknn_image_shape_of(const vknn_tensor *t, bool nchw) {
+  if (nchw) return (vknn_image_shape){t->dims[0], t->dims[2], t->dims[3], t->dims[1]};
+  return (vknn_image_shape){t->dims[0], t->dims[1], t->dims[2], t->dims[3]};
+}
+
+vknn_status vknn_op_set_image_output(vknn_graph *graph, const vknn_operation *op,
+                                     vknn_image_shape shape, bool nchw) {
+  uint32_t dims[4] = {shape.batches, shape.height, shape.width, shape.channels};
+  if (nchw) {
+    dims[1] = shape.channels;
+    dims[2] = shape.height;
+    dims[3] = shape.width;
+  }
+  return vknn_op_set_output_shape(graph, op, 0, dims, 4);
+}
+
+int vknn_variant_of(int32_t type) {
+  switch (type) {
+    case VKNN_OPERAND_TENSOR_FLOAT32: return 0;
+    case VKNN_OPERAND_TENSOR_FLOAT16: return 1;
+    case VKNN_OPERAND_TENSOR_QUANT8_ASYMM: return 2;
+    case VKNN_OPERAND_TENSOR_QUANT8_ASYMM_SIGNED: return 3;
+    default: return -1;
+  }
+}

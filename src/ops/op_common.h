@@ -1,0 +1,58 @@
+/* Helpers shared by the operation families in src/ops/. */
+#pragma once
+#include "operation_registry.h"
+
+/* Signature checks: log (tag "model") and return false when broken. */
+bool vknn_op_check_counts(const vknn_logger *log, const vknn_operation *op,
+                          uint32_t min_inputs, uint32_t max_inputs, uint32_t outputs);
+bool vknn_op_check_type(const vknn_logger *log, const vknn_operation *op, const char *what,
+                        const vknn_operand *operand, int32_t type);
+/* Rank must be exactly rank (when known: 0 means unknown). */
+bool vknn_op_check_rank(const vknn_logger *log, const vknn_operation *op, const char *what,
+                        const vknn_operand *operand, uint32_t rank);
+
+/* A constant scalar parameter's value (INT32, BOOL, FLOAT32/FLOAT16 as float). */
+bool vknn_graph_const_bool(const vknn_graph *graph, uint32_t operand, bool *out_value);
+bool vknn_graph_const_float(const vknn_graph *graph, uint32_t operand, float *out_value);
+/* Reads every INT32 parameter in inputs[first..first+count); logs which is not
+ * a constant (tag "compilation"). */
+bool vknn_graph_const_i32_list(const vknn_graph *graph, const vknn_operation *op, uint32_t first,
+                               uint32_t count, int32_t *out_values);
+
+/* Quantized range of a tensor type ([0,255] for QUANT8_ASYMM ...). */
+bool vknn_is_quant8(int32_t type);
+int32_t vknn_quant_min(int32_t type);
+int32_t vknn_quant_max(int32_t type);
+
+/* Clamp bounds of a fused activation in a tensor's own domain: real values
+ * for float tensors, codes for quantized ones (NNAPI reference rounding). */
+void vknn_activation_bounds(int32_t activation, const vknn_tensor *out, float *lo, float *hi);
+bool vknn_activation_valid(int32_t activation);
+/* Bounds of an operation's declared activation intersected with one fused
+ * into it, in the domain of the tensor it writes. */
+void vknn_op_activation_bounds(const vknn_graph *graph, const vknn_operation *op,
+                               int32_t declared, float *lo, float *hi);
+
+/* Output extent and leading padding of one spatial dimension. */
+typedef enum { VKNN_PADDING_SAME = 1, VKNN_PADDING_VALID = 2 } vknn_padding_scheme;
+bool vknn_implicit_padding(uint32_t in, uint32_t kernel, uint32_t stride, uint32_t dilation,
+                           int32_t scheme, uint32_t *out_size, uint32_t *pad_before);
+bool vknn_explicit_output(uint32_t in, uint32_t kernel, uint32_t stride, uint32_t dilation,
+                          uint32_t pad_before, uint32_t pad_after, uint32_t *out_size);
+
+/* Sets an output's shape, checking it against what the model declares
+ * (INVALID_ARGUMENT, logged, on a conflict). */
+vknn_status vknn_op_set_output_shape(vknn_graph *graph, const vknn_operation *op, uint32_t output,
+                                     const uint32_t *dims, uint32_t rank);
+
+/* An image tensor's batches, height, width and channels, by data layout. */
+typedef struct vknn_image_shape {
+  uint32_t batches, height, width, channels;
+} vknn_image_shape;
+vknn_image_shape vknn_image_shape_of(const vknn_tensor *t, bool nchw);
+/* Sets output i of op to an image shape in the given layout. */
+vknn_status vknn_op_set_image_output(vknn_graph *graph, const vknn_operation *op,
+                                     vknn_image_shape shape, bool nchw);
+
+/* Element-type kernel variant index: 0 f32, 1 f16, 2 q8, 3 q8s (-1 otherwise). */
+int vknn_variant_of(int32_t type);

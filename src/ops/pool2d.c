@@ -1,0 +1,146 @@
+/* AVERAGE_POOL_2D, MAX_POOL_2D, L2_POOL_2D: signature validation, shape
+ * inference and lowering to shaders/pool2d.comp. */
+#include <string.h>
+
+#include "op_common.h"
+
+enum { POOL_AVERAGE = 0, POOL_MAX = 1, POOL_L2 = 2 };
+
+typedef struct pool_geometry {
+  uint32_t batches, in_h, in_w, channels, out_h, out_w;
+  uint32_t k_w, k_h, stride_x, stride_y;
+  uint32_t pad_left, pad_top;
+  int32_t activation;
+  bool nchw;
+} pool_geometry;
+
+static int pool_kind(int32_t type) {
+  return type == VKNN_OPERATION_AVERAGE_POOL_2D ? POOL_AVERAGE
+         : type == VKNN_OPERATION_MAX_POOL_2D   ? POOL_MAX
+                                                : POOL_L2;
+}
+
+/* Explicit padding has 10 or 11 inputs, implicit 7 or 8. */
+static bool is_explicit(const vknn_operation *op) { return op->input_count >= 10; }
+
+static vknn_status validate_pool(const vknn_logger *log, const vknn_model *model,
+                                 const vknn_subgraph *sg, const vknn_operation *op) {
+  (void)model;
+  if (!vknn_op_check_counts(log, op, 7, 11, 1) || op->input_count == 9)
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  const vknn_operand *in = &sg->operands[op->inputs[0]];
+  const vknn_operand *out = &sg->operands[op->outputs[0]];
+  const char *name = vknn_operation_type_name(op->type);
+  bool type_ok = vknn_variant_of(in->type) >= 0 && out->type == in->type &&
+                 (pool_kind(op->type) != POOL_L2 || !vknn_is_quant8(in->type));
+  if (!type_ok) {
+    VKNN_LOG_E(log, "model", "%s: types %s -> %s are not allowed", name,
+               vknn_operand_type_name(in->type), vknn_operand_type_name(out->type));
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
+  if (vknn_is_quant8(in->type) && (in->scale != out->scale || in->zero_point != out->zero_point)) {
+    VKNN_LOG_E(log, "model", "%s: quantized input and output must share scale and zero point", name);
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
+  uint32_t layout = is_explicit(op) ? 10 : 7;
+  for (uint32_t i = 1; i < op->input_count; ++i) {
+    int32_t want = i == layout ? VKNN_OPERAND_BOOL : VKNN_OPERAND_INT32;
+    if (!vknn_op_check_type(log, op, "a scalar parameter", &sg->operands[op->inputs[i]], want))
+      return VKNN_STATUS_INVALID_ARGUMENT;
+  }
+  bool ok = vknn_op_check_rank(log, op, "input", in, 4) && vknn_op_check_rank(log, op, "output", out, 4);
+  return ok ? VKNN_STATUS_NONE : VKNN_STATUS_INVALID_ARGUMENT;
+}
+
+static vknn_status read_geometry(vknn_graph *graph, const vknn_operation *op, pool_geometry *g) {
+  const char *name = vknn_operation_type_name(op->type);
+  const vknn_tensor *in = &graph->tensors[op->inputs[0]];
+  if (!in->shape_known) {
+    VKNN_LOG_E(graph->log, "compilation", "%s: input shape unknown at prepare time", name);
+    return VKNN_STATUS_GENERAL_FAILURE;
+  }
+  bool explicit_padding = is_explicit(op);
+  int32_t v[9] = {0}; /* explicit: l r t b sx sy fw fh act; implicit: scheme sx sy fw fh act */
+  uint32_t count = explicit_padding ? 9 : 6;
+  bool nchw = false;
+  if (!vknn_graph_const_i32_list(graph, op, 1, count, v) ||
+      (op->input_count > count + 1 && !vknn_graph_const_bool(graph, op->inputs[count + 1], &nchw)))
+    return VKNN_STATUS_GENERAL_FAILURE;
+  const int32_t *s = explicit_padding ? v + 4 : v + 1;
+  g->nchw = nchw;
+  vknn_image_shape image = vknn_image_shape_of(in, nchw);
+  g->batches = image.batches;
+  g->channels = image.channels;
+  g->in_h = image.height;
+  g->in_w = image.width;
+  g->activation = s[4];
+  bool ok = vknn_activation_valid(s[4]) && s[0] > 0 && s[1] > 0 && s[2] > 0 && s[3] > 0 &&
+            (!explicit_padding || (v[0] >= 0 && v[1] >= 0 && v[2] >= 0 && v[3] >= 0));
+  if (ok) {
+    g->stride_x = (uint32_t)s[0];
+    g->stride_y = (uint32_t)s[1];
+    g->k_w = (uint32_t)s[2];
+    g->k_h = (uint32_t)s[3];
+    g->pad_left = (uint32_t)v[0];
+    g->pad_top = (uint32_t)v[2];
+    ok = explicit_padding
+             ? vknn_explicit_output(g->in_w, g->k_w, g->stride_x, 1, g->pad_left, (uint32_t)v[1], &g->out_w) &&
+                   vknn_explicit_output(g->in_h, g->k_h, g->stride_y, 1, g->pad_top, (uint32_t)v[3], &g->out_h)
+             : vknn_implicit_padding(g->in_w, g->k_w, g->stride_x, 1, v[0], &g->out_w, &g->pad_left) &&
+                   vknn_implicit_padding(g->in_h, g->k_h, g->stride_y, 1, v[0], &g->out_h, &g->pad_top);
+  }
+  if (!ok) {
+    VKNN_LOG_E(graph->log, "model", "%s: invalid stride, filter, padding or activation", name);
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
+  return VKNN_STATUS_NONE;
+}
+
+static vknn_status infer_pool(vknn_graph *graph, const vknn_operation *op) {
+  pool_geometry g;
+  vknn_status s = read_geometry(graph, op, &g);
+  if (s != VKNN_STATUS_NONE) return s;
+  vknn_image_shape out = {g.batches, g.out_h, g.out_w, g.channels};
+  return vknn_op_set_image_output(graph, op, out, g.nchw);
+}
+
+/* Push constants of pool2d.comp, std430 layout. */
+typedef struct pool_params {
+  uint32_t in_h, in_w, channels;
+  uint32_t batches, out_h, out_w;
+  uint32_t k_w, k_h, stride_x, stride_y;
+  int32_t pad_left, pad_top;
+  float act_min, act_max;
+} pool_params;
+
+static vknn_status lower_pool(vknn_graph *graph, const vknn_operation *op,
+                              vknn_dispatch_list *out_list) {
+  pool_geometry g;
+  vknn_status s = read_geometry(graph, op, &g);
+  if (s != VKNN_STATUS_NONE) return s;
+  static const vknn_shader_id shaders[] = {VKNN_SHADER_POOL2D_F32, VKNN_SHADER_POOL2D_F16,
+                                           VKNN_SHADER_POOL2D_Q8, VKNN_SHADER_POOL2D_Q8S};
+  uint32_t out_index = vknn_graph_op_output(graph, op, 0);
+  pool_params p = {g.in_h, g.in_w, g.channels, g.batches, g.out_h, g.out_w, g.k_w, g.k_h,
+                   g.stride_x, g.stride_y, (int32_t)g.pad_left, (int32_t)g.pad_top, 0.f, 0.f};
+  vknn_op_activation_bounds(graph, op, g.activation, &p.act_min, &p.act_max);
+  vknn_dispatch *d = vknn_dispatch_list_add(out_list);
+  if (d == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
+  d->shader = shaders[vknn_variant_of(graph->tensors[op->inputs[0]].type)];
+  d->spec[0] = g.nchw;
+  d->spec[1] = (uint32_t)pool_kind(op->type);
+  d->spec_count = 2;
+  vknn_dispatch_bind(d, op->inputs[0], VKNN_ACCESS_READ);
+  vknn_dispatch_bind(d, out_index, VKNN_ACCESS_WRITE);
+  memcpy(d->push, &p, sizeof(p));
+  d->push_size = sizeof(p);
+  d->invocations = (uint64_t)g.batches * g.out_h * g.out_w * g.channels;
+  return VKNN_STATUS_NONE;
+}
+
+const vknn_op_def vknn_op_average_pool_2d = {VKNN_OPERATION_AVERAGE_POOL_2D, true, validate_pool,
+                                             infer_pool, lower_pool};
+const vknn_op_def vknn_op_max_pool_2d = {VKNN_OPERATION_MAX_POOL_2D, true, validate_pool,
+                                         infer_pool, lower_pool};
+const vknn_op_def vknn_op_l2_pool_2d = {VKNN_OPERATION_L2_POOL_2D, true, validate_pool, infer_pool,
+                                        lower_pool};

@@ -1,0 +1,89 @@
+/* RESHAPE: the same elements under a new shape (one of whose entries may be
+ * -1, inferred). The shape must be a constant. Lowered to one copy. */
+#include <string.h>
+
+#include "operand_type.h"
+#include "slice_copy.h"
+
+static bool type_allowed(int32_t type) {
+  return vknn_variant_of(type) >= 0 || type == VKNN_OPERAND_TENSOR_INT32;
+}
+
+static vknn_status validate_reshape(const vknn_logger *log, const vknn_model *model,
+                                    const vknn_subgraph *sg, const vknn_operation *op) {
+  (void)model;
+  if (!vknn_op_check_counts(log, op, 2, 2, 1)) return VKNN_STATUS_INVALID_ARGUMENT;
+  const vknn_operand *in = &sg->operands[op->inputs[0]];
+  const vknn_operand *out = &sg->operands[op->outputs[0]];
+  if (!type_allowed(in->type) || out->type != in->type) {
+    VKNN_LOG_E(log, "model", "RESHAPE: types %s -> %s are not allowed",
+               vknn_operand_type_name(in->type), vknn_operand_type_name(out->type));
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
+  bool ok = vknn_op_check_type(log, op, "shape", &sg->operands[op->inputs[1]], VKNN_OPERAND_TENSOR_INT32) &&
+            vknn_op_check_rank(log, op, "shape", &sg->operands[op->inputs[1]], 1);
+  return ok ? VKNN_STATUS_NONE : VKNN_STATUS_INVALID_ARGUMENT;
+}
+
+/* A shape given at run time is not needed when the model declares the
+ * output's shape in full: that declaration is the result's shape. */
+static vknn_status infer_from_declared(vknn_graph *graph, const vknn_operation *op) {
+  const vknn_tensor *in = &graph->tensors[op->inputs[0]];
+  const vknn_tensor *out = &graph->tensors[op->outputs[0]];
+  if (!out->shape_known) {
+    VKNN_LOG_E(graph->log, "compilation", "RESHAPE: the shape is not a constant and the output "
+               "shape is not declared");
+    return VKNN_STATUS_GENERAL_FAILURE;
+  }
+  if (vknn_shape_element_count(out->dims, out->rank) != vknn_shape_element_count(in->dims, in->rank)) {
+    VKNN_LOG_E(graph->log, "model", "RESHAPE: the output does not hold the input's elements");
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
+  return VKNN_STATUS_NONE;
+}
+
+static vknn_status infer_reshape(vknn_graph *graph, const vknn_operation *op) {
+  const vknn_tensor *in = &graph->tensors[op->inputs[0]];
+  const vknn_tensor *shape = &graph->tensors[op->inputs[1]];
+  if (!in->shape_known) {
+    VKNN_LOG_E(graph->log, "compilation", "RESHAPE: input shape unknown at prepare time");
+    return VKNN_STATUS_GENERAL_FAILURE;
+  }
+  if (shape->constant_data == NULL) return infer_from_declared(graph, op);
+  uint32_t rank = shape->dims[0];
+  if (rank == 0 || rank > VKNN_MAX_RANK) {
+    VKNN_LOG_E(graph->log, "model", "RESHAPE: target rank %u is not supported", rank);
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
+  int32_t target[VKNN_MAX_RANK];
+  memcpy(target, shape->constant_data, rank * sizeof(int32_t));
+  uint64_t elements = vknn_shape_element_count(in->dims, in->rank), known = 1;
+  int32_t unknown = -1;
+  for (uint32_t d = 0; d < rank; ++d) {
+    if (target[d] == -1 && unknown < 0) unknown = (int32_t)d;
+    else if (target[d] > 0) known *= (uint64_t)target[d];
+    else {
+      VKNN_LOG_E(graph->log, "model", "RESHAPE: invalid target dimension %d", target[d]);
+      return VKNN_STATUS_INVALID_ARGUMENT;
+    }
+  }
+  if (unknown >= 0 && known > 0 && elements % known == 0) target[unknown] = (int32_t)(elements / known);
+  uint32_t dims[VKNN_MAX_RANK];
+  for (uint32_t d = 0; d < rank; ++d) dims[d] = (uint32_t)target[d];
+  if (vknn_shape_element_count(dims, rank) != elements) {
+    VKNN_LOG_E(graph->log, "model", "RESHAPE: the new shape does not hold the same elements");
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
+  return vknn_op_set_output_shape(graph, op, 0, dims, rank);
+}
+
+static vknn_status lower_reshape(vknn_graph *graph, const vknn_operation *op,
+                                 vknn_dispatch_list *out_list) {
+  const vknn_tensor *in = &graph->tensors[op->inputs[0]];
+  uint64_t elements = vknn_shape_element_count(in->dims, in->rank);
+  vknn_slice slice = {.outer = 1, .in_axis = elements, .inner = 1, .out_axis = elements};
+  return vknn_lower_slice_copy(graph, op->inputs[0], op->outputs[0], &slice, out_list);
+}
+
+const vknn_op_def vknn_op_reshape = {VKNN_OPERATION_RESHAPE, false, validate_reshape, infer_reshape,
+                                     lower_reshape};
