@@ -31,6 +31,7 @@ vknn_status vknn_device_open(const vknn_device_options *options, vknn_device **o
                    options ? options->log_user_data : NULL);
   const char *env = getenv("VKNN_VALIDATION");
   bool validation = (options && options->enable_validation) || (env && strcmp(env, "1") == 0);
+  device->profile_dispatches = options && options->profile_dispatches;
   vknn_status status = vknn_vk_init(&device->vk, &device->log, validation);
   if (status != VKNN_STATUS_NONE) {
     free(device);
@@ -73,6 +74,17 @@ vknn_status vknn_device_get_number_of_cache_files_needed(const vknn_device *devi
     return VKNN_STATUS_INVALID_ARGUMENT;
   *out_model_cache = 0;
   *out_data_cache = 0;
+  return VKNN_STATUS_NONE;
+}
+
+vknn_status vknn_device_get_statistics(const vknn_device *device,
+                                       vknn_device_statistics *out_statistics) {
+  if (device == NULL || out_statistics == NULL) return VKNN_STATUS_INVALID_ARGUMENT;
+  const vknn_vk_counters *c = &device->vk.counters;
+  out_statistics->command_buffers_recorded = atomic_load(&c->command_buffers_recorded);
+  out_statistics->pipelines_created = atomic_load(&c->pipelines_created);
+  out_statistics->memory_allocations = atomic_load(&c->memory_allocations);
+  out_statistics->submissions = atomic_load(&c->submissions);
   return VKNN_STATUS_NONE;
 }
 

@@ -7,6 +7,7 @@ struct vknn_device {
   vknn_logger log;
   vknn_vk vk;
   char version[320];
+  bool profile_dispatches;
 };
 
 /* Current CLOCK_BOOTTIME in nanoseconds (the clock of HAL deadlines). */

@@ -99,29 +99,17 @@ static void copy_outputs(vknn_prepared_model *pm, const vknn_request *request,
   }
 }
 
-static vknn_status submit(vknn_prepared_model *pm) {
-  vknn_vk *vk = &pm->device->vk;
-  VkSubmitInfo info = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
-                       .commandBufferCount = 1,
-                       .pCommandBuffers = &pm->command_buffer};
-  pthread_mutex_lock(&vk->queue_lock);
-  VkResult r = vkQueueSubmit(vk->queue, 1, &info, pm->fence);
-  pthread_mutex_unlock(&vk->queue_lock);
-  if (r == VK_SUCCESS) r = vkWaitForFences(vk->device, 1, &pm->fence, VK_TRUE, UINT64_MAX);
-  if (r == VK_SUCCESS) r = vkResetFences(vk->device, 1, &pm->fence);
-  if (r != VK_SUCCESS) VKNN_LOG_E(&pm->device->log, TAG, "submission failed (%d)", r);
-  return vknn_vk_status(r);
-}
-
 static vknn_status run_locked(vknn_prepared_model *pm, const vknn_request *request,
-                              vknn_output_shape *shapes, uint32_t shape_count) {
+                              vknn_output_shape *shapes, uint32_t shape_count,
+                              uint64_t *device_us) {
   request_pools pools;
   vknn_status s = map_pools(&pm->device->log, request, &pools);
   if (s == VKNN_STATUS_NONE) s = check_output_sizes(pm, request, &pools);
   if (shapes != NULL && (s == VKNN_STATUS_NONE || s == VKNN_STATUS_OUTPUT_INSUFFICIENT_SIZE))
     fill_shapes(pm, request, shapes, shape_count);
   if (s == VKNN_STATUS_NONE) s = copy_inputs(pm, request, &pools);
-  if (s == VKNN_STATUS_NONE) s = submit(pm);
+  if (s == VKNN_STATUS_NONE) s = vknn_vk_submit_and_wait(&pm->device->vk, pm->command_buffer, pm->fence);
+  if (s == VKNN_STATUS_NONE) *device_us = vknn_prepared_model_read_timestamps(pm);
   if (s == VKNN_STATUS_NONE) copy_outputs(pm, request, &pools);
   unmap_pools(&pools);
   return s;
@@ -155,11 +143,15 @@ vknn_status vknn_prepared_model_execute(vknn_prepared_model *pm, const vknn_requ
   vknn_status s = validate_arguments(pm, request, measure, out_shapes, shape_count);
   if (s == VKNN_STATUS_NONE) s = vknn_check_deadline(&pm->device->log, TAG, deadline);
   if (s != VKNN_STATUS_NONE) return s;
+  uint64_t device_us = UINT64_MAX;
   pthread_mutex_lock(&pm->lock);
-  s = run_locked(pm, request, out_shapes, shape_count);
+  s = run_locked(pm, request, out_shapes, shape_count, &device_us);
   pthread_mutex_unlock(&pm->lock);
-  /* Device time needs timestamp queries (not recorded yet): only driver time. */
-  if (s == VKNN_STATUS_NONE && measure == VKNN_MEASURE_TIMING_YES && out_timing != NULL)
-    out_timing->time_in_driver = (vknn_now_boottime_ns() - start) / 1000;
+  if (s == VKNN_STATUS_NONE && measure == VKNN_MEASURE_TIMING_YES && out_timing != NULL) {
+    uint64_t driver_us = (vknn_now_boottime_ns() - start) / 1000;
+    /* The HAL requires driver time >= device time; clocks differ in grain. */
+    out_timing->time_on_device = device_us;
+    out_timing->time_in_driver = device_us != UINT64_MAX && device_us > driver_us ? device_us : driver_us;
+  }
   return s;
 }

@@ -43,20 +43,14 @@ static vknn_status create_command_objects(vknn_prepared_model *pm) {
     VkFenceCreateInfo fence = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
     r = vkCreateFence(vk->device, &fence, NULL, &pm->fence);
   }
-  return vknn_vk_status(r);
-}
-
-/* Submits a one-time command buffer and waits for it. */
-static vknn_status submit_and_wait(vknn_prepared_model *pm, VkCommandBuffer cmd) {
-  vknn_vk *vk = &pm->device->vk;
-  VkSubmitInfo submit = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
-                         .commandBufferCount = 1,
-                         .pCommandBuffers = &cmd};
-  pthread_mutex_lock(&vk->queue_lock);
-  VkResult r = vkQueueSubmit(vk->queue, 1, &submit, pm->fence);
-  pthread_mutex_unlock(&vk->queue_lock);
-  if (r == VK_SUCCESS) r = vkWaitForFences(vk->device, 1, &pm->fence, VK_TRUE, UINT64_MAX);
-  if (r == VK_SUCCESS) r = vkResetFences(vk->device, 1, &pm->fence);
+  if (r == VK_SUCCESS && vk->timestamp_valid_bits > 0) {
+    pm->info.profiled = pm->device->profile_dispatches;
+    pm->timestamp_count = pm->info.profiled ? pm->info.dispatch_count + 1 : 2;
+    VkQueryPoolCreateInfo info = {.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
+                                  .queryType = VK_QUERY_TYPE_TIMESTAMP,
+                                  .queryCount = pm->timestamp_count};
+    r = vkCreateQueryPool(vk->device, &info, NULL, &pm->timestamps);
+  }
   return vknn_vk_status(r);
 }
 
@@ -93,7 +87,8 @@ static vknn_status upload_constants(vknn_prepared_model *pm, const vknn_plan *pl
     vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT,
                          VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &barrier, 0, NULL, 0, NULL);
     r = vkEndCommandBuffer(cmd);
-    s = r == VK_SUCCESS ? submit_and_wait(pm, cmd) : vknn_vk_status(r);
+    atomic_fetch_add(&vk->counters.command_buffers_recorded, 1);
+    s = r == VK_SUCCESS ? vknn_vk_submit_and_wait(vk, cmd, pm->fence) : vknn_vk_status(r);
     vkFreeCommandBuffers(vk->device, pm->command_pool, 1, &cmd);
   } else {
     s = vknn_vk_status(r);
@@ -236,14 +231,25 @@ static vknn_status record_commands(vknn_prepared_model *pm, const vknn_plan *pla
   if (r != VK_SUCCESS) return vknn_vk_status(r);
   hazard_tracker hazards = {.count = 0};
   vknn_status s = VKNN_STATUS_NONE;
+  if (pm->timestamps != VK_NULL_HANDLE) {
+    vkCmdResetQueryPool(cmd, pm->timestamps, 0, pm->timestamp_count);
+    vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, pm->timestamps, 0);
+  }
   for (uint32_t i = 0; i < plan->dispatches.count && s == VKNN_STATUS_NONE; ++i) {
     const vknn_dispatch *d = &plan->dispatches.items[i];
-    if (needs_barrier(&hazards, plan, d))
+    pm->dispatch_kernels[i] = d->shader;
+    if (needs_barrier(&hazards, plan, d)) {
       memory_barrier(cmd, VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_SHADER_READ_BIT,
                      VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT,
                      VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT);
+      pm->info.barrier_count++;
+    }
     s = record_dispatch(pm, plan, d);
+    if (pm->info.profiled)
+      vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, pm->timestamps, i + 1);
   }
+  if (pm->timestamps != VK_NULL_HANDLE && !pm->info.profiled)
+    vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, pm->timestamps, 1);
   /* Outputs are read by the host after the fence. */
   memory_barrier(cmd, VK_ACCESS_SHADER_WRITE_BIT, VK_ACCESS_HOST_READ_BIT,
                  VK_PIPELINE_STAGE_HOST_BIT);
@@ -275,7 +281,15 @@ static vknn_status describe_io(vknn_io_slot **out_slots, uint32_t count, const u
 
 static vknn_status build(vknn_prepared_model *pm, const vknn_plan *plan) {
   const vknn_subgraph *sg = plan->graph.sg;
-  pm->dispatch_count = plan->dispatches.count;
+  pm->info.dispatch_count = plan->dispatches.count;
+  pm->info.arena_bytes = plan->region_size[VKNN_REGION_ARENA];
+  pm->info.constant_bytes = plan->region_size[VKNN_REGION_CONSTANT];
+  uint32_t n = plan->dispatches.count ? plan->dispatches.count : 1;
+  pm->dispatch_kernels = calloc(n, sizeof(vknn_shader_id));
+  pm->dispatch_ms = calloc(n, sizeof(double));
+  pm->ticks = calloc(n + 1, sizeof(uint64_t));
+  if (pm->dispatch_kernels == NULL || pm->dispatch_ms == NULL || pm->ticks == NULL)
+    return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
   pm->input_count = sg->input_count;
   pm->output_count = sg->output_count;
   vknn_status s = describe_io(&pm->inputs, sg->input_count, sg->input_indexes, plan, 0);
@@ -332,19 +346,56 @@ vknn_status vknn_device_prepare_model(vknn_device *device, const vknn_model *mod
     vknn_prepared_model_release(pm);
     return s;
   }
-  VKNN_LOG_V(&device->log, TAG, "prepared a model: %u dispatches", pm->dispatch_count);
+  VKNN_LOG_V(&device->log, TAG, "prepared a model: %u dispatches, %u barriers",
+             pm->info.dispatch_count, pm->info.barrier_count);
   *out_prepared_model = pm;
   return VKNN_STATUS_NONE;
 }
 
-uint32_t vknn_prepared_model_get_dispatch_count(const vknn_prepared_model *prepared_model) {
-  return prepared_model ? prepared_model->dispatch_count : 0;
+vknn_status vknn_prepared_model_get_info(const vknn_prepared_model *pm,
+                                         vknn_prepared_model_info *out_info) {
+  if (pm == NULL || out_info == NULL) return VKNN_STATUS_INVALID_ARGUMENT;
+  *out_info = pm->info;
+  return VKNN_STATUS_NONE;
+}
+
+const char *vknn_prepared_model_get_dispatch_kernel(const vknn_prepared_model *pm, uint32_t i) {
+  if (pm == NULL || i >= pm->info.dispatch_count) return NULL;
+  return vknn_embedded_shaders[pm->dispatch_kernels[i]].name;
+}
+
+vknn_status vknn_prepared_model_get_dispatch_times(const vknn_prepared_model *pm, double *out_ms,
+                                                   uint32_t count) {
+  if (pm == NULL || out_ms == NULL || count < pm->info.dispatch_count)
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  if (!pm->info.profiled || !pm->dispatch_ms_valid) return VKNN_STATUS_GENERAL_FAILURE;
+  memcpy(out_ms, pm->dispatch_ms, pm->info.dispatch_count * sizeof(double));
+  return VKNN_STATUS_NONE;
+}
+
+uint64_t vknn_prepared_model_read_timestamps(vknn_prepared_model *pm) {
+  if (pm->timestamps == VK_NULL_HANDLE) return UINT64_MAX;
+  vknn_vk *vk = &pm->device->vk;
+  uint64_t *ticks = pm->ticks;
+  VkResult r = vkGetQueryPoolResults(vk->device, pm->timestamps, 0, pm->timestamp_count,
+                                     pm->timestamp_count * sizeof(uint64_t), ticks, sizeof(uint64_t),
+                                     VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
+  if (r != VK_SUCCESS) return UINT64_MAX;
+  uint64_t mask = vk->timestamp_valid_bits >= 64 ? UINT64_MAX
+                                                 : (1ull << vk->timestamp_valid_bits) - 1;
+  double ns_per_tick = vk->properties.limits.timestampPeriod;
+  for (uint32_t i = 0; pm->info.profiled && i < pm->info.dispatch_count; ++i)
+    pm->dispatch_ms[i] = (double)((ticks[i + 1] - ticks[i]) & mask) * ns_per_tick * 1e-6;
+  pm->dispatch_ms_valid = pm->info.profiled;
+  uint64_t elapsed = (ticks[pm->timestamp_count - 1] - ticks[0]) & mask;
+  return (uint64_t)((double)elapsed * ns_per_tick / 1000.0);
 }
 
 void vknn_prepared_model_release(vknn_prepared_model *pm) {
   if (pm == NULL) return;
   vknn_vk *vk = &pm->device->vk;
   if (pm->fence != VK_NULL_HANDLE) vkDestroyFence(vk->device, pm->fence, NULL);
+  if (pm->timestamps != VK_NULL_HANDLE) vkDestroyQueryPool(vk->device, pm->timestamps, NULL);
   if (pm->command_pool != VK_NULL_HANDLE) vkDestroyCommandPool(vk->device, pm->command_pool, NULL);
   if (pm->descriptor_pool != VK_NULL_HANDLE)
     vkDestroyDescriptorPool(vk->device, pm->descriptor_pool, NULL);
@@ -354,5 +405,8 @@ void vknn_prepared_model_release(vknn_prepared_model *pm) {
   pthread_mutex_destroy(&pm->lock);
   free(pm->inputs);
   free(pm->outputs);
+  free(pm->dispatch_kernels);
+  free(pm->dispatch_ms);
+  free(pm->ticks);
   free(pm);
 }

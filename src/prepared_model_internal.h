@@ -4,6 +4,7 @@
 
 #include "device_internal.h"
 #include "vk_buffer.h"
+#include "vknn/prepared_model.h"
 
 /* A model input or output as the request sees it. */
 typedef struct vknn_io_slot {
@@ -27,12 +28,22 @@ struct vknn_prepared_model {
   VkCommandPool command_pool;
   VkCommandBuffer command_buffer;
   VkFence fence;
-  uint32_t dispatch_count;
+  VkQueryPool timestamps; /* VK_NULL_HANDLE when the queue has none */
+  uint32_t timestamp_count; /* 2 (start, end), or dispatches + 1 when profiled */
+  vknn_prepared_model_info info;
+  vknn_shader_id *dispatch_kernels;
+  uint64_t *ticks;     /* timestamp_count query results */
+  double *dispatch_ms; /* last execution, when profiled */
+  bool dispatch_ms_valid;
   vknn_io_slot *inputs;
   uint32_t input_count;
   vknn_io_slot *outputs;
   uint32_t output_count;
 };
+
+/* Reads the timestamps of the last submission: device time in microseconds
+ * (UINT64_MAX when unavailable), and per-dispatch times when profiled. */
+uint64_t vknn_prepared_model_read_timestamps(vknn_prepared_model *pm);
 
 /* Checks a request against the prepared model: argument counts, pools,
  * locations inside their pools, dimensions compatible with the model. */

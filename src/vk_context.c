@@ -288,3 +288,17 @@ void vknn_vk_destroy(vknn_vk *vk) {
   vk->device = VK_NULL_HANDLE;
   vk->instance = VK_NULL_HANDLE;
 }
+
+vknn_status vknn_vk_submit_and_wait(vknn_vk *vk, VkCommandBuffer cmd, VkFence fence) {
+  VkSubmitInfo submit = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+                         .commandBufferCount = 1,
+                         .pCommandBuffers = &cmd};
+  pthread_mutex_lock(&vk->queue_lock);
+  VkResult r = vkQueueSubmit(vk->queue, 1, &submit, fence);
+  pthread_mutex_unlock(&vk->queue_lock);
+  atomic_fetch_add(&vk->counters.submissions, 1);
+  if (r == VK_SUCCESS) r = vkWaitForFences(vk->device, 1, &fence, VK_TRUE, UINT64_MAX);
+  if (r == VK_SUCCESS) r = vkResetFences(vk->device, 1, &fence);
+  if (r != VK_SUCCESS) VKNN_LOG_E(vk->log, "vulkan", "submission failed (%d)", r);
+  return vknn_vk_status(r);
+}

@@ -19,6 +19,7 @@ typedef struct vknn_vk_counters {
   atomic_uint_fast64_t pipelines_created;
   atomic_uint_fast64_t command_buffers_recorded;
   atomic_uint_fast64_t memory_allocations;
+  atomic_uint_fast64_t submissions;
 } vknn_vk_counters;
 
 typedef struct vknn_vk {
@@ -32,7 +33,7 @@ typedef struct vknn_vk {
   uint32_t queue_family;
   VkQueue queue;
   pthread_mutex_t queue_lock; /* vkQueueSubmit needs external synchronisation */
-  uint32_t timestamp_valid_bits;
+  uint32_t timestamp_valid_bits; /* 0: the compute queue has no timestamps */
   VkPipelineCache pipeline_cache;
   VkShaderModule shader_modules[VKNN_SHADER_COUNT];
   VkDescriptorSetLayout set_layouts[VKNN_MAX_BINDINGS + 1]; /* by binding count */
@@ -52,6 +53,9 @@ void vknn_vk_destroy(vknn_vk *vk);
 uint32_t vknn_vk_find_memory_type(const vknn_vk *vk, uint32_t type_bits,
                                   VkMemoryPropertyFlags required,
                                   VkMemoryPropertyFlags preferred);
+
+/* Submits one command buffer on the queue (serialised) and waits for the fence. */
+vknn_status vknn_vk_submit_and_wait(vknn_vk *vk, VkCommandBuffer cmd, VkFence fence);
 
 /* Maps a Vulkan error to a driver status (out of memory -> RESOURCE_EXHAUSTED). */
 vknn_status vknn_vk_status(VkResult result);

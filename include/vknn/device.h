@@ -34,7 +34,22 @@ typedef struct vknn_device_options {
    * "validation-layer" and counted (vknn_device_get_validation_message_count).
    * Also enabled by the environment variable VKNN_VALIDATION=1. */
   bool enable_validation;
+  /* Record a GPU timestamp after every dispatch, for per-dispatch times
+   * (vknn_prepared_model_get_dispatch_times). For benchmarks. */
+  bool profile_dispatches;
 } vknn_device_options;
+
+/* Counts of Vulkan work the device has done since it was opened. Executions
+ * must leave the first two unchanged: they only submit. */
+typedef struct vknn_device_statistics {
+  uint64_t command_buffers_recorded;
+  uint64_t pipelines_created;
+  uint64_t memory_allocations;
+  uint64_t submissions;
+} vknn_device_statistics;
+
+vknn_status vknn_device_get_statistics(const vknn_device *device,
+                                       vknn_device_statistics *out_statistics);
 
 /* Opens the Vulkan device named by the environment variable VKNN_DEVICE (an
  * index among the physical devices, or a substring of the device name); by

@@ -30,8 +30,27 @@ vknn_status vknn_prepared_model_execute(vknn_prepared_model *prepared_model,
                                         vknn_output_shape *out_shapes, uint32_t shape_count,
                                         vknn_timing *out_timing);
 
-/* Number of compute dispatches recorded for the main subgraph (for tools). */
-uint32_t vknn_prepared_model_get_dispatch_count(const vknn_prepared_model *prepared_model);
+/* What prepare built, for tools and tests. */
+typedef struct vknn_prepared_model_info {
+  uint32_t dispatch_count; /* compute dispatches recorded */
+  uint32_t barrier_count;  /* pipeline barriers between dispatches */
+  uint64_t arena_bytes;    /* device memory of intermediate tensors */
+  uint64_t constant_bytes; /* device memory of constants */
+  bool profiled;           /* per-dispatch GPU times are recorded */
+} vknn_prepared_model_info;
+
+vknn_status vknn_prepared_model_get_info(const vknn_prepared_model *prepared_model,
+                                         vknn_prepared_model_info *out_info);
+
+/* The kernel variant of dispatch i ("conv2d_f32"), or NULL when out of range. */
+const char *vknn_prepared_model_get_dispatch_kernel(const vknn_prepared_model *prepared_model,
+                                                    uint32_t i);
+
+/* GPU time of each dispatch in the last successful execution, in
+ * milliseconds, from timestamp queries. Needs a device opened with
+ * profile_dispatches and a device with timestamps; else GENERAL_FAILURE. */
+vknn_status vknn_prepared_model_get_dispatch_times(const vknn_prepared_model *prepared_model,
+                                                   double *out_ms, uint32_t count);
 
 /* Releases a prepared model. NULL is ignored. */
 void vknn_prepared_model_release(vknn_prepared_model *prepared_model);

@@ -1,0 +1,64 @@
+#include "model_builder.h"
+
+#include <string.h>
+
+void mb_init(model_builder *b) { memset(b, 0, sizeof(*b)); }
+
+static uint32_t add_operand(model_builder *b, int32_t type, const uint32_t *dims, uint32_t rank,
+                            vknn_operand_lifetime lifetime) {
+  uint32_t i = b->operand_count++;
+  if (rank > 0) memcpy(b->dims[i], dims, rank * sizeof(uint32_t));
+  b->operands[i] = (vknn_operand){.type = type, .dimension_count = rank, .dimensions = b->dims[i],
+                                  .lifetime = lifetime};
+  return i;
+}
+
+uint32_t mb_input(model_builder *b, int32_t type, const uint32_t *dims, uint32_t rank) {
+  uint32_t i = add_operand(b, type, dims, rank, VKNN_LIFETIME_SUBGRAPH_INPUT);
+  b->inputs[b->input_count++] = i;
+  return i;
+}
+
+uint32_t mb_output(model_builder *b, int32_t type, const uint32_t *dims, uint32_t rank) {
+  uint32_t i = add_operand(b, type, dims, rank, VKNN_LIFETIME_SUBGRAPH_OUTPUT);
+  b->outputs[b->output_count++] = i;
+  return i;
+}
+
+uint32_t mb_temporary(model_builder *b, int32_t type, const uint32_t *dims, uint32_t rank) {
+  return add_operand(b, type, dims, rank, VKNN_LIFETIME_TEMPORARY_VARIABLE);
+}
+
+uint32_t mb_const_tensor(model_builder *b, int32_t type, const uint32_t *dims, uint32_t rank,
+                         const void *data, size_t size) {
+  uint32_t i = add_operand(b, type, dims, rank, VKNN_LIFETIME_CONSTANT_COPY);
+  size_t offset = (b->values_size + 3) & ~(size_t)3;
+  memcpy(b->values + offset, data, size);
+  b->values_size = offset + size;
+  b->operands[i].location = (vknn_data_location){0, (uint32_t)offset, (uint32_t)size};
+  return i;
+}
+
+uint32_t mb_const_i32(model_builder *b, int32_t value) {
+  return mb_const_tensor(b, VKNN_OPERAND_INT32, NULL, 0, &value, sizeof(value));
+}
+
+void mb_operation(model_builder *b, int32_t type, const uint32_t *inputs, uint32_t input_count,
+                  const uint32_t *outputs, uint32_t output_count) {
+  uint32_t *in = &b->indexes[b->index_count];
+  memcpy(in, inputs, input_count * sizeof(uint32_t));
+  uint32_t *out = in + input_count;
+  memcpy(out, outputs, output_count * sizeof(uint32_t));
+  b->index_count += input_count + output_count;
+  for (uint32_t i = 0; i < input_count; ++i) b->operands[inputs[i]].number_of_consumers++;
+  b->operations[b->operation_count++] = (vknn_operation){type, in, input_count, out, output_count};
+}
+
+const vknn_model *mb_finish(model_builder *b) {
+  b->model = (vknn_model){
+      .main = {b->operands, b->operand_count, b->operations, b->operation_count, b->inputs,
+               b->input_count, b->outputs, b->output_count},
+      .operand_values = b->values,
+      .operand_values_size = b->values_size};
+  return &b->model;
+}

@@ -1,0 +1,36 @@
+/* Builds small models for unit tests, operand by operand. */
+#pragma once
+#include "vknn/vknn.h"
+
+#define MB_MAX_OPERANDS 64
+#define MB_MAX_OPERATIONS 16
+
+typedef struct model_builder {
+  vknn_operand operands[MB_MAX_OPERANDS];
+  uint32_t dims[MB_MAX_OPERANDS][VKNN_MAX_RANK];
+  uint32_t operand_count;
+  vknn_operation operations[MB_MAX_OPERATIONS];
+  uint32_t operation_count;
+  uint32_t indexes[MB_MAX_OPERATIONS * 16];
+  uint32_t index_count;
+  uint8_t values[1 << 14];
+  size_t values_size;
+  uint32_t inputs[16], input_count;
+  uint32_t outputs[16], output_count;
+  vknn_model model;
+} model_builder;
+
+void mb_init(model_builder *b);
+/* A model input, a model output or a temporary tensor. */
+uint32_t mb_input(model_builder *b, int32_t type, const uint32_t *dims, uint32_t rank);
+uint32_t mb_output(model_builder *b, int32_t type, const uint32_t *dims, uint32_t rank);
+uint32_t mb_temporary(model_builder *b, int32_t type, const uint32_t *dims, uint32_t rank);
+/* Constants (CONSTANT_COPY). */
+uint32_t mb_const_i32(model_builder *b, int32_t value);
+uint32_t mb_const_tensor(model_builder *b, int32_t type, const uint32_t *dims, uint32_t rank,
+                         const void *data, size_t size);
+/* An operation; counts the consumers of its inputs. */
+void mb_operation(model_builder *b, int32_t type, const uint32_t *inputs, uint32_t input_count,
+                  const uint32_t *outputs, uint32_t output_count);
+/* The model, valid while b lives. */
+const vknn_model *mb_finish(model_builder *b);

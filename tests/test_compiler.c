@@ -1,0 +1,238 @@
+/* What prepare builds: fusion, barriers only where needed, arena sharing,
+ * record once (executions record nothing and create no pipelines), timing. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "common/shared_memory.h"
+#include "support/model_builder.h"
+#include "vknn/vknn.h"
+
+#define F32 VKNN_OPERAND_TENSOR_FLOAT32
+
+static const uint32_t image[4] = {1, 4, 4, 2};
+
+typedef struct fixture {
+  vknn_device *device;
+  model_builder b;
+} fixture;
+
+static int open_device(void **state, bool profile) {
+  fixture *f = calloc(1, sizeof(*f));
+  vknn_device_options options = {.enable_validation = true, .profile_dispatches = profile};
+  if (f == NULL || vknn_device_open(&options, &f->device) != VKNN_STATUS_NONE) return -1;
+  mb_init(&f->b);
+  *state = f;
+  return 0;
+}
+
+static int setup(void **state) { return open_device(state, false); }
+static int setup_profiled(void **state) { return open_device(state, true); }
+
+static int teardown(void **state) {
+  fixture *f = *state;
+  uint64_t messages = vknn_device_get_validation_message_count(f->device);
+  vknn_device_close(f->device);
+  free(f);
+  return messages == 0 ? 0 : -1;
+}
+
+/* out = ADD(a, b) with no activation. */
+static void add(model_builder *b, uint32_t a, uint32_t c, uint32_t out) {
+  const uint32_t in[3] = {a, c, mb_const_i32(b, VKNN_FUSED_NONE)};
+  mb_operation(b, VKNN_OPERATION_ADD, in, 3, &out, 1);
+}
+
+static float weights[2 * 3 * 3 * 2], bias[2] = {0.5f, -0.5f};
+
+/* The expected result, computed here on the CPU for the test. */
+static float reference(const float *x, const float *y, int oy, int ox, int oc) {
+  float acc = bias[oc];
+  for (int ky = 0; ky < 3; ++ky)
+    for (int kx = 0; kx < 3; ++kx)
+      for (int ic = 0; ic < 2; ++ic) {
+        int iy = oy + ky - 1, ix = ox + kx - 1;
+        if (iy >= 0 && iy < 4 && ix >= 0 && ix < 4)
+          acc += x[(iy * 4 + ix) * 2 + ic] * weights[((oc * 3 + ky) * 3 + kx) * 2 + ic];
+      }
+  acc = acc < 0.f ? 0.f : acc > 6.f ? 6.f : acc;
+  return acc + y[(oy * 4 + ox) * 2 + oc];
+}
+
+/* t = CONV_2D(x) 3x3 SAME, 2 -> 2 channels; out = RELU6(t) + y. */
+static const vknn_model *conv_relu_add(model_builder *b) {
+  for (int i = 0; i < 36; ++i) weights[i] = (float)(i % 5) - 2.f;
+  const uint32_t filter_dims[4] = {2, 3, 3, 2}, bias_dims[1] = {2};
+  uint32_t x = mb_input(b, F32, image, 4), y = mb_input(b, F32, image, 4);
+  uint32_t filter = mb_const_tensor(b, F32, filter_dims, 4, weights, sizeof(weights));
+  uint32_t bias_op = mb_const_tensor(b, F32, bias_dims, 1, bias, sizeof(bias));
+  uint32_t t = mb_temporary(b, F32, image, 4), r = mb_temporary(b, F32, image, 4);
+  uint32_t out = mb_output(b, F32, image, 4);
+  const uint32_t conv_in[7] = {x, filter, bias_op, mb_const_i32(b, 1), mb_const_i32(b, 1),
+                               mb_const_i32(b, 1), mb_const_i32(b, VKNN_FUSED_NONE)};
+  mb_operation(b, VKNN_OPERATION_CONV_2D, conv_in, 7, &t, 1);
+  mb_operation(b, VKNN_OPERATION_RELU6, &t, 1, &r, 1);
+  add(b, r, y, out);
+  return mb_finish(b);
+}
+
+static vknn_prepared_model *prepare(fixture *f, const vknn_model *model) {
+  vknn_prepared_model *pm = NULL;
+  assert_int_equal(vknn_device_prepare_model(f->device, model, VKNN_PREFER_SUSTAINED_SPEED,
+                                             VKNN_PRIORITY_MEDIUM, NULL, &pm),
+                   VKNN_STATUS_NONE);
+  return pm;
+}
+
+static vknn_prepared_model_info info_of(vknn_prepared_model *pm) {
+  vknn_prepared_model_info info;
+  assert_int_equal(vknn_prepared_model_get_info(pm, &info), VKNN_STATUS_NONE);
+  return info;
+}
+
+/* Executes a model whose inputs and outputs are all [1,4,4,2] float32;
+ * inputs hold (i % 7) - 3, the first output is copied to first_output. */
+static vknn_status execute_io(vknn_prepared_model *pm, uint32_t inputs, uint32_t outputs,
+                              vknn_timing *timing, float *first_output) {
+  const uint32_t bytes = 32 * sizeof(float);
+  shared_memory pool;
+  assert_int_equal(shared_memory_create(&pool, (inputs + outputs) * bytes), 0);
+  for (uint32_t i = 0; i < inputs * 32; ++i) ((float *)pool.data)[i] = (float)(i % 7) - 3.f;
+  vknn_request_argument args[8];
+  for (uint32_t i = 0; i < inputs + outputs; ++i)
+    args[i] = (vknn_request_argument){.location = {0, i * bytes, bytes}};
+  vknn_request_pool pools[1] = {{.kind = VKNN_REQUEST_POOL_MEMORY, .memory = pool.memory}};
+  vknn_request request = {args, inputs, args + inputs, outputs, pools, 1};
+  vknn_status s = vknn_prepared_model_execute(pm, &request, VKNN_MEASURE_TIMING_YES, NULL, NULL,
+                                              NULL, 0, timing);
+  if (first_output != NULL) memcpy(first_output, pool.data + inputs * bytes, bytes);
+  shared_memory_destroy(&pool);
+  return s;
+}
+
+static void test_activation_fused_into_conv(void **state) {
+  fixture *f = *state;
+  vknn_prepared_model *pm = prepare(f, conv_relu_add(&f->b));
+  vknn_prepared_model_info info = info_of(pm);
+  assert_int_equal(info.dispatch_count, 2); /* CONV(+RELU6), ADD */
+  assert_string_equal(vknn_prepared_model_get_dispatch_kernel(pm, 0), "conv2d_f32");
+  assert_string_equal(vknn_prepared_model_get_dispatch_kernel(pm, 1), "binary_arith_f32");
+  assert_null(vknn_prepared_model_get_dispatch_kernel(pm, 2));
+  float inputs[64], out[32];
+  for (int i = 0; i < 64; ++i) inputs[i] = (float)(i % 7) - 3.f;
+  vknn_timing timing;
+  assert_int_equal(execute_io(pm, 2, 1, &timing, out), VKNN_STATUS_NONE);
+  for (int oy = 0; oy < 4; ++oy)
+    for (int ox = 0; ox < 4; ++ox)
+      for (int oc = 0; oc < 2; ++oc)
+        assert_float_equal(out[(oy * 4 + ox) * 2 + oc], reference(inputs, inputs + 32, oy, ox, oc), 1e-5);
+  vknn_prepared_model_release(pm);
+}
+
+static void test_execution_records_nothing(void **state) {
+  fixture *f = *state;
+  vknn_prepared_model *pm = prepare(f, conv_relu_add(&f->b));
+  vknn_device_statistics before, after;
+  assert_int_equal(vknn_device_get_statistics(f->device, &before), VKNN_STATUS_NONE);
+  vknn_timing timing;
+  for (int i = 0; i < 5; ++i) assert_int_equal(execute_io(pm, 2, 1, &timing, NULL), VKNN_STATUS_NONE);
+  assert_int_equal(vknn_device_get_statistics(f->device, &after), VKNN_STATUS_NONE);
+  assert_int_equal(after.command_buffers_recorded, before.command_buffers_recorded);
+  assert_int_equal(after.pipelines_created, before.pipelines_created);
+  assert_int_equal(after.memory_allocations, before.memory_allocations);
+  assert_int_equal(after.submissions, before.submissions + 5);
+  vknn_prepared_model_release(pm);
+}
+
+/* Pipelines are shared: preparing the same model again creates none. */
+static void test_pipelines_shared_across_models(void **state) {
+  fixture *f = *state;
+  const vknn_model *model = conv_relu_add(&f->b);
+  vknn_prepared_model *first = prepare(f, model);
+  vknn_device_statistics before, after;
+  vknn_device_get_statistics(f->device, &before);
+  vknn_prepared_model *second = prepare(f, model);
+  vknn_device_get_statistics(f->device, &after);
+  assert_int_equal(after.pipelines_created, before.pipelines_created);
+  vknn_prepared_model_release(first);
+  vknn_prepared_model_release(second);
+}
+
+static void test_barriers_only_between_dependent_dispatches(void **state) {
+  fixture *f = *state;
+  model_builder *b = &f->b;
+  uint32_t a = mb_input(b, F32, image, 4), c = mb_input(b, F32, image, 4);
+  uint32_t o1 = mb_output(b, F32, image, 4), o2 = mb_output(b, F32, image, 4);
+  uint32_t t = mb_temporary(b, F32, image, 4), o3 = mb_output(b, F32, image, 4);
+  add(b, a, c, o1); /* independent of the next one */
+  add(b, c, c, o2);
+  add(b, a, a, t);  /* t is read right after: one barrier */
+  add(b, t, c, o3);
+  vknn_prepared_model *pm = prepare(f, mb_finish(b));
+  vknn_prepared_model_info info = info_of(pm);
+  assert_int_equal(info.dispatch_count, 4);
+  assert_int_equal(info.barrier_count, 1);
+  vknn_prepared_model_release(pm);
+}
+
+/* x -> t1 -> t2 -> t3 -> out: t1 and t3 never live at once and share bytes. */
+static void test_arena_shares_bytes(void **state) {
+  fixture *f = *state;
+  model_builder *b = &f->b;
+  uint32_t x = mb_input(b, F32, image, 4);
+  uint32_t t1 = mb_temporary(b, F32, image, 4), t2 = mb_temporary(b, F32, image, 4);
+  uint32_t t3 = mb_temporary(b, F32, image, 4), out = mb_output(b, F32, image, 4);
+  add(b, x, x, t1);
+  add(b, t1, x, t2);
+  add(b, t2, x, t3);
+  add(b, t3, x, out);
+  vknn_prepared_model *pm = prepare(f, mb_finish(b));
+  vknn_prepared_model_info info = info_of(pm);
+  assert_int_equal(info.arena_bytes, 2 * 32 * sizeof(float));
+  assert_int_equal(info.barrier_count, 3);
+  vknn_prepared_model_release(pm);
+}
+
+static void test_device_time_measured(void **state) {
+  fixture *f = *state;
+  vknn_prepared_model *pm = prepare(f, conv_relu_add(&f->b));
+  vknn_timing timing;
+  assert_int_equal(execute_io(pm, 2, 1, &timing, NULL), VKNN_STATUS_NONE);
+  assert_true(timing.time_on_device != UINT64_MAX); /* lavapipe has timestamps */
+  assert_true(timing.time_in_driver >= timing.time_on_device);
+  double ms[2];
+  /* Not profiled: no per-dispatch times. */
+  assert_int_equal(vknn_prepared_model_get_dispatch_times(pm, ms, 2), VKNN_STATUS_GENERAL_FAILURE);
+  vknn_prepared_model_release(pm);
+}
+
+static void test_dispatch_times_when_profiled(void **state) {
+  fixture *f = *state;
+  vknn_prepared_model *pm = prepare(f, conv_relu_add(&f->b));
+  double ms[2] = {-1, -1};
+  assert_true(info_of(pm).profiled);
+  assert_int_equal(vknn_prepared_model_get_dispatch_times(pm, ms, 2), VKNN_STATUS_GENERAL_FAILURE);
+  vknn_timing timing;
+  assert_int_equal(execute_io(pm, 2, 1, &timing, NULL), VKNN_STATUS_NONE);
+  assert_int_equal(vknn_prepared_model_get_dispatch_times(pm, ms, 1), VKNN_STATUS_INVALID_ARGUMENT);
+  assert_int_equal(vknn_prepared_model_get_dispatch_times(pm, ms, 2), VKNN_STATUS_NONE);
+  assert_true(ms[0] >= 0 && ms[1] >= 0);
+  vknn_prepared_model_release(pm);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup_teardown(test_activation_fused_into_conv, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_execution_records_nothing, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_pipelines_shared_across_models, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_barriers_only_between_dependent_dispatches, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_arena_shares_bytes, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_device_time_measured, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_dispatch_times_when_profiled, setup_profiled, teardown),
+  };
+  return cmocka_run_group_tests_name("compiler", tests, NULL, NULL);
+}

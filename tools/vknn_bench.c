@@ -1,0 +1,187 @@
+/* vknn-bench: prepare and execution latency of one conformance case, and the
+ * GPU time of each of its dispatches (timestamp queries).
+ *
+ *   vknn-bench model PATH.json [--case NAME] [--iterations N] [--json FILE]
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cts_case.h"
+#include "cts_compare.h"
+#include "vknn/vknn.h"
+
+typedef struct bench_options {
+  const char *path;
+  const char *case_name;
+  int iterations;
+  const char *json_path;
+} bench_options;
+
+typedef struct bench_result {
+  double prepare_ms, median_ms, p90_ms;
+  uint32_t dispatch_count;
+  double *dispatch_ms; /* mean over the iterations */
+  const char **kernels;
+  bool outputs_match;
+} bench_result;
+
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+static int compare_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+static cJSON *load_case(const bench_options *opt, cJSON **root) {
+  FILE *f = fopen(opt->path, "rb");
+  if (f == NULL) return NULL;
+  fseek(f, 0, SEEK_END);
+  long size = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *text = malloc((size_t)size + 1);
+  size_t got = text ? fread(text, 1, (size_t)size, f) : 0;
+  fclose(f);
+  if (text == NULL || got != (size_t)size) {
+    free(text);
+    return NULL;
+  }
+  text[size] = '\0';
+  *root = cJSON_Parse(text);
+  free(text);
+  cJSON *test;
+  cJSON_ArrayForEach(test, cJSON_GetObjectItemCaseSensitive(*root, "tests")) {
+    const cJSON *name = cJSON_GetObjectItemCaseSensitive(test, "name");
+    if (opt->case_name == NULL || (cJSON_IsString(name) && strcmp(name->valuestring, opt->case_name) == 0))
+      return test;
+  }
+  return NULL;
+}
+
+static int run(vknn_device *device, cts_case *c, const bench_options *opt, bench_result *r) {
+  vknn_prepared_model *pm = NULL;
+  double start = now_ms();
+  vknn_status s = vknn_device_prepare_model(device, &c->model, VKNN_PREFER_SUSTAINED_SPEED,
+                                            VKNN_PRIORITY_MEDIUM, NULL, &pm);
+  r->prepare_ms = now_ms() - start;
+  if (s != VKNN_STATUS_NONE) {
+    fprintf(stderr, "vknn-bench: prepare failed: %s\n", vknn_status_name(s));
+    return 1;
+  }
+  vknn_prepared_model_info info;
+  vknn_prepared_model_get_info(pm, &info);
+  r->dispatch_count = info.dispatch_count;
+  r->dispatch_ms = calloc(info.dispatch_count + 1, sizeof(double));
+  r->kernels = calloc(info.dispatch_count + 1, sizeof(char *));
+  double *latency = calloc((size_t)opt->iterations, sizeof(double));
+  double *times = calloc(info.dispatch_count + 1, sizeof(double));
+  for (uint32_t i = 0; i < info.dispatch_count; ++i) r->kernels[i] = vknn_prepared_model_get_dispatch_kernel(pm, i);
+  vknn_output_shape shapes[64];
+  /* One warm-up execution (first-use costs), checked against the expected values. */
+  s = vknn_prepared_model_execute(pm, &c->request, VKNN_MEASURE_TIMING_NO, NULL, NULL, shapes, 64, NULL);
+  char reason[256];
+  r->outputs_match = s == VKNN_STATUS_NONE && cts_compare_outputs(c, shapes, reason, sizeof(reason)) == 0;
+  for (int it = 0; it < opt->iterations && s == VKNN_STATUS_NONE; ++it) {
+    start = now_ms();
+    s = vknn_prepared_model_execute(pm, &c->request, VKNN_MEASURE_TIMING_NO, NULL, NULL, NULL, 0, NULL);
+    latency[it] = now_ms() - start;
+    if (vknn_prepared_model_get_dispatch_times(pm, times, info.dispatch_count) == VKNN_STATUS_NONE)
+      for (uint32_t i = 0; i < info.dispatch_count; ++i) r->dispatch_ms[i] += times[i] / opt->iterations;
+  }
+  qsort(latency, (size_t)opt->iterations, sizeof(double), compare_double);
+  r->median_ms = latency[opt->iterations / 2];
+  r->p90_ms = latency[(opt->iterations * 9) / 10 < opt->iterations ? (opt->iterations * 9) / 10 : opt->iterations - 1];
+  free(latency);
+  free(times);
+  vknn_prepared_model_release(pm);
+  if (s != VKNN_STATUS_NONE) fprintf(stderr, "vknn-bench: execute failed: %s\n", vknn_status_name(s));
+  return s == VKNN_STATUS_NONE ? 0 : 1;
+}
+
+static void print_result(const bench_result *r, const char *name, const char *device_name, int iterations) {
+  printf("case:      %s\ndevice:    %s\n", name, device_name);
+  printf("outputs:   %s\n", r->outputs_match ? "match the expected values" : "DO NOT match");
+  printf("prepare:   %.2f ms\n", r->prepare_ms);
+  printf("execute:   median %.3f ms, p90 %.3f ms (%d iterations)\n", r->median_ms, r->p90_ms, iterations);
+  double total = 0;
+  for (uint32_t i = 0; i < r->dispatch_count; ++i) total += r->dispatch_ms[i];
+  printf("GPU time per dispatch (mean, ms), total %.3f ms:\n", total);
+  for (uint32_t i = 0; i < r->dispatch_count; ++i)
+    printf("  %3u %-24s %9.3f\n", i, r->kernels[i], r->dispatch_ms[i]);
+}
+
+static int write_json(const bench_result *r, const char *path) {
+  cJSON *root = cJSON_CreateObject();
+  cJSON_AddNumberToObject(root, "prepare_ms", r->prepare_ms);
+  cJSON *execute = cJSON_AddObjectToObject(root, "execute_ms");
+  cJSON_AddNumberToObject(execute, "median", r->median_ms);
+  cJSON_AddNumberToObject(execute, "p90", r->p90_ms);
+  cJSON *dispatches = cJSON_AddArrayToObject(root, "dispatches");
+  for (uint32_t i = 0; i < r->dispatch_count; ++i) {
+    cJSON *d = cJSON_CreateObject();
+    cJSON_AddNumberToObject(d, "index", i);
+    cJSON_AddStringToObject(d, "kernel", r->kernels[i]);
+    cJSON_AddNumberToObject(d, "gpu_ms", r->dispatch_ms[i]);
+    cJSON_AddItemToArray(dispatches, d);
+  }
+  char *text = cJSON_Print(root);
+  cJSON_Delete(root);
+  FILE *f = fopen(path, "w");
+  int rc = f != NULL && text != NULL && fputs(text, f) >= 0 ? 0 : 1;
+  if (f != NULL && fclose(f) != 0) rc = 1;
+  free(text);
+  return rc;
+}
+
+static int parse_args(int argc, char **argv, bench_options *opt) {
+  *opt = (bench_options){.iterations = 20};
+  if (argc < 3 || strcmp(argv[1], "model") != 0) return -1;
+  opt->path = argv[2];
+  for (int i = 3; i + 1 < argc; i += 2) {
+    if (strcmp(argv[i], "--case") == 0) opt->case_name = argv[i + 1];
+    else if (strcmp(argv[i], "--iterations") == 0) opt->iterations = atoi(argv[i + 1]);
+    else if (strcmp(argv[i], "--json") == 0) opt->json_path = argv[i + 1];
+    else return -1;
+  }
+  return (argc % 2 == 1 && opt->iterations > 0) ? 0 : -1;
+}
+
+int main(int argc, char **argv) {
+  bench_options opt;
+  if (parse_args(argc, argv, &opt) != 0) {
+    fprintf(stderr, "usage: vknn-bench model PATH.json [--case NAME] [--iterations N] [--json FILE]\n");
+    return 2;
+  }
+  cJSON *root = NULL;
+  cJSON *test = load_case(&opt, &root);
+  cts_case c;
+  const char *error = "no such case";
+  if (test == NULL || cts_case_load(test, &c, &error) != 0) {
+    fprintf(stderr, "vknn-bench: %s: %s\n", opt.path, error);
+    cJSON_Delete(root);
+    return 1;
+  }
+  vknn_device_options options = {.profile_dispatches = true};
+  vknn_device *device = NULL;
+  const char *device_name = "";
+  if (vknn_device_open(&options, &device) != VKNN_STATUS_NONE) {
+    fprintf(stderr, "vknn-bench: no Vulkan device\n");
+    return 1;
+  }
+  vknn_device_get_name(device, &device_name);
+  bench_result r = {0};
+  int rc = run(device, &c, &opt, &r);
+  if (rc == 0) print_result(&r, c.name, device_name, opt.iterations);
+  if (rc == 0 && opt.json_path) rc = write_json(&r, opt.json_path);
+  free(r.dispatch_ms);
+  free(r.kernels);
+  vknn_device_close(device);
+  cts_case_free(&c);
+  cJSON_Delete(root);
+  return rc;
+}
