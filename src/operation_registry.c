@@ -21,6 +21,20 @@ static const vknn_op_def *const implemented[] = {
     &vknn_op_tanh,
     &vknn_op_concatenation,
     &vknn_op_reshape,
+    &vknn_op_squeeze,
+    &vknn_op_expand_dims,
+    &vknn_op_transpose,
+    &vknn_op_slice,
+    &vknn_op_strided_slice,
+    &vknn_op_pad,
+    &vknn_op_pad_v2,
+    &vknn_op_tile,
+    &vknn_op_split,
+    &vknn_op_depth_to_space,
+    &vknn_op_space_to_depth,
+    &vknn_op_batch_to_space_nd,
+    &vknn_op_space_to_batch_nd,
+    &vknn_op_channel_shuffle,
 };
 
 const vknn_op_def *vknn_op_find(int32_t type) {

@@ -34,4 +34,12 @@ extern const vknn_op_def vknn_op_softmax;                                      /
 extern const vknn_op_def vknn_op_relu, vknn_op_relu1, vknn_op_relu6, vknn_op_logistic,
     vknn_op_tanh;                                                              /* activation.c */
 extern const vknn_op_def vknn_op_concatenation;                                /* concatenation.c */
-extern const vknn_op_def vknn_op_reshape;                                      /* reshape.c */
+extern const vknn_op_def vknn_op_reshape, vknn_op_squeeze, vknn_op_expand_dims; /* reshape.c */
+extern const vknn_op_def vknn_op_transpose;                                    /* transpose.c */
+extern const vknn_op_def vknn_op_slice, vknn_op_strided_slice;                 /* slice.c */
+extern const vknn_op_def vknn_op_pad, vknn_op_pad_v2;                          /* pad.c */
+extern const vknn_op_def vknn_op_tile;                                         /* tile.c */
+extern const vknn_op_def vknn_op_split;                                        /* split.c */
+extern const vknn_op_def vknn_op_depth_to_space, vknn_op_space_to_depth;      /* space_depth.c */
+extern const vknn_op_def vknn_op_batch_to_space_nd, vknn_op_space_to_batch_nd; /* batch_space.c */
+extern const vknn_op_def vknn_op_channel_shuffle;                              /* channel_shuffle.c */

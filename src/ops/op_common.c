@@ -180,14 +180,22 @@ vknn_image_shape vknn_image_shape_of(const vknn_tensor *t, bool nchw) {
   return (vknn_image_shape){t->dims[0], t->dims[1], t->dims[2], t->dims[3]};
 }
 
+vknn_image_axes vknn_image_axes_of(bool nchw) {
+  return nchw ? (vknn_image_axes){0, 2, 3, 1} : (vknn_image_axes){0, 1, 2, 3};
+}
+
+void vknn_image_dims(vknn_image_shape shape, bool nchw, uint32_t dims[4]) {
+  vknn_image_axes a = vknn_image_axes_of(nchw);
+  dims[a.n] = shape.batches;
+  dims[a.h] = shape.height;
+  dims[a.w] = shape.width;
+  dims[a.c] = shape.channels;
+}
+
 vknn_status vknn_op_set_image_output(vknn_graph *graph, const vknn_operation *op,
                                      vknn_image_shape shape, bool nchw) {
-  uint32_t dims[4] = {shape.batches, shape.height, shape.width, shape.channels};
-  if (nchw) {
-    dims[1] = shape.channels;
-    dims[2] = shape.height;
-    dims[3] = shape.width;
-  }
+  uint32_t dims[4];
+  vknn_image_dims(shape, nchw, dims);
   return vknn_op_set_output_shape(graph, op, 0, dims, 4);
 }
 
@@ -199,4 +207,53 @@ int vknn_variant_of(int32_t type) {
     case VKNN_OPERAND_TENSOR_QUANT8_ASYMM_SIGNED: return 3;
     default: return -1;
   }
+}
+
+bool vknn_graph_const_i32_tensor(const vknn_graph *graph, uint32_t operand, int32_t *out_values,
+                                 uint32_t max, uint32_t *out_count) {
+  const vknn_tensor *t = &graph->tensors[operand];
+  if (t->constant_data == NULL || t->type != VKNN_OPERAND_TENSOR_INT32 || !t->shape_known)
+    return false;
+  uint64_t count = vknn_shape_element_count(t->dims, t->rank);
+  if (count > max) return false;
+  memcpy(out_values, t->constant_data, count * sizeof(int32_t));
+  *out_count = (uint32_t)count;
+  return true;
+}
+
+bool vknn_graph_omitted(const vknn_graph *graph, uint32_t operand) {
+  return graph->tensors[operand].lifetime == VKNN_LIFETIME_NO_VALUE;
+}
+
+bool vknn_op_check_data_types(const vknn_logger *log, const vknn_subgraph *sg,
+                              const vknn_operation *op, uint32_t max_rank, bool allow_int32) {
+  const vknn_operand *in = &sg->operands[op->inputs[0]];
+  bool type_ok = vknn_variant_of(in->type) >= 0 ||
+                 (allow_int32 && in->type == VKNN_OPERAND_TENSOR_INT32);
+  if (!type_ok || in->dimension_count > max_rank) {
+    VKNN_LOG_E(log, "model", "%s: input %s of rank %u is not allowed", op_name(op),
+               vknn_operand_type_name(in->type), in->dimension_count);
+    return false;
+  }
+  for (uint32_t i = 0; i < op->output_count; ++i)
+    if (!vknn_op_check_type(log, op, "every output", &sg->operands[op->outputs[i]], in->type))
+      return false;
+  return true;
+}
+
+vknn_status vknn_op_check_same_encoding(const vknn_graph *graph, const vknn_operation *op,
+                                        uint32_t output) {
+  const vknn_tensor *in = &graph->tensors[op->inputs[0]];
+  const vknn_tensor *out = &graph->tensors[op->outputs[output]];
+  if (in->scale == out->scale && in->zero_point == out->zero_point) return VKNN_STATUS_NONE;
+  VKNN_LOG_E(graph->log, "compilation", "%s: input and output quantization differ", op_name(op));
+  return VKNN_STATUS_GENERAL_FAILURE;
+}
+
+vknn_status vknn_op_require_input_shape(const vknn_graph *graph, const vknn_operation *op,
+                                        uint32_t input) {
+  if (graph->tensors[op->inputs[input]].shape_known) return VKNN_STATUS_NONE;
+  VKNN_LOG_E(graph->log, "compilation", "%s: input %u has a shape unknown at prepare time",
+             op_name(op), input);
+  return VKNN_STATUS_GENERAL_FAILURE;
 }

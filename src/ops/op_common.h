@@ -19,6 +19,24 @@ bool vknn_graph_const_float(const vknn_graph *graph, uint32_t operand, float *ou
 bool vknn_graph_const_i32_list(const vknn_graph *graph, const vknn_operation *op, uint32_t first,
                                uint32_t count, int32_t *out_values);
 
+/* A constant TENSOR_INT32's values (at most max); false when not a constant. */
+bool vknn_graph_const_i32_tensor(const vknn_graph *graph, uint32_t operand, int32_t *out_values,
+                                 uint32_t max, uint32_t *out_count);
+/* True when an optional input was omitted. */
+bool vknn_graph_omitted(const vknn_graph *graph, uint32_t operand);
+
+/* Signature of the data-movement operations: input 0 of an allowed type
+ * (float32, float16, quant8 asymm and signed, and int32 when allow_int32),
+ * rank up to max_rank, every output of the same type. */
+bool vknn_op_check_data_types(const vknn_logger *log, const vknn_subgraph *sg,
+                              const vknn_operation *op, uint32_t max_rank, bool allow_int32);
+/* Data movement copies bits: the input and output i must share their encoding. */
+vknn_status vknn_op_check_same_encoding(const vknn_graph *graph, const vknn_operation *op,
+                                        uint32_t output);
+/* Input shape known at prepare time (logs which operation needs it). */
+vknn_status vknn_op_require_input_shape(const vknn_graph *graph, const vknn_operation *op,
+                                        uint32_t input);
+
 /* Quantized range of a tensor type ([0,255] for QUANT8_ASYMM ...). */
 bool vknn_is_quant8(int32_t type);
 int32_t vknn_quant_min(int32_t type);
@@ -50,6 +68,13 @@ typedef struct vknn_image_shape {
   uint32_t batches, height, width, channels;
 } vknn_image_shape;
 vknn_image_shape vknn_image_shape_of(const vknn_tensor *t, bool nchw);
+/* Positions of the batch, height, width and channel axes in a layout. */
+typedef struct vknn_image_axes {
+  uint32_t n, h, w, c;
+} vknn_image_axes;
+vknn_image_axes vknn_image_axes_of(bool nchw);
+/* The 4 dimensions of an image shape in a layout. */
+void vknn_image_dims(vknn_image_shape shape, bool nchw, uint32_t dims[4]);
 /* Sets output i of op to an image shape in the given layout. */
 vknn_status vknn_op_set_image_output(vknn_graph *graph, const vknn_operation *op,
                                      vknn_image_shape shape, bool nchw);

@@ -1,5 +1,5 @@
-/* RESHAPE: the same elements under a new shape (one of whose entries may be
- * -1, inferred). The shape must be a constant. Lowered to one copy. */
+/* RESHAPE, SQUEEZE, EXPAND_DIMS: the same elements under a new shape.
+ * RESHAPE's shape may hold one -1 (inferred). Lowered to one copy. */
 #include <string.h>
 
 #include "operand_type.h"
@@ -87,3 +87,71 @@ static vknn_status lower_reshape(vknn_graph *graph, const vknn_operation *op,
 
 const vknn_op_def vknn_op_reshape = {VKNN_OPERATION_RESHAPE, false, validate_reshape, infer_reshape,
                                      lower_reshape};
+
+static vknn_status validate_squeeze(const vknn_logger *log, const vknn_model *model,
+                                    const vknn_subgraph *sg, const vknn_operation *op) {
+  (void)model;
+  bool ok = vknn_op_check_counts(log, op, 1, 2, 1) && vknn_op_check_data_types(log, sg, op, 4, true) &&
+            (op->input_count < 2 ||
+             vknn_op_check_type(log, op, "axes", &sg->operands[op->inputs[1]], VKNN_OPERAND_TENSOR_INT32));
+  return ok ? VKNN_STATUS_NONE : VKNN_STATUS_INVALID_ARGUMENT;
+}
+
+/* Drops the listed axes of size 1 (all of them when the list is omitted). */
+static vknn_status infer_squeeze(vknn_graph *graph, const vknn_operation *op) {
+  vknn_status s = vknn_op_require_input_shape(graph, op, 0);
+  if (s != VKNN_STATUS_NONE) return s;
+  const vknn_tensor *in = &graph->tensors[op->inputs[0]];
+  bool drop[VKNN_MAX_RANK] = {false};
+  int32_t axes[VKNN_MAX_RANK];
+  uint32_t n = 0;
+  if (op->input_count < 2 || vknn_graph_omitted(graph, op->inputs[1])) {
+    for (uint32_t d = 0; d < in->rank; ++d) drop[d] = in->dims[d] == 1;
+  } else if (!vknn_graph_const_i32_tensor(graph, op->inputs[1], axes, VKNN_MAX_RANK, &n)) {
+    VKNN_LOG_E(graph->log, "compilation", "SQUEEZE: the axes must be a constant");
+    return VKNN_STATUS_GENERAL_FAILURE;
+  }
+  for (uint32_t i = 0; i < n; ++i) {
+    int32_t a = axes[i] < 0 ? axes[i] + (int32_t)in->rank : axes[i];
+    if (a < 0 || a >= (int32_t)in->rank || in->dims[a] != 1) {
+      VKNN_LOG_E(graph->log, "model", "SQUEEZE: axis %d is not of size 1", axes[i]);
+      return VKNN_STATUS_INVALID_ARGUMENT;
+    }
+    drop[a] = true;
+  }
+  uint32_t dims[VKNN_MAX_RANK], rank = 0;
+  for (uint32_t d = 0; d < in->rank; ++d)
+    if (!drop[d]) dims[rank++] = in->dims[d];
+  if (rank == 0) dims[rank++] = 1;
+  return vknn_op_set_output_shape(graph, op, 0, dims, rank);
+}
+
+static vknn_status validate_expand_dims(const vknn_logger *log, const vknn_model *model,
+                                        const vknn_subgraph *sg, const vknn_operation *op) {
+  (void)model;
+  bool ok = vknn_op_check_counts(log, op, 2, 2, 1) &&
+            vknn_op_check_data_types(log, sg, op, VKNN_MAX_RANK - 1, true) &&
+            vknn_op_check_type(log, op, "axis", &sg->operands[op->inputs[1]], VKNN_OPERAND_INT32);
+  return ok ? VKNN_STATUS_NONE : VKNN_STATUS_INVALID_ARGUMENT;
+}
+
+static vknn_status infer_expand_dims(vknn_graph *graph, const vknn_operation *op) {
+  vknn_status s = vknn_op_require_input_shape(graph, op, 0);
+  if (s != VKNN_STATUS_NONE) return s;
+  const vknn_tensor *in = &graph->tensors[op->inputs[0]];
+  int32_t axis;
+  if (!vknn_graph_const_i32_list(graph, op, 1, 1, &axis)) return VKNN_STATUS_GENERAL_FAILURE;
+  int32_t rank = (int32_t)in->rank + 1;
+  if (axis < -rank || axis >= rank || rank > VKNN_MAX_RANK) {
+    VKNN_LOG_E(graph->log, "model", "EXPAND_DIMS: axis %d out of rank %d", axis, rank);
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
+  uint32_t at = (uint32_t)(axis < 0 ? axis + rank : axis), dims[VKNN_MAX_RANK];
+  for (uint32_t d = 0, i = 0; d < (uint32_t)rank; ++d) dims[d] = d == at ? 1 : in->dims[i++];
+  return vknn_op_set_output_shape(graph, op, 0, dims, (uint32_t)rank);
+}
+
+const vknn_op_def vknn_op_squeeze = {VKNN_OPERATION_SQUEEZE, false, validate_squeeze, infer_squeeze,
+                                     lower_reshape};
+const vknn_op_def vknn_op_expand_dims = {VKNN_OPERATION_EXPAND_DIMS, false, validate_expand_dims,
+                                         infer_expand_dims, lower_reshape};

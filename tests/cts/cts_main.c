@@ -174,9 +174,10 @@ static bool spawn(scheduler *s, worker_slot *w) {
 }
 
 static void handle_line(scheduler *s, worker_slot *w, char *line) {
-  char *fields[5] = {0};
+  /* strsep keeps empty fields (an empty list of failed modes). */
+  char *fields[5] = {0}, *rest = line;
   int n = 0;
-  for (char *tok = strtok(line, "\t"); tok && n < 5; tok = strtok(NULL, "\t")) fields[n++] = tok;
+  while (rest != NULL && n < 5) fields[n++] = strsep(&rest, "\t");
   if (n >= 2 && line[0] == 'S') {
     w->in_flight = atoi(fields[1]);
     w->deadline = now_seconds() + s->opt->timeout_s;

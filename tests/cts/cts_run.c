@@ -113,6 +113,7 @@ static void prepare_case(cts_worker *w, cts_case *c, vknn_prepared_model **pm, m
   bool supported[256];
   *pm = NULL;
   o->status = CTS_PASSED;
+  o->reason[0] = '\0';
   if (count > 256) {
     set_outcome(o, CTS_UNSUPPORTED, "more than 256 operations");
     return;
@@ -123,7 +124,8 @@ static void prepare_case(cts_worker *w, cts_case *c, vknn_prepared_model **pm, m
     return;
   }
   if (!all_supported(supported, count)) {
-    set_outcome(o, CTS_UNSUPPORTED, "an operation is not supported");
+    /* The driver's log says which operation and why. */
+    set_outcome(o, CTS_UNSUPPORTED, w->last_error[0] ? w->last_error : "an operation is not supported");
     return;
   }
   s = vknn_device_prepare_model(w->device, &c->model, VKNN_PREFER_FAST_SINGLE_ANSWER,

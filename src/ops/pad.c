@@ -1,0 +1,104 @@
+/* PAD and PAD_V2: the input surrounded by a constant (0, the zero point for
+ * quantized tensors, or PAD_V2's value). Kernel: shaders/remap.comp. */
+#include <math.h>
+#include <string.h>
+
+#include "remap.h"
+
+static int32_t pad_value_type(int32_t tensor_type) {
+  switch (tensor_type) {
+    case VKNN_OPERAND_TENSOR_FLOAT32: return VKNN_OPERAND_FLOAT32;
+    case VKNN_OPERAND_TENSOR_FLOAT16: return VKNN_OPERAND_FLOAT16;
+    default: return VKNN_OPERAND_INT32;
+  }
+}
+
+static vknn_status validate_pad(const vknn_logger *log, const vknn_model *model,
+                                const vknn_subgraph *sg, const vknn_operation *op) {
+  (void)model;
+  bool v2 = op->type == VKNN_OPERATION_PAD_V2;
+  uint32_t inputs = v2 ? 3 : 2;
+  bool ok = vknn_op_check_counts(log, op, inputs, inputs, 1) &&
+            vknn_op_check_data_types(log, sg, op, 4, false) &&
+            vknn_op_check_type(log, op, "paddings", &sg->operands[op->inputs[1]], VKNN_OPERAND_TENSOR_INT32) &&
+            (!v2 || vknn_op_check_type(log, op, "pad value", &sg->operands[op->inputs[2]],
+                                       pad_value_type(sg->operands[op->inputs[0]].type)));
+  return ok ? VKNN_STATUS_NONE : VKNN_STATUS_INVALID_ARGUMENT;
+}
+
+/* IEEE binary16 bits of a float (round to nearest even), for a pad value. */
+static uint16_t half_bits(float value) {
+  if (isnan(value)) return 0x7e00;
+  uint32_t bits;
+  memcpy(&bits, &value, sizeof(bits));
+  uint16_t sign = (uint16_t)((bits >> 16) & 0x8000u);
+  float magnitude = fabsf(value);
+  if (magnitude >= 65520.f) return sign | 0x7c00u;
+  if (magnitude < 6.103515625e-05f) /* subnormal: multiples of 2^-24 */
+    return sign | (uint16_t)lrintf(magnitude * 16777216.f);
+  int exponent;
+  float mantissa = frexpf(magnitude, &exponent); /* [0.5, 1) */
+  uint32_t m = (uint32_t)lrintf((mantissa * 2.f - 1.f) * 1024.f);
+  if (m == 1024) {
+    m = 0;
+    exponent++;
+  }
+  return sign | (uint16_t)(((uint32_t)(exponent - 1 + 15) << 10) | m);
+}
+
+static vknn_status pad_bits(vknn_graph *graph, const vknn_operation *op, uint32_t *out_bits) {
+  const vknn_tensor *in = &graph->tensors[op->inputs[0]];
+  if (op->type == VKNN_OPERATION_PAD) {
+    *out_bits = vknn_zero_pad_bits(in);
+    return VKNN_STATUS_NONE;
+  }
+  float f;
+  int32_t q;
+  if (in->type == VKNN_OPERAND_TENSOR_FLOAT32 && vknn_graph_const_float(graph, op->inputs[2], &f))
+    memcpy(out_bits, &f, sizeof(f));
+  else if (in->type == VKNN_OPERAND_TENSOR_FLOAT16 && vknn_graph_const_float(graph, op->inputs[2], &f))
+    *out_bits = half_bits(f);
+  else if (vknn_is_quant8(in->type) && vknn_graph_const_i32(graph, op->inputs[2], &q))
+    *out_bits = (uint32_t)q & 0xffu;
+  else {
+    VKNN_LOG_E(graph->log, "compilation", "PAD_V2: the pad value must be a constant");
+    return VKNN_STATUS_GENERAL_FAILURE;
+  }
+  return VKNN_STATUS_NONE;
+}
+
+static vknn_status build_pad(vknn_graph *graph, const vknn_operation *op, uint32_t output,
+                             vknn_remap *r, uint32_t *dims, uint32_t *rank) {
+  (void)output;
+  const vknn_tensor *in = &graph->tensors[op->inputs[0]];
+  int32_t paddings[2 * VKNN_MAX_RANK];
+  uint32_t n;
+  if (!vknn_graph_const_i32_tensor(graph, op->inputs[1], paddings, 2 * VKNN_MAX_RANK, &n)) {
+    VKNN_LOG_E(graph->log, "compilation", "%s: paddings must be a constant",
+               vknn_operation_type_name(op->type));
+    return VKNN_STATUS_GENERAL_FAILURE;
+  }
+  if (n != 2 * in->rank) {
+    VKNN_LOG_E(graph->log, "model", "%s: %u paddings for rank %u", vknn_operation_type_name(op->type),
+               n, in->rank);
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
+  vknn_status s = pad_bits(graph, op, &r->pad_bits);
+  if (s != VKNN_STATUS_NONE) return s;
+  vknn_remap_set_axes(r, in);
+  for (uint32_t d = 0; d < in->rank; ++d) {
+    int32_t before = paddings[2 * d], after = paddings[2 * d + 1];
+    if (before < 0 || after < 0) {
+      VKNN_LOG_E(graph->log, "model", "%s: negative padding", vknn_operation_type_name(op->type));
+      return VKNN_STATUS_INVALID_ARGUMENT;
+    }
+    dims[d] = in->dims[d] + (uint32_t)before + (uint32_t)after;
+    r->axes[d].start = -before;
+    vknn_remap_add_view(r, dims[d], d, 1);
+  }
+  *rank = in->rank;
+  return VKNN_STATUS_NONE;
+}
+
+VKNN_REMAP_OP_DEF(pad, PAD, validate_pad, build_pad);
+VKNN_REMAP_OP_DEF(pad_v2, PAD_V2, validate_pad, build_pad);

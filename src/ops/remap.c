@@ -1,0 +1,108 @@
+#include "remap.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "operand_type.h"
+
+void vknn_remap_set_axes(vknn_remap *r, const vknn_tensor *t) {
+  int64_t stride = 1;
+  r->axis_count = t->rank;
+  for (int32_t a = (int32_t)t->rank - 1; a >= 0; --a) {
+    r->axes[a].extent = t->dims[a];
+    r->axes[a].stride = stride;
+    r->axes[a].start = 0;
+    r->axes[a].modulo = false;
+    stride *= t->dims[a];
+  }
+  if (t->rank == 0) { /* a scalar: one axis of one element */
+    r->axis_count = 1;
+    r->axes[0].extent = 1;
+    r->axes[0].stride = 1;
+  }
+}
+
+void vknn_remap_add_view(vknn_remap *r, uint32_t size, uint32_t axis, int32_t mul) {
+  r->view[r->view_rank].size = size;
+  r->view[r->view_rank].axis = axis;
+  r->view[r->view_rank].mul = mul;
+  r->view_rank++;
+}
+
+uint32_t vknn_zero_pad_bits(const vknn_tensor *t) {
+  return vknn_is_quant8(t->type) ? (uint32_t)t->zero_point & 0xffu : 0;
+}
+
+static vknn_shader_id shader_for(int32_t type) {
+  switch (vknn_operand_type_element_size(type)) {
+    case 1: return VKNN_SHADER_REMAP_B8;
+    case 2: return VKNN_SHADER_REMAP_B16;
+    default: return VKNN_SHADER_REMAP_B32;
+  }
+}
+
+/* The map as the kernel reads it: a constant of int32 words. */
+static uint32_t add_map_constant(vknn_graph *graph, const vknn_remap *r, uint64_t count) {
+  enum { AXES = 4, VIEW = 4 + VKNN_REMAP_MAX * 4, WORDS = VIEW + VKNN_REMAP_MAX * 3 };
+  int32_t *m = calloc(WORDS, sizeof(int32_t));
+  if (m == NULL) return UINT32_MAX;
+  m[0] = (int32_t)count;
+  m[1] = (int32_t)r->view_rank;
+  m[2] = (int32_t)r->axis_count;
+  m[3] = (int32_t)r->pad_bits;
+  for (uint32_t a = 0; a < r->axis_count; ++a) {
+    m[AXES + a * 4] = (int32_t)r->axes[a].extent;
+    m[AXES + a * 4 + 1] = (int32_t)r->axes[a].stride;
+    m[AXES + a * 4 + 2] = r->axes[a].start;
+    m[AXES + a * 4 + 3] = r->axes[a].modulo;
+  }
+  for (uint32_t d = 0; d < r->view_rank; ++d) {
+    m[VIEW + d * 3] = (int32_t)r->view[d].size;
+    m[VIEW + d * 3 + 1] = (int32_t)r->view[d].axis;
+    m[VIEW + d * 3 + 2] = r->view[d].mul;
+  }
+  uint32_t words = WORDS;
+  return vknn_graph_add_constant(graph, VKNN_OPERAND_TENSOR_INT32, &words, 1, m);
+}
+
+vknn_status vknn_lower_remap(vknn_graph *graph, uint32_t src, uint32_t dst, const vknn_remap *r,
+                             vknn_dispatch_list *out_list) {
+  uint64_t count = 1;
+  for (uint32_t d = 0; d < r->view_rank; ++d) count *= r->view[d].size;
+  if (count > INT32_MAX) return VKNN_STATUS_GENERAL_FAILURE;
+  if (count == 0) return VKNN_STATUS_NONE;
+  uint32_t map = add_map_constant(graph, r, count);
+  if (map == UINT32_MAX) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
+  vknn_dispatch *d = vknn_dispatch_list_add(out_list);
+  if (d == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
+  d->shader = shader_for(graph->tensors[src].type);
+  vknn_dispatch_bind(d, src, VKNN_ACCESS_READ);
+  vknn_dispatch_bind(d, dst, VKNN_ACCESS_WRITE);
+  vknn_dispatch_bind(d, map, VKNN_ACCESS_READ);
+  d->invocations = count;
+  return VKNN_STATUS_NONE;
+}
+
+vknn_status vknn_remap_infer(vknn_graph *graph, const vknn_operation *op, vknn_remap_builder build) {
+  vknn_status s = vknn_op_require_input_shape(graph, op, 0);
+  for (uint32_t i = 0; i < op->output_count && s == VKNN_STATUS_NONE; ++i) {
+    vknn_remap r = {0};
+    uint32_t dims[VKNN_MAX_RANK], rank = 0;
+    s = build(graph, op, i, &r, dims, &rank);
+    if (s == VKNN_STATUS_NONE) s = vknn_op_check_same_encoding(graph, op, i);
+    if (s == VKNN_STATUS_NONE) s = vknn_op_set_output_shape(graph, op, i, dims, rank);
+  }
+  return s;
+}
+
+vknn_status vknn_remap_lower(vknn_graph *graph, const vknn_operation *op, vknn_remap_builder build,
+                             vknn_dispatch_list *out_list) {
+  vknn_status s = VKNN_STATUS_NONE;
+  for (uint32_t i = 0; i < op->output_count && s == VKNN_STATUS_NONE; ++i) {
+    vknn_remap r = {0};
+    uint32_t dims[VKNN_MAX_RANK], rank = 0;
+    s = build(graph, op, i, &r, dims, &rank);
+    if (s == VKNN_STATUS_NONE) s = vknn_lower_remap(graph, op->inputs[0], op->outputs[i], &r, out_list);
+  }
+  return s;
+}

@@ -1,0 +1,59 @@
+/* Index remapping (kernel: shaders/remap.comp): the data-movement operations
+ * describe where each output element comes from as an affine map. */
+#pragma once
+#include "op_common.h"
+
+#define VKNN_REMAP_MAX 6
+
+typedef struct vknn_remap {
+  uint32_t axis_count; /* input axes */
+  struct {
+    uint32_t extent;
+    int64_t stride; /* elements */
+    int32_t start;
+    bool modulo; /* wrap instead of padding (TILE) */
+  } axes[VKNN_REMAP_MAX];
+  uint32_t view_rank; /* the output, row-major */
+  struct {
+    uint32_t size;
+    uint32_t axis;
+    int32_t mul;
+  } view[VKNN_REMAP_MAX];
+  uint32_t pad_bits; /* value of out-of-bounds elements, as stored */
+} vknn_remap;
+
+/* The axes of a tensor as they are stored (row-major), starting at 0. */
+void vknn_remap_set_axes(vknn_remap *r, const vknn_tensor *t);
+/* Appends a view dimension of size that walks axis by mul. */
+void vknn_remap_add_view(vknn_remap *r, uint32_t size, uint32_t axis, int32_t mul);
+
+/* Appends the dispatch copying src into dst through the map. */
+vknn_status vknn_lower_remap(vknn_graph *graph, uint32_t src, uint32_t dst, const vknn_remap *r,
+                             vknn_dispatch_list *out_list);
+
+/* The bits a pad value of zero has in a tensor: its zero point for
+ * quantized types. */
+uint32_t vknn_zero_pad_bits(const vknn_tensor *t);
+
+/* Builds the map of output `output` of op and that output's shape.
+ * GENERAL_FAILURE when a parameter is not a constant, INVALID_ARGUMENT when
+ * the parameters are invalid (both logged). */
+typedef vknn_status (*vknn_remap_builder)(vknn_graph *graph, const vknn_operation *op,
+                                          uint32_t output, vknn_remap *r, uint32_t *dims,
+                                          uint32_t *rank);
+
+/* infer and lower of an operation that is one remap per output. */
+vknn_status vknn_remap_infer(vknn_graph *graph, const vknn_operation *op, vknn_remap_builder build);
+vknn_status vknn_remap_lower(vknn_graph *graph, const vknn_operation *op, vknn_remap_builder build,
+                             vknn_dispatch_list *out_list);
+
+#define VKNN_REMAP_OP_DEF(name, TYPE, validate, build)                                       \
+  static vknn_status infer_##name(vknn_graph *graph, const vknn_operation *op) {            \
+    return vknn_remap_infer(graph, op, build);                                             \
+  }                                                                                         \
+  static vknn_status lower_##name(vknn_graph *graph, const vknn_operation *op,              \
+                                  vknn_dispatch_list *out_list) {                          \
+    return vknn_remap_lower(graph, op, build, out_list);                                   \
+  }                                                                                         \
+  const vknn_op_def vknn_op_##name = {VKNN_OPERATION_##TYPE, false, validate, infer_##name, \
+                                      lower_##name}

@@ -1,0 +1,121 @@
+/* SLICE and STRIDED_SLICE: a box (with steps) of the input.
+ * Kernel: shaders/remap.comp. */
+#include "remap.h"
+
+static vknn_status validate_slice(const vknn_logger *log, const vknn_model *model,
+                                  const vknn_subgraph *sg, const vknn_operation *op) {
+  (void)model;
+  bool strided = op->type == VKNN_OPERATION_STRIDED_SLICE;
+  uint32_t inputs = strided ? 7 : 3;
+  bool ok = vknn_op_check_counts(log, op, inputs, inputs, 1) &&
+            vknn_op_check_data_types(log, sg, op, 4, true);
+  for (uint32_t i = 1; ok && i < inputs; ++i)
+    ok = vknn_op_check_type(log, op, "a parameter", &sg->operands[op->inputs[i]],
+                            i <= 3 ? VKNN_OPERAND_TENSOR_INT32 : VKNN_OPERAND_INT32);
+  return ok ? VKNN_STATUS_NONE : VKNN_STATUS_INVALID_ARGUMENT;
+}
+
+/* Reads count constant int tensors of one entry per input axis. */
+static vknn_status read_vectors(vknn_graph *graph, const vknn_operation *op, uint32_t count,
+                                int32_t vectors[][VKNN_MAX_RANK]) {
+  uint32_t rank = graph->tensors[op->inputs[0]].rank;
+  for (uint32_t i = 0; i < count; ++i) {
+    uint32_t n;
+    if (!vknn_graph_const_i32_tensor(graph, op->inputs[1 + i], vectors[i], VKNN_MAX_RANK, &n)) {
+      VKNN_LOG_E(graph->log, "compilation", "%s: parameters must be constants",
+                 vknn_operation_type_name(op->type));
+      return VKNN_STATUS_GENERAL_FAILURE;
+    }
+    if (n != rank) {
+      VKNN_LOG_E(graph->log, "model", "%s: parameter %u has %u entries for rank %u",
+                 vknn_operation_type_name(op->type), 1 + i, n, rank);
+      return VKNN_STATUS_INVALID_ARGUMENT;
+    }
+  }
+  return VKNN_STATUS_NONE;
+}
+
+static vknn_status build_slice(vknn_graph *graph, const vknn_operation *op, uint32_t output,
+                               vknn_remap *r, uint32_t *dims, uint32_t *rank) {
+  (void)output;
+  const vknn_tensor *in = &graph->tensors[op->inputs[0]];
+  int32_t v[2][VKNN_MAX_RANK]; /* begin, size */
+  vknn_status s = read_vectors(graph, op, 2, v);
+  if (s != VKNN_STATUS_NONE) return s;
+  vknn_remap_set_axes(r, in);
+  for (uint32_t d = 0; d < in->rank; ++d) {
+    int64_t begin = v[0][d], size = v[1][d] == -1 ? (int64_t)in->dims[d] - begin : v[1][d];
+    if (begin < 0 || size <= 0 || begin + size > in->dims[d]) {
+      VKNN_LOG_E(graph->log, "model", "SLICE: axis %u: begin %d, size %d out of %u", d, v[0][d],
+                 v[1][d], in->dims[d]);
+      return VKNN_STATUS_INVALID_ARGUMENT;
+    }
+    r->axes[d].start = (int32_t)begin;
+    dims[d] = (uint32_t)size;
+    vknn_remap_add_view(r, dims[d], d, 1);
+  }
+  *rank = in->rank;
+  return VKNN_STATUS_NONE;
+}
+
+/* Begin and end of one axis of a strided slice, as TensorFlow defines them. */
+static void strided_range(int32_t dim, int32_t stride, bool begin_masked, bool end_masked,
+                          int32_t *begin, int32_t *end) {
+  int32_t lo = stride > 0 ? 0 : -1, hi = stride > 0 ? dim : dim - 1;
+  if (begin_masked) {
+    *begin = stride > 0 ? 0 : dim - 1;
+  } else {
+    if (*begin < 0) *begin += dim;
+    *begin = *begin < lo ? lo : *begin > hi ? hi : *begin;
+  }
+  if (end_masked) {
+    *end = stride > 0 ? dim : -1;
+  } else {
+    if (*end < 0) *end += dim;
+    *end = *end < lo ? lo : *end > hi ? hi : *end;
+  }
+}
+
+static vknn_status build_strided_slice(vknn_graph *graph, const vknn_operation *op,
+                                       uint32_t output, vknn_remap *r, uint32_t *dims,
+                                       uint32_t *rank) {
+  (void)output;
+  const vknn_tensor *in = &graph->tensors[op->inputs[0]];
+  int32_t v[3][VKNN_MAX_RANK]; /* begin, end, strides */
+  int32_t masks[3];            /* begin, end, shrink-axis */
+  vknn_status s = read_vectors(graph, op, 3, v);
+  if (s == VKNN_STATUS_NONE && !vknn_graph_const_i32_list(graph, op, 4, 3, masks))
+    s = VKNN_STATUS_GENERAL_FAILURE;
+  if (s != VKNN_STATUS_NONE) return s;
+  vknn_remap_set_axes(r, in);
+  *rank = 0;
+  for (uint32_t d = 0; d < in->rank; ++d) {
+    int32_t stride = v[2][d], begin = v[0][d], end = v[1][d], dim = (int32_t)in->dims[d];
+    bool shrink = (masks[2] >> d) & 1;
+    if (stride == 0) {
+      VKNN_LOG_E(graph->log, "model", "STRIDED_SLICE: stride 0 on axis %u", d);
+      return VKNN_STATUS_INVALID_ARGUMENT;
+    }
+    strided_range(dim, stride, (masks[0] >> d) & 1, (masks[1] >> d) & 1, &begin, &end);
+    if (shrink) {
+      begin = v[0][d] < 0 ? v[0][d] + dim : v[0][d];
+      end = begin + 1;
+      stride = 1;
+      if (begin < 0 || begin >= dim) {
+        VKNN_LOG_E(graph->log, "model", "STRIDED_SLICE: shrunk axis %u index out of range", d);
+        return VKNN_STATUS_INVALID_ARGUMENT;
+      }
+    }
+    int64_t span = stride > 0 ? (int64_t)end - begin : (int64_t)begin - end;
+    int64_t step = stride > 0 ? stride : -(int64_t)stride;
+    uint32_t size = span > 0 ? (uint32_t)((span + step - 1) / step) : 0;
+    r->axes[d].start = begin;
+    vknn_remap_add_view(r, size, d, stride);
+    if (!shrink) dims[(*rank)++] = size;
+  }
+  if (*rank == 0) dims[(*rank)++] = 1; /* every axis shrunk: a one-element tensor */
+  return VKNN_STATUS_NONE;
+}
+
+VKNN_REMAP_OP_DEF(slice, SLICE, validate_slice, build_slice);
+VKNN_REMAP_OP_DEF(strided_slice, STRIDED_SLICE, validate_slice, build_strided_slice);

@@ -1,0 +1,39 @@
+/* SPLIT: num_splits equal parts along an axis, one per output.
+ * Kernel: shaders/remap.comp (one dispatch per output). */
+#include "remap.h"
+
+static vknn_status validate_split(const vknn_logger *log, const vknn_model *model,
+                                  const vknn_subgraph *sg, const vknn_operation *op) {
+  (void)model;
+  bool ok = op->input_count == 3 && op->output_count >= 1 &&
+            vknn_op_check_data_types(log, sg, op, 4, true) &&
+            vknn_op_check_type(log, op, "axis", &sg->operands[op->inputs[1]], VKNN_OPERAND_INT32) &&
+            vknn_op_check_type(log, op, "num_splits", &sg->operands[op->inputs[2]], VKNN_OPERAND_INT32);
+  if (!ok) VKNN_LOG_E(log, "model", "SPLIT: takes an input, an axis and num_splits");
+  return ok ? VKNN_STATUS_NONE : VKNN_STATUS_INVALID_ARGUMENT;
+}
+
+static vknn_status build_split(vknn_graph *graph, const vknn_operation *op, uint32_t output,
+                               vknn_remap *r, uint32_t *dims, uint32_t *rank) {
+  const vknn_tensor *in = &graph->tensors[op->inputs[0]];
+  int32_t params[2]; /* axis, num_splits */
+  if (!vknn_graph_const_i32_list(graph, op, 1, 2, params)) return VKNN_STATUS_GENERAL_FAILURE;
+  int32_t axis = params[0] < 0 ? params[0] + (int32_t)in->rank : params[0];
+  if (axis < 0 || axis >= (int32_t)in->rank || params[1] != (int32_t)op->output_count ||
+      in->dims[axis] % (uint32_t)params[1] != 0) {
+    VKNN_LOG_E(graph->log, "model", "SPLIT: axis %d and %d splits do not fit the input", params[0],
+               params[1]);
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
+  uint32_t part = in->dims[axis] / (uint32_t)params[1];
+  vknn_remap_set_axes(r, in);
+  r->axes[axis].start = (int32_t)(part * output);
+  for (uint32_t d = 0; d < in->rank; ++d) {
+    dims[d] = (int32_t)d == axis ? part : in->dims[d];
+    vknn_remap_add_view(r, dims[d], d, 1);
+  }
+  *rank = in->rank;
+  return VKNN_STATUS_NONE;
+}
+
+VKNN_REMAP_OP_DEF(split, SPLIT, validate_split, build_split);

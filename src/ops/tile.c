@@ -1,0 +1,41 @@
+/* TILE: the input repeated multiples[d] times along each axis.
+ * Kernel: shaders/remap.comp (axes wrap). */
+#include "remap.h"
+
+static vknn_status validate_tile(const vknn_logger *log, const vknn_model *model,
+                                 const vknn_subgraph *sg, const vknn_operation *op) {
+  (void)model;
+  bool ok = vknn_op_check_counts(log, op, 2, 2, 1) && vknn_op_check_data_types(log, sg, op, 6, true) &&
+            vknn_op_check_type(log, op, "multiples", &sg->operands[op->inputs[1]], VKNN_OPERAND_TENSOR_INT32);
+  return ok ? VKNN_STATUS_NONE : VKNN_STATUS_INVALID_ARGUMENT;
+}
+
+static vknn_status build_tile(vknn_graph *graph, const vknn_operation *op, uint32_t output,
+                              vknn_remap *r, uint32_t *dims, uint32_t *rank) {
+  (void)output;
+  const vknn_tensor *in = &graph->tensors[op->inputs[0]];
+  int32_t multiples[VKNN_MAX_RANK];
+  uint32_t n;
+  if (!vknn_graph_const_i32_tensor(graph, op->inputs[1], multiples, VKNN_MAX_RANK, &n)) {
+    VKNN_LOG_E(graph->log, "compilation", "TILE: multiples must be a constant");
+    return VKNN_STATUS_GENERAL_FAILURE;
+  }
+  if (n != in->rank) {
+    VKNN_LOG_E(graph->log, "model", "TILE: %u multiples for rank %u", n, in->rank);
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
+  vknn_remap_set_axes(r, in);
+  for (uint32_t d = 0; d < in->rank; ++d) {
+    if (multiples[d] <= 0) {
+      VKNN_LOG_E(graph->log, "model", "TILE: multiple %d on axis %u", multiples[d], d);
+      return VKNN_STATUS_INVALID_ARGUMENT;
+    }
+    dims[d] = in->dims[d] * (uint32_t)multiples[d];
+    r->axes[d].modulo = true;
+    vknn_remap_add_view(r, dims[d], d, 1);
+  }
+  *rank = in->rank;
+  return VKNN_STATUS_NONE;
+}
+
+VKNN_REMAP_OP_DEF(tile, TILE, validate_tile, build_tile);

@@ -1,0 +1,42 @@
+/* TRANSPOSE: output dimension d is input dimension perm[d] (perm omitted:
+ * reversed). Kernel: shaders/remap.comp. */
+#include "remap.h"
+
+static vknn_status validate_transpose(const vknn_logger *log, const vknn_model *model,
+                                      const vknn_subgraph *sg, const vknn_operation *op) {
+  (void)model;
+  bool ok = vknn_op_check_counts(log, op, 1, 2, 1) && vknn_op_check_data_types(log, sg, op, 4, false) &&
+            (op->input_count < 2 ||
+             vknn_op_check_type(log, op, "perm", &sg->operands[op->inputs[1]], VKNN_OPERAND_TENSOR_INT32));
+  return ok ? VKNN_STATUS_NONE : VKNN_STATUS_INVALID_ARGUMENT;
+}
+
+static vknn_status build_transpose(vknn_graph *graph, const vknn_operation *op, uint32_t output,
+                                   vknn_remap *r, uint32_t *dims, uint32_t *rank) {
+  (void)output;
+  const vknn_tensor *in = &graph->tensors[op->inputs[0]];
+  int32_t perm[VKNN_MAX_RANK];
+  uint32_t n = in->rank;
+  if (op->input_count < 2 || vknn_graph_omitted(graph, op->inputs[1])) {
+    for (uint32_t d = 0; d < n; ++d) perm[d] = (int32_t)(n - 1 - d);
+  } else if (!vknn_graph_const_i32_tensor(graph, op->inputs[1], perm, VKNN_MAX_RANK, &n)) {
+    VKNN_LOG_E(graph->log, "compilation", "TRANSPOSE: perm must be a constant");
+    return VKNN_STATUS_GENERAL_FAILURE;
+  }
+  uint32_t seen = 0;
+  for (uint32_t d = 0; d < n; ++d)
+    if (perm[d] >= 0 && perm[d] < (int32_t)in->rank) seen |= 1u << perm[d];
+  if (n != in->rank || seen != (1u << in->rank) - 1) {
+    VKNN_LOG_E(graph->log, "model", "TRANSPOSE: perm is not a permutation of %u axes", in->rank);
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
+  vknn_remap_set_axes(r, in);
+  for (uint32_t d = 0; d < n; ++d) {
+    dims[d] = in->dims[perm[d]];
+    vknn_remap_add_view(r, dims[d], (uint32_t)perm[d], 1);
+  }
+  *rank = n;
+  return VKNN_STATUS_NONE;
+}
+
+VKNN_REMAP_OP_DEF(transpose, TRANSPOSE, validate_transpose, build_transpose);
