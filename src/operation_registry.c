@@ -35,6 +35,9 @@ static const vknn_op_def *const implemented[] = {
     &vknn_op_batch_to_space_nd,
     &vknn_op_space_to_batch_nd,
     &vknn_op_channel_shuffle,
+    &vknn_op_cast,
+    &vknn_op_quantize,
+    &vknn_op_dequantize,
 };
 
 const vknn_op_def *vknn_op_find(int32_t type) {

@@ -43,3 +43,4 @@ extern const vknn_op_def vknn_op_split;                                        /
 extern const vknn_op_def vknn_op_depth_to_space, vknn_op_space_to_depth;      /* space_depth.c */
 extern const vknn_op_def vknn_op_batch_to_space_nd, vknn_op_space_to_batch_nd; /* batch_space.c */
 extern const vknn_op_def vknn_op_channel_shuffle;                              /* channel_shuffle.c */
+extern const vknn_op_def vknn_op_cast, vknn_op_quantize, vknn_op_dequantize;   /* convert.c */
