@@ -26,7 +26,10 @@ typedef struct vknn_op_def {
 const vknn_op_def *vknn_op_find(int32_t type);
 
 /* Families (src/ops/). */
-extern const vknn_op_def vknn_op_add, vknn_op_sub, vknn_op_mul, vknn_op_div;  /* binary_arith.c */
+extern const vknn_op_def vknn_op_add, vknn_op_sub, vknn_op_mul, vknn_op_div, vknn_op_maximum,
+    vknn_op_minimum, vknn_op_pow, vknn_op_prelu, vknn_op_equal, vknn_op_not_equal, vknn_op_less,
+    vknn_op_less_equal, vknn_op_greater, vknn_op_greater_equal, vknn_op_logical_and,
+    vknn_op_logical_or, vknn_op_logical_not;                                   /* binary.c */
 extern const vknn_op_def vknn_op_conv_2d, vknn_op_depthwise_conv_2d;           /* conv2d.c */
 extern const vknn_op_def vknn_op_fully_connected;                              /* fully_connected.c */
 extern const vknn_op_def vknn_op_average_pool_2d, vknn_op_max_pool_2d, vknn_op_l2_pool_2d; /* pool2d.c */

@@ -161,7 +161,7 @@ static const rule rules[] = {
     {"referenced list is NULL", referenced_null},
     {"takes 3 inputs", add_wrong_input_count},
     {"are not allowed", add_mismatched_types},
-    {"must be an INT32 scalar", add_activation_not_int32},
+    {"activation) must be INT32", add_activation_not_int32},
     {"invalid fused activation 7", add_activation_out_of_range},
     {"cannot be broadcast", add_shapes_incompatible},
     {"rank up to 4", add_rank_above_4},

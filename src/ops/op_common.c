@@ -15,8 +15,12 @@ bool vknn_op_check_counts(const vknn_logger *log, const vknn_operation *op,
   if (op->input_count >= min_inputs && op->input_count <= max_inputs &&
       op->output_count == outputs)
     return true;
-  VKNN_LOG_E(log, "model", "%s takes %u to %u inputs and %u outputs, got %u and %u", op_name(op),
-             min_inputs, max_inputs, outputs, op->input_count, op->output_count);
+  if (min_inputs == max_inputs)
+    VKNN_LOG_E(log, "model", "%s takes %u inputs and %u outputs, got %u and %u", op_name(op),
+               min_inputs, outputs, op->input_count, op->output_count);
+  else
+    VKNN_LOG_E(log, "model", "%s takes %u to %u inputs and %u outputs, got %u and %u", op_name(op),
+               min_inputs, max_inputs, outputs, op->input_count, op->output_count);
   return false;
 }
 

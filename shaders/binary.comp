@@ -1,0 +1,130 @@
+#version 450
+// Elementwise binary operations with numpy-style broadcasting over up to 4
+// dimensions. One invocation computes one output element.
+//  - arithmetic (ADD, SUB, MUL, DIV, MAXIMUM, MINIMUM, POW, PRELU) writes the
+//    input type, clamped by a fused activation;
+//  - with COMPARE (EQUAL ... GREATER_EQUAL, LOGICAL_AND, LOGICAL_OR,
+//    LOGICAL_NOT) it writes TENSOR_BOOL8.
+// Variants by element type: ELEM_F32, ELEM_F16, ELEM_I32, ELEM_Q8 (uint8,
+// also BOOL8), ELEM_Q8S. The operation is a specialization constant.
+// Quantized inputs are compared and combined as real values.
+#extension GL_GOOGLE_include_directive : require
+#include "common.glsl"
+
+layout(constant_id = 1) const int OP = 0;
+const int ADD = 0, SUB = 1, MUL = 2, DIV = 3, MAXIMUM = 4, MINIMUM = 5, POW = 6, PRELU = 7;
+const int EQUAL = 8, NOT_EQUAL = 9, LESS = 10, LESS_EQUAL = 11, GREATER = 12;
+const int GREATER_EQUAL = 13, AND = 14, OR = 15, NOT = 16;
+
+#if defined(ELEM_I32)
+#define STORAGE_T int
+#define VALUE_T int
+#else
+#include "elem_types.glsl"
+#define VALUE_T float
+#endif
+
+layout(std430, set = 0, binding = 0) readonly buffer InputA { STORAGE_T a[]; };
+layout(std430, set = 0, binding = 1) readonly buffer InputB { STORAGE_T b[]; };
+#if defined(COMPARE)
+layout(std430, set = 0, binding = 2) writeonly buffer Output { uint8_t o[]; };
+#else
+layout(std430, set = 0, binding = 2) writeonly buffer Output { STORAGE_T o[]; };
+#endif
+
+layout(push_constant) uniform Params {
+    uvec4 out_dims;      // output shape, right-aligned to rank 4 (leading 1s)
+    uvec4 a_strides;     // element strides of A per output dimension, 0 where broadcast
+    uvec4 b_strides;
+    uint count;          // number of output elements
+    float a_scale; int a_zero_point;
+    float b_scale; int b_zero_point;
+    float out_scale; int out_zero_point;
+    float act_min;       // activation bounds, in the output's own domain
+    float act_max;
+} p;
+
+uvec2 input_offsets(uint index) {
+    uint rem = index;
+    uvec2 off = uvec2(0);
+    for (int d = 3; d >= 0; --d) {
+        uint coord = rem % p.out_dims[d];
+        rem /= p.out_dims[d];
+        off += coord * uvec2(p.a_strides[d], p.b_strides[d]);
+    }
+    return off;
+}
+
+// The values operations see: integers for int32, reals otherwise.
+VALUE_T value_a(uint i) {
+#if defined(QUANTIZED)
+    return float(int(a[i]) - p.a_zero_point) * p.a_scale;
+#else
+    return VALUE_T(a[i]);
+#endif
+}
+
+VALUE_T value_b(uint i) {
+#if defined(QUANTIZED)
+    return float(int(b[i]) - p.b_zero_point) * p.b_scale;
+#else
+    return VALUE_T(b[i]);
+#endif
+}
+
+bool compare(VALUE_T x, VALUE_T y) {
+    if (OP == EQUAL) return x == y;
+    if (OP == NOT_EQUAL) return x != y;
+    if (OP == LESS) return x < y;
+    if (OP == LESS_EQUAL) return x <= y;
+    if (OP == GREATER) return x > y;
+    if (OP == GREATER_EQUAL) return x >= y;
+    if (OP == AND) return x != VALUE_T(0) && y != VALUE_T(0);
+    if (OP == OR) return x != VALUE_T(0) || y != VALUE_T(0);
+    return x == VALUE_T(0);  // NOT: the second input is ignored
+}
+
+#if defined(ELEM_I32)
+int apply(int x, int y) {
+    if (OP == ADD) return x + y;
+    if (OP == SUB) return x - y;
+    if (OP == MUL) return x * y;
+    if (OP == MAXIMUM) return max(x, y);
+    if (OP == MINIMUM) return min(x, y);
+    if (y == 0) return 0;  // undefined in NNAPI; defined here so the result is deterministic
+    // Integer division rounds toward negative infinity.
+    int q = x / y;
+    if ((x % y != 0) && ((x < 0) != (y < 0))) q -= 1;
+    return q;
+}
+#else
+float apply(float x, float y) {
+    if (OP == ADD) return x + y;
+    if (OP == SUB) return x - y;
+    if (OP == MUL) return x * y;
+    if (OP == DIV) return x / y;
+    if (OP == MAXIMUM) return max(x, y);
+    if (OP == MINIMUM) return min(x, y);
+    if (OP == POW) return pow(x, y);
+    return x >= 0.0 ? x : x * y;  // PRELU
+}
+#endif
+
+void main() {
+    uint index = flat_invocation_index();
+    if (index >= p.count) return;
+    uvec2 off = input_offsets(index);
+#if defined(COMPARE)
+    o[index] = uint8_t(compare(value_a(off.x), value_b(off.y)) ? 1u : 0u);
+#elif defined(ELEM_I32)
+    // TENSOR_INT32 takes no fused activation (validated on the host).
+    o[index] = apply(a[off.x], b[off.y]);
+#elif defined(QUANTIZED)
+    float q = round_half_away(apply(value_a(off.x), value_b(off.y)) / p.out_scale) +
+              float(p.out_zero_point);
+    o[index] = STORAGE_T(int(clamp(q, p.act_min, p.act_max)));
+#else
+    float r = apply(float(a[off.x]), float(b[off.y]));
+    o[index] = STORAGE_T(clamp(r, p.act_min, p.act_max));
+#endif
+}
