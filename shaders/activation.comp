@@ -1,12 +1,20 @@
 #version 450
-// Elementwise activations: RELU, RELU1, RELU6 (a clamp whose bounds the host
-// computes in the output's domain), LOGISTIC, TANH. Quantized variants
-// dequantize, compute in float and requantize.
+// Elementwise unary operations: RELU, RELU1, RELU6 (a clamp whose bounds the
+// host computes in the output's domain), LOGISTIC, TANH, ABS, EXP, LOG, SIN,
+// SQRT, RSQRT, NEG, FLOOR, ELU, HARD_SWISH. Quantized variants dequantize,
+// compute in float and requantize; ELEM_I32 serves ABS and NEG.
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
-#include "elem_types.glsl"
 
-layout(constant_id = 1) const int OP = 0;  // 0 clamp (RELU family), 1 LOGISTIC, 2 TANH
+#if defined(ELEM_I32)
+#define STORAGE_T int
+#else
+#include "elem_types.glsl"
+#endif
+
+layout(constant_id = 1) const int OP = 0;
+const int CLAMP = 0, LOGISTIC = 1, TANH = 2, ABS = 3, EXP = 4, LOG = 5, SIN = 6, SQRT = 7;
+const int RSQRT = 8, NEG = 9, FLOOR = 10, ELU = 11, HARD_SWISH = 12;
 
 layout(std430, set = 0, binding = 0) readonly buffer Input { STORAGE_T x[]; };
 layout(std430, set = 0, binding = 1) writeonly buffer Output { STORAGE_T y[]; };
@@ -16,18 +24,32 @@ layout(push_constant) uniform Params {
     float in_scale; int in_zero_point;
     float out_scale; int out_zero_point;
     float lo, hi;  // clamp bounds in the output's domain
+    float alpha;   // ELU
 } p;
 
 float activate(float v) {
-    if (OP == 1) return 1.0 / (1.0 + exp(-v));
-    if (OP == 2) return tanh(v);
+    if (OP == LOGISTIC) return 1.0 / (1.0 + exp(-v));
+    if (OP == TANH) return tanh(v);
+    if (OP == ABS) return abs(v);
+    if (OP == EXP) return exp(v);
+    if (OP == LOG) return log(v);
+    if (OP == SIN) return sin(v);
+    if (OP == SQRT) return sqrt(v);
+    if (OP == RSQRT) return inversesqrt(v);
+    if (OP == NEG) return -v;
+    if (OP == FLOOR) return floor(v);
+    if (OP == ELU) return v < 0.0 ? p.alpha * (exp(v) - 1.0) : v;
+    if (OP == HARD_SWISH) return v * clamp(v + 3.0, 0.0, 6.0) / 6.0;
     return v;
 }
 
 void main() {
     uint index = flat_invocation_index();
     if (index >= p.count) return;
-#if defined(QUANTIZED)
+#if defined(ELEM_I32)
+    int v = x[index];
+    y[index] = OP == ABS ? abs(v) : -v;
+#elif defined(QUANTIZED)
     float v = activate(float(int(x[index]) - p.in_zero_point) * p.in_scale);
     float q = round_half_away(v / p.out_scale) + float(p.out_zero_point);
     y[index] = STORAGE_T(int(clamp(q, p.lo, p.hi)));

@@ -32,6 +32,16 @@ static const vknn_op_def *const implemented[] = {
     &vknn_op_relu6,
     &vknn_op_logistic,
     &vknn_op_tanh,
+    &vknn_op_abs,
+    &vknn_op_exp,
+    &vknn_op_log,
+    &vknn_op_sin,
+    &vknn_op_sqrt,
+    &vknn_op_rsqrt,
+    &vknn_op_neg,
+    &vknn_op_floor,
+    &vknn_op_elu,
+    &vknn_op_hard_swish,
     &vknn_op_concatenation,
     &vknn_op_reshape,
     &vknn_op_squeeze,
@@ -51,6 +61,10 @@ static const vknn_op_def *const implemented[] = {
     &vknn_op_cast,
     &vknn_op_quantize,
     &vknn_op_dequantize,
+    &vknn_op_gather,
+    &vknn_op_select,
+    &vknn_op_fill,
+    &vknn_op_rank,
 };
 
 const vknn_op_def *vknn_op_find(int32_t type) {

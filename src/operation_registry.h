@@ -35,7 +35,8 @@ extern const vknn_op_def vknn_op_fully_connected;                              /
 extern const vknn_op_def vknn_op_average_pool_2d, vknn_op_max_pool_2d, vknn_op_l2_pool_2d; /* pool2d.c */
 extern const vknn_op_def vknn_op_softmax;                                      /* softmax.c */
 extern const vknn_op_def vknn_op_relu, vknn_op_relu1, vknn_op_relu6, vknn_op_logistic,
-    vknn_op_tanh;                                                              /* activation.c */
+    vknn_op_tanh, vknn_op_abs, vknn_op_exp, vknn_op_log, vknn_op_sin, vknn_op_sqrt, vknn_op_rsqrt,
+    vknn_op_neg, vknn_op_floor, vknn_op_elu, vknn_op_hard_swish;               /* activation.c */
 extern const vknn_op_def vknn_op_concatenation;                                /* concatenation.c */
 extern const vknn_op_def vknn_op_reshape, vknn_op_squeeze, vknn_op_expand_dims; /* reshape.c */
 extern const vknn_op_def vknn_op_transpose;                                    /* transpose.c */
@@ -47,3 +48,6 @@ extern const vknn_op_def vknn_op_depth_to_space, vknn_op_space_to_depth;      /*
 extern const vknn_op_def vknn_op_batch_to_space_nd, vknn_op_space_to_batch_nd; /* batch_space.c */
 extern const vknn_op_def vknn_op_channel_shuffle;                              /* channel_shuffle.c */
 extern const vknn_op_def vknn_op_cast, vknn_op_quantize, vknn_op_dequantize;   /* convert.c */
+extern const vknn_op_def vknn_op_gather;                                       /* gather.c */
+extern const vknn_op_def vknn_op_select;                                       /* select.c */
+extern const vknn_op_def vknn_op_fill, vknn_op_rank;                           /* fill.c */

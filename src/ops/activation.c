@@ -1,19 +1,52 @@
-/* RELU, RELU1, RELU6, LOGISTIC, TANH: elementwise activations.
- * Kernel: shaders/activation.comp. A RELU family operation right after an
- * operation with a fused activation usually disappears into it (fusion.c). */
+/* Elementwise unary operations (kernel: shaders/activation.comp): RELU, RELU1,
+ * RELU6, LOGISTIC, TANH, HARD_SWISH (float and quantized), ABS, NEG (also
+ * int32), EXP, LOG, SIN, SQRT, RSQRT, FLOOR, ELU (float). A RELU family
+ * operation right after an operation with a fused activation usually
+ * disappears into it (fusion.c). */
+#include <math.h>
 #include <string.h>
 
 #include "op_common.h"
 #include "operand_type.h"
 
-#define ACTIVATION_MAX_RANK 4
+enum { T_FLOAT = 1, T_QUANT = 2, T_I32 = 4 };
 
-enum { KERNEL_CLAMP = 0, KERNEL_LOGISTIC = 1, KERNEL_TANH = 2 };
+typedef struct unary_kind {
+  int32_t type;
+  uint32_t code;      /* OP of activation.comp */
+  unsigned types;
+  uint32_t max_rank;  /* 0: any */
+  int32_t clamp;      /* RELU family: the activation code whose bounds apply, else -1 */
+} unary_kind;
 
-static int kernel_op(int32_t type) {
-  return type == VKNN_OPERATION_LOGISTIC ? KERNEL_LOGISTIC
-         : type == VKNN_OPERATION_TANH   ? KERNEL_TANH
-                                         : KERNEL_CLAMP;
+static const unary_kind kinds[] = {
+    {VKNN_OPERATION_RELU, 0, T_FLOAT | T_QUANT, 4, VKNN_FUSED_RELU},
+    {VKNN_OPERATION_RELU1, 0, T_FLOAT | T_QUANT, 4, VKNN_FUSED_RELU1},
+    {VKNN_OPERATION_RELU6, 0, T_FLOAT | T_QUANT, 4, VKNN_FUSED_RELU6},
+    {VKNN_OPERATION_LOGISTIC, 1, T_FLOAT | T_QUANT, 4, -1},
+    {VKNN_OPERATION_TANH, 2, T_FLOAT | T_QUANT, 4, -1},
+    {VKNN_OPERATION_ABS, 3, T_FLOAT | T_I32, 0, -1},
+    {VKNN_OPERATION_EXP, 4, T_FLOAT, 0, -1},
+    {VKNN_OPERATION_LOG, 5, T_FLOAT, 0, -1},
+    {VKNN_OPERATION_SIN, 6, T_FLOAT, 0, -1},
+    {VKNN_OPERATION_SQRT, 7, T_FLOAT, 0, -1},
+    {VKNN_OPERATION_RSQRT, 8, T_FLOAT, 0, -1},
+    {VKNN_OPERATION_NEG, 9, T_FLOAT | T_I32, 0, -1},
+    {VKNN_OPERATION_FLOOR, 10, T_FLOAT, 4, -1},
+    {VKNN_OPERATION_ELU, 11, T_FLOAT, 0, -1},
+    {VKNN_OPERATION_HARD_SWISH, 12, T_FLOAT | T_QUANT, 0, -1},
+};
+
+static const unary_kind *kind_of(int32_t type) {
+  for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); ++i)
+    if (kinds[i].type == type) return &kinds[i];
+  return NULL;
+}
+
+static unsigned type_bit(int32_t type) {
+  if (type == VKNN_OPERAND_TENSOR_FLOAT32 || type == VKNN_OPERAND_TENSOR_FLOAT16) return T_FLOAT;
+  if (vknn_is_quant8(type)) return T_QUANT;
+  return type == VKNN_OPERAND_TENSOR_INT32 ? T_I32 : 0;
 }
 
 /* The fixed output encoding NNAPI demands of quantized LOGISTIC and TANH. */
@@ -26,14 +59,17 @@ static bool quant_output_ok(int32_t op_type, const vknn_operand *out) {
   return true;
 }
 
-static vknn_status validate_activation(const vknn_logger *log, const vknn_model *model,
-                                       const vknn_subgraph *sg, const vknn_operation *op) {
+static vknn_status validate_unary(const vknn_logger *log, const vknn_model *model,
+                                  const vknn_subgraph *sg, const vknn_operation *op) {
   (void)model;
-  if (!vknn_op_check_counts(log, op, 1, 1, 1)) return VKNN_STATUS_INVALID_ARGUMENT;
+  const unary_kind *k = kind_of(op->type);
+  uint32_t inputs = op->type == VKNN_OPERATION_ELU ? 2 : 1;
+  if (!vknn_op_check_counts(log, op, inputs, inputs, 1)) return VKNN_STATUS_INVALID_ARGUMENT;
   const vknn_operand *in = &sg->operands[op->inputs[0]];
   const vknn_operand *out = &sg->operands[op->outputs[0]];
   const char *name = vknn_operation_type_name(op->type);
-  if (vknn_variant_of(in->type) < 0 || out->type != in->type || in->dimension_count > ACTIVATION_MAX_RANK) {
+  if (!(type_bit(in->type) & k->types) || out->type != in->type ||
+      (k->max_rank && in->dimension_count > k->max_rank)) {
     VKNN_LOG_E(log, "model", "%s: %s of rank %u is not allowed", name, vknn_operand_type_name(in->type),
                in->dimension_count);
     return VKNN_STATUS_INVALID_ARGUMENT;
@@ -42,51 +78,62 @@ static vknn_status validate_activation(const vknn_logger *log, const vknn_model 
     VKNN_LOG_E(log, "model", "%s: wrong quantized output scale or zero point", name);
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
+  if (op->type == VKNN_OPERATION_ELU) {
+    int32_t alpha_type = in->type == VKNN_OPERAND_TENSOR_FLOAT16 ? VKNN_OPERAND_FLOAT16 : VKNN_OPERAND_FLOAT32;
+    if (!vknn_op_check_type(log, op, "alpha", &sg->operands[op->inputs[1]], alpha_type))
+      return VKNN_STATUS_INVALID_ARGUMENT;
+  }
   return VKNN_STATUS_NONE;
 }
 
-static vknn_status infer_activation(vknn_graph *graph, const vknn_operation *op) {
+static vknn_status read_alpha(vknn_graph *graph, const vknn_operation *op, float *alpha) {
+  *alpha = 0.f;
+  if (op->type != VKNN_OPERATION_ELU || vknn_graph_const_float(graph, op->inputs[1], alpha))
+    return VKNN_STATUS_NONE;
+  VKNN_LOG_E(graph->log, "compilation", "ELU: alpha must be a constant");
+  return VKNN_STATUS_GENERAL_FAILURE;
+}
+
+static vknn_status infer_unary(vknn_graph *graph, const vknn_operation *op) {
+  float alpha;
+  vknn_status s = vknn_op_require_input_shape(graph, op, 0);
+  if (s == VKNN_STATUS_NONE) s = read_alpha(graph, op, &alpha);
+  if (s != VKNN_STATUS_NONE) return s;
   const vknn_tensor *in = &graph->tensors[op->inputs[0]];
-  if (!in->shape_known) {
-    VKNN_LOG_E(graph->log, "compilation", "%s: input shape unknown at prepare time",
-               vknn_operation_type_name(op->type));
-    return VKNN_STATUS_GENERAL_FAILURE;
-  }
   return vknn_op_set_output_shape(graph, op, 0, in->dims, in->rank);
 }
 
 /* Push constants of activation.comp, std430 layout. */
-typedef struct activation_params {
+typedef struct unary_params {
   uint32_t count;
   float in_scale;
   int32_t in_zero_point;
   float out_scale;
   int32_t out_zero_point;
   float lo, hi;
-} activation_params;
+  float alpha;
+} unary_params;
 
-static int32_t clamp_code(int32_t type) {
-  switch (type) {
-    case VKNN_OPERATION_RELU: return VKNN_FUSED_RELU;
-    case VKNN_OPERATION_RELU1: return VKNN_FUSED_RELU1;
-    case VKNN_OPERATION_RELU6: return VKNN_FUSED_RELU6;
-    default: return VKNN_FUSED_NONE;
-  }
-}
-
-static vknn_status lower_activation(vknn_graph *graph, const vknn_operation *op,
-                                    vknn_dispatch_list *out_list) {
-  const vknn_tensor *in = &graph->tensors[op->inputs[0]];
-  const vknn_tensor *out = &graph->tensors[op->outputs[0]];
-  activation_params p = {(uint32_t)vknn_shape_element_count(in->dims, in->rank), in->scale,
-                         in->zero_point, out->scale, out->zero_point, 0.f, 0.f};
-  vknn_activation_bounds(clamp_code(op->type), out, &p.lo, &p.hi);
+static vknn_shader_id shader_for(int32_t type) {
   static const vknn_shader_id shaders[] = {VKNN_SHADER_ACTIVATION_F32, VKNN_SHADER_ACTIVATION_F16,
                                            VKNN_SHADER_ACTIVATION_Q8, VKNN_SHADER_ACTIVATION_Q8S};
+  return type == VKNN_OPERAND_TENSOR_INT32 ? VKNN_SHADER_ACTIVATION_I32 : shaders[vknn_variant_of(type)];
+}
+
+static vknn_status lower_unary(vknn_graph *graph, const vknn_operation *op,
+                               vknn_dispatch_list *out_list) {
+  const unary_kind *k = kind_of(op->type);
+  const vknn_tensor *in = &graph->tensors[op->inputs[0]];
+  const vknn_tensor *out = &graph->tensors[op->outputs[0]];
+  unary_params p = {(uint32_t)vknn_shape_element_count(in->dims, in->rank), in->scale,
+                    in->zero_point, out->scale, out->zero_point, 0.f, 0.f, 0.f};
+  vknn_status s = read_alpha(graph, op, &p.alpha);
+  if (s != VKNN_STATUS_NONE) return s;
+  vknn_activation_bounds(k->clamp >= 0 ? k->clamp : VKNN_FUSED_NONE, out, &p.lo, &p.hi);
   vknn_dispatch *d = vknn_dispatch_list_add(out_list);
   if (d == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
-  d->shader = shaders[vknn_variant_of(in->type)];
-  d->spec[0] = (uint32_t)kernel_op(op->type);
+  d->shader = shader_for(in->type);
+  d->spec[0] = k->code;
   d->spec_count = 1;
   vknn_dispatch_bind(d, op->inputs[0], VKNN_ACCESS_READ);
   vknn_dispatch_bind(d, op->outputs[0], VKNN_ACCESS_WRITE);
@@ -96,9 +143,20 @@ static vknn_status lower_activation(vknn_graph *graph, const vknn_operation *op,
   return VKNN_STATUS_NONE;
 }
 
-#define ACTIVATION_DEF(NAME) {VKNN_OPERATION_##NAME, false, validate_activation, infer_activation, lower_activation}
-const vknn_op_def vknn_op_relu = ACTIVATION_DEF(RELU);
-const vknn_op_def vknn_op_relu1 = ACTIVATION_DEF(RELU1);
-const vknn_op_def vknn_op_relu6 = ACTIVATION_DEF(RELU6);
-const vknn_op_def vknn_op_logistic = ACTIVATION_DEF(LOGISTIC);
-const vknn_op_def vknn_op_tanh = ACTIVATION_DEF(TANH);
+#define UNARY_DEF(name, TYPE) \
+  const vknn_op_def vknn_op_##name = {VKNN_OPERATION_##TYPE, false, validate_unary, infer_unary, lower_unary}
+UNARY_DEF(relu, RELU);
+UNARY_DEF(relu1, RELU1);
+UNARY_DEF(relu6, RELU6);
+UNARY_DEF(logistic, LOGISTIC);
+UNARY_DEF(tanh, TANH);
+UNARY_DEF(abs, ABS);
+UNARY_DEF(exp, EXP);
+UNARY_DEF(log, LOG);
+UNARY_DEF(sin, SIN);
+UNARY_DEF(sqrt, SQRT);
+UNARY_DEF(rsqrt, RSQRT);
+UNARY_DEF(neg, NEG);
+UNARY_DEF(floor, FLOOR);
+UNARY_DEF(elu, ELU);
+UNARY_DEF(hard_swish, HARD_SWISH);

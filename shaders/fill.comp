@@ -1,0 +1,25 @@
+#version 450
+// Writes one value (given as its stored bits) to every element: FILL, RANK.
+// Variants by element size: B8, B16, B32.
+#extension GL_GOOGLE_include_directive : require
+#include "common.glsl"
+
+#if defined(B8)
+#define STORAGE_T uint8_t
+#elif defined(B16)
+#define STORAGE_T uint16_t
+#else
+#define STORAGE_T uint
+#endif
+
+layout(std430, set = 0, binding = 0) writeonly buffer Output { STORAGE_T y[]; };
+
+layout(push_constant) uniform Params {
+    uint count;
+    uint bits;
+} p;
+
+void main() {
+    uint i = flat_invocation_index();
+    if (i < p.count) y[i] = STORAGE_T(p.bits);
+}

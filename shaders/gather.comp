@@ -1,0 +1,37 @@
+#version 450
+// GATHER: out[o, i, r] = in[o, indices[i], r], the input seen as
+// [outer, axis, inner]. An index out of range yields zero bits. Variants by
+// element size: B8, B16, B32.
+#extension GL_GOOGLE_include_directive : require
+#include "common.glsl"
+
+#if defined(B8)
+#define STORAGE_T uint8_t
+#elif defined(B16)
+#define STORAGE_T uint16_t
+#else
+#define STORAGE_T uint
+#endif
+
+layout(std430, set = 0, binding = 0) readonly buffer Input { STORAGE_T x[]; };
+layout(std430, set = 0, binding = 1) readonly buffer Indices { int indices[]; };
+layout(std430, set = 0, binding = 2) writeonly buffer Output { STORAGE_T y[]; };
+
+layout(push_constant) uniform Params {
+    uint outer, axis, inner, index_count;
+} p;
+
+void main() {
+    uint i = flat_invocation_index();
+    if (i >= p.outer * p.index_count * p.inner) return;
+    uint r = i % p.inner;
+    uint t = i / p.inner;
+    uint k = t % p.index_count;
+    uint o = t / p.index_count;
+    int index = indices[k];
+    if (index < 0 || index >= int(p.axis)) {
+        y[i] = STORAGE_T(0u);
+        return;
+    }
+    y[i] = x[(o * p.axis + uint(index)) * p.inner + r];
+}

@@ -1,0 +1,38 @@
+#version 450
+// SELECT: out = condition ? a : b, elementwise over equal shapes. Quantized
+// values are requantized from each input's encoding to the output's.
+#extension GL_GOOGLE_include_directive : require
+#include "common.glsl"
+
+#if defined(ELEM_I32)
+#define STORAGE_T int
+#else
+#include "elem_types.glsl"
+#endif
+
+layout(std430, set = 0, binding = 0) readonly buffer Condition { uint8_t condition[]; };
+layout(std430, set = 0, binding = 1) readonly buffer InputA { STORAGE_T a[]; };
+layout(std430, set = 0, binding = 2) readonly buffer InputB { STORAGE_T b[]; };
+layout(std430, set = 0, binding = 3) writeonly buffer Output { STORAGE_T y[]; };
+
+layout(push_constant) uniform Params {
+    uint count;
+    float a_scale; int a_zero_point;
+    float b_scale; int b_zero_point;
+    float out_scale; int out_zero_point;
+    float q_min, q_max;
+} p;
+
+void main() {
+    uint i = flat_invocation_index();
+    if (i >= p.count) return;
+    bool pick_a = uint(condition[i]) != 0u;
+#if defined(QUANTIZED)
+    float real = pick_a ? float(int(a[i]) - p.a_zero_point) * p.a_scale
+                        : float(int(b[i]) - p.b_zero_point) * p.b_scale;
+    float q = round_half_away(real / p.out_scale) + float(p.out_zero_point);
+    y[i] = STORAGE_T(int(clamp(q, p.q_min, p.q_max)));
+#else
+    y[i] = pick_a ? a[i] : b[i];
+#endif
+}

@@ -1,0 +1,110 @@
+/* FILL (every element one value) and RANK (the input's rank, a constant once
+ * shapes are known): one value written by the GPU. Kernel: shaders/fill.comp. */
+#include <string.h>
+
+#include "op_common.h"
+#include "operand_type.h"
+
+static int32_t value_type(int32_t tensor_type) {
+  switch (tensor_type) {
+    case VKNN_OPERAND_TENSOR_FLOAT32: return VKNN_OPERAND_FLOAT32;
+    case VKNN_OPERAND_TENSOR_FLOAT16: return VKNN_OPERAND_FLOAT16;
+    default: return VKNN_OPERAND_INT32;
+  }
+}
+
+static vknn_status validate_fill(const vknn_logger *log, const vknn_model *model,
+                                 const vknn_subgraph *sg, const vknn_operation *op) {
+  (void)model;
+  if (!vknn_op_check_counts(log, op, 2, 2, 1)) return VKNN_STATUS_INVALID_ARGUMENT;
+  const vknn_operand *out = &sg->operands[op->outputs[0]];
+  bool out_ok = out->type == VKNN_OPERAND_TENSOR_FLOAT32 || out->type == VKNN_OPERAND_TENSOR_FLOAT16 ||
+                out->type == VKNN_OPERAND_TENSOR_INT32;
+  if (!out_ok) VKNN_LOG_E(log, "model", "FILL: output %s is not allowed", vknn_operand_type_name(out->type));
+  bool ok = out_ok &&
+            vknn_op_check_type(log, op, "shape", &sg->operands[op->inputs[0]], VKNN_OPERAND_TENSOR_INT32) &&
+            vknn_op_check_type(log, op, "value", &sg->operands[op->inputs[1]], value_type(out->type));
+  return ok ? VKNN_STATUS_NONE : VKNN_STATUS_INVALID_ARGUMENT;
+}
+
+/* The shape comes from the shape input when it is a constant, else from the
+ * model's declaration of the output. */
+static vknn_status infer_fill(vknn_graph *graph, const vknn_operation *op) {
+  int32_t shape[VKNN_MAX_RANK];
+  uint32_t rank, dims[VKNN_MAX_RANK];
+  if (!vknn_graph_const_i32_tensor(graph, op->inputs[0], shape, VKNN_MAX_RANK, &rank)) {
+    if (graph->tensors[op->outputs[0]].shape_known) return VKNN_STATUS_NONE;
+    VKNN_LOG_E(graph->log, "compilation", "FILL: needs a constant shape or a declared output shape");
+    return VKNN_STATUS_GENERAL_FAILURE;
+  }
+  for (uint32_t d = 0; d < rank; ++d) {
+    if (shape[d] <= 0) {
+      VKNN_LOG_E(graph->log, "model", "FILL: dimension %d", shape[d]);
+      return VKNN_STATUS_INVALID_ARGUMENT;
+    }
+    dims[d] = (uint32_t)shape[d];
+  }
+  return vknn_op_set_output_shape(graph, op, 0, dims, rank);
+}
+
+static vknn_status lower_constant_fill(vknn_graph *graph, uint32_t out_index, uint32_t bits,
+                                       vknn_dispatch_list *out_list) {
+  const vknn_tensor *out = &graph->tensors[out_index];
+  uint32_t p[2] = {(uint32_t)(vknn_tensor_byte_size(out) / vknn_operand_type_element_size(out->type)), bits};
+  static const vknn_shader_id by_size[] = {VKNN_SHADER_FILL_B8, VKNN_SHADER_FILL_B16,
+                                           VKNN_SHADER_FILL_B32, VKNN_SHADER_FILL_B32};
+  vknn_dispatch *d = vknn_dispatch_list_add(out_list);
+  if (d == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
+  d->shader = by_size[vknn_operand_type_element_size(out->type) / 2];
+  vknn_dispatch_bind(d, out_index, VKNN_ACCESS_WRITE);
+  memcpy(d->push, p, sizeof(p));
+  d->push_size = sizeof(p);
+  d->invocations = p[0];
+  return VKNN_STATUS_NONE;
+}
+
+static vknn_status lower_fill(vknn_graph *graph, const vknn_operation *op,
+                              vknn_dispatch_list *out_list) {
+  const vknn_tensor *value = &graph->tensors[op->inputs[1]];
+  if (value->constant_data == NULL) {
+    VKNN_LOG_E(graph->log, "compilation", "FILL: the value must be a constant");
+    return VKNN_STATUS_GENERAL_FAILURE;
+  }
+  uint32_t bits = 0;
+  memcpy(&bits, value->constant_data, vknn_operand_type_element_size(value->type));
+  return lower_constant_fill(graph, op->outputs[0], bits, out_list);
+}
+
+static vknn_status infer_fill_checked(vknn_graph *graph, const vknn_operation *op) {
+  if (graph->tensors[op->inputs[1]].constant_data == NULL) {
+    VKNN_LOG_E(graph->log, "compilation", "FILL: the value must be a constant");
+    return VKNN_STATUS_GENERAL_FAILURE;
+  }
+  return infer_fill(graph, op);
+}
+
+static vknn_status validate_rank(const vknn_logger *log, const vknn_model *model,
+                                 const vknn_subgraph *sg, const vknn_operation *op) {
+  (void)model;
+  bool ok = vknn_op_check_counts(log, op, 1, 1, 1) &&
+            vknn_op_check_type(log, op, "output", &sg->operands[op->outputs[0]], VKNN_OPERAND_INT32);
+  if (ok && !vknn_operand_type_is_tensor(sg->operands[op->inputs[0]].type)) {
+    VKNN_LOG_E(log, "model", "RANK: the input must be a tensor");
+    ok = false;
+  }
+  return ok ? VKNN_STATUS_NONE : VKNN_STATUS_INVALID_ARGUMENT;
+}
+
+static vknn_status infer_rank(vknn_graph *graph, const vknn_operation *op) {
+  vknn_status s = vknn_op_require_input_shape(graph, op, 0);
+  return s == VKNN_STATUS_NONE ? vknn_op_set_output_shape(graph, op, 0, NULL, 0) : s;
+}
+
+static vknn_status lower_rank(vknn_graph *graph, const vknn_operation *op,
+                              vknn_dispatch_list *out_list) {
+  return lower_constant_fill(graph, op->outputs[0], graph->tensors[op->inputs[0]].rank, out_list);
+}
+
+const vknn_op_def vknn_op_fill = {VKNN_OPERATION_FILL, false, validate_fill, infer_fill_checked,
+                                  lower_fill};
+const vknn_op_def vknn_op_rank = {VKNN_OPERATION_RANK, false, validate_rank, infer_rank, lower_rank};

@@ -1,0 +1,77 @@
+/* GATHER: slices of the input along an axis picked by an index tensor (read
+ * on the GPU). Kernel: shaders/gather.comp. */
+#include <string.h>
+
+#include "op_common.h"
+#include "operand_type.h"
+
+static vknn_status validate_gather(const vknn_logger *log, const vknn_model *model,
+                                   const vknn_subgraph *sg, const vknn_operation *op) {
+  (void)model;
+  bool ok = vknn_op_check_counts(log, op, 3, 3, 1) &&
+            vknn_op_check_data_types(log, sg, op, VKNN_MAX_RANK, true) &&
+            vknn_op_check_type(log, op, "axis", &sg->operands[op->inputs[1]], VKNN_OPERAND_INT32) &&
+            vknn_op_check_type(log, op, "indices", &sg->operands[op->inputs[2]], VKNN_OPERAND_TENSOR_INT32);
+  return ok ? VKNN_STATUS_NONE : VKNN_STATUS_INVALID_ARGUMENT;
+}
+
+static vknn_status read_axis(vknn_graph *graph, const vknn_operation *op, uint32_t *out_axis) {
+  const vknn_tensor *in = &graph->tensors[op->inputs[0]];
+  int32_t axis;
+  if (!vknn_graph_const_i32_list(graph, op, 1, 1, &axis)) return VKNN_STATUS_GENERAL_FAILURE;
+  if (axis < -(int32_t)in->rank || axis >= (int32_t)in->rank) {
+    VKNN_LOG_E(graph->log, "model", "GATHER: axis %d out of rank %u", axis, in->rank);
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
+  *out_axis = (uint32_t)(axis < 0 ? axis + (int32_t)in->rank : axis);
+  return VKNN_STATUS_NONE;
+}
+
+/* Output: the input's dimensions with the axis replaced by the indices' shape. */
+static vknn_status infer_gather(vknn_graph *graph, const vknn_operation *op) {
+  uint32_t axis;
+  vknn_status s = vknn_op_require_input_shape(graph, op, 0);
+  if (s == VKNN_STATUS_NONE) s = vknn_op_require_input_shape(graph, op, 2);
+  if (s == VKNN_STATUS_NONE) s = read_axis(graph, op, &axis);
+  if (s == VKNN_STATUS_NONE) s = vknn_op_check_same_encoding(graph, op, 0);
+  if (s != VKNN_STATUS_NONE) return s;
+  const vknn_tensor *in = &graph->tensors[op->inputs[0]];
+  const vknn_tensor *indices = &graph->tensors[op->inputs[2]];
+  uint32_t rank = in->rank + indices->rank - 1, dims[VKNN_MAX_RANK], n = 0;
+  if (rank > VKNN_MAX_RANK) {
+    VKNN_LOG_E(graph->log, "compilation", "GATHER: output rank %u is too large", rank);
+    return VKNN_STATUS_GENERAL_FAILURE;
+  }
+  for (uint32_t d = 0; d < axis; ++d) dims[n++] = in->dims[d];
+  for (uint32_t d = 0; d < indices->rank; ++d) dims[n++] = indices->dims[d];
+  for (uint32_t d = axis + 1; d < in->rank; ++d) dims[n++] = in->dims[d];
+  return vknn_op_set_output_shape(graph, op, 0, dims, rank);
+}
+
+static vknn_status lower_gather(vknn_graph *graph, const vknn_operation *op,
+                                vknn_dispatch_list *out_list) {
+  uint32_t axis;
+  vknn_status s = read_axis(graph, op, &axis);
+  if (s != VKNN_STATUS_NONE) return s;
+  const vknn_tensor *in = &graph->tensors[op->inputs[0]];
+  const vknn_tensor *indices = &graph->tensors[op->inputs[2]];
+  uint32_t p[4] = {1, in->dims[axis], 1,
+                   (uint32_t)vknn_shape_element_count(indices->dims, indices->rank)};
+  for (uint32_t d = 0; d < axis; ++d) p[0] *= in->dims[d];
+  for (uint32_t d = axis + 1; d < in->rank; ++d) p[2] *= in->dims[d];
+  static const vknn_shader_id by_size[] = {VKNN_SHADER_GATHER_B8, VKNN_SHADER_GATHER_B16,
+                                           VKNN_SHADER_GATHER_B32, VKNN_SHADER_GATHER_B32};
+  vknn_dispatch *d = vknn_dispatch_list_add(out_list);
+  if (d == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
+  d->shader = by_size[vknn_operand_type_element_size(in->type) / 2];
+  vknn_dispatch_bind(d, op->inputs[0], VKNN_ACCESS_READ);
+  vknn_dispatch_bind(d, op->inputs[2], VKNN_ACCESS_READ);
+  vknn_dispatch_bind(d, op->outputs[0], VKNN_ACCESS_WRITE);
+  memcpy(d->push, p, sizeof(p));
+  d->push_size = sizeof(p);
+  d->invocations = (uint64_t)p[0] * p[2] * p[3];
+  return VKNN_STATUS_NONE;
+}
+
+const vknn_op_def vknn_op_gather = {VKNN_OPERATION_GATHER, false, validate_gather, infer_gather,
+                                    lower_gather};
