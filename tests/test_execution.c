@@ -240,21 +240,14 @@ static void test_supported_operations(void **state) {
   assert_true(supported);
   assert_int_equal(vknn_device_get_supported_operations(f->device, &f->model.model, &supported, 2),
                    VKNN_STATUS_INVALID_ARGUMENT);
-  /* A valid model of an operation without a GPU kernel yet: false, and
-   * prepare refuses it. */
+  /* A valid model of an operation the driver has no kernel for (a vendor
+   * extension it does not know): false, and prepare refuses it. */
   test_model m;
   test_model_init_add(&m, VKNN_OPERAND_TENSOR_FLOAT32);
-  m.operation.type = VKNN_OPERATION_FLOOR;
-  m.operation.input_count = 1;
-  m.operands[1].lifetime = VKNN_LIFETIME_TEMPORARY_VARIABLE;
-  m.operands[1].number_of_consumers = 0;
-  m.operands[2].number_of_consumers = 0;
-  m.model.main.input_count = 1;
-  m.op_outputs[0] = 3;
-  m.model.main.operand_count = 4;
-  /* operand 1 must still be written: drop it by making it the output list's peer. */
-  m.operands[1].lifetime = VKNN_LIFETIME_SUBGRAPH_INPUT;
-  m.model.main.input_count = 2;
+  const vknn_extension_prefix extension = {"com.example.unknown", 7};
+  m.model.extension_name_to_prefix = &extension;
+  m.model.extension_name_to_prefix_count = 1;
+  m.operation.type = (7 << 16) | 1;
   supported = true;
   assert_int_equal(vknn_device_get_supported_operations(f->device, &m.model, &supported, 1),
                    VKNN_STATUS_NONE);
@@ -263,7 +256,7 @@ static void test_supported_operations(void **state) {
   assert_int_equal(vknn_device_prepare_model(f->device, &m.model, VKNN_PREFER_LOW_POWER,
                                              VKNN_PRIORITY_LOW, NULL, &pm),
                    VKNN_STATUS_GENERAL_FAILURE);
-  assert_non_null(strstr(f->log.last, "FLOOR"));
+  assert_non_null(strstr(f->log.last, "extension"));
 }
 
 /* An activation given as a model input cannot be read at prepare time. */
