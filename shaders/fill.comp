@@ -1,5 +1,6 @@
 #version 450
-// Writes one value (given as its stored bits) to every element: FILL, RANK.
+// Writes one value to every element: FILL (the value tensor may be computed
+// at run time), RANK (a constant). The value is read from its own tensor.
 // Variants by element size: B8, B16, B32.
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
@@ -12,14 +13,14 @@
 #define STORAGE_T uint
 #endif
 
-layout(std430, set = 0, binding = 0) writeonly buffer Output { STORAGE_T y[]; };
+layout(std430, set = 0, binding = 0) readonly buffer Value { STORAGE_T value[]; };
+layout(std430, set = 0, binding = 1) writeonly buffer Output { STORAGE_T y[]; };
 
 layout(push_constant) uniform Params {
     uint count;
-    uint bits;
 } p;
 
 void main() {
     uint i = flat_invocation_index();
-    if (i < p.count) y[i] = STORAGE_T(p.bits);
+    if (i < p.count) y[i] = value[0];
 }

@@ -89,6 +89,25 @@ bool vknn_graph_const_i32(const vknn_graph *graph, uint32_t operand, int32_t *ou
   return true;
 }
 
+/* Appends a tensor of the compiler's own; NULL when out of memory. */
+static vknn_tensor *append_tensor(vknn_graph *graph, int32_t type, const uint32_t *dims,
+                                  uint32_t rank, vknn_operand_lifetime lifetime) {
+  if (graph->tensor_count == graph->tensor_capacity) {
+    uint32_t capacity = graph->tensor_capacity * 2;
+    vknn_tensor *tensors = realloc(graph->tensors, capacity * sizeof(vknn_tensor));
+    if (tensors == NULL) return NULL;
+    graph->tensors = tensors;
+    graph->tensor_capacity = capacity;
+  }
+  vknn_tensor *t = &graph->tensors[graph->tensor_count++];
+  memset(t, 0, sizeof(*t));
+  t->type = type;
+  t->lifetime = lifetime;
+  t->first_dispatch = t->last_dispatch = -1;
+  vknn_tensor_set_shape(t, dims, rank);
+  return t;
+}
+
 uint32_t vknn_graph_add_constant(vknn_graph *graph, int32_t type, const uint32_t *dims,
                                  uint32_t rank, void *data) {
   void **owned = realloc(graph->owned, (graph->owned_count + 1) * sizeof(void *));
@@ -99,21 +118,16 @@ uint32_t vknn_graph_add_constant(vknn_graph *graph, int32_t type, const uint32_t
   }
   graph->owned = owned;
   graph->owned[graph->owned_count++] = data;
-  if (graph->tensor_count == graph->tensor_capacity) {
-    uint32_t capacity = graph->tensor_capacity * 2;
-    vknn_tensor *tensors = realloc(graph->tensors, capacity * sizeof(vknn_tensor));
-    if (tensors == NULL) return UINT32_MAX;
-    graph->tensors = tensors;
-    graph->tensor_capacity = capacity;
-  }
-  vknn_tensor *t = &graph->tensors[graph->tensor_count];
-  memset(t, 0, sizeof(*t));
-  t->type = type;
-  t->lifetime = VKNN_LIFETIME_CONSTANT_COPY;
+  vknn_tensor *t = append_tensor(graph, type, dims, rank, VKNN_LIFETIME_CONSTANT_COPY);
+  if (t == NULL) return UINT32_MAX;
   t->constant_data = data;
-  t->first_dispatch = t->last_dispatch = -1;
-  vknn_tensor_set_shape(t, dims, rank);
-  return graph->tensor_count++;
+  return graph->tensor_count - 1;
+}
+
+uint32_t vknn_graph_add_temporary(vknn_graph *graph, int32_t type, const uint32_t *dims,
+                                  uint32_t rank) {
+  vknn_tensor *t = append_tensor(graph, type, dims, rank, VKNN_LIFETIME_TEMPORARY_VARIABLE);
+  return t == NULL ? UINT32_MAX : graph->tensor_count - 1;
 }
 
 uint32_t vknn_graph_op_index(const vknn_graph *graph, const vknn_operation *op) {

@@ -65,6 +65,11 @@ bool vknn_graph_const_i32(const vknn_graph *graph, uint32_t operand, int32_t *ou
 uint32_t vknn_graph_add_constant(vknn_graph *graph, int32_t type, const uint32_t *dims,
                                  uint32_t rank, void *data);
 
+/* Adds an intermediate tensor the compiler needs (lives in the arena).
+ * Returns its index, or UINT32_MAX when out of memory. */
+uint32_t vknn_graph_add_temporary(vknn_graph *graph, int32_t type, const uint32_t *dims,
+                                  uint32_t rank);
+
 /* Index of an operation within the graph's subgraph. */
 uint32_t vknn_graph_op_index(const vknn_graph *graph, const vknn_operation *op);
 

@@ -17,11 +17,74 @@ static vknn_status validate_batch_space(const vknn_logger *log, const vknn_model
   return ok ? VKNN_STATUS_NONE : VKNN_STATUS_INVALID_ARGUMENT;
 }
 
+static uint32_t layout_input(const vknn_operation *op) {
+  return op->type == VKNN_OPERATION_SPACE_TO_BATCH_ND ? 3 : 2;
+}
+
+static bool params_constant(const vknn_graph *graph, const vknn_operation *op) {
+  for (uint32_t i = 1; i < layout_input(op); ++i)
+    if (graph->tensors[op->inputs[i]].constant_data == NULL) return false;
+  return true;
+}
+
+/* Block and paddings known only at run time. The view is laid out as for
+ * constants, with the block dimensions as placeholders whose product is right
+ * (the whole block on the first one); the GPU writes the real values. */
+static vknn_status build_dynamic(vknn_graph *graph, const vknn_operation *op, vknn_remap *r,
+                                 uint32_t *dims, uint32_t *rank) {
+  bool to_batch = op->type == VKNN_OPERATION_SPACE_TO_BATCH_ND, nchw = false;
+  uint32_t layout = layout_input(op);
+  if (op->input_count > layout && !vknn_graph_const_bool(graph, op->inputs[layout], &nchw))
+    return VKNN_STATUS_GENERAL_FAILURE;
+  if (!vknn_remap_param_ok(graph, op, 1, 2) || (to_batch && !vknn_remap_param_ok(graph, op, 2, 4)))
+    return VKNN_STATUS_GENERAL_FAILURE;
+  vknn_status s = vknn_remap_declared_output(graph, op, 0, dims, rank);
+  if (s != VKNN_STATUS_NONE) return s;
+  const vknn_tensor *in = &graph->tensors[op->inputs[0]];
+  vknn_image_shape shape = vknn_image_shape_of(in, nchw);
+  vknn_image_shape out = vknn_image_shape_of(&graph->tensors[op->outputs[0]], nchw);
+  vknn_image_axes a = vknn_image_axes_of(nchw);
+  uint32_t small = to_batch ? shape.batches : out.batches, large = to_batch ? out.batches : shape.batches;
+  if (small == 0 || large % small != 0) return VKNN_STATUS_INVALID_ARGUMENT;
+  vknn_remap_set_axes(r, in);
+  int32_t *push = r->dynamic.push; /* masks (unused), h/w axes, h/w views, block views, batches */
+  push[3] = (int32_t)a.h;
+  push[4] = (int32_t)a.w;
+  if (to_batch) { /* view [bh, bw, N, (C,) OH, OW, (C)] */
+    vknn_remap_add_view(r, large / small, a.h, 1);
+    vknn_remap_add_view(r, 1, a.w, 1);
+    vknn_remap_add_view(r, shape.batches, a.n, 1);
+    if (nchw) vknn_remap_add_view(r, shape.channels, a.c, 1);
+    push[5] = (int32_t)r->view_rank;
+    vknn_remap_add_view(r, out.height, a.h, 1);
+    push[6] = (int32_t)r->view_rank;
+    vknn_remap_add_view(r, out.width, a.w, 1);
+    if (!nchw) vknn_remap_add_view(r, shape.channels, a.c, 1);
+    push[7] = 0;
+    push[8] = 1;
+  } else { /* view [N, (C,) H, bh, W, bw, (C)] */
+    vknn_remap_add_view(r, out.batches, a.n, 1);
+    if (nchw) vknn_remap_add_view(r, shape.channels, a.c, 1);
+    vknn_remap_add_view(r, shape.height, a.h, 1);
+    push[7] = (int32_t)r->view_rank;
+    vknn_remap_add_view(r, large / small, a.n, 1);
+    vknn_remap_add_view(r, shape.width, a.w, 1);
+    push[8] = (int32_t)r->view_rank;
+    vknn_remap_add_view(r, 1, a.n, 1);
+    if (!nchw) vknn_remap_add_view(r, shape.channels, a.c, 1);
+  }
+  push[9] = (int32_t)out.batches;
+  r->pad_bits = vknn_zero_pad_bits(in);
+  vknn_remap_set_dynamic(r, to_batch ? VKNN_REMAP_DYNAMIC_SPACE_TO_BATCH : VKNN_REMAP_DYNAMIC_BATCH_TO_SPACE,
+                         op->inputs[1], to_batch ? op->inputs[2] : UINT32_MAX, UINT32_MAX);
+  return VKNN_STATUS_NONE;
+}
+
 /* block = {bh, bw}, pads = {top, bottom, left, right}. */
 static vknn_status read_params(vknn_graph *graph, const vknn_operation *op, int32_t block[2],
                                int32_t pads[4], bool *nchw) {
   bool to_batch = op->type == VKNN_OPERATION_SPACE_TO_BATCH_ND;
-  uint32_t layout = to_batch ? 3 : 2, nb = 0, np = 4;
+  uint32_t layout = layout_input(op), nb = 0, np = 4;
   pads[0] = pads[1] = pads[2] = pads[3] = 0;
   *nchw = false;
   bool ok = vknn_graph_const_i32_tensor(graph, op->inputs[1], block, 2, &nb) &&
@@ -43,6 +106,7 @@ static vknn_status read_params(vknn_graph *graph, const vknn_operation *op, int3
 static vknn_status build_batch_to_space(vknn_graph *graph, const vknn_operation *op, uint32_t output,
                                         vknn_remap *r, uint32_t *dims, uint32_t *rank) {
   (void)output;
+  if (!params_constant(graph, op)) return build_dynamic(graph, op, r, dims, rank);
   int32_t block[2], pads[4];
   bool nchw;
   vknn_status s = read_params(graph, op, block, pads, &nchw);
@@ -74,6 +138,7 @@ static vknn_status build_batch_to_space(vknn_graph *graph, const vknn_operation 
 static vknn_status build_space_to_batch(vknn_graph *graph, const vknn_operation *op, uint32_t output,
                                         vknn_remap *r, uint32_t *dims, uint32_t *rank) {
   (void)output;
+  if (!params_constant(graph, op)) return build_dynamic(graph, op, r, dims, rank);
   int32_t block[2], pads[4];
   bool nchw;
   vknn_status s = read_params(graph, op, block, pads, &nchw);

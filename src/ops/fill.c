@@ -1,5 +1,7 @@
-/* FILL (every element one value) and RANK (the input's rank, a constant once
- * shapes are known): one value written by the GPU. Kernel: shaders/fill.comp. */
+/* FILL (every element takes a value, possibly computed at run time) and RANK
+ * (the input's rank, a constant once shapes are known). Kernel:
+ * shaders/fill.comp. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "op_common.h"
@@ -47,40 +49,28 @@ static vknn_status infer_fill(vknn_graph *graph, const vknn_operation *op) {
   return vknn_op_set_output_shape(graph, op, 0, dims, rank);
 }
 
-static vknn_status lower_constant_fill(vknn_graph *graph, uint32_t out_index, uint32_t bits,
-                                       vknn_dispatch_list *out_list) {
+/* Every element of out_index takes the value of the scalar tensor value. */
+static vknn_status lower_fill_from(vknn_graph *graph, uint32_t value, uint32_t out_index,
+                                   vknn_dispatch_list *out_list) {
   const vknn_tensor *out = &graph->tensors[out_index];
-  uint32_t p[2] = {(uint32_t)(vknn_tensor_byte_size(out) / vknn_operand_type_element_size(out->type)), bits};
+  uint32_t element = vknn_operand_type_element_size(out->type);
+  uint32_t count = (uint32_t)(vknn_tensor_byte_size(out) / element);
   static const vknn_shader_id by_size[] = {VKNN_SHADER_FILL_B8, VKNN_SHADER_FILL_B16,
                                            VKNN_SHADER_FILL_B32, VKNN_SHADER_FILL_B32};
   vknn_dispatch *d = vknn_dispatch_list_add(out_list);
   if (d == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
-  d->shader = by_size[vknn_operand_type_element_size(out->type) / 2];
+  d->shader = by_size[element / 2];
+  vknn_dispatch_bind(d, value, VKNN_ACCESS_READ);
   vknn_dispatch_bind(d, out_index, VKNN_ACCESS_WRITE);
-  memcpy(d->push, p, sizeof(p));
-  d->push_size = sizeof(p);
-  d->invocations = p[0];
+  memcpy(d->push, &count, sizeof(count));
+  d->push_size = sizeof(count);
+  d->invocations = count;
   return VKNN_STATUS_NONE;
 }
 
 static vknn_status lower_fill(vknn_graph *graph, const vknn_operation *op,
                               vknn_dispatch_list *out_list) {
-  const vknn_tensor *value = &graph->tensors[op->inputs[1]];
-  if (value->constant_data == NULL) {
-    VKNN_LOG_E(graph->log, "compilation", "FILL: the value must be a constant");
-    return VKNN_STATUS_GENERAL_FAILURE;
-  }
-  uint32_t bits = 0;
-  memcpy(&bits, value->constant_data, vknn_operand_type_element_size(value->type));
-  return lower_constant_fill(graph, op->outputs[0], bits, out_list);
-}
-
-static vknn_status infer_fill_checked(vknn_graph *graph, const vknn_operation *op) {
-  if (graph->tensors[op->inputs[1]].constant_data == NULL) {
-    VKNN_LOG_E(graph->log, "compilation", "FILL: the value must be a constant");
-    return VKNN_STATUS_GENERAL_FAILURE;
-  }
-  return infer_fill(graph, op);
+  return lower_fill_from(graph, op->inputs[1], op->outputs[0], out_list);
 }
 
 static vknn_status validate_rank(const vknn_logger *log, const vknn_model *model,
@@ -102,9 +92,12 @@ static vknn_status infer_rank(vknn_graph *graph, const vknn_operation *op) {
 
 static vknn_status lower_rank(vknn_graph *graph, const vknn_operation *op,
                               vknn_dispatch_list *out_list) {
-  return lower_constant_fill(graph, op->outputs[0], graph->tensors[op->inputs[0]].rank, out_list);
+  int32_t *rank = malloc(sizeof(int32_t));
+  if (rank != NULL) *rank = (int32_t)graph->tensors[op->inputs[0]].rank;
+  uint32_t value = vknn_graph_add_constant(graph, VKNN_OPERAND_INT32, NULL, 0, rank);
+  if (value == UINT32_MAX) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
+  return lower_fill_from(graph, value, op->outputs[0], out_list);
 }
 
-const vknn_op_def vknn_op_fill = {VKNN_OPERATION_FILL, false, validate_fill, infer_fill_checked,
-                                  lower_fill};
+const vknn_op_def vknn_op_fill = {VKNN_OPERATION_FILL, false, validate_fill, infer_fill, lower_fill};
 const vknn_op_def vknn_op_rank = {VKNN_OPERATION_RANK, false, validate_rank, infer_rank, lower_rank};

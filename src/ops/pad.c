@@ -67,24 +67,35 @@ static vknn_status pad_bits(vknn_graph *graph, const vknn_operation *op, uint32_
   return VKNN_STATUS_NONE;
 }
 
+/* Paddings known only at run time: the declared output shape and a map
+ * completed on the GPU. */
+static vknn_status build_dynamic_pad(vknn_graph *graph, const vknn_operation *op, vknn_remap *r,
+                                     uint32_t *dims, uint32_t *rank) {
+  const vknn_tensor *in = &graph->tensors[op->inputs[0]];
+  if (!vknn_remap_param_ok(graph, op, 1, 2 * in->rank)) return VKNN_STATUS_GENERAL_FAILURE;
+  vknn_status s = vknn_remap_declared_output(graph, op, 0, dims, rank);
+  if (s != VKNN_STATUS_NONE) return s;
+  vknn_remap_set_axes(r, in);
+  for (uint32_t d = 0; d < *rank; ++d) vknn_remap_add_view(r, dims[d], d, 1);
+  vknn_remap_set_dynamic(r, VKNN_REMAP_DYNAMIC_PAD, op->inputs[1], UINT32_MAX, UINT32_MAX);
+  return VKNN_STATUS_NONE;
+}
+
 static vknn_status build_pad(vknn_graph *graph, const vknn_operation *op, uint32_t output,
                              vknn_remap *r, uint32_t *dims, uint32_t *rank) {
   (void)output;
   const vknn_tensor *in = &graph->tensors[op->inputs[0]];
+  vknn_status s = pad_bits(graph, op, &r->pad_bits);
+  if (s != VKNN_STATUS_NONE) return s;
   int32_t paddings[2 * VKNN_MAX_RANK];
   uint32_t n;
-  if (!vknn_graph_const_i32_tensor(graph, op->inputs[1], paddings, 2 * VKNN_MAX_RANK, &n)) {
-    VKNN_LOG_E(graph->log, "compilation", "%s: paddings must be a constant",
-               vknn_operation_type_name(op->type));
-    return VKNN_STATUS_GENERAL_FAILURE;
-  }
+  if (!vknn_graph_const_i32_tensor(graph, op->inputs[1], paddings, 2 * VKNN_MAX_RANK, &n))
+    return build_dynamic_pad(graph, op, r, dims, rank);
   if (n != 2 * in->rank) {
     VKNN_LOG_E(graph->log, "model", "%s: %u paddings for rank %u", vknn_operation_type_name(op->type),
                n, in->rank);
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
-  vknn_status s = pad_bits(graph, op, &r->pad_bits);
-  if (s != VKNN_STATUS_NONE) return s;
   vknn_remap_set_axes(r, in);
   for (uint32_t d = 0; d < in->rank; ++d) {
     int32_t before = paddings[2 * d], after = paddings[2 * d + 1];

@@ -65,6 +65,61 @@ static uint32_t add_map_constant(vknn_graph *graph, const vknn_remap *r, uint64_
   return vknn_graph_add_constant(graph, VKNN_OPERAND_TENSOR_INT32, &words, 1, m);
 }
 
+bool vknn_remap_param_ok(const vknn_graph *graph, const vknn_operation *op, uint32_t input,
+                         uint32_t count) {
+  const vknn_tensor *t = &graph->tensors[op->inputs[input]];
+  if (t->shape_known && vknn_shape_element_count(t->dims, t->rank) == count) return true;
+  VKNN_LOG_E(graph->log, "compilation", "%s: run-time parameter %u must have %u known elements",
+             vknn_operation_type_name(op->type), input, count);
+  return false;
+}
+
+void vknn_remap_set_dynamic(vknn_remap *r, uint32_t kind, uint32_t a, uint32_t b, uint32_t c) {
+  r->dynamic.active = true;
+  r->dynamic.kind = kind;
+  r->dynamic.params[0] = a;
+  r->dynamic.params[1] = b;
+  r->dynamic.params[2] = c;
+}
+
+vknn_status vknn_remap_declared_output(const vknn_graph *graph, const vknn_operation *op,
+                                       uint32_t output, uint32_t *dims, uint32_t *rank) {
+  const vknn_tensor *out = &graph->tensors[op->outputs[output]];
+  if (!out->shape_known) {
+    VKNN_LOG_E(graph->log, "compilation", "%s: parameters known only at run time need a declared "
+               "output shape", vknn_operation_type_name(op->type));
+    return VKNN_STATUS_GENERAL_FAILURE;
+  }
+  memcpy(dims, out->dims, out->rank * sizeof(uint32_t));
+  *rank = out->rank;
+  return VKNN_STATUS_NONE;
+}
+
+/* The dispatch completing a map template into a map tensor on the GPU. */
+static uint32_t lower_map_completion(vknn_graph *graph, const vknn_remap *r, uint32_t template_map,
+                                     vknn_dispatch_list *out_list) {
+  uint32_t words = graph->tensors[template_map].dims[0];
+  uint32_t map = vknn_graph_add_temporary(graph, VKNN_OPERAND_TENSOR_INT32, &words, 1);
+  vknn_dispatch *d = map == UINT32_MAX ? NULL : vknn_dispatch_list_add(out_list);
+  if (d == NULL) return UINT32_MAX;
+  d->shader = VKNN_SHADER_REMAP_PARAMS;
+  d->spec[0] = r->dynamic.kind;
+  d->spec_count = 1;
+  vknn_dispatch_bind(d, template_map, VKNN_ACCESS_READ);
+  for (uint32_t i = 0; i < 3; ++i) {
+    uint32_t param = r->dynamic.params[i];
+    vknn_dispatch_bind(d, param == UINT32_MAX ? template_map : param, VKNN_ACCESS_READ);
+  }
+  vknn_dispatch_bind(d, map, VKNN_ACCESS_WRITE);
+  int32_t push[11];
+  push[0] = (int32_t)words;
+  memcpy(push + 1, r->dynamic.push, sizeof(r->dynamic.push));
+  memcpy(d->push, push, sizeof(push));
+  d->push_size = sizeof(push);
+  d->invocations = 1;
+  return map;
+}
+
 vknn_status vknn_lower_remap(vknn_graph *graph, uint32_t src, uint32_t dst, const vknn_remap *r,
                              vknn_dispatch_list *out_list) {
   uint64_t count = 1;
@@ -72,6 +127,7 @@ vknn_status vknn_lower_remap(vknn_graph *graph, uint32_t src, uint32_t dst, cons
   if (count > INT32_MAX) return VKNN_STATUS_GENERAL_FAILURE;
   if (count == 0) return VKNN_STATUS_NONE;
   uint32_t map = add_map_constant(graph, r, count);
+  if (map != UINT32_MAX && r->dynamic.active) map = lower_map_completion(graph, r, map, out_list);
   if (map == UINT32_MAX) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
   vknn_dispatch *d = vknn_dispatch_list_add(out_list);
   if (d == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;

@@ -20,7 +20,38 @@ typedef struct vknn_remap {
     int32_t mul;
   } view[VKNN_REMAP_MAX];
   uint32_t pad_bits; /* value of out-of-bounds elements, as stored */
+  /* Parameters known only at run time: the map above is a template that
+   * shaders/remap_params.comp completes on the GPU before the copy. */
+  struct {
+    bool active;
+    uint32_t kind;      /* OP of remap_params.comp */
+    uint32_t params[3]; /* parameter tensors (unused: UINT32_MAX) */
+    int32_t push[10];   /* remap_params.comp's push constants after the word count */
+  } dynamic;
 } vknn_remap;
+
+/* Kinds of run-time completion (OP of remap_params.comp). */
+enum {
+  VKNN_REMAP_DYNAMIC_PAD = 0,
+  VKNN_REMAP_DYNAMIC_SLICE = 1,
+  VKNN_REMAP_DYNAMIC_STRIDED_SLICE = 2,
+  VKNN_REMAP_DYNAMIC_TRANSPOSE = 3,
+  VKNN_REMAP_DYNAMIC_SPACE_TO_BATCH = 4,
+  VKNN_REMAP_DYNAMIC_BATCH_TO_SPACE = 5,
+};
+
+/* Whether a parameter tensor known only at run time can be read by the GPU:
+ * its shape must be known and hold exactly count elements (logged if not). */
+bool vknn_remap_param_ok(const vknn_graph *graph, const vknn_operation *op, uint32_t input,
+                         uint32_t count);
+
+/* Marks a map as completed at run time from up to three parameter tensors. */
+void vknn_remap_set_dynamic(vknn_remap *r, uint32_t kind, uint32_t a, uint32_t b, uint32_t c);
+
+/* The declared shape of output i when parameters are not constants: the
+ * output shape must be declared then (GENERAL_FAILURE, logged, if not). */
+vknn_status vknn_remap_declared_output(const vknn_graph *graph, const vknn_operation *op,
+                                       uint32_t output, uint32_t *dims, uint32_t *rank);
 
 /* The axes of a tensor as they are stored (row-major), starting at 0. */
 void vknn_remap_set_axes(vknn_remap *r, const vknn_tensor *t);

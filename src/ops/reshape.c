@@ -31,12 +31,13 @@ static vknn_status infer_from_declared(vknn_graph *graph, const vknn_operation *
   const vknn_tensor *in = &graph->tensors[op->inputs[0]];
   const vknn_tensor *out = &graph->tensors[op->outputs[0]];
   if (!out->shape_known) {
-    VKNN_LOG_E(graph->log, "compilation", "RESHAPE: the shape is not a constant and the output "
-               "shape is not declared");
+    VKNN_LOG_E(graph->log, "compilation", "%s: the shape is not a constant and the output "
+               "shape is not declared", vknn_operation_type_name(op->type));
     return VKNN_STATUS_GENERAL_FAILURE;
   }
   if (vknn_shape_element_count(out->dims, out->rank) != vknn_shape_element_count(in->dims, in->rank)) {
-    VKNN_LOG_E(graph->log, "model", "RESHAPE: the output does not hold the input's elements");
+    VKNN_LOG_E(graph->log, "model", "%s: the output does not hold the input's elements",
+               vknn_operation_type_name(op->type));
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
   return VKNN_STATUS_NONE;
@@ -107,9 +108,11 @@ static vknn_status infer_squeeze(vknn_graph *graph, const vknn_operation *op) {
   uint32_t n = 0;
   if (op->input_count < 2 || vknn_graph_omitted(graph, op->inputs[1])) {
     for (uint32_t d = 0; d < in->rank; ++d) drop[d] = in->dims[d] == 1;
+  } else if (graph->tensors[op->inputs[1]].constant_data == NULL) {
+    return infer_from_declared(graph, op); /* the declared output is the result's shape */
   } else if (!vknn_graph_const_i32_tensor(graph, op->inputs[1], axes, VKNN_MAX_RANK, &n)) {
-    VKNN_LOG_E(graph->log, "compilation", "SQUEEZE: the axes must be a constant");
-    return VKNN_STATUS_GENERAL_FAILURE;
+    VKNN_LOG_E(graph->log, "model", "SQUEEZE: the axes do not fit the input");
+    return VKNN_STATUS_INVALID_ARGUMENT;
   }
   for (uint32_t i = 0; i < n; ++i) {
     int32_t a = axes[i] < 0 ? axes[i] + (int32_t)in->rank : axes[i];

@@ -1,5 +1,7 @@
 /* SLICE and STRIDED_SLICE: a box (with steps) of the input.
  * Kernel: shaders/remap.comp. */
+#include <string.h>
+
 #include "remap.h"
 
 static vknn_status validate_slice(const vknn_logger *log, const vknn_model *model,
@@ -15,6 +17,13 @@ static vknn_status validate_slice(const vknn_logger *log, const vknn_model *mode
   return ok ? VKNN_STATUS_NONE : VKNN_STATUS_INVALID_ARGUMENT;
 }
 
+/* Whether parameters 1 .. count are all constants. */
+static bool vectors_constant(const vknn_graph *graph, const vknn_operation *op, uint32_t count) {
+  for (uint32_t i = 0; i < count; ++i)
+    if (graph->tensors[op->inputs[1 + i]].constant_data == NULL) return false;
+  return true;
+}
+
 /* Reads count constant int tensors of one entry per input axis. */
 static vknn_status read_vectors(vknn_graph *graph, const vknn_operation *op, uint32_t count,
                                 int32_t vectors[][VKNN_MAX_RANK]) {
@@ -22,9 +31,9 @@ static vknn_status read_vectors(vknn_graph *graph, const vknn_operation *op, uin
   for (uint32_t i = 0; i < count; ++i) {
     uint32_t n;
     if (!vknn_graph_const_i32_tensor(graph, op->inputs[1 + i], vectors[i], VKNN_MAX_RANK, &n)) {
-      VKNN_LOG_E(graph->log, "compilation", "%s: parameters must be constants",
-                 vknn_operation_type_name(op->type));
-      return VKNN_STATUS_GENERAL_FAILURE;
+      VKNN_LOG_E(graph->log, "model", "%s: parameter %u does not fit the input",
+                 vknn_operation_type_name(op->type), 1 + i);
+      return VKNN_STATUS_INVALID_ARGUMENT;
     }
     if (n != rank) {
       VKNN_LOG_E(graph->log, "model", "%s: parameter %u has %u entries for rank %u",
@@ -39,6 +48,15 @@ static vknn_status build_slice(vknn_graph *graph, const vknn_operation *op, uint
                                vknn_remap *r, uint32_t *dims, uint32_t *rank) {
   (void)output;
   const vknn_tensor *in = &graph->tensors[op->inputs[0]];
+  if (!vectors_constant(graph, op, 2)) { /* begin decides at run time */
+    if (!vknn_remap_param_ok(graph, op, 1, in->rank)) return VKNN_STATUS_GENERAL_FAILURE;
+    vknn_status s = vknn_remap_declared_output(graph, op, 0, dims, rank);
+    if (s != VKNN_STATUS_NONE) return s;
+    vknn_remap_set_axes(r, in);
+    for (uint32_t d = 0; d < in->rank; ++d) vknn_remap_add_view(r, dims[d], d, 1);
+    vknn_remap_set_dynamic(r, VKNN_REMAP_DYNAMIC_SLICE, op->inputs[1], UINT32_MAX, UINT32_MAX);
+    return VKNN_STATUS_NONE;
+  }
   int32_t v[2][VKNN_MAX_RANK]; /* begin, size */
   vknn_status s = read_vectors(graph, op, 2, v);
   if (s != VKNN_STATUS_NONE) return s;
@@ -76,6 +94,32 @@ static void strided_range(int32_t dim, int32_t stride, bool begin_masked, bool e
   }
 }
 
+/* Begin, end and strides known only at run time: the view walks the declared
+ * output (shrunk axes as size 1); the GPU sets starts and steps. */
+static vknn_status build_dynamic_strided_slice(vknn_graph *graph, const vknn_operation *op,
+                                               const int32_t masks[3], vknn_remap *r,
+                                               uint32_t *dims, uint32_t *rank) {
+  const vknn_tensor *in = &graph->tensors[op->inputs[0]];
+  for (uint32_t i = 1; i <= 3; ++i)
+    if (!vknn_remap_param_ok(graph, op, i, in->rank)) return VKNN_STATUS_GENERAL_FAILURE;
+  vknn_status s = vknn_remap_declared_output(graph, op, 0, dims, rank);
+  if (s != VKNN_STATUS_NONE) return s;
+  vknn_remap_set_axes(r, in);
+  uint32_t k = 0;
+  for (uint32_t d = 0; d < in->rank; ++d) {
+    bool shrink = (masks[2] >> d) & 1;
+    if (!shrink && k >= *rank) return VKNN_STATUS_INVALID_ARGUMENT;
+    vknn_remap_add_view(r, shrink ? 1 : dims[k++], d, 1);
+  }
+  if (k != *rank && !(k == 0 && *rank == 1)) {
+    VKNN_LOG_E(graph->log, "model", "STRIDED_SLICE: the output rank does not fit the shrink mask");
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
+  vknn_remap_set_dynamic(r, VKNN_REMAP_DYNAMIC_STRIDED_SLICE, op->inputs[1], op->inputs[2], op->inputs[3]);
+  memcpy(r->dynamic.push, masks, 3 * sizeof(int32_t));
+  return VKNN_STATUS_NONE;
+}
+
 static vknn_status build_strided_slice(vknn_graph *graph, const vknn_operation *op,
                                        uint32_t output, vknn_remap *r, uint32_t *dims,
                                        uint32_t *rank) {
@@ -83,9 +127,9 @@ static vknn_status build_strided_slice(vknn_graph *graph, const vknn_operation *
   const vknn_tensor *in = &graph->tensors[op->inputs[0]];
   int32_t v[3][VKNN_MAX_RANK]; /* begin, end, strides */
   int32_t masks[3];            /* begin, end, shrink-axis */
+  if (!vknn_graph_const_i32_list(graph, op, 4, 3, masks)) return VKNN_STATUS_GENERAL_FAILURE;
+  if (!vectors_constant(graph, op, 3)) return build_dynamic_strided_slice(graph, op, masks, r, dims, rank);
   vknn_status s = read_vectors(graph, op, 3, v);
-  if (s == VKNN_STATUS_NONE && !vknn_graph_const_i32_list(graph, op, 4, 3, masks))
-    s = VKNN_STATUS_GENERAL_FAILURE;
   if (s != VKNN_STATUS_NONE) return s;
   vknn_remap_set_axes(r, in);
   *rank = 0;

@@ -11,6 +11,19 @@ static vknn_status validate_transpose(const vknn_logger *log, const vknn_model *
   return ok ? VKNN_STATUS_NONE : VKNN_STATUS_INVALID_ARGUMENT;
 }
 
+/* perm known only at run time: the declared output, axes set on the GPU. */
+static vknn_status build_dynamic_transpose(vknn_graph *graph, const vknn_operation *op,
+                                           vknn_remap *r, uint32_t *dims, uint32_t *rank) {
+  if (!vknn_remap_param_ok(graph, op, 1, graph->tensors[op->inputs[0]].rank))
+    return VKNN_STATUS_GENERAL_FAILURE;
+  vknn_status s = vknn_remap_declared_output(graph, op, 0, dims, rank);
+  if (s != VKNN_STATUS_NONE) return s;
+  vknn_remap_set_axes(r, &graph->tensors[op->inputs[0]]);
+  for (uint32_t d = 0; d < *rank; ++d) vknn_remap_add_view(r, dims[d], d, 1);
+  vknn_remap_set_dynamic(r, VKNN_REMAP_DYNAMIC_TRANSPOSE, op->inputs[1], UINT32_MAX, UINT32_MAX);
+  return VKNN_STATUS_NONE;
+}
+
 static vknn_status build_transpose(vknn_graph *graph, const vknn_operation *op, uint32_t output,
                                    vknn_remap *r, uint32_t *dims, uint32_t *rank) {
   (void)output;
@@ -19,9 +32,11 @@ static vknn_status build_transpose(vknn_graph *graph, const vknn_operation *op, 
   uint32_t n = in->rank;
   if (op->input_count < 2 || vknn_graph_omitted(graph, op->inputs[1])) {
     for (uint32_t d = 0; d < n; ++d) perm[d] = (int32_t)(n - 1 - d);
+  } else if (graph->tensors[op->inputs[1]].constant_data == NULL) {
+    return build_dynamic_transpose(graph, op, r, dims, rank);
   } else if (!vknn_graph_const_i32_tensor(graph, op->inputs[1], perm, VKNN_MAX_RANK, &n)) {
-    VKNN_LOG_E(graph->log, "compilation", "TRANSPOSE: perm must be a constant");
-    return VKNN_STATUS_GENERAL_FAILURE;
+    VKNN_LOG_E(graph->log, "model", "TRANSPOSE: perm does not fit the input");
+    return VKNN_STATUS_INVALID_ARGUMENT;
   }
   uint32_t seen = 0;
   for (uint32_t d = 0; d < n; ++d)
