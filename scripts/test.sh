@@ -1,38 +1,71 @@
 #!/usr/bin/env bash
-# Builds vknn and runs the whole test suite: the unit tests (Vulkan validation
-# layer on) and the conformance runner over ../shared/nnapi-cts.
-# Ends with one line: "N passed, N failed, N skipped".
+# Builds vknn and runs the whole test suite:
+#   1. unit tests (cmocka, Vulkan validation layer on) and the conformance
+#      runner over ../shared/nnapi-cts, every case, in every implemented mode;
+#   2. the same under AddressSanitizer + UndefinedBehaviorSanitizer: all unit
+#      tests and a sample of the conformance cases (every 7th).
+# Ends with one line: "Total: N passed, N failed, N skipped".
 set -uo pipefail
 cd "$(dirname "$0")/.."
-scripts/build.sh || { echo "build failed"; echo "0 passed, 1 failed"; exit 1; }
 
 passed=0; failed=0; skipped=0
+modes=sync
+export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+export ASAN_OPTIONS=detect_leaks=1
 
-# Unit tests (cmocka, one executable per module).
-meson test -C build --print-errorlogs --num-processes 2 > build/unit-tests.log 2>&1
-unit_rc=$?
-grep -E '^ *[0-9]+/[0-9]+ ' build/unit-tests.log
-up=$(sed -n 's/^Ok: *\([0-9]*\).*/\1/p' build/unit-tests.log)
-uf=$(sed -n 's/^Fail: *\([0-9]*\).*/\1/p' build/unit-tests.log)
-ut=$(sed -n 's/^Timeout: *\([0-9]*\).*/\1/p' build/unit-tests.log)
-us=$(sed -n 's/^Skipped: *\([0-9]*\).*/\1/p' build/unit-tests.log)
-passed=$((passed + ${up:-0})); failed=$((failed + ${uf:-0} + ${ut:-0})); skipped=$((skipped + ${us:-0}))
-if [ "$unit_rc" -ne 0 ] && [ "${uf:-0}${ut:-0}" = "00" ]; then
-  cat build/unit-tests.log; failed=$((failed + 1))
+count() { passed=$((passed + ${1:-0})); failed=$((failed + ${2:-0})); skipped=$((skipped + ${3:-0})); }
+
+# Configures (once) and builds a build directory; a failed build counts as a failure.
+build() {
+  local dir=$1; shift
+  if [ ! -f "$dir/build.ninja" ] && ! meson setup "$dir" -Dwerror=true "$@" > "$dir.setup.log" 2>&1; then
+    cat "$dir.setup.log"; echo "$dir: configuration failed"; count 0 1 0; return 1
+  fi
+  ninja -C "$dir" > "$dir.build.log" 2>&1 || { tail -40 "$dir.build.log"; echo "$dir: build failed"; count 0 1 0; return 1; }
+}
+
+unit_tests() {
+  local dir=$1 log=$1/unit-tests.log
+  meson test -C "$dir" --print-errorlogs --num-processes 2 > "$log" 2>&1
+  local rc=$? ok fail timeout skip
+  grep -E '^ *[0-9]+/[0-9]+ ' "$log" | sed "s|^|$dir: |"
+  ok=$(sed -n 's/^Ok: *\([0-9]*\).*/\1/p' "$log")
+  fail=$(sed -n 's/^Fail: *\([0-9]*\).*/\1/p' "$log")
+  timeout=$(sed -n 's/^Timeout: *\([0-9]*\).*/\1/p' "$log")
+  skip=$(sed -n 's/^Skipped: *\([0-9]*\).*/\1/p' "$log")
+  count "${ok:-0}" $(( ${fail:-0} + ${timeout:-0} )) "${skip:-0}"
+  if [ "$rc" -ne 0 ]; then
+    grep -vE '^ *[0-9]+/[0-9]+ ' "$log" | tail -60
+    [ "${fail:-0}${timeout:-0}" = "00" ] && count 0 1 0
+  fi
+}
+
+conformance() {
+  local dir=$1 name=$2; shift 2
+  local log=$dir/cts-$name.log
+  "$dir/tests/vknn-cts" "$@" --json "$dir/cts-$name.json" > "$log" 2>&1
+  local rc=$? line p f s
+  grep -E '^FAILED ' "$log" | head -50
+  line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -1)
+  p=$(echo "$line" | sed -n 's/^\([0-9]*\) passed.*/\1/p')
+  f=$(echo "$line" | sed -n 's/.* \([0-9]*\) failed.*/\1/p')
+  s=$(echo "$line" | sed -n 's/.* \([0-9]*\) skipped.*/\1/p')
+  echo "$dir conformance ($name): ${line:-no result}"
+  count "${p:-0}" "${f:-0}" "${s:-0}"
+  if [ -z "$line" ] || { [ "$rc" -ne 0 ] && [ "${f:-0}" -eq 0 ]; }; then
+    tail -20 "$log"; echo "vknn-cts did not complete (exit $rc)"; count 0 1 0
+  fi
+}
+
+if build build -Dbuildtype=debugoptimized; then
+  unit_tests build
+  conformance build "$modes" --modes "$modes"
+  grep -E '^[A-Z_0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+$|^operation' build/cts-"$modes".log
 fi
 
-# Conformance: every case through every implemented mode.
-build/tests/vknn-cts --modes sync --json build/cts-sync.json > build/cts-sync.log 2>&1
-cts_rc=$?
-grep -vE '^(FAILED )' build/cts-sync.log | grep -vE '^[0-9]+ passed' || true
-grep -E '^FAILED ' build/cts-sync.log | head -50 || true
-line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' build/cts-sync.log | tail -1)
-cp=$(echo "$line" | sed -n 's/^\([0-9]*\) passed.*/\1/p')
-cf=$(echo "$line" | sed -n 's/.* \([0-9]*\) failed.*/\1/p')
-cs=$(echo "$line" | sed -n 's/.* \([0-9]*\) skipped.*/\1/p')
-passed=$((passed + ${cp:-0})); failed=$((failed + ${cf:-0})); skipped=$((skipped + ${cs:-0}))
-if [ -z "$line" ] || { [ "$cts_rc" -ne 0 ] && [ "${cf:-0}" -eq 0 ]; }; then
-  echo "vknn-cts did not complete (exit $cts_rc)"; failed=$((failed + 1))
+if build build-sanitize -Dbuildtype=debug -Db_sanitize=address,undefined -Db_lundef=false; then
+  unit_tests build-sanitize
+  conformance build-sanitize "$modes-sampled" --modes "$modes" --sample 7
 fi
 
 echo "Total: $passed passed, $failed failed, $skipped skipped"

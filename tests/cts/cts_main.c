@@ -1,6 +1,6 @@
 /* vknn-cts: runs the NNAPI conformance cases through the driver.
  *
- *   vknn-cts [--modes LIST] [--filter GLOB] [--jobs N] [--timeout S] [--json FILE] PATH...
+ *   vknn-cts [--modes LIST] [--filter GLOB] [--sample N] [--jobs N] [--timeout S] [--json FILE] PATH...
  *
  * Cases run in worker processes, one data file at a time, so a crash or a
  * hang costs one case, not the run: the case in flight is marked failed and a
@@ -24,6 +24,7 @@
 typedef struct options {
   unsigned modes;
   const char *filter;
+  int sample; /* run every sample-th case (1: all) */
   int jobs;
   int timeout_s;
   const char *json_path;
@@ -68,8 +69,11 @@ static cJSON *parse_file(const char *path) {
   return json;
 }
 
-static bool selected(const options *opt, const cJSON *test) {
+/* By name (--filter) and by sampling (--sample: every N-th case of a file,
+ * chosen by index so that workers and the collector agree). */
+static bool selected(const options *opt, const cJSON *test, int index) {
   const cJSON *name = cJSON_GetObjectItemCaseSensitive(test, "name");
+  if (opt->sample > 1 && index % opt->sample != 0) return false;
   return opt->filter == NULL || (cJSON_IsString(name) && fnmatch(opt->filter, name->valuestring, 0) == 0);
 }
 
@@ -116,7 +120,7 @@ static void worker_main(const options *opt, const char *path, int start, int fd)
   int index = 0;
   const cJSON *test;
   cJSON_ArrayForEach(test, tests) {
-    if (index >= start && selected(opt, test)) {
+    if (index >= start && selected(opt, test, index)) {
       snprintf(line, sizeof(line), "S\t%d\n", index);
       worker_write(fd, line);
       inject_fault(test);
@@ -220,6 +224,12 @@ static void reap(scheduler *s, worker_slot *w, const char *why) {
     else snprintf(reason, sizeof(reason), "worker exited (status %d)", WEXITSTATUS(status));
     cts_report_set(s->report, w->file, w->in_flight, CTS_FAILED, "", reason);
     push_job(s, w->file, w->in_flight + 1);
+  } else if (why == NULL && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
+    /* Every case reported, then the worker failed: a leak report or a
+     * crash at exit (sanitizer builds). It counts as a failure of the file. */
+    char reason[128];
+    snprintf(reason, sizeof(reason), "worker failed after its cases (status %d)", status);
+    cts_report_add_failure(s->report, s->report->files[w->file], reason);
   }
   if (w->fd >= 0) close(w->fd);
   w->pid = 0;
@@ -277,7 +287,7 @@ static int collect_file(const char *path, const struct stat *st, int flag, struc
   int index = 0;
   const cJSON *test;
   cJSON_ArrayForEach(test, cJSON_GetObjectItemCaseSensitive(root, "tests")) {
-    if (selected(collecting_options, test)) {
+    if (selected(collecting_options, test, index)) {
       uint64_t mask[2];
       cts_case_operation_mask(test, mask);
       const cJSON *name = cJSON_GetObjectItemCaseSensitive(test, "name");
@@ -310,13 +320,13 @@ static int parse_modes(const char *list, unsigned *out) {
 
 static void usage(void) {
   fprintf(stderr,
-          "usage: vknn-cts [--modes LIST] [--filter GLOB] [--jobs N] [--timeout S] [--json FILE] [PATH...]\n"
+          "usage: vknn-cts [--modes LIST] [--filter GLOB] [--sample N] [--jobs N] [--timeout S] [--json FILE] [PATH...]\n"
           "  PATH: a data file or a folder searched recursively (default: %s)\n",
           VKNN_CTS_DATA);
 }
 
 static int parse_args(int argc, char **argv, options *opt, int *first_path) {
-  *opt = (options){.jobs = (int)sysconf(_SC_NPROCESSORS_ONLN), .timeout_s = 120};
+  *opt = (options){.jobs = (int)sysconf(_SC_NPROCESSORS_ONLN), .timeout_s = 120, .sample = 1};
   const char *modes = "sync";
   int i = 1;
   for (; i < argc && strncmp(argv[i], "--", 2) == 0; ++i) {
@@ -327,9 +337,10 @@ static int parse_args(int argc, char **argv, options *opt, int *first_path) {
     else if (strcmp(arg, "--jobs") == 0) opt->jobs = atoi(argv[++i]);
     else if (strcmp(arg, "--timeout") == 0) opt->timeout_s = atoi(argv[++i]);
     else if (strcmp(arg, "--json") == 0) opt->json_path = argv[++i];
+    else if (strcmp(arg, "--sample") == 0) opt->sample = atoi(argv[++i]);
     else return usage(), -1;
   }
-  if (opt->jobs < 1 || opt->timeout_s < 1) return usage(), -1;
+  if (opt->jobs < 1 || opt->timeout_s < 1 || opt->sample < 1) return usage(), -1;
   *first_path = i;
   return parse_modes(modes, &opt->modes);
 }

@@ -54,11 +54,15 @@ void cts_report_add_case(cts_report *r, size_t file, int index, const char *name
   memcpy(e->operations, operations, sizeof(e->operations));
 }
 
-void cts_report_add_broken_file(cts_report *r, const char *path) {
+void cts_report_add_failure(cts_report *r, const char *path, const char *reason) {
   const uint64_t none[2] = {0, 0};
   size_t file = cts_report_add_file(r, path);
   cts_report_add_case(r, file, -1, path, none);
-  cts_report_set(r, file, -1, CTS_FAILED, "", "the data file cannot be parsed");
+  cts_report_set(r, file, -1, CTS_FAILED, "", reason);
+}
+
+void cts_report_add_broken_file(cts_report *r, const char *path) {
+  cts_report_add_failure(r, path, "the data file cannot be parsed");
 }
 
 void cts_report_add_missing(cts_report *r) { r->missing_paths++; }

@@ -29,6 +29,8 @@ void cts_report_destroy(cts_report *report);
 size_t cts_report_add_file(cts_report *report, const char *path);
 /* A data file that cannot be parsed counts as one failed case. */
 void cts_report_add_broken_file(cts_report *report, const char *path);
+/* A failure outside any case (a worker failing at exit), named by its file. */
+void cts_report_add_failure(cts_report *report, const char *path, const char *reason);
 /* A data path that does not exist counts as skipped, never as passed. */
 void cts_report_add_missing(cts_report *report);
 /* A selected case; it counts as failed ("no result") until a result is set. */
