@@ -10,6 +10,9 @@
 
 layout(constant_id = 1) const int NCHW = 0;      // data layout of input and output
 layout(constant_id = 2) const int DEPTHWISE = 0; // filter [1, kh, kw, out_c]
+// Output channels per invocation (1 or 4): a block shares every input load.
+// The host uses 4 only when out_c is a multiple of 4 and not for depthwise.
+layout(constant_id = 3) const uint OC_BLOCK = 1;
 
 #if defined(FILTER_I8) || defined(ELEM_Q8S)
 #define FILTER_T int8_t
@@ -61,18 +64,19 @@ uint filter_offset(uint oc, uint ky, uint kx, uint icg) {
 
 void main() {
     uint index = flat_invocation_index();
-    if (index >= p.batches * p.out_h * p.out_w * p.out_c) return;
-    uint oc = index % p.out_c;
-    uint t = index / p.out_c;
+    uint blocks = p.out_c / OC_BLOCK;
+    if (index >= p.batches * p.out_h * p.out_w * blocks) return;
+    uint oc0 = (index % blocks) * OC_BLOCK;
+    uint t = index / blocks;
     uint ox = t % p.out_w;
     t /= p.out_w;
     uint oy = t % p.out_h;
     uint n = t / p.out_h;
-    uint ic0 = (oc / p.cout_per_group) * p.cin_per_group;
+    uint ic0 = (oc0 / p.cout_per_group) * p.cin_per_group;
 #if defined(QUANTIZED)
-    int acc = 0;
+    int acc[4] = int[4](0, 0, 0, 0);
 #else
-    float acc = 0.0;
+    float acc[4] = float[4](0.0, 0.0, 0.0, 0.0);
 #endif
     for (uint ky = 0; ky < p.k_h; ++ky) {
         int iy = int(oy * p.stride_y + ky * p.dilation_y) - p.pad_top;
@@ -81,21 +85,26 @@ void main() {
             int ix = int(ox * p.stride_x + kx * p.dilation_x) - p.pad_left;
             if (ix < 0 || ix >= int(p.in_w)) continue;
             for (uint icg = 0; icg < p.cin_per_group; ++icg) {
-                uint xi = input_offset(n, uint(iy), uint(ix), ic0 + icg);
-                uint wi = filter_offset(oc, ky, kx, icg);
 #if defined(QUANTIZED)
-                acc += (int(x[xi]) - p.in_zero_point) * (int(w[wi]) - p.filter_zero_point);
+                int xv = int(x[input_offset(n, uint(iy), uint(ix), ic0 + icg)]) - p.in_zero_point;
+                for (uint j = 0; j < OC_BLOCK; ++j)
+                    acc[j] += xv * (int(w[filter_offset(oc0 + j, ky, kx, icg)]) - p.filter_zero_point);
 #else
-                acc += float(x[xi]) * float(w[wi]);
+                float xv = float(x[input_offset(n, uint(iy), uint(ix), ic0 + icg)]);
+                for (uint j = 0; j < OC_BLOCK; ++j)
+                    acc[j] += xv * float(w[filter_offset(oc0 + j, ky, kx, icg)]);
 #endif
             }
         }
     }
-    uint yi = output_offset(n, oy, ox, oc);
+    for (uint j = 0; j < OC_BLOCK; ++j) {
+        uint oc = oc0 + j;
+        uint yi = output_offset(n, oy, ox, oc);
 #if defined(QUANTIZED)
-    float q = round_half_away(float(acc + bias[oc]) * multiplier[oc]) + float(p.out_zero_point);
-    y[yi] = STORAGE_T(int(clamp(q, p.act_min, p.act_max)));
+        float q = round_half_away(float(acc[j] + bias[oc]) * multiplier[oc]) + float(p.out_zero_point);
+        y[yi] = STORAGE_T(int(clamp(q, p.act_min, p.act_max)));
 #else
-    y[yi] = STORAGE_T(clamp(acc + float(bias[oc]), p.act_min, p.act_max));
+        y[yi] = STORAGE_T(clamp(acc[j] + float(bias[oc]), p.act_min, p.act_max));
 #endif
+    }
 }

@@ -276,9 +276,13 @@ vknn_status vknn_lower_conv(vknn_graph *graph, const vknn_operation *op,
   vknn_dispatch *d = vknn_dispatch_list_add(out_list);
   if (d == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
   d->shader = conv_shader(in->type, filter->type);
+  /* Blocks of 4 output channels share input loads (not for depthwise, where
+   * every output channel reads its own input channel). */
+  uint32_t block = !g->depthwise && g->out_c % 4 == 0 ? 4 : 1;
   d->spec[0] = g->nchw;
   d->spec[1] = g->depthwise;
-  d->spec_count = 2;
+  d->spec[2] = block;
+  d->spec_count = 3;
   vknn_dispatch_bind(d, op->inputs[0], VKNN_ACCESS_READ);
   vknn_dispatch_bind(d, op->inputs[1], VKNN_ACCESS_READ);
   vknn_dispatch_bind(d, op->inputs[2], VKNN_ACCESS_READ);
@@ -286,7 +290,7 @@ vknn_status vknn_lower_conv(vknn_graph *graph, const vknn_operation *op,
   vknn_dispatch_bind(d, out_index, VKNN_ACCESS_WRITE);
   memcpy(d->push, &p, sizeof(p));
   d->push_size = sizeof(p);
-  d->invocations = (uint64_t)g->batches * g->out_h * g->out_w * g->out_c;
+  d->invocations = (uint64_t)g->batches * g->out_h * g->out_w * (g->out_c / block);
   return VKNN_STATUS_NONE;
 }
 
