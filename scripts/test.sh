@@ -1,15 +1,20 @@
 #!/usr/bin/env bash
 # Builds vknn and runs the whole test suite:
 #   1. unit tests (cmocka, Vulkan validation layer on) and the conformance
-#      runner over ../shared/nnapi-cts, every case, in every implemented mode;
+#      runner over ../shared/nnapi-cts, every case, in every implemented mode
+#      (sync, async, burst, fenced, threads);
 #   2. the same under AddressSanitizer + UndefinedBehaviorSanitizer: all unit
-#      tests and a sample of the conformance cases (every 7th).
+#      tests and a sample of the conformance cases (every 7th);
+#   3. under ThreadSanitizer: all unit tests and every 25th case through the
+#      concurrent paths (threads, async, fenced, burst). tests/tsan.supp
+#      silences only reports inside the uninstrumented Vulkan driver, loader
+#      and validation layer.
 # Ends with one line: "Total: N passed, N failed, N skipped".
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
 passed=0; failed=0; skipped=0
-modes=sync
+modes=sync,async,burst,fenced,threads
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 export ASAN_OPTIONS=detect_leaks=1
 
@@ -59,13 +64,20 @@ conformance() {
 
 if build build -Dbuildtype=debugoptimized; then
   unit_tests build
-  conformance build "$modes" --modes "$modes"
-  grep -E '^[A-Z_0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+$|^operation' build/cts-"$modes".log
+  conformance build all-modes --modes "$modes"
+  grep -E '^[A-Z_0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+$|^operation' build/cts-all-modes.log
 fi
 
 if build build-sanitize -Dbuildtype=debug -Db_sanitize=address,undefined -Db_lundef=false; then
   unit_tests build-sanitize
-  conformance build-sanitize "$modes-sampled" --modes "$modes" --sample 7
+  conformance build-sanitize sampled --modes "$modes" --sample 7
+fi
+
+if build build-tsan -Dbuildtype=debug -Db_sanitize=thread -Db_lundef=false; then
+  export TSAN_OPTIONS="halt_on_error=1 suppressions=$PWD/tests/tsan.supp"
+  unit_tests build-tsan
+  conformance build-tsan concurrent --modes threads,async,fenced,burst --sample 25
+  unset TSAN_OPTIONS
 fi
 
 echo "Total: $passed passed, $failed failed, $skipped skipped"

@@ -39,12 +39,14 @@ vknn_status vknn_device_open(const vknn_device_options *options, vknn_device **o
   }
   snprintf(device->version, sizeof(device->version), "vknn-%s (%s)", VKNN_VERSION,
            device->vk.properties.deviceName);
+  vknn_executor_init(&device->executor);
   *out_device = device;
   return VKNN_STATUS_NONE;
 }
 
 void vknn_device_close(vknn_device *device) {
   if (device == NULL) return;
+  vknn_executor_destroy(&device->executor);
   vknn_vk_destroy(&device->vk);
   free(device);
 }

@@ -1,5 +1,6 @@
 /* The device object shared by the driver's modules. */
 #pragma once
+#include "executor.h"
 #include "log.h"
 #include "vk_context.h"
 
@@ -8,6 +9,7 @@ struct vknn_device {
   vknn_vk vk;
   char version[320];
   bool profile_dispatches;
+  vknn_executor executor; /* asynchronous and fenced executions */
 };
 
 /* Current CLOCK_BOOTTIME in nanoseconds (the clock of HAL deadlines). */

@@ -1,6 +1,8 @@
-/* Synchronous execution: validate the request, copy inputs into the staging
- * buffer, submit the command buffer recorded at prepare, wait, copy outputs.
- * No recording and no pipeline creation happen here. */
+/* Execution: validate the request, copy inputs into the staging buffer,
+ * submit the command buffer recorded at prepare, wait, copy outputs. No
+ * recording and no pipeline creation happen here. The synchronous entry
+ * point is here; asynchronous, fenced and burst executions (execution_async.c,
+ * burst.c) run the same steps. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -100,24 +102,23 @@ static void copy_outputs(vknn_prepared_model *pm, const vknn_request *request,
 }
 
 static vknn_status run_locked(vknn_prepared_model *pm, const vknn_request *request,
-                              vknn_output_shape *shapes, uint32_t shape_count,
-                              uint64_t *device_us) {
-  request_pools pools;
-  vknn_status s = map_pools(&pm->device->log, request, &pools);
-  if (s == VKNN_STATUS_NONE) s = check_output_sizes(pm, request, &pools);
+                              const vknn_mapped_pool *pools, vknn_output_shape *shapes,
+                              uint32_t shape_count, uint64_t *device_us) {
+  const request_pools view = {(vknn_mapped_pool *)pools, request->pool_count};
+  vknn_status s = check_output_sizes(pm, request, &view);
   if (shapes != NULL && (s == VKNN_STATUS_NONE || s == VKNN_STATUS_OUTPUT_INSUFFICIENT_SIZE))
     fill_shapes(pm, request, shapes, shape_count);
-  if (s == VKNN_STATUS_NONE) s = copy_inputs(pm, request, &pools);
+  if (s == VKNN_STATUS_NONE) s = copy_inputs(pm, request, &view);
   if (s == VKNN_STATUS_NONE) s = vknn_vk_submit_and_wait(&pm->device->vk, pm->command_buffer, pm->fence);
   if (s == VKNN_STATUS_NONE) *device_us = vknn_prepared_model_read_timestamps(pm);
-  if (s == VKNN_STATUS_NONE) copy_outputs(pm, request, &pools);
-  unmap_pools(&pools);
+  if (s == VKNN_STATUS_NONE) copy_outputs(pm, request, &view);
   return s;
 }
 
-static vknn_status validate_arguments(vknn_prepared_model *pm, const vknn_request *request,
-                                      vknn_measure_timing measure, vknn_output_shape *shapes,
-                                      uint32_t shape_count) {
+vknn_status vknn_execution_validate(vknn_prepared_model *pm, const vknn_request *request,
+                                    vknn_measure_timing measure, const vknn_output_shape *shapes,
+                                    uint32_t shape_count) {
+  if (pm == NULL || request == NULL) return VKNN_STATUS_INVALID_ARGUMENT;
   if ((unsigned)measure > VKNN_MEASURE_TIMING_YES) {
     VKNN_LOG_E(&pm->device->log, TAG, "invalid timing request %d", (int)measure);
     return VKNN_STATUS_INVALID_ARGUMENT;
@@ -130,22 +131,17 @@ static vknn_status validate_arguments(vknn_prepared_model *pm, const vknn_reques
   return vknn_validate_request(pm, request);
 }
 
-vknn_status vknn_prepared_model_execute(vknn_prepared_model *pm, const vknn_request *request,
-                                        vknn_measure_timing measure,
-                                        const vknn_deadline *deadline,
-                                        const vknn_duration *loop_timeout,
-                                        vknn_output_shape *out_shapes, uint32_t shape_count,
-                                        vknn_timing *out_timing) {
+vknn_status vknn_execution_run(vknn_prepared_model *pm, const vknn_request *request,
+                               const vknn_mapped_pool *pools, vknn_measure_timing measure,
+                               const vknn_deadline *deadline, vknn_output_shape *out_shapes,
+                               uint32_t shape_count, vknn_timing *out_timing) {
   uint64_t start = vknn_now_boottime_ns();
   if (out_timing != NULL) *out_timing = (vknn_timing){UINT64_MAX, UINT64_MAX};
-  (void)loop_timeout; /* no WHILE yet: nothing can loop */
-  if (pm == NULL || request == NULL) return VKNN_STATUS_INVALID_ARGUMENT;
-  vknn_status s = validate_arguments(pm, request, measure, out_shapes, shape_count);
-  if (s == VKNN_STATUS_NONE) s = vknn_check_deadline(&pm->device->log, TAG, deadline);
+  vknn_status s = vknn_check_deadline(&pm->device->log, TAG, deadline);
   if (s != VKNN_STATUS_NONE) return s;
   uint64_t device_us = UINT64_MAX;
   pthread_mutex_lock(&pm->lock);
-  s = run_locked(pm, request, out_shapes, shape_count, &device_us);
+  s = run_locked(pm, request, pools, out_shapes, shape_count, &device_us);
   pthread_mutex_unlock(&pm->lock);
   if (s == VKNN_STATUS_NONE && measure == VKNN_MEASURE_TIMING_YES && out_timing != NULL) {
     uint64_t driver_us = (vknn_now_boottime_ns() - start) / 1000;
@@ -154,4 +150,32 @@ vknn_status vknn_prepared_model_execute(vknn_prepared_model *pm, const vknn_requ
     out_timing->time_in_driver = device_us != UINT64_MAX && device_us > driver_us ? device_us : driver_us;
   }
   return s;
+}
+
+vknn_status vknn_execution_run_mapping(vknn_prepared_model *pm, const vknn_request *request,
+                                       vknn_measure_timing measure, const vknn_deadline *deadline,
+                                       vknn_output_shape *out_shapes, uint32_t shape_count,
+                                       vknn_timing *out_timing) {
+  if (out_timing != NULL) *out_timing = (vknn_timing){UINT64_MAX, UINT64_MAX};
+  request_pools pools;
+  vknn_status s = map_pools(&pm->device->log, request, &pools);
+  if (s == VKNN_STATUS_NONE)
+    s = vknn_execution_run(pm, request, pools.items, measure, deadline, out_shapes, shape_count,
+                           out_timing);
+  unmap_pools(&pools);
+  return s;
+}
+
+vknn_status vknn_prepared_model_execute(vknn_prepared_model *pm, const vknn_request *request,
+                                        vknn_measure_timing measure,
+                                        const vknn_deadline *deadline,
+                                        const vknn_duration *loop_timeout,
+                                        vknn_output_shape *out_shapes, uint32_t shape_count,
+                                        vknn_timing *out_timing) {
+  if (out_timing != NULL) *out_timing = (vknn_timing){UINT64_MAX, UINT64_MAX};
+  (void)loop_timeout; /* no WHILE yet: nothing can loop */
+  vknn_status s = vknn_execution_validate(pm, request, measure, out_shapes, shape_count);
+  if (s != VKNN_STATUS_NONE) return s;
+  return vknn_execution_run_mapping(pm, request, measure, deadline, out_shapes, shape_count,
+                                    out_timing);
 }

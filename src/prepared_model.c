@@ -339,7 +339,10 @@ vknn_status vknn_device_prepare_model(vknn_device *device, const vknn_model *mod
     return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
   }
   pm->device = device;
+  pm->priority = priority;
   pthread_mutex_init(&pm->lock, NULL);
+  pthread_mutex_init(&pm->pending_lock, NULL);
+  pthread_cond_init(&pm->pending_done, NULL);
   s = build(pm, &plan);
   vknn_plan_release(&plan);
   if (s != VKNN_STATUS_NONE) {
@@ -391,8 +394,23 @@ uint64_t vknn_prepared_model_read_timestamps(vknn_prepared_model *pm) {
   return (uint64_t)((double)elapsed * ns_per_tick / 1000.0);
 }
 
+void vknn_prepared_model_retain_pending(vknn_prepared_model *pm) {
+  pthread_mutex_lock(&pm->pending_lock);
+  pm->pending++;
+  pthread_mutex_unlock(&pm->pending_lock);
+}
+
+void vknn_prepared_model_release_pending(vknn_prepared_model *pm) {
+  pthread_mutex_lock(&pm->pending_lock);
+  if (--pm->pending == 0) pthread_cond_broadcast(&pm->pending_done);
+  pthread_mutex_unlock(&pm->pending_lock);
+}
+
 void vknn_prepared_model_release(vknn_prepared_model *pm) {
   if (pm == NULL) return;
+  pthread_mutex_lock(&pm->pending_lock);
+  while (pm->pending > 0) pthread_cond_wait(&pm->pending_done, &pm->pending_lock);
+  pthread_mutex_unlock(&pm->pending_lock);
   vknn_vk *vk = &pm->device->vk;
   if (pm->fence != VK_NULL_HANDLE) vkDestroyFence(vk->device, pm->fence, NULL);
   if (pm->timestamps != VK_NULL_HANDLE) vkDestroyQueryPool(vk->device, pm->timestamps, NULL);
@@ -403,6 +421,8 @@ void vknn_prepared_model_release(vknn_prepared_model *pm) {
   vknn_vk_buffer_destroy(vk, &pm->arena);
   vknn_vk_buffer_destroy(vk, &pm->staging);
   pthread_mutex_destroy(&pm->lock);
+  pthread_mutex_destroy(&pm->pending_lock);
+  pthread_cond_destroy(&pm->pending_done);
   free(pm->inputs);
   free(pm->outputs);
   free(pm->dispatch_kernels);

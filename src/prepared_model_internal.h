@@ -3,6 +3,7 @@
 #include <pthread.h>
 
 #include "device_internal.h"
+#include "memory_pool.h"
 #include "vk_buffer.h"
 #include "vknn/prepared_model.h"
 
@@ -20,7 +21,12 @@ typedef struct vknn_io_slot {
 
 struct vknn_prepared_model {
   vknn_device *device;
+  vknn_priority priority;
   pthread_mutex_t lock; /* one execution at a time uses the staging buffer */
+  /* Executions queued or running on the executor; release waits for 0. */
+  pthread_mutex_t pending_lock;
+  pthread_cond_t pending_done;
+  uint32_t pending;
   vknn_vk_buffer constants;
   vknn_vk_buffer arena;
   vknn_vk_buffer staging; /* host-visible: inputs, then outputs */
@@ -44,6 +50,25 @@ struct vknn_prepared_model {
 /* Reads the timestamps of the last submission: device time in microseconds
  * (UINT64_MAX when unavailable), and per-dispatch times when profiled. */
 uint64_t vknn_prepared_model_read_timestamps(vknn_prepared_model *pm);
+
+/* The steps every execution path shares (execution.c). validate checks the
+ * arguments and the request; run executes with the request's pools already
+ * mapped (pools[i] for request->pools[i]); run_mapping maps them first. */
+vknn_status vknn_execution_validate(vknn_prepared_model *pm, const vknn_request *request,
+                                    vknn_measure_timing measure, const vknn_output_shape *shapes,
+                                    uint32_t shape_count);
+vknn_status vknn_execution_run(vknn_prepared_model *pm, const vknn_request *request,
+                               const vknn_mapped_pool *pools, vknn_measure_timing measure,
+                               const vknn_deadline *deadline, vknn_output_shape *out_shapes,
+                               uint32_t shape_count, vknn_timing *out_timing);
+vknn_status vknn_execution_run_mapping(vknn_prepared_model *pm, const vknn_request *request,
+                                       vknn_measure_timing measure, const vknn_deadline *deadline,
+                                       vknn_output_shape *out_shapes, uint32_t shape_count,
+                                       vknn_timing *out_timing);
+
+/* Counts an execution that outlives its call (execution_async.c). */
+void vknn_prepared_model_retain_pending(vknn_prepared_model *pm);
+void vknn_prepared_model_release_pending(vknn_prepared_model *pm);
 
 /* Checks a request against the prepared model: argument counts, pools,
  * locations inside their pools, dimensions compatible with the model. */

@@ -17,11 +17,7 @@ typedef struct fixture {
   test_log log;
   test_model model;
   vknn_prepared_model *pm;
-  shared_memory pool;      /* in0 (24 bytes) | in1 (24 bytes) | out (24 bytes) */
-  vknn_request_argument inputs[2];
-  vknn_request_argument outputs[1];
-  vknn_request_pool pools[1];
-  vknn_request request;
+  test_request r;
   vknn_output_shape shapes[1];
   vknn_timing timing;
 } fixture;
@@ -35,17 +31,7 @@ static int setup(void **state) {
   if (vknn_device_prepare_model(f->device, &f->model.model, VKNN_PREFER_FAST_SINGLE_ANSWER,
                                 VKNN_PRIORITY_MEDIUM, NULL, &f->pm) != VKNN_STATUS_NONE)
     return -1;
-  if (shared_memory_create(&f->pool, 72) != 0) return -1;
-  float *values = (float *)f->pool.data;
-  for (int i = 0; i < 6; ++i) {
-    values[i] = (float)i;
-    values[6 + i] = 10.f * (float)i;
-  }
-  f->inputs[0].location = (vknn_data_location){0, 0, 24};
-  f->inputs[1].location = (vknn_data_location){0, 24, 24};
-  f->outputs[0].location = (vknn_data_location){0, 48, 24};
-  f->pools[0] = (vknn_request_pool){.kind = VKNN_REQUEST_POOL_MEMORY, .memory = f->pool.memory};
-  f->request = (vknn_request){f->inputs, 2, f->outputs, 1, f->pools, 1};
+  if (test_request_init_add(&f->r) != 0) return -1;
   *state = f;
   return 0;
 }
@@ -54,14 +40,14 @@ static int teardown(void **state) {
   fixture *f = *state;
   uint64_t messages = vknn_device_get_validation_message_count(f->device);
   vknn_prepared_model_release(f->pm);
-  shared_memory_destroy(&f->pool);
+  test_request_release(&f->r);
   vknn_device_close(f->device);
   free(f);
   return messages == 0 ? 0 : -1;
 }
 
 static vknn_status execute(fixture *f, vknn_measure_timing measure) {
-  return vknn_prepared_model_execute(f->pm, &f->request, measure, NULL, NULL, f->shapes, 1,
+  return vknn_prepared_model_execute(f->pm, &f->r.request, measure, NULL, NULL, f->shapes, 1,
                                      &f->timing);
 }
 
@@ -75,7 +61,7 @@ static void expect_invalid(fixture *f, const char *log_substring) {
 static void test_add_computes_on_gpu(void **state) {
   fixture *f = *state;
   assert_int_equal(execute(f, VKNN_MEASURE_TIMING_NO), VKNN_STATUS_NONE);
-  const float *out = (const float *)(f->pool.data + 48);
+  const float *out = (const float *)(f->r.pool.data + 48);
   for (int i = 0; i < 6; ++i) assert_float_equal(out[i], 11.f * (float)i, 0.f);
   assert_int_equal(f->shapes[0].rank, 2);
   assert_int_equal(f->shapes[0].dimensions[0], 2);
@@ -90,19 +76,19 @@ static void test_add_computes_on_gpu(void **state) {
 
 static void test_request_counts(void **state) {
   fixture *f = *state;
-  f->request.input_count = 1;
+  f->r.request.input_count = 1;
   expect_invalid(f, "request has 1 inputs");
 }
 
 static void test_request_pool_index(void **state) {
   fixture *f = *state;
-  f->inputs[1].location.pool_index = 1;
+  f->r.inputs[1].location.pool_index = 1;
   expect_invalid(f, "pool 1 of 1");
 }
 
 static void test_request_location_outside_pool(void **state) {
   fixture *f = *state;
-  f->outputs[0].location.offset = 60;
+  f->r.outputs[0].location.offset = 60;
   expect_invalid(f, "lies outside its pool");
 }
 
@@ -110,74 +96,74 @@ static void test_request_dimensions(void **state) {
   fixture *f = *state;
   const uint32_t wrong_rank[] = {6};
   const uint32_t wrong_value[] = {3, 2};
-  f->inputs[0].dimension_count = 1;
-  f->inputs[0].dimensions = wrong_rank;
+  f->r.inputs[0].dimension_count = 1;
+  f->r.inputs[0].dimensions = wrong_rank;
   expect_invalid(f, "rank 1");
-  f->inputs[0].dimension_count = 2;
-  f->inputs[0].dimensions = wrong_value;
+  f->r.inputs[0].dimension_count = 2;
+  f->r.inputs[0].dimensions = wrong_value;
   expect_invalid(f, "dimension 0 is 3");
 }
 
 static void test_request_input_too_short(void **state) {
   fixture *f = *state;
-  f->inputs[0].location.length = 20;
+  f->r.inputs[0].location.length = 20;
   expect_invalid(f, "has 20 bytes");
 }
 
 static void test_request_missing_input(void **state) {
   fixture *f = *state;
-  f->inputs[0] = (vknn_request_argument){.has_no_value = true};
+  f->r.inputs[0] = (vknn_request_argument){.has_no_value = true};
   expect_invalid(f, "has no value");
 }
 
 static void test_request_token_pool(void **state) {
   fixture *f = *state;
-  f->pools[0] = (vknn_request_pool){.kind = VKNN_REQUEST_POOL_TOKEN, .token = 7};
+  f->r.pools[0] = (vknn_request_pool){.kind = VKNN_REQUEST_POOL_TOKEN, .token = 7};
   expect_invalid(f, "token 7");
 }
 
 static void test_request_unknown_memory_kind(void **state) {
   fixture *f = *state;
-  f->pools[0].memory.name = "gralloc";
+  f->r.pools[0].memory.name = "gralloc";
   expect_invalid(f, "is invalid");
 }
 
 static void test_request_hardware_buffer_unavailable(void **state) {
   fixture *f = *state;
-  f->pools[0].memory.name = "hardware_buffer_blob";
+  f->r.pools[0].memory.name = "hardware_buffer_blob";
   assert_int_equal(execute(f, VKNN_MEASURE_TIMING_NO), VKNN_STATUS_GENERAL_FAILURE);
   assert_non_null(strstr(f->log.last, "AHardwareBuffer"));
 }
 
 static void test_output_insufficient_size(void **state) {
   fixture *f = *state;
-  f->outputs[0].location.length = 12;
+  f->r.outputs[0].location.length = 12;
   assert_int_equal(execute(f, VKNN_MEASURE_TIMING_YES), VKNN_STATUS_OUTPUT_INSUFFICIENT_SIZE);
   assert_false(f->shapes[0].is_sufficient);
   assert_int_equal(f->shapes[0].rank, 2);
   assert_int_equal(f->shapes[0].dimensions[1], 3);
   /* Retry with room: succeeds. */
-  f->outputs[0].location.length = 24;
+  f->r.outputs[0].location.length = 24;
   assert_int_equal(execute(f, VKNN_MEASURE_TIMING_NO), VKNN_STATUS_NONE);
 }
 
 static void test_execute_arguments(void **state) {
   fixture *f = *state;
-  assert_int_equal(vknn_prepared_model_execute(NULL, &f->request, 0, NULL, NULL, NULL, 0, NULL),
+  assert_int_equal(vknn_prepared_model_execute(NULL, &f->r.request, 0, NULL, NULL, NULL, 0, NULL),
                    VKNN_STATUS_INVALID_ARGUMENT);
   assert_int_equal(vknn_prepared_model_execute(f->pm, NULL, 0, NULL, NULL, NULL, 0, NULL),
                    VKNN_STATUS_INVALID_ARGUMENT);
-  assert_int_equal(vknn_prepared_model_execute(f->pm, &f->request, (vknn_measure_timing)5, NULL,
+  assert_int_equal(vknn_prepared_model_execute(f->pm, &f->r.request, (vknn_measure_timing)5, NULL,
                                                NULL, NULL, 0, NULL),
                    VKNN_STATUS_INVALID_ARGUMENT);
-  assert_int_equal(vknn_prepared_model_execute(f->pm, &f->request, 0, NULL, NULL, f->shapes, 0,
+  assert_int_equal(vknn_prepared_model_execute(f->pm, &f->r.request, 0, NULL, NULL, f->shapes, 0,
                                                NULL),
                    VKNN_STATUS_INVALID_ARGUMENT);
   vknn_deadline past = {.has_value = true, .nanoseconds_since_boot = 1};
-  assert_int_equal(vknn_prepared_model_execute(f->pm, &f->request, 0, &past, NULL, NULL, 0, NULL),
+  assert_int_equal(vknn_prepared_model_execute(f->pm, &f->r.request, 0, &past, NULL, NULL, 0, NULL),
                    VKNN_STATUS_MISSED_DEADLINE_PERSISTENT);
   /* Shapes and timing are optional. */
-  assert_int_equal(vknn_prepared_model_execute(f->pm, &f->request, 0, NULL, NULL, NULL, 0, NULL),
+  assert_int_equal(vknn_prepared_model_execute(f->pm, &f->r.request, 0, NULL, NULL, NULL, 0, NULL),
                    VKNN_STATUS_NONE);
 }
 
@@ -186,14 +172,14 @@ static void test_mmap_fd_pool(void **state) {
   fixture *f = *state;
   shared_memory file;
   assert_int_equal(shared_memory_create(&file, 4096 + 72), 0);
-  memcpy(file.data + 4096, f->pool.data, 48);
+  memcpy(file.data + 4096, f->r.pool.data, 48);
   const int32_t ints[] = {PROT_READ | PROT_WRITE, 4096, 0};
-  f->pools[0].memory = (vknn_memory){.name = "mmap_fd", .fds = &file.fd, .fd_count = 1,
+  f->r.pools[0].memory = (vknn_memory){.name = "mmap_fd", .fds = &file.fd, .fd_count = 1,
                                      .ints = ints, .int_count = 3, .size = 72};
   assert_int_equal(execute(f, VKNN_MEASURE_TIMING_NO), VKNN_STATUS_NONE);
   assert_float_equal(((const float *)(file.data + 4096 + 48))[5], 55.f, 0.f);
   const int32_t read_only[] = {PROT_READ, 4096, 0};
-  f->pools[0].memory.ints = read_only;
+  f->r.pools[0].memory.ints = read_only;
   expect_invalid(f, "read-only");
   shared_memory_destroy(&file);
 }
@@ -226,9 +212,9 @@ static void test_model_not_kept(void **state) {
                    VKNN_STATUS_NONE);
   memset(copy, 0xff, sizeof(*copy));
   free(copy);
-  assert_int_equal(vknn_prepared_model_execute(pm, &f->request, 0, NULL, NULL, NULL, 0, NULL),
+  assert_int_equal(vknn_prepared_model_execute(pm, &f->r.request, 0, NULL, NULL, NULL, 0, NULL),
                    VKNN_STATUS_NONE);
-  assert_float_equal(((const float *)(f->pool.data + 48))[5], 6.f, 0.f); /* relu6(55) */
+  assert_float_equal(((const float *)(f->r.pool.data + 48))[5], 6.f, 0.f); /* relu6(55) */
   vknn_prepared_model_release(pm);
 }
 
@@ -288,13 +274,13 @@ static void test_quant8_broadcast(void **state) {
   assert_int_equal(vknn_device_prepare_model(f->device, &m.model, VKNN_PREFER_LOW_POWER,
                                              VKNN_PRIORITY_LOW, NULL, &pm),
                    VKNN_STATUS_NONE);
-  uint8_t *bytes = f->pool.data;
+  uint8_t *bytes = f->r.pool.data;
   const uint8_t a[6] = {10, 12, 14, 16, 18, 250}, b[3] = {2, 4, 6};
   memcpy(bytes, a, 6);
   memcpy(bytes + 8, b, 3);
   vknn_request_argument inputs[2] = {{.location = {0, 0, 6}}, {.location = {0, 8, 3}}};
   vknn_request_argument outputs[1] = {{.location = {0, 16, 6}}};
-  vknn_request request = {inputs, 2, outputs, 1, f->pools, 1};
+  vknn_request request = {inputs, 2, outputs, 1, f->r.pools, 1};
   assert_int_equal(vknn_prepared_model_execute(pm, &request, 0, NULL, NULL, NULL, 0, NULL),
                    VKNN_STATUS_NONE);
   /* real = 0.5*(a-10) + 0.5*b; q = real/1 + 5, rounded half away from zero. */

@@ -30,6 +30,55 @@ vknn_status vknn_prepared_model_execute(vknn_prepared_model *prepared_model,
                                         vknn_output_shape *out_shapes, uint32_t shape_count,
                                         vknn_timing *out_timing);
 
+/* Called once when an asynchronous execution completes, from a driver
+ * thread: the status, one shape per output (also for
+ * OUTPUT_INSUFFICIENT_SIZE) and the timing. The pointers are valid during the
+ * call only. */
+typedef void (*vknn_execution_callback)(void *user_data, vknn_status status,
+                                        const vknn_output_shape *shapes, uint32_t shape_count,
+                                        const vknn_timing *timing);
+
+/* Starts an execution and returns at once (HAL execute_1_3). The request is
+ * validated first: an invalid one returns its error and the callback is not
+ * called. Otherwise the callback reports the outcome. The request's memory
+ * must stay valid until then; the request structure itself may be released
+ * when this returns. Executions wait in the device's queue, higher priority
+ * (the one given at prepare) first. */
+vknn_status vknn_prepared_model_execute_async(vknn_prepared_model *prepared_model,
+                                              const vknn_request *request,
+                                              vknn_measure_timing measure,
+                                              const vknn_deadline *deadline,
+                                              const vknn_duration *loop_timeout,
+                                              vknn_execution_callback callback, void *user_data);
+
+typedef struct vknn_fenced_execution vknn_fenced_execution;
+
+/* Starts an execution that waits for sync fences (HAL executeFenced):
+ * wait_for holds file descriptors that become readable when signaled (a
+ * negative or invalid one: INVALID_ARGUMENT); the work starts once all are
+ * signaled. timeout_after_fence (may be NULL) bounds the time from then to
+ * completion (MISSED_DEADLINE_TRANSIENT past it). *out_sync_fence receives a
+ * descriptor that becomes readable when the execution completes; the caller
+ * closes it. *out_execution reports the outcome
+ * (vknn_fenced_execution_get_info) and is released by the caller. A model
+ * output of unknown shape gives INVALID_ARGUMENT. */
+vknn_status vknn_prepared_model_execute_fenced(vknn_prepared_model *prepared_model,
+                                               const vknn_request *request, const int *wait_for,
+                                               uint32_t wait_count, vknn_measure_timing measure,
+                                               const vknn_deadline *deadline,
+                                               const vknn_duration *loop_timeout,
+                                               const vknn_duration *timeout_after_fence,
+                                               int *out_sync_fence,
+                                               vknn_fenced_execution **out_execution);
+
+/* Waits for a fenced execution and returns its status, with the time from
+ * launch and from the fences' signal to completion (HAL
+ * IFencedExecutionCallback::getExecutionInfo; UINT64_MAX when not measured). */
+vknn_status vknn_fenced_execution_get_info(vknn_fenced_execution *execution,
+                                           vknn_timing *out_timing_launched,
+                                           vknn_timing *out_timing_fenced);
+void vknn_fenced_execution_release(vknn_fenced_execution *execution);
+
 /* What prepare built, for tools and tests. */
 typedef struct vknn_prepared_model_info {
   uint32_t dispatch_count; /* compute dispatches recorded */
@@ -52,7 +101,8 @@ const char *vknn_prepared_model_get_dispatch_kernel(const vknn_prepared_model *p
 vknn_status vknn_prepared_model_get_dispatch_times(const vknn_prepared_model *prepared_model,
                                                    double *out_ms, uint32_t count);
 
-/* Releases a prepared model. NULL is ignored. */
+/* Releases a prepared model, after its pending executions complete. NULL is
+ * ignored. */
 void vknn_prepared_model_release(vknn_prepared_model *prepared_model);
 
 #ifdef __cplusplus

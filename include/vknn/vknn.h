@@ -4,4 +4,5 @@
 #include "vknn/types.h"
 #include "vknn/device.h"
 #include "vknn/prepared_model.h"
+#include "vknn/burst.h"
 #endif

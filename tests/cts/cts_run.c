@@ -5,6 +5,7 @@
 
 #include "cts_case.h"
 #include "cts_compare.h"
+#include "cts_modes.h"
 
 static const struct {
   const char *name;
@@ -42,14 +43,7 @@ void cts_worker_close(cts_worker *worker) {
   worker->device = NULL;
 }
 
-/* Outcome of one mode: NONE-status errors from the driver are judged against
- * expectFailure here. */
-typedef struct mode_outcome {
-  cts_status status;
-  char reason[512];
-} mode_outcome;
-
-static void set_outcome(mode_outcome *o, cts_status status, const char *reason) {
+static void set_outcome(cts_judgement *o, cts_status status, const char *reason) {
   o->status = status;
   snprintf(o->reason, sizeof(o->reason), "%s", reason);
 }
@@ -62,7 +56,7 @@ static bool all_supported(const bool *supported, uint32_t count) {
 
 /* A driver error: a pass for an expectFailure case, a failure otherwise. */
 static void judge_error(cts_worker *w, const cts_case *c, const char *step, vknn_status s,
-                        mode_outcome *o) {
+                        cts_judgement *o) {
   if (c->expect_failure) {
     o->status = CTS_PASSED;
     return;
@@ -72,43 +66,51 @@ static void judge_error(cts_worker *w, const cts_case *c, const char *step, vknn
            w->last_error);
 }
 
-static bool timing_valid(const vknn_timing *t) {
+bool cts_timing_valid(const vknn_timing *t) {
   if (t->time_in_driver == UINT64_MAX) return t->time_on_device == UINT64_MAX;
   return t->time_on_device == UINT64_MAX || t->time_in_driver >= t->time_on_device;
 }
 
-static void run_sync(cts_worker *w, cts_case *c, vknn_prepared_model *pm, mode_outcome *o) {
-  vknn_output_shape shapes[64];
-  vknn_timing timing;
-  if (c->output_count > 64) {
-    set_outcome(o, CTS_FAILED, "more than 64 outputs");
-    return;
+void cts_judge(cts_worker *w, const cts_case *c, const char *step, vknn_status s,
+               const uint8_t *output_pool, const vknn_output_shape *shapes,
+               const vknn_timing *timing, cts_judgement *o) {
+  char reason[512];
+  if (s != VKNN_STATUS_NONE) {
+    judge_error(w, c, step, s, o);
+  } else if (c->expect_failure) {
+    set_outcome(o, CTS_FAILED, "an invalid case executed successfully");
+  } else if (!cts_timing_valid(timing)) {
+    set_outcome(o, CTS_FAILED, "timing breaks the HAL rules");
+  } else if (cts_compare_outputs_in(c, output_pool, shapes, reason, sizeof(reason)) != 0) {
+    set_outcome(o, CTS_FAILED, reason);
   }
+}
+
+static void run_sync(cts_worker *w, cts_case *c, vknn_prepared_model *pm, cts_judgement *o) {
+  vknn_output_shape shapes[CTS_MAX_OUTPUTS];
+  vknn_timing timing;
   cts_case_reset_outputs(c);
   vknn_status s = vknn_prepared_model_execute(pm, &c->request, VKNN_MEASURE_TIMING_YES, NULL, NULL,
-                                              shapes, 64, &timing);
-  if (s != VKNN_STATUS_NONE) {
-    judge_error(w, c, "execute", s, o);
-    return;
+                                              shapes, CTS_MAX_OUTPUTS, &timing);
+  cts_judge(w, c, "execute", s, c->output_pool.data, shapes, &timing, o);
+}
+
+typedef void (*mode_runner)(cts_worker *, cts_case *, vknn_prepared_model *, cts_judgement *);
+
+static mode_runner runner_of(cts_mode mode) {
+  switch (mode) {
+    case CTS_MODE_SYNC: return run_sync;
+    case CTS_MODE_ASYNC: return cts_run_async;
+    case CTS_MODE_BURST: return cts_run_burst;
+    case CTS_MODE_FENCED: return cts_run_fenced;
+    case CTS_MODE_THREADS: return cts_run_threads;
+    default: return NULL;
   }
-  if (c->expect_failure) {
-    set_outcome(o, CTS_FAILED, "an invalid case executed successfully");
-    return;
-  }
-  if (!timing_valid(&timing)) {
-    set_outcome(o, CTS_FAILED, "timing breaks the HAL rules");
-    return;
-  }
-  char reason[512];
-  if (cts_compare_outputs(c, shapes, reason, sizeof(reason)) != 0)
-    set_outcome(o, CTS_FAILED, reason);
-  else
-    o->status = CTS_PASSED;
 }
 
 /* Support query and prepare, shared by every mode. pm stays NULL when the
  * outcome is already decided. */
-static void prepare_case(cts_worker *w, cts_case *c, vknn_prepared_model **pm, mode_outcome *o) {
+static void prepare_case(cts_worker *w, cts_case *c, vknn_prepared_model **pm, cts_judgement *o) {
   uint32_t count = c->model.main.operation_count;
   bool supported[256];
   *pm = NULL;
@@ -150,15 +152,16 @@ void cts_run_case(cts_worker *w, const cJSON *test, unsigned modes, cts_result *
   }
   uint64_t messages_before = vknn_device_get_validation_message_count(w->device);
   w->last_error[0] = '\0';
-  mode_outcome o;
+  cts_judgement o;
   vknn_prepared_model *pm = NULL;
   prepare_case(w, &c, &pm, &o);
   out->status = o.status;
   snprintf(out->reason, sizeof(out->reason), "%s", o.reason);
   for (int m = 0; m < CTS_MODE_COUNT && pm != NULL; ++m) {
     if (!(modes & (1u << m))) continue;
-    o = (mode_outcome){CTS_PASSED, ""};
-    if (m == CTS_MODE_SYNC) run_sync(w, &c, pm, &o);
+    o = (cts_judgement){CTS_PASSED, ""};
+    if (c.output_count > CTS_MAX_OUTPUTS) set_outcome(&o, CTS_FAILED, "too many outputs");
+    else runner_of((cts_mode)m)(w, &c, pm, &o);
     if (o.status == CTS_FAILED) {
       append_mode(out, (cts_mode)m);
       out->status = CTS_FAILED;

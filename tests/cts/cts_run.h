@@ -13,10 +13,10 @@ typedef enum cts_status {
 
 /* Execution paths ("modes") a case can be run through. */
 #define CTS_MODE_LIST(X)                                                              \
-  X(SYNC, "sync", true) X(ASYNC, "async", false) X(BURST, "burst", false)             \
-  X(FENCED, "fenced", false) X(DYNAMIC, "dynamic", false)                             \
+  X(SYNC, "sync", true) X(ASYNC, "async", true) X(BURST, "burst", true)               \
+  X(FENCED, "fenced", true) X(DYNAMIC, "dynamic", false)                              \
   X(DEVICE_MEMORY, "device-memory", false) X(QUANT_COUPLING, "quant-coupling", false) \
-  X(CACHE, "cache", false) X(THREADS, "threads", false) X(VALIDATION, "validation", false)
+  X(CACHE, "cache", false) X(THREADS, "threads", true) X(VALIDATION, "validation", false)
 
 typedef enum cts_mode {
 #define CTS_MODE_ENUM_(id, name, implemented) CTS_MODE_##id,

@@ -46,3 +46,25 @@ void test_log_callback(void *user_data, vknn_log_level level, const char *tag,
   log->errors++;
   snprintf(log->last, sizeof(log->last), "%s: %s", tag, message);
 }
+
+int test_request_init_add(test_request *r) {
+  memset(r, 0, sizeof(*r));
+  if (shared_memory_create(&r->pool, 72) != 0) return -1;
+  float *values = (float *)r->pool.data;
+  for (int i = 0; i < 6; ++i) {
+    values[i] = (float)i;
+    values[6 + i] = 10.f * (float)i;
+  }
+  r->inputs[0].location = (vknn_data_location){0, 0, 24};
+  r->inputs[1].location = (vknn_data_location){0, 24, 24};
+  r->outputs[0].location = (vknn_data_location){0, 48, 24};
+  r->pools[0] = (vknn_request_pool){.kind = VKNN_REQUEST_POOL_MEMORY, .memory = r->pool.memory};
+  r->request = (vknn_request){r->inputs, 2, r->outputs, 1, r->pools, 1};
+  return 0;
+}
+
+void test_request_release(test_request *r) { shared_memory_destroy(&r->pool); }
+
+float test_request_output(const test_request *r, int i) {
+  return ((const float *)(r->pool.data + 48))[i];
+}

@@ -1,6 +1,7 @@
 /* A small, valid model for unit tests that each test may then break:
  * out = ADD(in0, in1, activation) with [2, 3] float tensors, or quant8. */
 #pragma once
+#include "common/shared_memory.h"
 #include "vknn/vknn.h"
 
 typedef struct test_model {
@@ -17,6 +18,22 @@ typedef struct test_model {
 
 /* Fills m with the valid ADD model for a tensor type (FLOAT32, QUANT8...). */
 void test_model_init_add(test_model *m, int32_t tensor_type);
+
+/* A request for the [2, 3] ADD model in one memfd pool: in0 | in1 | out,
+ * 24 bytes each, in0[i] = i and in1[i] = 10 i. */
+typedef struct test_request {
+  shared_memory pool;
+  vknn_request_argument inputs[2];
+  vknn_request_argument outputs[1];
+  vknn_request_pool pools[1];
+  vknn_request request;
+} test_request;
+
+/* 0 on success. The request points into r: keep r in place. */
+int test_request_init_add(test_request *r);
+void test_request_release(test_request *r);
+/* Output element i after an execution. */
+float test_request_output(const test_request *r, int i);
 
 /* Captures the last log line of a device or validator. */
 typedef struct test_log {

@@ -43,13 +43,13 @@ static int compare_shape(const cts_expected *e, const vknn_output_shape *shape, 
   return -1;
 }
 
-static int compare_output(const cts_case *c, uint32_t index, const vknn_output_shape *shape,
-                          char *reason, size_t reason_size) {
+static int compare_output(const cts_case *c, const uint8_t *pool, uint32_t index,
+                          const vknn_output_shape *shape, char *reason, size_t reason_size) {
   const cts_expected *e = &c->expected[index];
   if (e->ignored) return 0;
   if (shape != NULL && compare_shape(e, shape, index, reason, reason_size) != 0) return -1;
   tolerance tol = tolerance_for(c, e->type);
-  const uint8_t *bytes = c->output_pool.data + c->outputs[index].location.offset;
+  const uint8_t *bytes = pool + c->outputs[index].location.offset;
   for (size_t i = 0; i < e->count; ++i) {
     if (e->is_nan[i]) {
       snprintf(reason, reason_size, "output %u[%zu]: the expected value is NaN", index, i);
@@ -66,9 +66,15 @@ static int compare_output(const cts_case *c, uint32_t index, const vknn_output_s
   return 0;
 }
 
+int cts_compare_outputs_in(const cts_case *c, const uint8_t *output_pool,
+                           const vknn_output_shape *shapes, char *reason, size_t reason_size) {
+  for (uint32_t i = 0; i < c->output_count; ++i)
+    if (compare_output(c, output_pool, i, shapes ? &shapes[i] : NULL, reason, reason_size) != 0)
+      return -1;
+  return 0;
+}
+
 int cts_compare_outputs(const cts_case *c, const vknn_output_shape *shapes, char *reason,
                         size_t reason_size) {
-  for (uint32_t i = 0; i < c->output_count; ++i)
-    if (compare_output(c, i, shapes ? &shapes[i] : NULL, reason, reason_size) != 0) return -1;
-  return 0;
+  return cts_compare_outputs_in(c, c->output_pool.data, shapes, reason, reason_size);
 }

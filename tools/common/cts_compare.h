@@ -6,3 +6,6 @@
  * Returns 0 when all match, else -1 with a reason written to reason. */
 int cts_compare_outputs(const cts_case *c, const vknn_output_shape *shapes, char *reason,
                         size_t reason_size);
+/* The same, reading the outputs from another copy of the output pool. */
+int cts_compare_outputs_in(const cts_case *c, const uint8_t *output_pool,
+                           const vknn_output_shape *shapes, char *reason, size_t reason_size);

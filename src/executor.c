@@ -1,0 +1,74 @@
+#include "executor.h"
+
+#include <stdlib.h>
+
+struct vknn_job {
+  vknn_job *next;
+  void (*run)(void *context);
+  void *context;
+};
+
+void vknn_executor_init(vknn_executor *e) {
+  *e = (vknn_executor){0};
+  pthread_mutex_init(&e->lock, NULL);
+  pthread_cond_init(&e->wake, NULL);
+}
+
+/* The next job, highest priority first; NULL when stopping with none left. */
+static vknn_job *next_job(vknn_executor *e) {
+  pthread_mutex_lock(&e->lock);
+  vknn_job *job = NULL;
+  for (;;) {
+    for (int p = VKNN_PRIORITY_HIGH; p >= VKNN_PRIORITY_LOW && job == NULL; --p) {
+      job = e->head[p];
+      if (job != NULL && (e->head[p] = job->next) == NULL) e->tail[p] = NULL;
+    }
+    if (job != NULL || e->stopping) break;
+    pthread_cond_wait(&e->wake, &e->lock);
+  }
+  pthread_mutex_unlock(&e->lock);
+  return job;
+}
+
+static void *worker(void *arg) {
+  vknn_executor *e = arg;
+  vknn_job *job;
+  while ((job = next_job(e)) != NULL) {
+    job->run(job->context);
+    free(job);
+  }
+  return NULL;
+}
+
+vknn_status vknn_executor_submit(vknn_executor *e, vknn_priority priority,
+                                 void (*run)(void *context), void *context) {
+  vknn_job *job = malloc(sizeof(*job));
+  if (job == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
+  *job = (vknn_job){NULL, run, context};
+  pthread_mutex_lock(&e->lock);
+  vknn_status status = VKNN_STATUS_NONE;
+  if (!e->started) {
+    if (pthread_create(&e->thread, NULL, worker, e) == 0) e->started = true;
+    else status = VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
+  }
+  if (status == VKNN_STATUS_NONE) {
+    if (e->tail[priority] != NULL) e->tail[priority]->next = job;
+    else e->head[priority] = job;
+    e->tail[priority] = job;
+    pthread_cond_signal(&e->wake);
+  }
+  pthread_mutex_unlock(&e->lock);
+  if (status != VKNN_STATUS_NONE) free(job);
+  return status;
+}
+
+void vknn_executor_destroy(vknn_executor *e) {
+  pthread_mutex_lock(&e->lock);
+  e->stopping = true;
+  pthread_cond_broadcast(&e->wake);
+  bool started = e->started;
+  pthread_mutex_unlock(&e->lock);
+  if (started) pthread_join(e->thread, NULL);
+  pthread_cond_destroy(&e->wake);
+  pthread_mutex_destroy(&e->lock);
+}

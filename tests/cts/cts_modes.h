@@ -1,0 +1,26 @@
+/* Execution paths of the conformance runner (cts_run.c: sync; cts_modes.c:
+ * the others). */
+#pragma once
+#include "cts_case.h"
+#include "cts_run.h"
+
+#define CTS_MAX_OUTPUTS 64
+
+typedef struct cts_judgement {
+  cts_status status;
+  char reason[512];
+} cts_judgement;
+
+/* Judges one execution's outcome: a driver error passes an expectFailure case
+ * and fails any other; success must come with valid timing and the expected
+ * outputs (read from output_pool; shapes checked when given). Leaves j
+ * untouched when it passes. */
+void cts_judge(cts_worker *w, const cts_case *c, const char *step, vknn_status status,
+               const uint8_t *output_pool, const vknn_output_shape *shapes,
+               const vknn_timing *timing, cts_judgement *j);
+bool cts_timing_valid(const vknn_timing *t);
+
+void cts_run_async(cts_worker *w, cts_case *c, vknn_prepared_model *pm, cts_judgement *j);
+void cts_run_burst(cts_worker *w, cts_case *c, vknn_prepared_model *pm, cts_judgement *j);
+void cts_run_fenced(cts_worker *w, cts_case *c, vknn_prepared_model *pm, cts_judgement *j);
+void cts_run_threads(cts_worker *w, cts_case *c, vknn_prepared_model *pm, cts_judgement *j);

@@ -1,0 +1,281 @@
+/* Asynchronous, fenced and burst executions; priorities and deadlines. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "common/shared_memory.h"
+#include "support/test_model.h"
+#include "vknn/vknn.h"
+
+typedef struct fixture {
+  vknn_device *device;
+  test_model model;
+  vknn_prepared_model *pm;
+  test_request r;
+} fixture;
+
+static vknn_prepared_model *prepare(fixture *f, vknn_priority priority) {
+  vknn_prepared_model *pm = NULL;
+  assert_int_equal(vknn_device_prepare_model(f->device, &f->model.model, VKNN_PREFER_FAST_SINGLE_ANSWER,
+                                             priority, NULL, &pm),
+                   VKNN_STATUS_NONE);
+  return pm;
+}
+
+static int setup(void **state) {
+  fixture *f = calloc(1, sizeof(*f));
+  vknn_device_options options = {.enable_validation = true};
+  if (f == NULL || vknn_device_open(&options, &f->device) != VKNN_STATUS_NONE) return -1;
+  test_model_init_add(&f->model, VKNN_OPERAND_TENSOR_FLOAT32);
+  f->pm = prepare(f, VKNN_PRIORITY_MEDIUM);
+  if (test_request_init_add(&f->r) != 0) return -1;
+  *state = f;
+  return 0;
+}
+
+static int teardown(void **state) {
+  fixture *f = *state;
+  vknn_prepared_model_release(f->pm);
+  uint64_t messages = vknn_device_get_validation_message_count(f->device);
+  vknn_device_close(f->device);
+  test_request_release(&f->r);
+  free(f);
+  return messages == 0 ? 0 : -1;
+}
+
+static float output(const fixture *f, int i) { return test_request_output(&f->r, i); }
+
+/* ---- async ---- */
+
+typedef struct completion {
+  pthread_mutex_t lock;
+  pthread_cond_t cond;
+  int done;
+  vknn_status status;
+  vknn_output_shape shape;
+  vknn_timing timing;
+  int order[16]; /* tags in completion order */
+} completion;
+
+typedef struct tagged {
+  completion *c;
+  int tag;
+} tagged;
+
+static void on_done(void *user_data, vknn_status status, const vknn_output_shape *shapes,
+                    uint32_t shape_count, const vknn_timing *timing) {
+  tagged *t = user_data;
+  completion *c = t->c;
+  pthread_mutex_lock(&c->lock);
+  c->status = status;
+  if (shape_count > 0) c->shape = shapes[0];
+  c->timing = *timing;
+  c->order[c->done++] = t->tag;
+  pthread_cond_broadcast(&c->cond);
+  pthread_mutex_unlock(&c->lock);
+}
+
+static void wait_done(completion *c, int count) {
+  pthread_mutex_lock(&c->lock);
+  while (c->done < count) pthread_cond_wait(&c->cond, &c->lock);
+  pthread_mutex_unlock(&c->lock);
+}
+
+#define COMPLETION_INIT {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, {0}, {0, 0}, {0}}
+
+static void test_async_reports_through_callback(void **state) {
+  fixture *f = *state;
+  completion c = COMPLETION_INIT;
+  tagged t = {&c, 1};
+  assert_int_equal(vknn_prepared_model_execute_async(f->pm, &f->r.request, VKNN_MEASURE_TIMING_YES,
+                                                     NULL, NULL, on_done, &t),
+                   VKNN_STATUS_NONE);
+  wait_done(&c, 1);
+  assert_int_equal(c.status, VKNN_STATUS_NONE);
+  assert_int_equal(c.shape.rank, 2);
+  assert_float_equal(output(f, 5), 55.f, 0.f);
+  assert_true(c.timing.time_in_driver != UINT64_MAX && c.timing.time_in_driver >= c.timing.time_on_device);
+}
+
+static void test_async_rejects_at_once(void **state) {
+  fixture *f = *state;
+  completion c = COMPLETION_INIT;
+  tagged t = {&c, 1};
+  f->r.request.input_count = 1;
+  assert_int_equal(vknn_prepared_model_execute_async(f->pm, &f->r.request, VKNN_MEASURE_TIMING_NO,
+                                                     NULL, NULL, on_done, &t),
+                   VKNN_STATUS_INVALID_ARGUMENT);
+  f->r.request.input_count = 2;
+  assert_int_equal(vknn_prepared_model_execute_async(f->pm, &f->r.request, VKNN_MEASURE_TIMING_NO,
+                                                     NULL, NULL, NULL, NULL),
+                   VKNN_STATUS_INVALID_ARGUMENT);
+  vknn_deadline past = {true, 1};
+  assert_int_equal(vknn_prepared_model_execute_async(f->pm, &f->r.request, VKNN_MEASURE_TIMING_NO,
+                                                     &past, NULL, on_done, &t),
+                   VKNN_STATUS_MISSED_DEADLINE_PERSISTENT);
+  assert_int_equal(c.done, 0); /* no callback for a rejected launch */
+}
+
+/* Releasing a prepared model waits for its queued executions. */
+static void test_release_waits_for_pending(void **state) {
+  fixture *f = *state;
+  completion c = COMPLETION_INIT;
+  tagged tags[8];
+  vknn_prepared_model *pm = prepare(f, VKNN_PRIORITY_LOW);
+  for (int i = 0; i < 8; ++i) {
+    tags[i] = (tagged){&c, i};
+    assert_int_equal(vknn_prepared_model_execute_async(pm, &f->r.request, VKNN_MEASURE_TIMING_NO,
+                                                       NULL, NULL, on_done, &tags[i]),
+                     VKNN_STATUS_NONE);
+  }
+  vknn_prepared_model_release(pm);
+  assert_int_equal(c.done, 8);
+}
+
+/* ---- fenced ---- */
+
+static bool readable(int fd, int timeout_ms) {
+  struct pollfd pfd = {.fd = fd, .events = POLLIN};
+  return poll(&pfd, 1, timeout_ms) == 1;
+}
+
+static void test_fenced_waits_for_its_fences(void **state) {
+  fixture *f = *state;
+  int gate = eventfd(0, EFD_CLOEXEC), fence = -1;
+  vknn_fenced_execution *e = NULL;
+  assert_int_equal(vknn_prepared_model_execute_fenced(f->pm, &f->r.request, &gate, 1,
+                                                      VKNN_MEASURE_TIMING_YES, NULL, NULL, NULL,
+                                                      &fence, &e),
+                   VKNN_STATUS_NONE);
+  assert_false(readable(fence, 100)); /* the gate is not signaled: no work yet */
+  uint64_t one = 1;
+  assert_int_equal(write(gate, &one, sizeof(one)), sizeof(one));
+  assert_true(readable(fence, 10000));
+  vknn_timing launched, fenced;
+  assert_int_equal(vknn_fenced_execution_get_info(e, &launched, &fenced), VKNN_STATUS_NONE);
+  assert_float_equal(output(f, 2), 22.f, 0.f);
+  assert_true(launched.time_in_driver >= fenced.time_in_driver);
+  assert_true(fenced.time_in_driver >= fenced.time_on_device);
+  vknn_fenced_execution_release(e);
+  close(fence);
+  close(gate);
+}
+
+static void test_fenced_rejects_bad_fences(void **state) {
+  fixture *f = *state;
+  int fence = -1, closed = eventfd(0, 0);
+  close(closed);
+  vknn_fenced_execution *e = NULL;
+  const int negative = -1;
+  assert_int_equal(vknn_prepared_model_execute_fenced(f->pm, &f->r.request, &negative, 1, 0, NULL, NULL,
+                                                      NULL, &fence, &e),
+                   VKNN_STATUS_INVALID_ARGUMENT);
+  assert_int_equal(vknn_prepared_model_execute_fenced(f->pm, &f->r.request, &closed, 1, 0, NULL, NULL,
+                                                      NULL, &fence, &e),
+                   VKNN_STATUS_INVALID_ARGUMENT);
+  assert_int_equal(fence, -1);
+  assert_null(e);
+}
+
+static uint64_t boottime_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_BOOTTIME, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* A fence that never signals before the deadline: MISSED_DEADLINE_TRANSIENT. */
+static void test_fenced_deadline_while_waiting(void **state) {
+  fixture *f = *state;
+  int gate = eventfd(0, EFD_CLOEXEC), fence = -1;
+  vknn_deadline deadline = {true, boottime_ns() + 200000000ull};
+  vknn_fenced_execution *e = NULL;
+  assert_int_equal(vknn_prepared_model_execute_fenced(f->pm, &f->r.request, &gate, 1, 0, &deadline,
+                                                      NULL, NULL, &fence, &e),
+                   VKNN_STATUS_NONE);
+  assert_int_equal(vknn_fenced_execution_get_info(e, NULL, NULL), VKNN_STATUS_MISSED_DEADLINE_TRANSIENT);
+  assert_true(readable(fence, 1000)); /* signaled even on failure */
+  vknn_fenced_execution_release(e);
+  close(fence);
+  close(gate);
+}
+
+/* A HIGH priority execution queued behind LOW ones runs first. */
+static void test_high_priority_runs_first(void **state) {
+  fixture *f = *state;
+  vknn_prepared_model *low = prepare(f, VKNN_PRIORITY_LOW), *high = prepare(f, VKNN_PRIORITY_HIGH);
+  int gate = eventfd(0, EFD_CLOEXEC), fence = -1;
+  vknn_fenced_execution *blocker = NULL;
+  /* Occupies the executor until the gate opens. */
+  assert_int_equal(vknn_prepared_model_execute_fenced(low, &f->r.request, &gate, 1, 0, NULL, NULL, NULL,
+                                                      &fence, &blocker),
+                   VKNN_STATUS_NONE);
+  completion c = COMPLETION_INIT;
+  tagged tags[5];
+  for (int i = 0; i < 5; ++i) {
+    tags[i] = (tagged){&c, i};
+    vknn_prepared_model *pm = i == 4 ? high : low;
+    assert_int_equal(vknn_prepared_model_execute_async(pm, &f->r.request, 0, NULL, NULL, on_done, &tags[i]),
+                     VKNN_STATUS_NONE);
+  }
+  uint64_t one = 1;
+  assert_int_equal(write(gate, &one, sizeof(one)), sizeof(one));
+  wait_done(&c, 5);
+  assert_int_equal(c.order[0], 4); /* the HIGH one */
+  for (int i = 1; i < 5; ++i) assert_int_equal(c.order[i], i - 1); /* then LOW, in order */
+  assert_int_equal(vknn_fenced_execution_get_info(blocker, NULL, NULL), VKNN_STATUS_NONE);
+  vknn_fenced_execution_release(blocker);
+  close(fence);
+  close(gate);
+  vknn_prepared_model_release(low);
+  vknn_prepared_model_release(high);
+}
+
+/* ---- burst ---- */
+
+static void test_burst_caches_memory_by_slot(void **state) {
+  fixture *f = *state;
+  vknn_burst *burst = NULL;
+  assert_int_equal(vknn_burst_create(f->pm, &burst), VKNN_STATUS_NONE);
+  const int32_t slots[1] = {3};
+  assert_int_equal(vknn_burst_execute(burst, &f->r.request, slots, 0, NULL, NULL, NULL, 0, NULL), VKNN_STATUS_NONE);
+  assert_float_equal(output(f, 1), 11.f, 0.f);
+  /* The same slot with another memory: the cached one is used. */
+  shared_memory other;
+  assert_int_equal(shared_memory_create(&other, 72), 0);
+  for (int i = 0; i < 12; ++i) ((float *)other.data)[i] = 1.f;
+  f->r.pools[0].memory = other.memory;
+  assert_int_equal(vknn_burst_execute(burst, &f->r.request, slots, 0, NULL, NULL, NULL, 0, NULL), VKNN_STATUS_NONE);
+  assert_float_equal(((const float *)(other.data + 48))[1], 0.f, 0.f);
+  /* Once freed, the slot takes the memory given with it. */
+  assert_int_equal(vknn_burst_free_memory(burst, 3), VKNN_STATUS_NONE);
+  assert_int_equal(vknn_burst_execute(burst, &f->r.request, slots, 0, NULL, NULL, NULL, 0, NULL), VKNN_STATUS_NONE);
+  assert_float_equal(((const float *)(other.data + 48))[1], 2.f, 0.f);
+  const int32_t negative[1] = {-1};
+  assert_int_equal(vknn_burst_execute(burst, &f->r.request, negative, 0, NULL, NULL, NULL, 0, NULL),
+                   VKNN_STATUS_INVALID_ARGUMENT);
+  vknn_burst_release(burst);
+  shared_memory_destroy(&other);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup_teardown(test_async_reports_through_callback, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_async_rejects_at_once, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_release_waits_for_pending, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_fenced_waits_for_its_fences, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_fenced_rejects_bad_fences, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_fenced_deadline_while_waiting, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_high_priority_runs_first, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_burst_caches_memory_by_slot, setup, teardown),
+  };
+  return cmocka_run_group_tests_name("execution_paths", tests, NULL, NULL);
+}
