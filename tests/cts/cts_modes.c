@@ -151,3 +151,56 @@ void cts_run_threads(cts_worker *w, cts_case *c, vknn_prepared_model *pm, cts_ju
     shared_memory_destroy(&runs[i].outputs);
   }
 }
+
+/* ---- dynamic ------------------------------------------------------------- */
+
+static size_t expected_bytes(const cts_case *c, uint32_t output) {
+  return c->outputs[output].location.length;
+}
+
+/* The first output one byte short must be reported insufficient, with the
+ * shape it needs. */
+static void check_insufficient(cts_worker *w, cts_case *c, vknn_prepared_model *pm, cts_judgement *j) {
+  if (c->output_count == 0 || expected_bytes(c, 0) == 0) return;
+  vknn_output_shape shapes[CTS_MAX_OUTPUTS];
+  c->outputs[0].location.length--;
+  vknn_status s = vknn_prepared_model_execute(pm, &c->request, VKNN_MEASURE_TIMING_NO, NULL, NULL,
+                                              shapes, CTS_MAX_OUTPUTS, NULL);
+  c->outputs[0].location.length++;
+  const cts_expected *e = &c->expected[0];
+  bool shape_ok = shapes[0].rank == e->rank && !shapes[0].is_sufficient &&
+                  memcmp(shapes[0].dimensions, e->dims, e->rank * sizeof(uint32_t)) == 0;
+  if (s != VKNN_STATUS_OUTPUT_INSUFFICIENT_SIZE || !shape_ok) {
+    j->status = CTS_FAILED;
+    snprintf(j->reason, sizeof(j->reason), "a short output gave %s%s (%s)", vknn_status_name(s),
+             shape_ok ? "" : " without the needed shape", w->last_error);
+  }
+}
+
+void cts_run_dynamic(cts_worker *w, const cJSON *test, cts_judgement *j) {
+  cts_case c;
+  const char *error = "out of memory";
+  if (cts_case_load(test, &c, &error) != 0 || cts_case_make_outputs_dynamic(&c) != 0) {
+    j->status = CTS_FAILED;
+    snprintf(j->reason, sizeof(j->reason), "cannot load the case: %s", error);
+    return;
+  }
+  vknn_prepared_model *pm = NULL;
+  vknn_status s = vknn_device_prepare_model(w->device, &c.model, VKNN_PREFER_FAST_SINGLE_ANSWER,
+                                            VKNN_PRIORITY_MEDIUM, NULL, &pm);
+  if (s != VKNN_STATUS_NONE) {
+    cts_judge(w, &c, "prepare (outputs of unknown shape)", s, NULL, NULL, NULL, j);
+  } else {
+    if (!c.expect_failure) check_insufficient(w, &c, pm, j);
+    if (j->status != CTS_FAILED) {
+      vknn_output_shape shapes[CTS_MAX_OUTPUTS];
+      vknn_timing timing;
+      cts_case_reset_outputs(&c);
+      s = vknn_prepared_model_execute(pm, &c.request, VKNN_MEASURE_TIMING_YES, NULL, NULL, shapes,
+                                      CTS_MAX_OUTPUTS, &timing);
+      cts_judge(w, &c, "execute (outputs of unknown shape)", s, c.output_pool.data, shapes, &timing, j);
+    }
+  }
+  vknn_prepared_model_release(pm);
+  cts_case_free(&c);
+}

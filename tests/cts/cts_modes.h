@@ -20,6 +20,10 @@ void cts_judge(cts_worker *w, const cts_case *c, const char *step, vknn_status s
                const vknn_timing *timing, cts_judgement *j);
 bool cts_timing_valid(const vknn_timing *t);
 
+/* Loads the case again with outputs of unknown shape, prepares it, checks
+ * OUTPUT_INSUFFICIENT_SIZE on a too small first output, then executes. */
+void cts_run_dynamic(cts_worker *w, const cJSON *test, cts_judgement *j);
+
 void cts_run_async(cts_worker *w, cts_case *c, vknn_prepared_model *pm, cts_judgement *j);
 void cts_run_burst(cts_worker *w, cts_case *c, vknn_prepared_model *pm, cts_judgement *j);
 void cts_run_fenced(cts_worker *w, cts_case *c, vknn_prepared_model *pm, cts_judgement *j);

@@ -359,3 +359,14 @@ void cts_case_operation_mask(const cJSON *test, uint64_t mask[2]) {
   const cJSON *sg;
   cJSON_ArrayForEach(sg, cJSON_GetObjectItemCaseSensitive(test, "referenced")) mask_subgraph(sg, mask);
 }
+
+int cts_case_make_outputs_dynamic(cts_case *c) {
+  vknn_operand *operands = (vknn_operand *)c->model.main.operands; /* owned by the case */
+  for (uint32_t i = 0; i < c->model.main.output_count; ++i) {
+    vknn_operand *o = &operands[c->model.main.output_indexes[i]];
+    uint32_t *zeros = arena_alloc(c->arena, o->dimension_count, sizeof(uint32_t));
+    if (zeros == NULL) return -1;
+    o->dimensions = zeros;
+  }
+  return 0;
+}

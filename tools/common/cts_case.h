@@ -44,6 +44,10 @@ typedef struct cts_case {
 int cts_case_load(const cJSON *test, cts_case *out, const char **error);
 void cts_case_free(cts_case *c);
 
+/* Declares every model output with all dimensions 0 (unknown), keeping the
+ * rank: the driver must infer the output shapes. */
+int cts_case_make_outputs_dynamic(cts_case *c);
+
 /* Clears the output pool (so a stale value never passes for a new one). */
 void cts_case_reset_outputs(cts_case *c);
 
