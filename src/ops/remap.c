@@ -95,6 +95,21 @@ vknn_status vknn_remap_declared_output(const vknn_graph *graph, const vknn_opera
   return VKNN_STATUS_NONE;
 }
 
+vknn_status vknn_remap_declared_identity(const vknn_graph *graph, const vknn_operation *op,
+                                         vknn_remap *r, uint32_t *dims, uint32_t *rank) {
+  const vknn_tensor *in = &graph->tensors[op->inputs[0]];
+  vknn_status s = vknn_remap_declared_output(graph, op, 0, dims, rank);
+  if (s != VKNN_STATUS_NONE) return s;
+  if (*rank != in->rank) {
+    VKNN_LOG_E(graph->log, "model", "%s: output rank %u, input rank %u",
+               vknn_operation_type_name(op->type), *rank, in->rank);
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
+  vknn_remap_set_axes(r, in);
+  for (uint32_t d = 0; d < *rank; ++d) vknn_remap_add_view(r, dims[d], d, 1);
+  return VKNN_STATUS_NONE;
+}
+
 /* The dispatch completing a map template into a map tensor on the GPU. */
 static uint32_t lower_map_completion(vknn_graph *graph, const vknn_remap *r, uint32_t template_map,
                                      vknn_dispatch_list *out_list) {

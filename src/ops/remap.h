@@ -40,6 +40,13 @@ enum {
   VKNN_REMAP_DYNAMIC_BATCH_TO_SPACE = 5,
 };
 
+/* The declared output shape (vknn_remap_declared_output) walked one view
+ * dimension per input axis, the input's axes as stored: the template of
+ * PAD, SLICE, TRANSPOSE and TILE when their parameters come at run time.
+ * INVALID_ARGUMENT (logged) when the declared rank differs from the input's. */
+vknn_status vknn_remap_declared_identity(const vknn_graph *graph, const vknn_operation *op,
+                                         vknn_remap *r, uint32_t *dims, uint32_t *rank);
+
 /* Whether a parameter tensor known only at run time can be read by the GPU:
  * its shape must be known and hold exactly count elements (logged if not). */
 bool vknn_remap_param_ok(const vknn_graph *graph, const vknn_operation *op, uint32_t input,

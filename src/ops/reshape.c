@@ -5,21 +5,12 @@
 #include "operand_type.h"
 #include "slice_copy.h"
 
-static bool type_allowed(int32_t type) {
-  return vknn_variant_of(type) >= 0 || type == VKNN_OPERAND_TENSOR_INT32;
-}
-
 static vknn_status validate_reshape(const vknn_logger *log, const vknn_model *model,
                                     const vknn_subgraph *sg, const vknn_operation *op) {
   (void)model;
-  if (!vknn_op_check_counts(log, op, 2, 2, 1)) return VKNN_STATUS_INVALID_ARGUMENT;
-  const vknn_operand *in = &sg->operands[op->inputs[0]];
-  const vknn_operand *out = &sg->operands[op->outputs[0]];
-  if (!type_allowed(in->type) || out->type != in->type) {
-    VKNN_LOG_E(log, "model", "RESHAPE: types %s -> %s are not allowed",
-               vknn_operand_type_name(in->type), vknn_operand_type_name(out->type));
+  if (!vknn_op_check_counts(log, op, 2, 2, 1) ||
+      !vknn_op_check_data_types(log, sg, op, VKNN_MAX_RANK, true))
     return VKNN_STATUS_INVALID_ARGUMENT;
-  }
   bool ok = vknn_op_check_type(log, op, "shape", &sg->operands[op->inputs[1]], VKNN_OPERAND_TENSOR_INT32) &&
             vknn_op_check_rank(log, op, "shape", &sg->operands[op->inputs[1]], 1);
   return ok ? VKNN_STATUS_NONE : VKNN_STATUS_INVALID_ARGUMENT;

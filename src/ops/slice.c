@@ -50,10 +50,8 @@ static vknn_status build_slice(vknn_graph *graph, const vknn_operation *op, uint
   const vknn_tensor *in = &graph->tensors[op->inputs[0]];
   if (!vectors_constant(graph, op, 2)) { /* begin decides at run time */
     if (!vknn_remap_param_ok(graph, op, 1, in->rank)) return VKNN_STATUS_GENERAL_FAILURE;
-    vknn_status s = vknn_remap_declared_output(graph, op, 0, dims, rank);
+    vknn_status s = vknn_remap_declared_identity(graph, op, r, dims, rank);
     if (s != VKNN_STATUS_NONE) return s;
-    vknn_remap_set_axes(r, in);
-    for (uint32_t d = 0; d < in->rank; ++d) vknn_remap_add_view(r, dims[d], d, 1);
     vknn_remap_set_dynamic(r, VKNN_REMAP_DYNAMIC_SLICE, op->inputs[1], UINT32_MAX, UINT32_MAX);
     return VKNN_STATUS_NONE;
   }

@@ -19,15 +19,9 @@ static vknn_status build_tile(vknn_graph *graph, const vknn_operation *op, uint3
   if (graph->tensors[op->inputs[1]].constant_data == NULL) {
     /* The declared output says how often each axis repeats: wrapping the
      * input axes is all the copy needs. */
-    vknn_status s = vknn_remap_declared_output(graph, op, 0, dims, rank);
-    if (s != VKNN_STATUS_NONE) return s;
-    if (*rank != in->rank) return VKNN_STATUS_INVALID_ARGUMENT;
-    vknn_remap_set_axes(r, in);
-    for (uint32_t d = 0; d < in->rank; ++d) {
-      r->axes[d].modulo = true;
-      vknn_remap_add_view(r, dims[d], d, 1);
-    }
-    return VKNN_STATUS_NONE;
+    vknn_status s = vknn_remap_declared_identity(graph, op, r, dims, rank);
+    for (uint32_t d = 0; s == VKNN_STATUS_NONE && d < in->rank; ++d) r->axes[d].modulo = true;
+    return s;
   }
   if (!vknn_graph_const_i32_tensor(graph, op->inputs[1], multiples, VKNN_MAX_RANK, &n)) {
     VKNN_LOG_E(graph->log, "model", "TILE: multiples do not fit the input");

@@ -16,10 +16,8 @@ static vknn_status build_dynamic_transpose(vknn_graph *graph, const vknn_operati
                                            vknn_remap *r, uint32_t *dims, uint32_t *rank) {
   if (!vknn_remap_param_ok(graph, op, 1, graph->tensors[op->inputs[0]].rank))
     return VKNN_STATUS_GENERAL_FAILURE;
-  vknn_status s = vknn_remap_declared_output(graph, op, 0, dims, rank);
+  vknn_status s = vknn_remap_declared_identity(graph, op, r, dims, rank);
   if (s != VKNN_STATUS_NONE) return s;
-  vknn_remap_set_axes(r, &graph->tensors[op->inputs[0]]);
-  for (uint32_t d = 0; d < *rank; ++d) vknn_remap_add_view(r, dims[d], d, 1);
   vknn_remap_set_dynamic(r, VKNN_REMAP_DYNAMIC_TRANSPOSE, op->inputs[1], UINT32_MAX, UINT32_MAX);
   return VKNN_STATUS_NONE;
 }
