@@ -14,7 +14,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 
 passed=0; failed=0; skipped=0
-modes=sync,async,burst,fenced,threads
+modes=sync,async,burst,fenced,threads,dynamic,quant-coupling
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 export ASAN_OPTIONS=detect_leaks=1
 

@@ -8,6 +8,9 @@ typedef struct vknn_plan {
   vknn_graph graph;
   vknn_dispatch_list dispatches;
   uint64_t region_size[VKNN_REGION_OUTPUT + 1]; /* bytes per region */
+  /* Shapes depend on the inputs of an execution: only the graph is built
+   * (inferred as far as it goes), nothing lowered. */
+  bool deferred;
 } vknn_plan;
 
 /* Infers every operation's output shapes; fills supported[k] (may be NULL)
@@ -15,8 +18,12 @@ typedef struct vknn_plan {
  * GENERAL_FAILURE when an operation is unsupported and supported is NULL. */
 vknn_status vknn_compile_infer(vknn_graph *graph, bool *supported);
 
-/* Full compilation. alignment: the device's storage-buffer offset alignment. */
-vknn_status vknn_compile(const vknn_logger *log, const vknn_model *model, uint64_t alignment,
+/* Full compilation. overrides: NULL at prepare (shapes that depend on an
+ * execution give a deferred plan), or what an execution knows of each input
+ * (every shape must then be known). alignment: the device's storage-buffer
+ * offset alignment. */
+vknn_status vknn_compile(const vknn_logger *log, const vknn_model *model,
+                         const vknn_input_override *overrides, uint64_t alignment,
                          vknn_plan *out_plan);
 void vknn_plan_release(vknn_plan *plan);
 

@@ -105,7 +105,7 @@ vknn_status vknn_device_get_supported_operations(vknn_device *device, const vknn
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
   vknn_graph graph;
-  status = vknn_graph_init(&graph, &device->log, model);
+  status = vknn_graph_init(&graph, &device->log, model, NULL);
   if (status == VKNN_STATUS_NONE) status = vknn_compile_infer(&graph, out_supported);
   vknn_graph_release(&graph);
   return status;

@@ -35,10 +35,10 @@ static vknn_status map_pools(const vknn_logger *log, const vknn_request *request
   return VKNN_STATUS_NONE;
 }
 
-static void fill_shapes(const vknn_prepared_model *pm, const vknn_request *request,
+static void fill_shapes(const vknn_recorded_graph *rg, const vknn_request *request,
                         vknn_output_shape *shapes, uint32_t shape_count) {
-  for (uint32_t i = 0; i < pm->output_count && i < shape_count; ++i) {
-    const vknn_io_slot *slot = &pm->outputs[i];
+  for (uint32_t i = 0; i < rg->output_count && i < shape_count; ++i) {
+    const vknn_io_slot *slot = &rg->outputs[i];
     shapes[i].rank = slot->rank;
     memset(shapes[i].dimensions, 0, sizeof(shapes[i].dimensions));
     memcpy(shapes[i].dimensions, slot->dims, slot->rank * sizeof(uint32_t));
@@ -47,39 +47,58 @@ static void fill_shapes(const vknn_prepared_model *pm, const vknn_request *reque
   }
 }
 
+/* Dimensions a request gives must be those of the values (0: any). */
+static vknn_status check_dimensions(const vknn_logger *log, const char *what,
+                                    const vknn_request_argument *args, const vknn_io_slot *slots,
+                                    uint32_t count) {
+  for (uint32_t i = 0; i < count; ++i) {
+    const vknn_request_argument *arg = &args[i];
+    if (arg->has_no_value || arg->dimension_count == 0) continue;
+    bool ok = arg->dimension_count == slots[i].rank;
+    for (uint32_t d = 0; ok && d < arg->dimension_count; ++d)
+      ok = arg->dimensions[d] == 0 || arg->dimensions[d] == slots[i].dims[d];
+    if (!ok) {
+      VKNN_LOG_E(log, TAG, "%s %u: the request's dimensions are not those of the value", what, i);
+      return VKNN_STATUS_INVALID_ARGUMENT;
+    }
+  }
+  return VKNN_STATUS_NONE;
+}
+
 /* Every output must fit its location, before any GPU work starts. */
-static vknn_status check_output_sizes(const vknn_prepared_model *pm, const vknn_request *request,
+static vknn_status check_output_sizes(const vknn_recorded_graph *rg, const vknn_request *request,
                                       const request_pools *pools) {
+  const vknn_logger *log = &rg->device->log;
   vknn_status s = VKNN_STATUS_NONE;
-  for (uint32_t i = 0; i < pm->output_count; ++i) {
+  for (uint32_t i = 0; i < rg->output_count; ++i) {
     const vknn_request_argument *arg = &request->outputs[i];
     if (arg->has_no_value) continue;
     if (!pools->items[arg->location.pool_index].writable) {
-      VKNN_LOG_E(&pm->device->log, TAG, "output %u lies in a read-only pool", i);
+      VKNN_LOG_E(log, TAG, "output %u lies in a read-only pool", i);
       return VKNN_STATUS_INVALID_ARGUMENT;
     }
-    if (arg->location.length < pm->outputs[i].byte_size) {
-      VKNN_LOG_E(&pm->device->log, TAG, "output %u needs %llu bytes, its location has %u", i,
-                 (unsigned long long)pm->outputs[i].byte_size, arg->location.length);
+    if (arg->location.length < rg->outputs[i].byte_size) {
+      VKNN_LOG_E(log, TAG, "output %u needs %llu bytes, its location has %u", i,
+                 (unsigned long long)rg->outputs[i].byte_size, arg->location.length);
       s = VKNN_STATUS_OUTPUT_INSUFFICIENT_SIZE;
     }
   }
   return s;
 }
 
-static vknn_status copy_inputs(vknn_prepared_model *pm, const vknn_request *request,
+static vknn_status copy_inputs(vknn_recorded_graph *rg, const vknn_request *request,
                                const request_pools *pools) {
-  uint8_t *staging = pm->staging.mapped;
-  for (uint32_t i = 0; i < pm->input_count; ++i) {
+  uint8_t *staging = rg->staging.mapped;
+  for (uint32_t i = 0; i < rg->input_count; ++i) {
     const vknn_request_argument *arg = &request->inputs[i];
-    const vknn_io_slot *slot = &pm->inputs[i];
+    const vknn_io_slot *slot = &rg->inputs[i];
     if (arg->has_no_value) {
       if (!slot->bound) continue;
-      VKNN_LOG_E(&pm->device->log, TAG, "input %u has no value but the model reads it", i);
+      VKNN_LOG_E(&rg->device->log, TAG, "input %u has no value but the model reads it", i);
       return VKNN_STATUS_INVALID_ARGUMENT;
     }
     if (arg->location.length < slot->byte_size) {
-      VKNN_LOG_E(&pm->device->log, TAG, "input %u has %u bytes, its value needs %llu", i,
+      VKNN_LOG_E(&rg->device->log, TAG, "input %u has %u bytes, its value needs %llu", i,
                  arg->location.length, (unsigned long long)slot->byte_size);
       return VKNN_STATUS_INVALID_ARGUMENT;
     }
@@ -89,15 +108,15 @@ static vknn_status copy_inputs(vknn_prepared_model *pm, const vknn_request *requ
   return VKNN_STATUS_NONE;
 }
 
-static void copy_outputs(vknn_prepared_model *pm, const vknn_request *request,
+static void copy_outputs(vknn_recorded_graph *rg, const vknn_request *request,
                          const request_pools *pools) {
-  const uint8_t *staging = pm->staging.mapped;
-  for (uint32_t i = 0; i < pm->output_count; ++i) {
+  const uint8_t *staging = rg->staging.mapped;
+  for (uint32_t i = 0; i < rg->output_count; ++i) {
     const vknn_request_argument *arg = &request->outputs[i];
     if (arg->has_no_value) continue;
     const vknn_mapped_pool *pool = &pools->items[arg->location.pool_index];
-    memcpy(pool->data + arg->location.offset, staging + pm->outputs[i].offset,
-           pm->outputs[i].byte_size);
+    memcpy(pool->data + arg->location.offset, staging + rg->outputs[i].offset,
+           rg->outputs[i].byte_size);
   }
 }
 
@@ -105,13 +124,22 @@ static vknn_status run_locked(vknn_prepared_model *pm, const vknn_request *reque
                               const vknn_mapped_pool *pools, vknn_output_shape *shapes,
                               uint32_t shape_count, uint64_t *device_us) {
   const request_pools view = {(vknn_mapped_pool *)pools, request->pool_count};
-  vknn_status s = check_output_sizes(pm, request, &view);
+  const vknn_logger *log = &pm->device->log;
+  vknn_recorded_graph *rg = NULL;
+  vknn_status s = vknn_prepared_model_select_graph(pm, request, pools, &rg);
+  if (s == VKNN_STATUS_NONE) {
+    pm->last = rg;
+    s = check_dimensions(log, "input", request->inputs, rg->inputs, rg->input_count);
+  }
+  if (s == VKNN_STATUS_NONE)
+    s = check_dimensions(log, "output", request->outputs, rg->outputs, rg->output_count);
+  if (s == VKNN_STATUS_NONE) s = check_output_sizes(rg, request, &view);
   if (shapes != NULL && (s == VKNN_STATUS_NONE || s == VKNN_STATUS_OUTPUT_INSUFFICIENT_SIZE))
-    fill_shapes(pm, request, shapes, shape_count);
-  if (s == VKNN_STATUS_NONE) s = copy_inputs(pm, request, &view);
-  if (s == VKNN_STATUS_NONE) s = vknn_vk_submit_and_wait(&pm->device->vk, pm->command_buffer, pm->fence);
-  if (s == VKNN_STATUS_NONE) *device_us = vknn_prepared_model_read_timestamps(pm);
-  if (s == VKNN_STATUS_NONE) copy_outputs(pm, request, &view);
+    fill_shapes(rg, request, shapes, shape_count);
+  if (s == VKNN_STATUS_NONE) s = copy_inputs(rg, request, &view);
+  if (s == VKNN_STATUS_NONE) s = vknn_vk_submit_and_wait(&pm->device->vk, rg->command_buffer, rg->fence);
+  if (s == VKNN_STATUS_NONE) *device_us = vknn_recorded_graph_read_timestamps(rg);
+  if (s == VKNN_STATUS_NONE) copy_outputs(rg, request, &view);
   return s;
 }
 

@@ -153,7 +153,7 @@ static void run_fenced(void *context) {
 }
 
 /* Whether the model declares an output's shape in full (scalars always do). */
-static bool declared_shape_known(const vknn_io_slot *slot) {
+static bool declared_shape_known(const vknn_io_decl *slot) {
   if (vknn_operand_type_is_scalar(slot->type)) return true;
   if (slot->declared_rank == 0) return false;
   for (uint32_t d = 0; d < slot->declared_rank; ++d)

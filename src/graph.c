@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "operand_type.h"
+#include "vknn/device.h"
 
 void vknn_tensor_set_shape(vknn_tensor *tensor, const uint32_t *dims, uint32_t rank) {
   tensor->rank = rank;
@@ -39,7 +40,17 @@ static const uint8_t *constant_bytes(const vknn_graph *graph, const vknn_operand
   return NULL;
 }
 
-vknn_status vknn_graph_init(vknn_graph *graph, const vknn_logger *log, const vknn_model *model) {
+static void apply_override(vknn_tensor *t, const vknn_input_override *o) {
+  if (o->omitted) {
+    t->lifetime = VKNN_LIFETIME_NO_VALUE;
+    return;
+  }
+  if (o->rank > 0) vknn_tensor_set_shape(t, o->dims, o->rank);
+  t->constant_data = o->value;
+}
+
+vknn_status vknn_graph_init(vknn_graph *graph, const vknn_logger *log, const vknn_model *model,
+                            const vknn_input_override *overrides) {
   memset(graph, 0, sizeof(*graph));
   graph->log = log;
   graph->model = model;
@@ -64,8 +75,11 @@ vknn_status vknn_graph_init(vknn_graph *graph, const vknn_logger *log, const vkn
     t->first_dispatch = t->last_dispatch = -1;
     vknn_tensor_set_shape(t, o->dimensions, o->dimension_count);
   }
-  for (uint32_t i = 0; i < model->main.input_count; ++i)
-    graph->tensors[model->main.input_indexes[i]].io_index = i;
+  for (uint32_t i = 0; i < model->main.input_count; ++i) {
+    vknn_tensor *t = &graph->tensors[model->main.input_indexes[i]];
+    t->io_index = i;
+    if (overrides != NULL) apply_override(t, &overrides[i]);
+  }
   for (uint32_t i = 0; i < model->main.output_count; ++i)
     graph->tensors[model->main.output_indexes[i]].io_index = i;
   return VKNN_STATUS_NONE;
@@ -80,6 +94,13 @@ void vknn_graph_release(vknn_graph *graph) {
   for (uint32_t i = 0; i < graph->owned_count; ++i) free(graph->owned[i]);
   free(graph->owned);
   memset(graph, 0, sizeof(*graph));
+}
+
+vknn_status vknn_graph_defer(vknn_graph *graph, const vknn_operation *op, const char *why) {
+  const char *name = vknn_operation_type_name(op->type);
+  VKNN_LOG_V(graph->log, "compilation", "%s: %s; compiled per execution", name ? name : "?", why);
+  graph->deferrals++;
+  return VKNN_STATUS_GENERAL_FAILURE;
 }
 
 bool vknn_graph_const_i32(const vknn_graph *graph, uint32_t operand, int32_t *out_value) {

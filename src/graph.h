@@ -49,10 +49,31 @@ typedef struct vknn_graph {
   vknn_op_fusion *fusion; /* one per operation of sg */
   void **owned;           /* bytes of added constants */
   uint32_t owned_count;
+  /* Inferences that stopped for want of something only an execution knows
+   * (an input's shape or value): see vknn_graph_defer. */
+  uint32_t deferrals;
 } vknn_graph;
 
-/* Builds the tensors of the main subgraph of a valid model; maps its pools. */
-vknn_status vknn_graph_init(vknn_graph *graph, const vknn_logger *log, const vknn_model *model);
+/* What an execution tells about one model input that the model may leave
+ * open: its shape, whether it was omitted, and, for inputs that can decide
+ * shapes (small integer tensors and scalars), its value. Compiling with these
+ * specializes a model whose shapes depend on its inputs (prepared_model.c). */
+typedef struct vknn_input_override {
+  bool omitted;
+  uint32_t rank; /* 0: as the model declares */
+  uint32_t dims[VKNN_MAX_RANK];
+  const uint8_t *value; /* NULL: not taken as known */
+} vknn_input_override;
+
+/* Builds the tensors of the main subgraph of a valid model; maps its pools.
+ * overrides: NULL, or one entry per model input. */
+vknn_status vknn_graph_init(vknn_graph *graph, const vknn_logger *log, const vknn_model *model,
+                            const vknn_input_override *overrides);
+
+/* Stops an operation's inference because it needs an input's shape or value
+ * that only an execution knows: counts a deferral, logs (verbose) why, and
+ * returns GENERAL_FAILURE. */
+vknn_status vknn_graph_defer(vknn_graph *graph, const vknn_operation *op, const char *why);
 void vknn_graph_release(vknn_graph *graph);
 
 /* A constant INT32 scalar's value; false when the operand is not a constant. */

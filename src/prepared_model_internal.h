@@ -4,52 +4,62 @@
 
 #include "device_internal.h"
 #include "memory_pool.h"
-#include "vk_buffer.h"
+#include "model_copy.h"
+#include "recorded_graph.h"
 #include "vknn/prepared_model.h"
 
-/* A model input or output as the request sees it. */
-typedef struct vknn_io_slot {
+/* A model input or output as the model declares it. */
+typedef struct vknn_io_decl {
   int32_t type;
-  uint32_t rank;
-  uint32_t dims[VKNN_MAX_RANK];  /* as inferred at prepare */
-  uint32_t declared_rank;        /* as the model declared it */
-  uint32_t declared_dims[VKNN_MAX_RANK];
-  uint64_t byte_size;            /* exact bytes of the value */
-  uint64_t offset;               /* in the staging buffer */
-  bool bound;                    /* read or written by some dispatch */
-} vknn_io_slot;
+  float scale;
+  int32_t zero_point;
+  uint32_t declared_rank; /* 0: unknown rank */
+  uint32_t declared_dims[VKNN_MAX_RANK]; /* 0: unknown dimension */
+} vknn_io_decl;
+
+/* Recorded graphs of a model compiled per execution, one per distinct set of
+ * input shapes (and values of the inputs that can decide shapes). */
+#define VKNN_SPECIALIZATION_CAPACITY 8
+typedef struct vknn_specialization {
+  uint8_t *key;
+  size_t key_size;
+  vknn_recorded_graph *graph;
+  uint64_t last_use;
+} vknn_specialization;
 
 struct vknn_prepared_model {
   vknn_device *device;
   vknn_priority priority;
-  pthread_mutex_t lock; /* one execution at a time uses the staging buffer */
+  /* One execution at a time uses a recorded graph's staging buffer; the
+   * specialization cache changes under it too. */
+  pthread_mutex_t lock;
   /* Executions queued or running on the executor; release waits for 0. */
   pthread_mutex_t pending_lock;
   pthread_cond_t pending_done;
   uint32_t pending;
-  vknn_vk_buffer constants;
-  vknn_vk_buffer arena;
-  vknn_vk_buffer staging; /* host-visible: inputs, then outputs */
-  VkDescriptorPool descriptor_pool;
-  VkCommandPool command_pool;
-  VkCommandBuffer command_buffer;
-  VkFence fence;
-  VkQueryPool timestamps; /* VK_NULL_HANDLE when the queue has none */
-  uint32_t timestamp_count; /* 2 (start, end), or dispatches + 1 when profiled */
-  vknn_prepared_model_info info;
-  vknn_shader_id *dispatch_kernels;
-  uint64_t *ticks;     /* timestamp_count query results */
-  double *dispatch_ms; /* last execution, when profiled */
-  bool dispatch_ms_valid;
-  vknn_io_slot *inputs;
+  /* Shapes known at prepare: the graph recorded then. */
+  vknn_recorded_graph *recorded;
+  /* Shapes known only per execution: the model, compiled again per shapes. */
+  bool deferred;
+  vknn_model_copy model;
+  vknn_specialization specializations[VKNN_SPECIALIZATION_CAPACITY];
+  uint32_t specialization_count;
+  uint64_t use_clock;
+  vknn_recorded_graph *last; /* the graph the last execution ran (info, profiling) */
+  vknn_io_decl *inputs;
   uint32_t input_count;
-  vknn_io_slot *outputs;
+  vknn_io_decl *outputs;
   uint32_t output_count;
 };
 
-/* Reads the timestamps of the last submission: device time in microseconds
- * (UINT64_MAX when unavailable), and per-dispatch times when profiled. */
-uint64_t vknn_prepared_model_read_timestamps(vknn_prepared_model *pm);
+/* The recorded graph for a request's input shapes (specialization.c): the
+ * one recorded at prepare, or one compiled and recorded for these shapes the
+ * first time they occur. The caller holds pm->lock; pools[i] maps
+ * request->pools[i]. */
+vknn_status vknn_prepared_model_select_graph(vknn_prepared_model *pm, const vknn_request *request,
+                                             const vknn_mapped_pool *pools,
+                                             vknn_recorded_graph **out_graph);
+void vknn_prepared_model_release_specializations(vknn_prepared_model *pm);
 
 /* The steps every execution path shares (execution.c). validate checks the
  * arguments and the request; run executes with the request's pools already

@@ -1,5 +1,6 @@
 /* Request validation (HAL validateRequest), against a prepared model. */
 #include "memory_pool.h"
+#include "operand_type.h"
 #include "prepared_model_internal.h"
 
 #define FAIL(...)                                      \
@@ -23,29 +24,42 @@ static vknn_status validate_pools(const vknn_logger *log, const vknn_request *re
 
 static vknn_status validate_dimensions(const vknn_logger *log, const char *what, uint32_t index,
                                        const vknn_request_argument *arg,
-                                       const vknn_io_slot *slot) {
+                                       const vknn_io_decl *decl) {
   if (arg->dimension_count == 0) return VKNN_STATUS_NONE;
   if (arg->dimensions == NULL) FAIL("%s %u: dimensions are NULL", what, index);
-  if (slot->declared_rank != 0 && arg->dimension_count != slot->declared_rank)
+  if (arg->dimension_count > VKNN_MAX_RANK)
+    FAIL("%s %u: rank %u exceeds %u", what, index, arg->dimension_count, VKNN_MAX_RANK);
+  if (decl->declared_rank != 0 && arg->dimension_count != decl->declared_rank)
     FAIL("%s %u: rank %u, the model says %u", what, index, arg->dimension_count,
-         slot->declared_rank);
-  if (arg->dimension_count != slot->rank)
-    FAIL("%s %u: rank %u, the value has rank %u", what, index, arg->dimension_count, slot->rank);
+         decl->declared_rank);
   for (uint32_t d = 0; d < arg->dimension_count; ++d) {
-    uint32_t declared = slot->declared_rank ? slot->declared_dims[d] : 0;
+    uint32_t declared = decl->declared_rank ? decl->declared_dims[d] : 0;
     if (declared != 0 && arg->dimensions[d] != declared)
       FAIL("%s %u: dimension %u is %u, the model says %u", what, index, d, arg->dimensions[d],
            declared);
-    if (arg->dimensions[d] != 0 && arg->dimensions[d] != slot->dims[d])
-      FAIL("%s %u: dimension %u is %u, the value has %u", what, index, d, arg->dimensions[d],
-           slot->dims[d]);
+  }
+  return VKNN_STATUS_NONE;
+}
+
+/* An input's value must have a full shape: from the model or the request. */
+static vknn_status validate_input_shape_known(const vknn_logger *log, uint32_t index,
+                                              const vknn_request_argument *arg,
+                                              const vknn_io_decl *decl) {
+  if (vknn_operand_type_is_scalar(decl->type)) return VKNN_STATUS_NONE;
+  uint32_t rank = arg->dimension_count ? arg->dimension_count : decl->declared_rank;
+  if (rank == 0) FAIL("input %u: rank unknown in the model and the request", index);
+  for (uint32_t d = 0; d < rank; ++d) {
+    uint32_t dim = arg->dimension_count ? arg->dimensions[d] : 0;
+    if (dim == 0 && decl->declared_rank != 0) dim = decl->declared_dims[d];
+    if (dim == 0) FAIL("input %u: dimension %u unknown in the model and the request", index, d);
   }
   return VKNN_STATUS_NONE;
 }
 
 static vknn_status validate_arguments(const vknn_logger *log, const vknn_request *request,
                                       const vknn_request_argument *args, uint32_t count,
-                                      const vknn_io_slot *slots, const char *what) {
+                                      const vknn_io_decl *decls, const char *what) {
+  bool is_input = args == request->inputs;
   if (count > 0 && args == NULL) FAIL("request %s list is NULL", what);
   for (uint32_t i = 0; i < count; ++i) {
     const vknn_request_argument *arg = &args[i];
@@ -61,7 +75,8 @@ static vknn_status validate_arguments(const vknn_logger *log, const vknn_request
     if ((uint64_t)arg->location.offset + arg->location.length > memory->size)
       FAIL("%s %u: [%u, +%u) lies outside its pool of %llu bytes", what, i, arg->location.offset,
            arg->location.length, (unsigned long long)memory->size);
-    vknn_status s = validate_dimensions(log, what, i, arg, &slots[i]);
+    vknn_status s = validate_dimensions(log, what, i, arg, &decls[i]);
+    if (s == VKNN_STATUS_NONE && is_input) s = validate_input_shape_known(log, i, arg, &decls[i]);
     if (s != VKNN_STATUS_NONE) return s;
   }
   return VKNN_STATUS_NONE;

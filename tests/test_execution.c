@@ -9,42 +9,13 @@
 #include <cmocka.h>
 
 #include "common/shared_memory.h"
-#include "support/test_model.h"
+#include "support/add_fixture.h"
 #include "vknn/vknn.h"
 
-typedef struct fixture {
-  vknn_device *device;
-  test_log log;
-  test_model model;
-  vknn_prepared_model *pm;
-  test_request r;
-  vknn_output_shape shapes[1];
-  vknn_timing timing;
-} fixture;
+typedef add_fixture fixture;
 
-static int setup(void **state) {
-  fixture *f = calloc(1, sizeof(*f));
-  vknn_device_options options = {
-      .log_callback = test_log_callback, .log_user_data = &f->log, .enable_validation = true};
-  if (vknn_device_open(&options, &f->device) != VKNN_STATUS_NONE) return -1;
-  test_model_init_add(&f->model, VKNN_OPERAND_TENSOR_FLOAT32);
-  if (vknn_device_prepare_model(f->device, &f->model.model, VKNN_PREFER_FAST_SINGLE_ANSWER,
-                                VKNN_PRIORITY_MEDIUM, NULL, &f->pm) != VKNN_STATUS_NONE)
-    return -1;
-  if (test_request_init_add(&f->r) != 0) return -1;
-  *state = f;
-  return 0;
-}
-
-static int teardown(void **state) {
-  fixture *f = *state;
-  uint64_t messages = vknn_device_get_validation_message_count(f->device);
-  vknn_prepared_model_release(f->pm);
-  test_request_release(&f->r);
-  vknn_device_close(f->device);
-  free(f);
-  return messages == 0 ? 0 : -1;
-}
+static int setup(void **state) { return add_fixture_setup(state, NULL); }
+static int teardown(void **state) { return add_fixture_teardown(state); }
 
 static vknn_status execute(fixture *f, vknn_measure_timing measure) {
   return vknn_prepared_model_execute(f->pm, &f->r.request, measure, NULL, NULL, f->shapes, 1,

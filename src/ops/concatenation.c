@@ -49,10 +49,8 @@ static vknn_status read_axis(vknn_graph *graph, const vknn_operation *op, uint32
 static vknn_status infer_concatenation(vknn_graph *graph, const vknn_operation *op) {
   const vknn_tensor *first = &graph->tensors[op->inputs[0]];
   for (uint32_t i = 0; i + 1 < op->input_count; ++i) {
-    if (!graph->tensors[op->inputs[i]].shape_known) {
-      VKNN_LOG_E(graph->log, "compilation", "CONCATENATION: input shapes unknown at prepare time");
-      return VKNN_STATUS_GENERAL_FAILURE;
-    }
+    vknn_status s = vknn_op_require_input_shape(graph, op, i);
+    if (s != VKNN_STATUS_NONE) return s;
   }
   uint32_t axis;
   vknn_status s = read_axis(graph, op, first->rank, &axis);

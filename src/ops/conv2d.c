@@ -116,10 +116,8 @@ static vknn_status read_geometry(vknn_graph *graph, const vknn_operation *op, bo
   conv_form f = form_of(graph->sg, op, depthwise);
   const vknn_tensor *in = &graph->tensors[op->inputs[0]];
   const vknn_tensor *filter = &graph->tensors[op->inputs[1]];
-  if (!in->shape_known || !filter->shape_known) {
-    VKNN_LOG_E(graph->log, "compilation", "%s: shapes unknown at prepare time", name);
-    return VKNN_STATUS_GENERAL_FAILURE;
-  }
+  if (!in->shape_known || !filter->shape_known)
+    return vknn_graph_defer(graph, op, "shapes unknown at prepare time");
   int32_t pads[4] = {0}, scheme = 0, strides[2], dilation[2] = {1, 1}, multiplier = 1;
   bool nchw = false;
   bool ok = f.explicit_padding ? vknn_graph_const_i32_list(graph, op, 3, 4, pads)

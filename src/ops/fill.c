@@ -30,12 +30,14 @@ static vknn_status validate_fill(const vknn_logger *log, const vknn_model *model
 }
 
 /* The shape comes from the shape input when it is a constant, else from the
- * model's declaration of the output. */
+ * model's declaration of the output, else from the value an execution gives. */
 static vknn_status infer_fill(vknn_graph *graph, const vknn_operation *op) {
   int32_t shape[VKNN_MAX_RANK];
   uint32_t rank, dims[VKNN_MAX_RANK];
   if (!vknn_graph_const_i32_tensor(graph, op->inputs[0], shape, VKNN_MAX_RANK, &rank)) {
     if (graph->tensors[op->outputs[0]].shape_known) return VKNN_STATUS_NONE;
+    if (graph->tensors[op->inputs[0]].lifetime == VKNN_LIFETIME_SUBGRAPH_INPUT)
+      return vknn_graph_defer(graph, op, "the shape is a model input");
     VKNN_LOG_E(graph->log, "compilation", "FILL: needs a constant shape or a declared output shape");
     return VKNN_STATUS_GENERAL_FAILURE;
   }

@@ -25,10 +25,8 @@ static vknn_status read_geometry(vknn_graph *graph, const vknn_operation *op,
   const vknn_tensor *in = &graph->tensors[op->inputs[0]];
   const vknn_tensor *weights = &graph->tensors[op->inputs[1]];
   const vknn_tensor *bias = &graph->tensors[op->inputs[2]];
-  if (!in->shape_known || !weights->shape_known || !bias->shape_known) {
-    VKNN_LOG_E(graph->log, "compilation", "FULLY_CONNECTED: shapes unknown at prepare time");
-    return VKNN_STATUS_GENERAL_FAILURE;
-  }
+  if (!in->shape_known || !weights->shape_known || !bias->shape_known)
+    return vknn_graph_defer(graph, op, "shapes unknown at prepare time");
   if (!vknn_graph_const_i32_list(graph, op, 3, 1, &g->activation))
     return VKNN_STATUS_GENERAL_FAILURE;
   uint32_t input_size = weights->dims[1], units = weights->dims[0];

@@ -254,10 +254,8 @@ vknn_status vknn_op_check_same_encoding(const vknn_graph *graph, const vknn_oper
   return VKNN_STATUS_GENERAL_FAILURE;
 }
 
-vknn_status vknn_op_require_input_shape(const vknn_graph *graph, const vknn_operation *op,
+vknn_status vknn_op_require_input_shape(vknn_graph *graph, const vknn_operation *op,
                                         uint32_t input) {
   if (graph->tensors[op->inputs[input]].shape_known) return VKNN_STATUS_NONE;
-  VKNN_LOG_E(graph->log, "compilation", "%s: input %u has a shape unknown at prepare time",
-             op_name(op), input);
-  return VKNN_STATUS_GENERAL_FAILURE;
+  return vknn_graph_defer(graph, op, "an input's shape is unknown at prepare time");
 }

@@ -33,8 +33,9 @@ bool vknn_op_check_data_types(const vknn_logger *log, const vknn_subgraph *sg,
 /* Data movement copies bits: the input and output i must share their encoding. */
 vknn_status vknn_op_check_same_encoding(const vknn_graph *graph, const vknn_operation *op,
                                         uint32_t output);
-/* Input shape known at prepare time (logs which operation needs it). */
-vknn_status vknn_op_require_input_shape(const vknn_graph *graph, const vknn_operation *op,
+/* Input shape known at prepare time; otherwise the operation is deferred to
+ * execution time (vknn_graph_defer). */
+vknn_status vknn_op_require_input_shape(vknn_graph *graph, const vknn_operation *op,
                                         uint32_t input);
 
 /* Quantized range of a tensor type ([0,255] for QUANT8_ASYMM ...). */

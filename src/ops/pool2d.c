@@ -55,10 +55,7 @@ static vknn_status validate_pool(const vknn_logger *log, const vknn_model *model
 static vknn_status read_geometry(vknn_graph *graph, const vknn_operation *op, pool_geometry *g) {
   const char *name = vknn_operation_type_name(op->type);
   const vknn_tensor *in = &graph->tensors[op->inputs[0]];
-  if (!in->shape_known) {
-    VKNN_LOG_E(graph->log, "compilation", "%s: input shape unknown at prepare time", name);
-    return VKNN_STATUS_GENERAL_FAILURE;
-  }
+  if (!in->shape_known) return vknn_graph_defer(graph, op, "input shape unknown at prepare time");
   bool explicit_padding = is_explicit(op);
   int32_t v[9] = {0}; /* explicit: l r t b sx sy fw fh act; implicit: scheme sx sy fw fh act */
   uint32_t count = explicit_padding ? 9 : 6;

@@ -65,10 +65,14 @@ static uint32_t add_map_constant(vknn_graph *graph, const vknn_remap *r, uint64_
   return vknn_graph_add_constant(graph, VKNN_OPERAND_TENSOR_INT32, &words, 1, m);
 }
 
-bool vknn_remap_param_ok(const vknn_graph *graph, const vknn_operation *op, uint32_t input,
+bool vknn_remap_param_ok(vknn_graph *graph, const vknn_operation *op, uint32_t input,
                          uint32_t count) {
   const vknn_tensor *t = &graph->tensors[op->inputs[input]];
   if (t->shape_known && vknn_shape_element_count(t->dims, t->rank) == count) return true;
+  if (!t->shape_known && t->lifetime == VKNN_LIFETIME_SUBGRAPH_INPUT) {
+    vknn_graph_defer(graph, op, "a parameter's length is unknown at prepare time");
+    return false;
+  }
   VKNN_LOG_E(graph->log, "compilation", "%s: run-time parameter %u must have %u known elements",
              vknn_operation_type_name(op->type), input, count);
   return false;
@@ -82,20 +86,17 @@ void vknn_remap_set_dynamic(vknn_remap *r, uint32_t kind, uint32_t a, uint32_t b
   r->dynamic.params[2] = c;
 }
 
-vknn_status vknn_remap_declared_output(const vknn_graph *graph, const vknn_operation *op,
+vknn_status vknn_remap_declared_output(vknn_graph *graph, const vknn_operation *op,
                                        uint32_t output, uint32_t *dims, uint32_t *rank) {
   const vknn_tensor *out = &graph->tensors[op->outputs[output]];
-  if (!out->shape_known) {
-    VKNN_LOG_E(graph->log, "compilation", "%s: parameters known only at run time need a declared "
-               "output shape", vknn_operation_type_name(op->type));
-    return VKNN_STATUS_GENERAL_FAILURE;
-  }
+  if (!out->shape_known)
+    return vknn_graph_defer(graph, op, "parameters known at run time decide the output shape");
   memcpy(dims, out->dims, out->rank * sizeof(uint32_t));
   *rank = out->rank;
   return VKNN_STATUS_NONE;
 }
 
-vknn_status vknn_remap_declared_identity(const vknn_graph *graph, const vknn_operation *op,
+vknn_status vknn_remap_declared_identity(vknn_graph *graph, const vknn_operation *op,
                                          vknn_remap *r, uint32_t *dims, uint32_t *rank) {
   const vknn_tensor *in = &graph->tensors[op->inputs[0]];
   vknn_status s = vknn_remap_declared_output(graph, op, 0, dims, rank);

@@ -44,12 +44,12 @@ enum {
  * dimension per input axis, the input's axes as stored: the template of
  * PAD, SLICE, TRANSPOSE and TILE when their parameters come at run time.
  * INVALID_ARGUMENT (logged) when the declared rank differs from the input's. */
-vknn_status vknn_remap_declared_identity(const vknn_graph *graph, const vknn_operation *op,
+vknn_status vknn_remap_declared_identity(vknn_graph *graph, const vknn_operation *op,
                                          vknn_remap *r, uint32_t *dims, uint32_t *rank);
 
 /* Whether a parameter tensor known only at run time can be read by the GPU:
  * its shape must be known and hold exactly count elements (logged if not). */
-bool vknn_remap_param_ok(const vknn_graph *graph, const vknn_operation *op, uint32_t input,
+bool vknn_remap_param_ok(vknn_graph *graph, const vknn_operation *op, uint32_t input,
                          uint32_t count);
 
 /* Marks a map as completed at run time from up to three parameter tensors. */
@@ -57,7 +57,7 @@ void vknn_remap_set_dynamic(vknn_remap *r, uint32_t kind, uint32_t a, uint32_t b
 
 /* The declared shape of output i when parameters are not constants: the
  * output shape must be declared then (GENERAL_FAILURE, logged, if not). */
-vknn_status vknn_remap_declared_output(const vknn_graph *graph, const vknn_operation *op,
+vknn_status vknn_remap_declared_output(vknn_graph *graph, const vknn_operation *op,
                                        uint32_t output, uint32_t *dims, uint32_t *rank);
 
 /* The axes of a tensor as they are stored (row-major), starting at 0. */

@@ -21,11 +21,8 @@ static vknn_status validate_reshape(const vknn_logger *log, const vknn_model *mo
 static vknn_status infer_from_declared(vknn_graph *graph, const vknn_operation *op) {
   const vknn_tensor *in = &graph->tensors[op->inputs[0]];
   const vknn_tensor *out = &graph->tensors[op->outputs[0]];
-  if (!out->shape_known) {
-    VKNN_LOG_E(graph->log, "compilation", "%s: the shape is not a constant and the output "
-               "shape is not declared", vknn_operation_type_name(op->type));
-    return VKNN_STATUS_GENERAL_FAILURE;
-  }
+  if (!out->shape_known)
+    return vknn_graph_defer(graph, op, "the shape is known at run time only");
   if (vknn_shape_element_count(out->dims, out->rank) != vknn_shape_element_count(in->dims, in->rank)) {
     VKNN_LOG_E(graph->log, "model", "%s: the output does not hold the input's elements",
                vknn_operation_type_name(op->type));
@@ -37,10 +34,8 @@ static vknn_status infer_from_declared(vknn_graph *graph, const vknn_operation *
 static vknn_status infer_reshape(vknn_graph *graph, const vknn_operation *op) {
   const vknn_tensor *in = &graph->tensors[op->inputs[0]];
   const vknn_tensor *shape = &graph->tensors[op->inputs[1]];
-  if (!in->shape_known) {
-    VKNN_LOG_E(graph->log, "compilation", "RESHAPE: input shape unknown at prepare time");
-    return VKNN_STATUS_GENERAL_FAILURE;
-  }
+  vknn_status s = vknn_op_require_input_shape(graph, op, 0);
+  if (s != VKNN_STATUS_NONE) return s;
   if (shape->constant_data == NULL) return infer_from_declared(graph, op);
   uint32_t rank = shape->dims[0];
   if (rank == 0 || rank > VKNN_MAX_RANK) {

@@ -36,7 +36,9 @@ static vknn_status read_params(vknn_graph *graph, const vknn_operation *op, floa
                                uint32_t *axis) {
   const vknn_tensor *in = &graph->tensors[op->inputs[0]];
   int32_t raw_axis = -1;
-  if (!in->shape_known || !vknn_graph_const_float(graph, op->inputs[1], beta) ||
+  vknn_status s = vknn_op_require_input_shape(graph, op, 0);
+  if (s != VKNN_STATUS_NONE) return s;
+  if (!vknn_graph_const_float(graph, op->inputs[1], beta) ||
       (op->input_count == 3 && !vknn_graph_const_i32_list(graph, op, 2, 1, &raw_axis))) {
     VKNN_LOG_E(graph->log, "compilation", "SOFTMAX: needs a known shape and constant parameters");
     return VKNN_STATUS_GENERAL_FAILURE;

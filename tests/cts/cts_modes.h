@@ -24,6 +24,10 @@ bool cts_timing_valid(const vknn_timing *t);
  * OUTPUT_INSUFFICIENT_SIZE on a too small first output, then executes. */
 void cts_run_dynamic(cts_worker *w, const cJSON *test, cts_judgement *j);
 
+/* Runs a single-operation case's signed twin (cts_quant_coupling.c); passes
+ * cases it does not apply to. */
+void cts_run_quant_coupling(cts_worker *w, const cJSON *test, cts_judgement *j);
+
 void cts_run_async(cts_worker *w, cts_case *c, vknn_prepared_model *pm, cts_judgement *j);
 void cts_run_burst(cts_worker *w, cts_case *c, vknn_prepared_model *pm, cts_judgement *j);
 void cts_run_fenced(cts_worker *w, cts_case *c, vknn_prepared_model *pm, cts_judgement *j);

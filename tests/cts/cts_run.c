@@ -162,6 +162,7 @@ void cts_run_case(cts_worker *w, const cJSON *test, unsigned modes, cts_result *
     o = (cts_judgement){CTS_PASSED, ""};
     if (c.output_count > CTS_MAX_OUTPUTS) set_outcome(&o, CTS_FAILED, "too many outputs");
     else if (m == CTS_MODE_DYNAMIC) cts_run_dynamic(w, test, &o);
+    else if (m == CTS_MODE_QUANT_COUPLING) cts_run_quant_coupling(w, test, &o);
     else runner_of((cts_mode)m)(w, &c, pm, &o);
     if (o.status == CTS_FAILED) {
       append_mode(out, (cts_mode)m);

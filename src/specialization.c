@@ -1,0 +1,143 @@
+/* Execution-time specialization of a model whose shapes depend on its
+ * inputs: what the request tells about each input (shape, omission, and the
+ * value of inputs that can decide shapes) makes a key; the first execution
+ * with a key compiles and records the model for it, later ones reuse the
+ * recording. The least recently used recording leaves the cache when full. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "compiler.h"
+#include "operand_type.h"
+#include "prepared_model_internal.h"
+
+#define TAG "execution"
+
+/* Integer tensors this small, and scalars, can be parameters that decide a
+ * shape (RESHAPE's shape, PAD's paddings, FILL's dims...): their values are
+ * part of the key. Larger tensors are data. */
+#define VALUE_KEY_MAX_ELEMENTS 64
+
+static bool value_can_decide_shapes(int32_t type, const uint32_t *dims, uint32_t rank) {
+  if (vknn_operand_type_is_scalar(type)) return true;
+  return type == VKNN_OPERAND_TENSOR_INT32 && rank > 0 &&
+         vknn_shape_element_count(dims, rank) <= VALUE_KEY_MAX_ELEMENTS;
+}
+
+static void describe_input(const vknn_io_decl *decl, const vknn_request_argument *arg,
+                           const vknn_mapped_pool *pools, vknn_input_override *o) {
+  memset(o, 0, sizeof(*o));
+  o->omitted = arg->has_no_value;
+  if (o->omitted) return;
+  o->rank = arg->dimension_count ? arg->dimension_count : decl->declared_rank;
+  memcpy(o->dims, arg->dimension_count ? arg->dimensions : decl->declared_dims,
+         o->rank * sizeof(uint32_t));
+  if (!value_can_decide_shapes(decl->type, o->dims, o->rank)) return;
+  uint64_t elements = vknn_operand_type_is_scalar(decl->type)
+                          ? 1 : vknn_shape_element_count(o->dims, o->rank);
+  if (elements * vknn_operand_type_element_size(decl->type) <= arg->location.length)
+    o->value = pools[arg->location.pool_index].data + arg->location.offset;
+}
+
+static uint64_t value_size(const vknn_io_decl *decl, const vknn_input_override *o) {
+  if (o->value == NULL) return 0;
+  uint64_t elements = vknn_operand_type_is_scalar(decl->type)
+                          ? 1 : vknn_shape_element_count(o->dims, o->rank);
+  return elements * vknn_operand_type_element_size(decl->type);
+}
+
+/* Key: per input, omitted flag, rank, dimensions and value bytes. */
+static uint8_t *make_key(const vknn_prepared_model *pm, const vknn_input_override *o,
+                         size_t *out_size) {
+  size_t size = 0;
+  for (uint32_t i = 0; i < pm->input_count; ++i)
+    size += 2 + sizeof(o[i].dims) + value_size(&pm->inputs[i], &o[i]);
+  uint8_t *key = malloc(size ? size : 1), *p = key;
+  if (key == NULL) return NULL;
+  for (uint32_t i = 0; i < pm->input_count; ++i) {
+    *p++ = o[i].omitted;
+    *p++ = (uint8_t)o[i].rank;
+    memset(p, 0, sizeof(o[i].dims));
+    memcpy(p, o[i].dims, o[i].rank * sizeof(uint32_t));
+    p += sizeof(o[i].dims);
+    uint64_t n = value_size(&pm->inputs[i], &o[i]);
+    if (n > 0) memcpy(p, o[i].value, n);
+    p += n;
+  }
+  *out_size = size;
+  return key;
+}
+
+static vknn_specialization *find(vknn_prepared_model *pm, const uint8_t *key, size_t size) {
+  for (uint32_t i = 0; i < pm->specialization_count; ++i) {
+    vknn_specialization *sp = &pm->specializations[i];
+    if (sp->key_size == size && memcmp(sp->key, key, size) == 0) return sp;
+  }
+  return NULL;
+}
+
+/* A free entry, evicting the least recently used one when full. */
+static vknn_specialization *free_entry(vknn_prepared_model *pm) {
+  if (pm->specialization_count < VKNN_SPECIALIZATION_CAPACITY)
+    return &pm->specializations[pm->specialization_count++];
+  vknn_specialization *oldest = &pm->specializations[0];
+  for (uint32_t i = 1; i < pm->specialization_count; ++i)
+    if (pm->specializations[i].last_use < oldest->last_use) oldest = &pm->specializations[i];
+  if (pm->last == oldest->graph) pm->last = NULL;
+  vknn_recorded_graph_destroy(oldest->graph);
+  free(oldest->key);
+  memset(oldest, 0, sizeof(*oldest));
+  return oldest;
+}
+
+static vknn_status specialize(vknn_prepared_model *pm, const vknn_input_override *overrides,
+                              vknn_recorded_graph **out) {
+  vknn_device *device = pm->device;
+  vknn_plan plan;
+  vknn_status s = vknn_compile(&device->log, &pm->model.model, overrides,
+                               device->vk.properties.limits.minStorageBufferOffsetAlignment, &plan);
+  if (s != VKNN_STATUS_NONE) return s;
+  s = vknn_recorded_graph_create(device, &plan, out);
+  vknn_plan_release(&plan);
+  return s;
+}
+
+vknn_status vknn_prepared_model_select_graph(vknn_prepared_model *pm, const vknn_request *request,
+                                             const vknn_mapped_pool *pools,
+                                             vknn_recorded_graph **out_graph) {
+  if (!pm->deferred) {
+    *out_graph = pm->recorded;
+    return VKNN_STATUS_NONE;
+  }
+  vknn_input_override *overrides = calloc(pm->input_count ? pm->input_count : 1, sizeof(*overrides));
+  if (overrides == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
+  for (uint32_t i = 0; i < pm->input_count; ++i)
+    describe_input(&pm->inputs[i], &request->inputs[i], pools, &overrides[i]);
+  size_t key_size = 0;
+  uint8_t *key = make_key(pm, overrides, &key_size);
+  vknn_status s = key == NULL ? VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT : VKNN_STATUS_NONE;
+  vknn_specialization *sp = s == VKNN_STATUS_NONE ? find(pm, key, key_size) : NULL;
+  if (s == VKNN_STATUS_NONE && sp == NULL) {
+    vknn_recorded_graph *graph = NULL;
+    s = specialize(pm, overrides, &graph);
+    if (s == VKNN_STATUS_NONE) {
+      sp = free_entry(pm);
+      *sp = (vknn_specialization){.key = key, .key_size = key_size, .graph = graph};
+      key = NULL;
+    }
+  }
+  if (sp != NULL) {
+    sp->last_use = ++pm->use_clock;
+    *out_graph = sp->graph;
+  }
+  free(key);
+  free(overrides);
+  return s;
+}
+
+void vknn_prepared_model_release_specializations(vknn_prepared_model *pm) {
+  for (uint32_t i = 0; i < pm->specialization_count; ++i) {
+    vknn_recorded_graph_destroy(pm->specializations[i].graph);
+    free(pm->specializations[i].key);
+  }
+  pm->specialization_count = 0;
+}

@@ -1,0 +1,29 @@
+#include "support/add_fixture.h"
+
+#include <stdlib.h>
+
+int add_fixture_setup(void **state, void (*edit)(test_model *model)) {
+  add_fixture *f = calloc(1, sizeof(*f));
+  if (f == NULL) return -1;
+  *state = f;
+  vknn_device_options options = {
+      .log_callback = test_log_callback, .log_user_data = &f->log, .enable_validation = true};
+  if (vknn_device_open(&options, &f->device) != VKNN_STATUS_NONE) return -1;
+  test_model_init_add(&f->model, VKNN_OPERAND_TENSOR_FLOAT32);
+  if (edit != NULL) edit(&f->model);
+  if (vknn_device_prepare_model(f->device, &f->model.model, VKNN_PREFER_FAST_SINGLE_ANSWER,
+                                VKNN_PRIORITY_MEDIUM, NULL, &f->pm) != VKNN_STATUS_NONE)
+    return -1;
+  return test_request_init_add(&f->r);
+}
+
+int add_fixture_teardown(void **state) {
+  add_fixture *f = *state;
+  if (f == NULL) return -1;
+  uint64_t messages = f->device ? vknn_device_get_validation_message_count(f->device) : 1;
+  vknn_prepared_model_release(f->pm);
+  test_request_release(&f->r);
+  vknn_device_close(f->device);
+  free(f);
+  return messages == 0 ? 0 : -1;
+}

@@ -1,0 +1,20 @@
+/* The fixture of the execution tests: a device (validation layer on, errors
+ * captured), the ADD model of test_model.h prepared, and its request. */
+#pragma once
+#include "support/test_model.h"
+
+typedef struct add_fixture {
+  vknn_device *device;
+  test_log log;
+  test_model model;
+  vknn_prepared_model *pm;
+  test_request r;
+  uint32_t request_dims[2][VKNN_MAX_RANK]; /* room for request dimensions */
+  vknn_output_shape shapes[1];
+  vknn_timing timing;
+} add_fixture;
+
+/* cmocka setup: edit (may be NULL) changes the model before prepare. */
+int add_fixture_setup(void **state, void (*edit)(test_model *model));
+/* cmocka teardown: fails when the validation layer reported anything. */
+int add_fixture_teardown(void **state);

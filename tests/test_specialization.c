@@ -1,0 +1,136 @@
+/* Models whose shapes depend on the execution: compiled and recorded per
+ * distinct input shapes (and shape-deciding input values), then reused. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "support/add_fixture.h"
+#include "vknn/vknn.h"
+
+typedef add_fixture fixture;
+
+/* ADD with inputs [0, 3] (batch unknown) and an output of unknown shape. */
+static void make_batch_unknown(test_model *m) {
+  m->dims[0][0] = m->dims[1][0] = 0;
+  m->dims[3][0] = m->dims[3][1] = 0;
+}
+
+static int setup(void **state) { return add_fixture_setup(state, make_batch_unknown); }
+static int teardown(void **state) { return add_fixture_teardown(state); }
+
+/* Gives both inputs `batch` rows of 3. */
+static void set_batch(fixture *f, uint32_t batch) {
+  for (int i = 0; i < 2; ++i) {
+    f->request_dims[i][0] = batch;
+    f->request_dims[i][1] = 3;
+    f->r.inputs[i].dimension_count = 2;
+    f->r.inputs[i].dimensions = f->request_dims[i];
+    f->r.inputs[i].location.length = batch * 12;
+  }
+}
+
+static vknn_status execute(fixture *f) {
+  return vknn_prepared_model_execute(f->pm, &f->r.request, VKNN_MEASURE_TIMING_NO, NULL, NULL,
+                                     f->shapes, 1, NULL);
+}
+
+static uint64_t recorded(const fixture *f) {
+  vknn_device_statistics stats;
+  assert_int_equal(vknn_device_get_statistics(f->device, &stats), VKNN_STATUS_NONE);
+  return stats.command_buffers_recorded;
+}
+
+static void test_records_once_per_shape(void **state) {
+  fixture *f = *state;
+  vknn_prepared_model_info info;
+  assert_int_equal(vknn_prepared_model_get_info(f->pm, &info), VKNN_STATUS_NONE);
+  assert_int_equal(info.dispatch_count, 0); /* nothing recorded at prepare */
+  set_batch(f, 2);
+  uint64_t before = recorded(f);
+  assert_int_equal(execute(f), VKNN_STATUS_NONE);
+  assert_true(recorded(f) > before);
+  assert_int_equal(f->shapes[0].rank, 2);
+  assert_int_equal(f->shapes[0].dimensions[0], 2);
+  assert_int_equal(f->shapes[0].dimensions[1], 3);
+  const float *out = (const float *)(f->r.pool.data + 48);
+  for (int i = 0; i < 6; ++i) assert_float_equal(out[i], 11.f * (float)i, 0.f);
+  uint64_t after_first = recorded(f);
+  assert_int_equal(execute(f), VKNN_STATUS_NONE);
+  assert_int_equal(recorded(f), after_first); /* same shapes: reused */
+  set_batch(f, 1);
+  f->r.inputs[1].location.offset = 12; /* in1 = 3, 4, 5 */
+  memset(f->r.pool.data + 48, 0, 24);
+  assert_int_equal(execute(f), VKNN_STATUS_NONE);
+  assert_true(recorded(f) > after_first);
+  assert_int_equal(f->shapes[0].dimensions[0], 1);
+  for (int i = 0; i < 3; ++i) assert_float_equal(out[i], (float)(2 * i + 3), 0.f);
+  assert_float_equal(out[3], 0.f, 0.f); /* only one row written */
+  assert_int_equal(vknn_prepared_model_get_info(f->pm, &info), VKNN_STATUS_NONE);
+  assert_int_equal(info.dispatch_count, 1);
+}
+
+static void test_output_too_small_reports_shape(void **state) {
+  fixture *f = *state;
+  set_batch(f, 2);
+  f->r.outputs[0].location.length = 12;
+  assert_int_equal(execute(f), VKNN_STATUS_OUTPUT_INSUFFICIENT_SIZE);
+  assert_false(f->shapes[0].is_sufficient);
+  assert_int_equal(f->shapes[0].dimensions[0], 2);
+  assert_int_equal(f->shapes[0].dimensions[1], 3);
+}
+
+static void test_unknown_input_shape_fails(void **state) {
+  fixture *f = *state;
+  assert_int_equal(execute(f), VKNN_STATUS_INVALID_ARGUMENT); /* no dimensions given */
+  assert_non_null(strstr(f->log.last, "dimension 0 unknown"));
+}
+
+/* The request's dimensions must agree with the model's declaration. */
+static void test_conflicting_dimensions(void **state) {
+  fixture *f = *state;
+  set_batch(f, 2);
+  f->request_dims[0][1] = 4;
+  assert_int_equal(execute(f), VKNN_STATUS_INVALID_ARGUMENT);
+}
+
+/* The prepared model keeps its own copy of a model it compiles later. */
+static void test_model_not_kept(void **state) {
+  fixture *f = *state;
+  test_model *copy = malloc(sizeof(*copy));
+  *copy = f->model;
+  copy->model.main.operands = copy->operands;
+  for (int i = 0; i < 4; ++i) copy->operands[i].dimensions = copy->dims[i];
+  copy->model.main.operations = &copy->operation;
+  copy->operation.inputs = copy->op_inputs;
+  copy->operation.outputs = copy->op_outputs;
+  copy->model.main.input_indexes = copy->inputs;
+  copy->model.main.output_indexes = copy->outputs;
+  copy->activation = VKNN_FUSED_RELU6;
+  copy->model.operand_values = (const uint8_t *)&copy->activation;
+  vknn_prepared_model *pm = NULL;
+  assert_int_equal(vknn_device_prepare_model(f->device, &copy->model, VKNN_PREFER_LOW_POWER,
+                                             VKNN_PRIORITY_HIGH, NULL, &pm),
+                   VKNN_STATUS_NONE);
+  memset(copy, 0xff, sizeof(*copy));
+  free(copy);
+  set_batch(f, 2);
+  assert_int_equal(vknn_prepared_model_execute(pm, &f->r.request, 0, NULL, NULL, NULL, 0, NULL),
+                   VKNN_STATUS_NONE);
+  assert_float_equal(((const float *)(f->r.pool.data + 48))[5], 6.f, 0.f); /* relu6(55) */
+  vknn_prepared_model_release(pm);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup_teardown(test_records_once_per_shape, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_output_too_small_reports_shape, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_unknown_input_shape_fails, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_conflicting_dimensions, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_model_not_kept, setup, teardown),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
