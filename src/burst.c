@@ -65,6 +65,10 @@ static vknn_status gather_pools(vknn_burst *b, const vknn_request *request, cons
     b->scratch_capacity = request->pool_count;
   }
   for (uint32_t i = 0; i < request->pool_count; ++i) {
+    if (request->pools[i].kind != VKNN_REQUEST_POOL_MEMORY) {
+      VKNN_LOG_E(&b->pm->device->log, TAG, "a burst takes shared memory pools only (pool %u)", i);
+      return VKNN_STATUS_INVALID_ARGUMENT;
+    }
     if (slots[i] < 0) {
       VKNN_LOG_E(&b->pm->device->log, TAG, "burst slot %d of pool %u is negative", slots[i], i);
       return VKNN_STATUS_INVALID_ARGUMENT;

@@ -40,6 +40,7 @@ vknn_status vknn_device_open(const vknn_device_options *options, vknn_device **o
   snprintf(device->version, sizeof(device->version), "vknn-%s (%s)", VKNN_VERSION,
            device->vk.properties.deviceName);
   vknn_executor_init(&device->executor);
+  vknn_buffer_table_init(&device->buffers);
   *out_device = device;
   return VKNN_STATUS_NONE;
 }
@@ -47,6 +48,7 @@ vknn_status vknn_device_open(const vknn_device_options *options, vknn_device **o
 void vknn_device_close(vknn_device *device) {
   if (device == NULL) return;
   vknn_executor_destroy(&device->executor);
+  vknn_buffer_table_destroy(&device->buffers);
   vknn_vk_destroy(&device->vk);
   free(device);
 }

@@ -1,5 +1,6 @@
 /* The device object shared by the driver's modules. */
 #pragma once
+#include "buffer_table.h"
 #include "executor.h"
 #include "log.h"
 #include "vk_context.h"
@@ -10,6 +11,7 @@ struct vknn_device {
   char version[320];
   bool profile_dispatches;
   vknn_executor executor; /* asynchronous and fenced executions */
+  vknn_buffer_table buffers; /* driver-managed buffers by token (buffer.c) */
 };
 
 /* Current CLOCK_BOOTTIME in nanoseconds (the clock of HAL deadlines). */

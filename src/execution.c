@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buffer.h"
+#include "buffer_arguments.h"
 #include "memory_pool.h"
 #include "prepared_model_internal.h"
 #include "vknn/prepared_model.h"
@@ -18,19 +20,34 @@ typedef struct request_pools {
 } request_pools;
 
 static void unmap_pools(request_pools *pools) {
-  for (uint32_t i = 0; i < pools->count; ++i) vknn_memory_unmap(&pools->items[i]);
+  for (uint32_t i = 0; i < pools->count; ++i) {
+    vknn_buffer_unref(pools->items[i].buffer);
+    vknn_memory_unmap(&pools->items[i]);
+  }
   free(pools->items);
 }
 
-static vknn_status map_pools(const vknn_logger *log, const vknn_request *request,
+/* A token pool holds a reference to its driver buffer for the execution. */
+static vknn_status map_token(vknn_device *device, uint32_t token, vknn_mapped_pool *out) {
+  out->buffer = vknn_buffer_acquire(device, token);
+  out->writable = true;
+  if (out->buffer != NULL) return VKNN_STATUS_NONE;
+  VKNN_LOG_E(&device->log, TAG, "token %u names no driver buffer", token);
+  return VKNN_STATUS_INVALID_ARGUMENT;
+}
+
+static vknn_status map_pools(vknn_device *device, const vknn_request *request,
                              request_pools *out) {
   out->count = 0;
   out->items = calloc(request->pool_count ? request->pool_count : 1, sizeof(vknn_mapped_pool));
   if (out->items == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
   for (uint32_t i = 0; i < request->pool_count; ++i) {
-    vknn_status s = vknn_memory_map(log, &request->pools[i].memory, &out->items[i]);
-    if (s != VKNN_STATUS_NONE) return s;
+    const vknn_request_pool *pool = &request->pools[i];
+    vknn_status s = pool->kind == VKNN_REQUEST_POOL_TOKEN
+                        ? map_token(device, pool->token, &out->items[i])
+                        : vknn_memory_map(&device->log, &pool->memory, &out->items[i]);
     out->count++;
+    if (s != VKNN_STATUS_NONE) return s;
   }
   return VKNN_STATUS_NONE;
 }
@@ -103,26 +120,38 @@ static vknn_status copy_inputs(vknn_recorded_graph *rg, const vknn_request *requ
       return VKNN_STATUS_INVALID_ARGUMENT;
     }
     const vknn_mapped_pool *pool = &pools->items[arg->location.pool_index];
-    memcpy(staging + slot->offset, pool->data + arg->location.offset, slot->byte_size);
+    if (pool->buffer != NULL) {
+      vknn_status s = vknn_buffer_read(pool->buffer, staging + slot->offset, slot->byte_size);
+      if (s != VKNN_STATUS_NONE) return s;
+    } else {
+      memcpy(staging + slot->offset, pool->data + arg->location.offset, slot->byte_size);
+    }
   }
   return VKNN_STATUS_NONE;
 }
 
-static void copy_outputs(vknn_recorded_graph *rg, const vknn_request *request,
-                         const request_pools *pools) {
+static vknn_status copy_outputs(vknn_recorded_graph *rg, const vknn_request *request,
+                                const request_pools *pools) {
   const uint8_t *staging = rg->staging.mapped;
   for (uint32_t i = 0; i < rg->output_count; ++i) {
     const vknn_request_argument *arg = &request->outputs[i];
     if (arg->has_no_value) continue;
     const vknn_mapped_pool *pool = &pools->items[arg->location.pool_index];
-    memcpy(pool->data + arg->location.offset, staging + rg->outputs[i].offset,
-           rg->outputs[i].byte_size);
+    const vknn_io_slot *slot = &rg->outputs[i];
+    if (pool->buffer == NULL) {
+      memcpy(pool->data + arg->location.offset, staging + slot->offset, slot->byte_size);
+      continue;
+    }
+    vknn_status s = vknn_buffer_write(pool->buffer, staging + slot->offset, slot->byte_size,
+                                      slot->dims, slot->rank);
+    if (s != VKNN_STATUS_NONE) return s;
   }
+  return VKNN_STATUS_NONE;
 }
 
-static vknn_status run_locked(vknn_prepared_model *pm, const vknn_request *request,
-                              const vknn_mapped_pool *pools, vknn_output_shape *shapes,
-                              uint32_t shape_count, uint64_t *device_us) {
+static vknn_status run_resolved(vknn_prepared_model *pm, const vknn_request *request,
+                                const vknn_mapped_pool *pools, vknn_output_shape *shapes,
+                                uint32_t shape_count, uint64_t *device_us) {
   const request_pools view = {(vknn_mapped_pool *)pools, request->pool_count};
   const vknn_logger *log = &pm->device->log;
   vknn_recorded_graph *rg = NULL;
@@ -139,7 +168,19 @@ static vknn_status run_locked(vknn_prepared_model *pm, const vknn_request *reque
   if (s == VKNN_STATUS_NONE) s = copy_inputs(rg, request, &view);
   if (s == VKNN_STATUS_NONE) s = vknn_vk_submit_and_wait(&pm->device->vk, rg->command_buffer, rg->fence);
   if (s == VKNN_STATUS_NONE) *device_us = vknn_recorded_graph_read_timestamps(rg);
-  if (s == VKNN_STATUS_NONE) copy_outputs(rg, request, &view);
+  if (s == VKNN_STATUS_NONE) s = copy_outputs(rg, request, &view);
+  return s;
+}
+
+/* Arguments in driver buffers take the buffers' shapes and sizes first. */
+static vknn_status run_locked(vknn_prepared_model *pm, const vknn_request *request,
+                              const vknn_mapped_pool *pools, vknn_output_shape *shapes,
+                              uint32_t shape_count, uint64_t *device_us) {
+  vknn_resolved_request resolved;
+  vknn_status s = vknn_resolve_buffer_arguments(&pm->device->log, request, pools, &resolved);
+  if (s == VKNN_STATUS_NONE)
+    s = run_resolved(pm, &resolved.request, pools, shapes, shape_count, device_us);
+  vknn_resolved_request_free(&resolved);
   return s;
 }
 
@@ -186,7 +227,7 @@ vknn_status vknn_execution_run_mapping(vknn_prepared_model *pm, const vknn_reque
                                        vknn_timing *out_timing) {
   if (out_timing != NULL) *out_timing = (vknn_timing){UINT64_MAX, UINT64_MAX};
   request_pools pools;
-  vknn_status s = map_pools(&pm->device->log, request, &pools);
+  vknn_status s = map_pools(pm->device, request, &pools);
   if (s == VKNN_STATUS_NONE)
     s = vknn_execution_run(pm, request, pools.items, measure, deadline, out_shapes, shape_count,
                            out_timing);

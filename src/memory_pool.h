@@ -11,6 +11,7 @@ typedef struct vknn_mapped_pool {
   void *mapping;      /* what munmap takes */
   size_t mapping_size;
   bool writable;
+  struct vknn_buffer *buffer; /* a token pool: the driver-managed buffer (data NULL) */
 } vknn_mapped_pool;
 
 /* Validates a pool description (kind, handles, size). */

@@ -34,8 +34,10 @@ static void describe_input(const vknn_io_decl *decl, const vknn_request_argument
   if (!value_can_decide_shapes(decl->type, o->dims, o->rank)) return;
   uint64_t elements = vknn_operand_type_is_scalar(decl->type)
                           ? 1 : vknn_shape_element_count(o->dims, o->rank);
-  if (elements * vknn_operand_type_element_size(decl->type) <= arg->location.length)
-    o->value = pools[arg->location.pool_index].data + arg->location.offset;
+  /* Values in driver buffers are not read here: they decide no shapes. */
+  const uint8_t *data = pools[arg->location.pool_index].data;
+  if (data != NULL && elements * vknn_operand_type_element_size(decl->type) <= arg->location.length)
+    o->value = data + arg->location.offset;
 }
 
 static uint64_t value_size(const vknn_io_decl *decl, const vknn_input_override *o) {

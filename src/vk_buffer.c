@@ -16,17 +16,16 @@ vknn_status vknn_vk_buffer_create(vknn_vk *vk, VkDeviceSize size, vknn_buffer_ki
   if (r != VK_SUCCESS) return vknn_vk_status(r);
   VkMemoryRequirements req;
   vkGetBufferMemoryRequirements(vk->device, out_buffer->buffer, &req);
+  bool mapped = kind != VKNN_BUFFER_DEVICE_LOCAL;
   VkMemoryPropertyFlags required =
-      kind == VKNN_BUFFER_HOST_VISIBLE
-          ? VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT
-          : 0;
+      mapped ? VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT : 0;
   VkMemoryPropertyFlags preferred = kind == VKNN_BUFFER_HOST_VISIBLE
                                         ? VK_MEMORY_PROPERTY_HOST_CACHED_BIT
                                         : VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
   uint32_t type = vknn_vk_find_memory_type(vk, req.memoryTypeBits, required, preferred);
   if (type == UINT32_MAX) {
     VKNN_LOG_E(vk->log, "vulkan", "no memory type for a %s buffer",
-               kind == VKNN_BUFFER_HOST_VISIBLE ? "host-visible" : "device-local");
+               mapped ? "host-visible" : "device-local");
     vknn_vk_buffer_destroy(vk, out_buffer);
     return VKNN_STATUS_GENERAL_FAILURE;
   }
@@ -36,7 +35,7 @@ vknn_status vknn_vk_buffer_create(vknn_vk *vk, VkDeviceSize size, vknn_buffer_ki
   atomic_fetch_add(&vk->counters.memory_allocations, 1);
   r = vkAllocateMemory(vk->device, &alloc, NULL, &out_buffer->memory);
   if (r == VK_SUCCESS) r = vkBindBufferMemory(vk->device, out_buffer->buffer, out_buffer->memory, 0);
-  if (r == VK_SUCCESS && kind == VKNN_BUFFER_HOST_VISIBLE)
+  if (r == VK_SUCCESS && mapped)
     r = vkMapMemory(vk->device, out_buffer->memory, 0, VK_WHOLE_SIZE, 0, &out_buffer->mapped);
   if (r != VK_SUCCESS) {
     VKNN_LOG_E(vk->log, "vulkan", "allocating %llu bytes failed (%d)",

@@ -12,6 +12,8 @@ typedef struct vknn_vk_buffer {
 typedef enum vknn_buffer_kind {
   VKNN_BUFFER_DEVICE_LOCAL, /* GPU-only storage: arena, constants */
   VKNN_BUFFER_HOST_VISIBLE, /* mapped, coherent: request staging, uploads */
+  VKNN_BUFFER_MAPPED_DEVICE, /* mapped, coherent, device-local where the device has such
+                                memory: driver-managed buffers (memory domains) */
 } vknn_buffer_kind;
 
 vknn_status vknn_vk_buffer_create(vknn_vk *vk, VkDeviceSize size, vknn_buffer_kind kind,

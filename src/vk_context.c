@@ -65,7 +65,11 @@ static vknn_status create_instance(vknn_vk *vk, bool enable_validation) {
     VKNN_LOG_E(vk->log, "vulkan", "vkCreateInstance failed (%d)", r);
     return VKNN_STATUS_DEVICE_UNAVAILABLE;
   }
-  volkLoadInstanceOnly(vk->instance);
+  /* Device functions come from the instance too: the loader's trampolines
+   * dispatch by handle, so several devices (with and without the validation
+   * layer) can live in one process. volkLoadDevice would make the last
+   * device's entry points global for every device. */
+  volkLoadInstance(vk->instance);
   if (!enable_validation) return VKNN_STATUS_NONE;
   VkDebugUtilsMessengerCreateInfoEXT messenger = {
       .sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT,
@@ -76,7 +80,14 @@ static vknn_status create_instance(vknn_vk *vk, bool enable_validation) {
                      VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT,
       .pfnUserCallback = on_validation_message,
       .pUserData = vk};
-  r = vkCreateDebugUtilsMessengerEXT(vk->instance, &messenger, NULL, &vk->messenger);
+  PFN_vkCreateDebugUtilsMessengerEXT create_messenger =
+      (PFN_vkCreateDebugUtilsMessengerEXT)vkGetInstanceProcAddr(vk->instance,
+                                                                "vkCreateDebugUtilsMessengerEXT");
+  vk->destroy_messenger = (PFN_vkDestroyDebugUtilsMessengerEXT)vkGetInstanceProcAddr(
+      vk->instance, "vkDestroyDebugUtilsMessengerEXT");
+  r = create_messenger && vk->destroy_messenger
+          ? create_messenger(vk->instance, &messenger, NULL, &vk->messenger)
+          : VK_ERROR_EXTENSION_NOT_PRESENT;
   return r == VK_SUCCESS ? VKNN_STATUS_NONE : VKNN_STATUS_DEVICE_UNAVAILABLE;
 }
 
@@ -190,7 +201,6 @@ static vknn_status create_logical_device(vknn_vk *vk) {
     VKNN_LOG_E(vk->log, "vulkan", "vkCreateDevice failed (%d)", r);
     return VKNN_STATUS_DEVICE_UNAVAILABLE;
   }
-  volkLoadDevice(vk->device);
   vkGetDeviceQueue(vk->device, vk->queue_family, 0, &vk->queue);
   return VKNN_STATUS_NONE;
 }
@@ -281,7 +291,7 @@ void vknn_vk_destroy(vknn_vk *vk) {
     vkDestroyDevice(vk->device, NULL);
   }
   if (vk->messenger != VK_NULL_HANDLE)
-    vkDestroyDebugUtilsMessengerEXT(vk->instance, vk->messenger, NULL);
+    vk->destroy_messenger(vk->instance, vk->messenger, NULL);
   if (vk->instance != VK_NULL_HANDLE) vkDestroyInstance(vk->instance, NULL);
   pthread_mutex_destroy(&vk->queue_lock);
   pthread_mutex_destroy(&vk->pipeline_lock);

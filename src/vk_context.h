@@ -26,6 +26,9 @@ typedef struct vknn_vk {
   const vknn_logger *log;
   VkInstance instance;
   VkDebugUtilsMessengerEXT messenger;
+  /* This instance's own: volk's global pointer follows the last instance
+   * loaded, which may lack the debug-utils extension. */
+  PFN_vkDestroyDebugUtilsMessengerEXT destroy_messenger;
   VkPhysicalDevice physical_device;
   VkPhysicalDeviceProperties properties;
   VkPhysicalDeviceMemoryProperties memory_properties;

@@ -5,4 +5,5 @@
 #include "vknn/device.h"
 #include "vknn/prepared_model.h"
 #include "vknn/burst.h"
+#include "vknn/buffer.h"
 #endif

@@ -28,6 +28,9 @@ void cts_run_dynamic(cts_worker *w, const cJSON *test, cts_judgement *j);
  * cases it does not apply to. */
 void cts_run_quant_coupling(cts_worker *w, const cJSON *test, cts_judgement *j);
 
+/* Inputs and outputs through driver-managed buffers (cts_device_memory.c). */
+void cts_run_device_memory(cts_worker *w, cts_case *c, vknn_prepared_model *pm, cts_judgement *j);
+
 void cts_run_async(cts_worker *w, cts_case *c, vknn_prepared_model *pm, cts_judgement *j);
 void cts_run_burst(cts_worker *w, cts_case *c, vknn_prepared_model *pm, cts_judgement *j);
 void cts_run_fenced(cts_worker *w, cts_case *c, vknn_prepared_model *pm, cts_judgement *j);

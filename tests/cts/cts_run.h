@@ -15,7 +15,7 @@ typedef enum cts_status {
 #define CTS_MODE_LIST(X)                                                              \
   X(SYNC, "sync", true) X(ASYNC, "async", true) X(BURST, "burst", true)               \
   X(FENCED, "fenced", true) X(DYNAMIC, "dynamic", true)                               \
-  X(DEVICE_MEMORY, "device-memory", false) X(QUANT_COUPLING, "quant-coupling", true) \
+  X(DEVICE_MEMORY, "device-memory", true) X(QUANT_COUPLING, "quant-coupling", true) \
   X(CACHE, "cache", false) X(THREADS, "threads", true) X(VALIDATION, "validation", false)
 
 typedef enum cts_mode {

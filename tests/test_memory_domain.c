@@ -1,0 +1,339 @@
+/* Driver-managed buffers (memory domains): allocate, copy_from, copy_to, and
+ * their use by token in executions; every validation rule. */
+#include <math.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "common/shared_memory.h"
+#include "support/add_fixture.h"
+#include "vknn/vknn.h"
+
+typedef add_fixture fixture;
+
+static int setup(void **state) { return add_fixture_setup(state, NULL); }
+static int teardown(void **state) { return add_fixture_teardown(state); }
+
+static const vknn_buffer_role kRole = {0, 0, 1.f};
+
+static vknn_status allocate_roles(fixture *f, vknn_prepared_model *const *models, uint32_t count,
+                                  const vknn_buffer_role *in, uint32_t in_count,
+                                  const vknn_buffer_role *out, uint32_t out_count,
+                                  vknn_buffer **buffer, uint32_t *token) {
+  return vknn_device_allocate(f->device, NULL, 0, models, count, in, in_count, out, out_count,
+                              buffer, token);
+}
+
+/* A buffer for input 0 (or output 0) of the fixture's model. */
+static vknn_buffer *allocate_for(fixture *f, bool output, uint32_t *token) {
+  vknn_buffer *b = NULL;
+  assert_int_equal(allocate_roles(f, &f->pm, 1, output ? NULL : &kRole, output ? 0 : 1,
+                                  output ? &kRole : NULL, output ? 1 : 0, &b, token),
+                   VKNN_STATUS_NONE);
+  assert_true(*token > 0);
+  return b;
+}
+
+static void expect_allocate_invalid(fixture *f, vknn_prepared_model *const *models, uint32_t count,
+                                    const vknn_buffer_role *in, uint32_t in_count,
+                                    const vknn_buffer_role *out, uint32_t out_count,
+                                    const char *log) {
+  vknn_buffer *b = (vknn_buffer *)1;
+  uint32_t token = 7;
+  assert_int_equal(allocate_roles(f, models, count, in, in_count, out, out_count, &b, &token),
+                   VKNN_STATUS_INVALID_ARGUMENT);
+  assert_null(b);
+  assert_int_equal(token, 0);
+  if (strstr(f->log.last, log) == NULL) fail_msg("log \"%s\" lacks \"%s\"", f->log.last, log);
+}
+
+static void test_allocate_rules(void **state) {
+  fixture *f = *state;
+  vknn_prepared_model *null_model = NULL;
+  expect_allocate_invalid(f, &f->pm, 1, NULL, 0, NULL, 0, "no roles");
+  expect_allocate_invalid(f, &null_model, 1, &kRole, 1, NULL, 0, "is NULL");
+  const vknn_buffer_role bad_model = {1, 0, 1.f}, bad_io = {0, 2, 1.f}, bad_output = {0, 1, 1.f};
+  expect_allocate_invalid(f, &f->pm, 1, &bad_model, 1, NULL, 0, "names model 1");
+  expect_allocate_invalid(f, &f->pm, 1, &bad_io, 1, NULL, 0, "names input 2");
+  expect_allocate_invalid(f, &f->pm, 1, NULL, 0, &bad_output, 1, "names output 1");
+  const float frequencies[] = {0.f, -1.f, 1.5f, NAN};
+  for (int i = 0; i < 4; ++i) {
+    const vknn_buffer_role r = {0, 0, frequencies[i]};
+    expect_allocate_invalid(f, &f->pm, 1, &r, 1, NULL, 0, "frequency");
+  }
+  const vknn_buffer_role twice[2] = {{0, 1, 1.f}, {0, 1, 0.5f}};
+  expect_allocate_invalid(f, &f->pm, 1, twice, 2, NULL, 0, "given twice");
+  vknn_buffer *b;
+  uint32_t token;
+  assert_int_equal(allocate_roles(f, &f->pm, 1, &kRole, 1, NULL, 0, NULL, &token),
+                   VKNN_STATUS_INVALID_ARGUMENT);
+  const uint32_t conflicting[2] = {3, 3}, wrong_rank[3] = {2, 3, 1}, agreeing[2] = {2, 0};
+  assert_int_equal(vknn_device_allocate(f->device, conflicting, 2, &f->pm, 1, &kRole, 1, NULL, 0,
+                                        &b, &token), VKNN_STATUS_INVALID_ARGUMENT);
+  assert_int_equal(vknn_device_allocate(f->device, wrong_rank, 3, &f->pm, 1, &kRole, 1, NULL, 0,
+                                        &b, &token), VKNN_STATUS_INVALID_ARGUMENT);
+  assert_int_equal(vknn_device_allocate(f->device, agreeing, 2, &f->pm, 1, &kRole, 1, NULL, 0,
+                                        &b, &token), VKNN_STATUS_NONE);
+  vknn_buffer_release(b);
+}
+
+/* The ADD model of test_model.h of a type; quant8 with the given scale. */
+static vknn_prepared_model *prepare_add(vknn_device *device, int32_t type, float scale,
+                                        test_model *m) {
+  test_model_init_add(m, type);
+  if (scale > 0.f)
+    for (int i = 0; i < 4; ++i)
+      if (i != 2) m->operands[i].scale = scale;
+  vknn_prepared_model *pm = NULL;
+  assert_int_equal(vknn_device_prepare_model(device, &m->model, VKNN_PREFER_FAST_SINGLE_ANSWER,
+                                             VKNN_PRIORITY_MEDIUM, NULL, &pm),
+                   VKNN_STATUS_NONE);
+  return pm;
+}
+
+/* Roles on two models must agree on type, scale and zero point. */
+static void test_allocate_operands_must_agree(void **state) {
+  fixture *f = *state;
+  test_model quant_a, quant_b;
+  vknn_prepared_model *models[3] = {
+      f->pm, prepare_add(f->device, VKNN_OPERAND_TENSOR_QUANT8_ASYMM, 0.5f, &quant_a),
+      prepare_add(f->device, VKNN_OPERAND_TENSOR_QUANT8_ASYMM, 0.25f, &quant_b)};
+  const vknn_buffer_role float_and_quant[2] = {{0, 0, 1.f}, {1, 0, 1.f}};
+  expect_allocate_invalid(f, models, 3, float_and_quant, 2, NULL, 0, "differ");
+  const vknn_buffer_role two_scales[2] = {{1, 0, 1.f}, {2, 0, 1.f}};
+  expect_allocate_invalid(f, models, 3, two_scales, 2, NULL, 0, "differ");
+  const vknn_buffer_role same[2] = {{1, 0, 1.f}, {1, 1, 1.f}};
+  vknn_buffer *b;
+  uint32_t token;
+  assert_int_equal(allocate_roles(f, models, 3, same, 2, NULL, 0, &b, &token), VKNN_STATUS_NONE);
+  vknn_buffer_release(b);
+  vknn_prepared_model_release(models[1]);
+  vknn_prepared_model_release(models[2]);
+}
+
+/* A prepared model of another device is foreign; tokens do not cross devices. */
+static void test_other_device(void **state) {
+  fixture *f = *state;
+  vknn_device *other = NULL;
+  assert_int_equal(vknn_device_open(NULL, &other), VKNN_STATUS_NONE);
+  test_model m;
+  vknn_prepared_model *foreign = prepare_add(other, VKNN_OPERAND_TENSOR_FLOAT32, 0.f, &m);
+  expect_allocate_invalid(f, &foreign, 1, &kRole, 1, NULL, 0, "another device");
+  uint32_t token;
+  vknn_buffer *b = allocate_for(f, false, &token);
+  f->r.pools[0] = (vknn_request_pool){.kind = VKNN_REQUEST_POOL_TOKEN, .token = token};
+  f->r.inputs[0].location = (vknn_data_location){0, 0, 0};
+  vknn_request request = f->r.request;
+  assert_int_equal(vknn_prepared_model_execute(foreign, &request, 0, NULL, NULL, NULL, 0, NULL),
+                   VKNN_STATUS_INVALID_ARGUMENT);
+  vknn_buffer_release(b);
+  vknn_prepared_model_release(foreign);
+  vknn_device_close(other);
+}
+
+static void test_copy_rules(void **state) {
+  fixture *f = *state;
+  uint32_t token;
+  vknn_buffer *b = allocate_for(f, false, &token);
+  shared_memory exact, short_memory;
+  assert_int_equal(shared_memory_create(&exact, 24), 0);
+  assert_int_equal(shared_memory_create(&short_memory, 20), 0);
+  assert_int_equal(vknn_buffer_copy_to(b, &exact.memory), VKNN_STATUS_GENERAL_FAILURE);
+  assert_int_equal(vknn_buffer_copy_from(b, &short_memory.memory, NULL, 0),
+                   VKNN_STATUS_INVALID_ARGUMENT);
+  const uint32_t conflicting[2] = {3, 2}, agreeing[2] = {2, 3};
+  assert_int_equal(vknn_buffer_copy_from(b, &exact.memory, conflicting, 2),
+                   VKNN_STATUS_INVALID_ARGUMENT);
+  for (int i = 0; i < 6; ++i) ((float *)exact.data)[i] = (float)i;
+  assert_int_equal(vknn_buffer_copy_from(b, &exact.memory, agreeing, 2), VKNN_STATUS_NONE);
+  assert_int_equal(vknn_buffer_copy_to(b, &short_memory.memory), VKNN_STATUS_INVALID_ARGUMENT);
+  memset(exact.data, 0, 24);
+  assert_int_equal(vknn_buffer_copy_to(b, &exact.memory), VKNN_STATUS_NONE);
+  assert_float_equal(((float *)exact.data)[5], 5.f, 0.f);
+  shared_memory_destroy(&exact);
+  shared_memory_destroy(&short_memory);
+  vknn_buffer_release(b);
+}
+
+/* Requests name buffers by token: in0 and out from buffers, in1 from memory. */
+typedef struct token_request {
+  vknn_request_pool pools[3];
+  vknn_request_argument inputs[2];
+  vknn_request_argument outputs[1];
+  vknn_request request;
+} token_request;
+
+static void make_token_request(fixture *f, token_request *t, uint32_t in_token, uint32_t out_token) {
+  t->pools[0] = f->r.pools[0];
+  t->pools[1] = (vknn_request_pool){.kind = VKNN_REQUEST_POOL_TOKEN, .token = in_token};
+  t->pools[2] = (vknn_request_pool){.kind = VKNN_REQUEST_POOL_TOKEN, .token = out_token};
+  t->inputs[0] = (vknn_request_argument){.location = {1, 0, 0}};
+  t->inputs[1] = f->r.inputs[1];
+  t->outputs[0] = (vknn_request_argument){.location = {2, 0, 0}};
+  t->request = (vknn_request){t->inputs, 2, t->outputs, 1, t->pools, 3};
+}
+
+static vknn_status run(fixture *f, const token_request *t) {
+  return vknn_prepared_model_execute(f->pm, &t->request, VKNN_MEASURE_TIMING_NO, NULL, NULL,
+                                     f->shapes, 1, NULL);
+}
+
+static void fill_from_request_pool(fixture *f, vknn_buffer *b) {
+  shared_memory m;
+  assert_int_equal(shared_memory_create(&m, 24), 0);
+  memcpy(m.data, f->r.pool.data, 24); /* in0[i] = i */
+  assert_int_equal(vknn_buffer_copy_from(b, &m.memory, NULL, 0), VKNN_STATUS_NONE);
+  shared_memory_destroy(&m);
+}
+
+static void test_execute_with_buffers(void **state) {
+  fixture *f = *state;
+  uint32_t in_token, out_token;
+  vknn_buffer *in = allocate_for(f, false, &in_token), *out = allocate_for(f, true, &out_token);
+  token_request t;
+  make_token_request(f, &t, in_token, out_token);
+  assert_int_equal(run(f, &t), VKNN_STATUS_GENERAL_FAILURE); /* in0 never written */
+  fill_from_request_pool(f, in);
+  assert_int_equal(run(f, &t), VKNN_STATUS_NONE);
+  shared_memory result;
+  assert_int_equal(shared_memory_create(&result, 24), 0);
+  assert_int_equal(vknn_buffer_copy_to(out, &result.memory), VKNN_STATUS_NONE);
+  for (int i = 0; i < 6; ++i) assert_float_equal(((float *)result.data)[i], 11.f * (float)i, 0.f);
+  shared_memory_destroy(&result);
+  vknn_buffer_release(in);
+  vknn_buffer_release(out);
+}
+
+static void test_execute_token_rules(void **state) {
+  fixture *f = *state;
+  uint32_t in_token, out_token, both_token;
+  vknn_buffer *in = allocate_for(f, false, &in_token), *out = allocate_for(f, true, &out_token);
+  fill_from_request_pool(f, in);
+  token_request t;
+  make_token_request(f, &t, in_token + 1000003u, out_token);
+  assert_int_equal(run(f, &t), VKNN_STATUS_INVALID_ARGUMENT); /* unknown token */
+  make_token_request(f, &t, out_token, in_token);
+  assert_int_equal(run(f, &t), VKNN_STATUS_INVALID_ARGUMENT); /* roles swapped */
+  make_token_request(f, &t, in_token, out_token);
+  t.inputs[0].location.length = 24;
+  assert_int_equal(run(f, &t), VKNN_STATUS_INVALID_ARGUMENT); /* length must be 0 */
+  const vknn_buffer_role in_role = {0, 0, 1.f}, out_role = {0, 0, 1.f};
+  vknn_buffer *both;
+  assert_int_equal(allocate_roles(f, &f->pm, 1, &in_role, 1, &out_role, 1, &both, &both_token),
+                   VKNN_STATUS_NONE);
+  fill_from_request_pool(f, both);
+  make_token_request(f, &t, both_token, both_token);
+  assert_int_equal(run(f, &t), VKNN_STATUS_INVALID_ARGUMENT); /* input and output */
+  test_model m;
+  vknn_prepared_model *other = prepare_add(f->device, VKNN_OPERAND_TENSOR_FLOAT32, 0.f, &m);
+  make_token_request(f, &t, in_token, out_token);
+  assert_int_equal(vknn_prepared_model_execute(other, &t.request, 0, NULL, NULL, NULL, 0, NULL),
+                   VKNN_STATUS_INVALID_ARGUMENT); /* buffers of another prepared model */
+  vknn_prepared_model_release(other);
+  vknn_buffer_release(both);
+  vknn_buffer_release(in);
+  vknn_buffer_release(out);
+}
+
+/* An output buffer of unknown shape takes each execution's output shape. */
+static void make_batch_unknown(test_model *m) {
+  m->dims[0][0] = m->dims[1][0] = 0;
+  m->dims[3][0] = m->dims[3][1] = 0;
+}
+
+static void test_output_buffer_takes_shape(void **state) {
+  fixture *f = *state;
+  uint32_t out_token;
+  vknn_buffer *out = allocate_for(f, true, &out_token);
+  vknn_output_shape shape;
+  assert_int_equal(vknn_buffer_get_shape(out, &shape), VKNN_STATUS_NONE);
+  assert_int_equal(shape.rank, 0);
+  vknn_buffer_release(out);
+  test_model m;
+  test_model_init_add(&m, VKNN_OPERAND_TENSOR_FLOAT32);
+  make_batch_unknown(&m);
+  vknn_prepared_model *pm = NULL;
+  assert_int_equal(vknn_device_prepare_model(f->device, &m.model, VKNN_PREFER_FAST_SINGLE_ANSWER,
+                                             VKNN_PRIORITY_MEDIUM, NULL, &pm), VKNN_STATUS_NONE);
+  const vknn_buffer_role role = {0, 0, 1.f};
+  assert_int_equal(vknn_device_allocate(f->device, NULL, 0, &pm, 1, NULL, 0, &role, 1, &out,
+                                        &out_token), VKNN_STATUS_NONE);
+  uint32_t dims[2][2] = {{2, 3}, {2, 3}};
+  f->r.outputs[0] = (vknn_request_argument){.location = {1, 0, 0}};
+  vknn_request_pool pools[2] = {f->r.pools[0], {.kind = VKNN_REQUEST_POOL_TOKEN, .token = out_token}};
+  f->r.request.pools = pools;
+  f->r.request.pool_count = 2;
+  for (uint32_t batch = 2; batch >= 1; --batch) {
+    for (int i = 0; i < 2; ++i) {
+      dims[i][0] = batch;
+      f->r.inputs[i].dimension_count = 2;
+      f->r.inputs[i].dimensions = dims[i];
+      f->r.inputs[i].location.length = batch * 12;
+    }
+    assert_int_equal(vknn_prepared_model_execute(pm, &f->r.request, 0, NULL, NULL, NULL, 0, NULL),
+                     VKNN_STATUS_NONE);
+    assert_int_equal(vknn_buffer_get_shape(out, &shape), VKNN_STATUS_NONE);
+    assert_int_equal(shape.rank, 2);
+    assert_int_equal(shape.dimensions[0], batch);
+    assert_int_equal(shape.dimensions[1], 3);
+  }
+  vknn_buffer_release(out);
+  vknn_prepared_model_release(pm);
+}
+
+/* Many executions read one input buffer at once, each into its own output. */
+#define READERS 8
+typedef struct reader {
+  fixture *f;
+  token_request t;
+  vknn_status status;
+} reader;
+
+static void *read_buffer(void *arg) {
+  reader *r = arg;
+  for (int i = 0; i < 10 && r->status == VKNN_STATUS_NONE; ++i) r->status = run(r->f, &r->t);
+  return NULL;
+}
+
+static void test_concurrent_readers(void **state) {
+  fixture *f = *state;
+  uint32_t in_token, out_tokens[READERS];
+  vknn_buffer *in = allocate_for(f, false, &in_token), *outs[READERS];
+  fill_from_request_pool(f, in);
+  reader readers[READERS];
+  pthread_t threads[READERS];
+  for (int i = 0; i < READERS; ++i) {
+    outs[i] = allocate_for(f, true, &out_tokens[i]);
+    readers[i] = (reader){.f = f, .status = VKNN_STATUS_NONE};
+    make_token_request(f, &readers[i].t, in_token, out_tokens[i]);
+    readers[i].t.request.inputs = readers[i].t.inputs;
+    readers[i].t.request.outputs = readers[i].t.outputs;
+    readers[i].t.request.pools = readers[i].t.pools;
+    assert_int_equal(pthread_create(&threads[i], NULL, read_buffer, &readers[i]), 0);
+  }
+  for (int i = 0; i < READERS; ++i) {
+    pthread_join(threads[i], NULL);
+    assert_int_equal(readers[i].status, VKNN_STATUS_NONE);
+    vknn_buffer_release(outs[i]);
+  }
+  vknn_buffer_release(in);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup_teardown(test_allocate_rules, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_allocate_operands_must_agree, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_other_device, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_copy_rules, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_execute_with_buffers, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_execute_token_rules, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_output_buffer_takes_shape, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_concurrent_readers, setup, teardown),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
