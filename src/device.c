@@ -89,6 +89,9 @@ vknn_status vknn_device_get_statistics(const vknn_device *device,
   out_statistics->pipelines_created = atomic_load(&c->pipelines_created);
   out_statistics->memory_allocations = atomic_load(&c->memory_allocations);
   out_statistics->submissions = atomic_load(&c->submissions);
+  out_statistics->host_imports = atomic_load(&c->host_imports);
+  out_statistics->zero_copy_executions = atomic_load(&c->zero_copy_executions);
+  out_statistics->staged_executions = atomic_load(&c->staged_executions);
   return VKNN_STATUS_NONE;
 }
 

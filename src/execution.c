@@ -9,6 +9,7 @@
 #include "buffer.h"
 #include "buffer_arguments.h"
 #include "memory_pool.h"
+#include "zero_copy.h"
 #include "prepared_model_internal.h"
 #include "vknn/prepared_model.h"
 
@@ -149,6 +150,28 @@ static vknn_status copy_outputs(vknn_recorded_graph *rg, const vknn_request *req
   return VKNN_STATUS_NONE;
 }
 
+/* The shaders read and write the request's memory: nothing to copy. */
+static vknn_status run_in_place(vknn_recorded_graph *rg, VkCommandBuffer cmd, uint64_t *device_us) {
+  vknn_vk *vk = &rg->device->vk;
+  vknn_status s = vknn_vk_submit_and_wait(vk, cmd, rg->fence);
+  if (s == VKNN_STATUS_NONE) {
+    *device_us = vknn_recorded_graph_read_timestamps(rg);
+    atomic_fetch_add(&vk->counters.zero_copy_executions, 1);
+  }
+  return s;
+}
+
+static vknn_status run_staged(vknn_recorded_graph *rg, const vknn_request *request,
+                              const request_pools *view, uint64_t *device_us) {
+  vknn_vk *vk = &rg->device->vk;
+  vknn_status s = copy_inputs(rg, request, view);
+  if (s == VKNN_STATUS_NONE) s = vknn_vk_submit_and_wait(vk, rg->command_buffer, rg->fence);
+  if (s == VKNN_STATUS_NONE) *device_us = vknn_recorded_graph_read_timestamps(rg);
+  if (s == VKNN_STATUS_NONE) s = copy_outputs(rg, request, view);
+  if (s == VKNN_STATUS_NONE) atomic_fetch_add(&vk->counters.staged_executions, 1);
+  return s;
+}
+
 static vknn_status run_resolved(vknn_prepared_model *pm, const vknn_request *request,
                                 const vknn_mapped_pool *pools, vknn_output_shape *shapes,
                                 uint32_t shape_count, uint64_t *device_us) {
@@ -165,10 +188,11 @@ static vknn_status run_resolved(vknn_prepared_model *pm, const vknn_request *req
   if (s == VKNN_STATUS_NONE) s = check_output_sizes(rg, request, &view);
   if (shapes != NULL && (s == VKNN_STATUS_NONE || s == VKNN_STATUS_OUTPUT_INSUFFICIENT_SIZE))
     fill_shapes(rg, request, shapes, shape_count);
-  if (s == VKNN_STATUS_NONE) s = copy_inputs(rg, request, &view);
-  if (s == VKNN_STATUS_NONE) s = vknn_vk_submit_and_wait(&pm->device->vk, rg->command_buffer, rg->fence);
-  if (s == VKNN_STATUS_NONE) *device_us = vknn_recorded_graph_read_timestamps(rg);
-  if (s == VKNN_STATUS_NONE) s = copy_outputs(rg, request, &view);
+  if (s != VKNN_STATUS_NONE) return s;
+  VkCommandBuffer in_place = VK_NULL_HANDLE;
+  s = vknn_zero_copy_select(rg, request, &in_place);
+  if (s == VKNN_STATUS_NONE && in_place != VK_NULL_HANDLE) s = run_in_place(rg, in_place, device_us);
+  else if (s == VKNN_STATUS_NONE) s = run_staged(rg, request, &view, device_us);
   return s;
 }
 

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "zero_copy.h"
+
 #define TAG "compilation"
 
 static VkDeviceSize at_least_one_word(uint64_t size) { return size ? size : 4; }
@@ -95,37 +97,51 @@ static vknn_status upload_constants(vknn_recorded_graph *rg, const vknn_plan *pl
   return s;
 }
 
-static void tensor_buffer(const vknn_recorded_graph *rg, const vknn_plan *plan,
-                          const vknn_tensor *t, VkDescriptorBufferInfo *out) {
+/* One recording of the graph's dispatches: into the default command buffer
+ * (inputs and outputs in the staging buffer) or into one whose inputs and
+ * outputs are bound to imported request memory (zero copy). */
+typedef struct recording {
+  VkCommandBuffer cmd;
+  VkDescriptorPool pool;
+  const vknn_io_binding *inputs; /* NULL: the staging buffer */
+  const vknn_io_binding *outputs;
+  uint32_t barriers;
+} recording;
+
+static void tensor_buffer(const vknn_recorded_graph *rg, const recording *rec,
+                          const vknn_tensor_place *t, VkDescriptorBufferInfo *out) {
   switch (t->region) {
     case VKNN_REGION_CONSTANT: out->buffer = rg->constants.buffer; out->offset = t->offset; break;
     case VKNN_REGION_ARENA: out->buffer = rg->arena.buffer; out->offset = t->offset; break;
-    case VKNN_REGION_INPUT: out->buffer = rg->staging.buffer; out->offset = t->offset; break;
+    case VKNN_REGION_INPUT:
+      out->buffer = rec->inputs ? rec->inputs[t->io_index].buffer : rg->staging.buffer;
+      out->offset = rec->inputs ? rec->inputs[t->io_index].offset : t->offset;
+      break;
     default:
-      out->buffer = rg->staging.buffer;
-      out->offset = plan->region_size[VKNN_REGION_INPUT] + t->offset;
+      out->buffer = rec->outputs ? rec->outputs[t->io_index].buffer : rg->staging.buffer;
+      out->offset = rec->outputs ? rec->outputs[t->io_index].offset
+                                 : rg->input_region_size + t->offset;
       break;
   }
   out->range = t->byte_size;
 }
 
-static vknn_status create_descriptor_pool(vknn_recorded_graph *rg, const vknn_plan *plan) {
-  uint32_t sets = plan->dispatches.count ? plan->dispatches.count : 1;
+static vknn_status create_descriptor_pool(const vknn_recorded_graph *rg, VkDescriptorPool *out) {
+  uint32_t sets = rg->dispatches.count ? rg->dispatches.count : 1;
   VkDescriptorPoolSize size = {.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
                                .descriptorCount = sets * VKNN_MAX_BINDINGS};
   VkDescriptorPoolCreateInfo info = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
                                      .maxSets = sets,
                                      .poolSizeCount = 1,
                                      .pPoolSizes = &size};
-  return vknn_vk_status(
-      vkCreateDescriptorPool(rg->device->vk.device, &info, NULL, &rg->descriptor_pool));
+  return vknn_vk_status(vkCreateDescriptorPool(rg->device->vk.device, &info, NULL, out));
 }
 
-static vknn_status write_descriptor_set(vknn_recorded_graph *rg, const vknn_plan *plan,
+static vknn_status write_descriptor_set(const vknn_recorded_graph *rg, const recording *rec,
                                         const vknn_dispatch *d, VkDescriptorSet *out_set) {
   vknn_vk *vk = &rg->device->vk;
   VkDescriptorSetAllocateInfo alloc = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
-                                       .descriptorPool = rg->descriptor_pool,
+                                       .descriptorPool = rec->pool,
                                        .descriptorSetCount = 1,
                                        .pSetLayouts = &vk->set_layouts[d->binding_count]};
   VkResult r = vkAllocateDescriptorSets(vk->device, &alloc, out_set);
@@ -133,7 +149,7 @@ static vknn_status write_descriptor_set(vknn_recorded_graph *rg, const vknn_plan
   VkDescriptorBufferInfo infos[VKNN_MAX_BINDINGS];
   VkWriteDescriptorSet writes[VKNN_MAX_BINDINGS];
   for (uint32_t b = 0; b < d->binding_count; ++b) {
-    tensor_buffer(rg, plan, &plan->graph.tensors[d->bindings[b].tensor], &infos[b]);
+    tensor_buffer(rg, rec, &rg->places[d->bindings[b].tensor], &infos[b]);
     writes[b] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
                                        .dstSet = *out_set,
                                        .dstBinding = b,
@@ -165,16 +181,16 @@ static bool conflicts(const hazard_tracker *h, vknn_region region, uint64_t begi
   return false;
 }
 
-static bool needs_barrier(hazard_tracker *h, const vknn_plan *plan, const vknn_dispatch *d) {
+static bool needs_barrier(hazard_tracker *h, const vknn_recorded_graph *rg, const vknn_dispatch *d) {
   bool barrier = h->count + d->binding_count > 64;
   for (uint32_t b = 0; b < d->binding_count && !barrier; ++b) {
-    const vknn_tensor *t = &plan->graph.tensors[d->bindings[b].tensor];
+    const vknn_tensor_place *t = &rg->places[d->bindings[b].tensor];
     barrier = conflicts(h, t->region, t->offset, t->offset + t->byte_size,
                         d->bindings[b].access & VKNN_ACCESS_WRITE);
   }
   if (barrier) h->count = 0;
   for (uint32_t b = 0; b < d->binding_count; ++b) {
-    const vknn_tensor *t = &plan->graph.tensors[d->bindings[b].tensor];
+    const vknn_tensor_place *t = &rg->places[d->bindings[b].tensor];
     h->pending[h->count].region = t->region;
     h->pending[h->count].begin = t->offset;
     h->pending[h->count].end = t->offset + t->byte_size;
@@ -193,16 +209,16 @@ static void memory_barrier(VkCommandBuffer cmd, VkAccessFlags src, VkAccessFlags
                        NULL, 0, NULL);
 }
 
-static vknn_status record_dispatch(vknn_recorded_graph *rg, const vknn_plan *plan,
+static vknn_status record_dispatch(const vknn_recorded_graph *rg, const recording *rec,
                                    const vknn_dispatch *d) {
   vknn_vk *vk = &rg->device->vk;
   VkPipeline pipeline;
   VkDescriptorSet set;
   vknn_status s = vknn_vk_get_pipeline(vk, d->shader, d->binding_count, d->local_size, d->spec,
                                        d->spec_count, &pipeline);
-  if (s == VKNN_STATUS_NONE) s = write_descriptor_set(rg, plan, d, &set);
+  if (s == VKNN_STATUS_NONE) s = write_descriptor_set(rg, rec, d, &set);
   if (s != VKNN_STATUS_NONE) return s;
-  VkCommandBuffer cmd = rg->command_buffer;
+  VkCommandBuffer cmd = rec->cmd;
   VkPipelineLayout layout = vk->pipeline_layouts[d->binding_count];
   vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
   vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, &set, 0, NULL);
@@ -222,8 +238,8 @@ static vknn_status record_dispatch(vknn_recorded_graph *rg, const vknn_plan *pla
   return VKNN_STATUS_NONE;
 }
 
-static vknn_status record_commands(vknn_recorded_graph *rg, const vknn_plan *plan) {
-  VkCommandBuffer cmd = rg->command_buffer;
+static vknn_status record_commands(const vknn_recorded_graph *rg, recording *rec) {
+  VkCommandBuffer cmd = rec->cmd;
   VkCommandBufferBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
   VkResult r = vkBeginCommandBuffer(cmd, &begin);
   if (r != VK_SUCCESS) return vknn_vk_status(r);
@@ -233,16 +249,15 @@ static vknn_status record_commands(vknn_recorded_graph *rg, const vknn_plan *pla
     vkCmdResetQueryPool(cmd, rg->timestamps, 0, rg->timestamp_count);
     vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, rg->timestamps, 0);
   }
-  for (uint32_t i = 0; i < plan->dispatches.count && s == VKNN_STATUS_NONE; ++i) {
-    const vknn_dispatch *d = &plan->dispatches.items[i];
-    rg->dispatch_kernels[i] = d->shader;
-    if (needs_barrier(&hazards, plan, d)) {
+  for (uint32_t i = 0; i < rg->dispatches.count && s == VKNN_STATUS_NONE; ++i) {
+    const vknn_dispatch *d = &rg->dispatches.items[i];
+    if (needs_barrier(&hazards, rg, d)) {
       memory_barrier(cmd, VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_SHADER_READ_BIT,
                      VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT,
                      VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT);
-      rg->info.barrier_count++;
+      rec->barriers++;
     }
-    s = record_dispatch(rg, plan, d);
+    s = record_dispatch(rg, rec, d);
     if (rg->info.profiled)
       vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, rg->timestamps, i + 1);
   }
@@ -272,6 +287,24 @@ static vknn_status describe_io(vknn_io_slot **out_slots, uint32_t count, const u
   return VKNN_STATUS_NONE;
 }
 
+/* What recording needs again for other bindings: where every tensor lives,
+ * and the dispatches. */
+static vknn_status keep_layout(vknn_recorded_graph *rg, const vknn_plan *plan) {
+  const vknn_graph *g = &plan->graph;
+  rg->places = calloc(g->tensor_count ? g->tensor_count : 1, sizeof(vknn_tensor_place));
+  uint32_t n = plan->dispatches.count;
+  rg->dispatches.items = calloc(n ? n : 1, sizeof(vknn_dispatch));
+  if (rg->places == NULL || rg->dispatches.items == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
+  for (uint32_t i = 0; i < g->tensor_count; ++i)
+    rg->places[i] = (vknn_tensor_place){g->tensors[i].region, g->tensors[i].io_index,
+                                        g->tensors[i].offset, g->tensors[i].byte_size};
+  if (n > 0) memcpy(rg->dispatches.items, plan->dispatches.items, n * sizeof(vknn_dispatch));
+  rg->dispatches.count = rg->dispatches.capacity = n;
+  for (uint32_t i = 0; i < n; ++i) rg->dispatch_kernels[i] = plan->dispatches.items[i].shader;
+  rg->input_region_size = plan->region_size[VKNN_REGION_INPUT];
+  return VKNN_STATUS_NONE;
+}
+
 static vknn_status build(vknn_recorded_graph *rg, const vknn_plan *plan) {
   const vknn_subgraph *sg = plan->graph.sg;
   rg->info.dispatch_count = plan->dispatches.count;
@@ -292,8 +325,13 @@ static vknn_status build(vknn_recorded_graph *rg, const vknn_plan *plan) {
   if (s == VKNN_STATUS_NONE) s = create_buffers(rg, plan);
   if (s == VKNN_STATUS_NONE) s = create_command_objects(rg);
   if (s == VKNN_STATUS_NONE) s = upload_constants(rg, plan);
-  if (s == VKNN_STATUS_NONE) s = create_descriptor_pool(rg, plan);
-  if (s == VKNN_STATUS_NONE) s = record_commands(rg, plan);
+  if (s == VKNN_STATUS_NONE) s = keep_layout(rg, plan);
+  if (s == VKNN_STATUS_NONE) s = create_descriptor_pool(rg, &rg->descriptor_pool);
+  if (s == VKNN_STATUS_NONE) {
+    recording rec = {.cmd = rg->command_buffer, .pool = rg->descriptor_pool};
+    s = record_commands(rg, &rec);
+    rg->info.barrier_count = rec.barriers;
+  }
   return s;
 }
 
@@ -335,6 +373,7 @@ vknn_status vknn_recorded_graph_create(vknn_device *device, const vknn_plan *pla
 void vknn_recorded_graph_destroy(vknn_recorded_graph *rg) {
   if (rg == NULL) return;
   vknn_vk *vk = &rg->device->vk;
+  vknn_zero_copy_release(rg); /* its command buffers come from rg's pool */
   if (rg->fence != VK_NULL_HANDLE) vkDestroyFence(vk->device, rg->fence, NULL);
   if (rg->timestamps != VK_NULL_HANDLE) vkDestroyQueryPool(vk->device, rg->timestamps, NULL);
   if (rg->command_pool != VK_NULL_HANDLE) vkDestroyCommandPool(vk->device, rg->command_pool, NULL);
@@ -348,5 +387,35 @@ void vknn_recorded_graph_destroy(vknn_recorded_graph *rg) {
   free(rg->dispatch_kernels);
   free(rg->dispatch_ms);
   free(rg->ticks);
+  free(rg->places);
+  vknn_dispatch_list_release(&rg->dispatches);
   free(rg);
+}
+
+vknn_status vknn_recorded_graph_record_bound(const vknn_recorded_graph *rg,
+                                             const vknn_io_binding *inputs,
+                                             const vknn_io_binding *outputs,
+                                             vknn_bound_recording *out) {
+  vknn_vk *vk = &rg->device->vk;
+  memset(out, 0, sizeof(*out));
+  vknn_status s = create_descriptor_pool(rg, &out->descriptor_pool);
+  if (s != VKNN_STATUS_NONE) return s;
+  VkCommandBufferAllocateInfo alloc = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+                                       .commandPool = rg->command_pool,
+                                       .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+                                       .commandBufferCount = 1};
+  s = vknn_vk_status(vkAllocateCommandBuffers(vk->device, &alloc, &out->command_buffer));
+  if (s != VKNN_STATUS_NONE) return s;
+  recording rec = {.cmd = out->command_buffer, .pool = out->descriptor_pool,
+                   .inputs = inputs, .outputs = outputs};
+  return record_commands(rg, &rec);
+}
+
+void vknn_bound_recording_destroy(const vknn_recorded_graph *rg, vknn_bound_recording *b) {
+  vknn_vk *vk = &rg->device->vk;
+  if (b->command_buffer != VK_NULL_HANDLE)
+    vkFreeCommandBuffers(vk->device, rg->command_pool, 1, &b->command_buffer);
+  if (b->descriptor_pool != VK_NULL_HANDLE)
+    vkDestroyDescriptorPool(vk->device, b->descriptor_pool, NULL);
+  memset(b, 0, sizeof(*b));
 }

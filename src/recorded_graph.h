@@ -14,6 +14,26 @@ typedef struct vknn_io_slot {
   bool bound;         /* read or written by some dispatch */
 } vknn_io_slot;
 
+/* Where a tensor lives once planned (a copy of the compiler's placement). */
+typedef struct vknn_tensor_place {
+  vknn_region region;
+  uint32_t io_index;
+  uint64_t offset;
+  uint64_t byte_size;
+} vknn_tensor_place;
+
+/* A model input or output bound to memory other than the staging buffer. */
+typedef struct vknn_io_binding {
+  VkBuffer buffer;
+  VkDeviceSize offset;
+} vknn_io_binding;
+
+/* The graph recorded again with its inputs and outputs bound elsewhere. */
+typedef struct vknn_bound_recording {
+  VkDescriptorPool descriptor_pool;
+  VkCommandBuffer command_buffer;
+} vknn_bound_recording;
+
 typedef struct vknn_recorded_graph {
   vknn_device *device;
   vknn_vk_buffer constants;
@@ -34,6 +54,11 @@ typedef struct vknn_recorded_graph {
   uint32_t input_count;
   vknn_io_slot *outputs;
   uint32_t output_count;
+  /* Kept to record again with other input and output bindings. */
+  vknn_tensor_place *places;
+  vknn_dispatch_list dispatches;
+  uint64_t input_region_size;
+  struct vknn_zero_copy_cache *zero_copy; /* zero_copy.c; NULL until used */
 } vknn_recorded_graph;
 
 /* Allocates the buffers of a plan, uploads its constants and records its
@@ -41,6 +66,14 @@ typedef struct vknn_recorded_graph {
 vknn_status vknn_recorded_graph_create(vknn_device *device, const vknn_plan *plan,
                                        vknn_recorded_graph **out);
 void vknn_recorded_graph_destroy(vknn_recorded_graph *rg);
+
+/* Records the graph's dispatches again with inputs[i] / outputs[i] bound in
+ * place of the staging buffer (zero copy). */
+vknn_status vknn_recorded_graph_record_bound(const vknn_recorded_graph *rg,
+                                             const vknn_io_binding *inputs,
+                                             const vknn_io_binding *outputs,
+                                             vknn_bound_recording *out);
+void vknn_bound_recording_destroy(const vknn_recorded_graph *rg, vknn_bound_recording *b);
 
 /* Reads the timestamps of the last submission: device time in microseconds
  * (UINT64_MAX when unavailable), and per-dispatch times when profiled. */

@@ -163,6 +163,31 @@ static vknn_status pick_physical_device(vknn_vk *vk) {
   return VKNN_STATUS_NONE;
 }
 
+static bool has_device_extension(VkPhysicalDevice physical, const char *name) {
+  uint32_t count = 0;
+  if (vkEnumerateDeviceExtensionProperties(physical, NULL, &count, NULL) != VK_SUCCESS) return false;
+  VkExtensionProperties *props = calloc(count ? count : 1, sizeof(*props));
+  bool found = false;
+  if (props != NULL && vkEnumerateDeviceExtensionProperties(physical, NULL, &count, props) == VK_SUCCESS)
+    for (uint32_t i = 0; i < count && !found; ++i) found = strcmp(props[i].extensionName, name) == 0;
+  free(props);
+  return found;
+}
+
+/* Zero copy of request memory needs the import alignment and the query of
+ * which memory types a host pointer can be imported into. */
+static void enable_host_import(vknn_vk *vk) {
+  VkPhysicalDeviceExternalMemoryHostPropertiesEXT host = {
+      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_MEMORY_HOST_PROPERTIES_EXT};
+  VkPhysicalDeviceProperties2 props = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
+                                       .pNext = &host};
+  vkGetPhysicalDeviceProperties2(vk->physical_device, &props);
+  vk->get_host_pointer_properties = (PFN_vkGetMemoryHostPointerPropertiesEXT)vkGetDeviceProcAddr(
+      vk->device, "vkGetMemoryHostPointerPropertiesEXT");
+  if (vk->get_host_pointer_properties != NULL)
+    vk->host_import_alignment = host.minImportedHostPointerAlignment;
+}
+
 /* The driver's kernels read and write 8- and 16-bit elements in storage buffers. */
 static vknn_status create_logical_device(vknn_vk *vk) {
   VkPhysicalDevice16BitStorageFeatures storage16 = {
@@ -184,7 +209,10 @@ static vknn_status create_logical_device(vknn_vk *vk) {
       .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES,
       .pNext = &want16,
       .storageBuffer8BitAccess = VK_TRUE};
-  const char *extensions[] = {VK_KHR_8BIT_STORAGE_EXTENSION_NAME};
+  const char *extensions[2] = {VK_KHR_8BIT_STORAGE_EXTENSION_NAME};
+  uint32_t extension_count = 1;
+  if (has_device_extension(vk->physical_device, VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME))
+    extensions[extension_count++] = VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME;
   float priority = 1.0f;
   VkDeviceQueueCreateInfo queue = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
                                    .queueFamilyIndex = vk->queue_family,
@@ -194,7 +222,7 @@ static vknn_status create_logical_device(vknn_vk *vk) {
                              .pNext = &want8,
                              .queueCreateInfoCount = 1,
                              .pQueueCreateInfos = &queue,
-                             .enabledExtensionCount = 1,
+                             .enabledExtensionCount = extension_count,
                              .ppEnabledExtensionNames = extensions};
   VkResult r = vkCreateDevice(vk->physical_device, &info, NULL, &vk->device);
   if (r != VK_SUCCESS) {
@@ -202,6 +230,7 @@ static vknn_status create_logical_device(vknn_vk *vk) {
     return VKNN_STATUS_DEVICE_UNAVAILABLE;
   }
   vkGetDeviceQueue(vk->device, vk->queue_family, 0, &vk->queue);
+  if (extension_count > 1) enable_host_import(vk);
   return VKNN_STATUS_NONE;
 }
 

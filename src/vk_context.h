@@ -20,6 +20,9 @@ typedef struct vknn_vk_counters {
   atomic_uint_fast64_t command_buffers_recorded;
   atomic_uint_fast64_t memory_allocations;
   atomic_uint_fast64_t submissions;
+  atomic_uint_fast64_t host_imports;         /* request pools imported (zero copy) */
+  atomic_uint_fast64_t zero_copy_executions; /* shaders used the caller's memory */
+  atomic_uint_fast64_t staged_executions;    /* request data went through staging */
 } vknn_vk_counters;
 
 typedef struct vknn_vk {
@@ -37,6 +40,10 @@ typedef struct vknn_vk {
   VkQueue queue;
   pthread_mutex_t queue_lock; /* vkQueueSubmit needs external synchronisation */
   uint32_t timestamp_valid_bits; /* 0: the compute queue has no timestamps */
+  /* VK_EXT_external_memory_host: host pointers import at this alignment;
+   * 0 when the device cannot import. */
+  VkDeviceSize host_import_alignment;
+  PFN_vkGetMemoryHostPointerPropertiesEXT get_host_pointer_properties;
   VkPipelineCache pipeline_cache;
   VkShaderModule shader_modules[VKNN_SHADER_COUNT];
   VkDescriptorSetLayout set_layouts[VKNN_MAX_BINDINGS + 1]; /* by binding count */

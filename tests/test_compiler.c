@@ -137,8 +137,11 @@ static void test_execution_records_nothing(void **state) {
   fixture *f = *state;
   vknn_prepared_model *pm = prepare(f, conv_relu_add(&f->b));
   vknn_device_statistics before, after;
-  assert_int_equal(vknn_device_get_statistics(f->device, &before), VKNN_STATUS_NONE);
   vknn_timing timing;
+  /* The first execution on a memory may import it and record the graph
+   * bound to it (zero copy); the following ones only submit. */
+  assert_int_equal(execute_io(pm, 2, 1, &timing, NULL), VKNN_STATUS_NONE);
+  assert_int_equal(vknn_device_get_statistics(f->device, &before), VKNN_STATUS_NONE);
   for (int i = 0; i < 5; ++i) assert_int_equal(execute_io(pm, 2, 1, &timing, NULL), VKNN_STATUS_NONE);
   assert_int_equal(vknn_device_get_statistics(f->device, &after), VKNN_STATUS_NONE);
   assert_int_equal(after.command_buffers_recorded, before.command_buffers_recorded);

@@ -46,6 +46,12 @@ typedef struct vknn_device_statistics {
   uint64_t pipelines_created;
   uint64_t memory_allocations;
   uint64_t submissions;
+  /* Request memory: pools imported as Vulkan memory (VK_EXT_external_memory_host),
+   * executions whose shaders used the caller's memory directly, executions
+   * that copied through the driver's staging buffer. */
+  uint64_t host_imports;
+  uint64_t zero_copy_executions;
+  uint64_t staged_executions;
 } vknn_device_statistics;
 
 vknn_status vknn_device_get_statistics(const vknn_device *device,

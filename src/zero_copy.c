@@ -1,0 +1,282 @@
+/* Request memory bound without copies. A memory layout (which pools, by file
+ * identity, and where each argument lies in them) keys a cache entry that
+ * owns the pools' imports (our own mapping of each pool, imported as Vulkan
+ * memory) and the graph recorded with its inputs and outputs bound there.
+ * Repeated executions and bursts on the same memory reuse the entry: no new
+ * import, no new recording. A layout is imported the second time it is
+ * seen: memory used once (a new pool per execution) goes through staging
+ * rather than cost an import and a recording. */
+#include "zero_copy.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "device_internal.h"
+
+#define CACHE_ENTRIES 4
+
+typedef struct pool_identity {
+  uint64_t dev, ino, offset, size;
+} pool_identity;
+
+typedef struct host_import {
+  pool_identity id;
+  vknn_mapped_pool mapping; /* ours: the import needs the pointer to stay valid */
+  VkDeviceMemory memory;
+  VkBuffer buffer;
+} host_import;
+
+/* Per argument: the pool's identity and where the argument starts in it. */
+typedef struct argument_key {
+  pool_identity pool;
+  uint64_t offset;
+  uint32_t present;
+} argument_key;
+
+typedef struct zero_copy_entry {
+  argument_key *key; /* inputs, then outputs */
+  host_import *imports;
+  uint32_t import_count;
+  vknn_bound_recording recording;
+  uint64_t last_use;
+} zero_copy_entry;
+
+struct vknn_zero_copy_cache {
+  zero_copy_entry entries[CACHE_ENTRIES];
+  uint32_t count;
+  uint64_t clock;
+  argument_key *seen[CACHE_ENTRIES]; /* layouts seen once, not imported */
+  uint32_t next_seen;
+};
+
+static bool identify(const vknn_memory *memory, pool_identity *out) {
+  struct stat st;
+  if (memory->fd_count < 1 || fstat(memory->fds[0], &st) != 0) return false;
+  uint64_t offset = 0;
+  if (strcmp(memory->name, "mmap_fd") == 0) {
+    if ((memory->ints[0] & 2 /* PROT_WRITE */) == 0) return false; /* imports want RW pages */
+    offset = (uint64_t)(uint32_t)memory->ints[1] | ((uint64_t)(uint32_t)memory->ints[2] << 32);
+  } else if (strcmp(memory->name, "ashmem") != 0) {
+    return false;
+  }
+  *out = (pool_identity){(uint64_t)st.st_dev, (uint64_t)st.st_ino, offset, memory->size};
+  return true;
+}
+
+static uint32_t arg_count(const vknn_request *r) { return r->input_count + r->output_count; }
+
+static const vknn_request_argument *arg_at(const vknn_request *r, uint32_t i) {
+  return i < r->input_count ? &r->inputs[i] : &r->outputs[i - r->input_count];
+}
+
+static bool overlaps(const vknn_request_argument *a, const vknn_request_argument *b) {
+  return a->location.pool_index == b->location.pool_index &&
+         a->location.offset < b->location.offset + b->location.length &&
+         b->location.offset < a->location.offset + a->location.length;
+}
+
+/* Outputs must not share bytes with any other argument. */
+static bool outputs_alone(const vknn_request *r) {
+  for (uint32_t o = r->input_count; o < arg_count(r); ++o) {
+    const vknn_request_argument *out = arg_at(r, o);
+    if (out->has_no_value) continue;
+    for (uint32_t i = 0; i < arg_count(r); ++i)
+      if (i != o && !arg_at(r, i)->has_no_value && overlaps(out, arg_at(r, i))) return false;
+  }
+  return true;
+}
+
+/* Builds the key; false when some argument cannot be bound in place. */
+static bool make_key(const vknn_recorded_graph *rg, const vknn_request *r, argument_key *key) {
+  VkDeviceSize align = rg->device->vk.properties.limits.minStorageBufferOffsetAlignment;
+  memset(key, 0, arg_count(r) * sizeof(*key));
+  for (uint32_t i = 0; i < arg_count(r); ++i) {
+    const vknn_request_argument *a = arg_at(r, i);
+    if (a->has_no_value) continue;
+    const vknn_request_pool *pool = &r->pools[a->location.pool_index];
+    if (pool->kind != VKNN_REQUEST_POOL_MEMORY || !identify(&pool->memory, &key[i].pool))
+      return false;
+    /* Offsets are checked against the mapping once imported; the pool's own
+     * start is page-aligned within it except for mmap_fd offsets. */
+    if ((key[i].pool.offset % 4096 + a->location.offset) % align != 0) return false;
+    key[i].offset = a->location.offset;
+    key[i].present = 1;
+  }
+  return outputs_alone(r);
+}
+
+static vknn_status import_pool(vknn_vk *vk, const vknn_memory *memory, const pool_identity *id,
+                               host_import *out) {
+  memset(out, 0, sizeof(*out));
+  out->id = *id;
+  vknn_status s = vknn_memory_map(vk->log, memory, &out->mapping);
+  if (s != VKNN_STATUS_NONE) return s;
+  VkDeviceSize align = vk->host_import_alignment;
+  VkDeviceSize size = (out->mapping.mapping_size + align - 1) / align * align;
+  VkMemoryHostPointerPropertiesEXT props = {
+      .sType = VK_STRUCTURE_TYPE_MEMORY_HOST_POINTER_PROPERTIES_EXT};
+  VkResult r = vk->get_host_pointer_properties(
+      vk->device, VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT, out->mapping.mapping, &props);
+  VkExternalMemoryBufferCreateInfo external = {
+      .sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO,
+      .handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT};
+  VkBufferCreateInfo info = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
+                             .pNext = &external,
+                             .size = size,
+                             .usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+                             .sharingMode = VK_SHARING_MODE_EXCLUSIVE};
+  if (r == VK_SUCCESS) r = vkCreateBuffer(vk->device, &info, NULL, &out->buffer);
+  if (r != VK_SUCCESS) return vknn_vk_status(r);
+  VkMemoryRequirements req;
+  vkGetBufferMemoryRequirements(vk->device, out->buffer, &req);
+  uint32_t type = vknn_vk_find_memory_type(vk, req.memoryTypeBits & props.memoryTypeBits,
+                                           VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT, 0);
+  if (type == UINT32_MAX) return VKNN_STATUS_GENERAL_FAILURE;
+  VkImportMemoryHostPointerInfoEXT import = {
+      .sType = VK_STRUCTURE_TYPE_IMPORT_MEMORY_HOST_POINTER_INFO_EXT,
+      .handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT,
+      .pHostPointer = out->mapping.mapping};
+  VkMemoryAllocateInfo alloc = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+                                .pNext = &import,
+                                .allocationSize = size,
+                                .memoryTypeIndex = type};
+  r = vkAllocateMemory(vk->device, &alloc, NULL, &out->memory);
+  if (r == VK_SUCCESS) r = vkBindBufferMemory(vk->device, out->buffer, out->memory, 0);
+  if (r == VK_SUCCESS) atomic_fetch_add(&vk->counters.host_imports, 1);
+  return vknn_vk_status(r);
+}
+
+static void release_import(vknn_vk *vk, host_import *imp) {
+  if (imp->buffer != VK_NULL_HANDLE) vkDestroyBuffer(vk->device, imp->buffer, NULL);
+  if (imp->memory != VK_NULL_HANDLE) vkFreeMemory(vk->device, imp->memory, NULL);
+  vknn_memory_unmap(&imp->mapping);
+}
+
+static void release_entry(const vknn_recorded_graph *rg, zero_copy_entry *e) {
+  vknn_bound_recording_destroy(rg, &e->recording);
+  for (uint32_t i = 0; i < e->import_count; ++i) release_import(&rg->device->vk, &e->imports[i]);
+  free(e->imports);
+  free(e->key);
+  memset(e, 0, sizeof(*e));
+}
+
+static host_import *find_import(zero_copy_entry *e, const pool_identity *id) {
+  for (uint32_t i = 0; i < e->import_count; ++i)
+    if (memcmp(&e->imports[i].id, id, sizeof(*id)) == 0) return &e->imports[i];
+  return NULL;
+}
+
+/* Imports every pool the arguments use and binds each argument in place;
+ * an argument without a value keeps its staging slot. */
+static vknn_status bind_arguments(const vknn_recorded_graph *rg, const vknn_request *r,
+                                  zero_copy_entry *e, vknn_io_binding *bindings) {
+  e->imports = calloc(r->pool_count ? r->pool_count : 1, sizeof(host_import));
+  if (e->imports == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
+  for (uint32_t i = 0; i < arg_count(r); ++i) {
+    bool output = i >= r->input_count;
+    const vknn_io_slot *slot = output ? &rg->outputs[i - r->input_count] : &rg->inputs[i];
+    bindings[i] = (vknn_io_binding){rg->staging.buffer,
+                                    slot->offset};
+    if (!e->key[i].present) continue;
+    const vknn_request_argument *a = arg_at(r, i);
+    host_import *imp = find_import(e, &e->key[i].pool);
+    if (imp == NULL) {
+      imp = &e->imports[e->import_count++];
+      vknn_status s = import_pool(&rg->device->vk, &r->pools[a->location.pool_index].memory,
+                                  &e->key[i].pool, imp);
+      if (s != VKNN_STATUS_NONE) return s;
+    }
+    VkDeviceSize start = (VkDeviceSize)(imp->mapping.data - (uint8_t *)imp->mapping.mapping);
+    bindings[i] = (vknn_io_binding){imp->buffer, start + a->location.offset};
+  }
+  return VKNN_STATUS_NONE;
+}
+
+static zero_copy_entry *free_entry(const vknn_recorded_graph *rg, struct vknn_zero_copy_cache *c) {
+  if (c->count < CACHE_ENTRIES) return &c->entries[c->count++];
+  zero_copy_entry *oldest = &c->entries[0];
+  for (uint32_t i = 1; i < c->count; ++i)
+    if (c->entries[i].last_use < oldest->last_use) oldest = &c->entries[i];
+  release_entry(rg, oldest);
+  return oldest;
+}
+
+static vknn_status create_entry(vknn_recorded_graph *rg, const vknn_request *r, argument_key *key,
+                                zero_copy_entry **out) {
+  zero_copy_entry *e = free_entry(rg, rg->zero_copy);
+  e->key = key;
+  vknn_io_binding *bindings = calloc(arg_count(r) ? arg_count(r) : 1, sizeof(*bindings));
+  vknn_status s = bindings == NULL ? VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT
+                                   : bind_arguments(rg, r, e, bindings);
+  if (s == VKNN_STATUS_NONE)
+    s = vknn_recorded_graph_record_bound(rg, bindings, bindings + r->input_count, &e->recording);
+  free(bindings);
+  if (s != VKNN_STATUS_NONE) {
+    /* Drop the entry: the last one takes its place. */
+    struct vknn_zero_copy_cache *c = rg->zero_copy;
+    release_entry(rg, e);
+    *e = c->entries[--c->count];
+    memset(&c->entries[c->count], 0, sizeof(c->entries[c->count]));
+    return s;
+  }
+  *out = e;
+  return VKNN_STATUS_NONE;
+}
+
+/* True when the layout was seen before (it is then forgotten: an entry takes
+ * over); otherwise remembers it, taking ownership of key. */
+static bool seen_before(struct vknn_zero_copy_cache *c, argument_key *key, size_t key_size) {
+  for (uint32_t i = 0; i < CACHE_ENTRIES; ++i) {
+    if (c->seen[i] == NULL || memcmp(c->seen[i], key, key_size) != 0) continue;
+    free(c->seen[i]);
+    c->seen[i] = NULL;
+    return true;
+  }
+  free(c->seen[c->next_seen]);
+  c->seen[c->next_seen] = key;
+  c->next_seen = (c->next_seen + 1) % CACHE_ENTRIES;
+  return false;
+}
+
+vknn_status vknn_zero_copy_select(vknn_recorded_graph *rg, const vknn_request *request,
+                                  VkCommandBuffer *out_cmd) {
+  *out_cmd = VK_NULL_HANDLE;
+  if (rg->device->vk.host_import_alignment == 0 || arg_count(request) == 0) return VKNN_STATUS_NONE;
+  argument_key *key = calloc(arg_count(request), sizeof(*key));
+  if (key == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
+  if (!make_key(rg, request, key)) {
+    free(key);
+    return VKNN_STATUS_NONE;
+  }
+  if (rg->zero_copy == NULL) rg->zero_copy = calloc(1, sizeof(*rg->zero_copy));
+  if (rg->zero_copy == NULL) {
+    free(key);
+    return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
+  }
+  zero_copy_entry *e = NULL;
+  size_t key_size = arg_count(request) * sizeof(*key);
+  for (uint32_t i = 0; i < rg->zero_copy->count && e == NULL; ++i)
+    if (memcmp(rg->zero_copy->entries[i].key, key, key_size) == 0) e = &rg->zero_copy->entries[i];
+  if (e == NULL && !seen_before(rg->zero_copy, key, key_size)) return VKNN_STATUS_NONE;
+  vknn_status s = VKNN_STATUS_NONE;
+  if (e != NULL) free(key);
+  else s = create_entry(rg, request, key, &e);
+  if (s != VKNN_STATUS_NONE) {
+    /* Not the caller's fault: the staging path still works. */
+    VKNN_LOG_V(&rg->device->log, "execution", "zero copy unavailable (%s); staging instead",
+               vknn_status_name(s));
+    return VKNN_STATUS_NONE;
+  }
+  e->last_use = ++rg->zero_copy->clock;
+  *out_cmd = e->recording.command_buffer;
+  return VKNN_STATUS_NONE;
+}
+
+void vknn_zero_copy_release(vknn_recorded_graph *rg) {
+  if (rg->zero_copy == NULL) return;
+  for (uint32_t i = 0; i < rg->zero_copy->count; ++i) release_entry(rg, &rg->zero_copy->entries[i]);
+  for (uint32_t i = 0; i < CACHE_ENTRIES; ++i) free(rg->zero_copy->seen[i]);
+  free(rg->zero_copy);
+  rg->zero_copy = NULL;
+}

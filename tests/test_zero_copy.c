@@ -1,0 +1,107 @@
+/* Request memory bound without copies (VK_EXT_external_memory_host): the
+ * second execution on an aligned memfd runs in place, later ones reuse the
+ * import and the recording, bursts too; unaligned arguments are staged. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "support/add_fixture.h"
+#include "vknn/vknn.h"
+
+typedef add_fixture fixture;
+
+static int setup(void **state) { return add_fixture_setup(state, NULL); }
+static int teardown(void **state) { return add_fixture_teardown(state); }
+
+static vknn_device_statistics stats(const fixture *f) {
+  vknn_device_statistics s;
+  assert_int_equal(vknn_device_get_statistics(f->device, &s), VKNN_STATUS_NONE);
+  return s;
+}
+
+/* in0 | in1 | out at the given stride in one memfd. */
+static void lay_out(fixture *f, shared_memory *pool, uint32_t stride) {
+  assert_int_equal(shared_memory_create(pool, 3 * stride), 0);
+  for (int i = 0; i < 6; ++i) {
+    ((float *)pool->data)[i] = (float)i;
+    ((float *)(pool->data + stride))[i] = 10.f * (float)i;
+  }
+  for (int i = 0; i < 2; ++i) f->r.inputs[i].location = (vknn_data_location){0, i * stride, 24};
+  f->r.outputs[0].location = (vknn_data_location){0, 2 * stride, 24};
+  f->r.pools[0].memory = pool->memory;
+}
+
+static void execute_and_check(fixture *f, const shared_memory *pool, uint32_t stride) {
+  memset(pool->data + 2 * stride, 0, 24);
+  assert_int_equal(vknn_prepared_model_execute(f->pm, &f->r.request, 0, NULL, NULL, NULL, 0, NULL),
+                   VKNN_STATUS_NONE);
+  for (int i = 0; i < 6; ++i)
+    assert_float_equal(((const float *)(pool->data + 2 * stride))[i], 11.f * (float)i, 0.f);
+}
+
+static void test_aligned_memfd_runs_in_place(void **state) {
+  fixture *f = *state;
+  shared_memory pool;
+  lay_out(f, &pool, 256);
+  vknn_device_statistics s0 = stats(f);
+  execute_and_check(f, &pool, 256); /* first sighting: staged */
+  vknn_device_statistics s1 = stats(f);
+  assert_int_equal(s1.staged_executions, s0.staged_executions + 1);
+  assert_int_equal(s1.zero_copy_executions, s0.zero_copy_executions);
+  execute_and_check(f, &pool, 256); /* imported, recorded once */
+  vknn_device_statistics s2 = stats(f);
+  assert_int_equal(s2.zero_copy_executions, s1.zero_copy_executions + 1);
+  assert_int_equal(s2.host_imports, s1.host_imports + 1);
+  assert_int_equal(s2.command_buffers_recorded, s1.command_buffers_recorded + 1);
+  for (int i = 0; i < 3; ++i) execute_and_check(f, &pool, 256);
+  vknn_device_statistics s3 = stats(f);
+  assert_int_equal(s3.zero_copy_executions, s2.zero_copy_executions + 3);
+  assert_int_equal(s3.host_imports, s2.host_imports);
+  assert_int_equal(s3.command_buffers_recorded, s2.command_buffers_recorded);
+  assert_int_equal(s3.staged_executions, s1.staged_executions);
+  shared_memory_destroy(&pool);
+}
+
+static void test_burst_reuses_import(void **state) {
+  fixture *f = *state;
+  shared_memory pool;
+  lay_out(f, &pool, 256);
+  vknn_burst *burst = NULL;
+  assert_int_equal(vknn_burst_create(f->pm, &burst), VKNN_STATUS_NONE);
+  const int32_t slots[1] = {0};
+  vknn_device_statistics before = stats(f);
+  for (int i = 0; i < 4; ++i) {
+    memset(pool.data + 512, 0, 24);
+    assert_int_equal(vknn_burst_execute(burst, &f->r.request, slots, 0, NULL, NULL, NULL, 0, NULL),
+                     VKNN_STATUS_NONE);
+    assert_float_equal(((const float *)(pool.data + 512))[5], 55.f, 0.f);
+  }
+  vknn_device_statistics after = stats(f);
+  assert_int_equal(after.zero_copy_executions, before.zero_copy_executions + 3);
+  assert_int_equal(after.host_imports, before.host_imports + 1);
+  vknn_burst_release(burst);
+  shared_memory_destroy(&pool);
+}
+
+/* Offsets that miss the storage-buffer alignment stay on the staging path. */
+static void test_unaligned_is_staged(void **state) {
+  fixture *f = *state;
+  vknn_device_statistics before = stats(f);
+  for (int i = 0; i < 3; ++i) execute_and_check(f, &f->r.pool, 24);
+  vknn_device_statistics after = stats(f);
+  assert_int_equal(after.staged_executions, before.staged_executions + 3);
+  assert_int_equal(after.zero_copy_executions, before.zero_copy_executions);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup_teardown(test_aligned_memfd_runs_in_place, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_burst_reuses_import, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_unaligned_is_staged, setup, teardown),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
