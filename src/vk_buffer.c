@@ -2,9 +2,21 @@
 
 #include <string.h>
 
+/* A size no heap of the device can ever hold: retrying cannot help. */
+static bool beyond_every_heap(const vknn_vk *vk, VkDeviceSize size) {
+  for (uint32_t i = 0; i < vk->memory_properties.memoryHeapCount; ++i)
+    if (size <= vk->memory_properties.memoryHeaps[i].size) return false;
+  return true;
+}
+
 vknn_status vknn_vk_buffer_create(vknn_vk *vk, VkDeviceSize size, vknn_buffer_kind kind,
                                   vknn_vk_buffer *out_buffer) {
   memset(out_buffer, 0, sizeof(*out_buffer));
+  if (beyond_every_heap(vk, size)) {
+    VKNN_LOG_E(vk->log, "vulkan", "a buffer of %llu bytes exceeds every memory heap",
+               (unsigned long long)size);
+    return VKNN_STATUS_RESOURCE_EXHAUSTED_PERSISTENT;
+  }
   out_buffer->size = size;
   VkBufferCreateInfo info = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
                              .size = size,

@@ -7,6 +7,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "device_internal.h"
+#include "vk_buffer.h"
 #include "vknn/vknn.h"
 
 static vknn_device *open_device(void) {
@@ -20,6 +22,23 @@ static vknn_device *open_device(void) {
 static void close_device(vknn_device *device) {
   assert_int_equal(vknn_device_get_validation_message_count(device), 0);
   vknn_device_close(device);
+}
+
+/* More than any heap holds can never succeed: PERSISTENT. An allocation
+ * that fits a heap but fails now may succeed later: TRANSIENT. */
+static void test_memory_exhaustion_kinds(void **state) {
+  (void)state;
+  vknn_device *device = open_device();
+  vknn_vk_buffer buffer;
+  assert_int_equal(vknn_vk_buffer_create(&device->vk, (VkDeviceSize)1 << 52,
+                                         VKNN_BUFFER_DEVICE_LOCAL, &buffer),
+                   VKNN_STATUS_RESOURCE_EXHAUSTED_PERSISTENT);
+  assert_null(buffer.buffer);
+  assert_int_equal(vknn_vk_status(VK_ERROR_OUT_OF_DEVICE_MEMORY),
+                   VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT);
+  assert_int_equal(vknn_vk_status(VK_ERROR_OUT_OF_HOST_MEMORY),
+                   VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT);
+  close_device(device);
 }
 
 static void test_open_and_query(void **state) {
@@ -129,6 +148,7 @@ int main(void) {
       cmocka_unit_test(test_device_choice_by_environment),
       cmocka_unit_test(test_null_arguments),
       cmocka_unit_test(test_names),
+      cmocka_unit_test(test_memory_exhaustion_kinds),
   };
   return cmocka_run_group_tests_name("device", tests, NULL, NULL);
 }
