@@ -80,9 +80,20 @@ static vknn_status build_dynamic(vknn_graph *graph, const vknn_operation *op, vk
   return VKNN_STATUS_NONE;
 }
 
-/* block = {bh, bw}, pads = {top, bottom, left, right}. */
-static vknn_status read_params(vknn_graph *graph, const vknn_operation *op, int32_t block[2],
-                               int32_t pads[4], bool *nchw) {
+/* Constant parameters: the block, pads = {top, bottom, left, right}, the
+ * layout, and the input's image shape in that layout. */
+typedef struct block_params {
+  uint32_t bh, bw;
+  int32_t pads[4];
+  bool nchw;
+  const vknn_tensor *in;
+  vknn_image_shape shape;
+} block_params;
+
+static vknn_status read_params(vknn_graph *graph, const vknn_operation *op, block_params *p) {
+  int32_t block[2];
+  int32_t *pads = p->pads;
+  bool *nchw = &p->nchw;
   bool to_batch = op->type == VKNN_OPERATION_SPACE_TO_BATCH_ND;
   uint32_t layout = layout_input(op), nb = 0, np = 4;
   pads[0] = pads[1] = pads[2] = pads[3] = 0;
@@ -100,6 +111,10 @@ static vknn_status read_params(vknn_graph *graph, const vknn_operation *op, int3
     VKNN_LOG_E(graph->log, "model", "%s: invalid block or paddings", vknn_operation_type_name(op->type));
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
+  p->bh = (uint32_t)block[0];
+  p->bw = (uint32_t)block[1];
+  p->in = &graph->tensors[op->inputs[0]];
+  p->shape = vknn_image_shape_of(p->in, p->nchw);
   return VKNN_STATUS_NONE;
 }
 
@@ -107,30 +122,27 @@ static vknn_status build_batch_to_space(vknn_graph *graph, const vknn_operation 
                                         vknn_remap *r, uint32_t *dims, uint32_t *rank) {
   (void)output;
   if (!params_constant(graph, op)) return build_dynamic(graph, op, r, dims, rank);
-  int32_t block[2], pads[4];
-  bool nchw;
-  vknn_status s = read_params(graph, op, block, pads, &nchw);
+  block_params p;
+  vknn_status s = read_params(graph, op, &p);
   if (s != VKNN_STATUS_NONE) return s;
-  const vknn_tensor *in = &graph->tensors[op->inputs[0]];
-  vknn_image_shape shape = vknn_image_shape_of(in, nchw);
-  uint32_t bh = (uint32_t)block[0], bw = (uint32_t)block[1];
-  if (shape.batches % (bh * bw) != 0) {
+  if (p.shape.batches % (p.bh * p.bw) != 0) {
     VKNN_LOG_E(graph->log, "model", "BATCH_TO_SPACE_ND: batch %u not divisible by %ux%u",
-               shape.batches, bh, bw);
+               p.shape.batches, p.bh, p.bw);
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
-  uint32_t n = shape.batches / (bh * bw);
-  vknn_image_axes a = vknn_image_axes_of(nchw);
+  uint32_t n = p.shape.batches / (p.bh * p.bw);
+  vknn_image_axes a = vknn_image_axes_of(p.nchw);
   uint32_t h = a.h, w = a.w, c = a.c;
-  vknn_remap_set_axes(r, in);
+  vknn_remap_set_axes(r, p.in);
   vknn_remap_add_view(r, n, a.n, 1);
-  if (nchw) vknn_remap_add_view(r, shape.channels, c, 1);
-  vknn_remap_add_view(r, shape.height, h, 1);
-  vknn_remap_add_view(r, bh, a.n, (int32_t)(bw * n));
-  vknn_remap_add_view(r, shape.width, w, 1);
-  vknn_remap_add_view(r, bw, a.n, (int32_t)n);
-  if (!nchw) vknn_remap_add_view(r, shape.channels, c, 1);
-  vknn_image_dims((vknn_image_shape){n, shape.height * bh, shape.width * bw, shape.channels}, nchw, dims);
+  if (p.nchw) vknn_remap_add_view(r, p.shape.channels, c, 1);
+  vknn_remap_add_view(r, p.shape.height, h, 1);
+  vknn_remap_add_view(r, p.bh, a.n, (int32_t)(p.bw * n));
+  vknn_remap_add_view(r, p.shape.width, w, 1);
+  vknn_remap_add_view(r, p.bw, a.n, (int32_t)n);
+  if (!p.nchw) vknn_remap_add_view(r, p.shape.channels, c, 1);
+  vknn_image_shape out = {n, p.shape.height * p.bh, p.shape.width * p.bw, p.shape.channels};
+  vknn_image_dims(out, p.nchw, dims);
   *rank = 4;
   return VKNN_STATUS_NONE;
 }
@@ -139,34 +151,31 @@ static vknn_status build_space_to_batch(vknn_graph *graph, const vknn_operation 
                                         vknn_remap *r, uint32_t *dims, uint32_t *rank) {
   (void)output;
   if (!params_constant(graph, op)) return build_dynamic(graph, op, r, dims, rank);
-  int32_t block[2], pads[4];
-  bool nchw;
-  vknn_status s = read_params(graph, op, block, pads, &nchw);
+  block_params p;
+  vknn_status s = read_params(graph, op, &p);
   if (s != VKNN_STATUS_NONE) return s;
-  const vknn_tensor *in = &graph->tensors[op->inputs[0]];
-  vknn_image_shape shape = vknn_image_shape_of(in, nchw);
-  uint32_t bh = (uint32_t)block[0], bw = (uint32_t)block[1];
-  uint32_t ph = shape.height + (uint32_t)pads[0] + (uint32_t)pads[1];
-  uint32_t pw = shape.width + (uint32_t)pads[2] + (uint32_t)pads[3];
-  if (ph % bh != 0 || pw % bw != 0) {
+  uint32_t ph = p.shape.height + (uint32_t)p.pads[0] + (uint32_t)p.pads[1];
+  uint32_t pw = p.shape.width + (uint32_t)p.pads[2] + (uint32_t)p.pads[3];
+  if (ph % p.bh != 0 || pw % p.bw != 0) {
     VKNN_LOG_E(graph->log, "model", "SPACE_TO_BATCH_ND: padded %ux%u not divisible by %ux%u", ph, pw,
-               bh, bw);
+               p.bh, p.bw);
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
-  vknn_image_axes a = vknn_image_axes_of(nchw);
+  vknn_image_axes a = vknn_image_axes_of(p.nchw);
   uint32_t h = a.h, w = a.w, c = a.c;
-  vknn_remap_set_axes(r, in);
-  r->axes[h].start = -pads[0];
-  r->axes[w].start = -pads[2];
-  r->pad_bits = vknn_zero_pad_bits(in);
-  vknn_remap_add_view(r, bh, h, 1);
-  vknn_remap_add_view(r, bw, w, 1);
-  vknn_remap_add_view(r, shape.batches, a.n, 1);
-  if (nchw) vknn_remap_add_view(r, shape.channels, c, 1);
-  vknn_remap_add_view(r, ph / bh, h, (int32_t)bh);
-  vknn_remap_add_view(r, pw / bw, w, (int32_t)bw);
-  if (!nchw) vknn_remap_add_view(r, shape.channels, c, 1);
-  vknn_image_dims((vknn_image_shape){shape.batches * bh * bw, ph / bh, pw / bw, shape.channels}, nchw, dims);
+  vknn_remap_set_axes(r, p.in);
+  r->axes[h].start = -p.pads[0];
+  r->axes[w].start = -p.pads[2];
+  r->pad_bits = vknn_zero_pad_bits(p.in);
+  vknn_remap_add_view(r, p.bh, h, 1);
+  vknn_remap_add_view(r, p.bw, w, 1);
+  vknn_remap_add_view(r, p.shape.batches, a.n, 1);
+  if (p.nchw) vknn_remap_add_view(r, p.shape.channels, c, 1);
+  vknn_remap_add_view(r, ph / p.bh, h, (int32_t)p.bh);
+  vknn_remap_add_view(r, pw / p.bw, w, (int32_t)p.bw);
+  if (!p.nchw) vknn_remap_add_view(r, p.shape.channels, c, 1);
+  vknn_image_shape out = {p.shape.batches * p.bh * p.bw, ph / p.bh, pw / p.bw, p.shape.channels};
+  vknn_image_dims(out, p.nchw, dims);
   *rank = 4;
   return VKNN_STATUS_NONE;
 }

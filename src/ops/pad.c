@@ -71,12 +71,8 @@ static vknn_status pad_bits(vknn_graph *graph, const vknn_operation *op, uint32_
  * completed on the GPU. */
 static vknn_status build_dynamic_pad(vknn_graph *graph, const vknn_operation *op, vknn_remap *r,
                                      uint32_t *dims, uint32_t *rank) {
-  const vknn_tensor *in = &graph->tensors[op->inputs[0]];
-  if (!vknn_remap_param_ok(graph, op, 1, 2 * in->rank)) return VKNN_STATUS_GENERAL_FAILURE;
-  vknn_status s = vknn_remap_declared_identity(graph, op, r, dims, rank);
-  if (s != VKNN_STATUS_NONE) return s;
-  vknn_remap_set_dynamic(r, VKNN_REMAP_DYNAMIC_PAD, op->inputs[1], UINT32_MAX, UINT32_MAX);
-  return VKNN_STATUS_NONE;
+  uint32_t count = 2 * graph->tensors[op->inputs[0]].rank;
+  return vknn_remap_dynamic_identity(graph, op, count, VKNN_REMAP_DYNAMIC_PAD, r, dims, rank);
 }
 
 static vknn_status build_pad(vknn_graph *graph, const vknn_operation *op, uint32_t output,

@@ -111,6 +111,15 @@ vknn_status vknn_remap_declared_identity(vknn_graph *graph, const vknn_operation
   return VKNN_STATUS_NONE;
 }
 
+vknn_status vknn_remap_dynamic_identity(vknn_graph *graph, const vknn_operation *op,
+                                        uint32_t count, uint32_t kind, vknn_remap *r,
+                                        uint32_t *dims, uint32_t *rank) {
+  if (!vknn_remap_param_ok(graph, op, 1, count)) return VKNN_STATUS_GENERAL_FAILURE;
+  vknn_status s = vknn_remap_declared_identity(graph, op, r, dims, rank);
+  if (s == VKNN_STATUS_NONE) vknn_remap_set_dynamic(r, kind, op->inputs[1], UINT32_MAX, UINT32_MAX);
+  return s;
+}
+
 /* The dispatch completing a map template into a map tensor on the GPU. */
 static uint32_t lower_map_completion(vknn_graph *graph, const vknn_remap *r, uint32_t template_map,
                                      vknn_dispatch_list *out_list) {

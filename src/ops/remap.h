@@ -48,12 +48,20 @@ vknn_status vknn_remap_declared_identity(vknn_graph *graph, const vknn_operation
                                          vknn_remap *r, uint32_t *dims, uint32_t *rank);
 
 /* Whether a parameter tensor known only at run time can be read by the GPU:
- * its shape must be known and hold exactly count elements (logged if not). */
+ * its shape must be known and hold exactly count elements (logged if not; a
+ * model input of unknown length defers the operation to execution time). */
 bool vknn_remap_param_ok(vknn_graph *graph, const vknn_operation *op, uint32_t input,
                          uint32_t count);
 
 /* Marks a map as completed at run time from up to three parameter tensors. */
 void vknn_remap_set_dynamic(vknn_remap *r, uint32_t kind, uint32_t a, uint32_t b, uint32_t c);
+
+/* The common run-time-parameter template: input 1 (count elements, known
+ * only at run time) completes, on the GPU, an identity view of the declared
+ * output (PAD, SLICE, TRANSPOSE). */
+vknn_status vknn_remap_dynamic_identity(vknn_graph *graph, const vknn_operation *op,
+                                        uint32_t count, uint32_t kind, vknn_remap *r,
+                                        uint32_t *dims, uint32_t *rank);
 
 /* The declared shape of output i when parameters are not constants: the
  * output shape must be declared then (GENERAL_FAILURE, logged, if not). */

@@ -13,45 +13,52 @@ static vknn_status validate_space_depth(const vknn_logger *log, const vknn_model
   return ok ? VKNN_STATUS_NONE : VKNN_STATUS_INVALID_ARGUMENT;
 }
 
-static vknn_status read_params(vknn_graph *graph, const vknn_operation *op, uint32_t *block,
-                               bool *nchw) {
+/* The block size, the layout, and the input's image shape in that layout. */
+typedef struct block_params {
+  uint32_t b;
+  bool nchw;
+  const vknn_tensor *in;
+  vknn_image_shape shape;
+} block_params;
+
+static vknn_status read_params(vknn_graph *graph, const vknn_operation *op, block_params *p) {
   int32_t b;
-  *nchw = false;
+  p->nchw = false;
   if (!vknn_graph_const_i32_list(graph, op, 1, 1, &b) ||
-      (op->input_count > 2 && !vknn_graph_const_bool(graph, op->inputs[2], nchw)))
+      (op->input_count > 2 && !vknn_graph_const_bool(graph, op->inputs[2], &p->nchw)))
     return VKNN_STATUS_GENERAL_FAILURE;
   if (b < 1) {
     VKNN_LOG_E(graph->log, "model", "%s: block size %d", vknn_operation_type_name(op->type), b);
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
-  *block = (uint32_t)b;
+  p->b = (uint32_t)b;
+  p->in = &graph->tensors[op->inputs[0]];
+  p->shape = vknn_image_shape_of(p->in, p->nchw);
   return VKNN_STATUS_NONE;
 }
 
 static vknn_status build_depth_to_space(vknn_graph *graph, const vknn_operation *op, uint32_t output,
                                         vknn_remap *r, uint32_t *dims, uint32_t *rank) {
   (void)output;
-  uint32_t b;
-  bool nchw;
-  vknn_status s = read_params(graph, op, &b, &nchw);
+  block_params p;
+  vknn_status s = read_params(graph, op, &p);
   if (s != VKNN_STATUS_NONE) return s;
-  const vknn_tensor *in = &graph->tensors[op->inputs[0]];
-  vknn_image_shape shape = vknn_image_shape_of(in, nchw);
-  if (shape.channels % (b * b) != 0) {
-    VKNN_LOG_E(graph->log, "model", "DEPTH_TO_SPACE: %u channels, block %u", shape.channels, b);
+  if (p.shape.channels % (p.b * p.b) != 0) {
+    VKNN_LOG_E(graph->log, "model", "DEPTH_TO_SPACE: %u channels, block %u", p.shape.channels, p.b);
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
-  vknn_image_axes a = vknn_image_axes_of(nchw);
-  uint32_t c = shape.channels / (b * b), h = a.h, w = a.w, ch = a.c;
-  vknn_remap_set_axes(r, in);
-  vknn_remap_add_view(r, shape.batches, a.n, 1);
-  if (nchw) vknn_remap_add_view(r, c, ch, 1);
-  vknn_remap_add_view(r, shape.height, h, 1);
-  vknn_remap_add_view(r, b, ch, (int32_t)(b * c));
-  vknn_remap_add_view(r, shape.width, w, 1);
-  vknn_remap_add_view(r, b, ch, (int32_t)c);
-  if (!nchw) vknn_remap_add_view(r, c, ch, 1);
-  vknn_image_dims((vknn_image_shape){shape.batches, shape.height * b, shape.width * b, c}, nchw, dims);
+  vknn_image_axes a = vknn_image_axes_of(p.nchw);
+  uint32_t c = p.shape.channels / (p.b * p.b), h = a.h, w = a.w, ch = a.c;
+  vknn_remap_set_axes(r, p.in);
+  vknn_remap_add_view(r, p.shape.batches, a.n, 1);
+  if (p.nchw) vknn_remap_add_view(r, c, ch, 1);
+  vknn_remap_add_view(r, p.shape.height, h, 1);
+  vknn_remap_add_view(r, p.b, ch, (int32_t)(p.b * c));
+  vknn_remap_add_view(r, p.shape.width, w, 1);
+  vknn_remap_add_view(r, p.b, ch, (int32_t)c);
+  if (!p.nchw) vknn_remap_add_view(r, c, ch, 1);
+  vknn_image_shape out = {p.shape.batches, p.shape.height * p.b, p.shape.width * p.b, c};
+  vknn_image_dims(out, p.nchw, dims);
   *rank = 4;
   return VKNN_STATUS_NONE;
 }
@@ -59,36 +66,34 @@ static vknn_status build_depth_to_space(vknn_graph *graph, const vknn_operation 
 static vknn_status build_space_to_depth(vknn_graph *graph, const vknn_operation *op, uint32_t output,
                                         vknn_remap *r, uint32_t *dims, uint32_t *rank) {
   (void)output;
-  uint32_t b;
-  bool nchw;
-  vknn_status s = read_params(graph, op, &b, &nchw);
+  block_params p;
+  vknn_status s = read_params(graph, op, &p);
   if (s != VKNN_STATUS_NONE) return s;
-  const vknn_tensor *in = &graph->tensors[op->inputs[0]];
-  vknn_image_shape shape = vknn_image_shape_of(in, nchw);
-  if (shape.height % b != 0 || shape.width % b != 0) {
-    VKNN_LOG_E(graph->log, "model", "SPACE_TO_DEPTH: %ux%u not divisible by block %u", shape.height,
-               shape.width, b);
+  if (p.shape.height % p.b != 0 || p.shape.width % p.b != 0) {
+    VKNN_LOG_E(graph->log, "model", "SPACE_TO_DEPTH: %ux%u not divisible by block %u", p.shape.height,
+               p.shape.width, p.b);
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
-  vknn_image_axes a = vknn_image_axes_of(nchw);
+  vknn_image_axes a = vknn_image_axes_of(p.nchw);
   uint32_t h = a.h, w = a.w, ch = a.c;
-  uint32_t oh = shape.height / b, ow = shape.width / b;
-  vknn_remap_set_axes(r, in);
-  vknn_remap_add_view(r, shape.batches, a.n, 1);
-  if (nchw) {
-    vknn_remap_add_view(r, b, h, 1);
-    vknn_remap_add_view(r, b, w, 1);
-    vknn_remap_add_view(r, shape.channels, ch, 1);
-    vknn_remap_add_view(r, oh, h, (int32_t)b);
-    vknn_remap_add_view(r, ow, w, (int32_t)b);
+  uint32_t oh = p.shape.height / p.b, ow = p.shape.width / p.b;
+  vknn_remap_set_axes(r, p.in);
+  vknn_remap_add_view(r, p.shape.batches, a.n, 1);
+  if (p.nchw) {
+    vknn_remap_add_view(r, p.b, h, 1);
+    vknn_remap_add_view(r, p.b, w, 1);
+    vknn_remap_add_view(r, p.shape.channels, ch, 1);
+    vknn_remap_add_view(r, oh, h, (int32_t)p.b);
+    vknn_remap_add_view(r, ow, w, (int32_t)p.b);
   } else {
-    vknn_remap_add_view(r, oh, h, (int32_t)b);
-    vknn_remap_add_view(r, ow, w, (int32_t)b);
-    vknn_remap_add_view(r, b, h, 1);
-    vknn_remap_add_view(r, b, w, 1);
-    vknn_remap_add_view(r, shape.channels, ch, 1);
+    vknn_remap_add_view(r, oh, h, (int32_t)p.b);
+    vknn_remap_add_view(r, ow, w, (int32_t)p.b);
+    vknn_remap_add_view(r, p.b, h, 1);
+    vknn_remap_add_view(r, p.b, w, 1);
+    vknn_remap_add_view(r, p.shape.channels, ch, 1);
   }
-  vknn_image_dims((vknn_image_shape){shape.batches, oh, ow, shape.channels * b * b}, nchw, dims);
+  vknn_image_shape out = {p.shape.batches, oh, ow, p.shape.channels * p.b * p.b};
+  vknn_image_dims(out, p.nchw, dims);
   *rank = 4;
   return VKNN_STATUS_NONE;
 }

@@ -14,12 +14,8 @@ static vknn_status validate_transpose(const vknn_logger *log, const vknn_model *
 /* perm known only at run time: the declared output, axes set on the GPU. */
 static vknn_status build_dynamic_transpose(vknn_graph *graph, const vknn_operation *op,
                                            vknn_remap *r, uint32_t *dims, uint32_t *rank) {
-  if (!vknn_remap_param_ok(graph, op, 1, graph->tensors[op->inputs[0]].rank))
-    return VKNN_STATUS_GENERAL_FAILURE;
-  vknn_status s = vknn_remap_declared_identity(graph, op, r, dims, rank);
-  if (s != VKNN_STATUS_NONE) return s;
-  vknn_remap_set_dynamic(r, VKNN_REMAP_DYNAMIC_TRANSPOSE, op->inputs[1], UINT32_MAX, UINT32_MAX);
-  return VKNN_STATUS_NONE;
+  return vknn_remap_dynamic_identity(graph, op, graph->tensors[op->inputs[0]].rank,
+                                     VKNN_REMAP_DYNAMIC_TRANSPOSE, r, dims, rank);
 }
 
 static vknn_status build_transpose(vknn_graph *graph, const vknn_operation *op, uint32_t output,
