@@ -169,7 +169,8 @@ static vknn_status check_role(vknn_device *device, const allocate_args *a, int d
   const vknn_prepared_model *pm = a->models[r->model_index];
   uint32_t io_count = dir ? pm->output_count : pm->input_count;
   if (r->io_index >= io_count)
-    FAIL(&device->log, "allocate: %s role %u names %s %u of %u", what, i, what, r->io_index, io_count);
+    FAIL(&device->log, "allocate: %s role %u names %s %u of %u", what, i, what, r->io_index,
+         io_count);
   if (!(r->frequency > 0.f && r->frequency <= 1.f))
     FAIL(&device->log, "allocate: %s role %u has frequency %g outside (0, 1]", what, i,
          (double)r->frequency);
@@ -227,13 +228,6 @@ static vknn_status record_roles(vknn_buffer *b, const allocate_args *a) {
   return VKNN_STATUS_NONE;
 }
 
-/* Bytes of a shape of the buffer's type; 0 while a dimension is unknown. */
-static uint64_t shape_bytes(const vknn_buffer *b, const uint32_t *dims, uint32_t rank) {
-  if (vknn_operand_type_is_scalar(b->type)) return vknn_operand_type_element_size(b->type);
-  if (rank == 0) return 0;
-  return vknn_shape_element_count(dims, rank) * vknn_operand_type_element_size(b->type);
-}
-
 vknn_status vknn_device_allocate(vknn_device *device, const uint32_t *desc_dimensions,
                                  uint32_t desc_rank, vknn_prepared_model *const *prepared_models,
                                  uint32_t model_count, const vknn_buffer_role *input_roles,
@@ -255,7 +249,7 @@ vknn_status vknn_device_allocate(vknn_device *device, const uint32_t *desc_dimen
                      {input_role_count, output_role_count}};
   vknn_status s = check_allocate(device, &a, b);
   if (s == VKNN_STATUS_NONE) s = record_roles(b, &a);
-  uint64_t fixed = shape_bytes(b, b->declared_dims, b->declared_rank);
+  uint64_t fixed = vknn_operand_value_bytes(b->type, b->declared_dims, b->declared_rank);
   if (s == VKNN_STATUS_NONE && fixed > 0)
     s = vknn_vk_buffer_create(&device->vk, fixed, VKNN_BUFFER_MAPPED_DEVICE, &b->storage);
   if (s == VKNN_STATUS_NONE) s = table_add(&device->buffers, b);
@@ -284,7 +278,7 @@ void vknn_buffer_get_state(vknn_buffer *b, vknn_buffer_shape *out) {
   out->rank = b->initialized ? b->rank : b->declared_rank;
   memcpy(out->dims, b->initialized ? b->dims : b->declared_dims, sizeof(out->dims));
   out->byte_size = b->byte_size;
-  out->fixed_size = shape_bytes(b, b->declared_dims, b->declared_rank);
+  out->fixed_size = vknn_operand_value_bytes(b->type, b->declared_dims, b->declared_rank);
   out->declared_rank = b->declared_rank;
   memcpy(out->declared_dims, b->declared_dims, sizeof(out->declared_dims));
   pthread_rwlock_unlock(&b->lock);
@@ -342,7 +336,8 @@ static vknn_status copy_from_shape(const vknn_buffer *b, const uint32_t *dims, u
   memcpy(out_dims, b->declared_dims, sizeof(b->declared_dims));
   if (!combine_dims(out_rank, out_dims, rank, dims))
     FAIL(log, "copy_from: dimensions do not agree with the buffer's");
-  if (shape_bytes(b, out_dims, *out_rank) == 0 || (vknn_operand_type_is_scalar(b->type) && rank > 0))
+  bool scalar = vknn_operand_type_is_scalar(b->type);
+  if (vknn_operand_value_bytes(b->type, out_dims, *out_rank) == 0 || (scalar && rank > 0))
     FAIL(log, "copy_from: the value's shape is not fully known");
   return VKNN_STATUS_NONE;
 }
@@ -355,7 +350,7 @@ vknn_status vknn_buffer_copy_from(vknn_buffer *b, const vknn_memory *memory,
   vknn_status s = vknn_memory_validate(log, memory);
   if (s == VKNN_STATUS_NONE) s = copy_from_shape(b, dimensions, rank, &value_rank, value_dims);
   if (s != VKNN_STATUS_NONE) return s;
-  uint64_t size = shape_bytes(b, value_dims, value_rank);
+  uint64_t size = vknn_operand_value_bytes(b->type, value_dims, value_rank);
   if (memory->size != size) FAIL(log, "copy_from: memory of %llu bytes for a value of %llu",
                                  (unsigned long long)memory->size, (unsigned long long)size);
   vknn_mapped_pool pool;

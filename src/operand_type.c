@@ -51,6 +51,12 @@ uint32_t vknn_operand_type_element_size(int32_t type) {
   }
 }
 
+uint64_t vknn_operand_value_bytes(int32_t type, const uint32_t *dims, uint32_t rank) {
+  if (vknn_operand_type_is_scalar(type)) return vknn_operand_type_element_size(type);
+  if (rank == 0) return 0;
+  return vknn_shape_element_count(dims, rank) * vknn_operand_type_element_size(type);
+}
+
 uint64_t vknn_shape_element_count(const uint32_t *dims, uint32_t rank) {
   uint64_t count = 1;
   for (uint32_t i = 0; i < rank; ++i) {

@@ -14,3 +14,7 @@ uint32_t vknn_operand_type_element_size(int32_t type);
 
 /* Elements of a shape; 0 when a dimension is unknown (0). Saturates at UINT64_MAX. */
 uint64_t vknn_shape_element_count(const uint32_t *dims, uint32_t rank);
+
+/* Bytes of a value of a type and shape: a scalar's element size; for a
+ * tensor, 0 while its rank (0) or a dimension is unknown. */
+uint64_t vknn_operand_value_bytes(int32_t type, const uint32_t *dims, uint32_t rank);

@@ -107,7 +107,7 @@ vknn_status vknn_prepared_model_get_info(const vknn_prepared_model *pm,
 
 const char *vknn_prepared_model_get_dispatch_kernel(const vknn_prepared_model *pm, uint32_t i) {
   if (pm == NULL || pm->last == NULL || i >= pm->last->info.dispatch_count) return NULL;
-  return vknn_embedded_shaders[pm->last->dispatch_kernels[i]].name;
+  return vknn_embedded_shaders[pm->last->dispatches.items[i].shader].name;
 }
 
 vknn_status vknn_prepared_model_get_dispatch_times(const vknn_prepared_model *pm, double *out_ms,

@@ -300,7 +300,6 @@ static vknn_status keep_layout(vknn_recorded_graph *rg, const vknn_plan *plan) {
                                         g->tensors[i].offset, g->tensors[i].byte_size};
   if (n > 0) memcpy(rg->dispatches.items, plan->dispatches.items, n * sizeof(vknn_dispatch));
   rg->dispatches.count = rg->dispatches.capacity = n;
-  for (uint32_t i = 0; i < n; ++i) rg->dispatch_kernels[i] = plan->dispatches.items[i].shader;
   rg->input_region_size = plan->region_size[VKNN_REGION_INPUT];
   return VKNN_STATUS_NONE;
 }
@@ -311,10 +310,9 @@ static vknn_status build(vknn_recorded_graph *rg, const vknn_plan *plan) {
   rg->info.arena_bytes = plan->region_size[VKNN_REGION_ARENA];
   rg->info.constant_bytes = plan->region_size[VKNN_REGION_CONSTANT];
   uint32_t n = plan->dispatches.count ? plan->dispatches.count : 1;
-  rg->dispatch_kernels = calloc(n, sizeof(vknn_shader_id));
   rg->dispatch_ms = calloc(n, sizeof(double));
   rg->ticks = calloc(n + 1, sizeof(uint64_t));
-  if (rg->dispatch_kernels == NULL || rg->dispatch_ms == NULL || rg->ticks == NULL)
+  if (rg->dispatch_ms == NULL || rg->ticks == NULL)
     return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
   rg->input_count = sg->input_count;
   rg->output_count = sg->output_count;
@@ -384,7 +382,6 @@ void vknn_recorded_graph_destroy(vknn_recorded_graph *rg) {
   vknn_vk_buffer_destroy(vk, &rg->staging);
   free(rg->inputs);
   free(rg->outputs);
-  free(rg->dispatch_kernels);
   free(rg->dispatch_ms);
   free(rg->ticks);
   free(rg->places);

@@ -46,7 +46,6 @@ typedef struct vknn_recorded_graph {
   VkQueryPool timestamps;   /* VK_NULL_HANDLE when the queue has none */
   uint32_t timestamp_count; /* 2 (start, end), or dispatches + 1 when profiled */
   vknn_prepared_model_info info;
-  vknn_shader_id *dispatch_kernels;
   uint64_t *ticks;     /* timestamp_count query results */
   double *dispatch_ms; /* last execution, when profiled */
   bool dispatch_ms_valid;

@@ -32,19 +32,15 @@ static void describe_input(const vknn_io_decl *decl, const vknn_request_argument
   memcpy(o->dims, arg->dimension_count ? arg->dimensions : decl->declared_dims,
          o->rank * sizeof(uint32_t));
   if (!value_can_decide_shapes(decl->type, o->dims, o->rank)) return;
-  uint64_t elements = vknn_operand_type_is_scalar(decl->type)
-                          ? 1 : vknn_shape_element_count(o->dims, o->rank);
   /* Values in driver buffers are not read here: they decide no shapes. */
   const uint8_t *data = pools[arg->location.pool_index].data;
-  if (data != NULL && elements * vknn_operand_type_element_size(decl->type) <= arg->location.length)
+  uint64_t bytes = vknn_operand_value_bytes(decl->type, o->dims, o->rank);
+  if (data != NULL && bytes <= arg->location.length)
     o->value = data + arg->location.offset;
 }
 
 static uint64_t value_size(const vknn_io_decl *decl, const vknn_input_override *o) {
-  if (o->value == NULL) return 0;
-  uint64_t elements = vknn_operand_type_is_scalar(decl->type)
-                          ? 1 : vknn_shape_element_count(o->dims, o->rank);
-  return elements * vknn_operand_type_element_size(decl->type);
+  return o->value == NULL ? 0 : vknn_operand_value_bytes(decl->type, o->dims, o->rank);
 }
 
 /* Key: per input, omitted flag, rank, dimensions and value bytes. */
@@ -110,7 +106,8 @@ vknn_status vknn_prepared_model_select_graph(vknn_prepared_model *pm, const vknn
     *out_graph = pm->recorded;
     return VKNN_STATUS_NONE;
   }
-  vknn_input_override *overrides = calloc(pm->input_count ? pm->input_count : 1, sizeof(*overrides));
+  vknn_input_override *overrides =
+      calloc(pm->input_count ? pm->input_count : 1, sizeof(*overrides));
   if (overrides == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
   for (uint32_t i = 0; i < pm->input_count; ++i)
     describe_input(&pm->inputs[i], &request->inputs[i], pools, &overrides[i]);

@@ -10,7 +10,9 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "device_internal.h"
 
@@ -55,7 +57,7 @@ static bool identify(const vknn_memory *memory, pool_identity *out) {
   if (memory->fd_count < 1 || fstat(memory->fds[0], &st) != 0) return false;
   uint64_t offset = 0;
   if (strcmp(memory->name, "mmap_fd") == 0) {
-    if ((memory->ints[0] & 2 /* PROT_WRITE */) == 0) return false; /* imports want RW pages */
+    if ((memory->ints[0] & PROT_WRITE) == 0) return false; /* imports want writable pages */
     offset = (uint64_t)(uint32_t)memory->ints[1] | ((uint64_t)(uint32_t)memory->ints[2] << 32);
   } else if (strcmp(memory->name, "ashmem") != 0) {
     return false;
@@ -87,23 +89,34 @@ static bool outputs_alone(const vknn_request *r) {
   return true;
 }
 
+/* Every pool's identity, once per pool; false when one cannot be imported. */
+static bool identify_pools(const vknn_request *r, pool_identity *ids) {
+  for (uint32_t p = 0; p < r->pool_count; ++p)
+    if (r->pools[p].kind != VKNN_REQUEST_POOL_MEMORY || !identify(&r->pools[p].memory, &ids[p]))
+      return false;
+  return true;
+}
+
 /* Builds the key; false when some argument cannot be bound in place. */
 static bool make_key(const vknn_recorded_graph *rg, const vknn_request *r, argument_key *key) {
   VkDeviceSize align = rg->device->vk.properties.limits.minStorageBufferOffsetAlignment;
+  uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
   memset(key, 0, arg_count(r) * sizeof(*key));
-  for (uint32_t i = 0; i < arg_count(r); ++i) {
+  pool_identity *ids = calloc(r->pool_count ? r->pool_count : 1, sizeof(*ids));
+  bool ok = ids != NULL && identify_pools(r, ids);
+  for (uint32_t i = 0; ok && i < arg_count(r); ++i) {
     const vknn_request_argument *a = arg_at(r, i);
     if (a->has_no_value) continue;
-    const vknn_request_pool *pool = &r->pools[a->location.pool_index];
-    if (pool->kind != VKNN_REQUEST_POOL_MEMORY || !identify(&pool->memory, &key[i].pool))
-      return false;
-    /* Offsets are checked against the mapping once imported; the pool's own
-     * start is page-aligned within it except for mmap_fd offsets. */
-    if ((key[i].pool.offset % 4096 + a->location.offset) % align != 0) return false;
+    key[i].pool = ids[a->location.pool_index];
+    /* The import starts at the page holding the pool's first byte: the
+     * binding offset is the pool's offset within that page plus the
+     * argument's, and must meet the storage-buffer alignment. */
+    ok = (key[i].pool.offset % page + a->location.offset) % align == 0;
     key[i].offset = a->location.offset;
     key[i].present = 1;
   }
-  return outputs_alone(r);
+  free(ids);
+  return ok && outputs_alone(r);
 }
 
 static vknn_status import_pool(vknn_vk *vk, const vknn_memory *memory, const pool_identity *id,
@@ -117,7 +130,8 @@ static vknn_status import_pool(vknn_vk *vk, const vknn_memory *memory, const poo
   VkMemoryHostPointerPropertiesEXT props = {
       .sType = VK_STRUCTURE_TYPE_MEMORY_HOST_POINTER_PROPERTIES_EXT};
   VkResult r = vk->get_host_pointer_properties(
-      vk->device, VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT, out->mapping.mapping, &props);
+      vk->device, VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT, out->mapping.mapping,
+      &props);
   VkExternalMemoryBufferCreateInfo external = {
       .sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO,
       .handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT};
