@@ -241,11 +241,6 @@ static void test_execute_token_rules(void **state) {
 }
 
 /* An output buffer of unknown shape takes each execution's output shape. */
-static void make_batch_unknown(test_model *m) {
-  m->dims[0][0] = m->dims[1][0] = 0;
-  m->dims[3][0] = m->dims[3][1] = 0;
-}
-
 static void test_output_buffer_takes_shape(void **state) {
   fixture *f = *state;
   uint32_t out_token;
@@ -256,25 +251,19 @@ static void test_output_buffer_takes_shape(void **state) {
   vknn_buffer_release(out);
   test_model m;
   test_model_init_add(&m, VKNN_OPERAND_TENSOR_FLOAT32);
-  make_batch_unknown(&m);
+  add_fixture_batch_unknown(&m);
   vknn_prepared_model *pm = NULL;
   assert_int_equal(vknn_device_prepare_model(f->device, &m.model, VKNN_PREFER_FAST_SINGLE_ANSWER,
                                              VKNN_PRIORITY_MEDIUM, NULL, &pm), VKNN_STATUS_NONE);
   const vknn_buffer_role role = {0, 0, 1.f};
   assert_int_equal(vknn_device_allocate(f->device, NULL, 0, &pm, 1, NULL, 0, &role, 1, &out,
                                         &out_token), VKNN_STATUS_NONE);
-  uint32_t dims[2][2] = {{2, 3}, {2, 3}};
   f->r.outputs[0] = (vknn_request_argument){.location = {1, 0, 0}};
   vknn_request_pool pools[2] = {f->r.pools[0], {.kind = VKNN_REQUEST_POOL_TOKEN, .token = out_token}};
   f->r.request.pools = pools;
   f->r.request.pool_count = 2;
   for (uint32_t batch = 2; batch >= 1; --batch) {
-    for (int i = 0; i < 2; ++i) {
-      dims[i][0] = batch;
-      f->r.inputs[i].dimension_count = 2;
-      f->r.inputs[i].dimensions = dims[i];
-      f->r.inputs[i].location.length = batch * 12;
-    }
+    add_fixture_set_batch(f, batch);
     assert_int_equal(vknn_prepared_model_execute(pm, &f->r.request, 0, NULL, NULL, NULL, 0, NULL),
                      VKNN_STATUS_NONE);
     assert_int_equal(vknn_buffer_get_shape(out, &shape), VKNN_STATUS_NONE);

@@ -14,24 +14,8 @@
 typedef add_fixture fixture;
 
 /* ADD with inputs [0, 3] (batch unknown) and an output of unknown shape. */
-static void make_batch_unknown(test_model *m) {
-  m->dims[0][0] = m->dims[1][0] = 0;
-  m->dims[3][0] = m->dims[3][1] = 0;
-}
-
-static int setup(void **state) { return add_fixture_setup(state, make_batch_unknown); }
+static int setup(void **state) { return add_fixture_setup(state, add_fixture_batch_unknown); }
 static int teardown(void **state) { return add_fixture_teardown(state); }
-
-/* Gives both inputs `batch` rows of 3. */
-static void set_batch(fixture *f, uint32_t batch) {
-  for (int i = 0; i < 2; ++i) {
-    f->request_dims[i][0] = batch;
-    f->request_dims[i][1] = 3;
-    f->r.inputs[i].dimension_count = 2;
-    f->r.inputs[i].dimensions = f->request_dims[i];
-    f->r.inputs[i].location.length = batch * 12;
-  }
-}
 
 static vknn_status execute(fixture *f) {
   return vknn_prepared_model_execute(f->pm, &f->r.request, VKNN_MEASURE_TIMING_NO, NULL, NULL,
@@ -49,7 +33,7 @@ static void test_records_once_per_shape(void **state) {
   vknn_prepared_model_info info;
   assert_int_equal(vknn_prepared_model_get_info(f->pm, &info), VKNN_STATUS_NONE);
   assert_int_equal(info.dispatch_count, 0); /* nothing recorded at prepare */
-  set_batch(f, 2);
+  add_fixture_set_batch(f, 2);
   uint64_t before = recorded(f);
   assert_int_equal(execute(f), VKNN_STATUS_NONE);
   assert_true(recorded(f) > before);
@@ -61,7 +45,7 @@ static void test_records_once_per_shape(void **state) {
   uint64_t after_first = recorded(f);
   assert_int_equal(execute(f), VKNN_STATUS_NONE);
   assert_int_equal(recorded(f), after_first); /* same shapes: reused */
-  set_batch(f, 1);
+  add_fixture_set_batch(f, 1);
   f->r.inputs[1].location.offset = 12; /* in1 = 3, 4, 5 */
   memset(f->r.pool.data + 48, 0, 24);
   assert_int_equal(execute(f), VKNN_STATUS_NONE);
@@ -75,7 +59,7 @@ static void test_records_once_per_shape(void **state) {
 
 static void test_output_too_small_reports_shape(void **state) {
   fixture *f = *state;
-  set_batch(f, 2);
+  add_fixture_set_batch(f, 2);
   f->r.outputs[0].location.length = 12;
   assert_int_equal(execute(f), VKNN_STATUS_OUTPUT_INSUFFICIENT_SIZE);
   assert_false(f->shapes[0].is_sufficient);
@@ -92,7 +76,7 @@ static void test_unknown_input_shape_fails(void **state) {
 /* The request's dimensions must agree with the model's declaration. */
 static void test_conflicting_dimensions(void **state) {
   fixture *f = *state;
-  set_batch(f, 2);
+  add_fixture_set_batch(f, 2);
   f->request_dims[0][1] = 4;
   assert_int_equal(execute(f), VKNN_STATUS_INVALID_ARGUMENT);
 }
@@ -117,7 +101,7 @@ static void test_model_not_kept(void **state) {
                    VKNN_STATUS_NONE);
   memset(copy, 0xff, sizeof(*copy));
   free(copy);
-  set_batch(f, 2);
+  add_fixture_set_batch(f, 2);
   assert_int_equal(vknn_prepared_model_execute(pm, &f->r.request, 0, NULL, NULL, NULL, 0, NULL),
                    VKNN_STATUS_NONE);
   assert_float_equal(((const float *)(f->r.pool.data + 48))[5], 6.f, 0.f); /* relu6(55) */

@@ -17,6 +17,21 @@ int add_fixture_setup(void **state, void (*edit)(test_model *model)) {
   return test_request_init_add(&f->r);
 }
 
+void add_fixture_batch_unknown(test_model *m) {
+  m->dims[0][0] = m->dims[1][0] = 0;
+  m->dims[3][0] = m->dims[3][1] = 0;
+}
+
+void add_fixture_set_batch(add_fixture *f, uint32_t batch) {
+  for (int i = 0; i < 2; ++i) {
+    f->request_dims[i][0] = batch;
+    f->request_dims[i][1] = 3;
+    f->r.inputs[i].dimension_count = 2;
+    f->r.inputs[i].dimensions = f->request_dims[i];
+    f->r.inputs[i].location.length = batch * 12;
+  }
+}
+
 int add_fixture_teardown(void **state) {
   add_fixture *f = *state;
   if (f == NULL) return -1;

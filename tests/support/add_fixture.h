@@ -18,3 +18,8 @@ typedef struct add_fixture {
 int add_fixture_setup(void **state, void (*edit)(test_model *model));
 /* cmocka teardown: fails when the validation layer reported anything. */
 int add_fixture_teardown(void **state);
+
+/* Model edit: both inputs [0, 3] (batch unknown), the output of unknown shape. */
+void add_fixture_batch_unknown(test_model *model);
+/* Request: both inputs given `batch` rows of 3 (dimensions and lengths). */
+void add_fixture_set_batch(add_fixture *f, uint32_t batch);
