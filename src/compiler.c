@@ -59,7 +59,7 @@ static vknn_status defer_or_fail(vknn_plan *plan, const vknn_input_override *ove
 }
 
 vknn_status vknn_compile(const vknn_logger *log, const vknn_model *model,
-                         const vknn_input_override *overrides, uint64_t alignment,
+                         const vknn_input_override *overrides, const vknn_plan_target *target,
                          vknn_plan *out_plan) {
   memset(out_plan, 0, sizeof(*out_plan));
   vknn_status s = vknn_graph_init(&out_plan->graph, log, model, overrides);
@@ -70,7 +70,7 @@ vknn_status vknn_compile(const vknn_logger *log, const vknn_model *model,
   }
   if (s == VKNN_STATUS_NONE) vknn_fuse_activations(&out_plan->graph);
   if (s == VKNN_STATUS_NONE) s = lower_all(out_plan);
-  if (s == VKNN_STATUS_NONE) s = vknn_plan_memory(out_plan, alignment);
+  if (s == VKNN_STATUS_NONE) s = vknn_plan_memory(out_plan, target);
   if (s != VKNN_STATUS_NONE) vknn_plan_release(out_plan);
   return s;
 }

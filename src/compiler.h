@@ -4,10 +4,16 @@
 #include "dispatch.h"
 #include "graph.h"
 
+/* What the device lets the planner do. */
+typedef struct vknn_plan_target {
+  uint64_t alignment; /* storage-buffer offset alignment */
+  bool import_pools;  /* constants may be read in place from imported model pools */
+} vknn_plan_target;
+
 typedef struct vknn_plan {
   vknn_graph graph;
   vknn_dispatch_list dispatches;
-  uint64_t region_size[VKNN_REGION_OUTPUT + 1]; /* bytes per region */
+  uint64_t region_size[VKNN_REGION_COUNT]; /* bytes per region; none for VKNN_REGION_POOL */
   /* Shapes depend on the inputs of an execution: only the graph is built
    * (inferred as far as it goes), nothing lowered. */
   bool deferred;
@@ -20,10 +26,9 @@ vknn_status vknn_compile_infer(vknn_graph *graph, bool *supported);
 
 /* Full compilation. overrides: NULL at prepare (shapes that depend on an
  * execution give a deferred plan), or what an execution knows of each input
- * (every shape must then be known). alignment: the device's storage-buffer
- * offset alignment. */
+ * (every shape must then be known). */
 vknn_status vknn_compile(const vknn_logger *log, const vknn_model *model,
-                         const vknn_input_override *overrides, uint64_t alignment,
+                         const vknn_input_override *overrides, const vknn_plan_target *target,
                          vknn_plan *out_plan);
 void vknn_plan_release(vknn_plan *plan);
 
@@ -32,4 +37,4 @@ void vknn_fuse_activations(vknn_graph *graph);
 
 /* Assigns every bound tensor a region and offset; temporaries whose
  * dispatch intervals do not overlap share arena bytes (memory_planner.c). */
-vknn_status vknn_plan_memory(vknn_plan *plan, uint64_t alignment);
+vknn_status vknn_plan_memory(vknn_plan *plan, const vknn_plan_target *target);

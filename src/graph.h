@@ -10,6 +10,8 @@ typedef enum vknn_region {
   VKNN_REGION_ARENA,     /* device-local intermediate tensors, shared by lifetime */
   VKNN_REGION_INPUT,     /* the request's inputs */
   VKNN_REGION_OUTPUT,    /* the request's outputs */
+  VKNN_REGION_POOL,      /* a constant read in place from its model pool, imported */
+  VKNN_REGION_COUNT,
 } vknn_region;
 
 typedef struct vknn_tensor {
@@ -24,7 +26,8 @@ typedef struct vknn_tensor {
   uint32_t io_index;            /* inputs and outputs: position in the model's list */
   /* Planning. */
   vknn_region region;
-  uint64_t offset;
+  uint32_t pool_index; /* VKNN_REGION_POOL: the model pool */
+  uint64_t offset;     /* in the region; VKNN_REGION_POOL: from the pool mapping's first page */
   uint64_t byte_size;
   int32_t first_dispatch; /* -1 when no dispatch touches it */
   int32_t last_dispatch;

@@ -1,9 +1,10 @@
 /* Memory planning: where every tensor a dispatch binds lives.
  *
  * Model inputs and outputs get their own slots in the request staging
- * regions; constants are packed once into the constant region; temporaries
- * share one arena, placed greedily (largest first) at the lowest offset that
- * does not overlap a tensor alive during an overlapping dispatch interval. */
+ * regions; constants are packed once into the constant region, or read in
+ * place from their imported model pool; temporaries share one arena, placed
+ * greedily (largest first) at the lowest offset that does not overlap a
+ * tensor alive during an overlapping dispatch interval. */
 #include <stdlib.h>
 
 #include "compiler.h"
@@ -82,7 +83,25 @@ static vknn_status place_arena(vknn_plan *plan, uint64_t alignment) {
   return VKNN_STATUS_NONE;
 }
 
-vknn_status vknn_plan_memory(vknn_plan *plan, uint64_t alignment) {
+/* A constant in a model pool is read where it lies when the pool can be
+ * imported and its offset in the mapping meets the binding alignment. */
+static bool place_in_pool(const vknn_graph *g, uint32_t operand, const vknn_plan_target *target,
+                          vknn_tensor *t) {
+  if (!target->import_pools || t->lifetime != VKNN_LIFETIME_CONSTANT_REFERENCE ||
+      operand >= g->sg->operand_count)
+    return false;
+  const vknn_data_location *loc = &g->sg->operands[operand].location;
+  const vknn_mapped_pool *pool = &g->pools[loc->pool_index];
+  uint64_t offset = (uint64_t)(pool->data - (uint8_t *)pool->mapping) + loc->offset;
+  if (offset % target->alignment != 0) return false;
+  t->region = VKNN_REGION_POOL;
+  t->pool_index = loc->pool_index;
+  t->offset = offset;
+  return true;
+}
+
+vknn_status vknn_plan_memory(vknn_plan *plan, const vknn_plan_target *target) {
+  uint64_t alignment = target->alignment;
   vknn_graph *g = &plan->graph;
   mark_lifetimes(plan);
   for (uint32_t i = 0; i < g->tensor_count; ++i) {
@@ -95,7 +114,9 @@ vknn_status vknn_plan_memory(vknn_plan *plan, uint64_t alignment) {
     /* Kernels access whole 32-bit words at the end of small tensors. */
     t->byte_size = align_up(vknn_tensor_byte_size(t), 4);
     if (t->byte_size == 0) t->byte_size = 4;
-    if (t->region == VKNN_REGION_ARENA || t->region == VKNN_REGION_NONE) continue;
+    if (t->region == VKNN_REGION_ARENA || t->region == VKNN_REGION_NONE ||
+        place_in_pool(g, i, target, t))
+      continue;
     t->offset = plan->region_size[t->region];
     plan->region_size[t->region] = align_up(t->offset + t->byte_size, alignment);
   }

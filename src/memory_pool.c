@@ -36,7 +36,7 @@ vknn_status vknn_memory_validate(const vknn_logger *log, const vknn_memory *memo
   return VKNN_STATUS_NONE;
 }
 
-static vknn_status map_range(const vknn_logger *log, int fd, int prot, uint64_t offset,
+static vknn_status map_range(const vknn_logger *log, int fd, int prot, int flags, uint64_t offset,
                              uint64_t size, vknn_mapped_pool *out_pool) {
   struct stat st;
   if (fstat(fd, &st) != 0) {
@@ -53,7 +53,7 @@ static vknn_status map_range(const vknn_logger *log, int fd, int prot, uint64_t 
   long page = sysconf(_SC_PAGESIZE);
   uint64_t aligned = offset - offset % (uint64_t)page;
   size_t length = (size_t)(size + (offset - aligned));
-  void *mapping = mmap(NULL, length, prot, MAP_SHARED, fd, (off_t)aligned);
+  void *mapping = mmap(NULL, length, prot, flags, fd, (off_t)aligned);
   if (mapping == MAP_FAILED) {
     VKNN_LOG_E(log, "driver", "mapping a memory pool failed: %s", strerror(errno));
     return VKNN_STATUS_GENERAL_FAILURE;
@@ -66,9 +66,13 @@ static vknn_status map_range(const vknn_logger *log, int fd, int prot, uint64_t 
   return VKNN_STATUS_NONE;
 }
 
-vknn_status vknn_memory_map(const vknn_logger *log, const vknn_memory *memory,
-                            vknn_mapped_pool *out_pool) {
-  memset(out_pool, 0, sizeof(*out_pool));
+uint64_t vknn_memory_offset(const vknn_memory *memory) {
+  if (strcmp(memory->name, "mmap_fd") != 0 || memory->int_count < 3) return 0;
+  return (uint64_t)(uint32_t)memory->ints[1] | ((uint64_t)(uint32_t)memory->ints[2] << 32);
+}
+
+/* Validates the pool and refuses the kinds this platform cannot map. */
+static vknn_status check_mappable(const vknn_logger *log, const vknn_memory *memory) {
   vknn_status status = vknn_memory_validate(log, memory);
   if (status != VKNN_STATUS_NONE) return status;
   if (is_hardware_buffer(memory->name)) {
@@ -76,15 +80,35 @@ vknn_status vknn_memory_map(const vknn_logger *log, const vknn_memory *memory,
                memory->name);
     return VKNN_STATUS_GENERAL_FAILURE;
   }
-  if (strcmp(memory->name, "ashmem") == 0)
-    return map_range(log, memory->fds[0], PROT_READ | PROT_WRITE, 0, memory->size, out_pool);
-  int prot = memory->ints[0] & (PROT_READ | PROT_WRITE);
-  uint64_t offset = (uint64_t)(uint32_t)memory->ints[1] | ((uint64_t)(uint32_t)memory->ints[2] << 32);
-  if (!(prot & PROT_READ)) {
+  if (strcmp(memory->name, "mmap_fd") == 0 && !(memory->ints[0] & PROT_READ)) {
     VKNN_LOG_E(log, "driver", "mmap_fd pool is not readable");
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
-  return map_range(log, memory->fds[0], prot, offset, memory->size, out_pool);
+  return VKNN_STATUS_NONE;
+}
+
+vknn_status vknn_memory_map(const vknn_logger *log, const vknn_memory *memory,
+                            vknn_mapped_pool *out_pool) {
+  memset(out_pool, 0, sizeof(*out_pool));
+  vknn_status status = check_mappable(log, memory);
+  if (status != VKNN_STATUS_NONE) return status;
+  if (strcmp(memory->name, "ashmem") == 0)
+    return map_range(log, memory->fds[0], PROT_READ | PROT_WRITE, MAP_SHARED, 0, memory->size,
+                     out_pool);
+  int prot = memory->ints[0] & (PROT_READ | PROT_WRITE);
+  return map_range(log, memory->fds[0], prot, MAP_SHARED, vknn_memory_offset(memory), memory->size,
+                   out_pool);
+}
+
+vknn_status vknn_memory_map_private(const vknn_logger *log, const vknn_memory *memory,
+                                    vknn_mapped_pool *out_pool) {
+  memset(out_pool, 0, sizeof(*out_pool));
+  vknn_status status = check_mappable(log, memory);
+  if (status != VKNN_STATUS_NONE) return status;
+  status = map_range(log, memory->fds[0], PROT_READ | PROT_WRITE, MAP_PRIVATE,
+                     vknn_memory_offset(memory), memory->size, out_pool);
+  out_pool->writable = false; /* writes would stay private: never write */
+  return status;
 }
 
 void vknn_memory_unmap(vknn_mapped_pool *pool) {

@@ -21,4 +21,12 @@ vknn_status vknn_memory_validate(const vknn_logger *log, const vknn_memory *memo
  * AHardwareBuffer kinds answer GENERAL_FAILURE on platforms without them. */
 vknn_status vknn_memory_map(const vknn_logger *log, const vknn_memory *memory,
                             vknn_mapped_pool *out_pool);
+/* Where a validated pool starts in its file (mmap_fd; 0 for ashmem). */
+uint64_t vknn_memory_offset(const vknn_memory *memory);
+
+/* Maps a pool copy-on-write, readable and writable whatever the pool's
+ * protection: for importing pools the driver only reads (constants), since
+ * imports want writable pages. The driver never writes through it. */
+vknn_status vknn_memory_map_private(const vknn_logger *log, const vknn_memory *memory,
+                                    vknn_mapped_pool *out_pool);
 void vknn_memory_unmap(vknn_mapped_pool *pool);

@@ -71,8 +71,8 @@ vknn_status vknn_device_prepare_model(vknn_device *device, const vknn_model *mod
   if (s == VKNN_STATUS_NONE) s = vknn_check_deadline(&device->log, TAG, deadline);
   if (s != VKNN_STATUS_NONE) return s;
   vknn_plan plan;
-  s = vknn_compile(&device->log, model, NULL,
-                   device->vk.properties.limits.minStorageBufferOffsetAlignment, &plan);
+  vknn_plan_target target = vknn_recorded_graph_target(device);
+  s = vknn_compile(&device->log, model, NULL, &target, &plan);
   if (s != VKNN_STATUS_NONE) return s;
   vknn_prepared_model *pm = calloc(1, sizeof(*pm));
   if (pm == NULL) {

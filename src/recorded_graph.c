@@ -54,21 +54,17 @@ static vknn_status create_command_objects(vknn_recorded_graph *rg) {
   return vknn_vk_status(r);
 }
 
-/* Constants go through a host-visible staging buffer into device-local
- * memory, once. The barrier makes them visible to every later submission. */
-static vknn_status upload_constants(vknn_recorded_graph *rg, const vknn_plan *plan) {
-  uint64_t size = plan->region_size[VKNN_REGION_CONSTANT];
-  if (size == 0) return VKNN_STATUS_NONE;
+typedef void (*fill_fn)(void *dst, const void *context);
+
+/* Fills a host-visible staging buffer and copies it into dst, once. The
+ * barrier makes the bytes visible to every later submission. */
+static vknn_status upload(vknn_recorded_graph *rg, VkBuffer dst, uint64_t size, fill_fn fill,
+                          const void *context) {
   vknn_vk *vk = &rg->device->vk;
-  vknn_vk_buffer upload;
-  vknn_status s = vknn_vk_buffer_create(vk, size, VKNN_BUFFER_HOST_VISIBLE, &upload);
+  vknn_vk_buffer staging;
+  vknn_status s = vknn_vk_buffer_create(vk, size, VKNN_BUFFER_HOST_VISIBLE, &staging);
   if (s != VKNN_STATUS_NONE) return s;
-  memset(upload.mapped, 0, size);
-  for (uint32_t i = 0; i < plan->graph.tensor_count; ++i) {
-    const vknn_tensor *t = &plan->graph.tensors[i];
-    if (t->region == VKNN_REGION_CONSTANT)
-      memcpy((uint8_t *)upload.mapped + t->offset, t->constant_data, vknn_tensor_byte_size(t));
-  }
+  fill(staging.mapped, context);
   VkCommandBufferAllocateInfo alloc = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
                                        .commandPool = rg->command_pool,
                                        .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
@@ -80,7 +76,7 @@ static vknn_status upload_constants(vknn_recorded_graph *rg, const vknn_plan *pl
                                       .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
     vkBeginCommandBuffer(cmd, &begin);
     VkBufferCopy region = {.size = size};
-    vkCmdCopyBuffer(cmd, upload.buffer, rg->constants.buffer, 1, &region);
+    vkCmdCopyBuffer(cmd, staging.buffer, dst, 1, &region);
     VkMemoryBarrier barrier = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
                                .srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
                                .dstAccessMask = VK_ACCESS_SHADER_READ_BIT};
@@ -93,8 +89,75 @@ static vknn_status upload_constants(vknn_recorded_graph *rg, const vknn_plan *pl
   } else {
     s = vknn_vk_status(r);
   }
-  vknn_vk_buffer_destroy(vk, &upload);
+  vknn_vk_buffer_destroy(vk, &staging);
   return s;
+}
+
+static void fill_constants(void *dst, const void *context) {
+  const vknn_plan *plan = context;
+  memset(dst, 0, plan->region_size[VKNN_REGION_CONSTANT]);
+  for (uint32_t i = 0; i < plan->graph.tensor_count; ++i) {
+    const vknn_tensor *t = &plan->graph.tensors[i];
+    if (t->region == VKNN_REGION_CONSTANT)
+      memcpy((uint8_t *)dst + t->offset, t->constant_data, vknn_tensor_byte_size(t));
+  }
+}
+
+static vknn_status upload_constants(vknn_recorded_graph *rg, const vknn_plan *plan) {
+  uint64_t size = plan->region_size[VKNN_REGION_CONSTANT];
+  if (size == 0) return VKNN_STATUS_NONE;
+  return upload(rg, rg->constants.buffer, size, fill_constants, plan);
+}
+
+static VkDeviceSize pool_buffer_size(const vknn_vk *vk, const vknn_mapped_pool *mapping) {
+  VkDeviceSize page = vk->host_import_alignment ? vk->host_import_alignment : 4096;
+  return (mapping->mapping_size + page - 1) / page * page;
+}
+
+static void fill_pool(void *dst, const void *context) {
+  const vknn_mapped_pool *mapping = context;
+  memcpy(dst, mapping->mapping, mapping->mapping_size);
+}
+
+/* A pool the plan reads in place: imported, else copied whole into device
+ * memory so that the planned offsets still hold. */
+static vknn_status bind_pool(vknn_recorded_graph *rg, const vknn_plan *plan, uint32_t index) {
+  vknn_vk *vk = &rg->device->vk;
+  vknn_pool_binding *pool = &rg->pools[index];
+  vknn_status s = vknn_host_import_create(vk, &plan->graph.model->pools[index],
+                                          VKNN_IMPORT_PRIVATE, &pool->import);
+  if (s == VKNN_STATUS_NONE) return s;
+  vknn_host_import_destroy(vk, &pool->import);
+  VKNN_LOG_V(&rg->device->log, TAG, "model pool %u not imported (%s); copied instead", index,
+             vknn_status_name(s));
+  const vknn_mapped_pool *mapping = &plan->graph.pools[index];
+  VkDeviceSize size = pool_buffer_size(vk, mapping);
+  s = vknn_vk_buffer_create(vk, size, VKNN_BUFFER_DEVICE_LOCAL, &pool->copy);
+  return s == VKNN_STATUS_NONE ? upload(rg, pool->copy.buffer, mapping->mapping_size, fill_pool,
+                                        mapping)
+                               : s;
+}
+
+static vknn_status bind_pools(vknn_recorded_graph *rg, const vknn_plan *plan) {
+  const vknn_graph *g = &plan->graph;
+  rg->pool_count = g->pool_count;
+  rg->pools = calloc(g->pool_count ? g->pool_count : 1, sizeof(vknn_pool_binding));
+  if (rg->pools == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
+  for (uint32_t i = 0; i < g->tensor_count; ++i)
+    if (g->tensors[i].region == VKNN_REGION_POOL) rg->pools[g->tensors[i].pool_index].used = true;
+  vknn_status s = VKNN_STATUS_NONE;
+  for (uint32_t p = 0; p < rg->pool_count && s == VKNN_STATUS_NONE; ++p)
+    if (rg->pools[p].used) s = bind_pool(rg, plan, p);
+  for (uint32_t i = 0; i < g->tensor_count && s == VKNN_STATUS_NONE; ++i) {
+    const vknn_tensor *t = &g->tensors[i];
+    if (t->region == VKNN_REGION_POOL && rg->pools[t->pool_index].import.buffer != VK_NULL_HANDLE)
+      rg->info.constant_bytes_in_place += vknn_tensor_byte_size(t);
+  }
+  return s;
+}
+
+static VkBuffer pool_buffer(const vknn_pool_binding *pool) {
+  return pool->import.buffer != VK_NULL_HANDLE ? pool->import.buffer : pool->copy.buffer;
 }
 
 /* One recording of the graph's dispatches: into the default command buffer
@@ -113,6 +176,10 @@ static void tensor_buffer(const vknn_recorded_graph *rg, const recording *rec,
   switch (t->region) {
     case VKNN_REGION_CONSTANT: out->buffer = rg->constants.buffer; out->offset = t->offset; break;
     case VKNN_REGION_ARENA: out->buffer = rg->arena.buffer; out->offset = t->offset; break;
+    case VKNN_REGION_POOL:
+      out->buffer = pool_buffer(&rg->pools[t->pool_index]);
+      out->offset = t->offset;
+      break;
     case VKNN_REGION_INPUT:
       out->buffer = rec->inputs ? rec->inputs[t->io_index].buffer : rg->staging.buffer;
       out->offset = rec->inputs ? rec->inputs[t->io_index].offset : t->offset;
@@ -297,7 +364,8 @@ static vknn_status keep_layout(vknn_recorded_graph *rg, const vknn_plan *plan) {
   if (rg->places == NULL || rg->dispatches.items == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
   for (uint32_t i = 0; i < g->tensor_count; ++i)
     rg->places[i] = (vknn_tensor_place){g->tensors[i].region, g->tensors[i].io_index,
-                                        g->tensors[i].offset, g->tensors[i].byte_size};
+                                        g->tensors[i].pool_index, g->tensors[i].offset,
+                                        g->tensors[i].byte_size};
   if (n > 0) memcpy(rg->dispatches.items, plan->dispatches.items, n * sizeof(vknn_dispatch));
   rg->dispatches.count = rg->dispatches.capacity = n;
   rg->input_region_size = plan->region_size[VKNN_REGION_INPUT];
@@ -323,6 +391,7 @@ static vknn_status build(vknn_recorded_graph *rg, const vknn_plan *plan) {
   if (s == VKNN_STATUS_NONE) s = create_buffers(rg, plan);
   if (s == VKNN_STATUS_NONE) s = create_command_objects(rg);
   if (s == VKNN_STATUS_NONE) s = upload_constants(rg, plan);
+  if (s == VKNN_STATUS_NONE) s = bind_pools(rg, plan);
   if (s == VKNN_STATUS_NONE) s = keep_layout(rg, plan);
   if (s == VKNN_STATUS_NONE) s = create_descriptor_pool(rg, &rg->descriptor_pool);
   if (s == VKNN_STATUS_NONE) {
@@ -331,6 +400,18 @@ static vknn_status build(vknn_recorded_graph *rg, const vknn_plan *plan) {
     rg->info.barrier_count = rec.barriers;
   }
   return s;
+}
+
+/* Imported host memory is the device's own memory only where the device
+ * shares the host's (integrated GPUs, CPU devices); a discrete GPU would
+ * read such constants across the bus on every execution. */
+vknn_plan_target vknn_recorded_graph_target(const vknn_device *device) {
+  const vknn_vk *vk = &device->vk;
+  VkPhysicalDeviceType type = vk->properties.deviceType;
+  bool shared = type == VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU ||
+                type == VK_PHYSICAL_DEVICE_TYPE_CPU;
+  return (vknn_plan_target){.alignment = vk->properties.limits.minStorageBufferOffsetAlignment,
+                            .import_pools = shared && vk->host_import_alignment != 0};
 }
 
 uint64_t vknn_recorded_graph_read_timestamps(vknn_recorded_graph *rg) {
@@ -378,6 +459,11 @@ void vknn_recorded_graph_destroy(vknn_recorded_graph *rg) {
   if (rg->descriptor_pool != VK_NULL_HANDLE)
     vkDestroyDescriptorPool(vk->device, rg->descriptor_pool, NULL);
   vknn_vk_buffer_destroy(vk, &rg->constants);
+  for (uint32_t i = 0; i < rg->pool_count; ++i) {
+    vknn_host_import_destroy(vk, &rg->pools[i].import);
+    vknn_vk_buffer_destroy(vk, &rg->pools[i].copy);
+  }
+  free(rg->pools);
   vknn_vk_buffer_destroy(vk, &rg->arena);
   vknn_vk_buffer_destroy(vk, &rg->staging);
   free(rg->inputs);

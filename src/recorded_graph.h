@@ -2,6 +2,7 @@
 #pragma once
 #include "compiler.h"
 #include "device_internal.h"
+#include "host_import.h"
 #include "vk_buffer.h"
 #include "vknn/prepared_model.h"
 
@@ -18,6 +19,7 @@ typedef struct vknn_io_slot {
 typedef struct vknn_tensor_place {
   vknn_region region;
   uint32_t io_index;
+  uint32_t pool_index;
   uint64_t offset;
   uint64_t byte_size;
 } vknn_tensor_place;
@@ -34,9 +36,19 @@ typedef struct vknn_bound_recording {
   VkCommandBuffer command_buffer;
 } vknn_bound_recording;
 
+/* A model pool whose constants the dispatches read in place: imported, or
+ * copied once into device memory at the same offsets when the import fails. */
+typedef struct vknn_pool_binding {
+  bool used;
+  vknn_host_import import;
+  vknn_vk_buffer copy;
+} vknn_pool_binding;
+
 typedef struct vknn_recorded_graph {
   vknn_device *device;
   vknn_vk_buffer constants;
+  vknn_pool_binding *pools; /* one per model pool */
+  uint32_t pool_count;
   vknn_vk_buffer arena;
   vknn_vk_buffer staging; /* host-visible: inputs, then outputs */
   VkDescriptorPool descriptor_pool;
@@ -59,6 +71,10 @@ typedef struct vknn_recorded_graph {
   uint64_t input_region_size;
   struct vknn_zero_copy_cache *zero_copy; /* zero_copy.c; NULL until used */
 } vknn_recorded_graph;
+
+/* How plans for this device are laid out: constants stay in their model
+ * pools where the device reads host memory as its own. */
+vknn_plan_target vknn_recorded_graph_target(const vknn_device *device);
 
 /* Allocates the buffers of a plan, uploads its constants and records its
  * command buffer. */

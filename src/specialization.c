@@ -91,8 +91,8 @@ static vknn_status specialize(vknn_prepared_model *pm, const vknn_input_override
                               vknn_recorded_graph **out) {
   vknn_device *device = pm->device;
   vknn_plan plan;
-  vknn_status s = vknn_compile(&device->log, &pm->model.model, overrides,
-                               device->vk.properties.limits.minStorageBufferOffsetAlignment, &plan);
+  vknn_plan_target target = vknn_recorded_graph_target(device);
+  vknn_status s = vknn_compile(&device->log, &pm->model.model, overrides, &target, &plan);
   if (s != VKNN_STATUS_NONE) return s;
   s = vknn_recorded_graph_create(device, &plan, out);
   vknn_plan_release(&plan);

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "device_internal.h"
+#include "host_import.h"
 
 #define CACHE_ENTRIES 4
 
@@ -24,9 +25,7 @@ typedef struct pool_identity {
 
 typedef struct host_import {
   pool_identity id;
-  vknn_mapped_pool mapping; /* ours: the import needs the pointer to stay valid */
-  VkDeviceMemory memory;
-  VkBuffer buffer;
+  vknn_host_import import;
 } host_import;
 
 /* Per argument: the pool's identity and where the argument starts in it. */
@@ -55,14 +54,13 @@ struct vknn_zero_copy_cache {
 static bool identify(const vknn_memory *memory, pool_identity *out) {
   struct stat st;
   if (memory->fd_count < 1 || fstat(memory->fds[0], &st) != 0) return false;
-  uint64_t offset = 0;
   if (strcmp(memory->name, "mmap_fd") == 0) {
     if ((memory->ints[0] & PROT_WRITE) == 0) return false; /* imports want writable pages */
-    offset = (uint64_t)(uint32_t)memory->ints[1] | ((uint64_t)(uint32_t)memory->ints[2] << 32);
   } else if (strcmp(memory->name, "ashmem") != 0) {
     return false;
   }
-  *out = (pool_identity){(uint64_t)st.st_dev, (uint64_t)st.st_ino, offset, memory->size};
+  *out = (pool_identity){(uint64_t)st.st_dev, (uint64_t)st.st_ino, vknn_memory_offset(memory),
+                         memory->size};
   return true;
 }
 
@@ -119,57 +117,10 @@ static bool make_key(const vknn_recorded_graph *rg, const vknn_request *r, argum
   return ok && outputs_alone(r);
 }
 
-static vknn_status import_pool(vknn_vk *vk, const vknn_memory *memory, const pool_identity *id,
-                               host_import *out) {
-  memset(out, 0, sizeof(*out));
-  out->id = *id;
-  vknn_status s = vknn_memory_map(vk->log, memory, &out->mapping);
-  if (s != VKNN_STATUS_NONE) return s;
-  VkDeviceSize align = vk->host_import_alignment;
-  VkDeviceSize size = (out->mapping.mapping_size + align - 1) / align * align;
-  VkMemoryHostPointerPropertiesEXT props = {
-      .sType = VK_STRUCTURE_TYPE_MEMORY_HOST_POINTER_PROPERTIES_EXT};
-  VkResult r = vk->get_host_pointer_properties(
-      vk->device, VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT, out->mapping.mapping,
-      &props);
-  VkExternalMemoryBufferCreateInfo external = {
-      .sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO,
-      .handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT};
-  VkBufferCreateInfo info = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
-                             .pNext = &external,
-                             .size = size,
-                             .usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
-                             .sharingMode = VK_SHARING_MODE_EXCLUSIVE};
-  if (r == VK_SUCCESS) r = vkCreateBuffer(vk->device, &info, NULL, &out->buffer);
-  if (r != VK_SUCCESS) return vknn_vk_status(r);
-  VkMemoryRequirements req;
-  vkGetBufferMemoryRequirements(vk->device, out->buffer, &req);
-  uint32_t type = vknn_vk_find_memory_type(vk, req.memoryTypeBits & props.memoryTypeBits,
-                                           VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT, 0);
-  if (type == UINT32_MAX) return VKNN_STATUS_GENERAL_FAILURE;
-  VkImportMemoryHostPointerInfoEXT import = {
-      .sType = VK_STRUCTURE_TYPE_IMPORT_MEMORY_HOST_POINTER_INFO_EXT,
-      .handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT,
-      .pHostPointer = out->mapping.mapping};
-  VkMemoryAllocateInfo alloc = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
-                                .pNext = &import,
-                                .allocationSize = size,
-                                .memoryTypeIndex = type};
-  r = vkAllocateMemory(vk->device, &alloc, NULL, &out->memory);
-  if (r == VK_SUCCESS) r = vkBindBufferMemory(vk->device, out->buffer, out->memory, 0);
-  if (r == VK_SUCCESS) atomic_fetch_add(&vk->counters.host_imports, 1);
-  return vknn_vk_status(r);
-}
-
-static void release_import(vknn_vk *vk, host_import *imp) {
-  if (imp->buffer != VK_NULL_HANDLE) vkDestroyBuffer(vk->device, imp->buffer, NULL);
-  if (imp->memory != VK_NULL_HANDLE) vkFreeMemory(vk->device, imp->memory, NULL);
-  vknn_memory_unmap(&imp->mapping);
-}
-
 static void release_entry(const vknn_recorded_graph *rg, zero_copy_entry *e) {
   vknn_bound_recording_destroy(rg, &e->recording);
-  for (uint32_t i = 0; i < e->import_count; ++i) release_import(&rg->device->vk, &e->imports[i]);
+  for (uint32_t i = 0; i < e->import_count; ++i)
+    vknn_host_import_destroy(&rg->device->vk, &e->imports[i].import);
   free(e->imports);
   free(e->key);
   memset(e, 0, sizeof(*e));
@@ -197,12 +148,14 @@ static vknn_status bind_arguments(const vknn_recorded_graph *rg, const vknn_requ
     host_import *imp = find_import(e, &e->key[i].pool);
     if (imp == NULL) {
       imp = &e->imports[e->import_count++];
-      vknn_status s = import_pool(&rg->device->vk, &r->pools[a->location.pool_index].memory,
-                                  &e->key[i].pool, imp);
+      imp->id = e->key[i].pool;
+      vknn_status s = vknn_host_import_create(&rg->device->vk,
+                                              &r->pools[a->location.pool_index].memory,
+                                              VKNN_IMPORT_SHARED, &imp->import);
       if (s != VKNN_STATUS_NONE) return s;
     }
-    VkDeviceSize start = (VkDeviceSize)(imp->mapping.data - (uint8_t *)imp->mapping.mapping);
-    bindings[i] = (vknn_io_binding){imp->buffer, start + a->location.offset};
+    bindings[i] = (vknn_io_binding){imp->import.buffer,
+                                    vknn_host_import_start(&imp->import) + a->location.offset};
   }
   return VKNN_STATUS_NONE;
 }

@@ -1,12 +1,15 @@
-/* Request memory bound without copies (VK_EXT_external_memory_host): the
- * second execution on an aligned memfd runs in place, later ones reuse the
- * import and the recording, bursts too; unaligned arguments are staged. */
+/* Memory bound without copies (VK_EXT_external_memory_host): the second
+ * execution on an aligned memfd runs in place, later ones reuse the import
+ * and the recording, bursts too; unaligned arguments are staged. Constants
+ * in model pools (CONSTANT_REFERENCE) are read in place from prepare on,
+ * from read-only pools too; unaligned ones are copied. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <cmocka.h>
 
 #include "support/add_fixture.h"
@@ -97,11 +100,95 @@ static void test_unaligned_is_staged(void **state) {
   assert_int_equal(after.zero_copy_executions, before.zero_copy_executions);
 }
 
+/* The ADD model with in1 a constant 10 i in a model pool at weight_offset,
+ * the pool described as weight_kind with weight_protection. */
+static shared_memory weights;
+static uint32_t weight_offset;
+static const char *weight_kind;
+static int32_t weight_ints[3];
+
+static void reference_weights(test_model *m) {
+  assert_int_equal(shared_memory_create(&weights, 4096), 0);
+  for (int i = 0; i < 6; ++i) ((float *)(weights.data + weight_offset))[i] = 10.f * (float)i;
+  weights.memory.name = weight_kind;
+  weights.memory.ints = weight_ints;
+  weights.memory.int_count = 3;
+  m->operands[1].lifetime = VKNN_LIFETIME_CONSTANT_REFERENCE;
+  m->operands[1].location = (vknn_data_location){0, weight_offset, 24};
+  m->model.main.input_count = 1;
+  m->model.pools = &weights.memory;
+  m->model.pool_count = 1;
+}
+
+static uint64_t imports_at_setup;
+
+static int setup_weights(void **state, const char *kind, int protection, uint32_t offset) {
+  weight_kind = kind;
+  weight_ints[0] = protection;
+  weight_offset = offset;
+  vknn_device_statistics before = {0};
+  int r = add_fixture_setup(state, reference_weights);
+  fixture *f = *state;
+  if (r == 0) {
+    r = vknn_device_get_statistics(f->device, &before) == VKNN_STATUS_NONE ? 0 : -1;
+    imports_at_setup = before.host_imports;
+    f->r.request.input_count = 1;
+  }
+  return r;
+}
+
+static int setup_aligned(void **state) { return setup_weights(state, "ashmem", 0, 256); }
+static int setup_read_only(void **state) {
+  return setup_weights(state, "mmap_fd", PROT_READ, 512);
+}
+static int setup_unaligned(void **state) { return setup_weights(state, "ashmem", 0, 4); }
+static int teardown_weights(void **state) {
+  int r = add_fixture_teardown(state);
+  shared_memory_destroy(&weights);
+  return r;
+}
+
+static void expect_in_place(void **state, uint64_t in_place_bytes) {
+  fixture *f = *state;
+  vknn_prepared_model_info info;
+  assert_int_equal(vknn_prepared_model_get_info(f->pm, &info), VKNN_STATUS_NONE);
+  assert_int_equal(info.constant_bytes_in_place, in_place_bytes);
+  assert_int_equal(imports_at_setup, in_place_bytes ? 1 : 0);
+  assert_true(in_place_bytes ? info.constant_bytes == 0 : info.constant_bytes >= 24);
+  for (int run = 0; run < 2; ++run) {
+    memset(f->r.pool.data + 48, 0, 24);
+    assert_int_equal(vknn_prepared_model_execute(f->pm, &f->r.request, 0, NULL, NULL, NULL, 0, NULL),
+                     VKNN_STATUS_NONE);
+    for (int i = 0; i < 6; ++i) assert_float_equal(test_request_output(&f->r, i), 11.f * i, 0.f);
+  }
+  for (int i = 0; i < 6; ++i)
+    assert_float_equal(((const float *)(weights.data + weight_offset))[i], 10.f * i, 0.f);
+}
+
+/* The shaders read the pool's own pages: a change the caller makes after
+ * prepare shows in the next execution (a copy would not see it). */
+static void test_constant_reference_read_in_place(void **state) {
+  expect_in_place(state, 24);
+  fixture *f = *state;
+  for (int i = 0; i < 6; ++i) ((float *)(weights.data + weight_offset))[i] = 100.f * (float)i;
+  assert_int_equal(vknn_prepared_model_execute(f->pm, &f->r.request, 0, NULL, NULL, NULL, 0, NULL),
+                   VKNN_STATUS_NONE);
+  for (int i = 0; i < 6; ++i) assert_float_equal(test_request_output(&f->r, i), 101.f * i, 0.f);
+}
+static void test_read_only_pool_read_in_place(void **state) { expect_in_place(state, 24); }
+static void test_unaligned_constant_is_copied(void **state) { expect_in_place(state, 0); }
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_aligned_memfd_runs_in_place, setup, teardown),
       cmocka_unit_test_setup_teardown(test_burst_reuses_import, setup, teardown),
       cmocka_unit_test_setup_teardown(test_unaligned_is_staged, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_constant_reference_read_in_place, setup_aligned,
+                                      teardown_weights),
+      cmocka_unit_test_setup_teardown(test_read_only_pool_read_in_place, setup_read_only,
+                                      teardown_weights),
+      cmocka_unit_test_setup_teardown(test_unaligned_constant_is_copied, setup_unaligned,
+                                      teardown_weights),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

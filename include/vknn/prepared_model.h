@@ -85,6 +85,7 @@ typedef struct vknn_prepared_model_info {
   uint32_t barrier_count;  /* pipeline barriers between dispatches */
   uint64_t arena_bytes;    /* device memory of intermediate tensors */
   uint64_t constant_bytes; /* device memory of constants */
+  uint64_t constant_bytes_in_place; /* constants read from imported model pools, not copied */
   bool profiled;           /* per-dispatch GPU times are recorded */
 } vknn_prepared_model_info;
 
