@@ -3,7 +3,7 @@
 #   1. unit tests (cmocka, Vulkan validation layer on) and the conformance
 #      runner over ../shared/nnapi-cts, every case, in every implemented mode
 #      (sync, async, burst, fenced, threads, dynamic, quant-coupling,
-#      device-memory);
+#      device-memory, validation);
 #   2. the same under AddressSanitizer + UndefinedBehaviorSanitizer: all unit
 #      tests and a sample of the conformance cases (every 7th);
 #   3. under ThreadSanitizer: all unit tests and every 25th case through the
@@ -15,7 +15,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 
 passed=0; failed=0; skipped=0
-modes=sync,async,burst,fenced,threads,dynamic,quant-coupling,device-memory
+modes=sync,async,burst,fenced,threads,dynamic,quant-coupling,device-memory,validation
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 export ASAN_OPTIONS=detect_leaks=1
 

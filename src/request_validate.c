@@ -81,6 +81,8 @@ static vknn_status validate_dimensions(const vknn_logger *log, const char *what,
                                        const vknn_request_argument *arg,
                                        const vknn_io_decl *decl) {
   if (arg->dimension_count == 0) return VKNN_STATUS_NONE;
+  if (vknn_operand_type_is_scalar(decl->type))
+    FAIL("%s %u: a scalar given %u dimensions", what, index, arg->dimension_count);
   if (arg->dimensions == NULL) FAIL("%s %u: dimensions are NULL", what, index);
   if (arg->dimension_count > VKNN_MAX_RANK)
     FAIL("%s %u: rank %u exceeds %u", what, index, arg->dimension_count, VKNN_MAX_RANK);

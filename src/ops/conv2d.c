@@ -81,6 +81,12 @@ static vknn_status validate_conv_family(const vknn_logger *log, const vknn_subgr
                                         const vknn_operation *op, bool depthwise) {
   uint32_t extra = depthwise ? 1 : 0;
   if (!vknn_op_check_counts(log, op, 7 + extra, 13 + extra, 1)) return VKNN_STATUS_INVALID_ARGUMENT;
+  /* Dilation comes as a pair: one factor alone leaves 9 or 12 inputs. */
+  if (op->input_count == 9 + extra || op->input_count == 12 + extra) {
+    VKNN_LOG_E(log, "model", "%s: %u inputs (a dilation factor without its pair)",
+               vknn_operation_type_name(op->type), op->input_count);
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
   conv_form f = form_of(sg, op, depthwise);
   const vknn_operand *in = &sg->operands[op->inputs[0]];
   const vknn_operand *filter = &sg->operands[op->inputs[1]];

@@ -5,9 +5,8 @@
 static vknn_status validate_transpose(const vknn_logger *log, const vknn_model *model,
                                       const vknn_subgraph *sg, const vknn_operation *op) {
   (void)model;
-  bool ok = vknn_op_check_counts(log, op, 1, 2, 1) && vknn_op_check_data_types(log, sg, op, 4, false) &&
-            (op->input_count < 2 ||
-             vknn_op_check_type(log, op, "perm", &sg->operands[op->inputs[1]], VKNN_OPERAND_TENSOR_INT32));
+  bool ok = vknn_op_check_counts(log, op, 2, 2, 1) && vknn_op_check_data_types(log, sg, op, 4, false) &&
+            vknn_op_check_type(log, op, "perm", &sg->operands[op->inputs[1]], VKNN_OPERAND_TENSOR_INT32);
   return ok ? VKNN_STATUS_NONE : VKNN_STATUS_INVALID_ARGUMENT;
 }
 

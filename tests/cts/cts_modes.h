@@ -31,6 +31,9 @@ void cts_run_quant_coupling(cts_worker *w, const cJSON *test, cts_judgement *j);
 /* Inputs and outputs through driver-managed buffers (cts_device_memory.c). */
 void cts_run_device_memory(cts_worker *w, cts_case *c, vknn_prepared_model *pm, cts_judgement *j);
 
+/* Model and request mutations that must be rejected (cts_validation.c). */
+void cts_run_validation(cts_worker *w, cts_case *c, vknn_prepared_model *pm, cts_judgement *j);
+
 void cts_run_async(cts_worker *w, cts_case *c, vknn_prepared_model *pm, cts_judgement *j);
 void cts_run_burst(cts_worker *w, cts_case *c, vknn_prepared_model *pm, cts_judgement *j);
 void cts_run_fenced(cts_worker *w, cts_case *c, vknn_prepared_model *pm, cts_judgement *j);

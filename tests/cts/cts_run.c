@@ -105,6 +105,7 @@ static mode_runner runner_of(cts_mode mode) {
     case CTS_MODE_FENCED: return cts_run_fenced;
     case CTS_MODE_THREADS: return cts_run_threads;
     case CTS_MODE_DEVICE_MEMORY: return cts_run_device_memory;
+    case CTS_MODE_VALIDATION: return cts_run_validation;
     default: return NULL;
   }
 }
