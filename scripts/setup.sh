@@ -7,6 +7,7 @@ packages=(
   libvulkan-dev libvulkan-volk-dev vulkan-validationlayers mesa-vulkan-drivers vulkan-tools
   glslang-tools spirv-tools libshaderc-dev
   libcmocka-dev libcjson-dev
+  clang libclang-rt-14-dev
 )
 
 missing=()

@@ -9,7 +9,9 @@
 #   3. under ThreadSanitizer: all unit tests and every 25th case through the
 #      concurrent paths (threads, async, fenced, burst). tests/tsan.supp
 #      silences only reports inside the uninstrumented Vulkan driver, loader
-#      and validation layer.
+#      and validation layer;
+#   4. the libFuzzer targets (clang, ASan + UBSan: scripts/fuzz.sh), a minute
+#      each from a seed corpus of conformance models.
 # Ends with one line: "Total: N passed, N failed, N skipped".
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -80,6 +82,13 @@ if build build-tsan -Dbuildtype=debug -Db_sanitize=thread -Db_lundef=false; then
   conformance build-tsan concurrent --modes threads,async,fenced,burst --sample 25
   unset TSAN_OPTIONS
 fi
+
+fuzz_log=build-fuzz.log
+scripts/fuzz.sh 60 > "$fuzz_log" 2>&1
+fuzz_rc=$?
+if [ "$fuzz_rc" -ne 0 ]; then tail -20 "$fuzz_log"; else grep -E '^fuzz fuzz_' "$fuzz_log"; fi
+count "$(grep -cE '^fuzz fuzz_[a-z_]+: passed' "$fuzz_log")" "$(grep -cE '^fuzz fuzz_[a-z_]+: failed' "$fuzz_log")" 0
+if [ "$fuzz_rc" -ne 0 ] && ! grep -qE '^fuzz fuzz_[a-z_]+: failed' "$fuzz_log"; then count 0 1 0; fi
 
 echo "Total: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

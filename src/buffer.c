@@ -13,6 +13,7 @@
 #include "memory_pool.h"
 #include "operand_type.h"
 #include "prepared_model_internal.h"
+#include "fault_injection.h"
 
 #define TAG "driver"
 
@@ -75,7 +76,7 @@ static vknn_status table_add(vknn_buffer_table *table, vknn_buffer *b) {
   vknn_status s = VKNN_STATUS_NONE;
   if (table->count == table->capacity) {
     uint32_t capacity = table->capacity ? table->capacity * 2 : 8;
-    vknn_buffer **items = realloc(table->items, capacity * sizeof(*items));
+    vknn_buffer **items = vknn_realloc(table->items, capacity * sizeof(*items));
     if (items == NULL) s = VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
     else {
       table->items = items;
@@ -218,7 +219,7 @@ static vknn_status check_allocate(vknn_device *device, const allocate_args *a, v
 
 static vknn_status record_roles(vknn_buffer *b, const allocate_args *a) {
   b->role_count = a->role_counts[0] + a->role_counts[1];
-  b->roles = calloc(b->role_count, sizeof(buffer_role));
+  b->roles = vknn_calloc(b->role_count, sizeof(buffer_role));
   if (b->roles == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
   uint32_t n = 0;
   for (int dir = 0; dir < 2; ++dir)
@@ -239,7 +240,7 @@ vknn_status vknn_device_allocate(vknn_device *device, const uint32_t *desc_dimen
   if (device == NULL || out_buffer == NULL || out_token == NULL) return VKNN_STATUS_INVALID_ARGUMENT;
   if (desc_rank > VKNN_MAX_RANK || (desc_rank > 0 && desc_dimensions == NULL))
     FAIL(&device->log, "allocate: invalid descriptor dimensions");
-  vknn_buffer *b = calloc(1, sizeof(*b));
+  vknn_buffer *b = vknn_calloc(1, sizeof(*b));
   if (b == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
   b->device = device;
   pthread_rwlock_init(&b->lock, NULL);

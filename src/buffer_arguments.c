@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "buffer.h"
+#include "fault_injection.h"
 
 static bool names_buffers(const vknn_request *request, const vknn_mapped_pool *pools) {
   for (uint32_t i = 0; i < request->pool_count; ++i)
@@ -41,8 +42,8 @@ vknn_status vknn_resolve_buffer_arguments(const vknn_logger *log, const vknn_req
   out->request = *request;
   if (!names_buffers(request, pools)) return VKNN_STATUS_NONE;
   uint32_t n = request->input_count + request->output_count;
-  out->arguments = calloc(n ? n : 1, sizeof(*out->arguments));
-  out->dimensions = calloc(n ? n : 1, sizeof(*out->dimensions));
+  out->arguments = vknn_calloc(n ? n : 1, sizeof(*out->arguments));
+  out->dimensions = vknn_calloc(n ? n : 1, sizeof(*out->dimensions));
   if (out->arguments == NULL || out->dimensions == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
   if (request->input_count > 0)
     memcpy(out->arguments, request->inputs, request->input_count * sizeof(*out->arguments));

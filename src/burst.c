@@ -5,6 +5,7 @@
 
 #include "prepared_model_internal.h"
 #include "vknn/burst.h"
+#include "fault_injection.h"
 
 #define TAG "execution"
 
@@ -24,7 +25,7 @@ struct vknn_burst {
 
 vknn_status vknn_burst_create(vknn_prepared_model *pm, vknn_burst **out_burst) {
   if (pm == NULL || out_burst == NULL) return VKNN_STATUS_INVALID_ARGUMENT;
-  vknn_burst *b = calloc(1, sizeof(*b));
+  vknn_burst *b = vknn_calloc(1, sizeof(*b));
   if (b == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
   b->pm = pm;
   pthread_mutex_init(&b->lock, NULL);
@@ -42,7 +43,7 @@ static vknn_status add_slot(vknn_burst *b, int32_t slot, const vknn_memory *memo
                             burst_slot **out) {
   if (b->count == b->capacity) {
     uint32_t capacity = b->capacity ? b->capacity * 2 : 8;
-    burst_slot *slots = realloc(b->slots, capacity * sizeof(*slots));
+    burst_slot *slots = vknn_realloc(b->slots, capacity * sizeof(*slots));
     if (slots == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
     b->slots = slots;
     b->capacity = capacity;
@@ -59,7 +60,7 @@ static vknn_status add_slot(vknn_burst *b, int32_t slot, const vknn_memory *memo
 /* The request's pools from the slot cache, mapping the new ones. */
 static vknn_status gather_pools(vknn_burst *b, const vknn_request *request, const int32_t *slots) {
   if (request->pool_count > b->scratch_capacity) {
-    vknn_mapped_pool *scratch = realloc(b->scratch, request->pool_count * sizeof(*scratch));
+    vknn_mapped_pool *scratch = vknn_realloc(b->scratch, request->pool_count * sizeof(*scratch));
     if (scratch == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
     b->scratch = scratch;
     b->scratch_capacity = request->pool_count;

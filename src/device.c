@@ -7,6 +7,7 @@
 #include "compiler.h"
 #include "device_internal.h"
 #include "model_validate.h"
+#include "fault_injection.h"
 
 uint64_t vknn_now_boottime_ns(void) {
   struct timespec ts;
@@ -25,7 +26,7 @@ vknn_status vknn_check_deadline(const vknn_logger *log, const char *tag,
 vknn_status vknn_device_open(const vknn_device_options *options, vknn_device **out_device) {
   if (out_device == NULL) return VKNN_STATUS_INVALID_ARGUMENT;
   *out_device = NULL;
-  vknn_device *device = calloc(1, sizeof(*device));
+  vknn_device *device = vknn_calloc(1, sizeof(*device));
   if (device == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
   vknn_logger_init(&device->log, options ? options->log_callback : NULL,
                    options ? options->log_user_data : NULL);

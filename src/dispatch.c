@@ -1,4 +1,5 @@
 #include "dispatch.h"
+#include "fault_injection.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -6,7 +7,7 @@
 vknn_dispatch *vknn_dispatch_list_add(vknn_dispatch_list *list) {
   if (list->count == list->capacity) {
     uint32_t capacity = list->capacity ? list->capacity * 2 : 16;
-    vknn_dispatch *items = realloc(list->items, capacity * sizeof(*items));
+    vknn_dispatch *items = vknn_realloc(list->items, capacity * sizeof(*items));
     if (items == NULL) return NULL;
     list->items = items;
     list->capacity = capacity;

@@ -12,6 +12,7 @@
 #include "zero_copy.h"
 #include "prepared_model_internal.h"
 #include "vknn/prepared_model.h"
+#include "fault_injection.h"
 
 #define TAG "execution"
 
@@ -40,7 +41,7 @@ static vknn_status map_token(vknn_device *device, uint32_t token, vknn_mapped_po
 static vknn_status map_pools(vknn_device *device, const vknn_request *request,
                              request_pools *out) {
   out->count = 0;
-  out->items = calloc(request->pool_count ? request->pool_count : 1, sizeof(vknn_mapped_pool));
+  out->items = vknn_calloc(request->pool_count ? request->pool_count : 1, sizeof(vknn_mapped_pool));
   if (out->items == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
   for (uint32_t i = 0; i < request->pool_count; ++i) {
     const vknn_request_pool *pool = &request->pools[i];

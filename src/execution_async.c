@@ -11,6 +11,7 @@
 #include "operand_type.h"
 #include "prepared_model_internal.h"
 #include "request_copy.h"
+#include "fault_injection.h"
 
 #define TAG "execution"
 #define MAX_OUTPUTS_REPORTED 64
@@ -49,7 +50,7 @@ vknn_status vknn_prepared_model_execute_async(vknn_prepared_model *pm, const vkn
   if (s == VKNN_STATUS_NONE && callback == NULL) s = VKNN_STATUS_INVALID_ARGUMENT;
   if (s == VKNN_STATUS_NONE) s = vknn_check_deadline(&pm->device->log, TAG, deadline);
   if (s != VKNN_STATUS_NONE) return s;
-  async_execution *a = calloc(1, sizeof(*a));
+  async_execution *a = vknn_calloc(1, sizeof(*a));
   if (a == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
   *a = (async_execution){.pm = pm, .measure = measure, .callback = callback, .user_data = user_data};
   if (deadline != NULL) a->deadline = *deadline;
@@ -188,9 +189,9 @@ static vknn_fenced_execution *new_fenced(vknn_prepared_model *pm, const int *wai
                                          uint32_t wait_count, vknn_measure_timing measure,
                                          const vknn_deadline *deadline,
                                          const vknn_duration *timeout_after_fence) {
-  vknn_fenced_execution *f = calloc(1, sizeof(*f));
+  vknn_fenced_execution *f = vknn_calloc(1, sizeof(*f));
   if (f == NULL) return NULL;
-  f->wait_for = calloc(wait_count ? wait_count : 1, sizeof(int));
+  f->wait_for = vknn_calloc(wait_count ? wait_count : 1, sizeof(int));
   if (f->wait_for == NULL) {
     free(f);
     return NULL;

@@ -1,4 +1,5 @@
 #include "executor.h"
+#include "fault_injection.h"
 
 #include <stdlib.h>
 
@@ -42,7 +43,7 @@ static void *worker(void *arg) {
 
 vknn_status vknn_executor_submit(vknn_executor *e, vknn_priority priority,
                                  void (*run)(void *context), void *context) {
-  vknn_job *job = malloc(sizeof(*job));
+  vknn_job *job = vknn_malloc(sizeof(*job));
   if (job == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
   *job = (vknn_job){NULL, run, context};
   pthread_mutex_lock(&e->lock);

@@ -5,6 +5,7 @@
 
 #include "operand_type.h"
 #include "vknn/device.h"
+#include "fault_injection.h"
 
 void vknn_tensor_set_shape(vknn_tensor *tensor, const uint32_t *dims, uint32_t rank) {
   tensor->rank = rank;
@@ -23,7 +24,7 @@ uint64_t vknn_tensor_byte_size(const vknn_tensor *tensor) {
 static vknn_status map_pools(vknn_graph *graph) {
   graph->pool_count = graph->model->pool_count;
   if (graph->pool_count == 0) return VKNN_STATUS_NONE;
-  graph->pools = calloc(graph->pool_count, sizeof(*graph->pools));
+  graph->pools = vknn_calloc(graph->pool_count, sizeof(*graph->pools));
   if (graph->pools == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
   for (uint32_t i = 0; i < graph->pool_count; ++i) {
     vknn_status s = vknn_memory_map(graph->log, &graph->model->pools[i], &graph->pools[i]);
@@ -57,8 +58,8 @@ vknn_status vknn_graph_init(vknn_graph *graph, const vknn_logger *log, const vkn
   graph->sg = &model->main;
   graph->tensor_count = model->main.operand_count;
   graph->tensor_capacity = graph->tensor_count + 16;
-  graph->tensors = calloc(graph->tensor_capacity, sizeof(vknn_tensor));
-  graph->fusion = calloc(model->main.operation_count + 1, sizeof(vknn_op_fusion));
+  graph->tensors = vknn_calloc(graph->tensor_capacity, sizeof(vknn_tensor));
+  graph->fusion = vknn_calloc(model->main.operation_count + 1, sizeof(vknn_op_fusion));
   if (graph->tensors == NULL || graph->fusion == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
   for (uint32_t k = 0; k < model->main.operation_count; ++k)
     graph->fusion[k] = (vknn_op_fusion){false, -1, UINT32_MAX};
@@ -115,7 +116,7 @@ static vknn_tensor *append_tensor(vknn_graph *graph, int32_t type, const uint32_
                                   uint32_t rank, vknn_operand_lifetime lifetime) {
   if (graph->tensor_count == graph->tensor_capacity) {
     uint32_t capacity = graph->tensor_capacity * 2;
-    vknn_tensor *tensors = realloc(graph->tensors, capacity * sizeof(vknn_tensor));
+    vknn_tensor *tensors = vknn_realloc(graph->tensors, capacity * sizeof(vknn_tensor));
     if (tensors == NULL) return NULL;
     graph->tensors = tensors;
     graph->tensor_capacity = capacity;
@@ -131,7 +132,7 @@ static vknn_tensor *append_tensor(vknn_graph *graph, int32_t type, const uint32_
 
 uint32_t vknn_graph_add_constant(vknn_graph *graph, int32_t type, const uint32_t *dims,
                                  uint32_t rank, void *data) {
-  void **owned = realloc(graph->owned, (graph->owned_count + 1) * sizeof(void *));
+  void **owned = vknn_realloc(graph->owned, (graph->owned_count + 1) * sizeof(void *));
   if (owned == NULL || data == NULL) {
     if (owned != NULL) graph->owned = owned;
     free(data);

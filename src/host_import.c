@@ -53,7 +53,8 @@ vknn_status vknn_host_import_create(vknn_vk *vk, const vknn_memory *memory,
                                 .pNext = &import,
                                 .allocationSize = size,
                                 .memoryTypeIndex = type};
-  VkResult r = vkAllocateMemory(vk->device, &alloc, NULL, &out->memory);
+  VkResult r = vknn_vk_injected_fault();
+  if (r == VK_SUCCESS) r = vkAllocateMemory(vk->device, &alloc, NULL, &out->memory);
   if (r == VK_SUCCESS) r = vkBindBufferMemory(vk->device, out->buffer, out->memory, 0);
   if (r == VK_SUCCESS) atomic_fetch_add(&vk->counters.host_imports, 1);
   return vknn_vk_status(r);

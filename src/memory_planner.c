@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "compiler.h"
+#include "fault_injection.h"
 
 static uint64_t align_up(uint64_t value, uint64_t alignment) {
   return (value + alignment - 1) / alignment * alignment;
@@ -67,7 +68,7 @@ static int compare_size_desc(const void *a, const void *b, void *tensors) {
 
 static vknn_status place_arena(vknn_plan *plan, uint64_t alignment) {
   vknn_graph *g = &plan->graph;
-  uint32_t *order = malloc((g->tensor_count + 1) * sizeof(uint32_t));
+  uint32_t *order = vknn_malloc((g->tensor_count + 1) * sizeof(uint32_t));
   if (order == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
   uint32_t n = 0;
   for (uint32_t i = 0; i < g->tensor_count; ++i)

@@ -1,14 +1,15 @@
 #include "model_copy.h"
+#include "fault_injection.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 /* A zeroed block owned by the copy; NULL when out of memory. */
 static void *own(vknn_model_copy *copy, size_t size) {
-  void **blocks = realloc(copy->blocks, (copy->block_count + 1) * sizeof(void *));
+  void **blocks = vknn_realloc(copy->blocks, (copy->block_count + 1) * sizeof(void *));
   if (blocks == NULL) return NULL;
   copy->blocks = blocks;
-  void *p = calloc(1, size ? size : 1);
+  void *p = vknn_calloc(1, size ? size : 1);
   if (p != NULL) copy->blocks[copy->block_count++] = p;
   return p;
 }

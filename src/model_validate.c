@@ -6,6 +6,7 @@
 #include "memory_pool.h"
 #include "operand_type.h"
 #include "operation_registry.h"
+#include "fault_injection.h"
 
 #define FAIL(...)                                  \
   do {                                             \
@@ -308,7 +309,7 @@ static vknn_status validate_operations(const validator *v) {
     if (op->output_count == 0) FAIL("operation %u has no output", k);
   }
   size_t n = sg->operand_count ? sg->operand_count : 1;
-  uint32_t *scratch = calloc(n, sizeof(uint32_t));
+  uint32_t *scratch = vknn_calloc(n, sizeof(uint32_t));
   if (scratch == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
   vknn_status s = validate_dataflow(v, (uint8_t *)scratch);
   if (s == VKNN_STATUS_NONE) s = validate_consumers(v, scratch);
@@ -376,7 +377,7 @@ vknn_status vknn_validate_model(const vknn_logger *log, const vknn_model *model)
   for (uint32_t i = 0; i < model->referenced_count && s == VKNN_STATUS_NONE; ++i)
     s = validate_subgraph(v, &model->referenced[i], i + 1);
   if (s != VKNN_STATUS_NONE) return s;
-  uint8_t *state = calloc(model->referenced_count + 1, 1);
+  uint8_t *state = vknn_calloc(model->referenced_count + 1, 1);
   if (state == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
   /* From every subgraph: a cycle among unreachable subgraphs is invalid too. */
   bool cycle = false;

@@ -10,12 +10,13 @@
 #include "model_validate.h"
 #include "prepared_model_internal.h"
 #include "vknn/prepared_model.h"
+#include "fault_injection.h"
 
 #define TAG "compilation"
 
 static vknn_status describe_io(vknn_io_decl **out, uint32_t count, const uint32_t *indexes,
                                const vknn_subgraph *sg) {
-  *out = calloc(count ? count : 1, sizeof(vknn_io_decl));
+  *out = vknn_calloc(count ? count : 1, sizeof(vknn_io_decl));
   if (*out == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
   for (uint32_t i = 0; i < count; ++i) {
     const vknn_operand *o = &sg->operands[indexes[i]];
@@ -74,7 +75,7 @@ vknn_status vknn_device_prepare_model(vknn_device *device, const vknn_model *mod
   vknn_plan_target target = vknn_recorded_graph_target(device);
   s = vknn_compile(&device->log, model, NULL, &target, &plan);
   if (s != VKNN_STATUS_NONE) return s;
-  vknn_prepared_model *pm = calloc(1, sizeof(*pm));
+  vknn_prepared_model *pm = vknn_calloc(1, sizeof(*pm));
   if (pm == NULL) {
     vknn_plan_release(&plan);
     return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;

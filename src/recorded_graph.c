@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "zero_copy.h"
+#include "fault_injection.h"
 
 #define TAG "compilation"
 
@@ -37,7 +38,8 @@ static vknn_status create_command_objects(vknn_recorded_graph *rg) {
                                          .commandPool = rg->command_pool,
                                          .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
                                          .commandBufferCount = 1};
-    r = vkAllocateCommandBuffers(vk->device, &alloc, &rg->command_buffer);
+    r = vknn_vk_injected_fault();
+    if (r == VK_SUCCESS) r = vkAllocateCommandBuffers(vk->device, &alloc, &rg->command_buffer);
   }
   if (r == VK_SUCCESS) {
     VkFenceCreateInfo fence = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
@@ -70,7 +72,8 @@ static vknn_status upload(vknn_recorded_graph *rg, VkBuffer dst, uint64_t size, 
                                        .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
                                        .commandBufferCount = 1};
   VkCommandBuffer cmd;
-  VkResult r = vkAllocateCommandBuffers(vk->device, &alloc, &cmd);
+  VkResult r = vknn_vk_injected_fault();
+  if (r == VK_SUCCESS) r = vkAllocateCommandBuffers(vk->device, &alloc, &cmd);
   if (r == VK_SUCCESS) {
     VkCommandBufferBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
                                       .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
@@ -140,9 +143,9 @@ static vknn_status bind_pool(vknn_recorded_graph *rg, const vknn_plan *plan, uin
 
 static vknn_status bind_pools(vknn_recorded_graph *rg, const vknn_plan *plan) {
   const vknn_graph *g = &plan->graph;
-  rg->pool_count = g->pool_count;
-  rg->pools = calloc(g->pool_count ? g->pool_count : 1, sizeof(vknn_pool_binding));
+  rg->pools = vknn_calloc(g->pool_count ? g->pool_count : 1, sizeof(vknn_pool_binding));
   if (rg->pools == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
+  rg->pool_count = g->pool_count;
   for (uint32_t i = 0; i < g->tensor_count; ++i)
     if (g->tensors[i].region == VKNN_REGION_POOL) rg->pools[g->tensors[i].pool_index].used = true;
   vknn_status s = VKNN_STATUS_NONE;
@@ -211,7 +214,8 @@ static vknn_status write_descriptor_set(const vknn_recorded_graph *rg, const rec
                                        .descriptorPool = rec->pool,
                                        .descriptorSetCount = 1,
                                        .pSetLayouts = &vk->set_layouts[d->binding_count]};
-  VkResult r = vkAllocateDescriptorSets(vk->device, &alloc, out_set);
+  VkResult r = vknn_vk_injected_fault();
+  if (r == VK_SUCCESS) r = vkAllocateDescriptorSets(vk->device, &alloc, out_set);
   if (r != VK_SUCCESS) return vknn_vk_status(r);
   VkDescriptorBufferInfo infos[VKNN_MAX_BINDINGS];
   VkWriteDescriptorSet writes[VKNN_MAX_BINDINGS];
@@ -340,7 +344,7 @@ static vknn_status record_commands(const vknn_recorded_graph *rg, recording *rec
 
 static vknn_status describe_io(vknn_io_slot **out_slots, uint32_t count, const uint32_t *indexes,
                                const vknn_plan *plan, uint64_t base) {
-  *out_slots = calloc(count ? count : 1, sizeof(vknn_io_slot));
+  *out_slots = vknn_calloc(count ? count : 1, sizeof(vknn_io_slot));
   if (*out_slots == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
   for (uint32_t i = 0; i < count; ++i) {
     const vknn_tensor *t = &plan->graph.tensors[indexes[i]];
@@ -358,9 +362,9 @@ static vknn_status describe_io(vknn_io_slot **out_slots, uint32_t count, const u
  * and the dispatches. */
 static vknn_status keep_layout(vknn_recorded_graph *rg, const vknn_plan *plan) {
   const vknn_graph *g = &plan->graph;
-  rg->places = calloc(g->tensor_count ? g->tensor_count : 1, sizeof(vknn_tensor_place));
+  rg->places = vknn_calloc(g->tensor_count ? g->tensor_count : 1, sizeof(vknn_tensor_place));
   uint32_t n = plan->dispatches.count;
-  rg->dispatches.items = calloc(n ? n : 1, sizeof(vknn_dispatch));
+  rg->dispatches.items = vknn_calloc(n ? n : 1, sizeof(vknn_dispatch));
   if (rg->places == NULL || rg->dispatches.items == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
   for (uint32_t i = 0; i < g->tensor_count; ++i)
     rg->places[i] = (vknn_tensor_place){g->tensors[i].region, g->tensors[i].io_index,
@@ -378,8 +382,8 @@ static vknn_status build(vknn_recorded_graph *rg, const vknn_plan *plan) {
   rg->info.arena_bytes = plan->region_size[VKNN_REGION_ARENA];
   rg->info.constant_bytes = plan->region_size[VKNN_REGION_CONSTANT];
   uint32_t n = plan->dispatches.count ? plan->dispatches.count : 1;
-  rg->dispatch_ms = calloc(n, sizeof(double));
-  rg->ticks = calloc(n + 1, sizeof(uint64_t));
+  rg->dispatch_ms = vknn_calloc(n, sizeof(double));
+  rg->ticks = vknn_calloc(n + 1, sizeof(uint64_t));
   if (rg->dispatch_ms == NULL || rg->ticks == NULL)
     return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
   rg->input_count = sg->input_count;
@@ -435,7 +439,7 @@ uint64_t vknn_recorded_graph_read_timestamps(vknn_recorded_graph *rg) {
 vknn_status vknn_recorded_graph_create(vknn_device *device, const vknn_plan *plan,
                                        vknn_recorded_graph **out) {
   *out = NULL;
-  vknn_recorded_graph *rg = calloc(1, sizeof(*rg));
+  vknn_recorded_graph *rg = vknn_calloc(1, sizeof(*rg));
   if (rg == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
   rg->device = device;
   vknn_status s = build(rg, plan);
@@ -487,7 +491,9 @@ vknn_status vknn_recorded_graph_record_bound(const vknn_recorded_graph *rg,
                                        .commandPool = rg->command_pool,
                                        .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
                                        .commandBufferCount = 1};
-  s = vknn_vk_status(vkAllocateCommandBuffers(vk->device, &alloc, &out->command_buffer));
+  VkResult r = vknn_vk_injected_fault();
+  if (r == VK_SUCCESS) r = vkAllocateCommandBuffers(vk->device, &alloc, &out->command_buffer);
+  s = vknn_vk_status(r);
   if (s != VKNN_STATUS_NONE) return s;
   recording rec = {.cmd = out->command_buffer, .pool = out->descriptor_pool,
                    .inputs = inputs, .outputs = outputs};

@@ -1,4 +1,5 @@
 #include "request_copy.h"
+#include "fault_injection.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -70,7 +71,7 @@ vknn_status vknn_request_copy_make(const vknn_request *request, vknn_request_cop
   size_t size = arguments_size(request->inputs, request->input_count) +
                 arguments_size(request->outputs, request->output_count) +
                 pools_size(request->pools, request->pool_count) + 8;
-  cursor c = {calloc(1, size), 0};
+  cursor c = {vknn_calloc(1, size), 0};
   if (c.base == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
   out->storage = c.base;
   out->request.inputs = copy_arguments(&c, request->inputs, request->input_count);

@@ -9,6 +9,7 @@
 #include "compiler.h"
 #include "operand_type.h"
 #include "prepared_model_internal.h"
+#include "fault_injection.h"
 
 #define TAG "execution"
 
@@ -49,7 +50,7 @@ static uint8_t *make_key(const vknn_prepared_model *pm, const vknn_input_overrid
   size_t size = 0;
   for (uint32_t i = 0; i < pm->input_count; ++i)
     size += 2 + sizeof(o[i].dims) + value_size(&pm->inputs[i], &o[i]);
-  uint8_t *key = malloc(size ? size : 1), *p = key;
+  uint8_t *key = vknn_malloc(size ? size : 1), *p = key;
   if (key == NULL) return NULL;
   for (uint32_t i = 0; i < pm->input_count; ++i) {
     *p++ = o[i].omitted;
@@ -107,7 +108,7 @@ vknn_status vknn_prepared_model_select_graph(vknn_prepared_model *pm, const vknn
     return VKNN_STATUS_NONE;
   }
   vknn_input_override *overrides =
-      calloc(pm->input_count ? pm->input_count : 1, sizeof(*overrides));
+      vknn_calloc(pm->input_count ? pm->input_count : 1, sizeof(*overrides));
   if (overrides == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
   for (uint32_t i = 0; i < pm->input_count; ++i)
     describe_input(&pm->inputs[i], &request->inputs[i], pools, &overrides[i]);

@@ -45,7 +45,8 @@ vknn_status vknn_vk_buffer_create(vknn_vk *vk, VkDeviceSize size, vknn_buffer_ki
                                 .allocationSize = req.size,
                                 .memoryTypeIndex = type};
   atomic_fetch_add(&vk->counters.memory_allocations, 1);
-  r = vkAllocateMemory(vk->device, &alloc, NULL, &out_buffer->memory);
+  r = vknn_vk_injected_fault();
+  if (r == VK_SUCCESS) r = vkAllocateMemory(vk->device, &alloc, NULL, &out_buffer->memory);
   if (r == VK_SUCCESS) r = vkBindBufferMemory(vk->device, out_buffer->buffer, out_buffer->memory, 0);
   if (r == VK_SUCCESS && mapped)
     r = vkMapMemory(vk->device, out_buffer->memory, 0, VK_WHOLE_SIZE, 0, &out_buffer->mapped);

@@ -1,4 +1,5 @@
 #include "vk_context.h"
+#include "fault_injection.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,7 +34,7 @@ static VKAPI_ATTR VkBool32 VKAPI_CALL on_validation_message(
 static bool layer_available(const char *name) {
   uint32_t count = 0;
   vkEnumerateInstanceLayerProperties(&count, NULL);
-  VkLayerProperties *layers = calloc(count ? count : 1, sizeof(*layers));
+  VkLayerProperties *layers = vknn_calloc(count ? count : 1, sizeof(*layers));
   if (layers == NULL) return false;
   vkEnumerateInstanceLayerProperties(&count, layers);
   bool found = false;
@@ -166,7 +167,7 @@ static vknn_status pick_physical_device(vknn_vk *vk) {
 static bool has_device_extension(VkPhysicalDevice physical, const char *name) {
   uint32_t count = 0;
   if (vkEnumerateDeviceExtensionProperties(physical, NULL, &count, NULL) != VK_SUCCESS) return false;
-  VkExtensionProperties *props = calloc(count ? count : 1, sizeof(*props));
+  VkExtensionProperties *props = vknn_calloc(count ? count : 1, sizeof(*props));
   bool found = false;
   if (props != NULL && vkEnumerateDeviceExtensionProperties(physical, NULL, &count, props) == VK_SUCCESS)
     for (uint32_t i = 0; i < count && !found; ++i) found = strcmp(props[i].extensionName, name) == 0;
@@ -340,4 +341,8 @@ vknn_status vknn_vk_submit_and_wait(vknn_vk *vk, VkCommandBuffer cmd, VkFence fe
   if (r == VK_SUCCESS) r = vkResetFences(vk->device, 1, &fence);
   if (r != VK_SUCCESS) VKNN_LOG_E(vk->log, "vulkan", "submission failed (%d)", r);
   return vknn_vk_status(r);
+}
+
+VkResult vknn_vk_injected_fault(void) {
+  return vknn_fault_next(VKNN_FAULT_VULKAN_ALLOCATION) ? VK_ERROR_OUT_OF_DEVICE_MEMORY : VK_SUCCESS;
 }

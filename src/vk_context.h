@@ -60,6 +60,11 @@ void vknn_vk_destroy(vknn_vk *vk);
 
 /* Index of a memory type allowed by type_bits with all the required flags,
  * preferring one that also has the preferred flags; UINT32_MAX when none. */
+/* Asked before every Vulkan memory, command buffer and descriptor set
+ * allocation: VK_ERROR_OUT_OF_DEVICE_MEMORY when fault injection fails this
+ * one (fault_injection.h), else VK_SUCCESS. */
+VkResult vknn_vk_injected_fault(void);
+
 uint32_t vknn_vk_find_memory_type(const vknn_vk *vk, uint32_t type_bits,
                                   VkMemoryPropertyFlags required,
                                   VkMemoryPropertyFlags preferred);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "vk_context.h"
+#include "fault_injection.h"
 
 #define MAX_SPEC 8
 
@@ -61,7 +62,7 @@ vknn_status vknn_vk_get_pipeline(vknn_vk *vk, vknn_shader_id shader, uint32_t bi
     e = e->next;
   vknn_status status = VKNN_STATUS_NONE;
   if (e == NULL) {
-    e = calloc(1, sizeof(*e));
+    e = vknn_calloc(1, sizeof(*e));
     if (e == NULL) {
       status = VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
     } else {

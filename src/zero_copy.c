@@ -16,6 +16,7 @@
 
 #include "device_internal.h"
 #include "host_import.h"
+#include "fault_injection.h"
 
 #define CACHE_ENTRIES 4
 
@@ -100,7 +101,7 @@ static bool make_key(const vknn_recorded_graph *rg, const vknn_request *r, argum
   VkDeviceSize align = rg->device->vk.properties.limits.minStorageBufferOffsetAlignment;
   uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
   memset(key, 0, arg_count(r) * sizeof(*key));
-  pool_identity *ids = calloc(r->pool_count ? r->pool_count : 1, sizeof(*ids));
+  pool_identity *ids = vknn_calloc(r->pool_count ? r->pool_count : 1, sizeof(*ids));
   bool ok = ids != NULL && identify_pools(r, ids);
   for (uint32_t i = 0; ok && i < arg_count(r); ++i) {
     const vknn_request_argument *a = arg_at(r, i);
@@ -136,7 +137,7 @@ static host_import *find_import(zero_copy_entry *e, const pool_identity *id) {
  * an argument without a value keeps its staging slot. */
 static vknn_status bind_arguments(const vknn_recorded_graph *rg, const vknn_request *r,
                                   zero_copy_entry *e, vknn_io_binding *bindings) {
-  e->imports = calloc(r->pool_count ? r->pool_count : 1, sizeof(host_import));
+  e->imports = vknn_calloc(r->pool_count ? r->pool_count : 1, sizeof(host_import));
   if (e->imports == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
   for (uint32_t i = 0; i < arg_count(r); ++i) {
     bool output = i >= r->input_count;
@@ -173,7 +174,7 @@ static vknn_status create_entry(vknn_recorded_graph *rg, const vknn_request *r, 
                                 zero_copy_entry **out) {
   zero_copy_entry *e = free_entry(rg, rg->zero_copy);
   e->key = key;
-  vknn_io_binding *bindings = calloc(arg_count(r) ? arg_count(r) : 1, sizeof(*bindings));
+  vknn_io_binding *bindings = vknn_calloc(arg_count(r) ? arg_count(r) : 1, sizeof(*bindings));
   vknn_status s = bindings == NULL ? VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT
                                    : bind_arguments(rg, r, e, bindings);
   if (s == VKNN_STATUS_NONE)
@@ -210,13 +211,13 @@ vknn_status vknn_zero_copy_select(vknn_recorded_graph *rg, const vknn_request *r
                                   VkCommandBuffer *out_cmd) {
   *out_cmd = VK_NULL_HANDLE;
   if (rg->device->vk.host_import_alignment == 0 || arg_count(request) == 0) return VKNN_STATUS_NONE;
-  argument_key *key = calloc(arg_count(request), sizeof(*key));
+  argument_key *key = vknn_calloc(arg_count(request), sizeof(*key));
   if (key == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
   if (!make_key(rg, request, key)) {
     free(key);
     return VKNN_STATUS_NONE;
   }
-  if (rg->zero_copy == NULL) rg->zero_copy = calloc(1, sizeof(*rg->zero_copy));
+  if (rg->zero_copy == NULL) rg->zero_copy = vknn_calloc(1, sizeof(*rg->zero_copy));
   if (rg->zero_copy == NULL) {
     free(key);
     return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;

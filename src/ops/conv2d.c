@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "operand_type.h"
+#include "fault_injection.h"
 
 /* Operand positions of the scalar parameters, by form. */
 typedef struct conv_form {
@@ -230,7 +231,7 @@ static uint32_t add_multipliers(vknn_graph *graph, const vknn_operation *op, uin
   const vknn_operand *filter = &graph->sg->operands[op->inputs[1]];
   double in_scale = graph->tensors[op->inputs[0]].scale;
   double out_scale = graph->tensors[out_index].scale;
-  float *m = malloc(out_c * sizeof(float));
+  float *m = vknn_malloc(out_c * sizeof(float));
   if (m == NULL) return UINT32_MAX;
   for (uint32_t c = 0; c < out_c; ++c) {
     double filter_scale = filter->type == VKNN_OPERAND_TENSOR_QUANT8_SYMM_PER_CHANNEL

@@ -6,6 +6,7 @@
 #include "op_common.h"
 #include "operand_type.h"
 #include "typed_kind.h"
+#include "fault_injection.h"
 
 enum { MODE_CAST = 0, MODE_QUANTIZE = 1, MODE_DEQUANTIZE = 2 };
 
@@ -101,7 +102,7 @@ static uint32_t add_scales(vknn_graph *graph, const vknn_operation *op, convert_
     count = p->channels = in->extra_params.channel_quant.scale_count;
     for (uint32_t d = dim + 1; d < t->rank; ++d) p->inner *= t->dims[d];
   }
-  float *scales = malloc(count * sizeof(float));
+  float *scales = vknn_malloc(count * sizeof(float));
   if (scales == NULL) return UINT32_MAX;
   if (in->type == VKNN_OPERAND_TENSOR_QUANT8_SYMM_PER_CHANNEL)
     memcpy(scales, in->extra_params.channel_quant.scales, count * sizeof(float));

@@ -6,6 +6,7 @@
 
 #include "op_common.h"
 #include "operand_type.h"
+#include "fault_injection.h"
 
 static int32_t value_type(int32_t tensor_type) {
   switch (tensor_type) {
@@ -94,7 +95,7 @@ static vknn_status infer_rank(vknn_graph *graph, const vknn_operation *op) {
 
 static vknn_status lower_rank(vknn_graph *graph, const vknn_operation *op,
                               vknn_dispatch_list *out_list) {
-  int32_t *rank = malloc(sizeof(int32_t));
+  int32_t *rank = vknn_malloc(sizeof(int32_t));
   if (rank != NULL) *rank = (int32_t)graph->tensors[op->inputs[0]].rank;
   uint32_t value = vknn_graph_add_constant(graph, VKNN_OPERAND_INT32, NULL, 0, rank);
   if (value == UINT32_MAX) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;

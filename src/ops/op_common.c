@@ -101,8 +101,13 @@ bool vknn_activation_valid(int32_t activation) {
   return activation >= VKNN_FUSED_NONE && activation <= VKNN_FUSED_RELU6;
 }
 
+/* Clamped before the conversion: a tiny scale puts the bound far outside
+ * int32 (and the quantized range, to which callers clamp it anyway). */
 static int32_t quantize_bound(float value, const vknn_tensor *t) {
-  return t->zero_point + (int32_t)roundf(value / t->scale);
+  float steps = roundf(value / t->scale);
+  if (!(steps > -1e9f)) steps = -1e9f;
+  if (steps > 1e9f) steps = 1e9f;
+  return t->zero_point + (int32_t)steps;
 }
 
 void vknn_activation_bounds(int32_t activation, const vknn_tensor *out, float *lo, float *hi) {

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "operand_type.h"
+#include "fault_injection.h"
 
 void vknn_remap_set_axes(vknn_remap *r, const vknn_tensor *t) {
   int64_t stride = 1;
@@ -44,7 +45,7 @@ static vknn_shader_id shader_for(int32_t type) {
 /* The map as the kernel reads it: a constant of int32 words. */
 static uint32_t add_map_constant(vknn_graph *graph, const vknn_remap *r, uint64_t count) {
   enum { AXES = 4, VIEW = 4 + VKNN_REMAP_MAX * 4, WORDS = VIEW + VKNN_REMAP_MAX * 3 };
-  int32_t *m = calloc(WORDS, sizeof(int32_t));
+  int32_t *m = vknn_calloc(WORDS, sizeof(int32_t));
   if (m == NULL) return UINT32_MAX;
   m[0] = (int32_t)count;
   m[1] = (int32_t)r->view_rank;

@@ -43,12 +43,13 @@ static vknn_status build_depth_to_space(vknn_graph *graph, const vknn_operation 
   block_params p;
   vknn_status s = read_params(graph, op, &p);
   if (s != VKNN_STATUS_NONE) return s;
-  if (p.shape.channels % (p.b * p.b) != 0) {
+  uint64_t block_area = (uint64_t)p.b * p.b; /* in 64 bits: a huge block must not wrap */
+  if (block_area > p.shape.channels || p.shape.channels % block_area != 0) {
     VKNN_LOG_E(graph->log, "model", "DEPTH_TO_SPACE: %u channels, block %u", p.shape.channels, p.b);
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
   vknn_image_axes a = vknn_image_axes_of(p.nchw);
-  uint32_t c = p.shape.channels / (p.b * p.b), h = a.h, w = a.w, ch = a.c;
+  uint32_t c = (uint32_t)(p.shape.channels / block_area), h = a.h, w = a.w, ch = a.c;
   vknn_remap_set_axes(r, p.in);
   vknn_remap_add_view(r, p.shape.batches, a.n, 1);
   if (p.nchw) vknn_remap_add_view(r, c, ch, 1);

@@ -46,28 +46,6 @@ static double now_seconds(void) {
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static char *read_file(const char *path) {
-  FILE *f = fopen(path, "rb");
-  if (f == NULL) return NULL;
-  fseek(f, 0, SEEK_END);
-  long size = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *text = malloc((size_t)size + 1);
-  if (text != NULL && fread(text, 1, (size_t)size, f) != (size_t)size) {
-    free(text);
-    text = NULL;
-  }
-  if (text != NULL) text[size] = '\0';
-  fclose(f);
-  return text;
-}
-
-static cJSON *parse_file(const char *path) {
-  char *text = read_file(path);
-  cJSON *json = text ? cJSON_Parse(text) : NULL;
-  free(text);
-  return json;
-}
 
 /* By name (--filter) and by sampling (--sample: every N-th case of a file,
  * chosen by index so that workers and the collector agree). */
@@ -108,7 +86,7 @@ static void inject_fault(const cJSON *test) {
 }
 
 static void worker_main(const options *opt, const char *path, int start, int fd) {
-  cJSON *root = parse_file(path);
+  cJSON *root = cts_parse_file(path);
   cts_worker worker;
   char line[1024];
   if (root == NULL || cts_worker_open(&worker) != VKNN_STATUS_NONE) {
@@ -277,7 +255,7 @@ static int collect_file(const char *path, const struct stat *st, int flag, struc
   (void)ftw;
   size_t len = strlen(path);
   if (flag != FTW_F || len < 5 || strcmp(path + len - 5, ".json") != 0) return 0;
-  cJSON *root = parse_file(path);
+  cJSON *root = cts_parse_file(path);
   if (root == NULL) {
     fprintf(stderr, "vknn-cts: cannot parse %s\n", path);
     cts_report_add_broken_file(collecting, path);

@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cts_case.h"
+
 /* ---- the mutant ---------------------------------------------------------- */
 
 static void *own(cts_mutant *m, size_t size) {
@@ -97,22 +99,12 @@ static bool is_scalar_type(int32_t type) {
          type == VKNN_OPERAND_UINT32 || type == VKNN_OPERAND_BOOL || type == VKNN_OPERAND_FLOAT16;
 }
 
-static size_t element_size(int32_t type) {
-  switch (type) {
-    case VKNN_OPERAND_FLOAT32: case VKNN_OPERAND_INT32: case VKNN_OPERAND_UINT32:
-    case VKNN_OPERAND_TENSOR_FLOAT32: case VKNN_OPERAND_TENSOR_INT32: return 4;
-    case VKNN_OPERAND_FLOAT16: case VKNN_OPERAND_TENSOR_FLOAT16:
-    case VKNN_OPERAND_TENSOR_QUANT16_SYMM: case VKNN_OPERAND_TENSOR_QUANT16_ASYMM: return 2;
-    case VKNN_OPERAND_SUBGRAPH: return 0;
-    default: return 1;
-  }
-}
 
 /* Bytes of the operand's value; 0 when its shape is not fully known. */
 static size_t data_size(const vknn_operand *o) {
-  if (is_scalar_type(o->type)) return element_size(o->type);
+  if (is_scalar_type(o->type)) return cts_element_size(o->type);
   if (o->dimension_count == 0) return 0;
-  size_t size = element_size(o->type);
+  size_t size = cts_element_size(o->type);
   for (uint32_t i = 0; i < o->dimension_count; ++i) size *= o->dimensions[i];
   return size;
 }

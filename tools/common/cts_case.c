@@ -1,5 +1,6 @@
 #include "cts_case.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -113,16 +114,7 @@ typedef struct builder {
 } builder;
 
 static size_t value_bytes(int32_t type, const cJSON *data) {
-  size_t element = type == VKNN_OPERAND_TENSOR_FLOAT16 || type == VKNN_OPERAND_FLOAT16 ||
-                           type == VKNN_OPERAND_TENSOR_QUANT16_SYMM ||
-                           type == VKNN_OPERAND_TENSOR_QUANT16_ASYMM
-                       ? 2
-                   : type == VKNN_OPERAND_FLOAT32 || type == VKNN_OPERAND_INT32 ||
-                           type == VKNN_OPERAND_UINT32 || type == VKNN_OPERAND_TENSOR_FLOAT32 ||
-                           type == VKNN_OPERAND_TENSOR_INT32
-                       ? 4
-                       : 1;
-  return element * (size_t)cJSON_GetArraySize(data);
+  return cts_element_size(type) * (size_t)cJSON_GetArraySize(data);
 }
 
 static int load_constant(builder *b, vknn_operand *o, const cJSON *data) {
@@ -369,4 +361,38 @@ int cts_case_make_outputs_dynamic(cts_case *c) {
     o->dimensions = zeros;
   }
   return 0;
+}
+
+static char *read_text(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (f == NULL) return NULL;
+  fseek(f, 0, SEEK_END);
+  long size = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *text = size >= 0 ? malloc((size_t)size + 1) : NULL;
+  if (text != NULL && fread(text, 1, (size_t)size, f) != (size_t)size) {
+    free(text);
+    text = NULL;
+  }
+  if (text != NULL) text[size] = '\0';
+  fclose(f);
+  return text;
+}
+
+cJSON *cts_parse_file(const char *path) {
+  char *text = read_text(path);
+  cJSON *json = text ? cJSON_Parse(text) : NULL;
+  free(text);
+  return json;
+}
+
+size_t cts_element_size(int32_t type) {
+  switch (type) {
+    case VKNN_OPERAND_FLOAT32: case VKNN_OPERAND_INT32: case VKNN_OPERAND_UINT32:
+    case VKNN_OPERAND_TENSOR_FLOAT32: case VKNN_OPERAND_TENSOR_INT32: return 4;
+    case VKNN_OPERAND_FLOAT16: case VKNN_OPERAND_TENSOR_FLOAT16:
+    case VKNN_OPERAND_TENSOR_QUANT16_SYMM: case VKNN_OPERAND_TENSOR_QUANT16_ASYMM: return 2;
+    case VKNN_OPERAND_SUBGRAPH: return 0;
+    default: return 1;
+  }
 }

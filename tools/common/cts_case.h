@@ -55,4 +55,10 @@ void cts_case_reset_outputs(cts_case *c);
 void cts_case_operation_mask(const cJSON *test, uint64_t mask[2]);
 
 int32_t cts_operand_type_from_name(const char *name);
+
+/* A JSON file parsed; NULL when it cannot be read or parsed. */
+cJSON *cts_parse_file(const char *path);
+
+/* Bytes of one element (or of the scalar) of an operand type; 0 for SUBGRAPH. */
+size_t cts_element_size(int32_t type);
 int32_t cts_operation_type_from_name(const char *name);

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets with clang (ASan + UBSan, build-fuzz/) and runs
+# each for SECONDS (default 60) from a seed corpus of conformance models:
+#   scripts/fuzz.sh [SECONDS]
+# Prints one line per target ("fuzz TARGET: passed" or "failed") and exits
+# non-zero when a target found a crash, a leak or undefined behavior; the
+# input that did it is kept in build-fuzz/artifacts/.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:-60}
+dir=build-fuzz
+
+if [ ! -f "$dir/build.ninja" ] &&
+   ! CC=clang meson setup "$dir" -Dfuzzing=true -Dbuildtype=debugoptimized -Dwerror=true \
+       -Db_sanitize=address,undefined -Db_lundef=false > "$dir.setup.log" 2>&1; then
+  cat "$dir.setup.log"; echo "fuzz: configuration failed"; exit 1
+fi
+ninja -C "$dir" > "$dir.build.log" 2>&1 || { tail -40 "$dir.build.log"; echo "fuzz: build failed"; exit 1; }
+
+data=$(sed -n "s/^option('cts_data'.*value : '\([^']*\)'.*/\1/p" meson_options.txt)
+seeds=$dir/seeds
+rm -rf "$seeds" && mkdir -p "$seeds" "$dir/artifacts"
+# V1_0 without MobileNet: small models, so that each run mutates rather than
+# spends its time executing the seeds.
+"$dir/tests/fuzz/fuzz-seeds" "$seeds" $(ls "$data"/V1_0/*.json | grep -v mobilenet) || exit 1
+
+export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+status=0
+for target in fuzz_prepare fuzz_execute; do
+  # Per-input leak checks flag state lavapipe creates lazily (for a new
+  # pipeline, a first execution) and keeps until its device closes; leaks
+  # are checked at exit instead, after the fuzz device is closed.
+  corpus=$dir/corpus-$target
+  mkdir -p "$corpus"
+  log=$dir/$target.log
+  if "$dir/tests/fuzz/$target" -max_total_time="$seconds" -rss_limit_mb=4096 -timeout=60 -detect_leaks=0 \
+       -print_final_stats=1 -artifact_prefix="$dir/artifacts/$target-" "$corpus" "$seeds" > "$log" 2>&1; then
+    runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
+    echo "fuzz $target: passed ($runs executions in ${seconds}s)"
+  else
+    grep -E 'ERROR|SUMMARY|runtime error' "$log" | head -5
+    echo "fuzz $target: failed (log: $log)"
+    status=1
+  fi
+done
+exit $status

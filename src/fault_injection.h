@@ -1,0 +1,28 @@
+/* Fault injection (fault_injection.c): a switch that fails the Nth host
+ * allocation or the Nth Vulkan allocation of the driver, for tests that walk
+ * N across a whole prepare and execution. Every host allocation of the
+ * driver goes through vknn_malloc / vknn_calloc / vknn_realloc; Vulkan memory,
+ * command buffer and descriptor set allocations ask vknn_fault_next first.
+ * Process-wide; off unless armed. */
+#pragma once
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum vknn_fault_kind {
+  VKNN_FAULT_HOST_ALLOCATION = 0,
+  VKNN_FAULT_VULKAN_ALLOCATION = 1,
+  VKNN_FAULT_KIND_COUNT
+} vknn_fault_kind;
+
+/* Restarts the count of allocations of this kind; the nth from now (1: the
+ * next) fails, once. nth 0: count only. */
+void vknn_fault_arm(vknn_fault_kind kind, uint64_t nth);
+/* Allocations of this kind since it was last armed. */
+uint64_t vknn_fault_count(vknn_fault_kind kind);
+/* Counts one allocation; true when it is the one to fail. */
+bool vknn_fault_next(vknn_fault_kind kind);
+
+void *vknn_malloc(size_t size);
+void *vknn_calloc(size_t count, size_t size);
+void *vknn_realloc(void *pointer, size_t size);
