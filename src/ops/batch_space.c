@@ -82,6 +82,10 @@ static vknn_status build_dynamic(vknn_graph *graph, const vknn_operation *op, vk
 
 /* Constant parameters: the block, pads = {top, bottom, left, right}, the
  * layout, and the input's image shape in that layout. */
+/* Shapes are computed in 64 bits: a result beyond 32 bits is an invalid
+ * model, never a wrapped size that would let a kernel write past its output. */
+static bool fits_u32(uint64_t value) { return value <= UINT32_MAX; }
+
 typedef struct block_params {
   uint32_t bh, bw;
   int32_t pads[4];
@@ -125,12 +129,14 @@ static vknn_status build_batch_to_space(vknn_graph *graph, const vknn_operation 
   block_params p;
   vknn_status s = read_params(graph, op, &p);
   if (s != VKNN_STATUS_NONE) return s;
-  if (p.shape.batches % (p.bh * p.bw) != 0) {
+  uint64_t block_area = (uint64_t)p.bh * p.bw;
+  if (block_area > p.shape.batches || p.shape.batches % block_area != 0 ||
+      !fits_u32((uint64_t)p.shape.height * p.bh) || !fits_u32((uint64_t)p.shape.width * p.bw)) {
     VKNN_LOG_E(graph->log, "model", "BATCH_TO_SPACE_ND: batch %u not divisible by %ux%u",
                p.shape.batches, p.bh, p.bw);
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
-  uint32_t n = p.shape.batches / (p.bh * p.bw);
+  uint32_t n = (uint32_t)(p.shape.batches / block_area);
   vknn_image_axes a = vknn_image_axes_of(p.nchw);
   uint32_t h = a.h, w = a.w, c = a.c;
   vknn_remap_set_axes(r, p.in);
@@ -154,8 +160,14 @@ static vknn_status build_space_to_batch(vknn_graph *graph, const vknn_operation 
   block_params p;
   vknn_status s = read_params(graph, op, &p);
   if (s != VKNN_STATUS_NONE) return s;
-  uint32_t ph = p.shape.height + (uint32_t)p.pads[0] + (uint32_t)p.pads[1];
-  uint32_t pw = p.shape.width + (uint32_t)p.pads[2] + (uint32_t)p.pads[3];
+  uint64_t ph64 = (uint64_t)p.shape.height + (uint64_t)p.pads[0] + (uint64_t)p.pads[1];
+  uint64_t pw64 = (uint64_t)p.shape.width + (uint64_t)p.pads[2] + (uint64_t)p.pads[3];
+  if (!fits_u32(ph64) || !fits_u32(pw64) ||
+      !fits_u32((uint64_t)p.shape.batches * p.bh * p.bw)) {
+    VKNN_LOG_E(graph->log, "model", "SPACE_TO_BATCH_ND: the output does not fit 32-bit dimensions");
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
+  uint32_t ph = (uint32_t)ph64, pw = (uint32_t)pw64;
   if (ph % p.bh != 0 || pw % p.bw != 0) {
     VKNN_LOG_E(graph->log, "model", "SPACE_TO_BATCH_ND: padded %ux%u not divisible by %ux%u", ph, pw,
                p.bh, p.bw);

@@ -44,7 +44,8 @@ static vknn_status build_depth_to_space(vknn_graph *graph, const vknn_operation 
   vknn_status s = read_params(graph, op, &p);
   if (s != VKNN_STATUS_NONE) return s;
   uint64_t block_area = (uint64_t)p.b * p.b; /* in 64 bits: a huge block must not wrap */
-  if (block_area > p.shape.channels || p.shape.channels % block_area != 0) {
+  if (block_area > p.shape.channels || p.shape.channels % block_area != 0 ||
+      (uint64_t)p.shape.height * p.b > UINT32_MAX || (uint64_t)p.shape.width * p.b > UINT32_MAX) {
     VKNN_LOG_E(graph->log, "model", "DEPTH_TO_SPACE: %u channels, block %u", p.shape.channels, p.b);
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
@@ -70,7 +71,8 @@ static vknn_status build_space_to_depth(vknn_graph *graph, const vknn_operation 
   block_params p;
   vknn_status s = read_params(graph, op, &p);
   if (s != VKNN_STATUS_NONE) return s;
-  if (p.shape.height % p.b != 0 || p.shape.width % p.b != 0) {
+  if (p.shape.height % p.b != 0 || p.shape.width % p.b != 0 ||
+      (uint64_t)p.shape.channels * p.b * p.b > UINT32_MAX) {
     VKNN_LOG_E(graph->log, "model", "SPACE_TO_DEPTH: %ux%u not divisible by block %u", p.shape.height,
                p.shape.width, p.b);
     return VKNN_STATUS_INVALID_ARGUMENT;

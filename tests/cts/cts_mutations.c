@@ -179,6 +179,15 @@ static void set_consumers(cts_mutant *m, const void *a) {
   m->operands[v->operand].number_of_consumers = (uint32_t)v->value;
 }
 
+/* Only the lifetime changes, not the model's input and output lists. */
+static void set_lifetime_only(cts_mutant *m, const void *a) {
+  const operand_value *v = a;
+  vknn_operand *o = &m->operands[v->operand];
+  o->lifetime = (vknn_operand_lifetime)v->value;
+  o->location = (vknn_data_location){0, 0, 0};
+  if (o->lifetime == VKNN_LIFETIME_CONSTANT_COPY) become_constant_copy(m, o);
+}
+
 /* A lifetime that breaks whether the operand should have a writer (or
  * whether it is a model input or output): the model's lists follow. */
 static void set_lifetime(cts_mutant *m, const void *a) {
@@ -187,20 +196,9 @@ static void set_lifetime(cts_mutant *m, const void *a) {
   vknn_subgraph *sg = &m->model.main;
   if (o->lifetime == VKNN_LIFETIME_SUBGRAPH_INPUT) remove_value(m->inputs, &sg->input_count, v->operand, false);
   if (o->lifetime == VKNN_LIFETIME_SUBGRAPH_OUTPUT) remove_value(m->outputs, &sg->output_count, v->operand, false);
-  o->lifetime = (vknn_operand_lifetime)v->value;
-  o->location = (vknn_data_location){0, 0, 0};
-  if (o->lifetime == VKNN_LIFETIME_CONSTANT_COPY) become_constant_copy(m, o);
+  set_lifetime_only(m, a);
   if (o->lifetime == VKNN_LIFETIME_SUBGRAPH_INPUT) m->inputs[sg->input_count++] = v->operand;
   if (o->lifetime == VKNN_LIFETIME_SUBGRAPH_OUTPUT) m->outputs[sg->output_count++] = v->operand;
-}
-
-/* Only the lifetime changes, not the model's input and output lists. */
-static void set_lifetime_only(cts_mutant *m, const void *a) {
-  const operand_value *v = a;
-  vknn_operand *o = &m->operands[v->operand];
-  o->lifetime = (vknn_operand_lifetime)v->value;
-  o->location = (vknn_data_location){0, 0, 0};
-  if (o->lifetime == VKNN_LIFETIME_CONSTANT_COPY) become_constant_copy(m, o);
 }
 
 static bool has_writer(vknn_operand_lifetime l) {
