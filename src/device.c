@@ -41,6 +41,9 @@ vknn_status vknn_device_open(const vknn_device_options *options, vknn_device **o
   snprintf(device->version, sizeof(device->version), "vknn-%s (%s)", VKNN_VERSION,
            device->vk.properties.deviceName);
   vknn_executor_init(&device->executor);
+  uint64_t idle_ms = options && options->idle_release_ms ? options->idle_release_ms
+                                                         : VKNN_DEFAULT_IDLE_RELEASE_MS;
+  vknn_watchdog_init(&device->watchdog, idle_ms * 1000000ull);
   vknn_buffer_table_init(&device->buffers);
   *out_device = device;
   return VKNN_STATUS_NONE;
@@ -49,6 +52,7 @@ vknn_status vknn_device_open(const vknn_device_options *options, vknn_device **o
 void vknn_device_close(vknn_device *device) {
   if (device == NULL) return;
   vknn_executor_destroy(&device->executor);
+  vknn_watchdog_destroy(&device->watchdog);
   vknn_buffer_table_destroy(&device->buffers);
   vknn_vk_destroy(&device->vk);
   free(device);
@@ -93,6 +97,9 @@ vknn_status vknn_device_get_statistics(const vknn_device *device,
   out_statistics->host_imports = atomic_load(&c->host_imports);
   out_statistics->zero_copy_executions = atomic_load(&c->zero_copy_executions);
   out_statistics->staged_executions = atomic_load(&c->staged_executions);
+  out_statistics->graph_instances = atomic_load(&c->graph_instances);
+  out_statistics->idle_releases = atomic_load(&c->idle_releases);
+  out_statistics->deadline_cancellations = atomic_load(&c->deadline_cancellations);
   return VKNN_STATUS_NONE;
 }
 

@@ -4,6 +4,7 @@
 #include "executor.h"
 #include "log.h"
 #include "vk_context.h"
+#include "watchdog.h"
 
 struct vknn_device {
   vknn_logger log;
@@ -12,6 +13,7 @@ struct vknn_device {
   bool profile_dispatches;
   vknn_executor executor; /* asynchronous and fenced executions */
   vknn_buffer_table buffers; /* driver-managed buffers by token (buffer.c) */
+  vknn_watchdog watchdog; /* releases idle cached resources */
 };
 
 /* Current CLOCK_BOOTTIME in nanoseconds (the clock of HAL deadlines). */

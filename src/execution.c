@@ -1,6 +1,8 @@
-/* Execution: validate the request, copy inputs into the staging buffer,
- * submit the command buffer recorded at prepare, wait, copy outputs. No
- * recording and no pipeline creation happen here. The synchronous entry
+/* Execution: validate the request, take an instance of the recorded graph
+ * (graph_instance.h), copy inputs into its staging buffer, submit the
+ * command buffers recorded at prepare, wait, copy outputs. No recording and
+ * no pipeline creation happen here; executions on different instances run
+ * at once. The synchronous entry
  * point is here; asynchronous, fenced and burst executions (execution_async.c,
  * burst.c) run the same steps. */
 #include <stdlib.h>
@@ -9,8 +11,9 @@
 #include "buffer.h"
 #include "buffer_arguments.h"
 #include "memory_pool.h"
-#include "zero_copy.h"
+#include "graph_instance.h"
 #include "prepared_model_internal.h"
+#include "zero_copy.h"
 #include "vknn/prepared_model.h"
 #include "fault_injection.h"
 
@@ -105,9 +108,10 @@ static vknn_status check_output_sizes(const vknn_recorded_graph *rg, const vknn_
   return s;
 }
 
-static vknn_status copy_inputs(vknn_recorded_graph *rg, const vknn_request *request,
+static vknn_status copy_inputs(vknn_graph_instance *inst, const vknn_request *request,
                                const request_pools *pools) {
-  uint8_t *staging = rg->staging.mapped;
+  const vknn_recorded_graph *rg = inst->graph;
+  uint8_t *staging = inst->staging.mapped;
   for (uint32_t i = 0; i < rg->input_count; ++i) {
     const vknn_request_argument *arg = &request->inputs[i];
     const vknn_io_slot *slot = &rg->inputs[i];
@@ -132,9 +136,10 @@ static vknn_status copy_inputs(vknn_recorded_graph *rg, const vknn_request *requ
   return VKNN_STATUS_NONE;
 }
 
-static vknn_status copy_outputs(vknn_recorded_graph *rg, const vknn_request *request,
+static vknn_status copy_outputs(vknn_graph_instance *inst, const vknn_request *request,
                                 const request_pools *pools) {
-  const uint8_t *staging = rg->staging.mapped;
+  const vknn_recorded_graph *rg = inst->graph;
+  const uint8_t *staging = inst->staging.mapped;
   for (uint32_t i = 0; i < rg->output_count; ++i) {
     const vknn_request_argument *arg = &request->outputs[i];
     if (arg->has_no_value) continue;
@@ -152,59 +157,86 @@ static vknn_status copy_outputs(vknn_recorded_graph *rg, const vknn_request *req
 }
 
 /* The shaders read and write the request's memory: nothing to copy. */
-static vknn_status run_in_place(vknn_recorded_graph *rg, VkCommandBuffer cmd, uint64_t *device_us) {
-  vknn_vk *vk = &rg->device->vk;
-  vknn_status s = vknn_vk_submit_and_wait(vk, cmd, rg->fence);
+static vknn_status run_in_place(vknn_graph_instance *inst, const vknn_recording *rec,
+                                const vknn_deadline *deadline, uint64_t *device_us) {
+  vknn_status s = vknn_graph_instance_submit(inst, rec, deadline);
   if (s == VKNN_STATUS_NONE) {
-    *device_us = vknn_recorded_graph_read_timestamps(rg);
-    atomic_fetch_add(&vk->counters.zero_copy_executions, 1);
+    *device_us = vknn_graph_instance_read_timestamps(inst);
+    atomic_fetch_add(&inst->graph->device->vk.counters.zero_copy_executions, 1);
   }
   return s;
 }
 
-static vknn_status run_staged(vknn_recorded_graph *rg, const vknn_request *request,
-                              const request_pools *view, uint64_t *device_us) {
-  vknn_vk *vk = &rg->device->vk;
-  vknn_status s = copy_inputs(rg, request, view);
-  if (s == VKNN_STATUS_NONE) s = vknn_vk_submit_and_wait(vk, rg->command_buffer, rg->fence);
-  if (s == VKNN_STATUS_NONE) *device_us = vknn_recorded_graph_read_timestamps(rg);
-  if (s == VKNN_STATUS_NONE) s = copy_outputs(rg, request, view);
-  if (s == VKNN_STATUS_NONE) atomic_fetch_add(&vk->counters.staged_executions, 1);
+static vknn_status run_staged(vknn_graph_instance *inst, const vknn_request *request,
+                              const request_pools *view, const vknn_deadline *deadline,
+                              uint64_t *device_us) {
+  vknn_status s = copy_inputs(inst, request, view);
+  if (s == VKNN_STATUS_NONE) s = vknn_graph_instance_submit(inst, &inst->recording, deadline);
+  if (s == VKNN_STATUS_NONE) *device_us = vknn_graph_instance_read_timestamps(inst);
+  if (s == VKNN_STATUS_NONE) s = copy_outputs(inst, request, view);
+  if (s == VKNN_STATUS_NONE)
+    atomic_fetch_add(&inst->graph->device->vk.counters.staged_executions, 1);
   return s;
 }
 
-static vknn_status run_resolved(vknn_prepared_model *pm, const vknn_request *request,
-                                const vknn_mapped_pool *pools, vknn_output_shape *shapes,
-                                uint32_t shape_count, uint64_t *device_us) {
-  const request_pools view = {(vknn_mapped_pool *)pools, request->pool_count};
-  const vknn_logger *log = &pm->device->log;
-  vknn_recorded_graph *rg = NULL;
-  vknn_status s = vknn_prepared_model_select_graph(pm, request, pools, &rg);
-  if (s == VKNN_STATUS_NONE) {
-    pm->last = rg;
-    s = check_dimensions(log, "input", request->inputs, rg->inputs, rg->input_count);
-  }
+static vknn_status run_on_instance(vknn_recorded_graph *rg, const vknn_request *request,
+                                   const request_pools *view, const vknn_deadline *deadline,
+                                   uint64_t *device_us) {
+  vknn_graph_instance *inst = NULL;
+  vknn_status s = vknn_recorded_graph_acquire(rg, &inst);
+  if (s != VKNN_STATUS_NONE) return s;
+  const vknn_recording *in_place = NULL;
+  s = vknn_zero_copy_select(inst, request, &in_place);
+  if (s == VKNN_STATUS_NONE && in_place != NULL) s = run_in_place(inst, in_place, deadline, device_us);
+  else if (s == VKNN_STATUS_NONE) s = run_staged(inst, request, view, deadline, device_us);
+  vknn_recorded_graph_release(rg, inst);
+  return s;
+}
+
+static vknn_status run_graph(vknn_recorded_graph *rg, const vknn_request *request,
+                             const request_pools *view, vknn_output_shape *shapes,
+                             uint32_t shape_count, const vknn_deadline *deadline,
+                             uint64_t *device_us) {
+  const vknn_logger *log = &rg->device->log;
+  vknn_status s = check_dimensions(log, "input", request->inputs, rg->inputs, rg->input_count);
   if (s == VKNN_STATUS_NONE)
     s = check_dimensions(log, "output", request->outputs, rg->outputs, rg->output_count);
-  if (s == VKNN_STATUS_NONE) s = check_output_sizes(rg, request, &view);
+  if (s == VKNN_STATUS_NONE) s = check_output_sizes(rg, request, view);
   if (shapes != NULL && (s == VKNN_STATUS_NONE || s == VKNN_STATUS_OUTPUT_INSUFFICIENT_SIZE))
     fill_shapes(rg, request, shapes, shape_count);
   if (s != VKNN_STATUS_NONE) return s;
-  VkCommandBuffer in_place = VK_NULL_HANDLE;
-  s = vknn_zero_copy_select(rg, request, &in_place);
-  if (s == VKNN_STATUS_NONE && in_place != VK_NULL_HANDLE) s = run_in_place(rg, in_place, device_us);
-  else if (s == VKNN_STATUS_NONE) s = run_staged(rg, request, &view, device_us);
+  return run_on_instance(rg, request, view, deadline, device_us);
+}
+
+/* The graph for this request, with a reference the caller drops: the
+ * prepared model's lock is held only while choosing (and, the first time a
+ * shape key occurs, compiling). */
+static vknn_status select_graph(vknn_prepared_model *pm, const vknn_request *request,
+                                const vknn_mapped_pool *pools, vknn_recorded_graph **out) {
+  pthread_mutex_lock(&pm->lock);
+  vknn_status s = vknn_prepared_model_select_graph(pm, request, pools, out);
+  if (s == VKNN_STATUS_NONE) {
+    pm->last = *out;
+    vknn_recorded_graph_retain(*out);
+  }
+  pthread_mutex_unlock(&pm->lock);
   return s;
 }
 
 /* Arguments in driver buffers take the buffers' shapes and sizes first. */
-static vknn_status run_locked(vknn_prepared_model *pm, const vknn_request *request,
-                              const vknn_mapped_pool *pools, vknn_output_shape *shapes,
-                              uint32_t shape_count, uint64_t *device_us) {
+static vknn_status run_resolved(vknn_prepared_model *pm, const vknn_request *request,
+                                const vknn_mapped_pool *pools, vknn_output_shape *shapes,
+                                uint32_t shape_count, const vknn_deadline *deadline,
+                                uint64_t *device_us) {
   vknn_resolved_request resolved;
   vknn_status s = vknn_resolve_buffer_arguments(&pm->device->log, request, pools, &resolved);
-  if (s == VKNN_STATUS_NONE)
-    s = run_resolved(pm, &resolved.request, pools, shapes, shape_count, device_us);
+  vknn_recorded_graph *rg = NULL;
+  if (s == VKNN_STATUS_NONE) s = select_graph(pm, &resolved.request, pools, &rg);
+  if (s == VKNN_STATUS_NONE) {
+    const request_pools view = {(vknn_mapped_pool *)pools, request->pool_count};
+    s = run_graph(rg, &resolved.request, &view, shapes, shape_count, deadline, device_us);
+    vknn_recorded_graph_unref(rg);
+  }
   vknn_resolved_request_free(&resolved);
   return s;
 }
@@ -234,9 +266,7 @@ vknn_status vknn_execution_run(vknn_prepared_model *pm, const vknn_request *requ
   vknn_status s = vknn_check_deadline(&pm->device->log, TAG, deadline);
   if (s != VKNN_STATUS_NONE) return s;
   uint64_t device_us = UINT64_MAX;
-  pthread_mutex_lock(&pm->lock);
-  s = run_locked(pm, request, pools, out_shapes, shape_count, &device_us);
-  pthread_mutex_unlock(&pm->lock);
+  s = run_resolved(pm, request, pools, out_shapes, shape_count, deadline, &device_us);
   if (s == VKNN_STATUS_NONE && measure == VKNN_MEASURE_TIMING_YES && out_timing != NULL) {
     uint64_t driver_us = (vknn_now_boottime_ns() - start) / 1000;
     /* The HAL requires driver time >= device time; clocks differ in grain. */

@@ -87,6 +87,7 @@ vknn_status vknn_device_prepare_model(vknn_device *device, const vknn_model *mod
   pthread_cond_init(&pm->pending_done, NULL);
   s = build(pm, &plan);
   vknn_plan_release(&plan);
+  if (s == VKNN_STATUS_NONE) s = vknn_watchdog_watch(&device->watchdog, pm);
   if (s != VKNN_STATUS_NONE) {
     vknn_prepared_model_release(pm);
     return s;
@@ -114,11 +115,11 @@ const char *vknn_prepared_model_get_dispatch_kernel(const vknn_prepared_model *p
 vknn_status vknn_prepared_model_get_dispatch_times(const vknn_prepared_model *pm, double *out_ms,
                                                    uint32_t count) {
   if (pm == NULL || out_ms == NULL) return VKNN_STATUS_INVALID_ARGUMENT;
-  const vknn_recorded_graph *rg = pm->last;
-  if (rg == NULL || !rg->info.profiled || !rg->dispatch_ms_valid) return VKNN_STATUS_GENERAL_FAILURE;
+  vknn_recorded_graph *rg = pm->last;
+  if (rg == NULL || !rg->info.profiled) return VKNN_STATUS_GENERAL_FAILURE;
   if (count < rg->info.dispatch_count) return VKNN_STATUS_INVALID_ARGUMENT;
-  memcpy(out_ms, rg->dispatch_ms, rg->info.dispatch_count * sizeof(double));
-  return VKNN_STATUS_NONE;
+  return vknn_recorded_graph_get_dispatch_times(rg, out_ms) ? VKNN_STATUS_NONE
+                                                            : VKNN_STATUS_GENERAL_FAILURE;
 }
 
 void vknn_prepared_model_retain_pending(vknn_prepared_model *pm) {
@@ -133,12 +134,25 @@ void vknn_prepared_model_release_pending(vknn_prepared_model *pm) {
   pthread_mutex_unlock(&pm->pending_lock);
 }
 
+void vknn_prepared_model_trim(vknn_prepared_model *pm, uint64_t now_ns, uint64_t idle_ns) {
+  pthread_mutex_lock(&pm->lock);
+  uint32_t released = vknn_prepared_model_trim_specializations(pm, now_ns, idle_ns);
+  if (pm->recorded != NULL) released += vknn_recorded_graph_trim(pm->recorded, now_ns, idle_ns);
+  for (uint32_t i = 0; i < pm->specialization_count; ++i)
+    released += vknn_recorded_graph_trim(pm->specializations[i].graph, now_ns, idle_ns);
+  pthread_mutex_unlock(&pm->lock);
+  if (released == 0) return;
+  atomic_fetch_add(&pm->device->vk.counters.idle_releases, released);
+  VKNN_LOG_V(&pm->device->log, "driver", "watchdog: released %u idle resources", released);
+}
+
 void vknn_prepared_model_release(vknn_prepared_model *pm) {
   if (pm == NULL) return;
   pthread_mutex_lock(&pm->pending_lock);
   while (pm->pending > 0) pthread_cond_wait(&pm->pending_done, &pm->pending_lock);
   pthread_mutex_unlock(&pm->pending_lock);
-  vknn_recorded_graph_destroy(pm->recorded);
+  vknn_watchdog_unwatch(&pm->device->watchdog, pm);
+  vknn_recorded_graph_unref(pm->recorded);
   vknn_prepared_model_release_specializations(pm);
   vknn_model_copy_free(&pm->model);
   pthread_mutex_destroy(&pm->lock);

@@ -24,15 +24,18 @@ typedef struct vknn_specialization {
   uint8_t *key;
   size_t key_size;
   vknn_recorded_graph *graph;
-  uint64_t last_use;
+  uint64_t last_use;    /* the cache's clock, for eviction */
+  uint64_t last_use_ns; /* for the watchdog */
 } vknn_specialization;
 
 struct vknn_prepared_model {
   vknn_device *device;
   vknn_priority priority;
-  /* One execution at a time uses a recorded graph's staging buffer; the
-   * specialization cache changes under it too. */
+  /* Guards choosing a recorded graph (the specialization cache) and
+   * last; executions run outside it, each on its own graph instance. */
   pthread_mutex_t lock;
+  /* The device watchdog's list of prepared models (watchdog.c). */
+  vknn_prepared_model *watch_prev, *watch_next;
   /* Executions queued or running on the executor; release waits for 0. */
   pthread_mutex_t pending_lock;
   pthread_cond_t pending_done;
@@ -60,6 +63,12 @@ vknn_status vknn_prepared_model_select_graph(vknn_prepared_model *pm, const vknn
                                              const vknn_mapped_pool *pools,
                                              vknn_recorded_graph **out_graph);
 void vknn_prepared_model_release_specializations(vknn_prepared_model *pm);
+/* Watchdog: releases what the model has not used for idle_ns: recordings of
+ * other input shapes (all but the most recent), extra graph instances and
+ * zero-copy entries. Counts each release in the device statistics. */
+void vknn_prepared_model_trim(vknn_prepared_model *pm, uint64_t now_ns, uint64_t idle_ns);
+uint32_t vknn_prepared_model_trim_specializations(vknn_prepared_model *pm, uint64_t now_ns,
+                                                  uint64_t idle_ns);
 
 /* The steps every execution path shares (execution.c). validate checks the
  * arguments and the request; run executes with the request's pools already

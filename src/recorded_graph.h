@@ -30,12 +30,6 @@ typedef struct vknn_io_binding {
   VkDeviceSize offset;
 } vknn_io_binding;
 
-/* The graph recorded again with its inputs and outputs bound elsewhere. */
-typedef struct vknn_bound_recording {
-  VkDescriptorPool descriptor_pool;
-  VkCommandBuffer command_buffer;
-} vknn_bound_recording;
-
 /* A model pool whose constants the dispatches read in place: imported, or
  * copied once into device memory at the same offsets when the import fails. */
 typedef struct vknn_pool_binding {
@@ -44,52 +38,73 @@ typedef struct vknn_pool_binding {
   vknn_vk_buffer copy;
 } vknn_pool_binding;
 
+typedef struct vknn_graph_instance vknn_graph_instance;
+
+/* What every execution of one compiled plan shares (constants, the layout of
+ * tensors, the dispatches), and a pool of instances (graph_instance.h): the
+ * per-execution resources. Counted references: its owner's (the prepared
+ * model or its specialization cache) and each running execution's. */
 typedef struct vknn_recorded_graph {
   vknn_device *device;
+  atomic_uint references;
   vknn_vk_buffer constants;
   vknn_pool_binding *pools; /* one per model pool */
   uint32_t pool_count;
-  vknn_vk_buffer arena;
-  vknn_vk_buffer staging; /* host-visible: inputs, then outputs */
-  VkDescriptorPool descriptor_pool;
-  VkCommandPool command_pool;
-  VkCommandBuffer command_buffer;
-  VkFence fence;
-  VkQueryPool timestamps;   /* VK_NULL_HANDLE when the queue has none */
-  uint32_t timestamp_count; /* 2 (start, end), or dispatches + 1 when profiled */
   vknn_prepared_model_info info;
-  uint64_t *ticks;     /* timestamp_count query results */
-  double *dispatch_ms; /* last execution, when profiled */
-  bool dispatch_ms_valid;
   vknn_io_slot *inputs;
   uint32_t input_count;
   vknn_io_slot *outputs;
   uint32_t output_count;
-  /* Kept to record again with other input and output bindings. */
   vknn_tensor_place *places;
   vknn_dispatch_list dispatches;
+  uint64_t arena_size;
+  uint64_t staging_size;
   uint64_t input_region_size;
-  struct vknn_zero_copy_cache *zero_copy; /* zero_copy.c; NULL until used */
+  uint32_t timestamp_count; /* 0 (none), 2 (start, end), or dispatches + 1 when profiled */
+  /* Per-dispatch times of the last profiled execution. */
+  double *dispatch_ms;
+  bool dispatch_ms_valid;
+  /* The instance pool; the lock also guards dispatch_ms. */
+  pthread_mutex_t instance_lock;
+  pthread_cond_t instance_free;
+  vknn_graph_instance *instances;
+  uint32_t instance_count;
+  uint32_t instances_creating;
 } vknn_recorded_graph;
+
+/* Most instances of one graph: executions beyond wait for a free one. */
+#define VKNN_MAX_GRAPH_INSTANCES 4
 
 /* How plans for this device are laid out: constants stay in their model
  * pools where the device reads host memory as its own. */
 vknn_plan_target vknn_recorded_graph_target(const vknn_device *device);
 
-/* Allocates the buffers of a plan, uploads its constants and records its
- * command buffer. */
+/* Uploads the constants of a plan and creates its first instance (which
+ * records the command buffers). One reference, the caller's. */
 vknn_status vknn_recorded_graph_create(vknn_device *device, const vknn_plan *plan,
                                        vknn_recorded_graph **out);
-void vknn_recorded_graph_destroy(vknn_recorded_graph *rg);
+void vknn_recorded_graph_retain(vknn_recorded_graph *rg);
+/* Drops a reference; the last one destroys the graph and its instances. */
+void vknn_recorded_graph_unref(vknn_recorded_graph *rg);
 
-/* Records the graph's dispatches again with inputs[i] / outputs[i] bound in
- * place of the staging buffer (zero copy). */
-vknn_status vknn_recorded_graph_record_bound(const vknn_recorded_graph *rg,
-                                             const vknn_io_binding *inputs,
-                                             const vknn_io_binding *outputs,
-                                             vknn_bound_recording *out);
-void vknn_bound_recording_destroy(const vknn_recorded_graph *rg, vknn_bound_recording *b);
+/* An idle instance for one execution: the most recently used, else a new
+ * one (recorded now: overlapping executions are rare and this happens once
+ * per level of overlap), else, at VKNN_MAX_GRAPH_INSTANCES, the first to be
+ * released. */
+vknn_status vknn_recorded_graph_acquire(vknn_recorded_graph *rg, vknn_graph_instance **out);
+void vknn_recorded_graph_release(vknn_recorded_graph *rg, vknn_graph_instance *inst);
 
-/* Reads the timestamps of the last submission: device time in microseconds
- * (UINT64_MAX when unavailable), and per-dispatch times when profiled. */
-uint64_t vknn_recorded_graph_read_timestamps(vknn_recorded_graph *rg);
+/* Watchdog: destroys instances idle for idle_ns or more (all but the most
+ * recently used one) and the zero-copy entries of idle instances unused that
+ * long. Returns how many things it released. */
+uint32_t vknn_recorded_graph_trim(vknn_recorded_graph *rg, uint64_t now_ns, uint64_t idle_ns);
+
+/* Stores the per-dispatch times of a profiled execution. */
+void vknn_recorded_graph_set_dispatch_times(vknn_recorded_graph *rg, const uint64_t *ticks,
+                                            uint64_t mask, double ns_per_tick);
+/* Copies them out; false when no profiled execution has run. */
+bool vknn_recorded_graph_get_dispatch_times(vknn_recorded_graph *rg, double *out_ms);
+
+static inline VkBuffer vknn_pool_binding_buffer(const vknn_pool_binding *pool) {
+  return pool->import.buffer != VK_NULL_HANDLE ? pool->import.buffer : pool->copy.buffer;
+}

@@ -74,6 +74,13 @@ static vknn_specialization *find(vknn_prepared_model *pm, const uint8_t *key, si
   return NULL;
 }
 
+static void release_entry(vknn_prepared_model *pm, vknn_specialization *sp) {
+  if (pm->last == sp->graph) pm->last = NULL;
+  vknn_recorded_graph_unref(sp->graph); /* a running execution keeps its own reference */
+  free(sp->key);
+  memset(sp, 0, sizeof(*sp));
+}
+
 /* A free entry, evicting the least recently used one when full. */
 static vknn_specialization *free_entry(vknn_prepared_model *pm) {
   if (pm->specialization_count < VKNN_SPECIALIZATION_CAPACITY)
@@ -81,10 +88,7 @@ static vknn_specialization *free_entry(vknn_prepared_model *pm) {
   vknn_specialization *oldest = &pm->specializations[0];
   for (uint32_t i = 1; i < pm->specialization_count; ++i)
     if (pm->specializations[i].last_use < oldest->last_use) oldest = &pm->specializations[i];
-  if (pm->last == oldest->graph) pm->last = NULL;
-  vknn_recorded_graph_destroy(oldest->graph);
-  free(oldest->key);
-  memset(oldest, 0, sizeof(*oldest));
+  release_entry(pm, oldest);
   return oldest;
 }
 
@@ -127,6 +131,7 @@ vknn_status vknn_prepared_model_select_graph(vknn_prepared_model *pm, const vknn
   }
   if (sp != NULL) {
     sp->last_use = ++pm->use_clock;
+    sp->last_use_ns = vknn_now_boottime_ns();
     *out_graph = sp->graph;
   }
   free(key);
@@ -135,9 +140,24 @@ vknn_status vknn_prepared_model_select_graph(vknn_prepared_model *pm, const vknn
 }
 
 void vknn_prepared_model_release_specializations(vknn_prepared_model *pm) {
-  for (uint32_t i = 0; i < pm->specialization_count; ++i) {
-    vknn_recorded_graph_destroy(pm->specializations[i].graph);
-    free(pm->specializations[i].key);
-  }
+  for (uint32_t i = 0; i < pm->specialization_count; ++i)
+    release_entry(pm, &pm->specializations[i]);
   pm->specialization_count = 0;
+}
+
+uint32_t vknn_prepared_model_trim_specializations(vknn_prepared_model *pm, uint64_t now_ns,
+                                                  uint64_t idle_ns) {
+  uint32_t released = 0;
+  for (uint32_t i = 0; i < pm->specialization_count;) {
+    vknn_specialization *sp = &pm->specializations[i];
+    if (sp->last_use == pm->use_clock || now_ns - sp->last_use_ns < idle_ns) {
+      ++i;
+      continue;
+    }
+    release_entry(pm, sp);
+    *sp = pm->specializations[--pm->specialization_count];
+    memset(&pm->specializations[pm->specialization_count], 0, sizeof(*sp));
+    released++;
+  }
+  return released;
 }

@@ -329,10 +329,11 @@ void vknn_vk_destroy(vknn_vk *vk) {
   vk->instance = VK_NULL_HANDLE;
 }
 
-vknn_status vknn_vk_submit_and_wait(vknn_vk *vk, VkCommandBuffer cmd, VkFence fence) {
+vknn_status vknn_vk_submit_and_wait(vknn_vk *vk, const VkCommandBuffer *cmds, uint32_t count,
+                                    VkFence fence) {
   VkSubmitInfo submit = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
-                         .commandBufferCount = 1,
-                         .pCommandBuffers = &cmd};
+                         .commandBufferCount = count,
+                         .pCommandBuffers = cmds};
   pthread_mutex_lock(&vk->queue_lock);
   VkResult r = vkQueueSubmit(vk->queue, 1, &submit, fence);
   pthread_mutex_unlock(&vk->queue_lock);

@@ -23,6 +23,9 @@ typedef struct vknn_vk_counters {
   atomic_uint_fast64_t host_imports;         /* request pools imported (zero copy) */
   atomic_uint_fast64_t zero_copy_executions; /* shaders used the caller's memory */
   atomic_uint_fast64_t staged_executions;    /* request data went through staging */
+  atomic_uint_fast64_t graph_instances;      /* live per-execution resource sets */
+  atomic_uint_fast64_t idle_releases;        /* cached resources the watchdog released */
+  atomic_uint_fast64_t deadline_cancellations; /* executions stopped between segments */
 } vknn_vk_counters;
 
 typedef struct vknn_vk {
@@ -69,8 +72,10 @@ uint32_t vknn_vk_find_memory_type(const vknn_vk *vk, uint32_t type_bits,
                                   VkMemoryPropertyFlags required,
                                   VkMemoryPropertyFlags preferred);
 
-/* Submits one command buffer on the queue (serialised) and waits for the fence. */
-vknn_status vknn_vk_submit_and_wait(vknn_vk *vk, VkCommandBuffer cmd, VkFence fence);
+/* Submits command buffers, in order, as one batch on the queue (serialised)
+ * and waits for the fence, which it leaves unsignaled. */
+vknn_status vknn_vk_submit_and_wait(vknn_vk *vk, const VkCommandBuffer *cmds, uint32_t count,
+                                    VkFence fence);
 
 /* Maps a Vulkan error to a driver status (out of memory -> RESOURCE_EXHAUSTED). */
 vknn_status vknn_vk_status(VkResult result);

@@ -40,8 +40,9 @@ typedef struct zero_copy_entry {
   argument_key *key; /* inputs, then outputs */
   host_import *imports;
   uint32_t import_count;
-  vknn_bound_recording recording;
-  uint64_t last_use;
+  vknn_recording recording;
+  uint64_t last_use;    /* the cache's clock, for eviction */
+  uint64_t last_use_ns; /* for the watchdog */
 } zero_copy_entry;
 
 struct vknn_zero_copy_cache {
@@ -97,8 +98,8 @@ static bool identify_pools(const vknn_request *r, pool_identity *ids) {
 }
 
 /* Builds the key; false when some argument cannot be bound in place. */
-static bool make_key(const vknn_recorded_graph *rg, const vknn_request *r, argument_key *key) {
-  VkDeviceSize align = rg->device->vk.properties.limits.minStorageBufferOffsetAlignment;
+static bool make_key(const vknn_graph_instance *inst, const vknn_request *r, argument_key *key) {
+  VkDeviceSize align = inst->graph->device->vk.properties.limits.minStorageBufferOffsetAlignment;
   uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
   memset(key, 0, arg_count(r) * sizeof(*key));
   pool_identity *ids = vknn_calloc(r->pool_count ? r->pool_count : 1, sizeof(*ids));
@@ -118,10 +119,10 @@ static bool make_key(const vknn_recorded_graph *rg, const vknn_request *r, argum
   return ok && outputs_alone(r);
 }
 
-static void release_entry(const vknn_recorded_graph *rg, zero_copy_entry *e) {
-  vknn_bound_recording_destroy(rg, &e->recording);
+static void release_entry(const vknn_graph_instance *inst, zero_copy_entry *e) {
+  vknn_recording_destroy(inst, &e->recording);
   for (uint32_t i = 0; i < e->import_count; ++i)
-    vknn_host_import_destroy(&rg->device->vk, &e->imports[i].import);
+    vknn_host_import_destroy(&inst->graph->device->vk, &e->imports[i].import);
   free(e->imports);
   free(e->key);
   memset(e, 0, sizeof(*e));
@@ -135,15 +136,15 @@ static host_import *find_import(zero_copy_entry *e, const pool_identity *id) {
 
 /* Imports every pool the arguments use and binds each argument in place;
  * an argument without a value keeps its staging slot. */
-static vknn_status bind_arguments(const vknn_recorded_graph *rg, const vknn_request *r,
+static vknn_status bind_arguments(const vknn_graph_instance *inst, const vknn_request *r,
                                   zero_copy_entry *e, vknn_io_binding *bindings) {
+  const vknn_recorded_graph *rg = inst->graph;
   e->imports = vknn_calloc(r->pool_count ? r->pool_count : 1, sizeof(host_import));
   if (e->imports == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
   for (uint32_t i = 0; i < arg_count(r); ++i) {
     bool output = i >= r->input_count;
     const vknn_io_slot *slot = output ? &rg->outputs[i - r->input_count] : &rg->inputs[i];
-    bindings[i] = (vknn_io_binding){rg->staging.buffer,
-                                    slot->offset};
+    bindings[i] = (vknn_io_binding){inst->staging.buffer, slot->offset};
     if (!e->key[i].present) continue;
     const vknn_request_argument *a = arg_at(r, i);
     host_import *imp = find_import(e, &e->key[i].pool);
@@ -161,31 +162,35 @@ static vknn_status bind_arguments(const vknn_recorded_graph *rg, const vknn_requ
   return VKNN_STATUS_NONE;
 }
 
-static zero_copy_entry *free_entry(const vknn_recorded_graph *rg, struct vknn_zero_copy_cache *c) {
+static zero_copy_entry *free_entry(const vknn_graph_instance *inst, struct vknn_zero_copy_cache *c) {
   if (c->count < CACHE_ENTRIES) return &c->entries[c->count++];
   zero_copy_entry *oldest = &c->entries[0];
   for (uint32_t i = 1; i < c->count; ++i)
     if (c->entries[i].last_use < oldest->last_use) oldest = &c->entries[i];
-  release_entry(rg, oldest);
+  release_entry(inst, oldest);
   return oldest;
 }
 
-static vknn_status create_entry(vknn_recorded_graph *rg, const vknn_request *r, argument_key *key,
-                                zero_copy_entry **out) {
-  zero_copy_entry *e = free_entry(rg, rg->zero_copy);
+/* Drops an entry: the last one takes its place. */
+static void remove_entry(const vknn_graph_instance *inst, zero_copy_entry *e) {
+  struct vknn_zero_copy_cache *c = inst->zero_copy;
+  release_entry(inst, e);
+  *e = c->entries[--c->count];
+  memset(&c->entries[c->count], 0, sizeof(c->entries[c->count]));
+}
+
+static vknn_status create_entry(vknn_graph_instance *inst, const vknn_request *r,
+                                argument_key *key, zero_copy_entry **out) {
+  zero_copy_entry *e = free_entry(inst, inst->zero_copy);
   e->key = key;
   vknn_io_binding *bindings = vknn_calloc(arg_count(r) ? arg_count(r) : 1, sizeof(*bindings));
   vknn_status s = bindings == NULL ? VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT
-                                   : bind_arguments(rg, r, e, bindings);
+                                   : bind_arguments(inst, r, e, bindings);
   if (s == VKNN_STATUS_NONE)
-    s = vknn_recorded_graph_record_bound(rg, bindings, bindings + r->input_count, &e->recording);
+    s = vknn_recording_create(inst, bindings, bindings + r->input_count, &e->recording);
   free(bindings);
   if (s != VKNN_STATUS_NONE) {
-    /* Drop the entry: the last one takes its place. */
-    struct vknn_zero_copy_cache *c = rg->zero_copy;
-    release_entry(rg, e);
-    *e = c->entries[--c->count];
-    memset(&c->entries[c->count], 0, sizeof(c->entries[c->count]));
+    remove_entry(inst, e);
     return s;
   }
   *out = e;
@@ -207,44 +212,62 @@ static bool seen_before(struct vknn_zero_copy_cache *c, argument_key *key, size_
   return false;
 }
 
-vknn_status vknn_zero_copy_select(vknn_recorded_graph *rg, const vknn_request *request,
-                                  VkCommandBuffer *out_cmd) {
-  *out_cmd = VK_NULL_HANDLE;
-  if (rg->device->vk.host_import_alignment == 0 || arg_count(request) == 0) return VKNN_STATUS_NONE;
+vknn_status vknn_zero_copy_select(vknn_graph_instance *inst, const vknn_request *request,
+                                  const vknn_recording **out_recording) {
+  *out_recording = NULL;
+  const vknn_device *device = inst->graph->device;
+  if (device->vk.host_import_alignment == 0 || arg_count(request) == 0) return VKNN_STATUS_NONE;
   argument_key *key = vknn_calloc(arg_count(request), sizeof(*key));
   if (key == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
-  if (!make_key(rg, request, key)) {
+  if (!make_key(inst, request, key)) {
     free(key);
     return VKNN_STATUS_NONE;
   }
-  if (rg->zero_copy == NULL) rg->zero_copy = vknn_calloc(1, sizeof(*rg->zero_copy));
-  if (rg->zero_copy == NULL) {
+  if (inst->zero_copy == NULL) inst->zero_copy = vknn_calloc(1, sizeof(*inst->zero_copy));
+  struct vknn_zero_copy_cache *c = inst->zero_copy;
+  if (c == NULL) {
     free(key);
     return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
   }
   zero_copy_entry *e = NULL;
   size_t key_size = arg_count(request) * sizeof(*key);
-  for (uint32_t i = 0; i < rg->zero_copy->count && e == NULL; ++i)
-    if (memcmp(rg->zero_copy->entries[i].key, key, key_size) == 0) e = &rg->zero_copy->entries[i];
-  if (e == NULL && !seen_before(rg->zero_copy, key, key_size)) return VKNN_STATUS_NONE;
+  for (uint32_t i = 0; i < c->count && e == NULL; ++i)
+    if (memcmp(c->entries[i].key, key, key_size) == 0) e = &c->entries[i];
+  if (e == NULL && !seen_before(c, key, key_size)) return VKNN_STATUS_NONE;
   vknn_status s = VKNN_STATUS_NONE;
   if (e != NULL) free(key);
-  else s = create_entry(rg, request, key, &e);
+  else s = create_entry(inst, request, key, &e);
   if (s != VKNN_STATUS_NONE) {
     /* Not the caller's fault: the staging path still works. */
-    VKNN_LOG_V(&rg->device->log, "execution", "zero copy unavailable (%s); staging instead",
+    VKNN_LOG_V(&device->log, "execution", "zero copy unavailable (%s); staging instead",
                vknn_status_name(s));
     return VKNN_STATUS_NONE;
   }
-  e->last_use = ++rg->zero_copy->clock;
-  *out_cmd = e->recording.command_buffer;
+  e->last_use = ++c->clock;
+  e->last_use_ns = vknn_now_boottime_ns();
+  *out_recording = &e->recording;
   return VKNN_STATUS_NONE;
 }
 
-void vknn_zero_copy_release(vknn_recorded_graph *rg) {
-  if (rg->zero_copy == NULL) return;
-  for (uint32_t i = 0; i < rg->zero_copy->count; ++i) release_entry(rg, &rg->zero_copy->entries[i]);
-  for (uint32_t i = 0; i < CACHE_ENTRIES; ++i) free(rg->zero_copy->seen[i]);
-  free(rg->zero_copy);
-  rg->zero_copy = NULL;
+uint32_t vknn_zero_copy_trim(vknn_graph_instance *inst, uint64_t now_ns, uint64_t idle_ns) {
+  struct vknn_zero_copy_cache *c = inst->zero_copy;
+  uint32_t released = 0;
+  for (uint32_t i = 0; c != NULL && i < c->count;) {
+    if (now_ns - c->entries[i].last_use_ns < idle_ns) {
+      ++i;
+      continue;
+    }
+    remove_entry(inst, &c->entries[i]);
+    released++;
+  }
+  return released;
+}
+
+void vknn_zero_copy_release(vknn_graph_instance *inst) {
+  struct vknn_zero_copy_cache *c = inst->zero_copy;
+  if (c == NULL) return;
+  for (uint32_t i = 0; i < c->count; ++i) release_entry(inst, &c->entries[i]);
+  for (uint32_t i = 0; i < CACHE_ENTRIES; ++i) free(c->seen[i]);
+  free(c);
+  inst->zero_copy = NULL;
 }

@@ -37,6 +37,11 @@ typedef struct vknn_device_options {
   /* Record a GPU timestamp after every dispatch, for per-dispatch times
    * (vknn_prepared_model_get_dispatch_times). For benchmarks. */
   bool profile_dispatches;
+  /* Cached resources that prepared models have not used for this long are
+   * released by the device's watchdog: graph instances made for overlapping
+   * executions, zero-copy imports of request memory, recordings for input
+   * shapes no longer seen. 0: 5000 ms. */
+  uint32_t idle_release_ms;
 } vknn_device_options;
 
 /* Counts of Vulkan work the device has done since it was opened. Executions
@@ -52,6 +57,14 @@ typedef struct vknn_device_statistics {
   uint64_t host_imports;
   uint64_t zero_copy_executions;
   uint64_t staged_executions;
+  /* Live sets of per-execution resources (one per recorded graph, more
+   * while executions of one prepared model overlap). */
+  uint64_t graph_instances;
+  /* Cached resources released by the watchdog after an idle period. */
+  uint64_t idle_releases;
+  /* Executions stopped between two command-buffer segments because their
+   * deadline passed (MISSED_DEADLINE_TRANSIENT). */
+  uint64_t deadline_cancellations;
 } vknn_device_statistics;
 
 vknn_status vknn_device_get_statistics(const vknn_device *device,

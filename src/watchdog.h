@@ -1,0 +1,33 @@
+/* The device's watchdog (watchdog.c): a thread that, every half idle
+ * period, releases what prepared models keep cached but have not used for a
+ * whole idle period (extra graph instances, zero-copy imports of the
+ * caller's memory, recordings for input shapes no longer seen). Started with
+ * the first prepared model it watches. */
+#pragma once
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "vknn/types.h"
+
+typedef struct vknn_prepared_model vknn_prepared_model;
+
+typedef struct vknn_watchdog {
+  pthread_mutex_t lock;
+  pthread_cond_t wake;
+  pthread_t thread;
+  bool started, stopping;
+  uint64_t idle_ns;
+  vknn_prepared_model *models; /* linked through watch_next / watch_prev */
+} vknn_watchdog;
+
+/* Default idle period when the device options give none. */
+#define VKNN_DEFAULT_IDLE_RELEASE_MS 5000
+
+void vknn_watchdog_init(vknn_watchdog *w, uint64_t idle_ns);
+/* Stops the thread; every prepared model must be unwatched already. */
+void vknn_watchdog_destroy(vknn_watchdog *w);
+
+vknn_status vknn_watchdog_watch(vknn_watchdog *w, vknn_prepared_model *pm);
+/* After this returns the watchdog no longer touches pm. */
+void vknn_watchdog_unwatch(vknn_watchdog *w, vknn_prepared_model *pm);
