@@ -33,8 +33,10 @@ vknn_status vknn_device_open(const vknn_device_options *options, vknn_device **o
   const char *env = getenv("VKNN_VALIDATION");
   bool validation = (options && options->enable_validation) || (env && strcmp(env, "1") == 0);
   device->profile_dispatches = options && options->profile_dispatches;
-  vknn_status status = vknn_vk_init(&device->vk, &device->log, validation);
+  vknn_status status = vknn_fence_waiter_init(&device->fence_waiter);
+  if (status == VKNN_STATUS_NONE) status = vknn_vk_init(&device->vk, &device->log, validation);
   if (status != VKNN_STATUS_NONE) {
+    vknn_fence_waiter_destroy(&device->fence_waiter);
     free(device);
     return status;
   }
@@ -51,6 +53,7 @@ vknn_status vknn_device_open(const vknn_device_options *options, vknn_device **o
 
 void vknn_device_close(vknn_device *device) {
   if (device == NULL) return;
+  vknn_fence_waiter_destroy(&device->fence_waiter); /* it hands work to the executor */
   vknn_executor_destroy(&device->executor);
   vknn_watchdog_destroy(&device->watchdog);
   vknn_buffer_table_destroy(&device->buffers);

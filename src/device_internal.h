@@ -2,6 +2,7 @@
 #pragma once
 #include "buffer_table.h"
 #include "executor.h"
+#include "fence_waiter.h"
 #include "log.h"
 #include "vk_context.h"
 #include "watchdog.h"
@@ -12,6 +13,7 @@ struct vknn_device {
   char version[320];
   bool profile_dispatches;
   vknn_executor executor; /* asynchronous and fenced executions */
+  vknn_fence_waiter fence_waiter; /* fenced executions until their fences signal */
   vknn_buffer_table buffers; /* driver-managed buffers by token (buffer.c) */
   vknn_watchdog watchdog; /* releases idle cached resources */
 };

@@ -1,8 +1,8 @@
 /* Asynchronous and fenced executions: validated at once, then run on the
- * device's executor (executor.c), in the prepared model's priority. */
-#include <errno.h>
+ * device's executor (executor.c), in the prepared model's priority. A
+ * fenced execution reaches the executor only once its fences have signaled
+ * (fence_waiter.c). */
 #include <fcntl.h>
-#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -81,6 +81,9 @@ struct vknn_fenced_execution {
   vknn_request_copy copy;
   int *wait_for;
   uint32_t wait_count;
+  vknn_fence_wait wait;
+  vknn_status wait_status; /* how the wait for the fences ended */
+  uint64_t fenced_ns;      /* when it ended */
   vknn_measure_timing measure;
   vknn_deadline deadline;
   vknn_duration timeout_after_fence;
@@ -95,28 +98,10 @@ static void unref(vknn_fenced_execution *f) {
   if (!last) return;
   pthread_mutex_destroy(&f->lock);
   pthread_cond_destroy(&f->done_cond);
+  for (uint32_t i = 0; i < f->wait_count; ++i)
+    if (f->wait_for[i] >= 0) close(f->wait_for[i]);
   free(f->wait_for);
   free(f);
-}
-
-/* Waits for every fence; MISSED_DEADLINE_* when the deadline passes first. */
-static vknn_status wait_for_fences(vknn_fenced_execution *f) {
-  for (uint32_t i = 0; i < f->wait_count; ++i) {
-    struct pollfd pfd = {.fd = f->wait_for[i], .events = POLLIN};
-    for (;;) {
-      int timeout_ms = -1;
-      if (f->deadline.has_value) {
-        uint64_t now = vknn_now_boottime_ns();
-        if (now >= f->deadline.nanoseconds_since_boot) return VKNN_STATUS_MISSED_DEADLINE_TRANSIENT;
-        timeout_ms = (int)((f->deadline.nanoseconds_since_boot - now) / 1000000) + 1;
-      }
-      int r = poll(&pfd, 1, timeout_ms);
-      if (r > 0 && (pfd.revents & (POLLERR | POLLNVAL))) return VKNN_STATUS_GENERAL_FAILURE;
-      if (r > 0) break;
-      if (r < 0 && errno != EINTR) return VKNN_STATUS_GENERAL_FAILURE;
-    }
-  }
-  return VKNN_STATUS_NONE;
 }
 
 static vknn_timing since(uint64_t start_ns, const vknn_timing *run) {
@@ -128,8 +113,8 @@ static vknn_timing since(uint64_t start_ns, const vknn_timing *run) {
 static void run_fenced(void *context) {
   vknn_fenced_execution *f = context;
   vknn_timing run = {UINT64_MAX, UINT64_MAX};
-  vknn_status s = wait_for_fences(f);
-  uint64_t fenced_ns = vknn_now_boottime_ns();
+  vknn_status s = f->wait_status;
+  uint64_t fenced_ns = f->fenced_ns;
   if (s == VKNN_STATUS_NONE)
     s = vknn_execution_run_mapping(f->pm, &f->copy.request, f->measure, &f->deadline, NULL, 0, &run);
   if (s == VKNN_STATUS_NONE && f->timeout_after_fence.has_value &&
@@ -151,6 +136,17 @@ static void run_fenced(void *context) {
   vknn_prepared_model_release_pending(f->pm);
   vknn_request_copy_free(&f->copy);
   unref(f);
+}
+
+/* The fences have signaled (or the wait failed): on to the executor, or,
+ * should it refuse the job, run here. */
+static void fences_ready(void *context, vknn_status status) {
+  vknn_fenced_execution *f = context;
+  f->wait_status = status;
+  f->fenced_ns = vknn_now_boottime_ns();
+  vknn_device *device = f->pm->device;
+  if (vknn_executor_submit(&device->executor, f->pm->priority, run_fenced, f) != VKNN_STATUS_NONE)
+    run_fenced(f);
 }
 
 /* Whether the model declares an output's shape in full (scalars always do). */
@@ -196,12 +192,23 @@ static vknn_fenced_execution *new_fenced(vknn_prepared_model *pm, const int *wai
     free(f);
     return NULL;
   }
-  if (wait_count > 0) memcpy(f->wait_for, wait_for, wait_count * sizeof(int));
+  /* The caller's descriptors are its own once the call returns: wait on
+   * duplicates. */
+  f->wait_count = wait_count;
+  bool duplicated = true;
+  for (uint32_t i = 0; i < wait_count; ++i) {
+    f->wait_for[i] = fcntl(wait_for[i], F_DUPFD_CLOEXEC, 0);
+    duplicated &= f->wait_for[i] >= 0;
+  }
   pthread_mutex_init(&f->lock, NULL);
   pthread_cond_init(&f->done_cond, NULL);
-  f->references = 2;
+  f->references = 2; /* the caller's and the job's */
+  if (!duplicated) {
+    f->references = 1;
+    unref(f);
+    return NULL;
+  }
   f->pm = pm;
-  f->wait_count = wait_count;
   f->measure = measure;
   f->launched = f->fenced = (vknn_timing){UINT64_MAX, UINT64_MAX};
   if (deadline != NULL) f->deadline = *deadline;
@@ -231,8 +238,11 @@ vknn_status vknn_prepared_model_execute_fenced(vknn_prepared_model *pm, const vk
   f->signal_fd = fence >= 0 ? dup(fence) : -1;
   s = f->signal_fd >= 0 ? vknn_request_copy_make(request, &f->copy) : VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
   if (s == VKNN_STATUS_NONE) {
+    f->wait = (vknn_fence_wait){.fds = f->wait_for, .count = wait_count, .deadline = &f->deadline,
+                                .ready = fences_ready, .context = f};
     vknn_prepared_model_retain_pending(pm);
-    s = vknn_executor_submit(&pm->device->executor, pm->priority, run_fenced, f);
+    /* f may be finished once this returns: the caller's fence is fence. */
+    s = vknn_fence_waiter_add(&pm->device->fence_waiter, &f->wait);
     if (s != VKNN_STATUS_NONE) vknn_prepared_model_release_pending(pm);
   }
   if (s != VKNN_STATUS_NONE) {

@@ -208,16 +208,48 @@ static void test_fenced_deadline_while_waiting(void **state) {
   close(gate);
 }
 
+/* An asynchronous execution whose callback holds the executor until the
+ * test opens the gate. */
+typedef struct gate {
+  pthread_mutex_t lock;
+  pthread_cond_t cond;
+  bool entered, open;
+} gate;
+
+static void hold_executor(void *user_data, vknn_status status, const vknn_output_shape *shapes,
+                          uint32_t shape_count, const vknn_timing *timing) {
+  (void)status, (void)shapes, (void)shape_count, (void)timing;
+  gate *g = user_data;
+  pthread_mutex_lock(&g->lock);
+  g->entered = true;
+  pthread_cond_broadcast(&g->cond);
+  while (!g->open) pthread_cond_wait(&g->cond, &g->lock);
+  pthread_mutex_unlock(&g->lock);
+}
+
+static void occupy_executor(vknn_prepared_model *pm, const vknn_request *request, gate *g) {
+  assert_int_equal(vknn_prepared_model_execute_async(pm, request, 0, NULL, NULL, hold_executor, g),
+                   VKNN_STATUS_NONE);
+  pthread_mutex_lock(&g->lock);
+  while (!g->entered) pthread_cond_wait(&g->cond, &g->lock);
+  pthread_mutex_unlock(&g->lock);
+}
+
+static void open_gate(gate *g) {
+  pthread_mutex_lock(&g->lock);
+  g->open = true;
+  pthread_cond_broadcast(&g->cond);
+  pthread_mutex_unlock(&g->lock);
+}
+
+#define GATE_INIT {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false, false}
+
 /* A HIGH priority execution queued behind LOW ones runs first. */
 static void test_high_priority_runs_first(void **state) {
   fixture *f = *state;
   vknn_prepared_model *low = prepare(f, VKNN_PRIORITY_LOW), *high = prepare(f, VKNN_PRIORITY_HIGH);
-  int gate = eventfd(0, EFD_CLOEXEC), fence = -1;
-  vknn_fenced_execution *blocker = NULL;
-  /* Occupies the executor until the gate opens. */
-  assert_int_equal(vknn_prepared_model_execute_fenced(low, &f->r.request, &gate, 1, 0, NULL, NULL, NULL,
-                                                      &fence, &blocker),
-                   VKNN_STATUS_NONE);
+  gate g = GATE_INIT;
+  occupy_executor(low, &f->r.request, &g);
   completion c = COMPLETION_INIT;
   tagged tags[5];
   for (int i = 0; i < 5; ++i) {
@@ -226,17 +258,68 @@ static void test_high_priority_runs_first(void **state) {
     assert_int_equal(vknn_prepared_model_execute_async(pm, &f->r.request, 0, NULL, NULL, on_done, &tags[i]),
                      VKNN_STATUS_NONE);
   }
-  uint64_t one = 1;
-  assert_int_equal(write(gate, &one, sizeof(one)), sizeof(one));
+  open_gate(&g);
   wait_done(&c, 5);
   assert_int_equal(c.order[0], 4); /* the HIGH one */
   for (int i = 1; i < 5; ++i) assert_int_equal(c.order[i], i - 1); /* then LOW, in order */
-  assert_int_equal(vknn_fenced_execution_get_info(blocker, NULL, NULL), VKNN_STATUS_NONE);
-  vknn_fenced_execution_release(blocker);
-  close(fence);
-  close(gate);
   vknn_prepared_model_release(low);
   vknn_prepared_model_release(high);
+}
+
+/* A HIGH fenced execution waiting for a fence that a LOW execution's
+ * completion would signal does not hold up that LOW execution (nor any
+ * other): fences are waited for off the executor. */
+static void test_fence_wait_holds_up_nothing(void **state) {
+  fixture *f = *state;
+  vknn_prepared_model *low = prepare(f, VKNN_PRIORITY_LOW), *high = prepare(f, VKNN_PRIORITY_HIGH);
+  int low_fence = -1, high_fence = -1, gate_fd = eventfd(0, EFD_CLOEXEC);
+  vknn_fenced_execution *first = NULL, *second = NULL;
+  /* LOW waits for a gate; HIGH waits for LOW's completion fence. */
+  assert_int_equal(vknn_prepared_model_execute_fenced(low, &f->r.request, &gate_fd, 1, 0, NULL, NULL,
+                                                      NULL, &low_fence, &first),
+                   VKNN_STATUS_NONE);
+  assert_int_equal(vknn_prepared_model_execute_fenced(high, &f->r.request, &low_fence, 1, 0, NULL,
+                                                      NULL, NULL, &high_fence, &second),
+                   VKNN_STATUS_NONE);
+  /* Meanwhile plain asynchronous work runs. */
+  completion c = COMPLETION_INIT;
+  tagged t = {&c, 0};
+  assert_int_equal(vknn_prepared_model_execute_async(low, &f->r.request, 0, NULL, NULL, on_done, &t),
+                   VKNN_STATUS_NONE);
+  wait_done(&c, 1);
+  assert_int_equal(c.status, VKNN_STATUS_NONE);
+  assert_false(readable(high_fence, 0));
+  uint64_t one = 1;
+  assert_int_equal(write(gate_fd, &one, sizeof(one)), sizeof(one));
+  assert_true(readable(high_fence, 10000));
+  assert_int_equal(vknn_fenced_execution_get_info(first, NULL, NULL), VKNN_STATUS_NONE);
+  assert_int_equal(vknn_fenced_execution_get_info(second, NULL, NULL), VKNN_STATUS_NONE);
+  vknn_fenced_execution_release(first);
+  vknn_fenced_execution_release(second);
+  close(low_fence);
+  close(high_fence);
+  close(gate_fd);
+  vknn_prepared_model_release(low);
+  vknn_prepared_model_release(high);
+}
+
+/* The caller may close its fence descriptors once the call returns. */
+static void test_fenced_keeps_its_own_descriptors(void **state) {
+  fixture *f = *state;
+  int gate_fd = eventfd(0, EFD_CLOEXEC), caller_copy = dup(gate_fd), fence = -1;
+  vknn_fenced_execution *e = NULL;
+  assert_int_equal(vknn_prepared_model_execute_fenced(f->pm, &f->r.request, &caller_copy, 1, 0, NULL,
+                                                      NULL, NULL, &fence, &e),
+                   VKNN_STATUS_NONE);
+  close(caller_copy);
+  assert_false(readable(fence, 50));
+  uint64_t one = 1;
+  assert_int_equal(write(gate_fd, &one, sizeof(one)), sizeof(one));
+  assert_true(readable(fence, 10000));
+  assert_int_equal(vknn_fenced_execution_get_info(e, NULL, NULL), VKNN_STATUS_NONE);
+  vknn_fenced_execution_release(e);
+  close(fence);
+  close(gate_fd);
 }
 
 /* ---- burst ---- */
@@ -275,6 +358,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_fenced_rejects_bad_fences, setup, teardown),
       cmocka_unit_test_setup_teardown(test_fenced_deadline_while_waiting, setup, teardown),
       cmocka_unit_test_setup_teardown(test_high_priority_runs_first, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_fence_wait_holds_up_nothing, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_fenced_keeps_its_own_descriptors, setup, teardown),
       cmocka_unit_test_setup_teardown(test_burst_caches_memory_by_slot, setup, teardown),
   };
   return cmocka_run_group_tests_name("execution_paths", tests, NULL, NULL);
