@@ -74,6 +74,7 @@ vknn_status vknn_graph_init(vknn_graph *graph, const vknn_logger *log, const vkn
     t->lifetime = o->lifetime;
     t->constant_data = constant_bytes(graph, o);
     t->first_dispatch = t->last_dispatch = -1;
+    t->alias_of = UINT32_MAX;
     vknn_tensor_set_shape(t, o->dimensions, o->dimension_count);
   }
   for (uint32_t i = 0; i < model->main.input_count; ++i) {
@@ -104,6 +105,14 @@ vknn_status vknn_graph_defer(vknn_graph *graph, const vknn_operation *op, const 
   return VKNN_STATUS_GENERAL_FAILURE;
 }
 
+bool vknn_graph_alias(vknn_graph *graph, uint32_t view, uint32_t source) {
+  vknn_tensor *v = &graph->tensors[view];
+  if (v->lifetime != VKNN_LIFETIME_TEMPORARY_VARIABLE) return false;
+  uint32_t root = graph->tensors[source].alias_of;
+  v->alias_of = root != UINT32_MAX ? root : source;
+  return true;
+}
+
 bool vknn_graph_const_i32(const vknn_graph *graph, uint32_t operand, int32_t *out_value) {
   const vknn_tensor *t = &graph->tensors[operand];
   if (t->constant_data == NULL || t->type != VKNN_OPERAND_INT32) return false;
@@ -126,6 +135,7 @@ static vknn_tensor *append_tensor(vknn_graph *graph, int32_t type, const uint32_
   t->type = type;
   t->lifetime = lifetime;
   t->first_dispatch = t->last_dispatch = -1;
+  t->alias_of = UINT32_MAX;
   vknn_tensor_set_shape(t, dims, rank);
   return t;
 }

@@ -31,6 +31,9 @@ typedef struct vknn_tensor {
   uint64_t byte_size;
   int32_t first_dispatch; /* -1 when no dispatch touches it */
   int32_t last_dispatch;
+  /* A view of another tensor's bytes (a reshape that moves nothing): placed
+   * where that tensor is; UINT32_MAX when the tensor has bytes of its own. */
+  uint32_t alias_of;
 } vknn_tensor;
 
 /* Per operation: what the fusion pass decided (see fusion.c). */
@@ -93,6 +96,11 @@ uint32_t vknn_graph_add_constant(vknn_graph *graph, int32_t type, const uint32_t
  * Returns its index, or UINT32_MAX when out of memory. */
 uint32_t vknn_graph_add_temporary(vknn_graph *graph, int32_t type, const uint32_t *dims,
                                   uint32_t rank);
+
+/* Makes view a view of source's bytes, with no dispatch to copy them: for a
+ * reshape whose result is a temporary (a model output must be written where
+ * the request says). False when view is not a temporary. */
+bool vknn_graph_alias(vknn_graph *graph, uint32_t view, uint32_t source);
 
 /* Index of an operation within the graph's subgraph. */
 uint32_t vknn_graph_op_index(const vknn_graph *graph, const vknn_operation *op);

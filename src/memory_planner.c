@@ -4,7 +4,8 @@
  * regions; constants are packed once into the constant region, or read in
  * place from their imported model pool; temporaries share one arena, placed
  * greedily (largest first) at the lowest offset that does not overlap a
- * tensor alive during an overlapping dispatch interval. */
+ * tensor alive during an overlapping dispatch interval. A view (alias_of)
+ * lies where its source does, and keeps the source alive while it is used. */
 #include <stdlib.h>
 
 #include "compiler.h"
@@ -14,14 +15,33 @@ static uint64_t align_up(uint64_t value, uint64_t alignment) {
   return (value + alignment - 1) / alignment * alignment;
 }
 
+static void mark_use(vknn_tensor *t, int32_t d) {
+  if (t->first_dispatch < 0) t->first_dispatch = d;
+  t->last_dispatch = d;
+}
+
 static void mark_lifetimes(vknn_plan *plan) {
+  vknn_tensor *tensors = plan->graph.tensors;
   for (uint32_t d = 0; d < plan->dispatches.count; ++d) {
     const vknn_dispatch *dispatch = &plan->dispatches.items[d];
     for (uint32_t b = 0; b < dispatch->binding_count; ++b) {
-      vknn_tensor *t = &plan->graph.tensors[dispatch->bindings[b].tensor];
-      if (t->first_dispatch < 0) t->first_dispatch = (int32_t)d;
-      t->last_dispatch = (int32_t)d;
+      vknn_tensor *t = &tensors[dispatch->bindings[b].tensor];
+      mark_use(t, (int32_t)d);
+      if (t->alias_of != UINT32_MAX) mark_use(&tensors[t->alias_of], (int32_t)d);
     }
+  }
+}
+
+static void place_views(vknn_graph *g) {
+  for (uint32_t i = 0; i < g->tensor_count; ++i) {
+    vknn_tensor *view = &g->tensors[i];
+    if (view->alias_of == UINT32_MAX || view->first_dispatch < 0) continue;
+    const vknn_tensor *source = &g->tensors[view->alias_of];
+    view->region = source->region;
+    view->pool_index = source->pool_index;
+    view->io_index = source->io_index;
+    view->offset = source->offset;
+    view->byte_size = source->byte_size;
   }
 }
 
@@ -110,7 +130,7 @@ vknn_status vknn_plan_memory(vknn_plan *plan, const vknn_plan_target *target) {
     /* Inputs and outputs always get a slot: the request copies through it. */
     bool io = t->lifetime == VKNN_LIFETIME_SUBGRAPH_INPUT ||
               t->lifetime == VKNN_LIFETIME_SUBGRAPH_OUTPUT;
-    if (t->first_dispatch < 0 && !io) continue;
+    if ((t->first_dispatch < 0 && !io) || t->alias_of != UINT32_MAX) continue;
     t->region = region_of(t);
     /* Kernels access whole 32-bit words at the end of small tensors. */
     t->byte_size = align_up(vknn_tensor_byte_size(t), 4);
@@ -121,5 +141,7 @@ vknn_status vknn_plan_memory(vknn_plan *plan, const vknn_plan_target *target) {
     t->offset = plan->region_size[t->region];
     plan->region_size[t->region] = align_up(t->offset + t->byte_size, alignment);
   }
-  return place_arena(plan, alignment);
+  vknn_status s = place_arena(plan, alignment);
+  if (s == VKNN_STATUS_NONE) place_views(g);
+  return s;
 }

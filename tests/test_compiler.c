@@ -200,6 +200,46 @@ static void test_arena_shares_bytes(void **state) {
   vknn_prepared_model_release(pm);
 }
 
+static uint32_t reshape(model_builder *b, uint32_t in, const int32_t *shape, uint32_t rank,
+                        bool output) {
+  uint32_t dims[4], shape_dims[1] = {rank};
+  for (uint32_t d = 0; d < rank; ++d) dims[d] = (uint32_t)shape[d];
+  uint32_t out = output ? mb_output(b, F32, dims, rank) : mb_temporary(b, F32, dims, rank);
+  const uint32_t ins[2] = {in, mb_const_tensor(b, VKNN_OPERAND_TENSOR_INT32, shape_dims, 1, shape,
+                                               rank * sizeof(int32_t))};
+  mb_operation(b, VKNN_OPERATION_RESHAPE, ins, 2, &out, 1);
+  return out;
+}
+
+/* Reshapes to temporaries are views: no dispatch, whether they view a model
+ * input or an intermediate tensor, alone or in a row. A reshape to a model
+ * output is a copy. */
+static void test_reshape_is_a_view(void **state) {
+  fixture *f = *state;
+  model_builder *b = &f->b;
+  const int32_t flat[1] = {32}, nhwc[4] = {1, 4, 4, 2};
+  uint32_t x = mb_input(b, F32, image, 4), y = mb_input(b, F32, image, 4);
+  uint32_t out = mb_output(b, F32, image, 4);
+  uint32_t x_view = reshape(b, reshape(b, x, flat, 1, false), nhwc, 4, false);
+  uint32_t twice = mb_temporary(b, F32, image, 4);
+  add(b, x_view, x_view, twice);
+  uint32_t twice_flat = reshape(b, twice, flat, 1, false);
+  add(b, reshape(b, twice_flat, nhwc, 4, false), y, out);
+  reshape(b, twice_flat, nhwc, 4, true);
+  vknn_prepared_model *pm = prepare(f, mb_finish(b));
+  assert_int_equal(info_of(pm).dispatch_count, 3); /* ADD, ADD, the copy to the second output */
+  float out_values[32];
+  vknn_timing timing;
+  for (int run = 0; run < 3; ++run) { /* staged, then in place */
+    assert_int_equal(execute_io(pm, 2, 2, &timing, out_values), VKNN_STATUS_NONE);
+    for (int i = 0; i < 32; ++i) {
+      float v = (float)(i % 7) - 3.f, w = (float)((i + 32) % 7) - 3.f;
+      assert_float_equal(out_values[i], 2.f * v + w, 0.f);
+    }
+  }
+  vknn_prepared_model_release(pm);
+}
+
 static void test_device_time_measured(void **state) {
   fixture *f = *state;
   vknn_prepared_model *pm = prepare(f, conv_relu_add(&f->b));
@@ -234,6 +274,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_pipelines_shared_across_models, setup, teardown),
       cmocka_unit_test_setup_teardown(test_barriers_only_between_dependent_dispatches, setup, teardown),
       cmocka_unit_test_setup_teardown(test_arena_shares_bytes, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_reshape_is_a_view, setup, teardown),
       cmocka_unit_test_setup_teardown(test_device_time_measured, setup, teardown),
       cmocka_unit_test_setup_teardown(test_dispatch_times_when_profiled, setup_profiled, teardown),
   };

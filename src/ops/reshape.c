@@ -1,5 +1,6 @@
 /* RESHAPE, SQUEEZE, EXPAND_DIMS: the same elements under a new shape.
- * RESHAPE's shape may hold one -1 (inferred). Lowered to one copy. */
+ * RESHAPE's shape may hold one -1 (inferred). A result that is a temporary
+ * is a view of the input's bytes (no dispatch); a model output gets a copy. */
 #include <string.h>
 
 #include "operand_type.h"
@@ -66,6 +67,8 @@ static vknn_status infer_reshape(vknn_graph *graph, const vknn_operation *op) {
 
 static vknn_status lower_reshape(vknn_graph *graph, const vknn_operation *op,
                                  vknn_dispatch_list *out_list) {
+  if (vknn_graph_alias(graph, vknn_graph_op_output(graph, op, 0), op->inputs[0]))
+    return VKNN_STATUS_NONE;
   const vknn_tensor *in = &graph->tensors[op->inputs[0]];
   uint64_t elements = vknn_shape_element_count(in->dims, in->rank);
   vknn_slice slice = {.outer = 1, .in_axis = elements, .inner = 1, .out_axis = elements};
