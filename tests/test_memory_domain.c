@@ -283,9 +283,14 @@ typedef struct reader {
   vknn_status status;
 } reader;
 
+/* Each reader has its own output shapes: executions of one prepared model
+ * run at once. */
 static void *read_buffer(void *arg) {
   reader *r = arg;
-  for (int i = 0; i < 10 && r->status == VKNN_STATUS_NONE; ++i) r->status = run(r->f, &r->t);
+  vknn_output_shape shapes[1];
+  for (int i = 0; i < 10 && r->status == VKNN_STATUS_NONE; ++i)
+    r->status = vknn_prepared_model_execute(r->f->pm, &r->t.request, VKNN_MEASURE_TIMING_NO, NULL,
+                                            NULL, shapes, 1, NULL);
   return NULL;
 }
 
