@@ -24,7 +24,7 @@ static vknn_job *next_job(vknn_executor *e) {
       job = e->head[p];
       if (job != NULL && (e->head[p] = job->next) == NULL) e->tail[p] = NULL;
     }
-    if (job != NULL || e->stopping) break;
+    if (job != NULL || e->worker.stopping) break;
     pthread_cond_wait(&e->wake, &e->lock);
   }
   pthread_mutex_unlock(&e->lock);
@@ -47,11 +47,7 @@ vknn_status vknn_executor_submit(vknn_executor *e, vknn_priority priority,
   if (job == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
   *job = (vknn_job){NULL, run, context};
   pthread_mutex_lock(&e->lock);
-  vknn_status status = VKNN_STATUS_NONE;
-  if (!e->started) {
-    if (pthread_create(&e->thread, NULL, worker, e) == 0) e->started = true;
-    else status = VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
-  }
+  vknn_status status = vknn_lazy_thread_start(&e->worker, worker, e);
   if (status == VKNN_STATUS_NONE) {
     if (e->tail[priority] != NULL) e->tail[priority]->next = job;
     else e->head[priority] = job;
@@ -65,11 +61,10 @@ vknn_status vknn_executor_submit(vknn_executor *e, vknn_priority priority,
 
 void vknn_executor_destroy(vknn_executor *e) {
   pthread_mutex_lock(&e->lock);
-  e->stopping = true;
+  bool started = vknn_lazy_thread_stop(&e->worker);
   pthread_cond_broadcast(&e->wake);
-  bool started = e->started;
   pthread_mutex_unlock(&e->lock);
-  if (started) pthread_join(e->thread, NULL);
+  if (started) pthread_join(e->worker.thread, NULL);
   pthread_cond_destroy(&e->wake);
   pthread_mutex_destroy(&e->lock);
 }

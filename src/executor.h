@@ -5,18 +5,17 @@
 #include <pthread.h>
 #include <stdbool.h>
 
+#include "lazy_thread.h"
 #include "vknn/types.h"
 
 typedef struct vknn_job vknn_job;
 
 typedef struct vknn_executor {
-  pthread_t thread;
+  vknn_lazy_thread worker;
   pthread_mutex_t lock;
   pthread_cond_t wake;
   vknn_job *head[VKNN_PRIORITY_HIGH + 1];
   vknn_job *tail[VKNN_PRIORITY_HIGH + 1];
-  bool started;
-  bool stopping;
 } vknn_executor;
 
 void vknn_executor_init(vknn_executor *executor);

@@ -96,9 +96,9 @@ static void *wait_loop(void *arg) {
   struct pollfd *fds = NULL, fallback = {.fd = w->wake_fd, .events = POLLIN};
   uint32_t capacity = 0;
   pthread_mutex_lock(&w->lock);
-  while (!w->stopping) {
+  while (!w->worker.stopping) {
     finish_ready(w);
-    if (w->stopping) break;
+    if (w->worker.stopping) break;
     uint32_t n = gather(w, &fds, &capacity);
     int timeout = n == 0 ? 10 : poll_timeout_ms(w, vknn_now_boottime_ns());
     pthread_mutex_unlock(&w->lock);
@@ -121,11 +121,7 @@ vknn_status vknn_fence_waiter_add(vknn_fence_waiter *w, vknn_fence_wait *wait) {
     return VKNN_STATUS_NONE;
   }
   pthread_mutex_lock(&w->lock);
-  s = VKNN_STATUS_NONE;
-  if (!w->started) {
-    if (pthread_create(&w->thread, NULL, wait_loop, w) == 0) w->started = true;
-    else s = VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
-  }
+  s = vknn_lazy_thread_start(&w->worker, wait_loop, w);
   if (s == VKNN_STATUS_NONE) {
     wait->next = w->waits;
     w->waits = wait;
@@ -138,11 +134,10 @@ vknn_status vknn_fence_waiter_add(vknn_fence_waiter *w, vknn_fence_wait *wait) {
 void vknn_fence_waiter_destroy(vknn_fence_waiter *w) {
   if (w->wake_fd < 0) return;
   pthread_mutex_lock(&w->lock);
-  w->stopping = true;
+  bool started = vknn_lazy_thread_stop(&w->worker);
   wake(w);
-  bool started = w->started;
   pthread_mutex_unlock(&w->lock);
-  if (started) pthread_join(w->thread, NULL);
+  if (started) pthread_join(w->worker.thread, NULL);
   pthread_mutex_destroy(&w->lock);
   close(w->wake_fd);
   w->wake_fd = -1;

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "lazy_thread.h"
 #include "vknn/types.h"
 
 /* Called once per wait, from the waiter's thread or from the adding one:
@@ -29,8 +30,7 @@ typedef struct vknn_fence_wait {
 
 typedef struct vknn_fence_waiter {
   pthread_mutex_t lock;
-  pthread_t thread;
-  bool started, stopping;
+  vknn_lazy_thread worker;
   int wake_fd; /* eventfd: a new wait or stopping */
   vknn_fence_wait *waits;
 } vknn_fence_waiter;

@@ -30,11 +30,12 @@ static struct timespec after(uint64_t ns) {
 static void *watch(void *arg) {
   vknn_watchdog *w = arg;
   pthread_mutex_lock(&w->lock);
-  while (!w->stopping) {
+  while (!w->worker.stopping) {
     struct timespec until = after(w->idle_ns / 2);
     int r = 0;
-    while (!w->stopping && r != ETIMEDOUT) r = pthread_cond_timedwait(&w->wake, &w->lock, &until);
-    if (w->stopping) break;
+    while (!w->worker.stopping && r != ETIMEDOUT)
+      r = pthread_cond_timedwait(&w->wake, &w->lock, &until);
+    if (w->worker.stopping) break;
     uint64_t now = vknn_now_boottime_ns();
     for (vknn_prepared_model *pm = w->models; pm != NULL; pm = pm->watch_next)
       vknn_prepared_model_trim(pm, now, w->idle_ns);
@@ -45,11 +46,7 @@ static void *watch(void *arg) {
 
 vknn_status vknn_watchdog_watch(vknn_watchdog *w, vknn_prepared_model *pm) {
   pthread_mutex_lock(&w->lock);
-  vknn_status s = VKNN_STATUS_NONE;
-  if (!w->started) {
-    if (pthread_create(&w->thread, NULL, watch, w) == 0) w->started = true;
-    else s = VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
-  }
+  vknn_status s = vknn_lazy_thread_start(&w->worker, watch, w);
   if (s == VKNN_STATUS_NONE) {
     pm->watch_prev = NULL;
     pm->watch_next = w->models;
@@ -71,11 +68,10 @@ void vknn_watchdog_unwatch(vknn_watchdog *w, vknn_prepared_model *pm) {
 
 void vknn_watchdog_destroy(vknn_watchdog *w) {
   pthread_mutex_lock(&w->lock);
-  w->stopping = true;
+  bool started = vknn_lazy_thread_stop(&w->worker);
   pthread_cond_broadcast(&w->wake);
-  bool started = w->started;
   pthread_mutex_unlock(&w->lock);
-  if (started) pthread_join(w->thread, NULL);
+  if (started) pthread_join(w->worker.thread, NULL);
   pthread_cond_destroy(&w->wake);
   pthread_mutex_destroy(&w->lock);
 }

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "lazy_thread.h"
 #include "vknn/types.h"
 
 typedef struct vknn_prepared_model vknn_prepared_model;
@@ -15,8 +16,7 @@ typedef struct vknn_prepared_model vknn_prepared_model;
 typedef struct vknn_watchdog {
   pthread_mutex_t lock;
   pthread_cond_t wake;
-  pthread_t thread;
-  bool started, stopping;
+  vknn_lazy_thread worker;
   uint64_t idle_ns;
   vknn_prepared_model *models; /* linked through watch_next / watch_prev */
 } vknn_watchdog;
