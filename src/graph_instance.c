@@ -11,15 +11,13 @@
 
 #define TAG "execution"
 
-static VkDeviceSize at_least_one_word(uint64_t size) { return size ? size : 4; }
-
 static vknn_status create_buffers(vknn_graph_instance *inst) {
   const vknn_recorded_graph *rg = inst->graph;
   vknn_vk *vk = &rg->device->vk;
-  vknn_status s = vknn_vk_buffer_create(vk, at_least_one_word(rg->arena_size),
+  vknn_status s = vknn_vk_buffer_create(vk, vknn_vk_buffer_size_for(rg->info.arena_bytes),
                                         VKNN_BUFFER_DEVICE_LOCAL, &inst->arena);
   if (s == VKNN_STATUS_NONE)
-    s = vknn_vk_buffer_create(vk, at_least_one_word(rg->staging_size), VKNN_BUFFER_HOST_VISIBLE,
+    s = vknn_vk_buffer_create(vk, vknn_vk_buffer_size_for(rg->staging_size), VKNN_BUFFER_HOST_VISIBLE,
                               &inst->staging);
   return s;
 }

@@ -14,8 +14,6 @@
 
 #define TAG "compilation"
 
-static VkDeviceSize at_least_one_word(uint64_t size) { return size ? size : 4; }
-
 /* A command pool and fence of its own: uploads run at prepare only. */
 typedef struct upload_commands {
   VkCommandPool pool;
@@ -188,12 +186,28 @@ static void plan_timestamps(vknn_recorded_graph *rg) {
   rg->timestamp_count = rg->info.profiled ? rg->info.dispatch_count + 1 : 2;
 }
 
-static vknn_status create_first_instance(vknn_recorded_graph *rg) {
-  vknn_status s = vknn_graph_instance_create(rg, &rg->instances);
-  if (s != VKNN_STATUS_NONE) return s;
-  rg->instance_count = 1;
-  rg->info.barrier_count = rg->instances->recording.barriers;
+/* An instance joins the pool (the caller holds the lock, or is the only
+ * user); counted in the device statistics while it lives. */
+static void adopt(vknn_recorded_graph *rg, vknn_graph_instance *inst) {
+  inst->next = rg->instances;
+  rg->instances = inst;
+  rg->instance_count++;
   atomic_fetch_add(&rg->device->vk.counters.graph_instances, 1);
+}
+
+/* Destroys an instance already unlinked from the pool. */
+static void discard(vknn_recorded_graph *rg, vknn_graph_instance *inst) {
+  vknn_graph_instance_destroy(inst);
+  rg->instance_count--;
+  atomic_fetch_sub(&rg->device->vk.counters.graph_instances, 1);
+}
+
+static vknn_status create_first_instance(vknn_recorded_graph *rg) {
+  vknn_graph_instance *inst = NULL;
+  vknn_status s = vknn_graph_instance_create(rg, &inst);
+  if (s != VKNN_STATUS_NONE) return s;
+  adopt(rg, inst);
+  rg->info.barrier_count = inst->recording.barriers;
   return VKNN_STATUS_NONE;
 }
 
@@ -202,7 +216,6 @@ static vknn_status build(vknn_recorded_graph *rg, const vknn_plan *plan) {
   rg->info.dispatch_count = plan->dispatches.count;
   rg->info.arena_bytes = plan->region_size[VKNN_REGION_ARENA];
   rg->info.constant_bytes = plan->region_size[VKNN_REGION_CONSTANT];
-  rg->arena_size = plan->region_size[VKNN_REGION_ARENA];
   rg->staging_size = plan->region_size[VKNN_REGION_INPUT] + plan->region_size[VKNN_REGION_OUTPUT];
   plan_timestamps(rg);
   rg->dispatch_ms = vknn_calloc(plan->dispatches.count ? plan->dispatches.count : 1, sizeof(double));
@@ -214,7 +227,7 @@ static vknn_status build(vknn_recorded_graph *rg, const vknn_plan *plan) {
     s = describe_io(&rg->outputs, sg->output_count, sg->output_indexes, plan,
                     plan->region_size[VKNN_REGION_INPUT]);
   if (s == VKNN_STATUS_NONE)
-    s = vknn_vk_buffer_create(&rg->device->vk, at_least_one_word(rg->info.constant_bytes),
+    s = vknn_vk_buffer_create(&rg->device->vk, vknn_vk_buffer_size_for(rg->info.constant_bytes),
                               VKNN_BUFFER_DEVICE_LOCAL, &rg->constants);
   if (s == VKNN_STATUS_NONE) s = upload_constants(rg, plan);
   if (s == VKNN_STATUS_NONE) s = bind_pools(rg, plan);
@@ -257,8 +270,7 @@ static void destroy(vknn_recorded_graph *rg) {
   while (rg->instances != NULL) {
     vknn_graph_instance *inst = rg->instances;
     rg->instances = inst->next;
-    vknn_graph_instance_destroy(inst);
-    atomic_fetch_sub(&vk->counters.graph_instances, 1);
+    discard(rg, inst);
   }
   vknn_vk_buffer_destroy(vk, &rg->constants);
   for (uint32_t i = 0; i < rg->pool_count; ++i) {
@@ -323,10 +335,7 @@ static vknn_graph_instance *add_instance(vknn_recorded_graph *rg, vknn_status *o
     return NULL;
   }
   inst->busy = true;
-  inst->next = rg->instances;
-  rg->instances = inst;
-  rg->instance_count++;
-  atomic_fetch_add(&rg->device->vk.counters.graph_instances, 1);
+  adopt(rg, inst);
   VKNN_LOG_V(&rg->device->log, "execution", "overlapping executions: instance %u created",
              rg->instance_count);
   return inst;
@@ -379,9 +388,7 @@ uint32_t vknn_recorded_graph_trim(vknn_recorded_graph *rg, uint64_t now_ns, uint
     bool idle = !inst->busy && now_ns - inst->idle_since_ns >= idle_ns;
     if (idle && inst != keep) {
       *link = inst->next;
-      vknn_graph_instance_destroy(inst);
-      rg->instance_count--;
-      atomic_fetch_sub(&rg->device->vk.counters.graph_instances, 1);
+      discard(rg, inst);
       released++;
       continue;
     }

@@ -57,7 +57,6 @@ typedef struct vknn_recorded_graph {
   uint32_t output_count;
   vknn_tensor_place *places;
   vknn_dispatch_list dispatches;
-  uint64_t arena_size;
   uint64_t staging_size;
   uint64_t input_region_size;
   uint32_t timestamp_count; /* 0 (none), 2 (start, end), or dispatches + 1 when profiled */

@@ -16,6 +16,10 @@ typedef enum vknn_buffer_kind {
                                 memory: driver-managed buffers (memory domains) */
 } vknn_buffer_kind;
 
+/* A buffer's size for a region that may be empty: Vulkan buffers hold at
+ * least one word. */
+static inline VkDeviceSize vknn_vk_buffer_size_for(uint64_t bytes) { return bytes ? bytes : 4; }
+
 vknn_status vknn_vk_buffer_create(vknn_vk *vk, VkDeviceSize size, vknn_buffer_kind kind,
                                   vknn_vk_buffer *out_buffer);
 void vknn_vk_buffer_destroy(vknn_vk *vk, vknn_vk_buffer *buffer);
