@@ -14,6 +14,7 @@
 
 #include "common/shared_memory.h"
 #include "support/model_builder.h"
+#include "support/test_model.h"
 #include "vknn/vknn.h"
 
 #define CHAIN 16 /* ADDs in a row: two segments of eight dispatches */
@@ -196,12 +197,6 @@ static void test_idle_imports_released(void **state) {
   vknn_prepared_model_release(pm);
 }
 
-static uint64_t boottime_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_BOOTTIME, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* A deadline that passes during the work stops it between segments:
  * MISSED_DEADLINE_TRANSIENT; a deadline far enough lets it finish. */
 static void test_deadline_stops_between_segments(void **state) {
@@ -216,14 +211,14 @@ static void test_deadline_stops_between_segments(void **state) {
    * MISSED_DEADLINE_PERSISTENT at once): later each try on a busy machine. */
   vknn_status s = VKNN_STATUS_MISSED_DEADLINE_PERSISTENT;
   for (uint64_t ms = 5; ms <= 320 && s == VKNN_STATUS_MISSED_DEADLINE_PERSISTENT; ms *= 2) {
-    vknn_deadline soon = {true, boottime_ns() + ms * 1000000ull};
+    vknn_deadline soon = {true, test_boottime_ns() + ms * 1000000ull};
     s = vknn_prepared_model_execute(pm, &r.request, VKNN_MEASURE_TIMING_YES, &soon, NULL, NULL, 0,
                                     &timing);
   }
   assert_int_equal(s, VKNN_STATUS_MISSED_DEADLINE_TRANSIENT);
   assert_true(timing.time_on_device == UINT64_MAX && timing.time_in_driver == UINT64_MAX);
   assert_int_equal(statistics(f).deadline_cancellations, before.deadline_cancellations + 1);
-  vknn_deadline later = {true, boottime_ns() + 600ull * 1000000000ull};
+  vknn_deadline later = {true, test_boottime_ns() + 600ull * 1000000000ull};
   assert_int_equal(vknn_prepared_model_execute(pm, &r.request, VKNN_MEASURE_TIMING_YES, &later, NULL,
                                                NULL, 0, &timing),
                    VKNN_STATUS_NONE);

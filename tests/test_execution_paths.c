@@ -186,17 +186,11 @@ static void test_fenced_rejects_bad_fences(void **state) {
   assert_null(e);
 }
 
-static uint64_t boottime_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_BOOTTIME, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* A fence that never signals before the deadline: MISSED_DEADLINE_TRANSIENT. */
 static void test_fenced_deadline_while_waiting(void **state) {
   fixture *f = *state;
   int gate = eventfd(0, EFD_CLOEXEC), fence = -1;
-  vknn_deadline deadline = {true, boottime_ns() + 200000000ull};
+  vknn_deadline deadline = {true, test_boottime_ns() + 200000000ull};
   vknn_fenced_execution *e = NULL;
   assert_int_equal(vknn_prepared_model_execute_fenced(f->pm, &f->r.request, &gate, 1, 0, &deadline,
                                                       NULL, NULL, &fence, &e),

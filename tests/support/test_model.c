@@ -2,6 +2,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 void test_model_init_add(test_model *m, int32_t tensor_type) {
   memset(m, 0, sizeof(*m));
@@ -67,4 +68,10 @@ void test_request_release(test_request *r) { shared_memory_destroy(&r->pool); }
 
 float test_request_output(const test_request *r, int i) {
   return ((const float *)(r->pool.data + 48))[i];
+}
+
+uint64_t test_boottime_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_BOOTTIME, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }

@@ -41,3 +41,6 @@ typedef struct test_log {
   int errors;
 } test_log;
 void test_log_callback(void *user_data, vknn_log_level level, const char *tag, const char *message);
+
+/* CLOCK_BOOTTIME in nanoseconds: the clock of deadlines. */
+uint64_t test_boottime_ns(void);
