@@ -2,9 +2,11 @@
 // Elementwise unary operations: RELU, RELU1, RELU6 (a clamp whose bounds the
 // host computes in the output's domain), LOGISTIC, TANH, ABS, EXP, LOG, SIN,
 // SQRT, RSQRT, NEG, FLOOR, ELU, HARD_SWISH. Quantized variants dequantize,
-// compute in float and requantize; ELEM_I32 serves ABS and NEG.
+// compute in float and requantize, except HARD_SWISH, which follows the
+// reference's 16-bit fixed-point arithmetic; ELEM_I32 serves ABS and NEG.
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
+#include "fixed_point.glsl"
 
 #if defined(ELEM_I32)
 #define STORAGE_T int
@@ -25,6 +27,11 @@ layout(push_constant) uniform Params {
     float out_scale; int out_zero_point;
     float lo, hi;  // clamp bounds in the output's domain
     float alpha;   // ELU
+    // Quantized HARD_SWISH: 16-bit multipliers (mantissa, exponent) from the
+    // input's scale / 128 to the "relu-ish" scale 3 / 32768 and to the
+    // output's scale.
+    int reluish_multiplier, reluish_exponent;
+    int output_multiplier, output_exponent;
 } p;
 
 float activate(float v) {
@@ -43,6 +50,23 @@ float activate(float v) {
     return v;
 }
 
+#if defined(QUANTIZED)
+// The output value before the clamp to the output type's range.
+int hard_swish_quantized(int q) {
+    int hires = (q - p.in_zero_point) * 128;
+    int on_output_scale = rounding_doubling_high_mul_16(hires, p.output_multiplier);
+    // hires rescaled so that 3.0 maps to 32768, saturating, then to [0, 1].
+    int reluish = hires;
+    if (p.reluish_exponent > 0) reluish = saturating_left_shift_16(reluish, p.reluish_exponent - 1);
+    reluish = rounding_doubling_high_mul_16(reluish, p.reluish_multiplier);
+    if (p.reluish_exponent > 0) reluish = saturating_left_shift_16(reluish, 1);
+    if (p.reluish_exponent < 0) reluish = rounding_divide_by_pot(reluish, -p.reluish_exponent);
+    reluish = (reluish + 32768) >> 1;
+    int product = doubling_high_mul_16(reluish, on_output_scale);
+    return rounding_divide_by_pot(product, -p.output_exponent) + p.out_zero_point;
+}
+#endif
+
 void main() {
     uint index = flat_invocation_index();
     if (index >= p.count) return;
@@ -50,6 +74,10 @@ void main() {
     int v = x[index];
     y[index] = OP == ABS ? abs(v) : -v;
 #elif defined(QUANTIZED)
+    if (OP == HARD_SWISH) {
+        y[index] = STORAGE_T(clamp(hard_swish_quantized(int(x[index])), int(p.lo), int(p.hi)));
+        return;
+    }
     float v = activate(float(int(x[index]) - p.in_zero_point) * p.in_scale);
     float q = round_half_away(v / p.out_scale) + float(p.out_zero_point);
     y[index] = STORAGE_T(int(clamp(q, p.lo, p.hi)));

@@ -7,9 +7,13 @@
 //    LOGICAL_NOT) it writes TENSOR_BOOL8.
 // Variants by element type: ELEM_F32, ELEM_F16, ELEM_I32, ELEM_Q8 (uint8,
 // also BOOL8), ELEM_Q8S. The operation is a specialization constant.
-// Quantized inputs are compared and combined as real values.
+// Quantized ADD, SUB, MUL and PRELU use the reference's integer fixed-point
+// arithmetic (fixed_point.glsl); MAXIMUM and MINIMUM requantize both inputs
+// to the output's scale as the reference does, in floating point;
+// comparisons compare real values.
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
+#include "fixed_point.glsl"
 
 layout(constant_id = 1) const int OP = 0;
 const int ADD = 0, SUB = 1, MUL = 2, DIV = 3, MAXIMUM = 4, MINIMUM = 5, POW = 6, PRELU = 7;
@@ -42,6 +46,14 @@ layout(push_constant) uniform Params {
     float out_scale; int out_zero_point;
     float act_min;       // activation bounds, in the output's own domain
     float act_max;
+    // Quantized arithmetic: fixed-point multipliers (mantissa, exponent).
+    // ADD/SUB: each input to the common scale, then the sum to the output.
+    // MUL: the product to the output (out_*). PRELU: a_* for x >= 0, out_*
+    // for x * alpha. SUB carries b's multiplier negated.
+    int a_multiplier, a_shift;
+    int b_multiplier, b_shift;
+    int out_multiplier, out_shift;
+    int left_shift;      // ADD/SUB headroom
 } p;
 
 uvec2 input_offsets(uint index) {
@@ -110,6 +122,32 @@ float apply(float x, float y) {
 }
 #endif
 
+#if defined(QUANTIZED)
+int requantize_to_output(int x_minus_zero, int multiplier, int shift) {
+    return multiply_by_quantized_multiplier(x_minus_zero, multiplier, shift) + p.out_zero_point;
+}
+
+// The result in the output's quantized domain, before the activation clamp.
+int apply_quantized(int qa, int qb) {
+    int x = qa - p.a_zero_point;
+    int y = qb - p.b_zero_point;
+    if (OP == ADD || OP == SUB) {
+        int xs = multiply_by_quantized_multiplier(x << p.left_shift, p.a_multiplier, p.a_shift);
+        int ys = multiply_by_quantized_multiplier(y << p.left_shift, p.b_multiplier, p.b_shift);
+        return requantize_to_output(xs + ys, p.out_multiplier, p.out_shift);
+    }
+    if (OP == MUL) return requantize_to_output(x * y, p.out_multiplier, p.out_shift);
+    if (OP == PRELU) {
+        if (x >= 0) return requantize_to_output(x, p.a_multiplier, p.a_shift);
+        return requantize_to_output(x * y, p.out_multiplier, p.out_shift);
+    }
+    // MAXIMUM, MINIMUM: the reference requantizes each input in floating point.
+    int xo = requantize_real(float(x) * p.a_scale, p.out_scale, p.out_zero_point);
+    int yo = requantize_real(float(y) * p.b_scale, p.out_scale, p.out_zero_point);
+    return OP == MAXIMUM ? max(xo, yo) : min(xo, yo);
+}
+#endif
+
 void main() {
     uint index = flat_invocation_index();
     if (index >= p.count) return;
@@ -120,9 +158,8 @@ void main() {
     // TENSOR_INT32 takes no fused activation (validated on the host).
     o[index] = apply(a[off.x], b[off.y]);
 #elif defined(QUANTIZED)
-    float q = round_half_away(apply(value_a(off.x), value_b(off.y)) / p.out_scale) +
-              float(p.out_zero_point);
-    o[index] = STORAGE_T(int(clamp(q, p.act_min, p.act_max)));
+    int q = apply_quantized(int(a[off.x]), int(b[off.y]));
+    o[index] = STORAGE_T(clamp(q, int(p.act_min), int(p.act_max)));
 #else
     float r = apply(float(a[off.x]), float(b[off.y]));
     o[index] = STORAGE_T(clamp(r, p.act_min, p.act_max));

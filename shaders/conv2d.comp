@@ -7,6 +7,7 @@
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
 #include "elem_types.glsl"
+#include "fixed_point.glsl"
 
 layout(constant_id = 1) const int NCHW = 0;      // data layout of input and output
 layout(constant_id = 2) const int DEPTHWISE = 0; // filter [1, kh, kw, out_c]
@@ -30,8 +31,9 @@ layout(std430, set = 0, binding = 0) readonly buffer Input { STORAGE_T x[]; };
 layout(std430, set = 0, binding = 1) readonly buffer Filter { FILTER_T w[]; };
 layout(std430, set = 0, binding = 2) readonly buffer Bias { BIAS_T bias[]; };
 #if defined(QUANTIZED)
-// Per output channel: input_scale * filter_scale[c] / output_scale.
-layout(std430, set = 0, binding = 3) readonly buffer Multiplier { float multiplier[]; };
+// Per output channel: input_scale * filter_scale[c] / output_scale as a
+// fixed-point multiplier (mantissa, exponent), applied as the reference does.
+layout(std430, set = 0, binding = 3) readonly buffer Multiplier { ivec2 multiplier[]; };
 layout(std430, set = 0, binding = 4) writeonly buffer Output { STORAGE_T y[]; };
 #else
 layout(std430, set = 0, binding = 3) writeonly buffer Output { STORAGE_T y[]; };
@@ -101,8 +103,9 @@ void main() {
         uint oc = oc0 + j;
         uint yi = output_offset(n, oy, ox, oc);
 #if defined(QUANTIZED)
-        float q = round_half_away(float(acc[j] + bias[oc]) * multiplier[oc]) + float(p.out_zero_point);
-        y[yi] = STORAGE_T(int(clamp(q, p.act_min, p.act_max)));
+        ivec2 m = multiplier[oc];
+        int q = multiply_by_quantized_multiplier(acc[j] + bias[oc], m.x, m.y) + p.out_zero_point;
+        y[yi] = STORAGE_T(clamp(q, int(p.act_min), int(p.act_max)));
 #else
         y[yi] = STORAGE_T(clamp(acc[j] + float(bias[oc]), p.act_min, p.act_max));
 #endif

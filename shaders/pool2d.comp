@@ -61,7 +61,14 @@ void main() {
     if (OP == 0) r = acc / max(count, 1.0);
     if (OP == 2) r = sqrt(acc / max(count, 1.0));
 #if defined(QUANTIZED)
-    r = round_half_away(r);
+    if (OP == 0) {
+        // The reference's integer average, halves away from zero: a GPU
+        // division need not be correctly rounded, so no float quotient.
+        int sum = int(acc), n = max(int(count), 1);
+        r = float(sum >= 0 ? (sum + n / 2) / n : -((n / 2 - sum) / n));
+    } else {
+        r = round_half_away(r);
+    }
     y[offset(n, oy, ox, c, p.out_h, p.out_w)] = STORAGE_T(int(clamp(r, p.act_min, p.act_max)));
 #else
     y[offset(n, oy, ox, c, p.out_h, p.out_w)] = STORAGE_T(clamp(r, p.act_min, p.act_max));

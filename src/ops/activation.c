@@ -8,6 +8,7 @@
 
 #include "op_common.h"
 #include "operand_type.h"
+#include "quant_multiplier.h"
 
 enum { T_FLOAT = 1, T_QUANT = 2, T_I32 = 4 };
 
@@ -94,15 +95,6 @@ static vknn_status read_alpha(vknn_graph *graph, const vknn_operation *op, float
   return VKNN_STATUS_GENERAL_FAILURE;
 }
 
-static vknn_status infer_unary(vknn_graph *graph, const vknn_operation *op) {
-  float alpha;
-  vknn_status s = vknn_op_require_input_shape(graph, op, 0);
-  if (s == VKNN_STATUS_NONE) s = read_alpha(graph, op, &alpha);
-  if (s != VKNN_STATUS_NONE) return s;
-  const vknn_tensor *in = &graph->tensors[op->inputs[0]];
-  return vknn_op_set_output_shape(graph, op, 0, in->dims, in->rank);
-}
-
 /* Push constants of activation.comp, std430 layout. */
 typedef struct unary_params {
   uint32_t count;
@@ -112,7 +104,53 @@ typedef struct unary_params {
   int32_t out_zero_point;
   float lo, hi;
   float alpha;
+  int32_t reluish_multiplier, reluish_exponent;
+  int32_t output_multiplier, output_exponent;
 } unary_params;
+
+/* A multiplier's mantissa rounded to its top 16 bits, saturating. */
+static int32_t mantissa_16(int32_t mantissa) {
+  const int32_t rounding = 1 << 15;
+  if (mantissa >= INT32_MAX - rounding) return INT16_MAX;
+  return (mantissa + rounding) >> 16;
+}
+
+/* Quantized HARD_SWISH's multipliers, with the scales combined in single
+ * precision as the NNAPI reference combines them. */
+static bool hard_swish_multipliers(float in_scale, float out_scale, unary_params *p) {
+  float hires_scale = (1.f / 128.f) * in_scale;
+  float reluish_scale = 3.f / 32768.f;
+  vknn_quant_multiplier to_output, to_reluish;
+  if (!vknn_quantize_multiplier(hires_scale / out_scale, &to_output) || to_output.shift > 0 ||
+      !vknn_quantize_multiplier(hires_scale / reluish_scale, &to_reluish))
+    return false;
+  p->output_multiplier = mantissa_16(to_output.multiplier);
+  p->output_exponent = to_output.shift;
+  p->reluish_multiplier = mantissa_16(to_reluish.multiplier);
+  p->reluish_exponent = to_reluish.shift;
+  return true;
+}
+
+static vknn_status check_multipliers(const vknn_graph *graph, const vknn_operation *op,
+                                     unary_params *p) {
+  const vknn_tensor *in = &graph->tensors[op->inputs[0]];
+  const vknn_tensor *out = &graph->tensors[op->outputs[0]];
+  if (op->type != VKNN_OPERATION_HARD_SWISH || !vknn_is_quant8(in->type) ||
+      hard_swish_multipliers(in->scale, out->scale, p))
+    return VKNN_STATUS_NONE;
+  VKNN_LOG_E(graph->log, "compilation", "HARD_SWISH: the scales give no usable multiplier");
+  return VKNN_STATUS_GENERAL_FAILURE;
+}
+
+static vknn_status infer_unary(vknn_graph *graph, const vknn_operation *op) {
+  unary_params unused;
+  vknn_status s = vknn_op_require_input_shape(graph, op, 0);
+  if (s == VKNN_STATUS_NONE) s = read_alpha(graph, op, &unused.alpha);
+  if (s == VKNN_STATUS_NONE) s = check_multipliers(graph, op, &unused);
+  if (s != VKNN_STATUS_NONE) return s;
+  const vknn_tensor *in = &graph->tensors[op->inputs[0]];
+  return vknn_op_set_output_shape(graph, op, 0, in->dims, in->rank);
+}
 
 static vknn_shader_id shader_for(int32_t type) {
   static const vknn_shader_id shaders[] = {VKNN_SHADER_ACTIVATION_F32, VKNN_SHADER_ACTIVATION_F16,
@@ -125,9 +163,12 @@ static vknn_status lower_unary(vknn_graph *graph, const vknn_operation *op,
   const unary_kind *k = kind_of(op->type);
   const vknn_tensor *in = &graph->tensors[op->inputs[0]];
   const vknn_tensor *out = &graph->tensors[op->outputs[0]];
-  unary_params p = {(uint32_t)vknn_shape_element_count(in->dims, in->rank), in->scale,
-                    in->zero_point, out->scale, out->zero_point, 0.f, 0.f, 0.f};
+  unary_params p = {.count = (uint32_t)vknn_shape_element_count(in->dims, in->rank),
+                    .in_scale = in->scale, .in_zero_point = in->zero_point,
+                    .out_scale = out->scale, .out_zero_point = out->zero_point};
   vknn_status s = read_alpha(graph, op, &p.alpha);
+  if (s != VKNN_STATUS_NONE) return s;
+  if (s == VKNN_STATUS_NONE) s = check_multipliers(graph, op, &p);
   if (s != VKNN_STATUS_NONE) return s;
   vknn_activation_bounds(k->clamp >= 0 ? k->clamp : VKNN_FUSED_NONE, out, &p.lo, &p.hi);
   vknn_dispatch *d = vknn_dispatch_list_add(out_list);

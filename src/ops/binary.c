@@ -6,6 +6,7 @@
 
 #include "op_common.h"
 #include "operand_type.h"
+#include "quant_multiplier.h"
 
 #define BINARY_MAX_RANK 4
 
@@ -75,6 +76,8 @@ typedef struct binary_params {
   int32_t out_zero_point;
   float act_min;
   float act_max;
+  vknn_quant_multiplier a_multiplier, b_multiplier, out_multiplier;
+  int32_t left_shift;
 } binary_params;
 
 /* Broadcast shape of a and b (numpy rules, aligned on trailing dimensions).
@@ -174,10 +177,46 @@ static bool same_shape(const vknn_tensor *a, const vknn_tensor *b) {
   return a->rank == b->rank && memcmp(a->dims, b->dims, a->rank * sizeof(uint32_t)) == 0;
 }
 
+/* The fixed-point multipliers of quantized arithmetic (binary.comp), with
+ * the scales combined as the NNAPI reference combines them. */
+static bool quantized_multipliers(int32_t op_type, float sa, float sb, float so,
+                                  binary_params *p) {
+  if (op_type == VKNN_OPERATION_ADD || op_type == VKNN_OPERATION_SUB) {
+    vknn_add_multipliers m;
+    if (!vknn_add_multipliers_for(sa, sb, so, &m)) return false;
+    if (op_type == VKNN_OPERATION_SUB) m.b.multiplier = -m.b.multiplier;
+    p->a_multiplier = m.a, p->b_multiplier = m.b, p->out_multiplier = m.out;
+    p->left_shift = VKNN_ADD_LEFT_SHIFT;
+    return true;
+  }
+  float product = sa * sb;
+  if (op_type == VKNN_OPERATION_MUL) return vknn_quantize_multiplier((double)product / so, &p->out_multiplier);
+  if (op_type == VKNN_OPERATION_PRELU)
+    return vknn_quantize_multiplier(sa / so, &p->a_multiplier) &&
+           vknn_quantize_multiplier((double)product / so, &p->out_multiplier);
+  return true; /* MAXIMUM, MINIMUM requantize with the scales themselves */
+}
+
+/* Quantized arithmetic needs multipliers the kernel can apply. */
+static vknn_status check_multipliers(const vknn_graph *graph, const vknn_operation *op,
+                                     binary_params *p) {
+  const vknn_tensor *a = &graph->tensors[op->inputs[0]];
+  const vknn_tensor *b = &graph->tensors[second_input(op)];
+  const vknn_tensor *out = &graph->tensors[op->outputs[0]];
+  if (kind_of(op->type)->compare || !vknn_is_quant8(a->type) ||
+      quantized_multipliers(op->type, a->scale, b->scale, out->scale, p))
+    return VKNN_STATUS_NONE;
+  VKNN_LOG_E(graph->log, "compilation", "%s: the quantization scales give no usable multiplier",
+             vknn_operation_type_name(op->type));
+  return VKNN_STATUS_GENERAL_FAILURE;
+}
+
 /* Output shape: broadcast of the inputs, merged with what the model declares. */
 static vknn_status infer_binary(vknn_graph *graph, const vknn_operation *op) {
   int32_t activation;
+  binary_params unused;
   vknn_status s = read_activation(graph, op, kind_of(op->type), &activation);
+  if (s == VKNN_STATUS_NONE) s = check_multipliers(graph, op, &unused);
   if (s == VKNN_STATUS_NONE) s = vknn_op_require_input_shape(graph, op, 0);
   if (s == VKNN_STATUS_NONE && op->input_count > 1) s = vknn_op_require_input_shape(graph, op, 1);
   if (s != VKNN_STATUS_NONE) return s;
@@ -246,6 +285,8 @@ static vknn_status lower_binary(vknn_graph *graph, const vknn_operation *op,
     broadcast_strides(b, p.b_strides);
   }
   if (!k->compare) vknn_op_activation_bounds(graph, op, activation, &p.act_min, &p.act_max);
+  s = check_multipliers(graph, op, &p);
+  if (s != VKNN_STATUS_NONE) return s;
   vknn_dispatch *d = vknn_dispatch_list_add(out_list);
   if (d == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
   d->shader = shader_for(a->type, k->compare);

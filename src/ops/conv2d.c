@@ -7,6 +7,7 @@
 
 #include "operand_type.h"
 #include "fault_injection.h"
+#include "quant_multiplier.h"
 
 /* Operand positions of the scalar parameters, by form. */
 typedef struct conv_form {
@@ -224,22 +225,31 @@ static vknn_status lower_depthwise(vknn_graph *graph, const vknn_operation *op,
   return lower_conv_family(graph, op, true, out_list);
 }
 
-/* Per output channel: input_scale * filter_scale[c] / output_scale, as a
- * constant the kernel reads. */
+/* Per output channel: input_scale * filter_scale[c] / output_scale as a
+ * fixed-point multiplier, a constant the kernel reads. The scales combine as
+ * in the NNAPI reference: the product in single precision, the quotient in
+ * double. */
 static uint32_t add_multipliers(vknn_graph *graph, const vknn_operation *op, uint32_t out_c,
                                 uint32_t out_index) {
   const vknn_operand *filter = &graph->sg->operands[op->inputs[1]];
-  double in_scale = graph->tensors[op->inputs[0]].scale;
-  double out_scale = graph->tensors[out_index].scale;
-  float *m = vknn_malloc(out_c * sizeof(float));
+  float in_scale = graph->tensors[op->inputs[0]].scale;
+  float out_scale = graph->tensors[out_index].scale;
+  vknn_quant_multiplier *m = vknn_malloc(out_c * sizeof(*m));
   if (m == NULL) return UINT32_MAX;
   for (uint32_t c = 0; c < out_c; ++c) {
-    double filter_scale = filter->type == VKNN_OPERAND_TENSOR_QUANT8_SYMM_PER_CHANNEL
-                              ? filter->extra_params.channel_quant.scales[c]
-                              : filter->scale;
-    m[c] = (float)(in_scale * filter_scale / out_scale);
+    float filter_scale = filter->type == VKNN_OPERAND_TENSOR_QUANT8_SYMM_PER_CHANNEL
+                             ? filter->extra_params.channel_quant.scales[c]
+                             : filter->scale;
+    float product = in_scale * filter_scale;
+    if (!vknn_quantize_multiplier((double)product / out_scale, &m[c])) {
+      VKNN_LOG_E(graph->log, "compilation", "%s: channel %u: the scales give no usable multiplier",
+                 vknn_operation_type_name(op->type), c);
+      free(m);
+      return UINT32_MAX - 1;
+    }
   }
-  return vknn_graph_add_constant(graph, VKNN_OPERAND_TENSOR_FLOAT32, &out_c, 1, m);
+  uint32_t count = 2 * out_c;
+  return vknn_graph_add_constant(graph, VKNN_OPERAND_TENSOR_INT32, &count, 1, m);
 }
 
 /* Push constants of conv2d.comp, std430 layout. */
@@ -271,6 +281,7 @@ vknn_status vknn_lower_conv(vknn_graph *graph, const vknn_operation *op,
   bool quant = vknn_is_quant8(graph->tensors[op->inputs[0]].type);
   uint32_t multipliers = quant ? add_multipliers(graph, op, g->out_c, out_index) : 0;
   if (multipliers == UINT32_MAX) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
+  if (multipliers == UINT32_MAX - 1) return VKNN_STATUS_GENERAL_FAILURE;
   const vknn_tensor *in = &graph->tensors[op->inputs[0]];
   const vknn_tensor *filter = &graph->tensors[op->inputs[1]];
   conv_params p = {g->in_h, g->in_w, g->in_c, g->batches, g->out_h, g->out_w, g->out_c,

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cts_case.h"
+#include "cts_compare.h"
 #include "cts_report.h"
 #include "cts_run.h"
 
@@ -298,7 +299,9 @@ static int parse_modes(const char *list, unsigned *out) {
 
 static void usage(void) {
   fprintf(stderr,
-          "usage: vknn-cts [--modes LIST] [--filter GLOB] [--sample N] [--jobs N] [--timeout S] [--json FILE] [PATH...]\n"
+          "usage: vknn-cts [--modes LIST] [--filter GLOB] [--sample N] [--jobs N] [--timeout S] [--json FILE]\n"
+          "                [--quant-tolerance STEPS] [PATH...]\n"
+          "  --quant-tolerance: allowed error of quantized outputs (0: bit-exact)\n"
           "  PATH: a data file or a folder searched recursively (default: %s)\n",
           VKNN_CTS_DATA);
 }
@@ -316,6 +319,7 @@ static int parse_args(int argc, char **argv, options *opt, int *first_path) {
     else if (strcmp(arg, "--timeout") == 0) opt->timeout_s = atoi(argv[++i]);
     else if (strcmp(arg, "--json") == 0) opt->json_path = argv[++i];
     else if (strcmp(arg, "--sample") == 0) opt->sample = atoi(argv[++i]);
+    else if (strcmp(arg, "--quant-tolerance") == 0) cts_compare_set_quant_tolerance(atoi(argv[++i]));
     else return usage(), -1;
   }
   if (opt->jobs < 1 || opt->timeout_s < 1 || opt->sample < 1) return usage(), -1;

@@ -10,6 +10,10 @@ typedef struct tolerance {
   double atol, rtol;
 } tolerance;
 
+static int quant_tolerance_override = -1;
+
+void cts_compare_set_quant_tolerance(int steps) { quant_tolerance_override = steps; }
+
 static tolerance tolerance_for(const cts_case *c, int32_t type) {
   const double fp32 = 5 * 1.1920928955078125e-7, fp16 = 5 * 0.0009765625;
   bool quant8_mobilenet = strstr(c->name, "mobilenet") != NULL;
@@ -24,6 +28,7 @@ static tolerance tolerance_for(const cts_case *c, int32_t type) {
     case VKNN_OPERAND_TENSOR_QUANT8_ASYMM:
     case VKNN_OPERAND_TENSOR_QUANT8_ASYMM_SIGNED:
     case VKNN_OPERAND_TENSOR_QUANT8_SYMM:
+      if (quant_tolerance_override >= 0) return (tolerance){quant_tolerance_override, 0};
       return (tolerance){quant8_mobilenet ? 3 : 1, 0};
     case VKNN_OPERAND_TENSOR_BOOL8:
     case VKNN_OPERAND_BOOL:

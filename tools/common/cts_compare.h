@@ -9,3 +9,7 @@ int cts_compare_outputs(const cts_case *c, const vknn_output_shape *shapes, char
 /* The same, reading the outputs from another copy of the output pool. */
 int cts_compare_outputs_in(const cts_case *c, const uint8_t *output_pool,
                            const vknn_output_shape *shapes, char *reason, size_t reason_size);
+
+/* Overrides the quantized tolerance (the upstream criteria allow 1 step, 3
+ * for MobileNet); 0 asks for bit-exact results. Negative restores it. */
+void cts_compare_set_quant_tolerance(int steps);
