@@ -7,6 +7,7 @@
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
 #include "fixed_point.glsl"
+#include "unary_math.glsl"
 
 #if defined(ELEM_I32)
 #define STORAGE_T int
@@ -14,9 +15,7 @@
 #include "elem_types.glsl"
 #endif
 
-layout(constant_id = 1) const int OP = 0;
-const int CLAMP = 0, LOGISTIC = 1, TANH = 2, ABS = 3, EXP = 4, LOG = 5, SIN = 6, SQRT = 7;
-const int RSQRT = 8, NEG = 9, FLOOR = 10, ELU = 11, HARD_SWISH = 12;
+layout(constant_id = 1) const int OP = 0;  // a code of unary_math.glsl
 
 layout(std430, set = 0, binding = 0) readonly buffer Input { STORAGE_T x[]; };
 layout(std430, set = 0, binding = 1) writeonly buffer Output { STORAGE_T y[]; };
@@ -32,23 +31,9 @@ layout(push_constant) uniform Params {
     // output's scale.
     int reluish_multiplier, reluish_exponent;
     int output_multiplier, output_exponent;
+    float post_alpha0, post_alpha1, post_alpha2;  // fused chain (float only)
 } p;
 
-float activate(float v) {
-    if (OP == LOGISTIC) return 1.0 / (1.0 + exp(-v));
-    if (OP == TANH) return tanh(v);
-    if (OP == ABS) return abs(v);
-    if (OP == EXP) return exp(v);
-    if (OP == LOG) return log(v);
-    if (OP == SIN) return sin(v);
-    if (OP == SQRT) return sqrt(v);
-    if (OP == RSQRT) return inversesqrt(v);
-    if (OP == NEG) return -v;
-    if (OP == FLOOR) return floor(v);
-    if (OP == ELU) return v < 0.0 ? p.alpha * (exp(v) - 1.0) : v;
-    if (OP == HARD_SWISH) return v * clamp(v + 3.0, 0.0, 6.0) / 6.0;
-    return v;
-}
 
 #if defined(QUANTIZED)
 // The output value before the clamp to the output type's range.
@@ -78,10 +63,11 @@ void main() {
         y[index] = STORAGE_T(clamp(hard_swish_quantized(int(x[index])), int(p.lo), int(p.hi)));
         return;
     }
-    float v = activate(float(int(x[index]) - p.in_zero_point) * p.in_scale);
+    float v = unary_op(OP, float(int(x[index]) - p.in_zero_point) * p.in_scale, p.alpha);
     float q = round_half_away(v / p.out_scale) + float(p.out_zero_point);
     y[index] = STORAGE_T(int(clamp(q, p.lo, p.hi)));
 #else
-    y[index] = STORAGE_T(clamp(activate(float(x[index])), p.lo, p.hi));
+    float v = clamp(unary_op(OP, float(x[index]), p.alpha), p.lo, p.hi);
+    y[index] = STORAGE_T(apply_post_ops(v, p.post_alpha0, p.post_alpha1, p.post_alpha2));
 #endif
 }

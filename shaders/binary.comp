@@ -6,7 +6,8 @@
 //  - with COMPARE (EQUAL ... GREATER_EQUAL, LOGICAL_AND, LOGICAL_OR,
 //    LOGICAL_NOT) it writes TENSOR_BOOL8.
 // Variants by element type: ELEM_F32, ELEM_F16, ELEM_I32, ELEM_Q8 (uint8,
-// also BOOL8), ELEM_Q8S. The operation is a specialization constant.
+// also BOOL8), ELEM_Q8S. The operation is a specialization constant. Float
+// arithmetic may carry a fused chain of unary operations (unary_math.glsl).
 // Quantized ADD, SUB, MUL and PRELU use the reference's integer fixed-point
 // arithmetic (fixed_point.glsl); MAXIMUM and MINIMUM requantize both inputs
 // to the output's scale as the reference does, in floating point;
@@ -14,6 +15,7 @@
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
 #include "fixed_point.glsl"
+#include "unary_math.glsl"
 
 layout(constant_id = 1) const int OP = 0;
 const int ADD = 0, SUB = 1, MUL = 2, DIV = 3, MAXIMUM = 4, MINIMUM = 5, POW = 6, PRELU = 7;
@@ -54,6 +56,7 @@ layout(push_constant) uniform Params {
     int b_multiplier, b_shift;
     int out_multiplier, out_shift;
     int left_shift;      // ADD/SUB headroom
+    float post_alpha0, post_alpha1, post_alpha2;  // fused unary chain (float only)
 } p;
 
 uvec2 input_offsets(uint index) {
@@ -161,7 +164,7 @@ void main() {
     int q = apply_quantized(int(a[off.x]), int(b[off.y]));
     o[index] = STORAGE_T(clamp(q, int(p.act_min), int(p.act_max)));
 #else
-    float r = apply(float(a[off.x]), float(b[off.y]));
-    o[index] = STORAGE_T(clamp(r, p.act_min, p.act_max));
+    float r = clamp(apply(float(a[off.x]), float(b[off.y])), p.act_min, p.act_max);
+    o[index] = STORAGE_T(apply_post_ops(r, p.post_alpha0, p.post_alpha1, p.post_alpha2));
 #endif
 }

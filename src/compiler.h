@@ -34,6 +34,8 @@ void vknn_plan_release(vknn_plan *plan);
 
 /* Merges activations into their producers (fusion.c). */
 void vknn_fuse_activations(vknn_graph *graph);
+/* Chains of float unary operations into the elementwise kernel before them. */
+void vknn_fuse_elementwise_chains(vknn_graph *graph);
 
 /* Assigns every bound tensor a region and offset; temporaries whose
  * dispatch intervals do not overlap share arena bytes (memory_planner.c). */

@@ -4,6 +4,7 @@
  * the activation's output directly. No dispatch is left for the activation. */
 #include "compiler.h"
 #include "operation_registry.h"
+#include "ops/op_common.h"
 
 static int32_t activation_code(int32_t type) {
   switch (type) {
@@ -52,5 +53,55 @@ void vknn_fuse_activations(vknn_graph *graph) {
     graph->fusion[k].fused_away = true;
     VKNN_LOG_V(graph->log, "compilation", "operation %u (%s) fused into operation %d", k,
                vknn_operation_type_name(act->type), producer);
+  }
+}
+
+/* The operation, not fused away, whose kernel writes tensor; -1 if none
+ * before operation `before`. */
+static int32_t writer_of(const vknn_graph *graph, uint32_t tensor, uint32_t before) {
+  for (uint32_t k = 0; k < before; ++k) {
+    const vknn_operation *op = &graph->sg->operations[k];
+    if (!graph->fusion[k].fused_away && op->output_count == 1 &&
+        vknn_graph_op_output(graph, op, 0) == tensor)
+      return (int32_t)k;
+  }
+  return -1;
+}
+
+static bool hosts_post_ops(const vknn_graph *graph, const vknn_operation *op) {
+  return vknn_binary_hosts_post_ops(graph, op) || vknn_unary_hosts_post_ops(graph, op);
+}
+
+/* The unary operation reads a temporary only it reads, of the same type,
+ * written by an elementwise kernel with room for one more step. */
+static bool can_chain(const vknn_graph *graph, const vknn_operation *unary, int32_t host) {
+  if (host < 0) return false;
+  const vknn_operation *h = &graph->sg->operations[host];
+  uint32_t middle = unary->inputs[0];
+  return hosts_post_ops(graph, h) && graph->fusion[host].post_count < VKNN_MAX_POST_OPS &&
+         graph->tensors[middle].lifetime == VKNN_LIFETIME_TEMPORARY_VARIABLE &&
+         middle < graph->sg->operand_count &&
+         graph->sg->operands[middle].number_of_consumers == 1 &&
+         graph->tensors[middle].type == graph->tensors[unary->outputs[0]].type;
+}
+
+void vknn_fuse_elementwise_chains(vknn_graph *graph) {
+  for (uint32_t k = 0; k < graph->sg->operation_count; ++k) {
+    const vknn_operation *op = &graph->sg->operations[k];
+    uint32_t code;
+    float alpha;
+    if (graph->fusion[k].fused_away || op->input_count < 1 || op->output_count != 1 ||
+        !vknn_unary_as_post_op(graph, op, &code, &alpha))
+      continue;
+    int32_t host = writer_of(graph, op->inputs[0], k);
+    if (!can_chain(graph, op, host)) continue;
+    vknn_op_fusion *f = &graph->fusion[host];
+    f->post_codes[f->post_count] = code;
+    f->post_alpha[f->post_count] = alpha;
+    f->post_count++;
+    f->output_override = op->outputs[0];
+    graph->fusion[k].fused_away = true;
+    VKNN_LOG_V(graph->log, "compilation", "operation %u (%s) chained into operation %d", k,
+               vknn_operation_type_name(op->type), host);
   }
 }

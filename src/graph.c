@@ -62,7 +62,7 @@ vknn_status vknn_graph_init(vknn_graph *graph, const vknn_logger *log, const vkn
   graph->fusion = vknn_calloc(model->main.operation_count + 1, sizeof(vknn_op_fusion));
   if (graph->tensors == NULL || graph->fusion == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
   for (uint32_t k = 0; k < model->main.operation_count; ++k)
-    graph->fusion[k] = (vknn_op_fusion){false, -1, UINT32_MAX};
+    graph->fusion[k] = (vknn_op_fusion){.extra_activation = -1, .output_override = UINT32_MAX};
   vknn_status status = map_pools(graph);
   if (status != VKNN_STATUS_NONE) return status;
   for (uint32_t i = 0; i < graph->tensor_count; ++i) {

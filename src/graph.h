@@ -36,11 +36,19 @@ typedef struct vknn_tensor {
   uint32_t alias_of;
 } vknn_tensor;
 
+/* Unary operations one elementwise kernel may run after its own. */
+#define VKNN_MAX_POST_OPS 3
+
 /* Per operation: what the fusion pass decided (see fusion.c). */
 typedef struct vknn_op_fusion {
-  bool fused_away;          /* an activation merged into its producer */
+  bool fused_away;          /* merged into the operation producing its input */
   int32_t extra_activation; /* producer: activation of a fused consumer, or -1 */
   uint32_t output_override; /* producer: tensor written instead of its output, or UINT32_MAX */
+  /* Producer: a fused chain of unary operations (codes of unary_math.glsl,
+   * ELU's alpha), applied in order after its own result. */
+  uint32_t post_count;
+  uint32_t post_codes[VKNN_MAX_POST_OPS];
+  float post_alpha[VKNN_MAX_POST_OPS];
 } vknn_op_fusion;
 
 typedef struct vknn_graph {

@@ -1,5 +1,6 @@
 /* What prepare builds: fusion, barriers only where needed, arena sharing,
  * record once (executions record nothing and create no pipelines), timing. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -240,6 +241,72 @@ static void test_reshape_is_a_view(void **state) {
   vknn_prepared_model_release(pm);
 }
 
+/* out = op(in) for a unary operation (ELU takes alpha 0.5). */
+static void unary(model_builder *b, int32_t type, uint32_t in, uint32_t out) {
+  float alpha = 0.5f;
+  const uint32_t inputs[2] = {in, mb_const_tensor(b, VKNN_OPERAND_FLOAT32, NULL, 0, &alpha, sizeof(alpha))};
+  mb_operation(b, type, inputs, type == VKNN_OPERATION_ELU ? 2 : 1, &out, 1);
+}
+
+/* Runs a chain of unary operations after in0 + in1 (or after in0 alone
+ * when start_with_add is false); returns the dispatches it took and writes
+ * the output for the standard inputs. */
+static uint32_t run_chain(fixture *f, bool start_with_add, const int32_t *types, uint32_t count,
+                          float *out) {
+  model_builder *b = &f->b;
+  uint32_t x = mb_input(b, F32, image, 4), y = start_with_add ? mb_input(b, F32, image, 4) : x;
+  uint32_t t = x;
+  if (start_with_add) add(b, x, y, t = mb_temporary(b, F32, image, 4));
+  for (uint32_t i = 0; i < count; ++i) {
+    uint32_t next = i + 1 == count ? mb_output(b, F32, image, 4) : mb_temporary(b, F32, image, 4);
+    unary(b, types[i], t, next);
+    t = next;
+  }
+  vknn_prepared_model *pm = prepare(f, mb_finish(b));
+  vknn_timing timing;
+  assert_int_equal(execute_io(pm, start_with_add ? 2 : 1, 1, &timing, out), VKNN_STATUS_NONE);
+  uint32_t dispatches = info_of(pm).dispatch_count;
+  vknn_prepared_model_release(pm);
+  return dispatches;
+}
+
+static float input_value(int i) { return (float)(i % 7) - 3.f; }
+
+/* ADD then EXP, NEG, ABS run in one dispatch; SQRT, a fourth step, in a
+ * second one. */
+static void test_elementwise_chain_fused(void **state) {
+  static const int32_t chain[4] = {VKNN_OPERATION_EXP, VKNN_OPERATION_NEG, VKNN_OPERATION_ABS,
+                                   VKNN_OPERATION_SQRT};
+  float out[32];
+  assert_int_equal(run_chain(*state, true, chain, 4, out), 2);
+  for (int i = 0; i < 32; ++i)
+    assert_float_equal(out[i], sqrtf(fabsf(-expf(input_value(i) + input_value(32 + i)))), 1e-5);
+}
+
+/* A unary kernel hosts a chain too, ELU's alpha included. */
+static void test_unary_chain_fused(void **state) {
+  static const int32_t chain[2] = {VKNN_OPERATION_TANH, VKNN_OPERATION_ELU};
+  float out[32];
+  assert_int_equal(run_chain(*state, false, chain, 2, out), 1);
+  for (int i = 0; i < 32; ++i) {
+    float t = tanhf(input_value(i));
+    assert_float_equal(out[i], t < 0.f ? 0.5f * (expf(t) - 1.f) : t, 1e-5);
+  }
+}
+
+/* A result two operations read is written, not chained. */
+static void test_shared_result_not_chained(void **state) {
+  fixture *f = *state;
+  model_builder *b = &f->b;
+  uint32_t x = mb_input(b, F32, image, 4), t = mb_temporary(b, F32, image, 4);
+  add(b, x, x, t);
+  unary(b, VKNN_OPERATION_EXP, t, mb_output(b, F32, image, 4));
+  unary(b, VKNN_OPERATION_NEG, t, mb_output(b, F32, image, 4));
+  vknn_prepared_model *pm = prepare(f, mb_finish(b));
+  assert_int_equal(info_of(pm).dispatch_count, 3);
+  vknn_prepared_model_release(pm);
+}
+
 static void test_device_time_measured(void **state) {
   fixture *f = *state;
   vknn_prepared_model *pm = prepare(f, conv_relu_add(&f->b));
@@ -275,6 +342,9 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_barriers_only_between_dependent_dispatches, setup, teardown),
       cmocka_unit_test_setup_teardown(test_arena_shares_bytes, setup, teardown),
       cmocka_unit_test_setup_teardown(test_reshape_is_a_view, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_elementwise_chain_fused, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_unary_chain_fused, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_shared_result_not_chained, setup, teardown),
       cmocka_unit_test_setup_teardown(test_device_time_measured, setup, teardown),
       cmocka_unit_test_setup_teardown(test_dispatch_times_when_profiled, setup_profiled, teardown),
   };

@@ -87,7 +87,7 @@ static vknn_status validate_unary(const vknn_logger *log, const vknn_model *mode
   return VKNN_STATUS_NONE;
 }
 
-static vknn_status read_alpha(vknn_graph *graph, const vknn_operation *op, float *alpha) {
+static vknn_status read_alpha(const vknn_graph *graph, const vknn_operation *op, float *alpha) {
   *alpha = 0.f;
   if (op->type != VKNN_OPERATION_ELU || vknn_graph_const_float(graph, op->inputs[1], alpha))
     return VKNN_STATUS_NONE;
@@ -106,6 +106,7 @@ typedef struct unary_params {
   float alpha;
   int32_t reluish_multiplier, reluish_exponent;
   int32_t output_multiplier, output_exponent;
+  float post_alpha[VKNN_MAX_POST_OPS];
 } unary_params;
 
 /* A multiplier's mantissa rounded to its top 16 bits, saturating. */
@@ -161,8 +162,9 @@ static vknn_shader_id shader_for(int32_t type) {
 static vknn_status lower_unary(vknn_graph *graph, const vknn_operation *op,
                                vknn_dispatch_list *out_list) {
   const unary_kind *k = kind_of(op->type);
+  uint32_t out_index = vknn_graph_op_output(graph, op, 0);
   const vknn_tensor *in = &graph->tensors[op->inputs[0]];
-  const vknn_tensor *out = &graph->tensors[op->outputs[0]];
+  const vknn_tensor *out = &graph->tensors[out_index];
   unary_params p = {.count = (uint32_t)vknn_shape_element_count(in->dims, in->rank),
                     .in_scale = in->scale, .in_zero_point = in->zero_point,
                     .out_scale = out->scale, .out_zero_point = out->zero_point};
@@ -175,13 +177,30 @@ static vknn_status lower_unary(vknn_graph *graph, const vknn_operation *op,
   if (d == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
   d->shader = shader_for(in->type);
   d->spec[0] = k->code;
-  d->spec_count = 1;
+  vknn_op_set_post_ops(graph, op, d, p.post_alpha);
   vknn_dispatch_bind(d, op->inputs[0], VKNN_ACCESS_READ);
-  vknn_dispatch_bind(d, op->outputs[0], VKNN_ACCESS_WRITE);
+  vknn_dispatch_bind(d, out_index, VKNN_ACCESS_WRITE);
   memcpy(d->push, &p, sizeof(p));
   d->push_size = sizeof(p);
   d->invocations = p.count;
   return VKNN_STATUS_NONE;
+}
+
+static bool is_float(int32_t type) {
+  return type == VKNN_OPERAND_TENSOR_FLOAT32 || type == VKNN_OPERAND_TENSOR_FLOAT16;
+}
+
+bool vknn_unary_hosts_post_ops(const vknn_graph *graph, const vknn_operation *op) {
+  return kind_of(op->type) != NULL && is_float(graph->tensors[op->inputs[0]].type);
+}
+
+/* The RELU family stays out: fusion.c merges it into clamps instead. */
+bool vknn_unary_as_post_op(const vknn_graph *graph, const vknn_operation *op, uint32_t *out_code,
+                           float *out_alpha) {
+  const unary_kind *k = kind_of(op->type);
+  if (k == NULL || k->clamp >= 0 || !is_float(graph->tensors[op->inputs[0]].type)) return false;
+  *out_code = k->code;
+  return read_alpha(graph, op, out_alpha) == VKNN_STATUS_NONE;
 }
 
 #define UNARY_DEF(name, TYPE) \

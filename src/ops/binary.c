@@ -78,6 +78,7 @@ typedef struct binary_params {
   float act_max;
   vknn_quant_multiplier a_multiplier, b_multiplier, out_multiplier;
   int32_t left_shift;
+  float post_alpha[VKNN_MAX_POST_OPS];
 } binary_params;
 
 /* Broadcast shape of a and b (numpy rules, aligned on trailing dimensions).
@@ -291,7 +292,7 @@ static vknn_status lower_binary(vknn_graph *graph, const vknn_operation *op,
   if (d == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
   d->shader = shader_for(a->type, k->compare);
   d->spec[0] = k->code;
-  d->spec_count = 1;
+  vknn_op_set_post_ops(graph, op, d, p.post_alpha);
   vknn_dispatch_bind(d, op->inputs[0], VKNN_ACCESS_READ);
   vknn_dispatch_bind(d, second_input(op), VKNN_ACCESS_READ);
   vknn_dispatch_bind(d, out_index, VKNN_ACCESS_WRITE);
@@ -299,6 +300,14 @@ static vknn_status lower_binary(vknn_graph *graph, const vknn_operation *op,
   d->push_size = sizeof(p);
   d->invocations = p.count;
   return VKNN_STATUS_NONE;
+}
+
+/* Float arithmetic (not comparisons) can end with a fused unary chain. */
+bool vknn_binary_hosts_post_ops(const vknn_graph *graph, const vknn_operation *op) {
+  const binary_kind *k = kind_of(op->type);
+  int32_t type = graph->tensors[op->inputs[0]].type;
+  return k != NULL && !k->compare &&
+         (type == VKNN_OPERAND_TENSOR_FLOAT32 || type == VKNN_OPERAND_TENSOR_FLOAT16);
 }
 
 #define BINARY_DEF(name, TYPE, fuses)                                                         \

@@ -264,3 +264,14 @@ vknn_status vknn_op_require_input_shape(vknn_graph *graph, const vknn_operation 
   if (graph->tensors[op->inputs[input]].shape_known) return VKNN_STATUS_NONE;
   return vknn_graph_defer(graph, op, "an input's shape is unknown at prepare time");
 }
+
+void vknn_op_set_post_ops(const vknn_graph *graph, const vknn_operation *op, vknn_dispatch *d,
+                          float alphas[VKNN_MAX_POST_OPS]) {
+  const vknn_op_fusion *f = &graph->fusion[vknn_graph_op_index(graph, op)];
+  for (uint32_t i = 0; i < VKNN_MAX_POST_OPS; ++i) {
+    bool used = i < f->post_count;
+    d->spec[1 + i] = used ? f->post_codes[i] + 1 : 0;
+    alphas[i] = used ? f->post_alpha[i] : 0.f;
+  }
+  d->spec_count = 1 + VKNN_MAX_POST_OPS;
+}

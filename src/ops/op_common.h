@@ -82,3 +82,16 @@ vknn_status vknn_op_set_image_output(vknn_graph *graph, const vknn_operation *op
 
 /* Element-type kernel variant index: 0 f32, 1 f16, 2 q8, 3 q8s (-1 otherwise). */
 int vknn_variant_of(int32_t type);
+
+/* Elementwise chains (fusion.c). A float unary operation that can run at the
+ * end of another elementwise kernel: its code in unary_math.glsl and ELU's
+ * alpha (activation.c). */
+bool vknn_unary_as_post_op(const vknn_graph *graph, const vknn_operation *op, uint32_t *out_code,
+                           float *out_alpha);
+/* Operations whose kernel can run such a chain after its own result. */
+bool vknn_unary_hosts_post_ops(const vknn_graph *graph, const vknn_operation *op);
+bool vknn_binary_hosts_post_ops(const vknn_graph *graph, const vknn_operation *op);
+/* Puts op's fused chain on its dispatch: the codes + 1 as constant_id 2-4 (0
+ * for none), ELU's alphas into the kernel's push constants. */
+void vknn_op_set_post_ops(const vknn_graph *graph, const vknn_operation *op, vknn_dispatch *d,
+                          float alphas[VKNN_MAX_POST_OPS]);
