@@ -10,9 +10,13 @@ uint flat_invocation_index() {
     return group * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
 }
 
-// Rounds half away from zero, as the NNAPI reference does when it requantizes.
+// Rounds half away from zero, as the NNAPI reference does when it
+// requantizes (C's round). floor(|x| + 0.5) would not do: the addition
+// rounds 0.49999997 + 0.5 up to 1.
 float round_half_away(float x) {
-    return sign(x) * floor(abs(x) + 0.5);
+    float whole = floor(abs(x));
+    float rounded = whole + (abs(x) - whole >= 0.5 ? 1.0 : 0.0);
+    return sign(x) * rounded;
 }
 
 // a * b as the unevaluated sum hi + lo, exactly (Dekker's product). This
@@ -44,4 +48,37 @@ int requantize_real(float real, float scale, int zero_point) {
     int base = int(k) + zero_point;
     bool up = above > lo || (above == lo && base >= 0);
     return base + (up ? 1 : 0);
+}
+
+// True when x / s (s > 0, 0 <= a < b adjacent floats near the quotient) lies
+// below the midpoint of a and b: compares 2x with (a + b) * s exactly. The
+// differences x - a*s and x - b*s are exact (Sterbenz), and the products'
+// low parts are smaller than the differences' resolution.
+bool below_midpoint(float x, float s, float a, float b) {
+    float a_hi, a_lo, b_hi, b_lo;
+    exact_product(a, s, a_hi, a_lo);
+    exact_product(b, s, b_hi, b_lo);
+    precise float gap = (x - a_hi) + (x - b_hi);
+    precise float low = a_lo + b_lo;
+    return gap < low;
+}
+
+// x / s rounded to the nearest float, as a CPU's division gives it (a GPU
+// division may be off by a few units in the last place). A quotient is
+// never exactly half-way between two floats, so there are no ties.
+float nearest_quotient(float x, float s) {
+    float q = abs(x / s);
+    float ax = abs(x);
+    if (ax == 0.0 || isinf(q) || q < 1.17549435e-38) return x / s;
+    for (int i = 0; i < 4 && q > 1.17549435e-38; ++i) {
+        float below = uintBitsToFloat(floatBitsToUint(q) - 1u);
+        if (!below_midpoint(ax, s, below, q)) break;
+        q = below;
+    }
+    for (int i = 0; i < 4; ++i) {
+        float above = uintBitsToFloat(floatBitsToUint(q) + 1u);
+        if (below_midpoint(ax, s, q, above)) break;
+        q = above;
+    }
+    return x < 0.0 ? -q : q;
 }

@@ -27,7 +27,8 @@ void main() {
         float s = scales[(i / p.inner) % p.channels];
         store_float(i, float(load_int(i) - p.zero_point) * s);
     } else if (MODE == 1) {
-        float q = round_half_away(load_float(i) / p.scale) + float(p.zero_point);
+        // The reference divides in single precision, correctly rounded.
+        float q = round_half_away(nearest_quotient(load_float(i), p.scale)) + float(p.zero_point);
         store_int(i, int(clamp(q, float(p.lo), float(p.hi))));
     } else if (kind_is_float(OUT_KIND)) {
         store_float(i, kind_is_float(IN_KIND) ? load_float(i) : float(load_int(i)));

@@ -89,25 +89,30 @@ static const vknn_model *build(model_builder *b, op_kind op, int32_t type, encod
   return mb_finish(b);
 }
 
-/* Runs the operation over the pool's a and b; the result lands in out. */
-static void run(fixture *f, op_kind op, int32_t type, encodings e, int32_t activation) {
-  model_builder *b = malloc(sizeof(*b));
-  assert_non_null(b);
+/* Prepares and executes a model whose inputs lie at 0 and PAIRS in the
+ * pool (in_bytes each) and whose output lands at 2 * PAIRS. */
+static void execute_model(fixture *f, const vknn_model *model, uint32_t inputs, uint32_t in_bytes,
+                          uint32_t out_bytes) {
   vknn_prepared_model *pm = NULL;
-  assert_int_equal(vknn_device_prepare_model(f->device, build(b, op, type, e, activation),
-                                             VKNN_PREFER_SUSTAINED_SPEED, VKNN_PRIORITY_MEDIUM,
-                                             NULL, &pm),
+  assert_int_equal(vknn_device_prepare_model(f->device, model, VKNN_PREFER_SUSTAINED_SPEED,
+                                             VKNN_PRIORITY_MEDIUM, NULL, &pm),
                    VKNN_STATUS_NONE);
-  uint32_t inputs = is_binary(op) ? 2 : 1;
   vknn_request_argument args[3];
-  for (uint32_t i = 0; i < inputs; ++i) args[i] = (vknn_request_argument){.location = {0, i * PAIRS, PAIRS}};
-  args[inputs] = (vknn_request_argument){.location = {0, 2 * PAIRS, PAIRS}};
+  for (uint32_t i = 0; i < inputs; ++i) args[i] = (vknn_request_argument){.location = {0, i * PAIRS, in_bytes}};
+  args[inputs] = (vknn_request_argument){.location = {0, 2 * PAIRS, out_bytes}};
   vknn_request_pool pools[1] = {{.kind = VKNN_REQUEST_POOL_MEMORY, .memory = f->pool.memory}};
   vknn_request request = {args, inputs, args + inputs, 1, pools, 1};
   assert_int_equal(vknn_prepared_model_execute(pm, &request, VKNN_MEASURE_TIMING_NO, NULL, NULL,
                                                NULL, 0, NULL),
                    VKNN_STATUS_NONE);
   vknn_prepared_model_release(pm);
+}
+
+/* Runs the operation over the pool's a and b; the result lands in out. */
+static void run(fixture *f, op_kind op, int32_t type, encodings e, int32_t activation) {
+  model_builder *b = malloc(sizeof(*b));
+  assert_non_null(b);
+  execute_model(f, build(b, op, type, e, activation), is_binary(op) ? 2 : 1, PAIRS, PAIRS);
   free(b);
 }
 
@@ -268,23 +273,52 @@ static void test_fully_connected(void **state) {
   for (size_t c = 0; c < CASE_COUNT; ++c) {
     encodings e = cases[c];
     for (uint32_t i = 0; i < FC_BATCH * FC_IN; ++i) f->pool.data[i] = (uint8_t)(i * 101 + c);
-    vknn_prepared_model *pm = NULL;
-    assert_int_equal(vknn_device_prepare_model(f->device, build_fc(b, e, weights, bias),
-                                               VKNN_PREFER_SUSTAINED_SPEED, VKNN_PRIORITY_MEDIUM,
-                                               NULL, &pm),
-                     VKNN_STATUS_NONE);
-    vknn_request_argument args[2] = {{.location = {0, 0, FC_BATCH * FC_IN}},
-                                     {.location = {0, PAIRS, FC_BATCH * FC_OUT}}};
-    vknn_request_pool pools[1] = {{.kind = VKNN_REQUEST_POOL_MEMORY, .memory = f->pool.memory}};
-    vknn_request request = {args, 1, args + 1, 1, pools, 1};
-    assert_int_equal(vknn_prepared_model_execute(pm, &request, VKNN_MEASURE_TIMING_NO, NULL, NULL,
-                                                 NULL, 0, NULL),
-                     VKNN_STATUS_NONE);
-    vknn_prepared_model_release(pm);
+    execute_model(f, build_fc(b, e, weights, bias), 1, FC_BATCH * FC_IN, FC_BATCH * FC_OUT);
     for (uint32_t n = 0; n < FC_BATCH; ++n)
       for (uint32_t o = 0; o < FC_OUT; ++o)
-        assert_int_equal(f->pool.data[PAIRS + n * FC_OUT + o],
+        assert_int_equal(f->pool.data[2 * PAIRS + n * FC_OUT + o],
                          fc_expected(f->pool.data, weights, bias, e, n, o));
+  }
+  free(b);
+}
+
+/* QUANTIZE divides in single precision as a CPU does (correctly rounded),
+ * then rounds half away from zero: inputs a few units in the last place
+ * around every half-way point. */
+#define QUANTIZE_COUNT (281 * 9)
+
+static void test_quantize_rounds_as_the_reference(void **state) {
+  fixture *f = *state;
+  static const float scales[] = {0.1f, 0.3f, 0.0234375f, 1.7f, 0.05f, 0.7f};
+  const int32_t zero_point = 120;
+  static const uint32_t dims[1] = {QUANTIZE_COUNT};
+  model_builder *b = malloc(sizeof(*b));
+  assert_non_null(b);
+  float *x = (float *)f->pool.data;
+  for (size_t c = 0; c < sizeof(scales) / sizeof(scales[0]); ++c) {
+    float s = scales[c];
+    uint32_t n = 0;
+    for (int k = -140; k <= 140; ++k) {
+      float tie = ((float)k + 0.5f) * s;
+      for (int ulps = -4; ulps <= 4; ++ulps) {
+        float v = tie;
+        for (int u = 0; u < abs(ulps); ++u) v = nextafterf(v, ulps < 0 ? -INFINITY : INFINITY);
+        x[n++] = v;
+      }
+    }
+    mb_init(b);
+    uint32_t in = mb_input(b, VKNN_OPERAND_TENSOR_FLOAT32, dims, 1);
+    uint32_t out = quant_operand(b, mb_output(b, VKNN_OPERAND_TENSOR_QUANT8_ASYMM, dims, 1),
+                                 (ref_encoding){s, zero_point});
+    mb_operation(b, VKNN_OPERATION_QUANTIZE, &in, 1, &out, 1);
+    execute_model(f, mb_finish(b), 1, QUANTIZE_COUNT * sizeof(float), QUANTIZE_COUNT);
+    for (uint32_t i = 0; i < QUANTIZE_COUNT; ++i) {
+      float q = (float)zero_point + roundf(x[i] / s);
+      int32_t want = q < 0.f ? 0 : q > 255.f ? 255 : (int32_t)q;
+      uint8_t got = f->pool.data[2 * PAIRS + i];
+      if (got != want) print_error("QUANTIZE %.9g / %.9g: got %d, the reference gives %d\n", x[i], s, got, want);
+      assert_int_equal(got, want);
+    }
   }
   free(b);
 }
@@ -319,6 +353,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_hard_swish, setup, teardown),
       cmocka_unit_test_setup_teardown(test_signed_is_unsigned_shifted, setup, teardown),
       cmocka_unit_test_setup_teardown(test_fully_connected, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_quantize_rounds_as_the_reference, setup, teardown),
       cmocka_unit_test_setup_teardown(test_hard_swish_refused_scales_unsupported, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
