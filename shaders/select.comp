@@ -30,8 +30,9 @@ void main() {
 #if defined(QUANTIZED)
     float real = pick_a ? float(int(a[i]) - p.a_zero_point) * p.a_scale
                         : float(int(b[i]) - p.b_zero_point) * p.b_scale;
-    float q = round_half_away(real / p.out_scale) + float(p.out_zero_point);
-    y[i] = STORAGE_T(int(clamp(q, p.q_min, p.q_max)));
+    // Requantized as the reference requantizes (as MAXIMUM does).
+    int q = requantize_real(real, p.out_scale, p.out_zero_point);
+    y[i] = STORAGE_T(clamp(q, int(p.q_min), int(p.q_max)));
 #else
     y[i] = pick_a ? a[i] : b[i];
 #endif
