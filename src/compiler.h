@@ -6,7 +6,8 @@
 
 /* What the device lets the planner do. */
 typedef struct vknn_plan_target {
-  uint64_t alignment; /* storage-buffer offset alignment */
+  uint64_t alignment;         /* storage-buffer offset alignment */
+  uint64_t max_binding_bytes; /* the most one storage-buffer binding may span (0: no limit) */
   bool import_pools;  /* constants may be read in place from imported model pools */
 } vknn_plan_target;
 

@@ -121,6 +121,18 @@ static bool place_in_pool(const vknn_graph *g, uint32_t operand, const vknn_plan
   return true;
 }
 
+/* A kernel binds each tensor whole: one larger than a binding may span can
+ * never run on this device. */
+static bool binding_fits(const vknn_graph *g, uint32_t index, const vknn_plan_target *target) {
+  const vknn_tensor *t = &g->tensors[index];
+  if (target->max_binding_bytes == 0 || t->first_dispatch < 0 || t->byte_size <= target->max_binding_bytes)
+    return true;
+  VKNN_LOG_E(g->log, "compilation",
+             "tensor %u of %llu bytes exceeds the device's largest storage-buffer binding (%llu)",
+             index, (unsigned long long)t->byte_size, (unsigned long long)target->max_binding_bytes);
+  return false;
+}
+
 vknn_status vknn_plan_memory(vknn_plan *plan, const vknn_plan_target *target) {
   uint64_t alignment = target->alignment;
   vknn_graph *g = &plan->graph;
@@ -135,6 +147,7 @@ vknn_status vknn_plan_memory(vknn_plan *plan, const vknn_plan_target *target) {
     /* Kernels access whole 32-bit words at the end of small tensors. */
     t->byte_size = align_up(vknn_tensor_byte_size(t), 4);
     if (t->byte_size == 0) t->byte_size = 4;
+    if (!binding_fits(g, i, target)) return VKNN_STATUS_RESOURCE_EXHAUSTED_PERSISTENT;
     if (t->region == VKNN_REGION_ARENA || t->region == VKNN_REGION_NONE ||
         place_in_pool(g, i, target, t))
       continue;

@@ -245,6 +245,7 @@ vknn_plan_target vknn_recorded_graph_target(const vknn_device *device) {
   bool shared = type == VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU ||
                 type == VK_PHYSICAL_DEVICE_TYPE_CPU;
   return (vknn_plan_target){.alignment = vk->properties.limits.minStorageBufferOffsetAlignment,
+                            .max_binding_bytes = vk->properties.limits.maxStorageBufferRange,
                             .import_pools = shared && vk->host_import_alignment != 0};
 }
 

@@ -24,8 +24,14 @@ static VKAPI_ATTR VkBool32 VKAPI_CALL on_validation_message(
     VkDebugUtilsMessageSeverityFlagBitsEXT severity, VkDebugUtilsMessageTypeFlagsEXT types,
     const VkDebugUtilsMessengerCallbackDataEXT *data, void *user_data) {
   (void)severity;
-  (void)types;
   vknn_vk *vk = user_data;
+  /* General messages are the driver reporting what it returns (Mesa logs
+   * each VK_ERROR_OUT_OF_DEVICE_MEMORY), not misuse of the API. */
+  if (!(types & (VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
+                 VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT))) {
+    VKNN_LOG_E(vk->log, "vulkan", "%s", data->pMessage);
+    return VK_FALSE;
+  }
   atomic_fetch_add(&vk->validation_messages, 1);
   VKNN_LOG_E(vk->log, "validation-layer", "%s", data->pMessage);
   return VK_FALSE;

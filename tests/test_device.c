@@ -2,14 +2,29 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "device_internal.h"
+#include "support/model_builder.h"
 #include "vk_buffer.h"
 #include "vknn/vknn.h"
+
+/* Address-space limits and sanitizers' shadow memory do not mix. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define UNDER_SANITIZER 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define UNDER_SANITIZER 1
+#endif
+#endif
 
 static vknn_device *open_device(void) {
   vknn_device_options options = {.enable_validation = true};
@@ -38,6 +53,99 @@ static void test_memory_exhaustion_kinds(void **state) {
                    VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT);
   assert_int_equal(vknn_vk_status(VK_ERROR_OUT_OF_HOST_MEMORY),
                    VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT);
+  close_device(device);
+}
+
+/* x -> ADD(x, x) -> t -> ADD(t, t) -> out, every tensor of n floats: the
+ * temporary lives in the arena, x and out in the staging buffer. */
+static const vknn_model *doubling_chain(model_builder *b, uint32_t n) {
+  const uint32_t dims[1] = {n};
+  mb_init(b);
+  uint32_t x = mb_input(b, VKNN_OPERAND_TENSOR_FLOAT32, dims, 1);
+  uint32_t t = mb_temporary(b, VKNN_OPERAND_TENSOR_FLOAT32, dims, 1);
+  uint32_t out = mb_output(b, VKNN_OPERAND_TENSOR_FLOAT32, dims, 1);
+  const uint32_t first[3] = {x, x, mb_const_i32(b, VKNN_FUSED_NONE)};
+  const uint32_t second[3] = {t, t, first[2]};
+  mb_operation(b, VKNN_OPERATION_ADD, first, 3, &t, 1);
+  mb_operation(b, VKNN_OPERATION_ADD, second, 3, &out, 1);
+  return mb_finish(b);
+}
+
+static vknn_status prepare_chain(vknn_device *device, model_builder *b, uint32_t n) {
+  vknn_prepared_model *pm = NULL;
+  vknn_status s = vknn_device_prepare_model(device, doubling_chain(b, n), VKNN_PREFER_SUSTAINED_SPEED,
+                                            VKNN_PRIORITY_MEDIUM, NULL, &pm);
+  vknn_prepared_model_release(pm);
+  return s;
+}
+
+static size_t address_space_bytes(void) {
+  unsigned long pages = 0;
+  FILE *statm = fopen("/proc/self/statm", "r");
+  if (statm != NULL) {
+    if (fscanf(statm, "%lu", &pages) != 1) pages = 0;
+    fclose(statm);
+  }
+  return pages * (size_t)sysconf(_SC_PAGESIZE);
+}
+
+/* In a child process: with the address space capped a little above what
+ * the process uses, a model whose buffers (288 MiB) fit the heap but not the
+ * process fails to prepare with RESOURCE_EXHAUSTED_TRANSIENT, without a
+ * crash; the device goes on preparing small models; with the cap lifted the
+ * same model prepares. Returns the child's exit code (0: all held). */
+static int memory_pressure_child(void) {
+  vknn_device_options options = {.enable_validation = true};
+  vknn_device *device = NULL;
+  model_builder *b = malloc(sizeof(*b));
+  if (b == NULL || vknn_device_open(&options, &device) != VKNN_STATUS_NONE) return 10;
+  const uint32_t small = 1024, large = 24u << 20; /* 96 MiB per tensor */
+  if (prepare_chain(device, b, small) != VKNN_STATUS_NONE) return 11;
+  struct rlimit old_limit, cap;
+  getrlimit(RLIMIT_AS, &old_limit);
+  cap = old_limit;
+  cap.rlim_cur = address_space_bytes() + ((rlim_t)64 << 20);
+  if (setrlimit(RLIMIT_AS, &cap) != 0) return 12;
+  vknn_status pressed = prepare_chain(device, b, large);
+  vknn_status small_after = prepare_chain(device, b, small);
+  setrlimit(RLIMIT_AS, &old_limit);
+  vknn_status relieved = prepare_chain(device, b, large);
+  uint64_t messages = vknn_device_get_validation_message_count(device);
+  vknn_device_close(device);
+  free(b);
+  if (pressed != VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT) return 20 + (int)pressed;
+  if (small_after != VKNN_STATUS_NONE) return 40;
+  if (relieved != VKNN_STATUS_NONE) return 50;
+  return messages == 0 ? 0 : 60;
+}
+
+static void test_real_memory_pressure(void **state) {
+  (void)state;
+#ifdef UNDER_SANITIZER
+  skip();
+#else
+  pid_t pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0) _exit(memory_pressure_child());
+  int status = 0;
+  assert_int_equal(waitpid(pid, &status, 0), pid);
+  assert_true(WIFEXITED(status));
+  assert_int_equal(WEXITSTATUS(status), 0);
+#endif
+}
+
+/* A tensor larger than one storage-buffer binding may span can never run:
+ * RESOURCE_EXHAUSTED_PERSISTENT at prepare, before any allocation. */
+static void test_binding_beyond_device_limit(void **state) {
+  (void)state;
+  vknn_device *device = open_device();
+  uint64_t limit = device->vk.properties.limits.maxStorageBufferRange;
+  uint64_t floats = limit / sizeof(float) + 1024;
+  model_builder *b = malloc(sizeof(*b));
+  assert_non_null(b);
+  if (floats <= UINT32_MAX)
+    assert_int_equal(prepare_chain(device, b, (uint32_t)floats), VKNN_STATUS_RESOURCE_EXHAUSTED_PERSISTENT);
+  free(b);
   close_device(device);
 }
 
@@ -149,6 +257,8 @@ int main(void) {
       cmocka_unit_test(test_null_arguments),
       cmocka_unit_test(test_names),
       cmocka_unit_test(test_memory_exhaustion_kinds),
+      cmocka_unit_test(test_real_memory_pressure),
+      cmocka_unit_test(test_binding_beyond_device_limit),
   };
   return cmocka_run_group_tests_name("device", tests, NULL, NULL);
 }
