@@ -97,29 +97,51 @@ vknn_status vknn_device_prepare_model(vknn_device *device, const vknn_model *mod
   return VKNN_STATUS_NONE;
 }
 
+/* The graph the accessors below describe, retained: executions on other
+ * threads replace pm->last, and an evicted specialization may drop it, both
+ * under pm's lock. The lock is taken through a const model: it guards the
+ * model, it is not part of its value. */
+static vknn_recorded_graph *retain_last(const vknn_prepared_model *pm) {
+  vknn_prepared_model *shared = (vknn_prepared_model *)pm;
+  pthread_mutex_lock(&shared->lock);
+  vknn_recorded_graph *rg = shared->last;
+  if (rg != NULL) vknn_recorded_graph_retain(rg);
+  pthread_mutex_unlock(&shared->lock);
+  return rg;
+}
+
 /* A model compiled per execution describes the graph its last execution ran;
  * before any, an empty one. */
 vknn_status vknn_prepared_model_get_info(const vknn_prepared_model *pm,
                                          vknn_prepared_model_info *out_info) {
   if (pm == NULL || out_info == NULL) return VKNN_STATUS_INVALID_ARGUMENT;
-  vknn_prepared_model_info none = {0};
-  *out_info = pm->last != NULL ? pm->last->info : none;
+  vknn_recorded_graph *rg = retain_last(pm);
+  *out_info = rg != NULL ? rg->info : (vknn_prepared_model_info){0};
+  if (rg != NULL) vknn_recorded_graph_unref(rg);
   return VKNN_STATUS_NONE;
 }
 
 const char *vknn_prepared_model_get_dispatch_kernel(const vknn_prepared_model *pm, uint32_t i) {
-  if (pm == NULL || pm->last == NULL || i >= pm->last->info.dispatch_count) return NULL;
-  return vknn_embedded_shaders[pm->last->dispatches.items[i].shader].name;
+  if (pm == NULL) return NULL;
+  vknn_recorded_graph *rg = retain_last(pm);
+  if (rg == NULL) return NULL;
+  const char *name = i < rg->info.dispatch_count
+                         ? vknn_embedded_shaders[rg->dispatches.items[i].shader].name
+                         : NULL;
+  vknn_recorded_graph_unref(rg);
+  return name;
 }
 
 vknn_status vknn_prepared_model_get_dispatch_times(const vknn_prepared_model *pm, double *out_ms,
                                                    uint32_t count) {
   if (pm == NULL || out_ms == NULL) return VKNN_STATUS_INVALID_ARGUMENT;
-  vknn_recorded_graph *rg = pm->last;
-  if (rg == NULL || !rg->info.profiled) return VKNN_STATUS_GENERAL_FAILURE;
-  if (count < rg->info.dispatch_count) return VKNN_STATUS_INVALID_ARGUMENT;
-  return vknn_recorded_graph_get_dispatch_times(rg, out_ms) ? VKNN_STATUS_NONE
-                                                            : VKNN_STATUS_GENERAL_FAILURE;
+  vknn_recorded_graph *rg = retain_last(pm);
+  vknn_status s = VKNN_STATUS_NONE;
+  if (rg == NULL || !rg->info.profiled) s = VKNN_STATUS_GENERAL_FAILURE;
+  else if (count < rg->info.dispatch_count) s = VKNN_STATUS_INVALID_ARGUMENT;
+  else if (!vknn_recorded_graph_get_dispatch_times(rg, out_ms)) s = VKNN_STATUS_GENERAL_FAILURE;
+  if (rg != NULL) vknn_recorded_graph_unref(rg);
+  return s;
 }
 
 void vknn_prepared_model_retain_pending(vknn_prepared_model *pm) {

@@ -123,6 +123,10 @@ static void *execute_rounds(void *arg) {
     vknn_status s = vknn_prepared_model_execute(w->pm, &r.request, VKNN_MEASURE_TIMING_NO, NULL,
                                                 NULL, NULL, 0, NULL);
     w->wrong += s != VKNN_STATUS_NONE || !chain_request_correct(&r, w->base, w->step);
+    /* The accessors read the graph other threads' executions replace. */
+    vknn_prepared_model_info info;
+    w->wrong += vknn_prepared_model_get_info(w->pm, &info) != VKNN_STATUS_NONE ||
+                info.dispatch_count == 0 || vknn_prepared_model_get_dispatch_kernel(w->pm, 0) == NULL;
   }
   shared_memory_destroy(&r.pool);
   return NULL;
