@@ -79,6 +79,7 @@ static vknn_status prepare_chain(vknn_device *device, model_builder *b, uint32_t
   return s;
 }
 
+#ifndef UNDER_SANITIZER
 static size_t address_space_bytes(void) {
   unsigned long pages = 0;
   FILE *statm = fopen("/proc/self/statm", "r");
@@ -118,6 +119,7 @@ static int memory_pressure_child(void) {
   if (relieved != VKNN_STATUS_NONE) return 50;
   return messages == 0 ? 0 : 60;
 }
+#endif
 
 static void test_real_memory_pressure(void **state) {
   (void)state;
