@@ -42,7 +42,7 @@ vknn_status vknn_device_open(const vknn_device_options *options, vknn_device **o
   }
   snprintf(device->version, sizeof(device->version), "vknn-%s (%s)", VKNN_VERSION,
            device->vk.properties.deviceName);
-  vknn_executor_init(&device->executor);
+  vknn_executor_init(&device->executor, options ? options->executor_threads : 0);
   uint64_t idle_ms = options && options->idle_release_ms ? options->idle_release_ms
                                                          : VKNN_DEFAULT_IDLE_RELEASE_MS;
   vknn_watchdog_init(&device->watchdog, idle_ms * 1000000ull);

@@ -84,10 +84,22 @@ static void on_done(void *user_data, vknn_status status, const vknn_output_shape
   pthread_mutex_unlock(&c->lock);
 }
 
+/* A wait that fails the test instead of hanging it: 30 s at most. */
+static struct timespec in_30_seconds(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_REALTIME, &t);
+  t.tv_sec += 30;
+  return t;
+}
+
 static void wait_done(completion *c, int count) {
+  struct timespec limit = in_30_seconds();
   pthread_mutex_lock(&c->lock);
-  while (c->done < count) pthread_cond_wait(&c->cond, &c->lock);
+  int r = 0;
+  while (c->done < count && r == 0) r = pthread_cond_timedwait(&c->cond, &c->lock, &limit);
+  bool done = c->done >= count;
   pthread_mutex_unlock(&c->lock);
+  assert_true(done);
 }
 
 #define COMPLETION_INIT {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, {0}, {0, 0}, {0}}
@@ -224,9 +236,13 @@ static void hold_executor(void *user_data, vknn_status status, const vknn_output
 static void occupy_executor(vknn_prepared_model *pm, const vknn_request *request, gate *g) {
   assert_int_equal(vknn_prepared_model_execute_async(pm, request, 0, NULL, NULL, hold_executor, g),
                    VKNN_STATUS_NONE);
+  struct timespec limit = in_30_seconds();
   pthread_mutex_lock(&g->lock);
-  while (!g->entered) pthread_cond_wait(&g->cond, &g->lock);
+  int r = 0;
+  while (!g->entered && r == 0) r = pthread_cond_timedwait(&g->cond, &g->lock, &limit);
+  bool entered = g->entered;
   pthread_mutex_unlock(&g->lock);
+  assert_true(entered);
 }
 
 static void open_gate(gate *g) {
@@ -238,26 +254,65 @@ static void open_gate(gate *g) {
 
 #define GATE_INIT {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false, false}
 
-/* A HIGH priority execution queued behind LOW ones runs first. */
+/* Requests of their own: executions on different executor threads must not
+ * write one output memory at once. */
+#define OWN_REQUESTS 7
+static void own_requests_init(test_request *r, int count) {
+  for (int i = 0; i < count; ++i) assert_int_equal(test_request_init_add(&r[i]), 0);
+}
+static void own_requests_release(test_request *r, int count) {
+  for (int i = 0; i < count; ++i) test_request_release(&r[i]);
+}
+
+/* A HIGH priority execution queued behind LOW ones runs first: with both
+ * executor threads held, the first one released takes the HIGH job. */
 static void test_high_priority_runs_first(void **state) {
   fixture *f = *state;
   vknn_prepared_model *low = prepare(f, VKNN_PRIORITY_LOW), *high = prepare(f, VKNN_PRIORITY_HIGH);
-  gate g = GATE_INIT;
-  occupy_executor(low, &f->r.request, &g);
+  test_request r[OWN_REQUESTS];
+  own_requests_init(r, OWN_REQUESTS);
+  gate first = GATE_INIT, second = GATE_INIT;
+  occupy_executor(low, &r[5].request, &first);
+  occupy_executor(low, &r[6].request, &second);
   completion c = COMPLETION_INIT;
   tagged tags[5];
   for (int i = 0; i < 5; ++i) {
     tags[i] = (tagged){&c, i};
     vknn_prepared_model *pm = i == 4 ? high : low;
-    assert_int_equal(vknn_prepared_model_execute_async(pm, &f->r.request, 0, NULL, NULL, on_done, &tags[i]),
+    assert_int_equal(vknn_prepared_model_execute_async(pm, &r[i].request, 0, NULL, NULL, on_done, &tags[i]),
                      VKNN_STATUS_NONE);
   }
-  open_gate(&g);
-  wait_done(&c, 5);
+  open_gate(&first);
+  wait_done(&c, 1);
   assert_int_equal(c.order[0], 4); /* the HIGH one */
-  for (int i = 1; i < 5; ++i) assert_int_equal(c.order[i], i - 1); /* then LOW, in order */
+  open_gate(&second);
+  wait_done(&c, 5);
+  bool seen[4] = {false};
+  for (int i = 1; i < 5; ++i) seen[c.order[i]] = true; /* then every LOW one */
+  for (int i = 0; i < 4; ++i) assert_true(seen[i]);
   vknn_prepared_model_release(low);
   vknn_prepared_model_release(high);
+  own_requests_release(r, OWN_REQUESTS);
+}
+
+/* One executor thread held up (here in a callback; on a GPU, waiting for
+ * its work) leaves the other to run the next execution. */
+static void test_executions_run_side_by_side(void **state) {
+  fixture *f = *state;
+  vknn_prepared_model *pm = prepare(f, VKNN_PRIORITY_MEDIUM);
+  test_request r[2];
+  own_requests_init(r, 2);
+  gate g = GATE_INIT;
+  occupy_executor(pm, &r[0].request, &g);
+  completion c = COMPLETION_INIT;
+  tagged t = {&c, 0};
+  assert_int_equal(vknn_prepared_model_execute_async(pm, &r[1].request, 0, NULL, NULL, on_done, &t),
+                   VKNN_STATUS_NONE);
+  wait_done(&c, 1); /* while the gate is still closed */
+  assert_int_equal(c.status, VKNN_STATUS_NONE);
+  open_gate(&g);
+  vknn_prepared_model_release(pm); /* waits for the held execution */
+  own_requests_release(r, 2);
 }
 
 /* A HIGH fenced execution waiting for a fence that a LOW execution's
@@ -352,6 +407,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_fenced_rejects_bad_fences, setup, teardown),
       cmocka_unit_test_setup_teardown(test_fenced_deadline_while_waiting, setup, teardown),
       cmocka_unit_test_setup_teardown(test_high_priority_runs_first, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_executions_run_side_by_side, setup, teardown),
       cmocka_unit_test_setup_teardown(test_fence_wait_holds_up_nothing, setup, teardown),
       cmocka_unit_test_setup_teardown(test_fenced_keeps_its_own_descriptors, setup, teardown),
       cmocka_unit_test_setup_teardown(test_burst_caches_memory_by_slot, setup, teardown),

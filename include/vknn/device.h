@@ -42,6 +42,11 @@ typedef struct vknn_device_options {
    * executions, zero-copy imports of request memory, recordings for input
    * shapes no longer seen. 0: 5000 ms. */
   uint32_t idle_release_ms;
+  /* Threads that run asynchronous and fenced executions, so that one waiting
+   * for its GPU work does not hold up the others. 0: 2; at most 8. Jobs
+   * start highest priority first; with several threads they may finish in
+   * another order. */
+  uint32_t executor_threads;
 } vknn_device_options;
 
 /* Counts of Vulkan work the device has done since it was opened. Executions
