@@ -18,7 +18,7 @@
 #define TAG "driver"
 
 typedef struct buffer_role {
-  const vknn_prepared_model *pm;
+  uint64_t model_id; /* the prepared model's id: it may be released first */
   uint32_t io_index;
   bool output;
 } buffer_role;
@@ -224,7 +224,7 @@ static vknn_status record_roles(vknn_buffer *b, const allocate_args *a) {
   uint32_t n = 0;
   for (int dir = 0; dir < 2; ++dir)
     for (uint32_t i = 0; i < a->role_counts[dir]; ++i)
-      b->roles[n++] = (buffer_role){a->models[a->roles[dir][i].model_index],
+      b->roles[n++] = (buffer_role){a->models[a->roles[dir][i].model_index]->id,
                                     a->roles[dir][i].io_index, dir == 1};
   return VKNN_STATUS_NONE;
 }
@@ -268,7 +268,7 @@ vknn_status vknn_device_allocate(vknn_device *device, const uint32_t *desc_dimen
 bool vknn_buffer_has_role(const vknn_buffer *b, const vknn_prepared_model *pm, uint32_t io_index,
                           bool output) {
   for (uint32_t i = 0; i < b->role_count; ++i)
-    if (b->roles[i].pm == pm && b->roles[i].io_index == io_index && b->roles[i].output == output)
+    if (b->roles[i].model_id == pm->id && b->roles[i].io_index == io_index && b->roles[i].output == output)
       return true;
   return false;
 }

@@ -1,5 +1,7 @@
 /* The device object shared by the driver's modules. */
 #pragma once
+#include <stdatomic.h>
+
 #include "buffer_table.h"
 #include "executor.h"
 #include "fence_waiter.h"
@@ -16,6 +18,9 @@ struct vknn_device {
   vknn_fence_waiter fence_waiter; /* fenced executions until their fences signal */
   vknn_buffer_table buffers; /* driver-managed buffers by token (buffer.c) */
   vknn_watchdog watchdog; /* releases idle cached resources */
+  /* Prepared models are named by a number never reused, not by their
+   * address, which a later prepared model may get (buffer roles). */
+  atomic_uint_fast64_t last_model_id;
 };
 
 /* Current CLOCK_BOOTTIME in nanoseconds (the clock of HAL deadlines). */

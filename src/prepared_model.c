@@ -81,6 +81,7 @@ vknn_status vknn_device_prepare_model(vknn_device *device, const vknn_model *mod
     return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
   }
   pm->device = device;
+  pm->id = atomic_fetch_add(&device->last_model_id, 1) + 1;
   pm->priority = priority;
   pthread_mutex_init(&pm->lock, NULL);
   pthread_mutex_init(&pm->pending_lock, NULL);

@@ -30,6 +30,7 @@ typedef struct vknn_specialization {
 
 struct vknn_prepared_model {
   vknn_device *device;
+  uint64_t id; /* unique on its device: buffer roles name it */
   vknn_priority priority;
   /* Guards choosing a recorded graph (the specialization cache) and
    * last; executions run outside it, each on its own graph instance. */

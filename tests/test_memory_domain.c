@@ -240,6 +240,32 @@ static void test_execute_token_rules(void **state) {
   vknn_buffer_release(out);
 }
 
+/* A buffer may outlive the prepared model of its roles; a prepared model
+ * made afterwards (often at the same address) still cannot use it. */
+static void test_buffer_outlives_its_model(void **state) {
+  fixture *f = *state;
+  test_model m;
+  vknn_prepared_model *first = prepare_add(f->device, VKNN_OPERAND_TENSOR_FLOAT32, 0.f, &m);
+  const vknn_buffer_role role = {0, 0, 1.f};
+  vknn_buffer *in, *out;
+  uint32_t in_token, out_token;
+  assert_int_equal(allocate_roles(f, &first, 1, &role, 1, NULL, 0, &in, &in_token), VKNN_STATUS_NONE);
+  assert_int_equal(allocate_roles(f, &first, 1, NULL, 0, &role, 1, &out, &out_token), VKNN_STATUS_NONE);
+  fill_from_request_pool(f, in);
+  token_request t;
+  make_token_request(f, &t, in_token, out_token);
+  assert_int_equal(vknn_prepared_model_execute(first, &t.request, 0, NULL, NULL, NULL, 0, NULL),
+                   VKNN_STATUS_NONE);
+  vknn_prepared_model_release(first);
+  vknn_prepared_model *second = prepare_add(f->device, VKNN_OPERAND_TENSOR_FLOAT32, 0.f, &m);
+  if (second == first) print_message("the second prepared model has the first's address\n");
+  assert_int_equal(vknn_prepared_model_execute(second, &t.request, 0, NULL, NULL, NULL, 0, NULL),
+                   VKNN_STATUS_INVALID_ARGUMENT);
+  vknn_prepared_model_release(second);
+  vknn_buffer_release(in);
+  vknn_buffer_release(out);
+}
+
 /* An output buffer of unknown shape takes each execution's output shape. */
 static void test_output_buffer_takes_shape(void **state) {
   fixture *f = *state;
@@ -326,6 +352,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_copy_rules, setup, teardown),
       cmocka_unit_test_setup_teardown(test_execute_with_buffers, setup, teardown),
       cmocka_unit_test_setup_teardown(test_execute_token_rules, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_buffer_outlives_its_model, setup, teardown),
       cmocka_unit_test_setup_teardown(test_output_buffer_takes_shape, setup, teardown),
       cmocka_unit_test_setup_teardown(test_concurrent_readers, setup, teardown),
   };
