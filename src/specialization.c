@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buffer.h"
 #include "compiler.h"
 #include "operand_type.h"
 #include "prepared_model_internal.h"
@@ -17,6 +18,10 @@
  * shape (RESHAPE's shape, PAD's paddings, FILL's dims...): their values are
  * part of the key. Larger tensors are data. */
 #define VALUE_KEY_MAX_ELEMENTS 64
+#define VALUE_KEY_MAX_BYTES (VALUE_KEY_MAX_ELEMENTS * sizeof(int32_t))
+
+/* Where the values of inputs in driver buffers are read to, one per input. */
+typedef uint8_t value_copy[VALUE_KEY_MAX_BYTES];
 
 static bool value_can_decide_shapes(int32_t type, const uint32_t *dims, uint32_t rank) {
   if (vknn_operand_type_is_scalar(type)) return true;
@@ -24,20 +29,28 @@ static bool value_can_decide_shapes(int32_t type, const uint32_t *dims, uint32_t
          vknn_shape_element_count(dims, rank) <= VALUE_KEY_MAX_ELEMENTS;
 }
 
-static void describe_input(const vknn_io_decl *decl, const vknn_request_argument *arg,
-                           const vknn_mapped_pool *pools, vknn_input_override *o) {
+/* A value in a driver buffer is copied out (the buffer holds exactly it);
+ * one in request memory is read where it lies. */
+static vknn_status describe_input(const vknn_io_decl *decl, const vknn_request_argument *arg,
+                                  const vknn_mapped_pool *pools, vknn_input_override *o,
+                                  uint8_t *copy) {
   memset(o, 0, sizeof(*o));
   o->omitted = arg->has_no_value;
-  if (o->omitted) return;
+  if (o->omitted) return VKNN_STATUS_NONE;
   o->rank = arg->dimension_count ? arg->dimension_count : decl->declared_rank;
   memcpy(o->dims, arg->dimension_count ? arg->dimensions : decl->declared_dims,
          o->rank * sizeof(uint32_t));
-  if (!value_can_decide_shapes(decl->type, o->dims, o->rank)) return;
-  /* Values in driver buffers are not read here: they decide no shapes. */
-  const uint8_t *data = pools[arg->location.pool_index].data;
+  if (!value_can_decide_shapes(decl->type, o->dims, o->rank)) return VKNN_STATUS_NONE;
+  const vknn_mapped_pool *pool = &pools[arg->location.pool_index];
   uint64_t bytes = vknn_operand_value_bytes(decl->type, o->dims, o->rank);
-  if (data != NULL && bytes <= arg->location.length)
-    o->value = data + arg->location.offset;
+  if (pool->buffer != NULL && bytes <= VALUE_KEY_MAX_BYTES) {
+    vknn_status s = vknn_buffer_read(pool->buffer, copy, bytes);
+    if (s == VKNN_STATUS_NONE) o->value = copy;
+    return s;
+  }
+  if (pool->data != NULL && bytes <= arg->location.length)
+    o->value = pool->data + arg->location.offset;
+  return VKNN_STATUS_NONE;
 }
 
 static uint64_t value_size(const vknn_io_decl *decl, const vknn_input_override *o) {
@@ -111,14 +124,15 @@ vknn_status vknn_prepared_model_select_graph(vknn_prepared_model *pm, const vknn
     *out_graph = pm->recorded;
     return VKNN_STATUS_NONE;
   }
-  vknn_input_override *overrides =
-      vknn_calloc(pm->input_count ? pm->input_count : 1, sizeof(*overrides));
-  if (overrides == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
-  for (uint32_t i = 0; i < pm->input_count; ++i)
-    describe_input(&pm->inputs[i], &request->inputs[i], pools, &overrides[i]);
+  uint32_t n = pm->input_count ? pm->input_count : 1;
+  vknn_input_override *overrides = vknn_calloc(n, sizeof(*overrides));
+  value_copy *copies = vknn_calloc(n, sizeof(*copies));
+  vknn_status s = overrides && copies ? VKNN_STATUS_NONE : VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
+  for (uint32_t i = 0; i < pm->input_count && s == VKNN_STATUS_NONE; ++i)
+    s = describe_input(&pm->inputs[i], &request->inputs[i], pools, &overrides[i], copies[i]);
   size_t key_size = 0;
-  uint8_t *key = make_key(pm, overrides, &key_size);
-  vknn_status s = key == NULL ? VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT : VKNN_STATUS_NONE;
+  uint8_t *key = s == VKNN_STATUS_NONE ? make_key(pm, overrides, &key_size) : NULL;
+  if (s == VKNN_STATUS_NONE && key == NULL) s = VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
   vknn_specialization *sp = s == VKNN_STATUS_NONE ? find(pm, key, key_size) : NULL;
   if (s == VKNN_STATUS_NONE && sp == NULL) {
     vknn_recorded_graph *graph = NULL;
@@ -136,6 +150,7 @@ vknn_status vknn_prepared_model_select_graph(vknn_prepared_model *pm, const vknn
   }
   free(key);
   free(overrides);
+  free(copies);
   return s;
 }
 

@@ -12,6 +12,7 @@
 
 #include "common/shared_memory.h"
 #include "support/add_fixture.h"
+#include "support/model_builder.h"
 #include "vknn/vknn.h"
 
 typedef add_fixture fixture;
@@ -266,6 +267,59 @@ static void test_buffer_outlives_its_model(void **state) {
   vknn_buffer_release(out);
 }
 
+/* x [6] reshaped by a shape given as model input 1; the output's shape is
+ * unknown until the shape's value is: compiled per execution. */
+static vknn_prepared_model *prepare_reshape_by_input(vknn_device *device, model_builder *b) {
+  mb_init(b);
+  const uint32_t six[1] = {6}, two[1] = {2}, unknown[2] = {0, 0};
+  const uint32_t ins[2] = {mb_input(b, VKNN_OPERAND_TENSOR_FLOAT32, six, 1),
+                           mb_input(b, VKNN_OPERAND_TENSOR_INT32, two, 1)};
+  uint32_t out = mb_output(b, VKNN_OPERAND_TENSOR_FLOAT32, unknown, 2);
+  mb_operation(b, VKNN_OPERATION_RESHAPE, ins, 2, &out, 1);
+  vknn_prepared_model *pm = NULL;
+  assert_int_equal(vknn_device_prepare_model(device, mb_finish(b), VKNN_PREFER_FAST_SINGLE_ANSWER,
+                                             VKNN_PRIORITY_MEDIUM, NULL, &pm), VKNN_STATUS_NONE);
+  return pm;
+}
+
+/* A value that decides shapes may come from a driver buffer: it is read
+ * from the buffer to choose (or compile) the recording. */
+static void test_shape_input_in_buffer(void **state) {
+  fixture *f = *state;
+  model_builder *b = malloc(sizeof(*b));
+  assert_non_null(b);
+  vknn_prepared_model *pm = prepare_reshape_by_input(f->device, b);
+  const vknn_buffer_role role = {0, 1, 1.f};
+  vknn_buffer *shape;
+  uint32_t token;
+  assert_int_equal(vknn_device_allocate(f->device, NULL, 0, &pm, 1, &role, 1, NULL, 0, &shape,
+                                        &token), VKNN_STATUS_NONE);
+  shared_memory m;
+  assert_int_equal(shared_memory_create(&m, 64), 0);
+  const int32_t three_by_two[2] = {3, 2};
+  memcpy(m.data, three_by_two, sizeof(three_by_two));
+  vknn_memory shape_memory = m.memory;
+  shape_memory.size = sizeof(three_by_two);
+  assert_int_equal(vknn_buffer_copy_from(shape, &shape_memory, NULL, 0), VKNN_STATUS_NONE);
+  for (int i = 0; i < 6; ++i) ((float *)m.data)[i] = (float)i;
+  const vknn_request_pool pools[2] = {{.kind = VKNN_REQUEST_POOL_MEMORY, .memory = m.memory},
+                                      {.kind = VKNN_REQUEST_POOL_TOKEN, .token = token}};
+  const vknn_request_argument inputs[2] = {{.location = {0, 0, 24}}, {.location = {1, 0, 0}}};
+  const vknn_request_argument output = {.location = {0, 32, 24}};
+  const vknn_request request = {inputs, 2, &output, 1, pools, 2};
+  vknn_output_shape shape_out;
+  assert_int_equal(vknn_prepared_model_execute(pm, &request, 0, NULL, NULL, &shape_out, 1, NULL),
+                   VKNN_STATUS_NONE);
+  assert_int_equal(shape_out.rank, 2);
+  assert_int_equal(shape_out.dimensions[0], 3);
+  assert_int_equal(shape_out.dimensions[1], 2);
+  for (int i = 0; i < 6; ++i) assert_float_equal(((float *)(m.data + 32))[i], (float)i, 0.f);
+  shared_memory_destroy(&m);
+  vknn_buffer_release(shape);
+  vknn_prepared_model_release(pm);
+  free(b);
+}
+
 /* An output buffer of unknown shape takes each execution's output shape. */
 static void test_output_buffer_takes_shape(void **state) {
   fixture *f = *state;
@@ -353,6 +407,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_execute_with_buffers, setup, teardown),
       cmocka_unit_test_setup_teardown(test_execute_token_rules, setup, teardown),
       cmocka_unit_test_setup_teardown(test_buffer_outlives_its_model, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_shape_input_in_buffer, setup, teardown),
       cmocka_unit_test_setup_teardown(test_output_buffer_takes_shape, setup, teardown),
       cmocka_unit_test_setup_teardown(test_concurrent_readers, setup, teardown),
   };
