@@ -45,7 +45,7 @@ static const unary_kind *kind_of(int32_t type) {
 }
 
 static unsigned type_bit(int32_t type) {
-  if (type == VKNN_OPERAND_TENSOR_FLOAT32 || type == VKNN_OPERAND_TENSOR_FLOAT16) return T_FLOAT;
+  if (vknn_is_float_tensor(type)) return T_FLOAT;
   if (vknn_is_quant8(type)) return T_QUANT;
   return type == VKNN_OPERAND_TENSOR_INT32 ? T_I32 : 0;
 }
@@ -169,7 +169,6 @@ static vknn_status lower_unary(vknn_graph *graph, const vknn_operation *op,
                     .in_scale = in->scale, .in_zero_point = in->zero_point,
                     .out_scale = out->scale, .out_zero_point = out->zero_point};
   vknn_status s = read_alpha(graph, op, &p.alpha);
-  if (s != VKNN_STATUS_NONE) return s;
   if (s == VKNN_STATUS_NONE) s = check_multipliers(graph, op, &p);
   if (s != VKNN_STATUS_NONE) return s;
   vknn_activation_bounds(k->clamp >= 0 ? k->clamp : VKNN_FUSED_NONE, out, &p.lo, &p.hi);
@@ -186,19 +185,15 @@ static vknn_status lower_unary(vknn_graph *graph, const vknn_operation *op,
   return VKNN_STATUS_NONE;
 }
 
-static bool is_float(int32_t type) {
-  return type == VKNN_OPERAND_TENSOR_FLOAT32 || type == VKNN_OPERAND_TENSOR_FLOAT16;
-}
-
 bool vknn_unary_hosts_post_ops(const vknn_graph *graph, const vknn_operation *op) {
-  return kind_of(op->type) != NULL && is_float(graph->tensors[op->inputs[0]].type);
+  return kind_of(op->type) != NULL && vknn_is_float_tensor(graph->tensors[op->inputs[0]].type);
 }
 
 /* The RELU family stays out: fusion.c merges it into clamps instead. */
 bool vknn_unary_as_post_op(const vknn_graph *graph, const vknn_operation *op, uint32_t *out_code,
                            float *out_alpha) {
   const unary_kind *k = kind_of(op->type);
-  if (k == NULL || k->clamp >= 0 || !is_float(graph->tensors[op->inputs[0]].type)) return false;
+  if (k == NULL || k->clamp >= 0 || !vknn_is_float_tensor(graph->tensors[op->inputs[0]].type)) return false;
   *out_code = k->code;
   return read_alpha(graph, op, out_alpha) == VKNN_STATUS_NONE;
 }

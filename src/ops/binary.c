@@ -305,9 +305,7 @@ static vknn_status lower_binary(vknn_graph *graph, const vknn_operation *op,
 /* Float arithmetic (not comparisons) can end with a fused unary chain. */
 bool vknn_binary_hosts_post_ops(const vknn_graph *graph, const vknn_operation *op) {
   const binary_kind *k = kind_of(op->type);
-  int32_t type = graph->tensors[op->inputs[0]].type;
-  return k != NULL && !k->compare &&
-         (type == VKNN_OPERAND_TENSOR_FLOAT32 || type == VKNN_OPERAND_TENSOR_FLOAT16);
+  return k != NULL && !k->compare && vknn_is_float_tensor(graph->tensors[op->inputs[0]].type);
 }
 
 #define BINARY_DEF(name, TYPE, fuses)                                                         \

@@ -229,13 +229,13 @@ static vknn_status lower_depthwise(vknn_graph *graph, const vknn_operation *op,
  * fixed-point multiplier, a constant the kernel reads. The scales combine as
  * in the NNAPI reference: the product in single precision, the quotient in
  * double. */
-static uint32_t add_multipliers(vknn_graph *graph, const vknn_operation *op, uint32_t out_c,
-                                uint32_t out_index) {
+static vknn_status add_multipliers(vknn_graph *graph, const vknn_operation *op, uint32_t out_c,
+                                   uint32_t out_index, uint32_t *out_constant) {
   const vknn_operand *filter = &graph->sg->operands[op->inputs[1]];
   float in_scale = graph->tensors[op->inputs[0]].scale;
   float out_scale = graph->tensors[out_index].scale;
   vknn_quant_multiplier *m = vknn_malloc(out_c * sizeof(*m));
-  if (m == NULL) return UINT32_MAX;
+  if (m == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
   for (uint32_t c = 0; c < out_c; ++c) {
     float filter_scale = filter->type == VKNN_OPERAND_TENSOR_QUANT8_SYMM_PER_CHANNEL
                              ? filter->extra_params.channel_quant.scales[c]
@@ -245,11 +245,12 @@ static uint32_t add_multipliers(vknn_graph *graph, const vknn_operation *op, uin
       VKNN_LOG_E(graph->log, "compilation", "%s: channel %u: the scales give no usable multiplier",
                  vknn_operation_type_name(op->type), c);
       free(m);
-      return UINT32_MAX - 1;
+      return VKNN_STATUS_GENERAL_FAILURE;
     }
   }
   uint32_t count = 2 * out_c;
-  return vknn_graph_add_constant(graph, VKNN_OPERAND_TENSOR_INT32, &count, 1, m);
+  *out_constant = vknn_graph_add_constant(graph, VKNN_OPERAND_TENSOR_INT32, &count, 1, m);
+  return *out_constant == UINT32_MAX ? VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT : VKNN_STATUS_NONE;
 }
 
 /* Push constants of conv2d.comp, std430 layout. */
@@ -279,9 +280,10 @@ vknn_status vknn_lower_conv(vknn_graph *graph, const vknn_operation *op,
                             const vknn_conv_geometry *g, vknn_dispatch_list *out_list) {
   uint32_t out_index = vknn_graph_op_output(graph, op, 0);
   bool quant = vknn_is_quant8(graph->tensors[op->inputs[0]].type);
-  uint32_t multipliers = quant ? add_multipliers(graph, op, g->out_c, out_index) : 0;
-  if (multipliers == UINT32_MAX) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
-  if (multipliers == UINT32_MAX - 1) return VKNN_STATUS_GENERAL_FAILURE;
+  uint32_t multipliers = 0;
+  vknn_status s = quant ? add_multipliers(graph, op, g->out_c, out_index, &multipliers)
+                        : VKNN_STATUS_NONE;
+  if (s != VKNN_STATUS_NONE) return s;
   const vknn_tensor *in = &graph->tensors[op->inputs[0]];
   const vknn_tensor *filter = &graph->tensors[op->inputs[1]];
   conv_params p = {g->in_h, g->in_w, g->in_c, g->batches, g->out_h, g->out_w, g->out_c,

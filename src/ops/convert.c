@@ -41,10 +41,6 @@ static bool is_numeric(int32_t type) {
          type == VKNN_OPERAND_TENSOR_INT32 || type == VKNN_OPERAND_TENSOR_QUANT8_ASYMM;
 }
 
-static bool is_float(int32_t type) {
-  return type == VKNN_OPERAND_TENSOR_FLOAT32 || type == VKNN_OPERAND_TENSOR_FLOAT16;
-}
-
 /* CAST converts among float32, float16, int32 and quant8 (as integers);
  * the other types only to themselves. */
 static bool types_allowed(int32_t op_type, int32_t in, int32_t out) {
@@ -53,9 +49,9 @@ static bool types_allowed(int32_t op_type, int32_t in, int32_t out) {
       return (is_numeric(in) && is_numeric(out)) ||
              (in == out && vknn_elem_kind_of(in) != VKNN_KIND_NONE);
     case VKNN_OPERATION_QUANTIZE:
-      return is_float(in) && vknn_is_quant8(out);
+      return vknn_is_float_tensor(in) && vknn_is_quant8(out);
     default: /* DEQUANTIZE */
-      return is_float(out) && (vknn_is_quant8(in) || in == VKNN_OPERAND_TENSOR_QUANT8_SYMM ||
+      return vknn_is_float_tensor(out) && (vknn_is_quant8(in) || in == VKNN_OPERAND_TENSOR_QUANT8_SYMM ||
                                in == VKNN_OPERAND_TENSOR_QUANT8_SYMM_PER_CHANNEL);
   }
 }

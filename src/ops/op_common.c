@@ -84,6 +84,10 @@ bool vknn_graph_const_i32_list(const vknn_graph *graph, const vknn_operation *op
   return true;
 }
 
+bool vknn_is_float_tensor(int32_t type) {
+  return type == VKNN_OPERAND_TENSOR_FLOAT32 || type == VKNN_OPERAND_TENSOR_FLOAT16;
+}
+
 bool vknn_is_quant8(int32_t type) {
   return type == VKNN_OPERAND_TENSOR_QUANT8_ASYMM ||
          type == VKNN_OPERAND_TENSOR_QUANT8_ASYMM_SIGNED;
