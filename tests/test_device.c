@@ -12,9 +12,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "device_internal.h"
+#include "runtime/device_internal.h"
 #include "support/model_builder.h"
-#include "vk_buffer.h"
+#include "vk/vk_buffer.h"
 #include "vknn/vknn.h"
 
 /* Address-space limits and sanitizers' shadow memory do not mix. */

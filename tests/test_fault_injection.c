@@ -14,7 +14,7 @@
 #include <cmocka.h>
 
 #include "cts_compare.h"
-#include "fault_injection.h"
+#include "util/fault_injection.h"
 #include "support/test_model.h"
 #include "vknn/vknn.h"
 

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "model_validate.h"
+#include "compiler/operation_registry.h"
 #include "support/test_model.h"
 
 typedef struct rule {
@@ -176,7 +176,7 @@ static void test_rule(void **state) {
   test_log log = {{0}, 0};
   vknn_logger logger;
   vknn_logger_init(&logger, test_log_callback, &log);
-  assert_int_equal(vknn_validate_model(&logger, &m.model), VKNN_STATUS_INVALID_ARGUMENT);
+  assert_int_equal(vknn_compiler_validate_model(&logger, &m.model), VKNN_STATUS_INVALID_ARGUMENT);
   if (strstr(log.last, r->expected_log) == NULL)
     fail_msg("log \"%s\" does not contain \"%s\"", log.last, r->expected_log);
 }
@@ -189,7 +189,7 @@ static void test_valid_models_pass(void **state) {
   for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); ++i) {
     test_model m;
     test_model_init_add(&m, types[i]);
-    assert_int_equal(vknn_validate_model(NULL, &m.model), VKNN_STATUS_NONE);
+    assert_int_equal(vknn_compiler_validate_model(NULL, &m.model), VKNN_STATUS_NONE);
   }
 }
 
@@ -219,13 +219,13 @@ static void test_reference_cycle_rejected(void **state) {
   vknn_logger_init(&logger, test_log_callback, &log);
   /* Without the cycle the model is valid; with it, rejected. */
   inner_operands[4].location.offset = 0; /* subgraph 1 -> referenced[0] = itself */
-  assert_int_equal(vknn_validate_model(&logger, &outer.model), VKNN_STATUS_INVALID_ARGUMENT);
+  assert_int_equal(vknn_compiler_validate_model(&logger, &outer.model), VKNN_STATUS_INVALID_ARGUMENT);
   assert_non_null(strstr(log.last, "cycle"));
 }
 
 static void test_null_model(void **state) {
   (void)state;
-  assert_int_equal(vknn_validate_model(NULL, NULL), VKNN_STATUS_INVALID_ARGUMENT);
+  assert_int_equal(vknn_compiler_validate_model(NULL, NULL), VKNN_STATUS_INVALID_ARGUMENT);
 }
 
 int main(void) {

@@ -13,7 +13,7 @@
 #include <sys/mman.h>
 #include <cmocka.h>
 
-#include "recorded_graph.h"
+#include "runtime/recorded_graph.h"
 #include "support/add_fixture.h"
 #include "vknn/vknn.h"
 

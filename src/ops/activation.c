@@ -6,9 +6,9 @@
 #include <math.h>
 #include <string.h>
 
-#include "op_common.h"
-#include "operand_type.h"
-#include "quant_multiplier.h"
+#include "ops/op_common.h"
+#include "model/operand_type.h"
+#include "util/quant_multiplier.h"
 
 enum { T_FLOAT = 1, T_QUANT = 2, T_I32 = 4 };
 

@@ -1,7 +1,7 @@
 /* BATCH_TO_SPACE_ND and SPACE_TO_BATCH_ND: spatial blocks moved to and from
  * the batch dimension (block index outermost, as TensorFlow orders it),
  * NHWC or NCHW; SPACE_TO_BATCH_ND pads first. Kernel: shaders/remap.comp. */
-#include "remap.h"
+#include "ops/remap.h"
 
 static vknn_status validate_batch_space(const vknn_logger *log, const vknn_model *model,
                                         const vknn_subgraph *sg, const vknn_operation *op) {

@@ -4,9 +4,9 @@
  * LOGICAL_NOT (one input), which write TENSOR_BOOL8. */
 #include <string.h>
 
-#include "op_common.h"
-#include "operand_type.h"
-#include "quant_multiplier.h"
+#include "ops/op_common.h"
+#include "model/operand_type.h"
+#include "util/quant_multiplier.h"
 
 #define BINARY_MAX_RANK 4
 

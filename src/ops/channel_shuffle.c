@@ -1,6 +1,6 @@
 /* CHANNEL_SHUFFLE: channels seen as [groups, k] are transposed to [k, groups]
  * along an axis. Kernel: shaders/remap.comp. */
-#include "remap.h"
+#include "ops/remap.h"
 
 static vknn_status validate_channel_shuffle(const vknn_logger *log, const vknn_model *model,
                                             const vknn_subgraph *sg, const vknn_operation *op) {

@@ -2,8 +2,8 @@
  * input into its slice of the output. */
 #include <string.h>
 
-#include "operand_type.h"
-#include "slice_copy.h"
+#include "model/operand_type.h"
+#include "ops/slice_copy.h"
 
 #define CONCAT_MAX_RANK 4
 

@@ -1,13 +1,13 @@
 /* CONV_2D and DEPTHWISE_CONV_2D: signature validation, shape inference and
  * lowering to shaders/conv2d.comp. */
-#include "conv2d.h"
+#include "ops/conv2d.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "operand_type.h"
-#include "fault_injection.h"
-#include "quant_multiplier.h"
+#include "model/operand_type.h"
+#include "util/fault_injection.h"
+#include "util/quant_multiplier.h"
 
 /* Operand positions of the scalar parameters, by form. */
 typedef struct conv_form {

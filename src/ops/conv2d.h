@@ -1,7 +1,7 @@
 /* Convolution geometry and lowering shared by CONV_2D, DEPTHWISE_CONV_2D and
  * FULLY_CONNECTED (kernel: shaders/conv2d.comp). */
 #pragma once
-#include "op_common.h"
+#include "ops/op_common.h"
 
 typedef struct vknn_conv_geometry {
   uint32_t batches, in_h, in_w, in_c;

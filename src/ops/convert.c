@@ -3,10 +3,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "op_common.h"
-#include "operand_type.h"
-#include "typed_kind.h"
-#include "fault_injection.h"
+#include "ops/op_common.h"
+#include "model/operand_type.h"
+#include "ops/typed_kind.h"
+#include "util/fault_injection.h"
 
 enum { MODE_CAST = 0, MODE_QUANTIZE = 1, MODE_DEQUANTIZE = 2 };
 

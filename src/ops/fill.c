@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "op_common.h"
-#include "operand_type.h"
-#include "fault_injection.h"
+#include "ops/op_common.h"
+#include "model/operand_type.h"
+#include "util/fault_injection.h"
 
 static int32_t value_type(int32_t tensor_type) {
   switch (tensor_type) {

@@ -1,7 +1,7 @@
 /* FULLY_CONNECTED: out[b, u] = act(sum_i in[b, i] * weights[u, i] + bias[u]).
  * Lowered as a 1x1 convolution over a 1x1 image of input_size channels. */
-#include "conv2d.h"
-#include "operand_type.h"
+#include "ops/conv2d.h"
+#include "model/operand_type.h"
 
 static vknn_status validate_fully_connected(const vknn_logger *log, const vknn_model *model,
                                             const vknn_subgraph *sg, const vknn_operation *op) {

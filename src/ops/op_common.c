@@ -1,9 +1,9 @@
-#include "op_common.h"
+#include "ops/op_common.h"
 
 #include <math.h>
 #include <string.h>
 
-#include "operand_type.h"
+#include "model/operand_type.h"
 
 static const char *op_name(const vknn_operation *op) {
   const char *name = vknn_operation_type_name(op->type);

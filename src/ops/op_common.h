@@ -1,6 +1,6 @@
 /* Helpers shared by the operation families in src/ops/. */
 #pragma once
-#include "operation_registry.h"
+#include "graph/operation.h"
 
 /* Signature checks: log (tag "model") and return false when broken. */
 bool vknn_op_check_counts(const vknn_logger *log, const vknn_operation *op,

@@ -3,7 +3,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "remap.h"
+#include "ops/remap.h"
 
 static int32_t pad_value_type(int32_t tensor_type) {
   switch (tensor_type) {

@@ -2,7 +2,7 @@
  * inference and lowering to shaders/pool2d.comp. */
 #include <string.h>
 
-#include "op_common.h"
+#include "ops/op_common.h"
 
 enum { POOL_AVERAGE = 0, POOL_MAX = 1, POOL_L2 = 2 };
 

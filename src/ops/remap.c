@@ -1,10 +1,10 @@
-#include "remap.h"
+#include "ops/remap.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "operand_type.h"
-#include "fault_injection.h"
+#include "model/operand_type.h"
+#include "util/fault_injection.h"
 
 void vknn_remap_set_axes(vknn_remap *r, const vknn_tensor *t) {
   int64_t stride = 1;

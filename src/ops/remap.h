@@ -1,7 +1,7 @@
 /* Index remapping (kernel: shaders/remap.comp): the data-movement operations
  * describe where each output element comes from as an affine map. */
 #pragma once
-#include "op_common.h"
+#include "ops/op_common.h"
 
 #define VKNN_REMAP_MAX 6
 

@@ -3,8 +3,8 @@
  * is a view of the input's bytes (no dispatch); a model output gets a copy. */
 #include <string.h>
 
-#include "operand_type.h"
-#include "slice_copy.h"
+#include "model/operand_type.h"
+#include "ops/slice_copy.h"
 
 static vknn_status validate_reshape(const vknn_logger *log, const vknn_model *model,
                                     const vknn_subgraph *sg, const vknn_operation *op) {

@@ -2,8 +2,8 @@
  * Kernel: shaders/select.comp. */
 #include <string.h>
 
-#include "op_common.h"
-#include "operand_type.h"
+#include "ops/op_common.h"
+#include "model/operand_type.h"
 
 static vknn_status validate_select(const vknn_logger *log, const vknn_model *model,
                                    const vknn_subgraph *sg, const vknn_operation *op) {

@@ -2,7 +2,7 @@
  * Kernel: shaders/remap.comp. */
 #include <string.h>
 
-#include "remap.h"
+#include "ops/remap.h"
 
 static vknn_status validate_slice(const vknn_logger *log, const vknn_model *model,
                                   const vknn_subgraph *sg, const vknn_operation *op) {

@@ -1,8 +1,8 @@
-#include "slice_copy.h"
+#include "ops/slice_copy.h"
 
 #include <string.h>
 
-#include "operand_type.h"
+#include "model/operand_type.h"
 
 /* Push constants of concat.comp, std430 layout. */
 typedef struct slice_params {

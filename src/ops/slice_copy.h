@@ -2,7 +2,7 @@
  * the encodings differ (kernel: shaders/concat.comp). Used by CONCATENATION
  * and RESHAPE. */
 #pragma once
-#include "op_common.h"
+#include "ops/op_common.h"
 
 typedef struct vknn_slice {
   uint64_t outer, in_axis, inner, out_axis, axis_offset;

@@ -2,8 +2,8 @@
  * Kernel: shaders/softmax.comp. */
 #include <string.h>
 
-#include "op_common.h"
-#include "operand_type.h"
+#include "ops/op_common.h"
+#include "model/operand_type.h"
 
 #define SOFTMAX_MAX_RANK 4
 

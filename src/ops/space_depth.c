@@ -1,6 +1,6 @@
 /* DEPTH_TO_SPACE and SPACE_TO_DEPTH: blocks of block x block pixels moved to
  * and from channels, NHWC or NCHW. Kernel: shaders/remap.comp. */
-#include "remap.h"
+#include "ops/remap.h"
 
 static vknn_status validate_space_depth(const vknn_logger *log, const vknn_model *model,
                                         const vknn_subgraph *sg, const vknn_operation *op) {

@@ -1,6 +1,6 @@
 /* SPLIT: num_splits equal parts along an axis, one per output.
  * Kernel: shaders/remap.comp (one dispatch per output). */
-#include "remap.h"
+#include "ops/remap.h"
 
 static vknn_status validate_split(const vknn_logger *log, const vknn_model *model,
                                   const vknn_subgraph *sg, const vknn_operation *op) {

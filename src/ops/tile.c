@@ -1,6 +1,6 @@
 /* TILE: the input repeated multiples[d] times along each axis.
  * Kernel: shaders/remap.comp (axes wrap). */
-#include "remap.h"
+#include "ops/remap.h"
 
 static vknn_status validate_tile(const vknn_logger *log, const vknn_model *model,
                                  const vknn_subgraph *sg, const vknn_operation *op) {

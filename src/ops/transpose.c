@@ -1,6 +1,6 @@
 /* TRANSPOSE: output dimension d is input dimension perm[d] (perm omitted:
  * reversed). Kernel: shaders/remap.comp. */
-#include "remap.h"
+#include "ops/remap.h"
 
 static vknn_status validate_transpose(const vknn_logger *log, const vknn_model *model,
                                       const vknn_subgraph *sg, const vknn_operation *op) {

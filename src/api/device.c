@@ -1,0 +1,114 @@
+/* The public device entry points (HAL IDevice). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "compiler/compiler.h"
+#include "runtime/device_internal.h"
+#include "compiler/operation_registry.h"
+#include "util/fault_injection.h"
+
+vknn_status vknn_device_open(const vknn_device_options *options, vknn_device **out_device) {
+  if (out_device == NULL) return VKNN_STATUS_INVALID_ARGUMENT;
+  *out_device = NULL;
+  vknn_device *device = vknn_calloc(1, sizeof(*device));
+  if (device == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
+  vknn_logger_init(&device->log, options ? options->log_callback : NULL,
+                   options ? options->log_user_data : NULL);
+  const char *env = getenv("VKNN_VALIDATION");
+  bool validation = (options && options->enable_validation) || (env && strcmp(env, "1") == 0);
+  device->profile_dispatches = options && options->profile_dispatches;
+  vknn_status status = vknn_fence_waiter_init(&device->fence_waiter);
+  if (status == VKNN_STATUS_NONE) status = vknn_vk_init(&device->vk, &device->log, validation);
+  if (status != VKNN_STATUS_NONE) {
+    vknn_fence_waiter_destroy(&device->fence_waiter);
+    free(device);
+    return status;
+  }
+  snprintf(device->version, sizeof(device->version), "vknn-%s (%s)", VKNN_VERSION,
+           device->vk.properties.deviceName);
+  vknn_executor_init(&device->executor, options ? options->executor_threads : 0);
+  uint64_t idle_ms = options && options->idle_release_ms ? options->idle_release_ms
+                                                         : VKNN_DEFAULT_IDLE_RELEASE_MS;
+  vknn_watchdog_init(&device->watchdog, idle_ms * 1000000ull);
+  vknn_buffer_table_init(&device->buffers);
+  *out_device = device;
+  return VKNN_STATUS_NONE;
+}
+
+void vknn_device_close(vknn_device *device) {
+  if (device == NULL) return;
+  vknn_fence_waiter_destroy(&device->fence_waiter); /* it hands work to the executor */
+  vknn_executor_destroy(&device->executor);
+  vknn_watchdog_destroy(&device->watchdog);
+  vknn_buffer_table_destroy(&device->buffers);
+  vknn_vk_destroy(&device->vk);
+  free(device);
+}
+
+vknn_status vknn_device_get_type(const vknn_device *device, vknn_device_type *out_type) {
+  if (device == NULL || out_type == NULL) return VKNN_STATUS_INVALID_ARGUMENT;
+  *out_type = VKNN_DEVICE_TYPE_GPU;
+  return VKNN_STATUS_NONE;
+}
+
+vknn_status vknn_device_get_version_string(const vknn_device *device, const char **out_version) {
+  if (device == NULL || out_version == NULL) return VKNN_STATUS_INVALID_ARGUMENT;
+  *out_version = device->version;
+  return VKNN_STATUS_NONE;
+}
+
+vknn_status vknn_device_get_name(const vknn_device *device, const char **out_name) {
+  if (device == NULL || out_name == NULL) return VKNN_STATUS_INVALID_ARGUMENT;
+  *out_name = device->vk.properties.deviceName;
+  return VKNN_STATUS_NONE;
+}
+
+vknn_status vknn_device_get_number_of_cache_files_needed(const vknn_device *device,
+                                                         uint32_t *out_model_cache,
+                                                         uint32_t *out_data_cache) {
+  if (device == NULL || out_model_cache == NULL || out_data_cache == NULL)
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  *out_model_cache = 0;
+  *out_data_cache = 0;
+  return VKNN_STATUS_NONE;
+}
+
+vknn_status vknn_device_get_statistics(const vknn_device *device,
+                                       vknn_device_statistics *out_statistics) {
+  if (device == NULL || out_statistics == NULL) return VKNN_STATUS_INVALID_ARGUMENT;
+  const vknn_vk_counters *c = &device->vk.counters;
+  out_statistics->command_buffers_recorded = atomic_load(&c->command_buffers_recorded);
+  out_statistics->pipelines_created = atomic_load(&c->pipelines_created);
+  out_statistics->memory_allocations = atomic_load(&c->memory_allocations);
+  out_statistics->submissions = atomic_load(&c->submissions);
+  out_statistics->host_imports = atomic_load(&c->host_imports);
+  out_statistics->zero_copy_executions = atomic_load(&c->zero_copy_executions);
+  out_statistics->staged_executions = atomic_load(&c->staged_executions);
+  out_statistics->graph_instances = atomic_load(&c->graph_instances);
+  out_statistics->idle_releases = atomic_load(&c->idle_releases);
+  out_statistics->deadline_cancellations = atomic_load(&c->deadline_cancellations);
+  return VKNN_STATUS_NONE;
+}
+
+uint64_t vknn_device_get_validation_message_count(const vknn_device *device) {
+  return device ? atomic_load(&device->vk.validation_messages) : 0;
+}
+
+vknn_status vknn_device_get_supported_operations(vknn_device *device, const vknn_model *model,
+                                                 bool *out_supported, uint32_t supported_count) {
+  if (device == NULL || model == NULL || out_supported == NULL) return VKNN_STATUS_INVALID_ARGUMENT;
+  vknn_status status = vknn_compiler_validate_model(&device->log, model);
+  if (status != VKNN_STATUS_NONE) return status;
+  if (supported_count != model->main.operation_count) {
+    VKNN_LOG_E(&device->log, "driver", "supported_count %u, the model has %u operations",
+               supported_count, model->main.operation_count);
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
+  vknn_graph graph;
+  status = vknn_graph_init(&graph, &device->log, model, NULL);
+  if (status == VKNN_STATUS_NONE) status = vknn_compile_infer(&graph, out_supported);
+  vknn_graph_release(&graph);
+  return status;
+}

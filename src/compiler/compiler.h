@@ -1,0 +1,43 @@
+/* The compiler: a valid model's main subgraph -> shapes inferred, dispatches
+ * lowered, memory planned. The result drives recording in prepared_model.c. */
+#pragma once
+#include "graph/dispatch.h"
+#include "graph/graph.h"
+
+/* What the device lets the planner do. */
+typedef struct vknn_plan_target {
+  uint64_t alignment;         /* storage-buffer offset alignment */
+  uint64_t max_binding_bytes; /* the most one storage-buffer binding may span (0: no limit) */
+  bool import_pools;  /* constants may be read in place from imported model pools */
+} vknn_plan_target;
+
+typedef struct vknn_plan {
+  vknn_graph graph;
+  vknn_dispatch_list dispatches;
+  uint64_t region_size[VKNN_REGION_COUNT]; /* bytes per region; none for VKNN_REGION_POOL */
+  /* Shapes depend on the inputs of an execution: only the graph is built
+   * (inferred as far as it goes), nothing lowered. */
+  bool deferred;
+} vknn_plan;
+
+/* Infers every operation's output shapes; fills supported[k] (may be NULL)
+ * for each operation. Returns INVALID_ARGUMENT for shape errors, and
+ * GENERAL_FAILURE when an operation is unsupported and supported is NULL. */
+vknn_status vknn_compile_infer(vknn_graph *graph, bool *supported);
+
+/* Full compilation. overrides: NULL at prepare (shapes that depend on an
+ * execution give a deferred plan), or what an execution knows of each input
+ * (every shape must then be known). */
+vknn_status vknn_compile(const vknn_logger *log, const vknn_model *model,
+                         const vknn_input_override *overrides, const vknn_plan_target *target,
+                         vknn_plan *out_plan);
+void vknn_plan_release(vknn_plan *plan);
+
+/* Merges activations into their producers (fusion.c). */
+void vknn_fuse_activations(vknn_graph *graph);
+/* Chains of float unary operations into the elementwise kernel before them. */
+void vknn_fuse_elementwise_chains(vknn_graph *graph);
+
+/* Assigns every bound tensor a region and offset; temporaries whose
+ * dispatch intervals do not overlap share arena bytes (memory_planner.c). */
+vknn_status vknn_plan_memory(vknn_plan *plan, const vknn_plan_target *target);

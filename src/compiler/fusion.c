@@ -1,0 +1,107 @@
+/* Fusion: a RELU, RELU1 or RELU6 whose input is a temporary that only it
+ * reads, produced by an operation that applies a fused activation, becomes
+ * part of that producer: the producer clamps to both activations and writes
+ * the activation's output directly. No dispatch is left for the activation. */
+#include "compiler/compiler.h"
+#include "compiler/operation_registry.h"
+#include "ops/op_common.h"
+
+static int32_t activation_code(int32_t type) {
+  switch (type) {
+    case VKNN_OPERATION_RELU: return VKNN_FUSED_RELU;
+    case VKNN_OPERATION_RELU1: return VKNN_FUSED_RELU1;
+    case VKNN_OPERATION_RELU6: return VKNN_FUSED_RELU6;
+    default: return -1;
+  }
+}
+
+static int32_t producer_of(const vknn_graph *graph, uint32_t tensor, uint32_t before) {
+  for (uint32_t k = 0; k < before; ++k) {
+    const vknn_operation *op = &graph->sg->operations[k];
+    for (uint32_t i = 0; i < op->output_count; ++i)
+      if (op->outputs[i] == tensor) return (int32_t)k;
+  }
+  return -1;
+}
+
+static bool same_encoding(const vknn_tensor *a, const vknn_tensor *b) {
+  return a->type == b->type && a->scale == b->scale && a->zero_point == b->zero_point;
+}
+
+static bool can_fuse(const vknn_graph *graph, const vknn_operation *act, int32_t producer) {
+  if (producer < 0) return false;
+  const vknn_operation *p = &graph->sg->operations[producer];
+  const vknn_op_def *def = vknn_op_find(p->type);
+  const vknn_op_fusion *f = &graph->fusion[producer];
+  uint32_t middle = act->inputs[0];
+  return def != NULL && def->applies_activation && p->output_count == 1 &&
+         f->output_override == UINT32_MAX && !f->fused_away &&
+         graph->tensors[middle].lifetime == VKNN_LIFETIME_TEMPORARY_VARIABLE &&
+         graph->sg->operands[middle].number_of_consumers == 1 &&
+         same_encoding(&graph->tensors[middle], &graph->tensors[act->outputs[0]]);
+}
+
+void vknn_fuse_activations(vknn_graph *graph) {
+  for (uint32_t k = 0; k < graph->sg->operation_count; ++k) {
+    const vknn_operation *act = &graph->sg->operations[k];
+    int32_t code = activation_code(act->type);
+    if (code < 0 || act->input_count != 1 || act->output_count != 1) continue;
+    int32_t producer = producer_of(graph, act->inputs[0], k);
+    if (!can_fuse(graph, act, producer)) continue;
+    graph->fusion[producer].extra_activation = code;
+    graph->fusion[producer].output_override = act->outputs[0];
+    graph->fusion[k].fused_away = true;
+    VKNN_LOG_V(graph->log, "compilation", "operation %u (%s) fused into operation %d", k,
+               vknn_operation_type_name(act->type), producer);
+  }
+}
+
+/* The operation, not fused away, whose kernel writes tensor; -1 if none
+ * before operation `before`. */
+static int32_t writer_of(const vknn_graph *graph, uint32_t tensor, uint32_t before) {
+  for (uint32_t k = 0; k < before; ++k) {
+    const vknn_operation *op = &graph->sg->operations[k];
+    if (!graph->fusion[k].fused_away && op->output_count == 1 &&
+        vknn_graph_op_output(graph, op, 0) == tensor)
+      return (int32_t)k;
+  }
+  return -1;
+}
+
+static bool hosts_post_ops(const vknn_graph *graph, const vknn_operation *op) {
+  return vknn_binary_hosts_post_ops(graph, op) || vknn_unary_hosts_post_ops(graph, op);
+}
+
+/* The unary operation reads a temporary only it reads, of the same type,
+ * written by an elementwise kernel with room for one more step. */
+static bool can_chain(const vknn_graph *graph, const vknn_operation *unary, int32_t host) {
+  if (host < 0) return false;
+  const vknn_operation *h = &graph->sg->operations[host];
+  uint32_t middle = unary->inputs[0];
+  return hosts_post_ops(graph, h) && graph->fusion[host].post_count < VKNN_MAX_POST_OPS &&
+         graph->tensors[middle].lifetime == VKNN_LIFETIME_TEMPORARY_VARIABLE &&
+         middle < graph->sg->operand_count &&
+         graph->sg->operands[middle].number_of_consumers == 1 &&
+         graph->tensors[middle].type == graph->tensors[unary->outputs[0]].type;
+}
+
+void vknn_fuse_elementwise_chains(vknn_graph *graph) {
+  for (uint32_t k = 0; k < graph->sg->operation_count; ++k) {
+    const vknn_operation *op = &graph->sg->operations[k];
+    uint32_t code;
+    float alpha;
+    if (graph->fusion[k].fused_away || op->input_count < 1 || op->output_count != 1 ||
+        !vknn_unary_as_post_op(graph, op, &code, &alpha))
+      continue;
+    int32_t host = writer_of(graph, op->inputs[0], k);
+    if (!can_chain(graph, op, host)) continue;
+    vknn_op_fusion *f = &graph->fusion[host];
+    f->post_codes[f->post_count] = code;
+    f->post_alpha[f->post_count] = alpha;
+    f->post_count++;
+    f->output_override = op->outputs[0];
+    graph->fusion[k].fused_away = true;
+    VKNN_LOG_V(graph->log, "compilation", "operation %u (%s) chained into operation %d", k,
+               vknn_operation_type_name(op->type), host);
+  }
+}

@@ -1,0 +1,16 @@
+/* A prepared model's own copy of its main subgraph, kept when shapes are
+ * known only at execution time so that the model can be compiled again per
+ * input shapes (prepared_model.c). Every constant becomes CONSTANT_COPY, so
+ * the caller's CONSTANT_REFERENCE pools need not stay mapped. */
+#pragma once
+#include "graph/graph.h"
+
+typedef struct vknn_model_copy {
+  vknn_model model;
+  void **blocks; /* every allocation the copy owns */
+  uint32_t block_count;
+} vknn_model_copy;
+
+/* Copies the model a graph was built from, constants taken from the graph. */
+vknn_status vknn_model_copy_make(const vknn_graph *graph, vknn_model_copy *out);
+void vknn_model_copy_free(vknn_model_copy *copy);

@@ -1,0 +1,11 @@
+/* The registry of implemented operations (src/ops/op_list.h) and the
+ * model validation that needs it. */
+#pragma once
+#include "graph/operation.h"
+
+/* The HAL's model rules (model/model_validate.c), then the signature rules
+ * of every implemented operation in every subgraph. */
+vknn_status vknn_compiler_validate_model(const vknn_logger *log, const vknn_model *model);
+
+/* The implementation of an operation type; NULL when the driver has none. */
+const vknn_op_def *vknn_op_find(int32_t type);

@@ -1,0 +1,28 @@
+#include "graph/dispatch.h"
+#include "util/fault_injection.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+vknn_dispatch *vknn_dispatch_list_add(vknn_dispatch_list *list) {
+  if (list->count == list->capacity) {
+    uint32_t capacity = list->capacity ? list->capacity * 2 : 16;
+    vknn_dispatch *items = vknn_realloc(list->items, capacity * sizeof(*items));
+    if (items == NULL) return NULL;
+    list->items = items;
+    list->capacity = capacity;
+  }
+  vknn_dispatch *d = &list->items[list->count++];
+  memset(d, 0, sizeof(*d));
+  d->local_size = 64;
+  return d;
+}
+
+void vknn_dispatch_list_release(vknn_dispatch_list *list) {
+  free(list->items);
+  memset(list, 0, sizeof(*list));
+}
+
+void vknn_dispatch_bind(vknn_dispatch *dispatch, uint32_t tensor, vknn_access access) {
+  dispatch->bindings[dispatch->binding_count++] = (vknn_binding){tensor, access};
+}

@@ -1,0 +1,42 @@
+/* A compute dispatch produced by lowering: a kernel, its specialization
+ * constants, the tensors it binds and its push constants. */
+#pragma once
+#include "graph/graph.h"
+#include "vk/vk_context.h"
+
+typedef enum vknn_access {
+  VKNN_ACCESS_READ = 1,
+  VKNN_ACCESS_WRITE = 2,
+} vknn_access;
+
+typedef struct vknn_binding {
+  uint32_t tensor;
+  vknn_access access;
+} vknn_binding;
+
+#define VKNN_MAX_SPEC_CONSTANTS 4
+
+typedef struct vknn_dispatch {
+  vknn_shader_id shader;
+  uint32_t spec[VKNN_MAX_SPEC_CONSTANTS]; /* constant_id 1.. */
+  uint32_t spec_count;
+  uint32_t local_size;
+  vknn_binding bindings[VKNN_MAX_BINDINGS];
+  uint32_t binding_count;
+  uint8_t push[VKNN_PUSH_CONSTANT_SIZE];
+  uint32_t push_size;
+  uint64_t invocations; /* total; the grid is derived from it */
+} vknn_dispatch;
+
+typedef struct vknn_dispatch_list {
+  vknn_dispatch *items;
+  uint32_t count;
+  uint32_t capacity;
+} vknn_dispatch_list;
+
+/* Appends a zeroed dispatch; NULL when out of memory. */
+vknn_dispatch *vknn_dispatch_list_add(vknn_dispatch_list *list);
+void vknn_dispatch_list_release(vknn_dispatch_list *list);
+
+/* Adds a bound tensor to a dispatch. */
+void vknn_dispatch_bind(vknn_dispatch *dispatch, uint32_t tensor, vknn_access access);

@@ -1,0 +1,123 @@
+/* The compiler's view of one subgraph: a tensor per operand with its shape
+ * after inference, its constant bytes, and where it lives once planned. */
+#pragma once
+#include "util/log.h"
+#include "memory/memory_pool.h"
+
+typedef enum vknn_region {
+  VKNN_REGION_NONE = 0,  /* not needed on the GPU (scalars, unused values) */
+  VKNN_REGION_CONSTANT,  /* device-local buffer filled once at prepare */
+  VKNN_REGION_ARENA,     /* device-local intermediate tensors, shared by lifetime */
+  VKNN_REGION_INPUT,     /* the request's inputs */
+  VKNN_REGION_OUTPUT,    /* the request's outputs */
+  VKNN_REGION_POOL,      /* a constant read in place from its model pool, imported */
+  VKNN_REGION_COUNT,
+} vknn_region;
+
+typedef struct vknn_tensor {
+  int32_t type;
+  uint32_t rank;
+  uint32_t dims[VKNN_MAX_RANK];
+  bool shape_known; /* rank known and every dimension > 0 */
+  float scale;
+  int32_t zero_point;
+  vknn_operand_lifetime lifetime;
+  const uint8_t *constant_data; /* constants: their bytes (valid while compiling) */
+  uint32_t io_index;            /* inputs and outputs: position in the model's list */
+  /* Planning. */
+  vknn_region region;
+  uint32_t pool_index; /* VKNN_REGION_POOL: the model pool */
+  uint64_t offset;     /* in the region; VKNN_REGION_POOL: from the pool mapping's first page */
+  uint64_t byte_size;
+  int32_t first_dispatch; /* -1 when no dispatch touches it */
+  int32_t last_dispatch;
+  /* A view of another tensor's bytes (a reshape that moves nothing): placed
+   * where that tensor is; UINT32_MAX when the tensor has bytes of its own. */
+  uint32_t alias_of;
+} vknn_tensor;
+
+/* Unary operations one elementwise kernel may run after its own. */
+#define VKNN_MAX_POST_OPS 3
+
+/* Per operation: what the fusion pass decided (see fusion.c). */
+typedef struct vknn_op_fusion {
+  bool fused_away;          /* merged into the operation producing its input */
+  int32_t extra_activation; /* producer: activation of a fused consumer, or -1 */
+  uint32_t output_override; /* producer: tensor written instead of its output, or UINT32_MAX */
+  /* Producer: a fused chain of unary operations (codes of unary_math.glsl,
+   * ELU's alpha), applied in order after its own result. */
+  uint32_t post_count;
+  uint32_t post_codes[VKNN_MAX_POST_OPS];
+  float post_alpha[VKNN_MAX_POST_OPS];
+} vknn_op_fusion;
+
+typedef struct vknn_graph {
+  const vknn_logger *log;
+  const vknn_model *model;
+  const vknn_subgraph *sg;
+  vknn_tensor *tensors; /* operands first, then constants the compiler adds */
+  uint32_t tensor_count;
+  uint32_t tensor_capacity;
+  vknn_mapped_pool *pools; /* the model's CONSTANT_REFERENCE pools, mapped */
+  uint32_t pool_count;
+  vknn_op_fusion *fusion; /* one per operation of sg */
+  void **owned;           /* bytes of added constants */
+  uint32_t owned_count;
+  /* Inferences that stopped for want of something only an execution knows
+   * (an input's shape or value): see vknn_graph_defer. */
+  uint32_t deferrals;
+} vknn_graph;
+
+/* What an execution tells about one model input that the model may leave
+ * open: its shape, whether it was omitted, and, for inputs that can decide
+ * shapes (small integer tensors and scalars), its value. Compiling with these
+ * specializes a model whose shapes depend on its inputs (prepared_model.c). */
+typedef struct vknn_input_override {
+  bool omitted;
+  uint32_t rank; /* 0: as the model declares */
+  uint32_t dims[VKNN_MAX_RANK];
+  const uint8_t *value; /* NULL: not taken as known */
+} vknn_input_override;
+
+/* Builds the tensors of the main subgraph of a valid model; maps its pools.
+ * overrides: NULL, or one entry per model input. */
+vknn_status vknn_graph_init(vknn_graph *graph, const vknn_logger *log, const vknn_model *model,
+                            const vknn_input_override *overrides);
+
+/* Stops an operation's inference because it needs an input's shape or value
+ * that only an execution knows: counts a deferral, logs (verbose) why, and
+ * returns GENERAL_FAILURE. */
+vknn_status vknn_graph_defer(vknn_graph *graph, const vknn_operation *op, const char *why);
+void vknn_graph_release(vknn_graph *graph);
+
+/* A constant INT32 scalar's value; false when the operand is not a constant. */
+bool vknn_graph_const_i32(const vknn_graph *graph, uint32_t operand, int32_t *out_value);
+
+/* Adds a constant tensor the compiler made (for example per-channel
+ * requantization factors). Takes ownership of data (malloc'ed). Returns the
+ * tensor index, or UINT32_MAX when out of memory (data is freed). Tensor
+ * pointers taken before the call are invalid after it. */
+uint32_t vknn_graph_add_constant(vknn_graph *graph, int32_t type, const uint32_t *dims,
+                                 uint32_t rank, void *data);
+
+/* Adds an intermediate tensor the compiler needs (lives in the arena).
+ * Returns its index, or UINT32_MAX when out of memory. */
+uint32_t vknn_graph_add_temporary(vknn_graph *graph, int32_t type, const uint32_t *dims,
+                                  uint32_t rank);
+
+/* Makes view a view of source's bytes, with no dispatch to copy them: for a
+ * reshape whose result is a temporary (a model output must be written where
+ * the request says). False when view is not a temporary. */
+bool vknn_graph_alias(vknn_graph *graph, uint32_t view, uint32_t source);
+
+/* Index of an operation within the graph's subgraph. */
+uint32_t vknn_graph_op_index(const vknn_graph *graph, const vknn_operation *op);
+
+/* The tensor an operation's output i is written to (after fusion). */
+uint32_t vknn_graph_op_output(const vknn_graph *graph, const vknn_operation *op, uint32_t i);
+
+/* Sets a tensor's shape; true when every dimension is known. */
+void vknn_tensor_set_shape(vknn_tensor *tensor, const uint32_t *dims, uint32_t rank);
+
+/* Bytes of a tensor of known shape. */
+uint64_t vknn_tensor_byte_size(const vknn_tensor *tensor);

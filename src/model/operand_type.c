@@ -1,0 +1,68 @@
+#include "model/operand_type.h"
+
+bool vknn_operand_type_is_builtin(int32_t type) {
+  return type >= VKNN_OPERAND_FLOAT32 && type <= VKNN_OPERAND_SUBGRAPH;
+}
+
+bool vknn_operand_type_is_extension(int32_t type) {
+  return VKNN_EXTENSION_PREFIX(type) != 0;
+}
+
+bool vknn_operand_type_is_scalar(int32_t type) {
+  switch (type) {
+    case VKNN_OPERAND_FLOAT32:
+    case VKNN_OPERAND_INT32:
+    case VKNN_OPERAND_UINT32:
+    case VKNN_OPERAND_BOOL:
+    case VKNN_OPERAND_FLOAT16:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool vknn_operand_type_is_tensor(int32_t type) {
+  return vknn_operand_type_is_builtin(type) && !vknn_operand_type_is_scalar(type) &&
+         type != VKNN_OPERAND_SUBGRAPH;
+}
+
+uint32_t vknn_operand_type_element_size(int32_t type) {
+  switch (type) {
+    case VKNN_OPERAND_FLOAT32:
+    case VKNN_OPERAND_INT32:
+    case VKNN_OPERAND_UINT32:
+    case VKNN_OPERAND_TENSOR_FLOAT32:
+    case VKNN_OPERAND_TENSOR_INT32:
+      return 4;
+    case VKNN_OPERAND_FLOAT16:
+    case VKNN_OPERAND_TENSOR_FLOAT16:
+    case VKNN_OPERAND_TENSOR_QUANT16_SYMM:
+    case VKNN_OPERAND_TENSOR_QUANT16_ASYMM:
+      return 2;
+    case VKNN_OPERAND_BOOL:
+    case VKNN_OPERAND_TENSOR_BOOL8:
+    case VKNN_OPERAND_TENSOR_QUANT8_ASYMM:
+    case VKNN_OPERAND_TENSOR_QUANT8_ASYMM_SIGNED:
+    case VKNN_OPERAND_TENSOR_QUANT8_SYMM:
+    case VKNN_OPERAND_TENSOR_QUANT8_SYMM_PER_CHANNEL:
+      return 1;
+    default:
+      return 0;
+  }
+}
+
+uint64_t vknn_operand_value_bytes(int32_t type, const uint32_t *dims, uint32_t rank) {
+  if (vknn_operand_type_is_scalar(type)) return vknn_operand_type_element_size(type);
+  if (rank == 0) return 0;
+  return vknn_shape_element_count(dims, rank) * vknn_operand_type_element_size(type);
+}
+
+uint64_t vknn_shape_element_count(const uint32_t *dims, uint32_t rank) {
+  uint64_t count = 1;
+  for (uint32_t i = 0; i < rank; ++i) {
+    if (dims[i] == 0) return 0;
+    if (count > UINT64_MAX / dims[i]) return UINT64_MAX;
+    count *= dims[i];
+  }
+  return count;
+}

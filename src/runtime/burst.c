@@ -1,0 +1,125 @@
+/* Bursts: executions that reuse the mappings of request memories by slot, so
+ * a run of executions maps each memory once. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/prepared_model_internal.h"
+#include "vknn/burst.h"
+#include "util/fault_injection.h"
+
+#define TAG "execution"
+
+typedef struct burst_slot {
+  int32_t slot;
+  vknn_mapped_pool pool;
+} burst_slot;
+
+struct vknn_burst {
+  vknn_prepared_model *pm;
+  pthread_mutex_t lock; /* one execution at a time; guards the slots */
+  burst_slot *slots;
+  uint32_t count, capacity;
+  vknn_mapped_pool *scratch; /* the current request's pools, in its order */
+  uint32_t scratch_capacity;
+};
+
+vknn_status vknn_burst_create(vknn_prepared_model *pm, vknn_burst **out_burst) {
+  if (pm == NULL || out_burst == NULL) return VKNN_STATUS_INVALID_ARGUMENT;
+  vknn_burst *b = vknn_calloc(1, sizeof(*b));
+  if (b == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
+  b->pm = pm;
+  pthread_mutex_init(&b->lock, NULL);
+  *out_burst = b;
+  return VKNN_STATUS_NONE;
+}
+
+static burst_slot *find_slot(vknn_burst *b, int32_t slot) {
+  for (uint32_t i = 0; i < b->count; ++i)
+    if (b->slots[i].slot == slot) return &b->slots[i];
+  return NULL;
+}
+
+static vknn_status add_slot(vknn_burst *b, int32_t slot, const vknn_memory *memory,
+                            burst_slot **out) {
+  if (b->count == b->capacity) {
+    uint32_t capacity = b->capacity ? b->capacity * 2 : 8;
+    burst_slot *slots = vknn_realloc(b->slots, capacity * sizeof(*slots));
+    if (slots == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
+    b->slots = slots;
+    b->capacity = capacity;
+  }
+  burst_slot *s = &b->slots[b->count];
+  vknn_status status = vknn_memory_map(&b->pm->device->log, memory, &s->pool);
+  if (status != VKNN_STATUS_NONE) return status;
+  s->slot = slot;
+  b->count++;
+  *out = s;
+  return VKNN_STATUS_NONE;
+}
+
+/* The request's pools from the slot cache, mapping the new ones. */
+static vknn_status gather_pools(vknn_burst *b, const vknn_request *request, const int32_t *slots) {
+  if (request->pool_count > b->scratch_capacity) {
+    vknn_mapped_pool *scratch = vknn_realloc(b->scratch, request->pool_count * sizeof(*scratch));
+    if (scratch == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
+    b->scratch = scratch;
+    b->scratch_capacity = request->pool_count;
+  }
+  for (uint32_t i = 0; i < request->pool_count; ++i) {
+    if (request->pools[i].kind != VKNN_REQUEST_POOL_MEMORY) {
+      VKNN_LOG_E(&b->pm->device->log, TAG, "a burst takes shared memory pools only (pool %u)", i);
+      return VKNN_STATUS_INVALID_ARGUMENT;
+    }
+    if (slots[i] < 0) {
+      VKNN_LOG_E(&b->pm->device->log, TAG, "burst slot %d of pool %u is negative", slots[i], i);
+      return VKNN_STATUS_INVALID_ARGUMENT;
+    }
+    burst_slot *s = find_slot(b, slots[i]);
+    if (s == NULL) {
+      vknn_status status = add_slot(b, slots[i], &request->pools[i].memory, &s);
+      if (status != VKNN_STATUS_NONE) return status;
+    }
+    b->scratch[i] = s->pool;
+  }
+  return VKNN_STATUS_NONE;
+}
+
+vknn_status vknn_burst_execute(vknn_burst *b, const vknn_request *request, const int32_t *slots,
+                               vknn_measure_timing measure, const vknn_deadline *deadline,
+                               const vknn_duration *loop_timeout, vknn_output_shape *out_shapes,
+                               uint32_t shape_count, vknn_timing *out_timing) {
+  (void)loop_timeout; /* no WHILE yet: nothing can loop */
+  if (out_timing != NULL) *out_timing = (vknn_timing){UINT64_MAX, UINT64_MAX};
+  if (b == NULL || (request != NULL && request->pool_count > 0 && slots == NULL))
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  vknn_status s = vknn_execution_validate(b->pm, request, measure, out_shapes, shape_count);
+  if (s != VKNN_STATUS_NONE) return s;
+  pthread_mutex_lock(&b->lock);
+  s = gather_pools(b, request, slots);
+  if (s == VKNN_STATUS_NONE)
+    s = vknn_execution_run(b->pm, request, b->scratch, measure, deadline, out_shapes, shape_count,
+                           out_timing);
+  pthread_mutex_unlock(&b->lock);
+  return s;
+}
+
+vknn_status vknn_burst_free_memory(vknn_burst *b, int32_t slot) {
+  if (b == NULL) return VKNN_STATUS_INVALID_ARGUMENT;
+  pthread_mutex_lock(&b->lock);
+  burst_slot *s = find_slot(b, slot);
+  if (s != NULL) {
+    vknn_memory_unmap(&s->pool);
+    *s = b->slots[--b->count];
+  }
+  pthread_mutex_unlock(&b->lock);
+  return VKNN_STATUS_NONE;
+}
+
+void vknn_burst_release(vknn_burst *b) {
+  if (b == NULL) return;
+  for (uint32_t i = 0; i < b->count; ++i) vknn_memory_unmap(&b->slots[i].pool);
+  pthread_mutex_destroy(&b->lock);
+  free(b->slots);
+  free(b->scratch);
+  free(b);
+}

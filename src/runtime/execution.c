@@ -1,0 +1,306 @@
+/* Execution: validate the request, take an instance of the recorded graph
+ * (graph_instance.h), copy inputs into its staging buffer, submit the
+ * command buffers recorded at prepare, wait, copy outputs. No recording and
+ * no pipeline creation happen here; executions on different instances run
+ * at once. The synchronous entry
+ * point is here; asynchronous, fenced and burst executions (execution_async.c,
+ * burst.c) run the same steps. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/buffer.h"
+#include "runtime/buffer_arguments.h"
+#include "memory/memory_pool.h"
+#include "runtime/graph_instance.h"
+#include "runtime/prepared_model_internal.h"
+#include "runtime/recorded_graph_pool.h"
+#include "runtime/zero_copy.h"
+#include "vknn/prepared_model.h"
+#include "util/fault_injection.h"
+
+#define TAG "execution"
+
+typedef struct request_pools {
+  vknn_mapped_pool *items;
+  uint32_t count;
+} request_pools;
+
+static void unmap_pools(request_pools *pools) {
+  for (uint32_t i = 0; i < pools->count; ++i) {
+    vknn_buffer_unref(pools->items[i].buffer);
+    vknn_memory_unmap(&pools->items[i]);
+  }
+  free(pools->items);
+}
+
+/* A token pool holds a reference to its driver buffer for the execution. */
+static vknn_status map_token(vknn_device *device, uint32_t token, vknn_mapped_pool *out) {
+  out->buffer = vknn_buffer_acquire(device, token);
+  out->writable = true;
+  if (out->buffer != NULL) return VKNN_STATUS_NONE;
+  VKNN_LOG_E(&device->log, TAG, "token %u names no driver buffer", token);
+  return VKNN_STATUS_INVALID_ARGUMENT;
+}
+
+static vknn_status map_pools(vknn_device *device, const vknn_request *request,
+                             request_pools *out) {
+  out->count = 0;
+  out->items = vknn_calloc(request->pool_count ? request->pool_count : 1, sizeof(vknn_mapped_pool));
+  if (out->items == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
+  for (uint32_t i = 0; i < request->pool_count; ++i) {
+    const vknn_request_pool *pool = &request->pools[i];
+    vknn_status s = pool->kind == VKNN_REQUEST_POOL_TOKEN
+                        ? map_token(device, pool->token, &out->items[i])
+                        : vknn_memory_map(&device->log, &pool->memory, &out->items[i]);
+    out->count++;
+    if (s != VKNN_STATUS_NONE) return s;
+  }
+  return VKNN_STATUS_NONE;
+}
+
+static void fill_shapes(const vknn_recorded_graph *rg, const vknn_request *request,
+                        vknn_output_shape *shapes, uint32_t shape_count) {
+  for (uint32_t i = 0; i < rg->output_count && i < shape_count; ++i) {
+    const vknn_io_slot *slot = &rg->outputs[i];
+    shapes[i].rank = slot->rank;
+    memset(shapes[i].dimensions, 0, sizeof(shapes[i].dimensions));
+    memcpy(shapes[i].dimensions, slot->dims, slot->rank * sizeof(uint32_t));
+    const vknn_request_argument *arg = &request->outputs[i];
+    shapes[i].is_sufficient = arg->has_no_value || arg->location.length >= slot->byte_size;
+  }
+}
+
+/* Dimensions a request gives must be those of the values (0: any). */
+static vknn_status check_dimensions(const vknn_logger *log, const char *what,
+                                    const vknn_request_argument *args, const vknn_io_slot *slots,
+                                    uint32_t count) {
+  for (uint32_t i = 0; i < count; ++i) {
+    const vknn_request_argument *arg = &args[i];
+    if (arg->has_no_value || arg->dimension_count == 0) continue;
+    bool ok = arg->dimension_count == slots[i].rank;
+    for (uint32_t d = 0; ok && d < arg->dimension_count; ++d)
+      ok = arg->dimensions[d] == 0 || arg->dimensions[d] == slots[i].dims[d];
+    if (!ok) {
+      VKNN_LOG_E(log, TAG, "%s %u: the request's dimensions are not those of the value", what, i);
+      return VKNN_STATUS_INVALID_ARGUMENT;
+    }
+  }
+  return VKNN_STATUS_NONE;
+}
+
+/* Every output must fit its location, before any GPU work starts. */
+static vknn_status check_output_sizes(const vknn_recorded_graph *rg, const vknn_request *request,
+                                      const request_pools *pools) {
+  const vknn_logger *log = &rg->device->log;
+  vknn_status s = VKNN_STATUS_NONE;
+  for (uint32_t i = 0; i < rg->output_count; ++i) {
+    const vknn_request_argument *arg = &request->outputs[i];
+    if (arg->has_no_value) continue;
+    if (!pools->items[arg->location.pool_index].writable) {
+      VKNN_LOG_E(log, TAG, "output %u lies in a read-only pool", i);
+      return VKNN_STATUS_INVALID_ARGUMENT;
+    }
+    if (arg->location.length < rg->outputs[i].byte_size) {
+      VKNN_LOG_E(log, TAG, "output %u needs %llu bytes, its location has %u", i,
+                 (unsigned long long)rg->outputs[i].byte_size, arg->location.length);
+      s = VKNN_STATUS_OUTPUT_INSUFFICIENT_SIZE;
+    }
+  }
+  return s;
+}
+
+static vknn_status copy_inputs(vknn_graph_instance *inst, const vknn_request *request,
+                               const request_pools *pools) {
+  const vknn_recorded_graph *rg = inst->graph;
+  uint8_t *staging = inst->staging.mapped;
+  for (uint32_t i = 0; i < rg->input_count; ++i) {
+    const vknn_request_argument *arg = &request->inputs[i];
+    const vknn_io_slot *slot = &rg->inputs[i];
+    if (arg->has_no_value) {
+      if (!slot->bound) continue;
+      VKNN_LOG_E(&rg->device->log, TAG, "input %u has no value but the model reads it", i);
+      return VKNN_STATUS_INVALID_ARGUMENT;
+    }
+    if (arg->location.length < slot->byte_size) {
+      VKNN_LOG_E(&rg->device->log, TAG, "input %u has %u bytes, its value needs %llu", i,
+                 arg->location.length, (unsigned long long)slot->byte_size);
+      return VKNN_STATUS_INVALID_ARGUMENT;
+    }
+    const vknn_mapped_pool *pool = &pools->items[arg->location.pool_index];
+    if (pool->buffer != NULL) {
+      vknn_status s = vknn_buffer_read(pool->buffer, staging + slot->offset, slot->byte_size);
+      if (s != VKNN_STATUS_NONE) return s;
+    } else {
+      memcpy(staging + slot->offset, pool->data + arg->location.offset, slot->byte_size);
+    }
+  }
+  return VKNN_STATUS_NONE;
+}
+
+static vknn_status copy_outputs(vknn_graph_instance *inst, const vknn_request *request,
+                                const request_pools *pools) {
+  const vknn_recorded_graph *rg = inst->graph;
+  const uint8_t *staging = inst->staging.mapped;
+  for (uint32_t i = 0; i < rg->output_count; ++i) {
+    const vknn_request_argument *arg = &request->outputs[i];
+    if (arg->has_no_value) continue;
+    const vknn_mapped_pool *pool = &pools->items[arg->location.pool_index];
+    const vknn_io_slot *slot = &rg->outputs[i];
+    if (pool->buffer == NULL) {
+      memcpy(pool->data + arg->location.offset, staging + slot->offset, slot->byte_size);
+      continue;
+    }
+    vknn_status s = vknn_buffer_write(pool->buffer, staging + slot->offset, slot->byte_size,
+                                      slot->dims, slot->rank);
+    if (s != VKNN_STATUS_NONE) return s;
+  }
+  return VKNN_STATUS_NONE;
+}
+
+/* The shaders read and write the request's memory: nothing to copy. */
+static vknn_status run_in_place(vknn_graph_instance *inst, const vknn_recording *rec,
+                                const vknn_deadline *deadline, uint64_t *device_us) {
+  vknn_status s = vknn_graph_instance_submit(inst, rec, deadline);
+  if (s == VKNN_STATUS_NONE) {
+    *device_us = vknn_graph_instance_read_timestamps(inst);
+    atomic_fetch_add(&inst->graph->device->vk.counters.zero_copy_executions, 1);
+  }
+  return s;
+}
+
+static vknn_status run_staged(vknn_graph_instance *inst, const vknn_request *request,
+                              const request_pools *view, const vknn_deadline *deadline,
+                              uint64_t *device_us) {
+  vknn_status s = copy_inputs(inst, request, view);
+  if (s == VKNN_STATUS_NONE) s = vknn_graph_instance_submit(inst, &inst->recording, deadline);
+  if (s == VKNN_STATUS_NONE) *device_us = vknn_graph_instance_read_timestamps(inst);
+  if (s == VKNN_STATUS_NONE) s = copy_outputs(inst, request, view);
+  if (s == VKNN_STATUS_NONE)
+    atomic_fetch_add(&inst->graph->device->vk.counters.staged_executions, 1);
+  return s;
+}
+
+static vknn_status run_on_instance(vknn_recorded_graph *rg, const vknn_request *request,
+                                   const request_pools *view, const vknn_deadline *deadline,
+                                   uint64_t *device_us) {
+  vknn_graph_instance *inst = NULL;
+  vknn_status s = vknn_recorded_graph_acquire(rg, &inst);
+  if (s != VKNN_STATUS_NONE) return s;
+  const vknn_recording *in_place = NULL;
+  s = vknn_zero_copy_select(inst, request, &in_place);
+  if (s == VKNN_STATUS_NONE && in_place != NULL) s = run_in_place(inst, in_place, deadline, device_us);
+  else if (s == VKNN_STATUS_NONE) s = run_staged(inst, request, view, deadline, device_us);
+  vknn_recorded_graph_release(rg, inst);
+  return s;
+}
+
+static vknn_status run_graph(vknn_recorded_graph *rg, const vknn_request *request,
+                             const request_pools *view, vknn_output_shape *shapes,
+                             uint32_t shape_count, const vknn_deadline *deadline,
+                             uint64_t *device_us) {
+  const vknn_logger *log = &rg->device->log;
+  vknn_status s = check_dimensions(log, "input", request->inputs, rg->inputs, rg->input_count);
+  if (s == VKNN_STATUS_NONE)
+    s = check_dimensions(log, "output", request->outputs, rg->outputs, rg->output_count);
+  if (s == VKNN_STATUS_NONE) s = check_output_sizes(rg, request, view);
+  if (shapes != NULL && (s == VKNN_STATUS_NONE || s == VKNN_STATUS_OUTPUT_INSUFFICIENT_SIZE))
+    fill_shapes(rg, request, shapes, shape_count);
+  if (s != VKNN_STATUS_NONE) return s;
+  return run_on_instance(rg, request, view, deadline, device_us);
+}
+
+/* The graph for this request, with a reference the caller drops: the
+ * prepared model's lock is held only while choosing (and, the first time a
+ * shape key occurs, compiling). */
+static vknn_status select_graph(vknn_prepared_model *pm, const vknn_request *request,
+                                const vknn_mapped_pool *pools, vknn_recorded_graph **out) {
+  pthread_mutex_lock(&pm->lock);
+  vknn_status s = vknn_prepared_model_select_graph(pm, request, pools, out);
+  if (s == VKNN_STATUS_NONE) {
+    pm->last = *out;
+    vknn_recorded_graph_retain(*out);
+  }
+  pthread_mutex_unlock(&pm->lock);
+  return s;
+}
+
+/* Arguments in driver buffers take the buffers' shapes and sizes first. */
+static vknn_status run_resolved(vknn_prepared_model *pm, const vknn_request *request,
+                                const vknn_mapped_pool *pools, vknn_output_shape *shapes,
+                                uint32_t shape_count, const vknn_deadline *deadline,
+                                uint64_t *device_us) {
+  vknn_resolved_request resolved;
+  vknn_status s = vknn_resolve_buffer_arguments(&pm->device->log, request, pools, &resolved);
+  vknn_recorded_graph *rg = NULL;
+  if (s == VKNN_STATUS_NONE) s = select_graph(pm, &resolved.request, pools, &rg);
+  if (s == VKNN_STATUS_NONE) {
+    const request_pools view = {(vknn_mapped_pool *)pools, request->pool_count};
+    s = run_graph(rg, &resolved.request, &view, shapes, shape_count, deadline, device_us);
+    vknn_recorded_graph_unref(rg);
+  }
+  vknn_resolved_request_free(&resolved);
+  return s;
+}
+
+vknn_status vknn_execution_validate(vknn_prepared_model *pm, const vknn_request *request,
+                                    vknn_measure_timing measure, const vknn_output_shape *shapes,
+                                    uint32_t shape_count) {
+  if (pm == NULL || request == NULL) return VKNN_STATUS_INVALID_ARGUMENT;
+  if ((unsigned)measure > VKNN_MEASURE_TIMING_YES) {
+    VKNN_LOG_E(&pm->device->log, TAG, "invalid timing request %d", (int)measure);
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
+  if (shapes != NULL && shape_count < request->output_count) {
+    VKNN_LOG_E(&pm->device->log, TAG, "room for %u output shapes, the request has %u outputs",
+               shape_count, request->output_count);
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
+  return vknn_validate_request(pm, request);
+}
+
+vknn_status vknn_execution_run(vknn_prepared_model *pm, const vknn_request *request,
+                               const vknn_mapped_pool *pools, vknn_measure_timing measure,
+                               const vknn_deadline *deadline, vknn_output_shape *out_shapes,
+                               uint32_t shape_count, vknn_timing *out_timing) {
+  uint64_t start = vknn_now_boottime_ns();
+  if (out_timing != NULL) *out_timing = (vknn_timing){UINT64_MAX, UINT64_MAX};
+  vknn_status s = vknn_check_deadline(&pm->device->log, TAG, deadline);
+  if (s != VKNN_STATUS_NONE) return s;
+  uint64_t device_us = UINT64_MAX;
+  s = run_resolved(pm, request, pools, out_shapes, shape_count, deadline, &device_us);
+  if (s == VKNN_STATUS_NONE && measure == VKNN_MEASURE_TIMING_YES && out_timing != NULL) {
+    uint64_t driver_us = (vknn_now_boottime_ns() - start) / 1000;
+    /* The HAL requires driver time >= device time; clocks differ in grain. */
+    out_timing->time_on_device = device_us;
+    out_timing->time_in_driver = device_us != UINT64_MAX && device_us > driver_us ? device_us : driver_us;
+  }
+  return s;
+}
+
+vknn_status vknn_execution_run_mapping(vknn_prepared_model *pm, const vknn_request *request,
+                                       vknn_measure_timing measure, const vknn_deadline *deadline,
+                                       vknn_output_shape *out_shapes, uint32_t shape_count,
+                                       vknn_timing *out_timing) {
+  if (out_timing != NULL) *out_timing = (vknn_timing){UINT64_MAX, UINT64_MAX};
+  request_pools pools;
+  vknn_status s = map_pools(pm->device, request, &pools);
+  if (s == VKNN_STATUS_NONE)
+    s = vknn_execution_run(pm, request, pools.items, measure, deadline, out_shapes, shape_count,
+                           out_timing);
+  unmap_pools(&pools);
+  return s;
+}
+
+vknn_status vknn_prepared_model_execute(vknn_prepared_model *pm, const vknn_request *request,
+                                        vknn_measure_timing measure,
+                                        const vknn_deadline *deadline,
+                                        const vknn_duration *loop_timeout,
+                                        vknn_output_shape *out_shapes, uint32_t shape_count,
+                                        vknn_timing *out_timing) {
+  if (out_timing != NULL) *out_timing = (vknn_timing){UINT64_MAX, UINT64_MAX};
+  (void)loop_timeout; /* no WHILE yet: nothing can loop */
+  vknn_status s = vknn_execution_validate(pm, request, measure, out_shapes, shape_count);
+  if (s != VKNN_STATUS_NONE) return s;
+  return vknn_execution_run_mapping(pm, request, measure, deadline, out_shapes, shape_count,
+                                    out_timing);
+}

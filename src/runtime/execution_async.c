@@ -1,0 +1,275 @@
+/* Asynchronous and fenced executions: validated at once, then run on the
+ * device's executor (executor.c), in the prepared model's priority. A
+ * fenced execution reaches the executor only once its fences have signaled
+ * (fence_waiter.c). */
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "model/operand_type.h"
+#include "runtime/prepared_model_internal.h"
+#include "memory/request_copy.h"
+#include "util/fault_injection.h"
+
+#define TAG "execution"
+#define MAX_OUTPUTS_REPORTED 64
+
+typedef struct async_execution {
+  vknn_prepared_model *pm;
+  vknn_request_copy copy;
+  vknn_measure_timing measure;
+  vknn_deadline deadline;
+  vknn_execution_callback callback;
+  void *user_data;
+} async_execution;
+
+static void run_async(void *context) {
+  async_execution *a = context;
+  vknn_output_shape shapes[MAX_OUTPUTS_REPORTED];
+  uint32_t count = a->copy.request.output_count;
+  vknn_timing timing;
+  vknn_status s = vknn_execution_run_mapping(a->pm, &a->copy.request, a->measure, &a->deadline,
+                                             count <= MAX_OUTPUTS_REPORTED ? shapes : NULL,
+                                             MAX_OUTPUTS_REPORTED, &timing);
+  a->callback(a->user_data, s, count <= MAX_OUTPUTS_REPORTED ? shapes : NULL,
+              count <= MAX_OUTPUTS_REPORTED ? count : 0, &timing);
+  vknn_prepared_model_release_pending(a->pm);
+  vknn_request_copy_free(&a->copy);
+  free(a);
+}
+
+vknn_status vknn_prepared_model_execute_async(vknn_prepared_model *pm, const vknn_request *request,
+                                              vknn_measure_timing measure,
+                                              const vknn_deadline *deadline,
+                                              const vknn_duration *loop_timeout,
+                                              vknn_execution_callback callback, void *user_data) {
+  (void)loop_timeout; /* no WHILE yet: nothing can loop */
+  vknn_status s = vknn_execution_validate(pm, request, measure, NULL, 0);
+  if (s == VKNN_STATUS_NONE && callback == NULL) s = VKNN_STATUS_INVALID_ARGUMENT;
+  if (s == VKNN_STATUS_NONE) s = vknn_check_deadline(&pm->device->log, TAG, deadline);
+  if (s != VKNN_STATUS_NONE) return s;
+  async_execution *a = vknn_calloc(1, sizeof(*a));
+  if (a == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
+  *a = (async_execution){.pm = pm, .measure = measure, .callback = callback, .user_data = user_data};
+  if (deadline != NULL) a->deadline = *deadline;
+  s = vknn_request_copy_make(request, &a->copy);
+  if (s == VKNN_STATUS_NONE) {
+    vknn_prepared_model_retain_pending(pm);
+    s = vknn_executor_submit(&pm->device->executor, pm->priority, run_async, a);
+    if (s != VKNN_STATUS_NONE) vknn_prepared_model_release_pending(pm);
+  }
+  if (s != VKNN_STATUS_NONE) {
+    vknn_request_copy_free(&a->copy);
+    free(a);
+  }
+  return s;
+}
+
+/* ---- fenced -------------------------------------------------------------- */
+
+struct vknn_fenced_execution {
+  pthread_mutex_t lock;
+  pthread_cond_t done_cond;
+  int references; /* the caller's and the running job's */
+  bool done;
+  vknn_status status;
+  vknn_timing launched, fenced;
+  /* The job's inputs. */
+  vknn_prepared_model *pm;
+  vknn_request_copy copy;
+  int *wait_for;
+  uint32_t wait_count;
+  vknn_fence_wait wait;
+  vknn_status wait_status; /* how the wait for the fences ended */
+  uint64_t fenced_ns;      /* when it ended */
+  vknn_measure_timing measure;
+  vknn_deadline deadline;
+  vknn_duration timeout_after_fence;
+  int signal_fd;
+  uint64_t launch_ns;
+};
+
+static void unref(vknn_fenced_execution *f) {
+  pthread_mutex_lock(&f->lock);
+  bool last = --f->references == 0;
+  pthread_mutex_unlock(&f->lock);
+  if (!last) return;
+  pthread_mutex_destroy(&f->lock);
+  pthread_cond_destroy(&f->done_cond);
+  for (uint32_t i = 0; i < f->wait_count; ++i)
+    if (f->wait_for[i] >= 0) close(f->wait_for[i]);
+  free(f->wait_for);
+  free(f);
+}
+
+static vknn_timing since(uint64_t start_ns, const vknn_timing *run) {
+  if (run->time_in_driver == UINT64_MAX) return *run;
+  uint64_t driver = (vknn_now_boottime_ns() - start_ns) / 1000;
+  return (vknn_timing){run->time_on_device, driver > run->time_in_driver ? driver : run->time_in_driver};
+}
+
+static void run_fenced(void *context) {
+  vknn_fenced_execution *f = context;
+  vknn_timing run = {UINT64_MAX, UINT64_MAX};
+  vknn_status s = f->wait_status;
+  uint64_t fenced_ns = f->fenced_ns;
+  if (s == VKNN_STATUS_NONE)
+    s = vknn_execution_run_mapping(f->pm, &f->copy.request, f->measure, &f->deadline, NULL, 0, &run);
+  if (s == VKNN_STATUS_NONE && f->timeout_after_fence.has_value &&
+      vknn_now_boottime_ns() - fenced_ns > f->timeout_after_fence.nanoseconds)
+    s = VKNN_STATUS_MISSED_DEADLINE_TRANSIENT;
+  pthread_mutex_lock(&f->lock);
+  f->status = s;
+  if (s == VKNN_STATUS_NONE && f->measure == VKNN_MEASURE_TIMING_YES) {
+    f->launched = since(f->launch_ns, &run);
+    f->fenced = since(fenced_ns, &run);
+  }
+  f->done = true;
+  pthread_cond_broadcast(&f->done_cond);
+  pthread_mutex_unlock(&f->lock);
+  uint64_t one = 1;
+  ssize_t written = write(f->signal_fd, &one, sizeof(one)); /* signals the sync fence */
+  (void)written;
+  close(f->signal_fd);
+  vknn_prepared_model_release_pending(f->pm);
+  vknn_request_copy_free(&f->copy);
+  unref(f);
+}
+
+/* The fences have signaled (or the wait failed): on to the executor, or,
+ * should it refuse the job, run here. */
+static void fences_ready(void *context, vknn_status status) {
+  vknn_fenced_execution *f = context;
+  f->wait_status = status;
+  f->fenced_ns = vknn_now_boottime_ns();
+  vknn_device *device = f->pm->device;
+  if (vknn_executor_submit(&device->executor, f->pm->priority, run_fenced, f) != VKNN_STATUS_NONE)
+    run_fenced(f);
+}
+
+/* Whether the model declares an output's shape in full (scalars always do). */
+static bool declared_shape_known(const vknn_io_decl *slot) {
+  if (vknn_operand_type_is_scalar(slot->type)) return true;
+  if (slot->declared_rank == 0) return false;
+  for (uint32_t d = 0; d < slot->declared_rank; ++d)
+    if (slot->declared_dims[d] == 0) return false;
+  return true;
+}
+
+static vknn_status validate_fenced(vknn_prepared_model *pm, const vknn_request *request,
+                                   const int *wait_for, uint32_t wait_count,
+                                   vknn_measure_timing measure, int *out_sync_fence,
+                                   vknn_fenced_execution **out_execution) {
+  if (out_sync_fence == NULL || out_execution == NULL || (wait_count > 0 && wait_for == NULL))
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  vknn_status s = vknn_execution_validate(pm, request, measure, NULL, 0);
+  if (s != VKNN_STATUS_NONE) return s;
+  for (uint32_t i = 0; i < wait_count; ++i) {
+    if (wait_for[i] < 0 || fcntl(wait_for[i], F_GETFD) == -1) {
+      VKNN_LOG_E(&pm->device->log, TAG, "sync fence %u (%d) is not a valid descriptor", i, wait_for[i]);
+      return VKNN_STATUS_INVALID_ARGUMENT;
+    }
+  }
+  for (uint32_t i = 0; i < pm->output_count; ++i) {
+    if (!declared_shape_known(&pm->outputs[i])) {
+      VKNN_LOG_E(&pm->device->log, TAG, "fenced execution with output %u of unknown shape", i);
+      return VKNN_STATUS_INVALID_ARGUMENT;
+    }
+  }
+  return VKNN_STATUS_NONE;
+}
+
+static vknn_fenced_execution *new_fenced(vknn_prepared_model *pm, const int *wait_for,
+                                         uint32_t wait_count, vknn_measure_timing measure,
+                                         const vknn_deadline *deadline,
+                                         const vknn_duration *timeout_after_fence) {
+  vknn_fenced_execution *f = vknn_calloc(1, sizeof(*f));
+  if (f == NULL) return NULL;
+  f->wait_for = vknn_calloc(wait_count ? wait_count : 1, sizeof(int));
+  if (f->wait_for == NULL) {
+    free(f);
+    return NULL;
+  }
+  /* The caller's descriptors are its own once the call returns: wait on
+   * duplicates. */
+  f->wait_count = wait_count;
+  bool duplicated = true;
+  for (uint32_t i = 0; i < wait_count; ++i) {
+    f->wait_for[i] = fcntl(wait_for[i], F_DUPFD_CLOEXEC, 0);
+    duplicated &= f->wait_for[i] >= 0;
+  }
+  pthread_mutex_init(&f->lock, NULL);
+  pthread_cond_init(&f->done_cond, NULL);
+  f->references = 2; /* the caller's and the job's */
+  if (!duplicated) {
+    f->references = 1;
+    unref(f);
+    return NULL;
+  }
+  f->pm = pm;
+  f->measure = measure;
+  f->launched = f->fenced = (vknn_timing){UINT64_MAX, UINT64_MAX};
+  if (deadline != NULL) f->deadline = *deadline;
+  if (timeout_after_fence != NULL) f->timeout_after_fence = *timeout_after_fence;
+  f->launch_ns = vknn_now_boottime_ns();
+  return f;
+}
+
+vknn_status vknn_prepared_model_execute_fenced(vknn_prepared_model *pm, const vknn_request *request,
+                                               const int *wait_for, uint32_t wait_count,
+                                               vknn_measure_timing measure,
+                                               const vknn_deadline *deadline,
+                                               const vknn_duration *loop_timeout,
+                                               const vknn_duration *timeout_after_fence,
+                                               int *out_sync_fence,
+                                               vknn_fenced_execution **out_execution) {
+  (void)loop_timeout; /* no WHILE yet: nothing can loop */
+  if (out_sync_fence != NULL) *out_sync_fence = -1;
+  if (out_execution != NULL) *out_execution = NULL;
+  vknn_status s = validate_fenced(pm, request, wait_for, wait_count, measure, out_sync_fence, out_execution);
+  if (s == VKNN_STATUS_NONE) s = vknn_check_deadline(&pm->device->log, TAG, deadline);
+  if (s != VKNN_STATUS_NONE) return s;
+  vknn_fenced_execution *f = new_fenced(pm, wait_for, wait_count, measure, deadline, timeout_after_fence);
+  if (f == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
+  /* The caller's fence: an eventfd, readable once the job writes to it. */
+  int fence = eventfd(0, EFD_CLOEXEC);
+  f->signal_fd = fence >= 0 ? dup(fence) : -1;
+  s = f->signal_fd >= 0 ? vknn_request_copy_make(request, &f->copy) : VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
+  if (s == VKNN_STATUS_NONE) {
+    f->wait = (vknn_fence_wait){.fds = f->wait_for, .count = wait_count, .deadline = &f->deadline,
+                                .ready = fences_ready, .context = f};
+    vknn_prepared_model_retain_pending(pm);
+    /* f may be finished once this returns: the caller's fence is fence. */
+    s = vknn_fence_waiter_add(&pm->device->fence_waiter, &f->wait);
+    if (s != VKNN_STATUS_NONE) vknn_prepared_model_release_pending(pm);
+  }
+  if (s != VKNN_STATUS_NONE) {
+    if (fence >= 0) close(fence);
+    if (f->signal_fd >= 0) close(f->signal_fd);
+    vknn_request_copy_free(&f->copy);
+    f->references = 1;
+    unref(f);
+    return s;
+  }
+  *out_sync_fence = fence;
+  *out_execution = f;
+  return VKNN_STATUS_NONE;
+}
+
+vknn_status vknn_fenced_execution_get_info(vknn_fenced_execution *f, vknn_timing *out_launched,
+                                           vknn_timing *out_fenced) {
+  if (f == NULL) return VKNN_STATUS_INVALID_ARGUMENT;
+  pthread_mutex_lock(&f->lock);
+  while (!f->done) pthread_cond_wait(&f->done_cond, &f->lock);
+  vknn_status s = f->status;
+  if (out_launched != NULL) *out_launched = f->launched;
+  if (out_fenced != NULL) *out_fenced = f->fenced;
+  pthread_mutex_unlock(&f->lock);
+  return s;
+}
+
+void vknn_fenced_execution_release(vknn_fenced_execution *f) {
+  if (f != NULL) unref(f);
+}

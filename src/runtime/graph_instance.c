@@ -1,0 +1,126 @@
+/* A graph instance: what one execution of a recorded graph needs for
+ * itself. Created with the graph at prepare; more only when executions of
+ * one prepared model overlap (recorded_graph.c). */
+#include "runtime/graph_instance.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/fault_injection.h"
+
+#define TAG "execution"
+
+static vknn_status create_buffers(vknn_graph_instance *inst) {
+  const vknn_recorded_graph *rg = inst->graph;
+  vknn_vk *vk = &rg->device->vk;
+  vknn_status s = vknn_vk_buffer_create(vk, vknn_vk_buffer_size_for(rg->info.arena_bytes),
+                                        VKNN_BUFFER_DEVICE_LOCAL, &inst->arena);
+  if (s == VKNN_STATUS_NONE)
+    s = vknn_vk_buffer_create(vk, vknn_vk_buffer_size_for(rg->staging_size), VKNN_BUFFER_HOST_VISIBLE,
+                              &inst->staging);
+  return s;
+}
+
+static vknn_status create_command_objects(vknn_graph_instance *inst) {
+  const vknn_recorded_graph *rg = inst->graph;
+  vknn_vk *vk = &rg->device->vk;
+  VkCommandPoolCreateInfo pool = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+                                  .queueFamilyIndex = vk->queue_family};
+  VkResult r = vkCreateCommandPool(vk->device, &pool, NULL, &inst->command_pool);
+  if (r == VK_SUCCESS) {
+    VkFenceCreateInfo fence = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+    r = vkCreateFence(vk->device, &fence, NULL, &inst->fence);
+  }
+  if (r == VK_SUCCESS && rg->timestamp_count > 0) {
+    VkQueryPoolCreateInfo info = {.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
+                                  .queryType = VK_QUERY_TYPE_TIMESTAMP,
+                                  .queryCount = rg->timestamp_count};
+    r = vkCreateQueryPool(vk->device, &info, NULL, &inst->timestamps);
+  }
+  return vknn_vk_status(r);
+}
+
+vknn_status vknn_graph_instance_create(vknn_recorded_graph *rg, vknn_graph_instance **out) {
+  *out = NULL;
+  vknn_graph_instance *inst = vknn_calloc(1, sizeof(*inst));
+  if (inst == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
+  inst->graph = rg;
+  inst->ticks = vknn_calloc(rg->timestamp_count ? rg->timestamp_count : 1, sizeof(uint64_t));
+  vknn_status s = inst->ticks ? VKNN_STATUS_NONE : VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
+  if (s == VKNN_STATUS_NONE) s = create_buffers(inst);
+  if (s == VKNN_STATUS_NONE) s = create_command_objects(inst);
+  if (s == VKNN_STATUS_NONE) {
+    vknn_recording_resources res = vknn_graph_instance_resources(inst);
+    s = vknn_recording_create(&res, NULL, NULL, &inst->recording);
+  }
+  if (s != VKNN_STATUS_NONE) {
+    vknn_graph_instance_destroy(inst);
+    return s;
+  }
+  *out = inst;
+  return VKNN_STATUS_NONE;
+}
+
+void vknn_graph_instance_destroy(vknn_graph_instance *inst) {
+  if (inst == NULL) return;
+  vknn_vk *vk = &inst->graph->device->vk;
+  vknn_recording_resources res = vknn_graph_instance_resources(inst);
+  vknn_recording_destroy(&res, &inst->recording);
+  if (inst->fence != VK_NULL_HANDLE) vkDestroyFence(vk->device, inst->fence, NULL);
+  if (inst->timestamps != VK_NULL_HANDLE) vkDestroyQueryPool(vk->device, inst->timestamps, NULL);
+  if (inst->command_pool != VK_NULL_HANDLE)
+    vkDestroyCommandPool(vk->device, inst->command_pool, NULL);
+  vknn_vk_buffer_destroy(vk, &inst->arena);
+  vknn_vk_buffer_destroy(vk, &inst->staging);
+  free(inst->ticks);
+  free(inst);
+}
+
+static bool deadline_passed(const vknn_deadline *deadline) {
+  return vknn_now_boottime_ns() >= deadline->nanoseconds_since_boot;
+}
+
+vknn_status vknn_graph_instance_submit(vknn_graph_instance *inst, const vknn_recording *rec,
+                                       const vknn_deadline *deadline) {
+  vknn_device *device = inst->graph->device;
+  vknn_vk *vk = &device->vk;
+  if (deadline == NULL || !deadline->has_value)
+    return vknn_vk_submit_and_wait(vk, rec->segments, rec->segment_count, inst->fence);
+  for (uint32_t i = 0; i < rec->segment_count; ++i) {
+    if (deadline_passed(deadline)) {
+      atomic_fetch_add(&vk->counters.deadline_cancellations, 1);
+      VKNN_LOG_E(&device->log, TAG, "the deadline passed after %u of %u segments; cancelled", i,
+                 rec->segment_count);
+      return VKNN_STATUS_MISSED_DEADLINE_TRANSIENT;
+    }
+    vknn_status s = vknn_vk_submit_and_wait(vk, &rec->segments[i], 1, inst->fence);
+    if (s != VKNN_STATUS_NONE) return s;
+  }
+  return VKNN_STATUS_NONE;
+}
+
+uint64_t vknn_graph_instance_read_timestamps(vknn_graph_instance *inst) {
+  if (inst->timestamps == VK_NULL_HANDLE) return UINT64_MAX;
+  vknn_recorded_graph *rg = inst->graph;
+  vknn_vk *vk = &rg->device->vk;
+  uint64_t *ticks = inst->ticks;
+  uint32_t n = rg->timestamp_count;
+  VkResult r = vkGetQueryPoolResults(vk->device, inst->timestamps, 0, n, n * sizeof(uint64_t),
+                                     ticks, sizeof(uint64_t),
+                                     VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
+  if (r != VK_SUCCESS) return UINT64_MAX;
+  uint64_t mask = vk->timestamp_valid_bits >= 64 ? UINT64_MAX
+                                                 : (1ull << vk->timestamp_valid_bits) - 1;
+  double ns_per_tick = vk->properties.limits.timestampPeriod;
+  if (rg->info.profiled) vknn_recorded_graph_set_dispatch_times(rg, ticks, mask, ns_per_tick);
+  uint64_t elapsed = (ticks[n - 1] - ticks[0]) & mask;
+  return (uint64_t)((double)elapsed * ns_per_tick / 1000.0);
+}
+
+vknn_recording_resources vknn_graph_instance_resources(const vknn_graph_instance *inst) {
+  return (vknn_recording_resources){.graph = inst->graph,
+                                    .arena = inst->arena.buffer,
+                                    .staging = inst->staging.buffer,
+                                    .command_pool = inst->command_pool,
+                                    .timestamps = inst->timestamps};
+}

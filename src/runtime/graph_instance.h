@@ -1,0 +1,42 @@
+/* One set of the per-execution resources of a recorded graph
+ * (graph_instance.c): its own arena of intermediate tensors, staging buffer,
+ * recorded command buffers, fence and timestamps. An execution holds one
+ * instance for its whole run, so executions of one prepared model on
+ * different instances run at once. The recorded graph keeps them in a pool
+ * (recorded_graph.c). */
+#pragma once
+#include "runtime/graph_recording.h"
+#include "runtime/recorded_graph.h"
+
+struct vknn_graph_instance {
+  vknn_recorded_graph *graph;
+  vknn_vk_buffer arena;
+  vknn_vk_buffer staging; /* host-visible: inputs, then outputs */
+  VkCommandPool command_pool;
+  VkFence fence;
+  VkQueryPool timestamps; /* VK_NULL_HANDLE when the queue has none */
+  uint64_t *ticks;        /* the graph's timestamp_count query results */
+  vknn_recording recording; /* inputs and outputs in the staging buffer */
+  struct vknn_zero_copy_cache *zero_copy; /* zero_copy.c; NULL until used */
+  /* The pool's bookkeeping, under the graph's instance_lock. */
+  bool busy;
+  uint64_t idle_since_ns;
+  vknn_graph_instance *next;
+};
+
+/* Allocates the buffers and command objects and records the graph. */
+vknn_status vknn_graph_instance_create(vknn_recorded_graph *rg, vknn_graph_instance **out);
+void vknn_graph_instance_destroy(vknn_graph_instance *inst);
+
+/* The instance's resources, as recordings take them. */
+vknn_recording_resources vknn_graph_instance_resources(const vknn_graph_instance *inst);
+
+/* Runs a recording of this instance and waits for it. With a deadline the
+ * segments go one at a time, and none starts once the deadline has passed:
+ * MISSED_DEADLINE_TRANSIENT. */
+vknn_status vknn_graph_instance_submit(vknn_graph_instance *inst, const vknn_recording *rec,
+                                       const vknn_deadline *deadline);
+
+/* Device time of the last submission in microseconds (UINT64_MAX when
+ * unavailable); per-dispatch times go to the graph when profiled. */
+uint64_t vknn_graph_instance_read_timestamps(vknn_graph_instance *inst);

@@ -1,0 +1,237 @@
+/* Records a compiled graph: per dispatch, the pipeline, a descriptor set of
+ * the tensors it binds, push constants and the dispatch itself; a barrier
+ * only where a dispatch touches bytes that an earlier one wrote (or writes
+ * bytes one read). Barriers order commands across the segments too: they
+ * cover every command submitted earlier on the queue. */
+#include "runtime/graph_recording.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/fault_injection.h"
+
+#define TAG "compilation"
+
+typedef struct recording_target {
+  const vknn_recording_resources *inst;
+  const vknn_io_binding *inputs; /* NULL: the staging buffer */
+  const vknn_io_binding *outputs;
+  VkDescriptorPool pool;
+} recording_target;
+
+static void tensor_buffer(const recording_target *t, const vknn_tensor_place *place,
+                          VkDescriptorBufferInfo *out) {
+  const vknn_recording_resources *inst = t->inst;
+  const vknn_recorded_graph *rg = inst->graph;
+  out->offset = place->offset;
+  switch (place->region) {
+    case VKNN_REGION_CONSTANT: out->buffer = rg->constants.buffer; break;
+    case VKNN_REGION_ARENA: out->buffer = inst->arena; break;
+    case VKNN_REGION_POOL: out->buffer = vknn_pool_binding_buffer(&rg->pools[place->pool_index]); break;
+    case VKNN_REGION_INPUT:
+      out->buffer = t->inputs ? t->inputs[place->io_index].buffer : inst->staging;
+      out->offset = t->inputs ? t->inputs[place->io_index].offset : place->offset;
+      break;
+    default:
+      out->buffer = t->outputs ? t->outputs[place->io_index].buffer : inst->staging;
+      out->offset = t->outputs ? t->outputs[place->io_index].offset
+                               : rg->input_region_size + place->offset;
+      break;
+  }
+  out->range = place->byte_size;
+}
+
+static vknn_status create_descriptor_pool(const vknn_recorded_graph *rg, VkDescriptorPool *out) {
+  uint32_t sets = rg->dispatches.count ? rg->dispatches.count : 1;
+  VkDescriptorPoolSize size = {.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                               .descriptorCount = sets * VKNN_MAX_BINDINGS};
+  VkDescriptorPoolCreateInfo info = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
+                                     .maxSets = sets,
+                                     .poolSizeCount = 1,
+                                     .pPoolSizes = &size};
+  return vknn_vk_status(vkCreateDescriptorPool(rg->device->vk.device, &info, NULL, out));
+}
+
+static vknn_status write_descriptor_set(const recording_target *t, const vknn_dispatch *d,
+                                        VkDescriptorSet *out_set) {
+  const vknn_recorded_graph *rg = t->inst->graph;
+  vknn_vk *vk = &rg->device->vk;
+  VkDescriptorSetAllocateInfo alloc = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
+                                       .descriptorPool = t->pool,
+                                       .descriptorSetCount = 1,
+                                       .pSetLayouts = &vk->set_layouts[d->binding_count]};
+  VkResult r = vknn_vk_injected_fault();
+  if (r == VK_SUCCESS) r = vkAllocateDescriptorSets(vk->device, &alloc, out_set);
+  if (r != VK_SUCCESS) return vknn_vk_status(r);
+  VkDescriptorBufferInfo infos[VKNN_MAX_BINDINGS];
+  VkWriteDescriptorSet writes[VKNN_MAX_BINDINGS];
+  for (uint32_t b = 0; b < d->binding_count; ++b) {
+    tensor_buffer(t, &rg->places[d->bindings[b].tensor], &infos[b]);
+    writes[b] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+                                       .dstSet = *out_set,
+                                       .dstBinding = b,
+                                       .descriptorCount = 1,
+                                       .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                       .pBufferInfo = &infos[b]};
+  }
+  vkUpdateDescriptorSets(vk->device, d->binding_count, writes, 0, NULL);
+  return VKNN_STATUS_NONE;
+}
+
+/* Accesses since the last barrier. */
+typedef struct hazard_tracker {
+  struct {
+    vknn_region region;
+    uint64_t begin, end;
+    bool write;
+  } pending[64];
+  uint32_t count;
+} hazard_tracker;
+
+static bool conflicts(const hazard_tracker *h, vknn_region region, uint64_t begin, uint64_t end,
+                      bool write) {
+  for (uint32_t i = 0; i < h->count; ++i)
+    if (h->pending[i].region == region && begin < h->pending[i].end &&
+        h->pending[i].begin < end && (write || h->pending[i].write))
+      return true;
+  return false;
+}
+
+static bool needs_barrier(hazard_tracker *h, const vknn_recorded_graph *rg, const vknn_dispatch *d) {
+  bool barrier = h->count + d->binding_count > 64;
+  for (uint32_t b = 0; b < d->binding_count && !barrier; ++b) {
+    const vknn_tensor_place *t = &rg->places[d->bindings[b].tensor];
+    barrier = conflicts(h, t->region, t->offset, t->offset + t->byte_size,
+                        d->bindings[b].access & VKNN_ACCESS_WRITE);
+  }
+  if (barrier) h->count = 0;
+  for (uint32_t b = 0; b < d->binding_count; ++b) {
+    const vknn_tensor_place *t = &rg->places[d->bindings[b].tensor];
+    h->pending[h->count].region = t->region;
+    h->pending[h->count].begin = t->offset;
+    h->pending[h->count].end = t->offset + t->byte_size;
+    h->pending[h->count].write = d->bindings[b].access & VKNN_ACCESS_WRITE;
+    h->count++;
+  }
+  return barrier;
+}
+
+static void memory_barrier(VkCommandBuffer cmd, VkAccessFlags src, VkAccessFlags dst,
+                           VkPipelineStageFlags dst_stage) {
+  VkMemoryBarrier barrier = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+                             .srcAccessMask = src,
+                             .dstAccessMask = dst};
+  vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, dst_stage, 0, 1, &barrier, 0,
+                       NULL, 0, NULL);
+}
+
+static vknn_status record_dispatch(const recording_target *t, VkCommandBuffer cmd,
+                                   const vknn_dispatch *d) {
+  const vknn_recorded_graph *rg = t->inst->graph;
+  vknn_vk *vk = &rg->device->vk;
+  VkPipeline pipeline;
+  VkDescriptorSet set;
+  vknn_status s = vknn_vk_get_pipeline(vk, d->shader, d->binding_count, d->local_size, d->spec,
+                                       d->spec_count, &pipeline);
+  if (s == VKNN_STATUS_NONE) s = write_descriptor_set(t, d, &set);
+  if (s != VKNN_STATUS_NONE) return s;
+  VkPipelineLayout layout = vk->pipeline_layouts[d->binding_count];
+  vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
+  vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, &set, 0, NULL);
+  if (d->push_size > 0)
+    vkCmdPushConstants(cmd, layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, d->push_size, d->push);
+  /* A 2-D grid of workgroups: one dimension is limited to 65535 groups. */
+  uint64_t groups = (d->invocations + d->local_size - 1) / d->local_size;
+  uint32_t max_x = vk->properties.limits.maxComputeWorkGroupCount[0];
+  uint32_t gx = (uint32_t)(groups < max_x ? groups : max_x);
+  uint32_t gy = (uint32_t)((groups + gx - 1) / gx);
+  if (gy > vk->properties.limits.maxComputeWorkGroupCount[1]) {
+    VKNN_LOG_E(&rg->device->log, TAG, "a dispatch of %llu invocations is too large",
+               (unsigned long long)d->invocations);
+    return VKNN_STATUS_GENERAL_FAILURE;
+  }
+  if (groups > 0) vkCmdDispatch(cmd, gx, gy, 1);
+  return VKNN_STATUS_NONE;
+}
+
+/* Dispatches [first, end) into one segment; the first segment starts the
+ * timestamps, the last one ends them and makes the outputs visible to the
+ * host. */
+static vknn_status record_segment(const recording_target *t, hazard_tracker *hazards,
+                                  VkCommandBuffer cmd, uint32_t first, uint32_t end,
+                                  uint32_t *barriers) {
+  const vknn_recorded_graph *rg = t->inst->graph;
+  VkQueryPool timestamps = t->inst->timestamps;
+  VkCommandBufferBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  VkResult r = vkBeginCommandBuffer(cmd, &begin);
+  if (r != VK_SUCCESS) return vknn_vk_status(r);
+  bool last = end == rg->dispatches.count;
+  if (first == 0 && timestamps != VK_NULL_HANDLE) {
+    vkCmdResetQueryPool(cmd, timestamps, 0, rg->timestamp_count);
+    vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, timestamps, 0);
+  }
+  vknn_status s = VKNN_STATUS_NONE;
+  for (uint32_t i = first; i < end && s == VKNN_STATUS_NONE; ++i) {
+    const vknn_dispatch *d = &rg->dispatches.items[i];
+    if (needs_barrier(hazards, rg, d)) {
+      memory_barrier(cmd, VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_SHADER_READ_BIT,
+                     VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT,
+                     VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT);
+      (*barriers)++;
+    }
+    s = record_dispatch(t, cmd, d);
+    if (rg->info.profiled)
+      vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, timestamps, i + 1);
+  }
+  if (last && timestamps != VK_NULL_HANDLE && !rg->info.profiled)
+    vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, timestamps, 1);
+  if (last)
+    memory_barrier(cmd, VK_ACCESS_SHADER_WRITE_BIT, VK_ACCESS_HOST_READ_BIT,
+                   VK_PIPELINE_STAGE_HOST_BIT);
+  r = vkEndCommandBuffer(cmd);
+  atomic_fetch_add(&rg->device->vk.counters.command_buffers_recorded, 1);
+  return s != VKNN_STATUS_NONE ? s : vknn_vk_status(r);
+}
+
+static vknn_status allocate_segments(const vknn_recording_resources *inst, vknn_recording *rec) {
+  const vknn_recorded_graph *rg = inst->graph;
+  uint32_t n = rg->dispatches.count;
+  rec->segment_count = n == 0 ? 1 : (n + VKNN_SEGMENT_DISPATCHES - 1) / VKNN_SEGMENT_DISPATCHES;
+  rec->segments = vknn_calloc(rec->segment_count, sizeof(VkCommandBuffer));
+  if (rec->segments == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
+  VkCommandBufferAllocateInfo alloc = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+                                       .commandPool = inst->command_pool,
+                                       .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+                                       .commandBufferCount = rec->segment_count};
+  VkResult r = vknn_vk_injected_fault();
+  if (r == VK_SUCCESS) r = vkAllocateCommandBuffers(rg->device->vk.device, &alloc, rec->segments);
+  if (r != VK_SUCCESS) memset(rec->segments, 0, rec->segment_count * sizeof(VkCommandBuffer));
+  return vknn_vk_status(r);
+}
+
+vknn_status vknn_recording_create(const vknn_recording_resources *inst, const vknn_io_binding *inputs,
+                                  const vknn_io_binding *outputs, vknn_recording *out) {
+  memset(out, 0, sizeof(*out));
+  const vknn_recorded_graph *rg = inst->graph;
+  vknn_status s = create_descriptor_pool(rg, &out->descriptor_pool);
+  if (s == VKNN_STATUS_NONE) s = allocate_segments(inst, out);
+  recording_target t = {inst, inputs, outputs, out->descriptor_pool};
+  hazard_tracker hazards = {.count = 0};
+  uint32_t n = rg->dispatches.count;
+  for (uint32_t seg = 0; seg < out->segment_count && s == VKNN_STATUS_NONE; ++seg) {
+    uint32_t first = seg * VKNN_SEGMENT_DISPATCHES;
+    uint32_t end = first + VKNN_SEGMENT_DISPATCHES < n ? first + VKNN_SEGMENT_DISPATCHES : n;
+    s = record_segment(&t, &hazards, out->segments[seg], first, end, &out->barriers);
+  }
+  return s;
+}
+
+void vknn_recording_destroy(const vknn_recording_resources *inst, vknn_recording *rec) {
+  VkDevice device = inst->graph->device->vk.device;
+  if (rec->segments != NULL && rec->segments[0] != VK_NULL_HANDLE)
+    vkFreeCommandBuffers(device, inst->command_pool, rec->segment_count, rec->segments);
+  free(rec->segments);
+  if (rec->descriptor_pool != VK_NULL_HANDLE)
+    vkDestroyDescriptorPool(device, rec->descriptor_pool, NULL);
+  memset(rec, 0, sizeof(*rec));
+}

@@ -1,0 +1,35 @@
+/* Recording a compiled graph's dispatches into command buffers
+ * (graph_recording.c). A recording is split into segments of a few
+ * dispatches each: an execution without a deadline submits them all as one
+ * batch; one with a deadline submits them one by one and stops between two
+ * when the deadline has passed. */
+#pragma once
+#include "runtime/recorded_graph.h"
+
+/* Dispatches per segment (command buffer). */
+#define VKNN_SEGMENT_DISPATCHES 8
+
+typedef struct vknn_recording {
+  VkDescriptorPool descriptor_pool;
+  VkCommandBuffer *segments;
+  uint32_t segment_count;
+  uint32_t barriers; /* compute-to-compute barriers recorded */
+} vknn_recording;
+
+/* What a recording binds and records with: the graph, and one graph
+ * instance's own arena, staging buffer, command pool and timestamp queries. */
+typedef struct vknn_recording_resources {
+  const vknn_recorded_graph *graph;
+  VkBuffer arena;
+  VkBuffer staging;
+  VkCommandPool command_pool;
+  VkQueryPool timestamps; /* VK_NULL_HANDLE when the queue has none */
+} vknn_recording_resources;
+
+/* Records the graph for one instance's arena and staging buffer. inputs and
+ * outputs (both NULL, or one binding per model input / output) bind the
+ * model's inputs and outputs elsewhere than the staging buffer (zero copy). */
+vknn_status vknn_recording_create(const vknn_recording_resources *res,
+                                  const vknn_io_binding *inputs, const vknn_io_binding *outputs,
+                                  vknn_recording *out);
+void vknn_recording_destroy(const vknn_recording_resources *res, vknn_recording *rec);

@@ -1,0 +1,101 @@
+/* The prepared model object (see prepared_model.c). */
+#pragma once
+#include <pthread.h>
+
+#include "runtime/device_internal.h"
+#include "memory/memory_pool.h"
+#include "compiler/model_copy.h"
+#include "runtime/recorded_graph.h"
+#include "vknn/prepared_model.h"
+
+/* A model input or output as the model declares it. */
+typedef struct vknn_io_decl {
+  int32_t type;
+  float scale;
+  int32_t zero_point;
+  uint32_t declared_rank; /* 0: unknown rank */
+  uint32_t declared_dims[VKNN_MAX_RANK]; /* 0: unknown dimension */
+} vknn_io_decl;
+
+/* Recorded graphs of a model compiled per execution, one per distinct set of
+ * input shapes (and values of the inputs that can decide shapes). */
+#define VKNN_SPECIALIZATION_CAPACITY 8
+typedef struct vknn_specialization {
+  uint8_t *key;
+  size_t key_size;
+  vknn_recorded_graph *graph;
+  uint64_t last_use;    /* the cache's clock, for eviction */
+  uint64_t last_use_ns; /* for the watchdog */
+} vknn_specialization;
+
+struct vknn_prepared_model {
+  vknn_device *device;
+  uint64_t id; /* unique on its device: buffer roles name it */
+  vknn_priority priority;
+  /* Guards choosing a recorded graph (the specialization cache) and
+   * last; executions run outside it, each on its own graph instance. */
+  pthread_mutex_t lock;
+  /* On the device watchdog's list; its trim is vknn_prepared_model_trim. */
+  vknn_watched watched;
+  /* Executions queued or running on the executor; release waits for 0. */
+  pthread_mutex_t pending_lock;
+  pthread_cond_t pending_done;
+  uint32_t pending;
+  /* Shapes known at prepare: the graph recorded then. */
+  vknn_recorded_graph *recorded;
+  /* Shapes known only per execution: the model, compiled again per shapes. */
+  bool deferred;
+  vknn_model_copy model;
+  vknn_specialization specializations[VKNN_SPECIALIZATION_CAPACITY];
+  uint32_t specialization_count;
+  uint64_t use_clock;
+  vknn_recorded_graph *last; /* the graph the last execution ran (info, profiling) */
+  vknn_io_decl *inputs;
+  uint32_t input_count;
+  vknn_io_decl *outputs;
+  uint32_t output_count;
+};
+
+/* A prepared model from a compiled plan: recorded now, or a model copy kept
+ * for per-execution compilation when the plan is deferred. Watched by the
+ * device's watchdog until released. */
+vknn_status vknn_prepared_model_create(vknn_device *device, const vknn_plan *plan,
+                                       vknn_priority priority, vknn_prepared_model **out);
+
+/* The recorded graph for a request's input shapes (specialization.c): the
+ * one recorded at prepare, or one compiled and recorded for these shapes the
+ * first time they occur. The caller holds pm->lock; pools[i] maps
+ * request->pools[i]. */
+vknn_status vknn_prepared_model_select_graph(vknn_prepared_model *pm, const vknn_request *request,
+                                             const vknn_mapped_pool *pools,
+                                             vknn_recorded_graph **out_graph);
+void vknn_prepared_model_release_specializations(vknn_prepared_model *pm);
+/* Watchdog: releases what the model has not used for idle_ns: recordings of
+ * other input shapes (all but the most recent), extra graph instances and
+ * zero-copy entries. Counts each release in the device statistics. */
+void vknn_prepared_model_trim(vknn_prepared_model *pm, uint64_t now_ns, uint64_t idle_ns);
+uint32_t vknn_prepared_model_trim_specializations(vknn_prepared_model *pm, uint64_t now_ns,
+                                                  uint64_t idle_ns);
+
+/* The steps every execution path shares (execution.c). validate checks the
+ * arguments and the request; run executes with the request's pools already
+ * mapped (pools[i] for request->pools[i]); run_mapping maps them first. */
+vknn_status vknn_execution_validate(vknn_prepared_model *pm, const vknn_request *request,
+                                    vknn_measure_timing measure, const vknn_output_shape *shapes,
+                                    uint32_t shape_count);
+vknn_status vknn_execution_run(vknn_prepared_model *pm, const vknn_request *request,
+                               const vknn_mapped_pool *pools, vknn_measure_timing measure,
+                               const vknn_deadline *deadline, vknn_output_shape *out_shapes,
+                               uint32_t shape_count, vknn_timing *out_timing);
+vknn_status vknn_execution_run_mapping(vknn_prepared_model *pm, const vknn_request *request,
+                                       vknn_measure_timing measure, const vknn_deadline *deadline,
+                                       vknn_output_shape *out_shapes, uint32_t shape_count,
+                                       vknn_timing *out_timing);
+
+/* Counts an execution that outlives its call (execution_async.c). */
+void vknn_prepared_model_retain_pending(vknn_prepared_model *pm);
+void vknn_prepared_model_release_pending(vknn_prepared_model *pm);
+
+/* Checks a request against the prepared model: argument counts, pools,
+ * locations inside their pools, dimensions compatible with the model. */
+vknn_status vknn_validate_request(const vknn_prepared_model *pm, const vknn_request *request);

@@ -1,0 +1,355 @@
+#include "vk/vk_context.h"
+#include "util/fault_injection.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define VALIDATION_LAYER "VK_LAYER_KHRONOS_validation"
+
+vknn_status vknn_vk_status(VkResult result) {
+  switch (result) {
+    case VK_SUCCESS: return VKNN_STATUS_NONE;
+    case VK_ERROR_OUT_OF_HOST_MEMORY:
+    case VK_ERROR_OUT_OF_DEVICE_MEMORY:
+    case VK_ERROR_FRAGMENTED_POOL:
+    case VK_ERROR_OUT_OF_POOL_MEMORY:
+      return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
+    case VK_ERROR_DEVICE_LOST: return VKNN_STATUS_DEVICE_UNAVAILABLE;
+    default: return VKNN_STATUS_GENERAL_FAILURE;
+  }
+}
+
+static VKAPI_ATTR VkBool32 VKAPI_CALL on_validation_message(
+    VkDebugUtilsMessageSeverityFlagBitsEXT severity, VkDebugUtilsMessageTypeFlagsEXT types,
+    const VkDebugUtilsMessengerCallbackDataEXT *data, void *user_data) {
+  (void)severity;
+  vknn_vk *vk = user_data;
+  /* General messages are the driver reporting what it returns (Mesa logs
+   * each VK_ERROR_OUT_OF_DEVICE_MEMORY), not misuse of the API. */
+  if (!(types & (VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
+                 VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT))) {
+    VKNN_LOG_E(vk->log, "vulkan", "%s", data->pMessage);
+    return VK_FALSE;
+  }
+  atomic_fetch_add(&vk->validation_messages, 1);
+  VKNN_LOG_E(vk->log, "validation-layer", "%s", data->pMessage);
+  return VK_FALSE;
+}
+
+static bool layer_available(const char *name) {
+  uint32_t count = 0;
+  vkEnumerateInstanceLayerProperties(&count, NULL);
+  VkLayerProperties *layers = vknn_calloc(count ? count : 1, sizeof(*layers));
+  if (layers == NULL) return false;
+  vkEnumerateInstanceLayerProperties(&count, layers);
+  bool found = false;
+  for (uint32_t i = 0; i < count && !found; ++i) found = strcmp(layers[i].layerName, name) == 0;
+  free(layers);
+  return found;
+}
+
+static vknn_status create_instance(vknn_vk *vk, bool enable_validation) {
+  const char *layers[] = {VALIDATION_LAYER};
+  const char *extensions[] = {VK_EXT_DEBUG_UTILS_EXTENSION_NAME};
+  if (enable_validation && !layer_available(VALIDATION_LAYER)) {
+    VKNN_LOG_E(vk->log, "vulkan", "validation requested but %s is not installed",
+               VALIDATION_LAYER);
+    return VKNN_STATUS_DEVICE_UNAVAILABLE;
+  }
+  VkApplicationInfo app = {.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
+                           .pApplicationName = "vknn",
+                           .pEngineName = "vknn",
+                           .apiVersion = VK_API_VERSION_1_1};
+  VkInstanceCreateInfo info = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
+                               .pApplicationInfo = &app,
+                               .enabledLayerCount = enable_validation ? 1 : 0,
+                               .ppEnabledLayerNames = layers,
+                               .enabledExtensionCount = enable_validation ? 1 : 0,
+                               .ppEnabledExtensionNames = extensions};
+  VkResult r = vkCreateInstance(&info, NULL, &vk->instance);
+  if (r != VK_SUCCESS) {
+    VKNN_LOG_E(vk->log, "vulkan", "vkCreateInstance failed (%d)", r);
+    return VKNN_STATUS_DEVICE_UNAVAILABLE;
+  }
+  /* Device functions come from the instance too: the loader's trampolines
+   * dispatch by handle, so several devices (with and without the validation
+   * layer) can live in one process. volkLoadDevice would make the last
+   * device's entry points global for every device. */
+  volkLoadInstance(vk->instance);
+  if (!enable_validation) return VKNN_STATUS_NONE;
+  VkDebugUtilsMessengerCreateInfoEXT messenger = {
+      .sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT,
+      .messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT |
+                         VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
+      .messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT |
+                     VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
+                     VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT,
+      .pfnUserCallback = on_validation_message,
+      .pUserData = vk};
+  PFN_vkCreateDebugUtilsMessengerEXT create_messenger =
+      (PFN_vkCreateDebugUtilsMessengerEXT)vkGetInstanceProcAddr(vk->instance,
+                                                                "vkCreateDebugUtilsMessengerEXT");
+  vk->destroy_messenger = (PFN_vkDestroyDebugUtilsMessengerEXT)vkGetInstanceProcAddr(
+      vk->instance, "vkDestroyDebugUtilsMessengerEXT");
+  r = create_messenger && vk->destroy_messenger
+          ? create_messenger(vk->instance, &messenger, NULL, &vk->messenger)
+          : VK_ERROR_EXTENSION_NOT_PRESENT;
+  return r == VK_SUCCESS ? VKNN_STATUS_NONE : VKNN_STATUS_DEVICE_UNAVAILABLE;
+}
+
+static bool find_compute_queue(VkPhysicalDevice device, uint32_t *out_family) {
+  uint32_t count = 0;
+  vkGetPhysicalDeviceQueueFamilyProperties(device, &count, NULL);
+  VkQueueFamilyProperties families[16];
+  if (count > 16) count = 16;
+  vkGetPhysicalDeviceQueueFamilyProperties(device, &count, families);
+  for (uint32_t i = 0; i < count; ++i) {
+    if (families[i].queueFlags & VK_QUEUE_COMPUTE_BIT) {
+      *out_family = i;
+      return true;
+    }
+  }
+  return false;
+}
+
+/* VKNN_DEVICE: an index, or a substring of the device name. Default: the
+ * first discrete or integrated GPU, else the first device with compute. */
+static int choose_physical_device(vknn_vk *vk, VkPhysicalDevice *devices, uint32_t count) {
+  const char *wanted = getenv("VKNN_DEVICE");
+  if (wanted != NULL && wanted[0] != '\0') {
+    char *end = NULL;
+    long index = strtol(wanted, &end, 10);
+    if (*end == '\0') return index >= 0 && (uint32_t)index < count ? (int)index : -1;
+    for (uint32_t i = 0; i < count; ++i) {
+      VkPhysicalDeviceProperties p;
+      vkGetPhysicalDeviceProperties(devices[i], &p);
+      if (strstr(p.deviceName, wanted) != NULL) return (int)i;
+    }
+    VKNN_LOG_E(vk->log, "vulkan", "VKNN_DEVICE=%s matches no Vulkan device", wanted);
+    return -1;
+  }
+  int fallback = -1;
+  for (uint32_t i = 0; i < count; ++i) {
+    VkPhysicalDeviceProperties p;
+    uint32_t family;
+    vkGetPhysicalDeviceProperties(devices[i], &p);
+    if (!find_compute_queue(devices[i], &family)) continue;
+    if (p.deviceType == VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU ||
+        p.deviceType == VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU)
+      return (int)i;
+    if (fallback < 0) fallback = (int)i;
+  }
+  return fallback;
+}
+
+static vknn_status pick_physical_device(vknn_vk *vk) {
+  uint32_t count = 0;
+  vkEnumeratePhysicalDevices(vk->instance, &count, NULL);
+  if (count == 0) {
+    VKNN_LOG_E(vk->log, "vulkan", "no Vulkan physical device");
+    return VKNN_STATUS_DEVICE_UNAVAILABLE;
+  }
+  VkPhysicalDevice devices[16];
+  if (count > 16) count = 16;
+  vkEnumeratePhysicalDevices(vk->instance, &count, devices);
+  int chosen = choose_physical_device(vk, devices, count);
+  if (chosen < 0 || !find_compute_queue(devices[chosen], &vk->queue_family)) {
+    VKNN_LOG_E(vk->log, "vulkan", "no Vulkan device with a compute queue was chosen");
+    return VKNN_STATUS_DEVICE_UNAVAILABLE;
+  }
+  vk->physical_device = devices[chosen];
+  vkGetPhysicalDeviceProperties(vk->physical_device, &vk->properties);
+  vkGetPhysicalDeviceMemoryProperties(vk->physical_device, &vk->memory_properties);
+  uint32_t qcount = 0;
+  VkQueueFamilyProperties families[16];
+  vkGetPhysicalDeviceQueueFamilyProperties(vk->physical_device, &qcount, NULL);
+  if (qcount > 16) qcount = 16;
+  vkGetPhysicalDeviceQueueFamilyProperties(vk->physical_device, &qcount, families);
+  vk->timestamp_valid_bits = families[vk->queue_family].timestampValidBits;
+  return VKNN_STATUS_NONE;
+}
+
+static bool has_device_extension(VkPhysicalDevice physical, const char *name) {
+  uint32_t count = 0;
+  if (vkEnumerateDeviceExtensionProperties(physical, NULL, &count, NULL) != VK_SUCCESS) return false;
+  VkExtensionProperties *props = vknn_calloc(count ? count : 1, sizeof(*props));
+  bool found = false;
+  if (props != NULL && vkEnumerateDeviceExtensionProperties(physical, NULL, &count, props) == VK_SUCCESS)
+    for (uint32_t i = 0; i < count && !found; ++i) found = strcmp(props[i].extensionName, name) == 0;
+  free(props);
+  return found;
+}
+
+/* Zero copy of request memory needs the import alignment and the query of
+ * which memory types a host pointer can be imported into. */
+static void enable_host_import(vknn_vk *vk) {
+  VkPhysicalDeviceExternalMemoryHostPropertiesEXT host = {
+      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_MEMORY_HOST_PROPERTIES_EXT};
+  VkPhysicalDeviceProperties2 props = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
+                                       .pNext = &host};
+  vkGetPhysicalDeviceProperties2(vk->physical_device, &props);
+  vk->get_host_pointer_properties = (PFN_vkGetMemoryHostPointerPropertiesEXT)vkGetDeviceProcAddr(
+      vk->device, "vkGetMemoryHostPointerPropertiesEXT");
+  if (vk->get_host_pointer_properties != NULL)
+    vk->host_import_alignment = host.minImportedHostPointerAlignment;
+}
+
+/* The driver's kernels read and write 8- and 16-bit elements in storage buffers. */
+static vknn_status create_logical_device(vknn_vk *vk) {
+  VkPhysicalDevice16BitStorageFeatures storage16 = {
+      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES};
+  VkPhysicalDevice8BitStorageFeatures storage8 = {
+      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES, .pNext = &storage16};
+  VkPhysicalDeviceFeatures2 features = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
+                                        .pNext = &storage8};
+  vkGetPhysicalDeviceFeatures2(vk->physical_device, &features);
+  if (!storage8.storageBuffer8BitAccess || !storage16.storageBuffer16BitAccess) {
+    VKNN_LOG_E(vk->log, "vulkan", "%s lacks 8- or 16-bit storage buffer access",
+               vk->properties.deviceName);
+    return VKNN_STATUS_DEVICE_UNAVAILABLE;
+  }
+  VkPhysicalDevice16BitStorageFeatures want16 = {
+      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES,
+      .storageBuffer16BitAccess = VK_TRUE};
+  VkPhysicalDevice8BitStorageFeatures want8 = {
+      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES,
+      .pNext = &want16,
+      .storageBuffer8BitAccess = VK_TRUE};
+  const char *extensions[2] = {VK_KHR_8BIT_STORAGE_EXTENSION_NAME};
+  uint32_t extension_count = 1;
+  if (has_device_extension(vk->physical_device, VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME))
+    extensions[extension_count++] = VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME;
+  float priority = 1.0f;
+  VkDeviceQueueCreateInfo queue = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
+                                   .queueFamilyIndex = vk->queue_family,
+                                   .queueCount = 1,
+                                   .pQueuePriorities = &priority};
+  VkDeviceCreateInfo info = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
+                             .pNext = &want8,
+                             .queueCreateInfoCount = 1,
+                             .pQueueCreateInfos = &queue,
+                             .enabledExtensionCount = extension_count,
+                             .ppEnabledExtensionNames = extensions};
+  VkResult r = vkCreateDevice(vk->physical_device, &info, NULL, &vk->device);
+  if (r != VK_SUCCESS) {
+    VKNN_LOG_E(vk->log, "vulkan", "vkCreateDevice failed (%d)", r);
+    return VKNN_STATUS_DEVICE_UNAVAILABLE;
+  }
+  vkGetDeviceQueue(vk->device, vk->queue_family, 0, &vk->queue);
+  if (extension_count > 1) enable_host_import(vk);
+  return VKNN_STATUS_NONE;
+}
+
+static vknn_status create_shared_objects(vknn_vk *vk) {
+  VkPipelineCacheCreateInfo cache = {.sType = VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
+  VkResult r = vkCreatePipelineCache(vk->device, &cache, NULL, &vk->pipeline_cache);
+  for (uint32_t i = 0; i < VKNN_SHADER_COUNT && r == VK_SUCCESS; ++i) {
+    VkShaderModuleCreateInfo info = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
+                                     .codeSize = vknn_embedded_shaders[i].size_bytes,
+                                     .pCode = vknn_embedded_shaders[i].words};
+    r = vkCreateShaderModule(vk->device, &info, NULL, &vk->shader_modules[i]);
+  }
+  VkDescriptorSetLayoutBinding bindings[VKNN_MAX_BINDINGS];
+  for (uint32_t i = 0; i < VKNN_MAX_BINDINGS; ++i) {
+    bindings[i] = (VkDescriptorSetLayoutBinding){.binding = i,
+                                                 .descriptorType =
+                                                     VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                                 .descriptorCount = 1,
+                                                 .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT};
+  }
+  VkPushConstantRange push = {.stageFlags = VK_SHADER_STAGE_COMPUTE_BIT,
+                              .size = VKNN_PUSH_CONSTANT_SIZE};
+  for (uint32_t n = 1; n <= VKNN_MAX_BINDINGS && r == VK_SUCCESS; ++n) {
+    VkDescriptorSetLayoutCreateInfo set = {
+        .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
+        .bindingCount = n,
+        .pBindings = bindings};
+    r = vkCreateDescriptorSetLayout(vk->device, &set, NULL, &vk->set_layouts[n]);
+    if (r != VK_SUCCESS) break;
+    VkPipelineLayoutCreateInfo layout = {.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
+                                         .setLayoutCount = 1,
+                                         .pSetLayouts = &vk->set_layouts[n],
+                                         .pushConstantRangeCount = 1,
+                                         .pPushConstantRanges = &push};
+    r = vkCreatePipelineLayout(vk->device, &layout, NULL, &vk->pipeline_layouts[n]);
+  }
+  if (r != VK_SUCCESS) VKNN_LOG_E(vk->log, "vulkan", "creating shared objects failed (%d)", r);
+  return vknn_vk_status(r);
+}
+
+vknn_status vknn_vk_init(vknn_vk *vk, const vknn_logger *log, bool enable_validation) {
+  memset(vk, 0, sizeof(*vk));
+  vk->log = log;
+  pthread_mutex_init(&vk->queue_lock, NULL);
+  pthread_mutex_init(&vk->pipeline_lock, NULL);
+  if (volkInitialize() != VK_SUCCESS) {
+    VKNN_LOG_E(log, "vulkan", "no Vulkan loader found");
+    return VKNN_STATUS_DEVICE_UNAVAILABLE;
+  }
+  vknn_status status = create_instance(vk, enable_validation);
+  if (status == VKNN_STATUS_NONE) status = pick_physical_device(vk);
+  if (status == VKNN_STATUS_NONE) status = create_logical_device(vk);
+  if (status == VKNN_STATUS_NONE) status = create_shared_objects(vk);
+  if (status != VKNN_STATUS_NONE) {
+    vknn_vk_destroy(vk);
+    return status;
+  }
+  VKNN_LOG_V(log, "driver", "opened %s, compute queue family %u", vk->properties.deviceName,
+             vk->queue_family);
+  return VKNN_STATUS_NONE;
+}
+
+uint32_t vknn_vk_find_memory_type(const vknn_vk *vk, uint32_t type_bits,
+                                  VkMemoryPropertyFlags required,
+                                  VkMemoryPropertyFlags preferred) {
+  uint32_t fallback = UINT32_MAX;
+  for (uint32_t i = 0; i < vk->memory_properties.memoryTypeCount; ++i) {
+    VkMemoryPropertyFlags flags = vk->memory_properties.memoryTypes[i].propertyFlags;
+    if (!(type_bits & (1u << i)) || (flags & required) != required) continue;
+    if ((flags & preferred) == preferred) return i;
+    if (fallback == UINT32_MAX) fallback = i;
+  }
+  return fallback;
+}
+
+void vknn_vk_destroy(vknn_vk *vk) {
+  if (vk->device != VK_NULL_HANDLE) {
+    vkDeviceWaitIdle(vk->device);
+    vknn_vk_destroy_pipelines(vk);
+    for (uint32_t n = 1; n <= VKNN_MAX_BINDINGS; ++n) {
+      vkDestroyPipelineLayout(vk->device, vk->pipeline_layouts[n], NULL);
+      vkDestroyDescriptorSetLayout(vk->device, vk->set_layouts[n], NULL);
+    }
+    for (uint32_t i = 0; i < VKNN_SHADER_COUNT; ++i)
+      vkDestroyShaderModule(vk->device, vk->shader_modules[i], NULL);
+    vkDestroyPipelineCache(vk->device, vk->pipeline_cache, NULL);
+    vkDestroyDevice(vk->device, NULL);
+  }
+  if (vk->messenger != VK_NULL_HANDLE)
+    vk->destroy_messenger(vk->instance, vk->messenger, NULL);
+  if (vk->instance != VK_NULL_HANDLE) vkDestroyInstance(vk->instance, NULL);
+  pthread_mutex_destroy(&vk->queue_lock);
+  pthread_mutex_destroy(&vk->pipeline_lock);
+  vk->device = VK_NULL_HANDLE;
+  vk->instance = VK_NULL_HANDLE;
+}
+
+vknn_status vknn_vk_submit_and_wait(vknn_vk *vk, const VkCommandBuffer *cmds, uint32_t count,
+                                    VkFence fence) {
+  VkSubmitInfo submit = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+                         .commandBufferCount = count,
+                         .pCommandBuffers = cmds};
+  pthread_mutex_lock(&vk->queue_lock);
+  VkResult r = vkQueueSubmit(vk->queue, 1, &submit, fence);
+  pthread_mutex_unlock(&vk->queue_lock);
+  atomic_fetch_add(&vk->counters.submissions, 1);
+  if (r == VK_SUCCESS) r = vkWaitForFences(vk->device, 1, &fence, VK_TRUE, UINT64_MAX);
+  if (r == VK_SUCCESS) r = vkResetFences(vk->device, 1, &fence);
+  if (r != VK_SUCCESS) VKNN_LOG_E(vk->log, "vulkan", "submission failed (%d)", r);
+  return vknn_vk_status(r);
+}
+
+VkResult vknn_vk_injected_fault(void) {
+  return vknn_fault_next(VKNN_FAULT_VULKAN_ALLOCATION) ? VK_ERROR_OUT_OF_DEVICE_MEMORY : VK_SUCCESS;
+}

@@ -1,0 +1,90 @@
+/* The Vulkan side of a device: instance, physical device, compute queue,
+ * memory types, pipeline cache, shared layouts, validation-layer hook. */
+#pragma once
+#include <pthread.h>
+#include <stdatomic.h>
+#include <volk.h>
+
+#include "util/log.h"
+#include "shaders_embedded.h"
+
+/* Most storage buffers one dispatch binds. */
+#define VKNN_MAX_BINDINGS 8
+/* Bytes of push constants every kernel may use (the Vulkan minimum limit). */
+#define VKNN_PUSH_CONSTANT_SIZE 128
+
+typedef struct vknn_pipeline_entry vknn_pipeline_entry;
+
+typedef struct vknn_vk_counters {
+  atomic_uint_fast64_t pipelines_created;
+  atomic_uint_fast64_t command_buffers_recorded;
+  atomic_uint_fast64_t memory_allocations;
+  atomic_uint_fast64_t submissions;
+  atomic_uint_fast64_t host_imports;         /* request pools imported (zero copy) */
+  atomic_uint_fast64_t zero_copy_executions; /* shaders used the caller's memory */
+  atomic_uint_fast64_t staged_executions;    /* request data went through staging */
+  atomic_uint_fast64_t graph_instances;      /* live per-execution resource sets */
+  atomic_uint_fast64_t idle_releases;        /* cached resources the watchdog released */
+  atomic_uint_fast64_t deadline_cancellations; /* executions stopped between segments */
+} vknn_vk_counters;
+
+typedef struct vknn_vk {
+  const vknn_logger *log;
+  VkInstance instance;
+  VkDebugUtilsMessengerEXT messenger;
+  /* This instance's own: volk's global pointer follows the last instance
+   * loaded, which may lack the debug-utils extension. */
+  PFN_vkDestroyDebugUtilsMessengerEXT destroy_messenger;
+  VkPhysicalDevice physical_device;
+  VkPhysicalDeviceProperties properties;
+  VkPhysicalDeviceMemoryProperties memory_properties;
+  VkDevice device;
+  uint32_t queue_family;
+  VkQueue queue;
+  pthread_mutex_t queue_lock; /* vkQueueSubmit needs external synchronisation */
+  uint32_t timestamp_valid_bits; /* 0: the compute queue has no timestamps */
+  /* VK_EXT_external_memory_host: host pointers import at this alignment;
+   * 0 when the device cannot import. */
+  VkDeviceSize host_import_alignment;
+  PFN_vkGetMemoryHostPointerPropertiesEXT get_host_pointer_properties;
+  VkPipelineCache pipeline_cache;
+  VkShaderModule shader_modules[VKNN_SHADER_COUNT];
+  VkDescriptorSetLayout set_layouts[VKNN_MAX_BINDINGS + 1]; /* by binding count */
+  VkPipelineLayout pipeline_layouts[VKNN_MAX_BINDINGS + 1];
+  pthread_mutex_t pipeline_lock;
+  vknn_pipeline_entry *pipelines;
+  atomic_uint_fast64_t validation_messages;
+  vknn_vk_counters counters;
+} vknn_vk;
+
+/* Brings up Vulkan (see vknn_device_open for the device choice). */
+vknn_status vknn_vk_init(vknn_vk *vk, const vknn_logger *log, bool enable_validation);
+void vknn_vk_destroy(vknn_vk *vk);
+
+/* Index of a memory type allowed by type_bits with all the required flags,
+ * preferring one that also has the preferred flags; UINT32_MAX when none. */
+/* Asked before every Vulkan memory, command buffer and descriptor set
+ * allocation: VK_ERROR_OUT_OF_DEVICE_MEMORY when fault injection fails this
+ * one (fault_injection.h), else VK_SUCCESS. */
+VkResult vknn_vk_injected_fault(void);
+
+uint32_t vknn_vk_find_memory_type(const vknn_vk *vk, uint32_t type_bits,
+                                  VkMemoryPropertyFlags required,
+                                  VkMemoryPropertyFlags preferred);
+
+/* Submits command buffers, in order, as one batch on the queue (serialised)
+ * and waits for the fence, which it leaves unsignaled. */
+vknn_status vknn_vk_submit_and_wait(vknn_vk *vk, const VkCommandBuffer *cmds, uint32_t count,
+                                    VkFence fence);
+
+/* Maps a Vulkan error to a driver status (out of memory -> RESOURCE_EXHAUSTED). */
+vknn_status vknn_vk_status(VkResult result);
+
+/* The compute pipeline of one shader with its specialization constants
+ * (constant_id i+1 = spec[i]; constant_id 0 = local size). Created once per
+ * device and key, at prepare time; owned by the device. */
+vknn_status vknn_vk_get_pipeline(vknn_vk *vk, vknn_shader_id shader, uint32_t binding_count,
+                                 uint32_t local_size, const uint32_t *spec, uint32_t spec_count,
+                                 VkPipeline *out_pipeline);
+/* Destroys every pipeline of the device (at close). */
+void vknn_vk_destroy_pipelines(vknn_vk *vk);

@@ -1,0 +1,99 @@
+/* Compute pipelines of a device, keyed by shader and specialization constants.
+ * Pipelines are created at prepare time and shared by every prepared model. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "vk/vk_context.h"
+#include "util/fault_injection.h"
+
+#define MAX_SPEC 8
+
+struct vknn_pipeline_entry {
+  vknn_pipeline_entry *next;
+  vknn_shader_id shader;
+  uint32_t binding_count;
+  uint32_t local_size;
+  uint32_t spec_count;
+  uint32_t spec[MAX_SPEC];
+  VkPipeline pipeline;
+};
+
+static bool entry_matches(const vknn_pipeline_entry *e, vknn_shader_id shader,
+                          uint32_t binding_count, uint32_t local_size, const uint32_t *spec,
+                          uint32_t spec_count) {
+  return e->shader == shader && e->binding_count == binding_count &&
+         e->local_size == local_size && e->spec_count == spec_count &&
+         memcmp(e->spec, spec, spec_count * sizeof(uint32_t)) == 0;
+}
+
+static VkResult create_pipeline(vknn_vk *vk, vknn_pipeline_entry *e) {
+  uint32_t values[MAX_SPEC + 1];
+  VkSpecializationMapEntry map[MAX_SPEC + 1];
+  values[0] = e->local_size;
+  for (uint32_t i = 0; i <= e->spec_count; ++i) {
+    if (i > 0) values[i] = e->spec[i - 1];
+    map[i] = (VkSpecializationMapEntry){
+        .constantID = i, .offset = i * sizeof(uint32_t), .size = sizeof(uint32_t)};
+  }
+  VkSpecializationInfo spec = {.mapEntryCount = e->spec_count + 1,
+                               .pMapEntries = map,
+                               .dataSize = (e->spec_count + 1) * sizeof(uint32_t),
+                               .pData = values};
+  VkComputePipelineCreateInfo info = {
+      .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
+      .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+                .stage = VK_SHADER_STAGE_COMPUTE_BIT,
+                .module = vk->shader_modules[e->shader],
+                .pName = "main",
+                .pSpecializationInfo = &spec},
+      .layout = vk->pipeline_layouts[e->binding_count]};
+  atomic_fetch_add(&vk->counters.pipelines_created, 1);
+  return vkCreateComputePipelines(vk->device, vk->pipeline_cache, 1, &info, NULL, &e->pipeline);
+}
+
+vknn_status vknn_vk_get_pipeline(vknn_vk *vk, vknn_shader_id shader, uint32_t binding_count,
+                                 uint32_t local_size, const uint32_t *spec, uint32_t spec_count,
+                                 VkPipeline *out_pipeline) {
+  if (spec_count > MAX_SPEC || binding_count == 0 || binding_count > VKNN_MAX_BINDINGS)
+    return VKNN_STATUS_GENERAL_FAILURE;
+  pthread_mutex_lock(&vk->pipeline_lock);
+  vknn_pipeline_entry *e = vk->pipelines;
+  while (e != NULL && !entry_matches(e, shader, binding_count, local_size, spec, spec_count))
+    e = e->next;
+  vknn_status status = VKNN_STATUS_NONE;
+  if (e == NULL) {
+    e = vknn_calloc(1, sizeof(*e));
+    if (e == NULL) {
+      status = VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
+    } else {
+      *e = (vknn_pipeline_entry){.shader = shader,
+                                 .binding_count = binding_count,
+                                 .local_size = local_size,
+                                 .spec_count = spec_count};
+      if (spec_count > 0) memcpy(e->spec, spec, spec_count * sizeof(uint32_t));
+      VkResult r = create_pipeline(vk, e);
+      if (r != VK_SUCCESS) {
+        VKNN_LOG_E(vk->log, "compilation", "creating the pipeline of %s failed (%d)",
+                   vknn_embedded_shaders[shader].name, r);
+        free(e);
+        e = NULL;
+        status = vknn_vk_status(r);
+      } else {
+        e->next = vk->pipelines;
+        vk->pipelines = e;
+      }
+    }
+  }
+  if (e != NULL) *out_pipeline = e->pipeline;
+  pthread_mutex_unlock(&vk->pipeline_lock);
+  return status;
+}
+
+void vknn_vk_destroy_pipelines(vknn_vk *vk) {
+  while (vk->pipelines != NULL) {
+    vknn_pipeline_entry *next = vk->pipelines->next;
+    vkDestroyPipeline(vk->device, vk->pipelines->pipeline, NULL);
+    free(vk->pipelines);
+    vk->pipelines = next;
+  }
+}
