@@ -14,7 +14,7 @@ import os, re, sys, tempfile
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 ALLOWED_LINE = re.compile(r'^May include:\s*(.*)$', re.M)
-GENERATED = {'shaders_embedded.h'}
+GENERATED = {'shaders_embedded.h', 'shaders_layout.h'}  # made by shaders/embed_shaders.py
 
 
 def read_rules(src):

@@ -1,4 +1,10 @@
 #version 450
+// Variants (built by embed_shaders.py; "name: defines"):
+// variant activation_f32: -DELEM_F32
+// variant activation_f16: -DELEM_F16
+// variant activation_q8: -DELEM_Q8
+// variant activation_q8s: -DELEM_Q8S
+// variant activation_i32: -DELEM_I32
 // Elementwise unary operations: RELU, RELU1, RELU6 (a clamp whose bounds the
 // host computes in the output's domain), LOGISTIC, TANH, ABS, EXP, LOG, SIN,
 // SQRT, RSQRT, NEG, FLOOR, ELU, HARD_SWISH. Quantized variants dequantize,
@@ -31,7 +37,7 @@ layout(push_constant) uniform Params {
     // output's scale.
     int reluish_multiplier, reluish_exponent;
     int output_multiplier, output_exponent;
-    float post_alpha0, post_alpha1, post_alpha2;  // fused chain (float only)
+    float post_alpha[3];  // fused chain (float only)
 } p;
 
 
@@ -68,6 +74,6 @@ void main() {
     y[index] = STORAGE_T(int(clamp(q, p.lo, p.hi)));
 #else
     float v = clamp(unary_op(OP, float(x[index]), p.alpha), p.lo, p.hi);
-    y[index] = STORAGE_T(apply_post_ops(v, p.post_alpha0, p.post_alpha1, p.post_alpha2));
+    y[index] = STORAGE_T(apply_post_ops(v, p.post_alpha[0], p.post_alpha[1], p.post_alpha[2]));
 #endif
 }

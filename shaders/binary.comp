@@ -1,4 +1,15 @@
 #version 450
+// Variants (built by embed_shaders.py; "name: defines"):
+// variant binary_arith_f32: -DELEM_F32
+// variant binary_arith_f16: -DELEM_F16
+// variant binary_arith_i32: -DELEM_I32
+// variant binary_arith_q8: -DELEM_Q8
+// variant binary_arith_q8s: -DELEM_Q8S
+// variant binary_compare_f32: -DELEM_F32 -DCOMPARE
+// variant binary_compare_f16: -DELEM_F16 -DCOMPARE
+// variant binary_compare_i32: -DELEM_I32 -DCOMPARE
+// variant binary_compare_q8: -DELEM_Q8 -DCOMPARE
+// variant binary_compare_q8s: -DELEM_Q8S -DCOMPARE
 // Elementwise binary operations with numpy-style broadcasting over up to 4
 // dimensions. One invocation computes one output element.
 //  - arithmetic (ADD, SUB, MUL, DIV, MAXIMUM, MINIMUM, POW, PRELU) writes the
@@ -52,11 +63,9 @@ layout(push_constant) uniform Params {
     // ADD/SUB: each input to the common scale, then the sum to the output.
     // MUL: the product to the output (out_*). PRELU: a_* for x >= 0, out_*
     // for x * alpha. SUB carries b's multiplier negated.
-    int a_multiplier, a_shift;
-    int b_multiplier, b_shift;
-    int out_multiplier, out_shift;
+    QuantMultiplier a_multiplier, b_multiplier, out_multiplier;
     int left_shift;      // ADD/SUB headroom
-    float post_alpha0, post_alpha1, post_alpha2;  // fused unary chain (float only)
+    float post_alpha[3];  // fused unary chain (float only)
 } p;
 
 uvec2 input_offsets(uint index) {
@@ -135,14 +144,14 @@ int apply_quantized(int qa, int qb) {
     int x = qa - p.a_zero_point;
     int y = qb - p.b_zero_point;
     if (OP == ADD || OP == SUB) {
-        int xs = multiply_by_quantized_multiplier(x << p.left_shift, p.a_multiplier, p.a_shift);
-        int ys = multiply_by_quantized_multiplier(y << p.left_shift, p.b_multiplier, p.b_shift);
-        return requantize_to_output(xs + ys, p.out_multiplier, p.out_shift);
+        int xs = multiply_by_quantized_multiplier(x << p.left_shift, p.a_multiplier.multiplier, p.a_multiplier.shift);
+        int ys = multiply_by_quantized_multiplier(y << p.left_shift, p.b_multiplier.multiplier, p.b_multiplier.shift);
+        return requantize_to_output(xs + ys, p.out_multiplier.multiplier, p.out_multiplier.shift);
     }
-    if (OP == MUL) return requantize_to_output(x * y, p.out_multiplier, p.out_shift);
+    if (OP == MUL) return requantize_to_output(x * y, p.out_multiplier.multiplier, p.out_multiplier.shift);
     if (OP == PRELU) {
-        if (x >= 0) return requantize_to_output(x, p.a_multiplier, p.a_shift);
-        return requantize_to_output(x * y, p.out_multiplier, p.out_shift);
+        if (x >= 0) return requantize_to_output(x, p.a_multiplier.multiplier, p.a_multiplier.shift);
+        return requantize_to_output(x * y, p.out_multiplier.multiplier, p.out_multiplier.shift);
     }
     // MAXIMUM, MINIMUM: the reference requantizes each input in floating point.
     int xo = requantize_real(float(x) * p.a_scale, p.out_scale, p.out_zero_point);
@@ -165,6 +174,6 @@ void main() {
     o[index] = STORAGE_T(clamp(q, int(p.act_min), int(p.act_max)));
 #else
     float r = clamp(apply(float(a[off.x]), float(b[off.y])), p.act_min, p.act_max);
-    o[index] = STORAGE_T(apply_post_ops(r, p.post_alpha0, p.post_alpha1, p.post_alpha2));
+    o[index] = STORAGE_T(apply_post_ops(r, p.post_alpha[0], p.post_alpha[1], p.post_alpha[2]));
 #endif
 }

@@ -1,4 +1,9 @@
 #version 450
+// Variants (built by embed_shaders.py; "name: defines"):
+// variant concat_raw32: -DRAW32
+// variant concat_raw16: -DRAW16
+// variant concat_q8: -DELEM_Q8
+// variant concat_q8s: -DELEM_Q8S
 // Copies one input into a slice of the output along an axis: CONCATENATION
 // (one dispatch per input) and RESHAPE (one whole copy). Tensors are seen as
 // [outer, axis, inner]. Variants: RAW32, RAW16 (bit copies), ELEM_Q8 and

@@ -1,4 +1,10 @@
 #version 450
+// Variants (built by embed_shaders.py; "name: defines"):
+// variant conv2d_f32: -DELEM_F32
+// variant conv2d_f16: -DELEM_F16
+// variant conv2d_q8: -DELEM_Q8
+// variant conv2d_q8_filter_i8: -DELEM_Q8 -DFILTER_I8
+// variant conv2d_q8s: -DELEM_Q8S
 // 2-D convolution over NHWC or NCHW tensors: CONV_2D, DEPTHWISE_CONV_2D and
 // FULLY_CONNECTED (a 1x1 convolution over a 1x1 image). One invocation
 // computes one output element.

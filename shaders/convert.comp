@@ -1,4 +1,6 @@
 #version 450
+// Variants (built by embed_shaders.py; "name: defines"):
+// variant convert:
 // Element type conversions: CAST (values as numbers, saturated to the output
 // type), QUANTIZE (round(x / scale) + zero point) and DEQUANTIZE
 // ((q - zero point) * scale, the scale possibly per channel).

@@ -1,13 +1,97 @@
 #!/usr/bin/env python3
-"""Compiles every GLSL kernel variant to SPIR-V (glslangValidator), optimises it
-(spirv-opt), validates the result (spirv-val) and embeds the words in a C file."""
-import argparse, os, subprocess, sys, tempfile
+"""Builds every kernel variant and what the C side needs to agree with them.
+
+Each shaders/*.comp names its variants in lines "// variant NAME: DEFINES".
+Every variant is compiled (glslangValidator), optimised (spirv-opt), validated
+(spirv-val) and embedded as a C array (--out-c, --out-h: the vknn_shader_id
+enum). The unoptimised SPIR-V is reflected (spirv-cross --reflect) for the one
+source of truth of the C/GLSL interface (--out-layout):
+  - VKNN_PUSH_LAYOUT(family, T): static assertions that the C struct T has
+    the size of the kernel family's push-constant block and every member of
+    the block at the block's offset (same names). The build fails on a
+    mismatch, on a block over 128 bytes (the size every device guarantees),
+    and when variants of one family disagree on the block;
+  - VKNN_SPEC_<FAMILY>_<NAME>: the index in vknn_dispatch.spec of each
+    specialization constant (constant_id - 1; id 0 is the workgroup size),
+    VKNN_SPEC_COUNT_<FAMILY> how many the family has.
+--depfile lists every file read (and the folder, so that a new kernel file
+rebuilds), for ninja.
+"""
+import argparse, glob, json, os, re, subprocess, sys, tempfile
+
+PUSH_LIMIT = 128
+VARIANT = re.compile(r'^// variant (\w+):(.*)$', re.M)
+SCALAR_BYTES = {'float': 4, 'int': 4, 'uint': 4, 'bool': 4}
+
+
+def fail(message):
+    sys.stderr.write('embed_shaders: ' + message + '\n')
+    sys.exit(1)
+
 
 def run(cmd):
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
-        sys.stderr.write(' '.join(cmd) + '\n' + r.stdout + r.stderr)
-        sys.exit(1)
+        fail(' '.join(cmd) + '\n' + r.stdout + r.stderr)
+
+
+def variants(src_dir):
+    out = []
+    for path in sorted(glob.glob(os.path.join(src_dir, '*.comp'))):
+        family = os.path.splitext(os.path.basename(path))[0]
+        found = VARIANT.findall(open(path).read())
+        if not found:
+            fail('%s names no variant ("// variant NAME: DEFINES")' % path)
+        for name, defines in found:
+            out.append((name, family, os.path.basename(path), defines.split()))
+    names = [v[0] for v in out]
+    if len(set(names)) != len(names):
+        fail('a variant name is used twice: ' + ', '.join(sorted(n for n in set(names) if names.count(n) > 1)))
+    return out
+
+
+def member_bytes(member, types):
+    base = member['type']
+    if base in types:  # a struct: its members, laid out from its start
+        size = max(m['offset'] + member_bytes(m, types) for m in types[base]['members'])
+        for count in member.get('array', []):
+            size = member.get('array_stride', size) * count
+        return size
+    m = re.match(r'^(u|i|b)?vec([234])$', base)
+    size = 4 * int(m.group(2)) if m else SCALAR_BYTES.get(base)
+    if size is None:
+        fail('push-constant member %s has a type the layout check does not know: %s' % (member['name'], base))
+    for count in member.get('array', []):
+        size = member.get('array_stride', size) * count
+    return size
+
+
+def flatten(members, types, prefix, base):
+    """(C member designator, offset) of every scalar, vector or array member."""
+    out = []
+    for m in members:
+        name, offset = prefix + m['name'], base + m['offset']
+        if m['type'] in types and not m.get('array'):
+            out += flatten(types[m['type']]['members'], types, name + '.', offset)
+        else:
+            out.append((name, offset))
+    return out
+
+
+def reflect(args, tmp, name, raw):
+    path = os.path.join(tmp, name + '.json')
+    run([args.spirv_cross, raw, '--reflect', '--output', path])
+    info = json.load(open(path))
+    push = None
+    if info.get('push_constants'):
+        block = info['types'][info['push_constants'][0]['type']]
+        members = flatten(block['members'], info['types'], '', 0)
+        size = max(m['offset'] + member_bytes(m, info['types']) for m in block['members'])
+        push = (tuple(members), size)
+    spec = tuple(sorted((c['id'], c['name']) for c in info.get('specialization_constants', [])
+                        if c['id'] != 0))
+    return push, spec
+
 
 def compile_variant(args, tmp, name, source, defines):
     raw = os.path.join(tmp, name + '.spv')
@@ -18,40 +102,113 @@ def compile_variant(args, tmp, name, source, defines):
     run([args.spirv_val, '--target-env', 'vulkan1.1', opt])
     with open(opt, 'rb') as f:
         data = f.read()
-    return [int.from_bytes(data[i:i + 4], 'little') for i in range(0, len(data), 4)]
+    words = [int.from_bytes(data[i:i + 4], 'little') for i in range(0, len(data), 4)]
+    return words, reflect(args, tmp, name, raw)
 
-def main():
-    p = argparse.ArgumentParser()
-    for opt in ('--glslang', '--spirv-opt', '--spirv-val', '--src-dir', '--out-c', '--out-h'):
-        p.add_argument(opt, required=True)
-    p.add_argument('variants', nargs='+', help='name:source:defines')
-    args = p.parse_args()
-    names = []
-    with tempfile.TemporaryDirectory() as tmp, open(args.out_c, 'w') as c:
+
+def family_interfaces(compiled):
+    """One push block and one set of specialization constants per family."""
+    families = {}
+    for name, family, source, (push, spec) in compiled:
+        if push is not None and push[1] > PUSH_LIMIT:
+            fail('%s (%s): push constants take %d bytes, over the %d every device guarantees'
+                 % (name, source, push[1], PUSH_LIMIT))
+        if family in families and families[family][:2] != (push, spec):
+            fail('%s: variant %s declares other push constants or specialization constants than '
+                 'variant %s' % (source, name, families[family][2]))
+        families.setdefault(family, (push, spec, name))
+    return families
+
+
+def write_layout(path, families):
+    out = ['/* Generated by shaders/embed_shaders.py from the compiled kernels: do not edit. */',
+           '#pragma once', '#include <stddef.h>', '',
+           '/* The C struct T must match the kernel family\'s push-constant block. Used once',
+           ' * per family, beside its struct: the marker it defines is referenced from',
+           ' * shaders_embedded.c, so a family whose struct goes unchecked fails to link. */',
+           '#define VKNN_PUSH_LAYOUT(family, T) \\',
+           '  VKNN_PUSH_LAYOUT_##family(T); \\',
+           '  extern const int vknn_push_layout_checked_##family; \\',
+           '  const int vknn_push_layout_checked_##family = 1', '']
+    max_id = 0
+    for family, (push, spec, _) in sorted(families.items()):
+        if push is not None:
+            members, size = push
+            checks = ['_Static_assert(sizeof(T) == %d, "%s.comp: push constants are %d bytes")'
+                      % (size, family, size)]
+            for member, offset in members:
+                checks.append('_Static_assert(offsetof(T, %s) == %d, "%s.comp: %s is at offset %d")'
+                              % (member, offset, family, member, offset))
+            out.append('#define VKNN_PUSH_LAYOUT_%s(T) \\\n  ' % family + '; \\\n  '.join(checks))
+        for cid, cname in spec:
+            out.append('#define VKNN_SPEC_%s_%s %d' % (family.upper(), cname, cid - 1))
+            max_id = max(max_id, cid)
+        out.append('#define VKNN_SPEC_COUNT_%s %d' % (family.upper(), max((c for c, _ in spec), default=0)))
+        out.append('')
+    out.append('/* The highest specialization constant id of any kernel. */')
+    out.append('#define VKNN_SPEC_MAX_ID %d' % max_id)
+    open(path, 'w').write('\n'.join(out) + '\n')
+
+
+def write_embedded(c_path, h_path, compiled_words, push_families):
+    with open(c_path, 'w') as c:
         c.write('/* Generated by shaders/embed_shaders.py: do not edit. */\n')
         c.write('#include "shaders_embedded.h"\n\n')
-        for spec in args.variants:
-            name, source, defines = spec.split(':', 2)
-            words = compile_variant(args, tmp, name, source, defines.split())
-            names.append(name)
+        for name, words in compiled_words:
             c.write('static const uint32_t spv_%s[%d] = {\n' % (name, len(words)))
             for i in range(0, len(words), 8):
                 c.write('  ' + ', '.join('0x%08x' % w for w in words[i:i + 8]) + ',\n')
             c.write('};\n\n')
+        for family in push_families:
+            c.write('extern const int vknn_push_layout_checked_%s;\n' % family)
+        c.write('/* Each family\'s C push-constant struct is checked (VKNN_PUSH_LAYOUT). */\n')
+        c.write('const int *const vknn_push_layouts_checked[] = {\n')
+        for family in push_families:
+            c.write('  &vknn_push_layout_checked_%s,\n' % family)
+        c.write('  NULL,\n};\n\n')
         c.write('const vknn_embedded_shader vknn_embedded_shaders[VKNN_SHADER_COUNT] = {\n')
-        for name in names:
+        for name, _ in compiled_words:
             c.write('  { "%s", spv_%s, sizeof(spv_%s) },\n' % (name, name, name))
         c.write('};\n')
-    with open(args.out_h, 'w') as h:
+    with open(h_path, 'w') as h:
         h.write('/* Generated by shaders/embed_shaders.py: do not edit. */\n')
         h.write('#pragma once\n#include <stddef.h>\n#include <stdint.h>\n\n')
         h.write('typedef enum vknn_shader_id {\n')
-        for name in names:
+        for name, _ in compiled_words:
             h.write('  VKNN_SHADER_%s,\n' % name.upper())
         h.write('  VKNN_SHADER_COUNT\n} vknn_shader_id;\n\n')
         h.write('typedef struct vknn_embedded_shader {\n  const char *name;\n'
                 '  const uint32_t *words;\n  size_t size_bytes;\n} vknn_embedded_shader;\n\n')
         h.write('extern const vknn_embedded_shader vknn_embedded_shaders[VKNN_SHADER_COUNT];\n')
+        h.write('extern const int *const vknn_push_layouts_checked[];\n')
+
+
+def write_depfile(path, target, src_dir):
+    deps = [os.path.abspath(src_dir)] + sorted(
+        os.path.abspath(p) for p in glob.glob(os.path.join(src_dir, '*.comp')) +
+        glob.glob(os.path.join(src_dir, '*.glsl')))
+    with open(path, 'w') as f:
+        f.write('%s: %s\n' % (target, ' '.join(d.replace(' ', '\\ ') for d in deps)))
+
+
+def main():
+    p = argparse.ArgumentParser()
+    for opt in ('--glslang', '--spirv-opt', '--spirv-val', '--spirv-cross', '--src-dir',
+                '--out-c', '--out-h', '--out-layout', '--depfile'):
+        p.add_argument(opt, required=True)
+    args = p.parse_args()
+    compiled, words = [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, family, source, defines in variants(args.src_dir):
+            w, interface = compile_variant(args, tmp, name, source, defines)
+            words.append((name, w))
+            compiled.append((name, family, source, interface))
+    families = family_interfaces(compiled)
+    write_layout(args.out_layout, families)
+    push_families = sorted(f for f, (push, _, _) in families.items() if push is not None)
+    write_embedded(args.out_c, args.out_h, words, push_families)
+    write_depfile(args.depfile, args.out_c, args.src_dir)
+
 
 if __name__ == '__main__':
     main()

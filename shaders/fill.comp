@@ -1,4 +1,8 @@
 #version 450
+// Variants (built by embed_shaders.py; "name: defines"):
+// variant fill_b8: -DB8
+// variant fill_b16: -DB16
+// variant fill_b32: -DB32
 // Writes one value to every element: FILL (the value tensor may be computed
 // at run time), RANK (a constant). The value is read from its own tensor.
 // Variants by element size: B8, B16, B32.

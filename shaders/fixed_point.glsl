@@ -35,6 +35,13 @@ int rounding_divide_by_pot(int x, int exponent) {
 }
 
 // round(x * M) for M = multiplier * 2^(shift - 31).
+// A real multiplier as the host gives it (vknn_quant_multiplier): a 31-bit
+// mantissa and a power-of-two exponent (> 0 shifts left).
+struct QuantMultiplier {
+    int multiplier;
+    int shift;
+};
+
 int multiply_by_quantized_multiplier(int x, int multiplier, int shift) {
     int left = max(shift, 0);
     int right = max(-shift, 0);

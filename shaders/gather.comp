@@ -1,4 +1,8 @@
 #version 450
+// Variants (built by embed_shaders.py; "name: defines"):
+// variant gather_b8: -DB8
+// variant gather_b16: -DB16
+// variant gather_b32: -DB32
 // GATHER: out[o, i, r] = in[o, indices[i], r], the input seen as
 // [outer, axis, inner]. An index out of range yields zero bits. Variants by
 // element size: B8, B16, B32.

@@ -1,4 +1,9 @@
 #version 450
+// Variants (built by embed_shaders.py; "name: defines"):
+// variant pool2d_f32: -DELEM_F32
+// variant pool2d_f16: -DELEM_F16
+// variant pool2d_q8: -DELEM_Q8
+// variant pool2d_q8s: -DELEM_Q8S
 // AVERAGE_POOL_2D, MAX_POOL_2D, L2_POOL_2D over NHWC or NCHW tensors, with a
 // fused activation. One invocation computes one output element. Quantized
 // pooling works on the codes: NNAPI requires equal input and output encodings.

@@ -1,4 +1,8 @@
 #version 450
+// Variants (built by embed_shaders.py; "name: defines"):
+// variant remap_b8: -DB8
+// variant remap_b16: -DB16
+// variant remap_b32: -DB32
 // Index remapping: every output element copies one input element, or the pad
 // value. TRANSPOSE, SLICE, STRIDED_SLICE, PAD, PAD_V2, TILE, SPLIT, SQUEEZE,
 // EXPAND_DIMS, DEPTH_TO_SPACE, SPACE_TO_DEPTH, BATCH_TO_SPACE_ND,

@@ -1,4 +1,6 @@
 #version 450
+// Variants (built by embed_shaders.py; "name: defines"):
+// variant remap_params:
 // Completes the map of shaders/remap.comp from parameter tensors computed at
 // run time (the output shape being declared in the model): one invocation
 // copies the map template the host built and patches what the parameters

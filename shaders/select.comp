@@ -1,4 +1,10 @@
 #version 450
+// Variants (built by embed_shaders.py; "name: defines"):
+// variant select_f32: -DELEM_F32
+// variant select_f16: -DELEM_F16
+// variant select_i32: -DELEM_I32
+// variant select_q8: -DELEM_Q8
+// variant select_q8s: -DELEM_Q8S
 // SELECT: out = condition ? a : b, elementwise over equal shapes. Quantized
 // values are requantized from each input's encoding to the output's.
 #extension GL_GOOGLE_include_directive : require

@@ -1,4 +1,9 @@
 #version 450
+// Variants (built by embed_shaders.py; "name: defines"):
+// variant softmax_f32: -DELEM_F32
+// variant softmax_f16: -DELEM_F16
+// variant softmax_q8: -DELEM_Q8
+// variant softmax_q8s: -DELEM_Q8S
 // SOFTMAX along one axis: out = exp(beta * (x - max)) / sum. The tensor is
 // seen as [outer, axis, inner]; one invocation handles one (outer, inner) row.
 #extension GL_GOOGLE_include_directive : require

@@ -3,6 +3,7 @@
 #pragma once
 #include "graph/graph.h"
 #include "vk/vk_context.h"
+#include "shaders_layout.h"
 
 typedef enum vknn_access {
   VKNN_ACCESS_READ = 1,
@@ -15,6 +16,8 @@ typedef struct vknn_binding {
 } vknn_binding;
 
 #define VKNN_MAX_SPEC_CONSTANTS 4
+_Static_assert(VKNN_SPEC_MAX_ID <= VKNN_MAX_SPEC_CONSTANTS,
+               "a kernel has more specialization constants than a dispatch holds");
 
 typedef struct vknn_dispatch {
   vknn_shader_id shader;

@@ -108,6 +108,7 @@ typedef struct unary_params {
   int32_t output_multiplier, output_exponent;
   float post_alpha[VKNN_MAX_POST_OPS];
 } unary_params;
+VKNN_PUSH_LAYOUT(activation, unary_params);
 
 /* A multiplier's mantissa rounded to its top 16 bits, saturating. */
 static int32_t mantissa_16(int32_t mantissa) {
@@ -175,7 +176,7 @@ static vknn_status lower_unary(vknn_graph *graph, const vknn_operation *op,
   vknn_dispatch *d = vknn_dispatch_list_add(out_list);
   if (d == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
   d->shader = shader_for(in->type);
-  d->spec[0] = k->code;
+  d->spec[VKNN_SPEC_ACTIVATION_OP] = k->code;
   vknn_op_set_post_ops(graph, op, d, p.post_alpha);
   vknn_dispatch_bind(d, op->inputs[0], VKNN_ACCESS_READ);
   vknn_dispatch_bind(d, out_index, VKNN_ACCESS_WRITE);

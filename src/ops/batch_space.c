@@ -47,33 +47,33 @@ static vknn_status build_dynamic(vknn_graph *graph, const vknn_operation *op, vk
   uint32_t small = to_batch ? shape.batches : out.batches, large = to_batch ? out.batches : shape.batches;
   if (small == 0 || large % small != 0) return VKNN_STATUS_INVALID_ARGUMENT;
   vknn_remap_set_axes(r, in);
-  int32_t *push = r->dynamic.push; /* masks (unused), h/w axes, h/w views, block views, batches */
-  push[3] = (int32_t)a.h;
-  push[4] = (int32_t)a.w;
+  vknn_remap_params_push *push = &r->dynamic.push;
+  push->h_axis = (int32_t)a.h;
+  push->w_axis = (int32_t)a.w;
   if (to_batch) { /* view [bh, bw, N, (C,) OH, OW, (C)] */
     vknn_remap_add_view(r, large / small, a.h, 1);
     vknn_remap_add_view(r, 1, a.w, 1);
     vknn_remap_add_view(r, shape.batches, a.n, 1);
     if (nchw) vknn_remap_add_view(r, shape.channels, a.c, 1);
-    push[5] = (int32_t)r->view_rank;
+    push->h_view = (int32_t)r->view_rank;
     vknn_remap_add_view(r, out.height, a.h, 1);
-    push[6] = (int32_t)r->view_rank;
+    push->w_view = (int32_t)r->view_rank;
     vknn_remap_add_view(r, out.width, a.w, 1);
     if (!nchw) vknn_remap_add_view(r, shape.channels, a.c, 1);
-    push[7] = 0;
-    push[8] = 1;
+    push->block_h_view = 0;
+    push->block_w_view = 1;
   } else { /* view [N, (C,) H, bh, W, bw, (C)] */
     vknn_remap_add_view(r, out.batches, a.n, 1);
     if (nchw) vknn_remap_add_view(r, shape.channels, a.c, 1);
     vknn_remap_add_view(r, shape.height, a.h, 1);
-    push[7] = (int32_t)r->view_rank;
+    push->block_h_view = (int32_t)r->view_rank;
     vknn_remap_add_view(r, large / small, a.n, 1);
     vknn_remap_add_view(r, shape.width, a.w, 1);
-    push[8] = (int32_t)r->view_rank;
+    push->block_w_view = (int32_t)r->view_rank;
     vknn_remap_add_view(r, 1, a.n, 1);
     if (!nchw) vknn_remap_add_view(r, shape.channels, a.c, 1);
   }
-  push[9] = (int32_t)out.batches;
+  push->batches = (int32_t)out.batches;
   r->pad_bits = vknn_zero_pad_bits(in);
   vknn_remap_set_dynamic(r, to_batch ? VKNN_REMAP_DYNAMIC_SPACE_TO_BATCH : VKNN_REMAP_DYNAMIC_BATCH_TO_SPACE,
                          op->inputs[1], to_batch ? op->inputs[2] : UINT32_MAX, UINT32_MAX);

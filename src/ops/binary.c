@@ -80,6 +80,7 @@ typedef struct binary_params {
   int32_t left_shift;
   float post_alpha[VKNN_MAX_POST_OPS];
 } binary_params;
+VKNN_PUSH_LAYOUT(binary, binary_params);
 
 /* Broadcast shape of a and b (numpy rules, aligned on trailing dimensions).
  * Unknown (0) dimensions stay unknown unless the other side fixes them. */
@@ -291,7 +292,7 @@ static vknn_status lower_binary(vknn_graph *graph, const vknn_operation *op,
   vknn_dispatch *d = vknn_dispatch_list_add(out_list);
   if (d == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
   d->shader = shader_for(a->type, k->compare);
-  d->spec[0] = k->code;
+  d->spec[VKNN_SPEC_BINARY_OP] = k->code;
   vknn_op_set_post_ops(graph, op, d, p.post_alpha);
   vknn_dispatch_bind(d, op->inputs[0], VKNN_ACCESS_READ);
   vknn_dispatch_bind(d, second_input(op), VKNN_ACCESS_READ);

@@ -263,6 +263,7 @@ typedef struct conv_params {
   float act_min, act_max;
   int32_t in_zero_point, filter_zero_point, out_zero_point;
 } conv_params;
+VKNN_PUSH_LAYOUT(conv2d, conv_params);
 
 static vknn_shader_id conv_shader(int32_t input_type, int32_t filter_type) {
   switch (input_type) {
@@ -297,10 +298,10 @@ vknn_status vknn_lower_conv(vknn_graph *graph, const vknn_operation *op,
   /* Blocks of 4 output channels share input loads (not for depthwise, where
    * every output channel reads its own input channel). */
   uint32_t block = !g->depthwise && g->out_c % 4 == 0 ? 4 : 1;
-  d->spec[0] = g->nchw;
-  d->spec[1] = g->depthwise;
-  d->spec[2] = block;
-  d->spec_count = 3;
+  d->spec[VKNN_SPEC_CONV2D_NCHW] = g->nchw;
+  d->spec[VKNN_SPEC_CONV2D_DEPTHWISE] = g->depthwise;
+  d->spec[VKNN_SPEC_CONV2D_OC_BLOCK] = block;
+  d->spec_count = VKNN_SPEC_COUNT_CONV2D;
   vknn_dispatch_bind(d, op->inputs[0], VKNN_ACCESS_READ);
   vknn_dispatch_bind(d, op->inputs[1], VKNN_ACCESS_READ);
   vknn_dispatch_bind(d, op->inputs[2], VKNN_ACCESS_READ);

@@ -85,6 +85,7 @@ typedef struct convert_params {
   int32_t lo, hi;
   uint32_t inner, channels;
 } convert_params;
+VKNN_PUSH_LAYOUT(convert, convert_params);
 
 /* Dequantization scales: the channel scales of a per-channel tensor, else one. */
 static uint32_t add_scales(vknn_graph *graph, const vknn_operation *op, convert_params *p) {
@@ -127,10 +128,10 @@ static vknn_status lower_convert(vknn_graph *graph, const vknn_operation *op,
   vknn_dispatch *d = vknn_dispatch_list_add(out_list);
   if (d == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
   d->shader = VKNN_SHADER_CONVERT;
-  d->spec[0] = (uint32_t)mode;
-  d->spec[1] = (uint32_t)in_kind;
-  d->spec[2] = (uint32_t)out_kind;
-  d->spec_count = 3;
+  d->spec[VKNN_SPEC_CONVERT_MODE] = (uint32_t)mode;
+  d->spec[VKNN_SPEC_CONVERT_IN_KIND] = (uint32_t)in_kind;
+  d->spec[VKNN_SPEC_CONVERT_OUT_KIND] = (uint32_t)out_kind;
+  d->spec_count = VKNN_SPEC_COUNT_CONVERT;
   vknn_dispatch_bind(d, op->inputs[0], VKNN_ACCESS_READ);
   vknn_dispatch_bind(d, op->outputs[0], VKNN_ACCESS_WRITE);
   vknn_dispatch_bind(d, scales, VKNN_ACCESS_READ);

@@ -53,6 +53,11 @@ static vknn_status infer_fill(vknn_graph *graph, const vknn_operation *op) {
 }
 
 /* Every element of out_index takes the value of the scalar tensor value. */
+typedef struct fill_params {
+  uint32_t count; /* elements written */
+} fill_params;
+VKNN_PUSH_LAYOUT(fill, fill_params);
+
 static vknn_status lower_fill_from(vknn_graph *graph, uint32_t value, uint32_t out_index,
                                    vknn_dispatch_list *out_list) {
   const vknn_tensor *out = &graph->tensors[out_index];
@@ -65,8 +70,9 @@ static vknn_status lower_fill_from(vknn_graph *graph, uint32_t value, uint32_t o
   d->shader = by_size[element / 2];
   vknn_dispatch_bind(d, value, VKNN_ACCESS_READ);
   vknn_dispatch_bind(d, out_index, VKNN_ACCESS_WRITE);
-  memcpy(d->push, &count, sizeof(count));
-  d->push_size = sizeof(count);
+  fill_params p = {.count = count};
+  memcpy(d->push, &p, sizeof(p));
+  d->push_size = sizeof(p);
   d->invocations = count;
   return VKNN_STATUS_NONE;
 }

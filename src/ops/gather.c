@@ -48,6 +48,12 @@ static vknn_status infer_gather(vknn_graph *graph, const vknn_operation *op) {
   return vknn_op_set_output_shape(graph, op, 0, dims, rank);
 }
 
+/* Input viewed as [outer, axis, inner]; the output as [outer, index_count, inner]. */
+typedef struct gather_params {
+  uint32_t outer, axis, inner, index_count;
+} gather_params;
+VKNN_PUSH_LAYOUT(gather, gather_params);
+
 static vknn_status lower_gather(vknn_graph *graph, const vknn_operation *op,
                                 vknn_dispatch_list *out_list) {
   uint32_t axis;
@@ -55,10 +61,10 @@ static vknn_status lower_gather(vknn_graph *graph, const vknn_operation *op,
   if (s != VKNN_STATUS_NONE) return s;
   const vknn_tensor *in = &graph->tensors[op->inputs[0]];
   const vknn_tensor *indices = &graph->tensors[op->inputs[2]];
-  uint32_t p[4] = {1, in->dims[axis], 1,
-                   (uint32_t)vknn_shape_element_count(indices->dims, indices->rank)};
-  for (uint32_t d = 0; d < axis; ++d) p[0] *= in->dims[d];
-  for (uint32_t d = axis + 1; d < in->rank; ++d) p[2] *= in->dims[d];
+  gather_params p = {1, in->dims[axis], 1,
+                     (uint32_t)vknn_shape_element_count(indices->dims, indices->rank)};
+  for (uint32_t d = 0; d < axis; ++d) p.outer *= in->dims[d];
+  for (uint32_t d = axis + 1; d < in->rank; ++d) p.inner *= in->dims[d];
   static const vknn_shader_id by_size[] = {VKNN_SHADER_GATHER_B8, VKNN_SHADER_GATHER_B16,
                                            VKNN_SHADER_GATHER_B32, VKNN_SHADER_GATHER_B32};
   vknn_dispatch *d = vknn_dispatch_list_add(out_list);
@@ -67,9 +73,9 @@ static vknn_status lower_gather(vknn_graph *graph, const vknn_operation *op,
   vknn_dispatch_bind(d, op->inputs[0], VKNN_ACCESS_READ);
   vknn_dispatch_bind(d, op->inputs[2], VKNN_ACCESS_READ);
   vknn_dispatch_bind(d, op->outputs[0], VKNN_ACCESS_WRITE);
-  memcpy(d->push, p, sizeof(p));
+  memcpy(d->push, &p, sizeof(p));
   d->push_size = sizeof(p);
-  d->invocations = (uint64_t)p[0] * p[2] * p[3];
+  d->invocations = (uint64_t)p.outer * p.inner * p.index_count;
   return VKNN_STATUS_NONE;
 }
 

@@ -109,6 +109,7 @@ typedef struct pool_params {
   int32_t pad_left, pad_top;
   float act_min, act_max;
 } pool_params;
+VKNN_PUSH_LAYOUT(pool2d, pool_params);
 
 static vknn_status lower_pool(vknn_graph *graph, const vknn_operation *op,
                               vknn_dispatch_list *out_list) {
@@ -124,9 +125,9 @@ static vknn_status lower_pool(vknn_graph *graph, const vknn_operation *op,
   vknn_dispatch *d = vknn_dispatch_list_add(out_list);
   if (d == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
   d->shader = shaders[vknn_variant_of(graph->tensors[op->inputs[0]].type)];
-  d->spec[0] = g.nchw;
-  d->spec[1] = (uint32_t)pool_kind(op->type);
-  d->spec_count = 2;
+  d->spec[VKNN_SPEC_POOL2D_NCHW] = g.nchw;
+  d->spec[VKNN_SPEC_POOL2D_OP] = (uint32_t)pool_kind(op->type);
+  d->spec_count = VKNN_SPEC_COUNT_POOL2D;
   vknn_dispatch_bind(d, op->inputs[0], VKNN_ACCESS_READ);
   vknn_dispatch_bind(d, out_index, VKNN_ACCESS_WRITE);
   memcpy(d->push, &p, sizeof(p));

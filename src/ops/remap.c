@@ -121,6 +121,8 @@ vknn_status vknn_remap_dynamic_identity(vknn_graph *graph, const vknn_operation 
   return s;
 }
 
+VKNN_PUSH_LAYOUT(remap_params, vknn_remap_params_push);
+
 /* The dispatch completing a map template into a map tensor on the GPU. */
 static uint32_t lower_map_completion(vknn_graph *graph, const vknn_remap *r, uint32_t template_map,
                                      vknn_dispatch_list *out_list) {
@@ -129,18 +131,17 @@ static uint32_t lower_map_completion(vknn_graph *graph, const vknn_remap *r, uin
   vknn_dispatch *d = map == UINT32_MAX ? NULL : vknn_dispatch_list_add(out_list);
   if (d == NULL) return UINT32_MAX;
   d->shader = VKNN_SHADER_REMAP_PARAMS;
-  d->spec[0] = r->dynamic.kind;
-  d->spec_count = 1;
+  d->spec[VKNN_SPEC_REMAP_PARAMS_OP] = r->dynamic.kind;
+  d->spec_count = VKNN_SPEC_COUNT_REMAP_PARAMS;
   vknn_dispatch_bind(d, template_map, VKNN_ACCESS_READ);
   for (uint32_t i = 0; i < 3; ++i) {
     uint32_t param = r->dynamic.params[i];
     vknn_dispatch_bind(d, param == UINT32_MAX ? template_map : param, VKNN_ACCESS_READ);
   }
   vknn_dispatch_bind(d, map, VKNN_ACCESS_WRITE);
-  int32_t push[11];
-  push[0] = (int32_t)words;
-  memcpy(push + 1, r->dynamic.push, sizeof(r->dynamic.push));
-  memcpy(d->push, push, sizeof(push));
+  vknn_remap_params_push push = r->dynamic.push;
+  push.words = words;
+  memcpy(d->push, &push, sizeof(push));
   d->push_size = sizeof(push);
   d->invocations = 1;
   return map;

@@ -5,6 +5,14 @@
 
 #define VKNN_REMAP_MAX 6
 
+/* shaders/remap_params.comp's push constants. */
+typedef struct vknn_remap_params_push {
+  uint32_t words;                          /* of the map */
+  int32_t begin_mask, end_mask, shrink_mask; /* STRIDED_SLICE */
+  int32_t h_axis, w_axis, h_view, w_view;  /* the batch/space operations */
+  int32_t block_h_view, block_w_view, batches; /* BATCH_TO_SPACE_ND: output batches */
+} vknn_remap_params_push;
+
 typedef struct vknn_remap {
   uint32_t axis_count; /* input axes */
   struct {
@@ -26,7 +34,7 @@ typedef struct vknn_remap {
     bool active;
     uint32_t kind;      /* OP of remap_params.comp */
     uint32_t params[3]; /* parameter tensors (unused: UINT32_MAX) */
-    int32_t push[10];   /* remap_params.comp's push constants after the word count */
+    vknn_remap_params_push push; /* words is set at lowering */
   } dynamic;
 } vknn_remap;
 

@@ -46,6 +46,7 @@ typedef struct select_params {
   int32_t out_zero_point;
   float q_min, q_max;
 } select_params;
+VKNN_PUSH_LAYOUT(select, select_params);
 
 static vknn_status lower_select(vknn_graph *graph, const vknn_operation *op,
                                 vknn_dispatch_list *out_list) {

@@ -109,7 +109,9 @@ static vknn_status build_dynamic_strided_slice(vknn_graph *graph, const vknn_ope
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
   vknn_remap_set_dynamic(r, VKNN_REMAP_DYNAMIC_STRIDED_SLICE, op->inputs[1], op->inputs[2], op->inputs[3]);
-  memcpy(r->dynamic.push, masks, 3 * sizeof(int32_t));
+  r->dynamic.push.begin_mask = masks[0];
+  r->dynamic.push.end_mask = masks[1];
+  r->dynamic.push.shrink_mask = masks[2];
   return VKNN_STATUS_NONE;
 }
 

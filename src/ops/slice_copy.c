@@ -12,6 +12,7 @@ typedef struct slice_params {
   int32_t in_zero_point, out_zero_point;
   float q_min, q_max;
 } slice_params;
+VKNN_PUSH_LAYOUT(concat, slice_params);
 
 static vknn_shader_id shader_for(int32_t type) {
   switch (type) {

@@ -72,6 +72,7 @@ typedef struct softmax_params {
   int32_t out_zero_point;
   float q_min, q_max;
 } softmax_params;
+VKNN_PUSH_LAYOUT(softmax, softmax_params);
 
 static vknn_status lower_softmax(vknn_graph *graph, const vknn_operation *op,
                                  vknn_dispatch_list *out_list) {
