@@ -5,7 +5,7 @@ set -euo pipefail
 packages=(
   build-essential pkg-config meson ninja-build python3
   libvulkan-dev libvulkan-volk-dev vulkan-validationlayers mesa-vulkan-drivers vulkan-tools
-  glslang-tools spirv-tools spirv-cross libshaderc-dev
+  glslang-tools spirv-tools spirv-cross
   libcmocka-dev libcjson-dev
   clang libclang-rt-14-dev
 )

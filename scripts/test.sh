@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Builds vknn and runs the whole test suite:
-#   1. unit tests (cmocka, Vulkan validation layer on) and the conformance
-#      runner over ../shared/nnapi-cts, every case, in every implemented mode
-#      (sync, async, burst, fenced, threads, dynamic, quant-coupling,
-#      device-memory, validation);
+#   1. unit tests (cmocka, Vulkan validation layer on; the layer and
+#      push-constant layout checks) and the conformance runner over
+#      ../shared/nnapi-cts, every case, in every implemented mode (sync,
+#      async, burst, fenced, threads, dynamic, quant-coupling, device-memory,
+#      validation), checked against tests/cts/baseline.txt: a listed case that
+#      does not pass fails the run;
 #   2. the same under AddressSanitizer + UndefinedBehaviorSanitizer: all unit
 #      tests and a sample of the conformance cases (every 7th);
 #   3. under ThreadSanitizer: all unit tests and every 25th case through the
@@ -18,6 +20,9 @@ cd "$(dirname "$0")/.."
 
 passed=0; failed=0; skipped=0
 modes=sync,async,burst,fenced,threads,dynamic,quant-coupling,device-memory,validation
+# Every case listed there must pass in every stage that runs it (a change that
+# makes cases pass adds them: vknn-cts --write-baseline tests/cts/baseline.txt).
+baseline=$PWD/tests/cts/baseline.txt
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 export ASAN_OPTIONS=detect_leaks=1
 
@@ -53,7 +58,7 @@ conformance() {
   local log=$dir/cts-$name.log
   "$dir/tests/vknn-cts" "$@" --json "$dir/cts-$name.json" > "$log" 2>&1
   local rc=$? line p f s
-  grep -E '^FAILED ' "$log" | head -50
+  grep -E '^FAILED |^REGRESSED |^baseline: ' "$log" | head -60
   line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -1)
   p=$(echo "$line" | sed -n 's/^\([0-9]*\) passed.*/\1/p')
   f=$(echo "$line" | sed -n 's/.* \([0-9]*\) failed.*/\1/p')
@@ -67,19 +72,19 @@ conformance() {
 
 if build build -Dbuildtype=debugoptimized; then
   unit_tests build
-  conformance build all-modes --modes "$modes"
+  conformance build all-modes --modes "$modes" --baseline "$baseline"
   grep -E '^[A-Z_0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+$|^operation' build/cts-all-modes.log
 fi
 
 if build build-sanitize -Dbuildtype=debug -Db_sanitize=address,undefined -Db_lundef=false; then
   unit_tests build-sanitize
-  conformance build-sanitize sampled --modes "$modes" --sample 7
+  conformance build-sanitize sampled --modes "$modes" --sample 7 --baseline "$baseline"
 fi
 
 if build build-tsan -Dbuildtype=debug -Db_sanitize=thread -Db_lundef=false; then
   export TSAN_OPTIONS="halt_on_error=1 suppressions=$PWD/tests/tsan.supp"
   unit_tests build-tsan
-  conformance build-tsan concurrent --modes threads,async,fenced,burst --sample 25
+  conformance build-tsan concurrent --modes threads,async,fenced,burst --sample 25 --baseline "$baseline"
   unset TSAN_OPTIONS
 fi
 

@@ -12,8 +12,10 @@
 
 #if defined(ELEM_I32)
 #define STORAGE_T int
+#define VALUE_OF(x) (x)
 #else
 #include "elem_types.glsl"
+#define VALUE_OF(x) float(x)
 #endif
 
 layout(std430, set = 0, binding = 0) readonly buffer Condition { uint8_t condition[]; };
@@ -40,6 +42,9 @@ void main() {
     int q = requantize_real(real, p.out_scale, p.out_zero_point);
     y[i] = STORAGE_T(clamp(q, int(p.q_min), int(p.q_max)));
 #else
-    y[i] = pick_a ? a[i] : b[i];
+    // Through float32: selecting between 16-bit values would be float16
+    // arithmetic (the Float16 capability), which a device may lack; the
+    // round trip is exact for float16 and int32 alike.
+    y[i] = STORAGE_T(pick_a ? VALUE_OF(a[i]) : VALUE_OF(b[i]));
 #endif
 }

@@ -199,8 +199,10 @@ static void enable_host_import(vknn_vk *vk) {
 static vknn_status create_logical_device(vknn_vk *vk) {
   VkPhysicalDevice16BitStorageFeatures storage16 = {
       .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES};
+  VkPhysicalDeviceShaderFloat16Int8Features arithmetic = {
+      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES, .pNext = &storage16};
   VkPhysicalDevice8BitStorageFeatures storage8 = {
-      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES, .pNext = &storage16};
+      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES, .pNext = &arithmetic};
   VkPhysicalDeviceFeatures2 features = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
                                         .pNext = &storage8};
   vkGetPhysicalDeviceFeatures2(vk->physical_device, &features);
@@ -209,8 +211,17 @@ static vknn_status create_logical_device(vknn_vk *vk) {
                vk->properties.deviceName);
     return VKNN_STATUS_DEVICE_UNAVAILABLE;
   }
+  /* Kernels with float16 or int8 arithmetic (variants that name the feature)
+   * run only where the device has it; the others use 16- and 8-bit storage. */
+  vk->shader_features = (arithmetic.shaderFloat16 ? VKNN_SHADER_NEEDS_SHADERFLOAT16 : 0) |
+                        (arithmetic.shaderInt8 ? VKNN_SHADER_NEEDS_SHADERINT8 : 0);
+  VkPhysicalDeviceShaderFloat16Int8Features want_arithmetic = {
+      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES,
+      .shaderFloat16 = arithmetic.shaderFloat16,
+      .shaderInt8 = arithmetic.shaderInt8};
   VkPhysicalDevice16BitStorageFeatures want16 = {
       .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES,
+      .pNext = vk->shader_features ? &want_arithmetic : NULL,
       .storageBuffer16BitAccess = VK_TRUE};
   VkPhysicalDevice8BitStorageFeatures want8 = {
       .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES,

@@ -47,6 +47,7 @@ typedef struct vknn_vk {
    * 0 when the device cannot import. */
   VkDeviceSize host_import_alignment;
   PFN_vkGetMemoryHostPointerPropertiesEXT get_host_pointer_properties;
+  uint32_t shader_features; /* VKNN_SHADER_NEEDS_* the device has enabled */
   VkPipelineCache pipeline_cache;
   VkShaderModule shader_modules[VKNN_SHADER_COUNT];
   VkDescriptorSetLayout set_layouts[VKNN_MAX_BINDINGS + 1]; /* by binding count */
@@ -82,9 +83,12 @@ vknn_status vknn_vk_status(VkResult result);
 
 /* The compute pipeline of one shader with its specialization constants
  * (constant_id i+1 = spec[i]; constant_id 0 = local size). Created once per
- * device and key, at prepare time; owned by the device. */
+ * device and key, at prepare time; owned by the device. GENERAL_FAILURE for
+ * a variant that needs a feature the device lacks (see vknn_vk_has_shader). */
 vknn_status vknn_vk_get_pipeline(vknn_vk *vk, vknn_shader_id shader, uint32_t binding_count,
                                  uint32_t local_size, const uint32_t *spec, uint32_t spec_count,
                                  VkPipeline *out_pipeline);
+/* Whether the device has every optional feature a kernel variant needs. */
+bool vknn_vk_has_shader(const vknn_vk *vk, vknn_shader_id shader);
 /* Destroys every pipeline of the device (at close). */
 void vknn_vk_destroy_pipelines(vknn_vk *vk);

@@ -56,6 +56,11 @@ vknn_status vknn_vk_get_pipeline(vknn_vk *vk, vknn_shader_id shader, uint32_t bi
                                  VkPipeline *out_pipeline) {
   if (spec_count > MAX_SPEC || binding_count == 0 || binding_count > VKNN_MAX_BINDINGS)
     return VKNN_STATUS_GENERAL_FAILURE;
+  if (!vknn_vk_has_shader(vk, shader)) {
+    VKNN_LOG_E(vk->log, "compilation", "%s needs a device feature this device lacks",
+               vknn_embedded_shaders[shader].name);
+    return VKNN_STATUS_GENERAL_FAILURE;
+  }
   pthread_mutex_lock(&vk->pipeline_lock);
   vknn_pipeline_entry *e = vk->pipelines;
   while (e != NULL && !entry_matches(e, shader, binding_count, local_size, spec, spec_count))
@@ -87,6 +92,11 @@ vknn_status vknn_vk_get_pipeline(vknn_vk *vk, vknn_shader_id shader, uint32_t bi
   if (e != NULL) *out_pipeline = e->pipeline;
   pthread_mutex_unlock(&vk->pipeline_lock);
   return status;
+}
+
+bool vknn_vk_has_shader(const vknn_vk *vk, vknn_shader_id shader) {
+  uint32_t needs = vknn_embedded_shaders[shader].needs;
+  return (vk->shader_features & needs) == needs;
 }
 
 void vknn_vk_destroy_pipelines(vknn_vk *vk) {

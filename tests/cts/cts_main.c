@@ -1,6 +1,7 @@
 /* vknn-cts: runs the NNAPI conformance cases through the driver.
  *
- *   vknn-cts [--modes LIST] [--filter GLOB] [--sample N] [--jobs N] [--timeout S] [--json FILE] PATH...
+ *   vknn-cts [--modes LIST] [--filter GLOB] [--sample N] [--jobs N] [--timeout S] [--json FILE]
+ *            [--baseline FILE] [--write-baseline FILE] PATH...
  *
  * Cases run in worker processes, one data file at a time, so a crash or a
  * hang costs one case, not the run: the case in flight is marked failed and a
@@ -19,6 +20,7 @@
 
 #include "cts_case.h"
 #include "cts_compare.h"
+#include "cts_baseline.h"
 #include "cts_report.h"
 #include "cts_run.h"
 
@@ -29,6 +31,8 @@ typedef struct options {
   int jobs;
   int timeout_s;
   const char *json_path;
+  const char *baseline_path;       /* --baseline: cases that must pass */
+  const char *write_baseline_path; /* --write-baseline: where to list the passing cases */
 } options;
 
 typedef struct worker_slot {
@@ -300,7 +304,9 @@ static int parse_modes(const char *list, unsigned *out) {
 static void usage(void) {
   fprintf(stderr,
           "usage: vknn-cts [--modes LIST] [--filter GLOB] [--sample N] [--jobs N] [--timeout S] [--json FILE]\n"
-          "                [--quant-tolerance STEPS] [PATH...]\n"
+          "                [--quant-tolerance STEPS] [--baseline FILE] [--write-baseline FILE] [PATH...]\n"
+          "  --baseline: every case FILE lists must pass (when selected); unlisted passes are printed\n"
+          "  --write-baseline: list the passing cases in FILE\n"
           "  --quant-tolerance: allowed error of quantized outputs (0: bit-exact)\n"
           "  PATH: a data file or a folder searched recursively (default: %s)\n",
           VKNN_CTS_DATA);
@@ -318,6 +324,8 @@ static int parse_args(int argc, char **argv, options *opt, int *first_path) {
     else if (strcmp(arg, "--jobs") == 0) opt->jobs = atoi(argv[++i]);
     else if (strcmp(arg, "--timeout") == 0) opt->timeout_s = atoi(argv[++i]);
     else if (strcmp(arg, "--json") == 0) opt->json_path = argv[++i];
+    else if (strcmp(arg, "--baseline") == 0) opt->baseline_path = argv[++i];
+    else if (strcmp(arg, "--write-baseline") == 0) opt->write_baseline_path = argv[++i];
     else if (strcmp(arg, "--sample") == 0) opt->sample = atoi(argv[++i]);
     else if (strcmp(arg, "--quant-tolerance") == 0) cts_compare_set_quant_tolerance(atoi(argv[++i]));
     else return usage(), -1;
@@ -350,8 +358,14 @@ int main(int argc, char **argv) {
     if (cts_report_file_has_cases(report, f)) push_job(&s, f, 0);
   run_all(&s);
   free(s.queue);
+  int rc = 0;
+  if (opt.baseline_path && cts_baseline_check(report, opt.baseline_path, stdout) < 0) rc = 2;
+  if (opt.write_baseline_path && cts_baseline_write(report, opt.write_baseline_path) != 0) {
+    fprintf(stderr, "vknn-cts: cannot write %s\n", opt.write_baseline_path);
+    rc = 2;
+  }
   cts_report_print(report, stdout);
-  int rc = opt.json_path && cts_report_write_json(report, opt.json_path) != 0 ? 2 : 0;
+  if (opt.json_path && cts_report_write_json(report, opt.json_path) != 0) rc = 2;
   if (cts_report_failed(report) > 0) rc = 1;
   cts_report_destroy(report);
   return rc;
