@@ -67,6 +67,10 @@ static vknn_status validate_convert(const vknn_logger *log, const vknn_model *mo
                vknn_operand_type_name(in->type), vknn_operand_type_name(out->type));
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
+  if (op->type == VKNN_OPERATION_DEQUANTIZE && in->dimension_count > 4) {
+    VKNN_LOG_E(log, "model", "DEQUANTIZE: rank %u is above 4", in->dimension_count);
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
   return VKNN_STATUS_NONE;
 }
 

@@ -9,7 +9,8 @@ static vknn_status validate_space_depth(const vknn_logger *log, const vknn_model
             vknn_op_check_rank(log, op, "input", &sg->operands[op->inputs[0]], 4) &&
             vknn_op_check_type(log, op, "block size", &sg->operands[op->inputs[1]], VKNN_OPERAND_INT32) &&
             (op->input_count < 3 ||
-             vknn_op_check_type(log, op, "layout", &sg->operands[op->inputs[2]], VKNN_OPERAND_BOOL));
+             vknn_op_check_type(log, op, "layout", &sg->operands[op->inputs[2]], VKNN_OPERAND_BOOL)) &&
+            vknn_op_check_same_quant(log, sg, op, 0);
   return ok ? VKNN_STATUS_NONE : VKNN_STATUS_INVALID_ARGUMENT;
 }
 
