@@ -273,6 +273,14 @@ static void build_depth_to_space(ctx *c, int32_t type) {
 
 static void perm_rank_2(ctx *c) { as_matrix(c, 1); }
 
+/* Input k given as omitted (NO_VALUE), of its declared type. */
+static void omit_input(ctx *c, uint32_t k) {
+  uint32_t omitted = mb_temporary(&c->b, op_input(c, k)->type, NULL, 0);
+  operand(c, omitted)->lifetime = VKNN_LIFETIME_NO_VALUE;
+  replace_input(c, k, omitted);
+}
+static void omit_input_1(ctx *c) { omit_input(c, 1); }
+
 /* ---- PAD: [2, 3] -> [4, 3] ----------------------------------------------- */
 
 static void build_pad(ctx *c, int32_t type) {
@@ -609,6 +617,8 @@ static const row rows[] = {
     QUANT_SAME(build_slice, "SLICE"),
     /* TRANSPOSE, TILE, SPLIT, CHANNEL_SHUFFLE, DEPTH_TO_SPACE */
     {"TRANSPOSE accepted", build_transpose, Q8, NULL, NULL},
+    {"TRANSPOSE omitted perm accepted", build_transpose, F32, omit_input_1, NULL},
+    {"SLICE: omitted begin", build_slice, F32, omit_input_1, "input 1 is omitted but not optional"},
     {"TRANSPOSE: perm of rank 2", build_transpose, F32, perm_rank_2, "perm must have rank 1"},
     QUANT_SAME(build_transpose, "TRANSPOSE"),
     {"TILE accepted", build_tile, Q8, NULL, NULL},
@@ -664,6 +674,7 @@ static const row rows[] = {
     /* Elementwise */
     {"ADD accepted", build_add, Q8, NULL, NULL},
     {"MUL accepted", build_mul, Q8, NULL, NULL},
+    {"ADD: omitted input 1", build_add, F32, omit_input_1, "input 1 is omitted but not optional"},
     {"MUL: output scale = product", build_mul, Q8, mul_output_scale_equal, "must exceed the input scales' product"},
     {"MUL: output scale < product", build_mul, Q8, mul_output_scale_below, "must exceed the input scales' product"},
     {"RELU accepted", build_relu, Q8, NULL, NULL},

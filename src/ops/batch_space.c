@@ -8,7 +8,7 @@ static vknn_status validate_batch_space(const vknn_logger *log, const vknn_model
   (void)model;
   bool to_batch = op->type == VKNN_OPERATION_SPACE_TO_BATCH_ND;
   uint32_t layout = to_batch ? 3 : 2;
-  bool ok = vknn_op_check_counts(log, op, layout, layout + 1, 1) &&
+  bool ok = vknn_op_check_counts(log, sg, op, layout, layout + 1, 1) &&
             vknn_op_check_data_types(log, sg, op, 4, false) &&
             vknn_op_check_rank(log, op, "input", &sg->operands[op->inputs[0]], 4);
   for (uint32_t i = 1; ok && i < op->input_count; ++i)

@@ -114,7 +114,7 @@ static bool check_signature(const vknn_logger *log, const vknn_model *model,
                             const vknn_subgraph *sg, const vknn_operation *op,
                             const binary_kind *k) {
   const char *name = vknn_operation_type_name(op->type);
-  if (!vknn_op_check_counts(log, op, k->inputs, k->inputs, 1)) return false;
+  if (!vknn_op_check_counts(log, sg, op, k->inputs, k->inputs, 1)) return false;
   const vknn_operand *a = &sg->operands[op->inputs[0]];
   const vknn_operand *b = &sg->operands[second_input(op)];
   const vknn_operand *out = &sg->operands[op->outputs[0]];

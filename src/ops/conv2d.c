@@ -82,7 +82,7 @@ bool vknn_conv_check_types(const vknn_logger *log, const vknn_subgraph *sg,
 static vknn_status validate_conv_family(const vknn_logger *log, const vknn_subgraph *sg,
                                         const vknn_operation *op, bool depthwise) {
   uint32_t extra = depthwise ? 1 : 0;
-  if (!vknn_op_check_counts(log, op, 7 + extra, 13 + extra, 1)) return VKNN_STATUS_INVALID_ARGUMENT;
+  if (!vknn_op_check_counts(log, sg, op, 7 + extra, 13 + extra, 1)) return VKNN_STATUS_INVALID_ARGUMENT;
   /* Dilation comes as a pair: one factor alone leaves 9 or 12 inputs. */
   if (op->input_count == 9 + extra || op->input_count == 12 + extra) {
     VKNN_LOG_E(log, "model", "%s: %u inputs (a dilation factor without its pair)",

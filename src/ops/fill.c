@@ -19,7 +19,7 @@ static int32_t value_type(int32_t tensor_type) {
 static vknn_status validate_fill(const vknn_logger *log, const vknn_model *model,
                                  const vknn_subgraph *sg, const vknn_operation *op) {
   (void)model;
-  if (!vknn_op_check_counts(log, op, 2, 2, 1)) return VKNN_STATUS_INVALID_ARGUMENT;
+  if (!vknn_op_check_counts(log, sg, op, 2, 2, 1)) return VKNN_STATUS_INVALID_ARGUMENT;
   const vknn_operand *out = &sg->operands[op->outputs[0]];
   bool out_ok = out->type == VKNN_OPERAND_TENSOR_FLOAT32 || out->type == VKNN_OPERAND_TENSOR_FLOAT16 ||
                 out->type == VKNN_OPERAND_TENSOR_INT32;
@@ -87,7 +87,7 @@ static vknn_status lower_fill(vknn_graph *graph, const vknn_operation *op,
 static vknn_status validate_rank(const vknn_logger *log, const vknn_model *model,
                                  const vknn_subgraph *sg, const vknn_operation *op) {
   (void)model;
-  bool ok = vknn_op_check_counts(log, op, 1, 1, 1) &&
+  bool ok = vknn_op_check_counts(log, sg, op, 1, 1, 1) &&
             vknn_op_check_type(log, op, "output", &sg->operands[op->outputs[0]], VKNN_OPERAND_INT32);
   if (ok && !vknn_operand_type_is_tensor(sg->operands[op->inputs[0]].type)) {
     VKNN_LOG_E(log, "model", "RANK: the input must be a tensor");

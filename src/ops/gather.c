@@ -8,7 +8,7 @@
 static vknn_status validate_gather(const vknn_logger *log, const vknn_model *model,
                                    const vknn_subgraph *sg, const vknn_operation *op) {
   (void)model;
-  bool ok = vknn_op_check_counts(log, op, 3, 3, 1) &&
+  bool ok = vknn_op_check_counts(log, sg, op, 3, 3, 1) &&
             vknn_op_check_data_types(log, sg, op, VKNN_MAX_RANK, true) &&
             vknn_op_check_type(log, op, "axis", &sg->operands[op->inputs[1]], VKNN_OPERAND_INT32) &&
             vknn_op_check_type(log, op, "indices", &sg->operands[op->inputs[2]], VKNN_OPERAND_TENSOR_INT32) &&

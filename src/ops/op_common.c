@@ -10,11 +10,26 @@ static const char *op_name(const vknn_operation *op) {
   return name ? name : "operation";
 }
 
-bool vknn_op_check_counts(const vknn_logger *log, const vknn_operation *op,
+static bool may_be_omitted(const vknn_operation *op, uint32_t input) {
+  return input == 1 && (op->type == VKNN_OPERATION_TRANSPOSE || op->type == VKNN_OPERATION_SQUEEZE);
+}
+
+static bool required_inputs_present(const vknn_logger *log, const vknn_subgraph *sg,
+                                    const vknn_operation *op) {
+  for (uint32_t i = 0; i < op->input_count; ++i) {
+    if (sg->operands[op->inputs[i]].lifetime == VKNN_LIFETIME_NO_VALUE && !may_be_omitted(op, i)) {
+      VKNN_LOG_E(log, "model", "%s: input %u is omitted but not optional", op_name(op), i);
+      return false;
+    }
+  }
+  return true;
+}
+
+bool vknn_op_check_counts(const vknn_logger *log, const vknn_subgraph *sg, const vknn_operation *op,
                           uint32_t min_inputs, uint32_t max_inputs, uint32_t outputs) {
   if (op->input_count >= min_inputs && op->input_count <= max_inputs &&
       op->output_count == outputs)
-    return true;
+    return required_inputs_present(log, sg, op);
   if (min_inputs == max_inputs)
     VKNN_LOG_E(log, "model", "%s takes %u inputs and %u outputs, got %u and %u", op_name(op),
                min_inputs, outputs, op->input_count, op->output_count);

@@ -3,7 +3,10 @@
 #include "operation_registry.h"
 
 /* Signature checks: log (tag "model") and return false when broken. */
-bool vknn_op_check_counts(const vknn_logger *log, const vknn_operation *op,
+/* Input and output counts, and every input present: only the inputs NNAPI
+ * calls optional tensors (TRANSPOSE's perm, SQUEEZE's axes) may be omitted
+ * (lifetime NO_VALUE). */
+bool vknn_op_check_counts(const vknn_logger *log, const vknn_subgraph *sg, const vknn_operation *op,
                           uint32_t min_inputs, uint32_t max_inputs, uint32_t outputs);
 bool vknn_op_check_type(const vknn_logger *log, const vknn_operation *op, const char *what,
                         const vknn_operand *operand, int32_t type);

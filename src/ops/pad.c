@@ -18,7 +18,7 @@ static vknn_status validate_pad(const vknn_logger *log, const vknn_model *model,
   (void)model;
   bool v2 = op->type == VKNN_OPERATION_PAD_V2;
   uint32_t inputs = v2 ? 3 : 2;
-  bool ok = vknn_op_check_counts(log, op, inputs, inputs, 1) &&
+  bool ok = vknn_op_check_counts(log, sg, op, inputs, inputs, 1) &&
             vknn_op_check_data_types(log, sg, op, 4, false) &&
             vknn_op_check_type(log, op, "paddings", &sg->operands[op->inputs[1]], VKNN_OPERAND_TENSOR_INT32) &&
             vknn_op_check_rank(log, op, "paddings", &sg->operands[op->inputs[1]], 2) &&

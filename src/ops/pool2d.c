@@ -26,7 +26,7 @@ static bool is_explicit(const vknn_operation *op) { return op->input_count >= 10
 static vknn_status validate_pool(const vknn_logger *log, const vknn_model *model,
                                  const vknn_subgraph *sg, const vknn_operation *op) {
   (void)model;
-  if (!vknn_op_check_counts(log, op, 7, 11, 1) || op->input_count == 9)
+  if (!vknn_op_check_counts(log, sg, op, 7, 11, 1) || op->input_count == 9)
     return VKNN_STATUS_INVALID_ARGUMENT;
   const vknn_operand *in = &sg->operands[op->inputs[0]];
   const vknn_operand *out = &sg->operands[op->outputs[0]];

@@ -12,7 +12,7 @@
 static vknn_status validate_reshape(const vknn_logger *log, const vknn_model *model,
                                     const vknn_subgraph *sg, const vknn_operation *op) {
   (void)model;
-  if (!vknn_op_check_counts(log, op, 2, 2, 1) ||
+  if (!vknn_op_check_counts(log, sg, op, 2, 2, 1) ||
       !vknn_op_check_data_types(log, sg, op, RESHAPE_MAX_RANK, true))
     return VKNN_STATUS_INVALID_ARGUMENT;
   const vknn_operand *out = &sg->operands[op->outputs[0]];
@@ -92,7 +92,7 @@ static vknn_status validate_squeeze(const vknn_logger *log, const vknn_model *mo
                                     const vknn_subgraph *sg, const vknn_operation *op) {
   (void)model;
   const vknn_operand *axes = &sg->operands[op->inputs[1]];
-  bool ok = vknn_op_check_counts(log, op, 2, 2, 1) && vknn_op_check_data_types(log, sg, op, 4, true) &&
+  bool ok = vknn_op_check_counts(log, sg, op, 2, 2, 1) && vknn_op_check_data_types(log, sg, op, 4, true) &&
             vknn_op_check_type(log, op, "axes", axes, VKNN_OPERAND_TENSOR_INT32) &&
             vknn_op_check_rank(log, op, "axes", axes, 1) && vknn_op_check_same_quant(log, sg, op, 0);
   return ok ? VKNN_STATUS_NONE : VKNN_STATUS_INVALID_ARGUMENT;
@@ -132,7 +132,7 @@ static vknn_status infer_squeeze(vknn_graph *graph, const vknn_operation *op) {
 static vknn_status validate_expand_dims(const vknn_logger *log, const vknn_model *model,
                                         const vknn_subgraph *sg, const vknn_operation *op) {
   (void)model;
-  bool ok = vknn_op_check_counts(log, op, 2, 2, 1) &&
+  bool ok = vknn_op_check_counts(log, sg, op, 2, 2, 1) &&
             vknn_op_check_data_types(log, sg, op, VKNN_MAX_RANK - 1, true) &&
             vknn_op_check_type(log, op, "axis", &sg->operands[op->inputs[1]], VKNN_OPERAND_INT32) &&
             vknn_op_check_same_quant(log, sg, op, 0);

@@ -23,7 +23,7 @@ static bool check_parameters(const vknn_logger *log, const vknn_subgraph *sg,
 static vknn_status validate_slice(const vknn_logger *log, const vknn_model *model,
                                   const vknn_subgraph *sg, const vknn_operation *op) {
   (void)model;
-  bool ok = vknn_op_check_counts(log, op, 3, 3, 1) &&
+  bool ok = vknn_op_check_counts(log, sg, op, 3, 3, 1) &&
             vknn_op_check_data_types(log, sg, op, VKNN_MAX_RANK, true) &&
             check_parameters(log, sg, op, 2) && vknn_op_check_same_quant(log, sg, op, 0);
   return ok ? VKNN_STATUS_NONE : VKNN_STATUS_INVALID_ARGUMENT;
@@ -33,7 +33,7 @@ static vknn_status validate_slice(const vknn_logger *log, const vknn_model *mode
 static vknn_status validate_strided_slice(const vknn_logger *log, const vknn_model *model,
                                           const vknn_subgraph *sg, const vknn_operation *op) {
   (void)model;
-  bool ok = vknn_op_check_counts(log, op, 7, 7, 1) && vknn_op_check_data_types(log, sg, op, 4, false) &&
+  bool ok = vknn_op_check_counts(log, sg, op, 7, 7, 1) && vknn_op_check_data_types(log, sg, op, 4, false) &&
             check_parameters(log, sg, op, 3) && vknn_op_check_same_quant(log, sg, op, 0);
   return ok ? VKNN_STATUS_NONE : VKNN_STATUS_INVALID_ARGUMENT;
 }
