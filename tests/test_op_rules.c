@@ -157,7 +157,6 @@ static void ss_too_few_inputs(ctx *c) {
   c->b.operations[0].input_count = 6;
   op_input(c, 6)->number_of_consumers = 0;
 }
-static void ss_begin_rank_2(ctx *c) { as_matrix(c, 1); }
 static void ss_strides_float(ctx *c) { op_input(c, 3)->type = F32; }
 static void ss_mask_float(ctx *c) { op_input(c, 5)->type = VKNN_OPERAND_FLOAT32; }
 static void ss_begin_three_entries(ctx *c) {
@@ -271,7 +270,8 @@ static void build_depth_to_space(ctx *c, int32_t type) {
   one_output(c, OP(DEPTH_TO_SPACE), in, 2);
 }
 
-static void perm_rank_2(ctx *c) { as_matrix(c, 1); }
+/* Input 1 (a 1-D parameter) declared as a [1, n] matrix. */
+static void input_1_rank_2(ctx *c) { as_matrix(c, 1); }
 
 /* Input k given as omitted (NO_VALUE), of its declared type. */
 static void omit_input(ctx *c, uint32_t k) {
@@ -322,7 +322,6 @@ static void build_batch_to_space(ctx *c, int32_t type) {
   one_output(c, OP(BATCH_TO_SPACE_ND), in, 2);
 }
 
-static void block_rank_2(ctx *c) { as_matrix(c, 1); }
 static void s2b_paddings_rank_1(ctx *c) {
   const uint32_t four = 4;
   set_dims(c, c->op_inputs[2], &four, 1);
@@ -598,7 +597,7 @@ static const row rows[] = {
     {"STRIDED_SLICE: int32 data", build_strided_slice, F32, ss_int32_data, "TENSOR_INT32 of rank 2 is not allowed"},
     {"STRIDED_SLICE: rank 5", build_strided_slice, F32, ss_rank_5, "of rank 5 is not allowed"},
     {"STRIDED_SLICE: 6 inputs", build_strided_slice, F32, ss_too_few_inputs, "takes 7 inputs"},
-    {"STRIDED_SLICE: begin of rank 2", build_strided_slice, F32, ss_begin_rank_2, "must have rank 1"},
+    {"STRIDED_SLICE: begin of rank 2", build_strided_slice, F32, input_1_rank_2, "must have rank 1"},
     {"STRIDED_SLICE: float strides", build_strided_slice, F32, ss_strides_float, "must be TENSOR_INT32"},
     {"STRIDED_SLICE: float mask", build_strided_slice, F32, ss_mask_float, "a mask must be INT32"},
     {"STRIDED_SLICE: begin of 3 entries", build_strided_slice, F32, ss_begin_three_entries, "has 3 entries for rank 2"},
@@ -613,16 +612,16 @@ static const row rows[] = {
     /* SLICE */
     {"SLICE accepted", build_slice, F32, NULL, NULL},
     {"SLICE rank 5 accepted", build_slice_rank_5, F32, NULL, NULL},
-    {"SLICE: begin of rank 2", build_slice, F32, ss_begin_rank_2, "must have rank 1"},
+    {"SLICE: omitted begin", build_slice, F32, omit_input_1, "input 1 is omitted but not optional"},
+    {"SLICE: begin of rank 2", build_slice, F32, input_1_rank_2, "must have rank 1"},
     QUANT_SAME(build_slice, "SLICE"),
     /* TRANSPOSE, TILE, SPLIT, CHANNEL_SHUFFLE, DEPTH_TO_SPACE */
     {"TRANSPOSE accepted", build_transpose, Q8, NULL, NULL},
     {"TRANSPOSE omitted perm accepted", build_transpose, F32, omit_input_1, NULL},
-    {"SLICE: omitted begin", build_slice, F32, omit_input_1, "input 1 is omitted but not optional"},
-    {"TRANSPOSE: perm of rank 2", build_transpose, F32, perm_rank_2, "perm must have rank 1"},
+    {"TRANSPOSE: perm of rank 2", build_transpose, F32, input_1_rank_2, "perm must have rank 1"},
     QUANT_SAME(build_transpose, "TRANSPOSE"),
     {"TILE accepted", build_tile, Q8, NULL, NULL},
-    {"TILE: multiples of rank 2", build_tile, F32, perm_rank_2, "multiples must have rank 1"},
+    {"TILE: multiples of rank 2", build_tile, F32, input_1_rank_2, "multiples must have rank 1"},
     QUANT_SAME(build_tile, "TILE"),
     {"SPLIT accepted", build_split, Q8, NULL, NULL},
     {"SPLIT: output 1 scale", build_split, Q8, output_scale_differs, "output 1 must keep input 0's scale"},
@@ -637,12 +636,12 @@ static const row rows[] = {
     QUANT_SAME(build_pad, "PAD"),
     /* SPACE_TO_BATCH_ND, BATCH_TO_SPACE_ND */
     {"SPACE_TO_BATCH_ND accepted", build_space_to_batch, Q8, NULL, NULL},
-    {"SPACE_TO_BATCH_ND: block of rank 2", build_space_to_batch, F32, block_rank_2, "block_shape must have rank 1"},
+    {"SPACE_TO_BATCH_ND: block of rank 2", build_space_to_batch, F32, input_1_rank_2, "block_shape must have rank 1"},
     {"SPACE_TO_BATCH_ND: paddings of rank 1", build_space_to_batch, F32, s2b_paddings_rank_1, "paddings must have rank 2"},
     {"SPACE_TO_BATCH_ND: paddings [1, 4]", build_space_to_batch, F32, s2b_paddings_one_by_four, "paddings [2, 2]"},
     QUANT_SAME(build_space_to_batch, "SPACE_TO_BATCH_ND"),
     {"BATCH_TO_SPACE_ND accepted", build_batch_to_space, Q8, NULL, NULL},
-    {"BATCH_TO_SPACE_ND: block of rank 2", build_batch_to_space, F32, block_rank_2, "block_shape must have rank 1"},
+    {"BATCH_TO_SPACE_ND: block of rank 2", build_batch_to_space, F32, input_1_rank_2, "block_shape must have rank 1"},
     QUANT_SAME(build_batch_to_space, "BATCH_TO_SPACE_ND"),
     /* RESHAPE, SQUEEZE, EXPAND_DIMS */
     {"RESHAPE accepted", build_reshape, Q8, NULL, NULL},
@@ -651,7 +650,7 @@ static const row rows[] = {
     {"RESHAPE: target of rank 5", build_reshape, F32, reshape_target_rank_5, "target rank 5 is not in [1, 4]"},
     QUANT_SAME(build_reshape, "RESHAPE"),
     {"SQUEEZE accepted", build_squeeze, Q8, NULL, NULL},
-    {"SQUEEZE: axes of rank 2", build_squeeze, F32, perm_rank_2, "axes must have rank 1"},
+    {"SQUEEZE: axes of rank 2", build_squeeze, F32, input_1_rank_2, "axes must have rank 1"},
     QUANT_SAME(build_squeeze, "SQUEEZE"),
     {"EXPAND_DIMS accepted", build_expand_dims, Q8, NULL, NULL},
     QUANT_SAME(build_expand_dims, "EXPAND_DIMS"),
