@@ -65,7 +65,7 @@ static vknn_status validate_unary(const vknn_logger *log, const vknn_model *mode
   (void)model;
   const unary_kind *k = kind_of(op->type);
   uint32_t inputs = op->type == VKNN_OPERATION_ELU ? 2 : 1;
-  if (!vknn_op_check_counts(log, op, inputs, inputs, 1)) return VKNN_STATUS_INVALID_ARGUMENT;
+  if (!vknn_op_check_counts(log, sg, op, inputs, inputs, 1)) return VKNN_STATUS_INVALID_ARGUMENT;
   const vknn_operand *in = &sg->operands[op->inputs[0]];
   const vknn_operand *out = &sg->operands[op->outputs[0]];
   const char *name = vknn_operation_type_name(op->type);
@@ -79,6 +79,8 @@ static vknn_status validate_unary(const vknn_logger *log, const vknn_model *mode
     VKNN_LOG_E(log, "model", "%s: wrong quantized output scale or zero point", name);
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
+  /* The RELU family clamps codes: NNAPI keeps the input's encoding. */
+  if (k->clamp >= 0 && !vknn_op_check_same_quant(log, sg, op, 0)) return VKNN_STATUS_INVALID_ARGUMENT;
   if (op->type == VKNN_OPERATION_ELU) {
     int32_t alpha_type = in->type == VKNN_OPERAND_TENSOR_FLOAT16 ? VKNN_OPERAND_FLOAT16 : VKNN_OPERAND_FLOAT32;
     if (!vknn_op_check_type(log, op, "alpha", &sg->operands[op->inputs[1]], alpha_type))

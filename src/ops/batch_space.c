@@ -8,17 +8,37 @@ static vknn_status validate_batch_space(const vknn_logger *log, const vknn_model
   (void)model;
   bool to_batch = op->type == VKNN_OPERATION_SPACE_TO_BATCH_ND;
   uint32_t layout = to_batch ? 3 : 2;
-  bool ok = vknn_op_check_counts(log, op, layout, layout + 1, 1) &&
+  bool ok = vknn_op_check_counts(log, sg, op, layout, layout + 1, 1) &&
             vknn_op_check_data_types(log, sg, op, 4, false) &&
             vknn_op_check_rank(log, op, "input", &sg->operands[op->inputs[0]], 4);
   for (uint32_t i = 1; ok && i < op->input_count; ++i)
     ok = vknn_op_check_type(log, op, "a parameter", &sg->operands[op->inputs[i]],
                             i == layout ? VKNN_OPERAND_BOOL : VKNN_OPERAND_TENSOR_INT32);
+  ok = ok && vknn_op_check_rank(log, op, "block_shape", &sg->operands[op->inputs[1]], 1) &&
+       (!to_batch || vknn_op_check_rank(log, op, "paddings", &sg->operands[op->inputs[2]], 2)) &&
+       vknn_op_check_same_quant(log, sg, op, 0);
   return ok ? VKNN_STATUS_NONE : VKNN_STATUS_INVALID_ARGUMENT;
 }
 
 static uint32_t layout_input(const vknn_operation *op) {
   return op->type == VKNN_OPERATION_SPACE_TO_BATCH_ND ? 3 : 2;
+}
+
+/* block_shape is [2] and SPACE_TO_BATCH_ND's paddings [2, 2]: the two
+ * spatial dimensions (checked once the shapes are known). */
+static vknn_status check_param_shapes(vknn_graph *graph, const vknn_operation *op) {
+  const vknn_tensor *block = &graph->tensors[op->inputs[1]];
+  bool block_ok = !block->shape_known || (block->rank == 1 && block->dims[0] == 2);
+  bool paddings_ok = true;
+  if (op->type == VKNN_OPERATION_SPACE_TO_BATCH_ND) {
+    const vknn_tensor *paddings = &graph->tensors[op->inputs[2]];
+    paddings_ok = !paddings->shape_known ||
+                  (paddings->rank == 2 && paddings->dims[0] == 2 && paddings->dims[1] == 2);
+  }
+  if (block_ok && paddings_ok) return VKNN_STATUS_NONE;
+  VKNN_LOG_E(graph->log, "model", "%s: block_shape must be [2] and paddings [2, 2]",
+             vknn_operation_type_name(op->type));
+  return VKNN_STATUS_INVALID_ARGUMENT;
 }
 
 static bool params_constant(const vknn_graph *graph, const vknn_operation *op) {
@@ -125,9 +145,11 @@ static vknn_status read_params(vknn_graph *graph, const vknn_operation *op, bloc
 static vknn_status build_batch_to_space(vknn_graph *graph, const vknn_operation *op, uint32_t output,
                                         vknn_remap *r, uint32_t *dims, uint32_t *rank) {
   (void)output;
+  vknn_status s = check_param_shapes(graph, op);
+  if (s != VKNN_STATUS_NONE) return s;
   if (!params_constant(graph, op)) return build_dynamic(graph, op, r, dims, rank);
   block_params p;
-  vknn_status s = read_params(graph, op, &p);
+  s = read_params(graph, op, &p);
   if (s != VKNN_STATUS_NONE) return s;
   uint64_t block_area = (uint64_t)p.bh * p.bw;
   if (block_area > p.shape.batches || p.shape.batches % block_area != 0 ||
@@ -156,9 +178,11 @@ static vknn_status build_batch_to_space(vknn_graph *graph, const vknn_operation 
 static vknn_status build_space_to_batch(vknn_graph *graph, const vknn_operation *op, uint32_t output,
                                         vknn_remap *r, uint32_t *dims, uint32_t *rank) {
   (void)output;
+  vknn_status s = check_param_shapes(graph, op);
+  if (s != VKNN_STATUS_NONE) return s;
   if (!params_constant(graph, op)) return build_dynamic(graph, op, r, dims, rank);
   block_params p;
-  vknn_status s = read_params(graph, op, &p);
+  s = read_params(graph, op, &p);
   if (s != VKNN_STATUS_NONE) return s;
   uint64_t ph64 = (uint64_t)p.shape.height + (uint64_t)p.pads[0] + (uint64_t)p.pads[1];
   uint64_t pw64 = (uint64_t)p.shape.width + (uint64_t)p.pads[2] + (uint64_t)p.pads[3];

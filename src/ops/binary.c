@@ -115,7 +115,7 @@ static bool check_signature(const vknn_logger *log, const vknn_model *model,
                             const vknn_subgraph *sg, const vknn_operation *op,
                             const binary_kind *k) {
   const char *name = vknn_operation_type_name(op->type);
-  if (!vknn_op_check_counts(log, op, k->inputs, k->inputs, 1)) return false;
+  if (!vknn_op_check_counts(log, sg, op, k->inputs, k->inputs, 1)) return false;
   const vknn_operand *a = &sg->operands[op->inputs[0]];
   const vknn_operand *b = &sg->operands[second_input(op)];
   const vknn_operand *out = &sg->operands[op->outputs[0]];
@@ -146,10 +146,23 @@ static bool check_signature(const vknn_logger *log, const vknn_model *model,
   return true;
 }
 
+/* Quantized MUL: NNAPI demands output_scale > input1_scale * input2_scale. */
+static bool mul_scales_ok(const vknn_logger *log, const vknn_subgraph *sg, const vknn_operation *op) {
+  const vknn_operand *a = &sg->operands[op->inputs[0]];
+  const vknn_operand *b = &sg->operands[op->inputs[1]];
+  const vknn_operand *out = &sg->operands[op->outputs[0]];
+  if (op->type != VKNN_OPERATION_MUL || !vknn_is_quant8(a->type) || out->scale > a->scale * b->scale)
+    return true;
+  VKNN_LOG_E(log, "model", "MUL: output scale %g must exceed the input scales' product %g",
+             out->scale, a->scale * b->scale);
+  return false;
+}
+
 static vknn_status validate_binary(const vknn_logger *log, const vknn_model *model,
                                    const vknn_subgraph *sg, const vknn_operation *op) {
   const binary_kind *k = kind_of(op->type);
-  if (!check_signature(log, model, sg, op, k)) return VKNN_STATUS_INVALID_ARGUMENT;
+  if (!check_signature(log, model, sg, op, k) || !mul_scales_ok(log, sg, op))
+    return VKNN_STATUS_INVALID_ARGUMENT;
   const vknn_operand *a = &sg->operands[op->inputs[0]];
   const vknn_operand *b = &sg->operands[second_input(op)];
   uint32_t dims[VKNN_MAX_RANK], rank;

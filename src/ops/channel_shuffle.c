@@ -5,9 +5,10 @@
 static vknn_status validate_channel_shuffle(const vknn_logger *log, const vknn_model *model,
                                             const vknn_subgraph *sg, const vknn_operation *op) {
   (void)model;
-  bool ok = vknn_op_check_counts(log, op, 3, 3, 1) && vknn_op_check_data_types(log, sg, op, 4, false) &&
+  bool ok = vknn_op_check_counts(log, sg, op, 3, 3, 1) && vknn_op_check_data_types(log, sg, op, 4, false) &&
             vknn_op_check_type(log, op, "num_groups", &sg->operands[op->inputs[1]], VKNN_OPERAND_INT32) &&
-            vknn_op_check_type(log, op, "axis", &sg->operands[op->inputs[2]], VKNN_OPERAND_INT32);
+            vknn_op_check_type(log, op, "axis", &sg->operands[op->inputs[2]], VKNN_OPERAND_INT32) &&
+            vknn_op_check_same_quant(log, sg, op, 0);
   return ok ? VKNN_STATUS_NONE : VKNN_STATUS_INVALID_ARGUMENT;
 }
 

@@ -76,13 +76,13 @@ bool vknn_conv_check_types(const vknn_logger *log, const vknn_subgraph *sg,
   }
   int32_t bias_type = vknn_is_quant8(in->type) ? VKNN_OPERAND_TENSOR_INT32 : in->type;
   return vknn_op_check_type(log, op, "bias", bias, bias_type) &&
-         vknn_op_check_rank(log, op, "bias", bias, 1);
+         vknn_op_check_rank(log, op, "bias", bias, 1) && vknn_op_check_bias_scale(log, sg, op);
 }
 
 static vknn_status validate_conv_family(const vknn_logger *log, const vknn_subgraph *sg,
                                         const vknn_operation *op, bool depthwise) {
   uint32_t extra = depthwise ? 1 : 0;
-  if (!vknn_op_check_counts(log, op, 7 + extra, 13 + extra, 1)) return VKNN_STATUS_INVALID_ARGUMENT;
+  if (!vknn_op_check_counts(log, sg, op, 7 + extra, 13 + extra, 1)) return VKNN_STATUS_INVALID_ARGUMENT;
   /* Dilation comes as a pair: one factor alone leaves 9 or 12 inputs. */
   if (op->input_count == 9 + extra || op->input_count == 12 + extra) {
     VKNN_LOG_E(log, "model", "%s: %u inputs (a dilation factor without its pair)",
@@ -136,6 +136,8 @@ static vknn_status read_geometry(vknn_graph *graph, const vknn_operation *op, bo
   if (ok && op->input_count > f.layout) ok = vknn_graph_const_bool(graph, op->inputs[f.layout], &nchw);
   if (ok && op->input_count > f.dilation) ok = vknn_graph_const_i32_list(graph, op, f.dilation, 2, dilation);
   if (!ok) return VKNN_STATUS_GENERAL_FAILURE;
+  if (!f.explicit_padding && !vknn_op_check_padding_code(graph->log, op, scheme))
+    return VKNN_STATUS_INVALID_ARGUMENT;
   bool valid = vknn_activation_valid(g->activation) && strides[0] > 0 && strides[1] > 0 &&
                dilation[0] > 0 && dilation[1] > 0 && multiplier > 0 && pads[0] >= 0 &&
                pads[1] >= 0 && pads[2] >= 0 && pads[3] >= 0;

@@ -59,12 +59,16 @@ static bool types_allowed(int32_t op_type, int32_t in, int32_t out) {
 static vknn_status validate_convert(const vknn_logger *log, const vknn_model *model,
                                     const vknn_subgraph *sg, const vknn_operation *op) {
   (void)model;
-  if (!vknn_op_check_counts(log, op, 1, 1, 1)) return VKNN_STATUS_INVALID_ARGUMENT;
+  if (!vknn_op_check_counts(log, sg, op, 1, 1, 1)) return VKNN_STATUS_INVALID_ARGUMENT;
   const vknn_operand *in = &sg->operands[op->inputs[0]];
   const vknn_operand *out = &sg->operands[op->outputs[0]];
   if (!types_allowed(op->type, in->type, out->type)) {
     VKNN_LOG_E(log, "model", "%s: %s -> %s is not allowed", vknn_operation_type_name(op->type),
                vknn_operand_type_name(in->type), vknn_operand_type_name(out->type));
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
+  if (op->type == VKNN_OPERATION_DEQUANTIZE && in->dimension_count > 4) {
+    VKNN_LOG_E(log, "model", "DEQUANTIZE: rank %u is above 4", in->dimension_count);
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
   return VKNN_STATUS_NONE;

@@ -19,13 +19,14 @@ static int32_t value_type(int32_t tensor_type) {
 static vknn_status validate_fill(const vknn_logger *log, const vknn_model *model,
                                  const vknn_subgraph *sg, const vknn_operation *op) {
   (void)model;
-  if (!vknn_op_check_counts(log, op, 2, 2, 1)) return VKNN_STATUS_INVALID_ARGUMENT;
+  if (!vknn_op_check_counts(log, sg, op, 2, 2, 1)) return VKNN_STATUS_INVALID_ARGUMENT;
   const vknn_operand *out = &sg->operands[op->outputs[0]];
   bool out_ok = out->type == VKNN_OPERAND_TENSOR_FLOAT32 || out->type == VKNN_OPERAND_TENSOR_FLOAT16 ||
                 out->type == VKNN_OPERAND_TENSOR_INT32;
   if (!out_ok) VKNN_LOG_E(log, "model", "FILL: output %s is not allowed", vknn_operand_type_name(out->type));
   bool ok = out_ok &&
             vknn_op_check_type(log, op, "shape", &sg->operands[op->inputs[0]], VKNN_OPERAND_TENSOR_INT32) &&
+            vknn_op_check_rank(log, op, "shape", &sg->operands[op->inputs[0]], 1) &&
             vknn_op_check_type(log, op, "value", &sg->operands[op->inputs[1]], value_type(out->type));
   return ok ? VKNN_STATUS_NONE : VKNN_STATUS_INVALID_ARGUMENT;
 }
@@ -35,8 +36,15 @@ static vknn_status validate_fill(const vknn_logger *log, const vknn_model *model
 static vknn_status infer_fill(vknn_graph *graph, const vknn_operation *op) {
   int32_t shape[VKNN_MAX_RANK];
   uint32_t rank, dims[VKNN_MAX_RANK];
+  const vknn_tensor *shape_input = &graph->tensors[op->inputs[0]];
+  const vknn_tensor *out = &graph->tensors[op->outputs[0]];
+  if (shape_input->shape_known && out->rank != 0 && shape_input->dims[0] != out->rank) {
+    VKNN_LOG_E(graph->log, "model", "FILL: a shape of %u entries for an output of rank %u",
+               shape_input->dims[0], out->rank);
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
   if (!vknn_graph_const_i32_tensor(graph, op->inputs[0], shape, VKNN_MAX_RANK, &rank)) {
-    if (graph->tensors[op->outputs[0]].shape_known) return VKNN_STATUS_NONE;
+    if (out->shape_known) return VKNN_STATUS_NONE;
     if (graph->tensors[op->inputs[0]].lifetime == VKNN_LIFETIME_SUBGRAPH_INPUT)
       return vknn_graph_defer(graph, op, "the shape is a model input");
     VKNN_LOG_E(graph->log, "compilation", "FILL: needs a constant shape or a declared output shape");
@@ -85,7 +93,7 @@ static vknn_status lower_fill(vknn_graph *graph, const vknn_operation *op,
 static vknn_status validate_rank(const vknn_logger *log, const vknn_model *model,
                                  const vknn_subgraph *sg, const vknn_operation *op) {
   (void)model;
-  bool ok = vknn_op_check_counts(log, op, 1, 1, 1) &&
+  bool ok = vknn_op_check_counts(log, sg, op, 1, 1, 1) &&
             vknn_op_check_type(log, op, "output", &sg->operands[op->outputs[0]], VKNN_OPERAND_INT32);
   if (ok && !vknn_operand_type_is_tensor(sg->operands[op->inputs[0]].type)) {
     VKNN_LOG_E(log, "model", "RANK: the input must be a tensor");

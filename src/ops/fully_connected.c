@@ -6,7 +6,7 @@
 static vknn_status validate_fully_connected(const vknn_logger *log, const vknn_model *model,
                                             const vknn_subgraph *sg, const vknn_operation *op) {
   (void)model;
-  if (!vknn_op_check_counts(log, op, 4, 4, 1)) return VKNN_STATUS_INVALID_ARGUMENT;
+  if (!vknn_op_check_counts(log, sg, op, 4, 4, 1)) return VKNN_STATUS_INVALID_ARGUMENT;
   const vknn_operand *in = &sg->operands[op->inputs[0]];
   bool ok = vknn_conv_check_types(log, sg, op, -1) &&
             vknn_op_check_rank(log, op, "weights", &sg->operands[op->inputs[1]], 2) &&

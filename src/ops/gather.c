@@ -8,10 +8,11 @@
 static vknn_status validate_gather(const vknn_logger *log, const vknn_model *model,
                                    const vknn_subgraph *sg, const vknn_operation *op) {
   (void)model;
-  bool ok = vknn_op_check_counts(log, op, 3, 3, 1) &&
+  bool ok = vknn_op_check_counts(log, sg, op, 3, 3, 1) &&
             vknn_op_check_data_types(log, sg, op, VKNN_MAX_RANK, true) &&
             vknn_op_check_type(log, op, "axis", &sg->operands[op->inputs[1]], VKNN_OPERAND_INT32) &&
-            vknn_op_check_type(log, op, "indices", &sg->operands[op->inputs[2]], VKNN_OPERAND_TENSOR_INT32);
+            vknn_op_check_type(log, op, "indices", &sg->operands[op->inputs[2]], VKNN_OPERAND_TENSOR_INT32) &&
+            vknn_op_check_same_quant(log, sg, op, 0);
   return ok ? VKNN_STATUS_NONE : VKNN_STATUS_INVALID_ARGUMENT;
 }
 
@@ -27,13 +28,32 @@ static vknn_status read_axis(vknn_graph *graph, const vknn_operation *op, uint32
   return VKNN_STATUS_NONE;
 }
 
+/* Constant indices must lie in [0, dims[axis]) (run-time ones are the GPU's
+ * to clamp). */
+static vknn_status check_constant_indices(const vknn_graph *graph, const vknn_operation *op,
+                                          uint32_t axis) {
+  const vknn_tensor *indices = &graph->tensors[op->inputs[2]];
+  uint32_t limit = graph->tensors[op->inputs[0]].dims[axis];
+  if (indices->constant_data == NULL) return VKNN_STATUS_NONE;
+  uint64_t count = vknn_shape_element_count(indices->dims, indices->rank);
+  for (uint64_t i = 0; i < count; ++i) {
+    int32_t index;
+    memcpy(&index, indices->constant_data + i * sizeof(index), sizeof(index));
+    if (index < 0 || (uint32_t)index >= limit) {
+      VKNN_LOG_E(graph->log, "model", "GATHER: index %d out of [0, %u)", index, limit);
+      return VKNN_STATUS_INVALID_ARGUMENT;
+    }
+  }
+  return VKNN_STATUS_NONE;
+}
+
 /* Output: the input's dimensions with the axis replaced by the indices' shape. */
 static vknn_status infer_gather(vknn_graph *graph, const vknn_operation *op) {
   uint32_t axis;
   vknn_status s = vknn_op_require_input_shape(graph, op, 0);
   if (s == VKNN_STATUS_NONE) s = vknn_op_require_input_shape(graph, op, 2);
   if (s == VKNN_STATUS_NONE) s = read_axis(graph, op, &axis);
-  if (s == VKNN_STATUS_NONE) s = vknn_op_check_same_encoding(graph, op, 0);
+  if (s == VKNN_STATUS_NONE) s = check_constant_indices(graph, op, axis);
   if (s != VKNN_STATUS_NONE) return s;
   const vknn_tensor *in = &graph->tensors[op->inputs[0]];
   const vknn_tensor *indices = &graph->tensors[op->inputs[2]];

@@ -10,11 +10,26 @@ static const char *op_name(const vknn_operation *op) {
   return name ? name : "operation";
 }
 
-bool vknn_op_check_counts(const vknn_logger *log, const vknn_operation *op,
+static bool may_be_omitted(const vknn_operation *op, uint32_t input) {
+  return input == 1 && (op->type == VKNN_OPERATION_TRANSPOSE || op->type == VKNN_OPERATION_SQUEEZE);
+}
+
+static bool required_inputs_present(const vknn_logger *log, const vknn_subgraph *sg,
+                                    const vknn_operation *op) {
+  for (uint32_t i = 0; i < op->input_count; ++i) {
+    if (sg->operands[op->inputs[i]].lifetime == VKNN_LIFETIME_NO_VALUE && !may_be_omitted(op, i)) {
+      VKNN_LOG_E(log, "model", "%s: input %u is omitted but not optional", op_name(op), i);
+      return false;
+    }
+  }
+  return true;
+}
+
+bool vknn_op_check_counts(const vknn_logger *log, const vknn_subgraph *sg, const vknn_operation *op,
                           uint32_t min_inputs, uint32_t max_inputs, uint32_t outputs) {
   if (op->input_count >= min_inputs && op->input_count <= max_inputs &&
       op->output_count == outputs)
-    return true;
+    return required_inputs_present(log, sg, op);
   if (min_inputs == max_inputs)
     VKNN_LOG_E(log, "model", "%s takes %u inputs and %u outputs, got %u and %u", op_name(op),
                min_inputs, outputs, op->input_count, op->output_count);
@@ -151,7 +166,7 @@ bool vknn_implicit_padding(uint32_t in, uint32_t kernel, uint32_t stride, uint32
     *pad_before = total > 0 ? (uint32_t)(total / 2) : 0;
     return *out_size > 0;
   }
-  if (scheme == VKNN_PADDING_VALID) {
+  if (scheme == VKNN_PADDING_VALID || scheme == VKNN_PADDING_NONE) { /* NONE: no padding */
     if (effective > in) return false;
     *out_size = (uint32_t)((in - effective + stride) / stride);
     *pad_before = 0;
@@ -252,6 +267,53 @@ bool vknn_op_check_data_types(const vknn_logger *log, const vknn_subgraph *sg,
     if (!vknn_op_check_type(log, op, "every output", &sg->operands[op->outputs[i]], in->type))
       return false;
   return true;
+}
+
+bool vknn_op_check_same_quant(const vknn_logger *log, const vknn_subgraph *sg,
+                              const vknn_operation *op, uint32_t output) {
+  const vknn_operand *in = &sg->operands[op->inputs[0]];
+  const vknn_operand *out = &sg->operands[op->outputs[output]];
+  if (!vknn_is_quant8(in->type) || (out->scale == in->scale && out->zero_point == in->zero_point))
+    return true;
+  VKNN_LOG_E(log, "model", "%s: output %u must keep input 0's scale %g and zero point %d, not %g, %d",
+             op_name(op), output, in->scale, in->zero_point, out->scale, out->zero_point);
+  return false;
+}
+
+bool vknn_op_check_outputs_same_quant(const vknn_logger *log, const vknn_subgraph *sg,
+                                      const vknn_operation *op) {
+  for (uint32_t i = 0; i < op->output_count; ++i)
+    if (!vknn_op_check_same_quant(log, sg, op, i)) return false;
+  return true;
+}
+
+/* The reference compares the single-precision product with the bias scale
+ * within 1e-6 of the smaller of the two. */
+bool vknn_op_check_bias_scale(const vknn_logger *log, const vknn_subgraph *sg,
+                              const vknn_operation *op) {
+  const vknn_operand *in = &sg->operands[op->inputs[0]];
+  const vknn_operand *filter = &sg->operands[op->inputs[1]];
+  const vknn_operand *bias = &sg->operands[op->inputs[2]];
+  if (!vknn_is_quant8(in->type)) return true;
+  if (filter->type == VKNN_OPERAND_TENSOR_QUANT8_SYMM_PER_CHANNEL) {
+    if (bias->scale == 0.f) return true;
+    VKNN_LOG_E(log, "model", "%s: with a per-channel filter the bias scale must be 0, not %g",
+               op_name(op), bias->scale);
+    return false;
+  }
+  float product = in->scale * filter->scale;
+  double smaller = product < bias->scale ? product : bias->scale;
+  if (fabs((double)product - bias->scale) <= 1e-6 * smaller) return true;
+  VKNN_LOG_E(log, "model", "%s: bias scale %g must be input scale * filter scale (%g)", op_name(op),
+             bias->scale, product);
+  return false;
+}
+
+bool vknn_op_check_padding_code(const vknn_logger *log, const vknn_operation *op, int32_t code) {
+  if (code == VKNN_PADDING_NONE || code == VKNN_PADDING_SAME || code == VKNN_PADDING_VALID) return true;
+  VKNN_LOG_E(log, "model", "%s: padding code %d is not 0 (none), 1 (same) or 2 (valid)", op_name(op),
+             code);
+  return false;
 }
 
 vknn_status vknn_op_check_same_encoding(const vknn_graph *graph, const vknn_operation *op,

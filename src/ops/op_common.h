@@ -3,7 +3,10 @@
 #include "graph/operation.h"
 
 /* Signature checks: log (tag "model") and return false when broken. */
-bool vknn_op_check_counts(const vknn_logger *log, const vknn_operation *op,
+/* Input and output counts, and every input present: only the inputs NNAPI
+ * calls optional tensors (TRANSPOSE's perm, SQUEEZE's axes) may be omitted
+ * (lifetime NO_VALUE). */
+bool vknn_op_check_counts(const vknn_logger *log, const vknn_subgraph *sg, const vknn_operation *op,
                           uint32_t min_inputs, uint32_t max_inputs, uint32_t outputs);
 bool vknn_op_check_type(const vknn_logger *log, const vknn_operation *op, const char *what,
                         const vknn_operand *operand, int32_t type);
@@ -30,6 +33,20 @@ bool vknn_graph_omitted(const vknn_graph *graph, uint32_t operand);
  * rank up to max_rank, every output of the same type. */
 bool vknn_op_check_data_types(const vknn_logger *log, const vknn_subgraph *sg,
                               const vknn_operation *op, uint32_t max_rank, bool allow_int32);
+/* Quantized data movement and clamps keep the encoding: NNAPI requires
+ * output i of a quant8 input 0 to have its scale and zero point (logged). */
+bool vknn_op_check_same_quant(const vknn_logger *log, const vknn_subgraph *sg,
+                              const vknn_operation *op, uint32_t output);
+/* Every output of op keeps input 0's quantization (vknn_op_check_same_quant). */
+bool vknn_op_check_outputs_same_quant(const vknn_logger *log, const vknn_subgraph *sg,
+                                      const vknn_operation *op);
+/* A quantized bias's scale: input_scale * filter_scale (NNAPI's relative
+ * tolerance), or 0 with a per-channel filter (logged when not). */
+bool vknn_op_check_bias_scale(const vknn_logger *log, const vknn_subgraph *sg,
+                              const vknn_operation *op);
+/* An implicit padding code: 0 (none, computed as VALID), 1 (SAME) or 2
+ * (VALID); logged (tag "model") when not. */
+bool vknn_op_check_padding_code(const vknn_logger *log, const vknn_operation *op, int32_t code);
 /* Data movement copies bits: the input and output i must share their encoding. */
 vknn_status vknn_op_check_same_encoding(const vknn_graph *graph, const vknn_operation *op,
                                         uint32_t output);
@@ -55,7 +72,7 @@ void vknn_op_activation_bounds(const vknn_graph *graph, const vknn_operation *op
                                int32_t declared, float *lo, float *hi);
 
 /* Output extent and leading padding of one spatial dimension. */
-typedef enum { VKNN_PADDING_SAME = 1, VKNN_PADDING_VALID = 2 } vknn_padding_scheme;
+typedef enum { VKNN_PADDING_NONE = 0, VKNN_PADDING_SAME = 1, VKNN_PADDING_VALID = 2 } vknn_padding_scheme;
 bool vknn_implicit_padding(uint32_t in, uint32_t kernel, uint32_t stride, uint32_t dilation,
                            int32_t scheme, uint32_t *out_size, uint32_t *pad_before);
 bool vknn_explicit_output(uint32_t in, uint32_t kernel, uint32_t stride, uint32_t dilation,

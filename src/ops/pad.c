@@ -18,9 +18,11 @@ static vknn_status validate_pad(const vknn_logger *log, const vknn_model *model,
   (void)model;
   bool v2 = op->type == VKNN_OPERATION_PAD_V2;
   uint32_t inputs = v2 ? 3 : 2;
-  bool ok = vknn_op_check_counts(log, op, inputs, inputs, 1) &&
+  bool ok = vknn_op_check_counts(log, sg, op, inputs, inputs, 1) &&
             vknn_op_check_data_types(log, sg, op, 4, false) &&
             vknn_op_check_type(log, op, "paddings", &sg->operands[op->inputs[1]], VKNN_OPERAND_TENSOR_INT32) &&
+            vknn_op_check_rank(log, op, "paddings", &sg->operands[op->inputs[1]], 2) &&
+            vknn_op_check_same_quant(log, sg, op, 0) &&
             (!v2 || vknn_op_check_type(log, op, "pad value", &sg->operands[op->inputs[2]],
                                        pad_value_type(sg->operands[op->inputs[0]].type)));
   return ok ? VKNN_STATUS_NONE : VKNN_STATUS_INVALID_ARGUMENT;
@@ -67,6 +69,17 @@ static vknn_status pad_bits(vknn_graph *graph, const vknn_operation *op, uint32_
   return VKNN_STATUS_NONE;
 }
 
+/* The paddings tensor is {rank(input0), 2} (checked once its shape is known). */
+static vknn_status check_paddings_shape(vknn_graph *graph, const vknn_operation *op) {
+  const vknn_tensor *paddings = &graph->tensors[op->inputs[1]];
+  uint32_t rank = graph->tensors[op->inputs[0]].rank;
+  if (!paddings->shape_known || (paddings->rank == 2 && paddings->dims[0] == rank && paddings->dims[1] == 2))
+    return VKNN_STATUS_NONE;
+  VKNN_LOG_E(graph->log, "model", "%s: paddings must have shape [%u, 2]",
+             vknn_operation_type_name(op->type), rank);
+  return VKNN_STATUS_INVALID_ARGUMENT;
+}
+
 /* Paddings known only at run time: the declared output shape and a map
  * completed on the GPU. */
 static vknn_status build_dynamic_pad(vknn_graph *graph, const vknn_operation *op, vknn_remap *r,
@@ -80,6 +93,7 @@ static vknn_status build_pad(vknn_graph *graph, const vknn_operation *op, uint32
   (void)output;
   const vknn_tensor *in = &graph->tensors[op->inputs[0]];
   vknn_status s = pad_bits(graph, op, &r->pad_bits);
+  if (s == VKNN_STATUS_NONE) s = check_paddings_shape(graph, op);
   if (s != VKNN_STATUS_NONE) return s;
   int32_t paddings[2 * VKNN_MAX_RANK];
   uint32_t n;

@@ -26,7 +26,7 @@ static bool is_explicit(const vknn_operation *op) { return op->input_count >= 10
 static vknn_status validate_pool(const vknn_logger *log, const vknn_model *model,
                                  const vknn_subgraph *sg, const vknn_operation *op) {
   (void)model;
-  if (!vknn_op_check_counts(log, op, 7, 11, 1) || op->input_count == 9)
+  if (!vknn_op_check_counts(log, sg, op, 7, 11, 1) || op->input_count == 9)
     return VKNN_STATUS_INVALID_ARGUMENT;
   const vknn_operand *in = &sg->operands[op->inputs[0]];
   const vknn_operand *out = &sg->operands[op->outputs[0]];
@@ -38,10 +38,7 @@ static vknn_status validate_pool(const vknn_logger *log, const vknn_model *model
                vknn_operand_type_name(in->type), vknn_operand_type_name(out->type));
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
-  if (vknn_is_quant8(in->type) && (in->scale != out->scale || in->zero_point != out->zero_point)) {
-    VKNN_LOG_E(log, "model", "%s: quantized input and output must share scale and zero point", name);
-    return VKNN_STATUS_INVALID_ARGUMENT;
-  }
+  if (!vknn_op_check_same_quant(log, sg, op, 0)) return VKNN_STATUS_INVALID_ARGUMENT;
   uint32_t layout = is_explicit(op) ? 10 : 7;
   for (uint32_t i = 1; i < op->input_count; ++i) {
     int32_t want = i == layout ? VKNN_OPERAND_BOOL : VKNN_OPERAND_INT32;
@@ -63,6 +60,8 @@ static vknn_status read_geometry(vknn_graph *graph, const vknn_operation *op, po
   if (!vknn_graph_const_i32_list(graph, op, 1, count, v) ||
       (op->input_count > count + 1 && !vknn_graph_const_bool(graph, op->inputs[count + 1], &nchw)))
     return VKNN_STATUS_GENERAL_FAILURE;
+  if (!explicit_padding && !vknn_op_check_padding_code(graph->log, op, v[0]))
+    return VKNN_STATUS_INVALID_ARGUMENT;
   const int32_t *s = explicit_padding ? v + 4 : v + 1;
   g->nchw = nchw;
   vknn_image_shape image = vknn_image_shape_of(in, nchw);

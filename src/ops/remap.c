@@ -168,6 +168,11 @@ vknn_status vknn_lower_remap(vknn_graph *graph, uint32_t src, uint32_t dst, cons
 
 vknn_status vknn_remap_infer(vknn_graph *graph, const vknn_operation *op, vknn_remap_builder build) {
   vknn_status s = vknn_op_require_input_shape(graph, op, 0);
+  if (s == VKNN_STATUS_NONE && graph->tensors[op->inputs[0]].rank > VKNN_REMAP_MAX) {
+    VKNN_LOG_E(graph->log, "compilation", "%s: the copy kernel walks at most %d axes",
+               vknn_operation_type_name(op->type), VKNN_REMAP_MAX);
+    return VKNN_STATUS_GENERAL_FAILURE;
+  }
   for (uint32_t i = 0; i < op->output_count && s == VKNN_STATUS_NONE; ++i) {
     vknn_remap r = {0};
     uint32_t dims[VKNN_MAX_RANK], rank = 0;

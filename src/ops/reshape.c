@@ -6,14 +6,24 @@
 #include "model/operand_type.h"
 #include "ops/slice_copy.h"
 
+/* NNAPI limits RESHAPE to tensors of rank up to 4, both sides. */
+#define RESHAPE_MAX_RANK 4
+
 static vknn_status validate_reshape(const vknn_logger *log, const vknn_model *model,
                                     const vknn_subgraph *sg, const vknn_operation *op) {
   (void)model;
-  if (!vknn_op_check_counts(log, op, 2, 2, 1) ||
-      !vknn_op_check_data_types(log, sg, op, VKNN_MAX_RANK, true))
+  if (!vknn_op_check_counts(log, sg, op, 2, 2, 1) ||
+      !vknn_op_check_data_types(log, sg, op, RESHAPE_MAX_RANK, true))
     return VKNN_STATUS_INVALID_ARGUMENT;
+  const vknn_operand *out = &sg->operands[op->outputs[0]];
+  if (out->dimension_count > RESHAPE_MAX_RANK) {
+    VKNN_LOG_E(log, "model", "RESHAPE: output rank %u is above %d", out->dimension_count,
+               RESHAPE_MAX_RANK);
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
   bool ok = vknn_op_check_type(log, op, "shape", &sg->operands[op->inputs[1]], VKNN_OPERAND_TENSOR_INT32) &&
-            vknn_op_check_rank(log, op, "shape", &sg->operands[op->inputs[1]], 1);
+            vknn_op_check_rank(log, op, "shape", &sg->operands[op->inputs[1]], 1) &&
+            vknn_op_check_same_quant(log, sg, op, 0);
   return ok ? VKNN_STATUS_NONE : VKNN_STATUS_INVALID_ARGUMENT;
 }
 
@@ -39,8 +49,8 @@ static vknn_status infer_reshape(vknn_graph *graph, const vknn_operation *op) {
   if (s != VKNN_STATUS_NONE) return s;
   if (shape->constant_data == NULL) return infer_from_declared(graph, op);
   uint32_t rank = shape->dims[0];
-  if (rank == 0 || rank > VKNN_MAX_RANK) {
-    VKNN_LOG_E(graph->log, "model", "RESHAPE: target rank %u is not supported", rank);
+  if (rank == 0 || rank > RESHAPE_MAX_RANK) {
+    VKNN_LOG_E(graph->log, "model", "RESHAPE: target rank %u is not in [1, %d]", rank, RESHAPE_MAX_RANK);
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
   int32_t target[VKNN_MAX_RANK];
@@ -81,8 +91,10 @@ const vknn_op_def vknn_op_reshape = {VKNN_OPERATION_RESHAPE, false, validate_res
 static vknn_status validate_squeeze(const vknn_logger *log, const vknn_model *model,
                                     const vknn_subgraph *sg, const vknn_operation *op) {
   (void)model;
-  bool ok = vknn_op_check_counts(log, op, 2, 2, 1) && vknn_op_check_data_types(log, sg, op, 4, true) &&
-            vknn_op_check_type(log, op, "axes", &sg->operands[op->inputs[1]], VKNN_OPERAND_TENSOR_INT32);
+  const vknn_operand *axes = &sg->operands[op->inputs[1]];
+  bool ok = vknn_op_check_counts(log, sg, op, 2, 2, 1) && vknn_op_check_data_types(log, sg, op, 4, true) &&
+            vknn_op_check_type(log, op, "axes", axes, VKNN_OPERAND_TENSOR_INT32) &&
+            vknn_op_check_rank(log, op, "axes", axes, 1) && vknn_op_check_same_quant(log, sg, op, 0);
   return ok ? VKNN_STATUS_NONE : VKNN_STATUS_INVALID_ARGUMENT;
 }
 
@@ -120,9 +132,10 @@ static vknn_status infer_squeeze(vknn_graph *graph, const vknn_operation *op) {
 static vknn_status validate_expand_dims(const vknn_logger *log, const vknn_model *model,
                                         const vknn_subgraph *sg, const vknn_operation *op) {
   (void)model;
-  bool ok = vknn_op_check_counts(log, op, 2, 2, 1) &&
+  bool ok = vknn_op_check_counts(log, sg, op, 2, 2, 1) &&
             vknn_op_check_data_types(log, sg, op, VKNN_MAX_RANK - 1, true) &&
-            vknn_op_check_type(log, op, "axis", &sg->operands[op->inputs[1]], VKNN_OPERAND_INT32);
+            vknn_op_check_type(log, op, "axis", &sg->operands[op->inputs[1]], VKNN_OPERAND_INT32) &&
+            vknn_op_check_same_quant(log, sg, op, 0);
   return ok ? VKNN_STATUS_NONE : VKNN_STATUS_INVALID_ARGUMENT;
 }
 

@@ -8,7 +8,7 @@
 static vknn_status validate_select(const vknn_logger *log, const vknn_model *model,
                                    const vknn_subgraph *sg, const vknn_operation *op) {
   (void)model;
-  if (!vknn_op_check_counts(log, op, 3, 3, 1)) return VKNN_STATUS_INVALID_ARGUMENT;
+  if (!vknn_op_check_counts(log, sg, op, 3, 3, 1)) return VKNN_STATUS_INVALID_ARGUMENT;
   const vknn_operand *a = &sg->operands[op->inputs[1]];
   bool type_ok = vknn_variant_of(a->type) >= 0 || a->type == VKNN_OPERAND_TENSOR_INT32;
   if (!type_ok) VKNN_LOG_E(log, "model", "SELECT: %s is not allowed", vknn_operand_type_name(a->type));

@@ -4,16 +4,37 @@
 
 #include "ops/remap.h"
 
+/* The parameter vectors (SLICE: begin, size; STRIDED_SLICE: begin, end,
+ * strides) are 1-D TENSOR_INT32, STRIDED_SLICE's three masks INT32 scalars. */
+static bool check_parameters(const vknn_logger *log, const vknn_subgraph *sg,
+                             const vknn_operation *op, uint32_t vectors) {
+  for (uint32_t i = 1; i < op->input_count; ++i) {
+    const vknn_operand *p = &sg->operands[op->inputs[i]];
+    bool vector = i <= vectors;
+    if (!vknn_op_check_type(log, op, vector ? "a parameter vector" : "a mask", p,
+                            vector ? VKNN_OPERAND_TENSOR_INT32 : VKNN_OPERAND_INT32) ||
+        (vector && !vknn_op_check_rank(log, op, "a parameter vector", p, 1)))
+      return false;
+  }
+  return true;
+}
+
+/* SLICE: any rank, int32 data too. */
 static vknn_status validate_slice(const vknn_logger *log, const vknn_model *model,
                                   const vknn_subgraph *sg, const vknn_operation *op) {
   (void)model;
-  bool strided = op->type == VKNN_OPERATION_STRIDED_SLICE;
-  uint32_t inputs = strided ? 7 : 3;
-  bool ok = vknn_op_check_counts(log, op, inputs, inputs, 1) &&
-            vknn_op_check_data_types(log, sg, op, 4, true);
-  for (uint32_t i = 1; ok && i < inputs; ++i)
-    ok = vknn_op_check_type(log, op, "a parameter", &sg->operands[op->inputs[i]],
-                            i <= 3 ? VKNN_OPERAND_TENSOR_INT32 : VKNN_OPERAND_INT32);
+  bool ok = vknn_op_check_counts(log, sg, op, 3, 3, 1) &&
+            vknn_op_check_data_types(log, sg, op, VKNN_MAX_RANK, true) &&
+            check_parameters(log, sg, op, 2) && vknn_op_check_same_quant(log, sg, op, 0);
+  return ok ? VKNN_STATUS_NONE : VKNN_STATUS_INVALID_ARGUMENT;
+}
+
+/* STRIDED_SLICE: float and quant8 data of rank up to 4. */
+static vknn_status validate_strided_slice(const vknn_logger *log, const vknn_model *model,
+                                          const vknn_subgraph *sg, const vknn_operation *op) {
+  (void)model;
+  bool ok = vknn_op_check_counts(log, sg, op, 7, 7, 1) && vknn_op_check_data_types(log, sg, op, 4, false) &&
+            check_parameters(log, sg, op, 3) && vknn_op_check_same_quant(log, sg, op, 0);
   return ok ? VKNN_STATUS_NONE : VKNN_STATUS_INVALID_ARGUMENT;
 }
 
@@ -97,21 +118,62 @@ static vknn_status build_dynamic_strided_slice(vknn_graph *graph, const vknn_ope
     if (!vknn_remap_param_ok(graph, op, i, in->rank)) return VKNN_STATUS_GENERAL_FAILURE;
   vknn_status s = vknn_remap_declared_output(graph, op, 0, dims, rank);
   if (s != VKNN_STATUS_NONE) return s;
-  vknn_remap_set_axes(r, in);
-  uint32_t k = 0;
-  for (uint32_t d = 0; d < in->rank; ++d) {
-    bool shrink = (masks[2] >> d) & 1;
-    if (!shrink && k >= *rank) return VKNN_STATUS_INVALID_ARGUMENT;
-    vknn_remap_add_view(r, shrink ? 1 : dims[k++], d, 1);
-  }
-  if (k != *rank && !(k == 0 && *rank == 1)) {
-    VKNN_LOG_E(graph->log, "model", "STRIDED_SLICE: the output rank does not fit the shrink mask");
+  uint32_t kept = 0; /* rank n - k, k the axes shrunk */
+  for (uint32_t d = 0; d < in->rank; ++d) kept += !((masks[2] >> d) & 1);
+  if (kept != *rank && !(kept == 0 && *rank == 1)) {
+    VKNN_LOG_E(graph->log, "model", "STRIDED_SLICE: output rank %u does not fit the shrink mask (%u)",
+               *rank, kept);
     return VKNN_STATUS_INVALID_ARGUMENT;
+  }
+  vknn_remap_set_axes(r, in);
+  for (uint32_t d = 0, k = 0; d < in->rank; ++d) {
+    bool shrink = (masks[2] >> d) & 1;
+    vknn_remap_add_view(r, shrink ? 1 : dims[k++], d, 1);
   }
   vknn_remap_set_dynamic(r, VKNN_REMAP_DYNAMIC_STRIDED_SLICE, op->inputs[1], op->inputs[2], op->inputs[3]);
   r->dynamic.push.begin_mask = masks[0];
   r->dynamic.push.end_mask = masks[1];
   r->dynamic.push.shrink_mask = masks[2];
+  return VKNN_STATUS_NONE;
+}
+
+/* Size of a strided range: ceil((end - begin) / stride), 0 when empty. */
+static int64_t strided_size(int32_t begin, int32_t end, int32_t stride) {
+  int64_t span = stride > 0 ? (int64_t)end - begin : (int64_t)begin - end;
+  int64_t step = stride > 0 ? stride : -(int64_t)stride;
+  return span > 0 ? (span + step - 1) / step : 0;
+}
+
+/* One axis of a strided slice with constant parameters: its start, stride
+ * and size. A shrunk axis must define a slice of exactly one element (the
+ * NNAPI text; the reference also wants a positive stride, the text does
+ * not); any other axis must select at least one. */
+static vknn_status strided_axis(vknn_graph *graph, uint32_t d, int32_t dim, const int32_t v[3][VKNN_MAX_RANK],
+                                const int32_t masks[3], int32_t *begin, int32_t *stride,
+                                uint32_t *size) {
+  int32_t end = v[1][d];
+  bool shrink = (masks[2] >> d) & 1;
+  *begin = v[0][d];
+  *stride = v[2][d];
+  if (*stride == 0) {
+    VKNN_LOG_E(graph->log, "model", "STRIDED_SLICE: stride 0 on axis %u", d);
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
+  strided_range(dim, *stride, (masks[0] >> d) & 1, (masks[1] >> d) & 1, begin, &end);
+  int64_t n = strided_size(*begin, end, *stride);
+  if (shrink && n != 1) {
+    VKNN_LOG_E(graph->log, "model",
+               "STRIDED_SLICE: shrunk axis %u must select one element "
+               "(begin %d, end %d, stride %d select %lld)",
+               d, v[0][d], v[1][d], v[2][d], (long long)n);
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
+  if (n == 0) {
+    VKNN_LOG_E(graph->log, "model", "STRIDED_SLICE: axis %u is empty (begin %d, end %d, stride %d)",
+               d, v[0][d], v[1][d], v[2][d]);
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
+  *size = (uint32_t)n;
   return VKNN_STATUS_NONE;
 }
 
@@ -129,32 +191,17 @@ static vknn_status build_strided_slice(vknn_graph *graph, const vknn_operation *
   vknn_remap_set_axes(r, in);
   *rank = 0;
   for (uint32_t d = 0; d < in->rank; ++d) {
-    int32_t stride = v[2][d], begin = v[0][d], end = v[1][d], dim = (int32_t)in->dims[d];
-    bool shrink = (masks[2] >> d) & 1;
-    if (stride == 0) {
-      VKNN_LOG_E(graph->log, "model", "STRIDED_SLICE: stride 0 on axis %u", d);
-      return VKNN_STATUS_INVALID_ARGUMENT;
-    }
-    strided_range(dim, stride, (masks[0] >> d) & 1, (masks[1] >> d) & 1, &begin, &end);
-    if (shrink) {
-      begin = v[0][d] < 0 ? v[0][d] + dim : v[0][d];
-      end = begin + 1;
-      stride = 1;
-      if (begin < 0 || begin >= dim) {
-        VKNN_LOG_E(graph->log, "model", "STRIDED_SLICE: shrunk axis %u index out of range", d);
-        return VKNN_STATUS_INVALID_ARGUMENT;
-      }
-    }
-    int64_t span = stride > 0 ? (int64_t)end - begin : (int64_t)begin - end;
-    int64_t step = stride > 0 ? stride : -(int64_t)stride;
-    uint32_t size = span > 0 ? (uint32_t)((span + step - 1) / step) : 0;
+    int32_t begin, stride;
+    uint32_t size;
+    s = strided_axis(graph, d, (int32_t)in->dims[d], v, masks, &begin, &stride, &size);
+    if (s != VKNN_STATUS_NONE) return s;
     r->axes[d].start = begin;
     vknn_remap_add_view(r, size, d, stride);
-    if (!shrink) dims[(*rank)++] = size;
+    if (!((masks[2] >> d) & 1)) dims[(*rank)++] = size;
   }
   if (*rank == 0) dims[(*rank)++] = 1; /* every axis shrunk: a one-element tensor */
   return VKNN_STATUS_NONE;
 }
 
 VKNN_REMAP_OP_DEF(slice, SLICE, validate_slice, build_slice);
-VKNN_REMAP_OP_DEF(strided_slice, STRIDED_SLICE, validate_slice, build_strided_slice);
+VKNN_REMAP_OP_DEF(strided_slice, STRIDED_SLICE, validate_strided_slice, build_strided_slice);

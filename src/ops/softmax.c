@@ -10,7 +10,7 @@
 static vknn_status validate_softmax(const vknn_logger *log, const vknn_model *model,
                                     const vknn_subgraph *sg, const vknn_operation *op) {
   (void)model;
-  if (!vknn_op_check_counts(log, op, 2, 3, 1)) return VKNN_STATUS_INVALID_ARGUMENT;
+  if (!vknn_op_check_counts(log, sg, op, 2, 3, 1)) return VKNN_STATUS_INVALID_ARGUMENT;
   const vknn_operand *in = &sg->operands[op->inputs[0]];
   const vknn_operand *out = &sg->operands[op->outputs[0]];
   if (vknn_variant_of(in->type) < 0 || out->type != in->type || in->dimension_count > SOFTMAX_MAX_RANK) {

@@ -5,11 +5,12 @@
 static vknn_status validate_space_depth(const vknn_logger *log, const vknn_model *model,
                                         const vknn_subgraph *sg, const vknn_operation *op) {
   (void)model;
-  bool ok = vknn_op_check_counts(log, op, 2, 3, 1) && vknn_op_check_data_types(log, sg, op, 4, false) &&
+  bool ok = vknn_op_check_counts(log, sg, op, 2, 3, 1) && vknn_op_check_data_types(log, sg, op, 4, false) &&
             vknn_op_check_rank(log, op, "input", &sg->operands[op->inputs[0]], 4) &&
             vknn_op_check_type(log, op, "block size", &sg->operands[op->inputs[1]], VKNN_OPERAND_INT32) &&
             (op->input_count < 3 ||
-             vknn_op_check_type(log, op, "layout", &sg->operands[op->inputs[2]], VKNN_OPERAND_BOOL));
+             vknn_op_check_type(log, op, "layout", &sg->operands[op->inputs[2]], VKNN_OPERAND_BOOL)) &&
+            vknn_op_check_same_quant(log, sg, op, 0);
   return ok ? VKNN_STATUS_NONE : VKNN_STATUS_INVALID_ARGUMENT;
 }
 

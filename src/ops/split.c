@@ -5,11 +5,12 @@
 static vknn_status validate_split(const vknn_logger *log, const vknn_model *model,
                                   const vknn_subgraph *sg, const vknn_operation *op) {
   (void)model;
-  bool ok = op->input_count == 3 && op->output_count >= 1 &&
-            vknn_op_check_data_types(log, sg, op, 4, true) &&
+  bool ok = vknn_op_check_counts(log, sg, op, 3, 3, op->output_count) && op->output_count >= 1 &&
+            vknn_op_check_data_types(log, sg, op, VKNN_MAX_RANK, true) &&
             vknn_op_check_type(log, op, "axis", &sg->operands[op->inputs[1]], VKNN_OPERAND_INT32) &&
             vknn_op_check_type(log, op, "num_splits", &sg->operands[op->inputs[2]], VKNN_OPERAND_INT32);
   if (!ok) VKNN_LOG_E(log, "model", "SPLIT: takes an input, an axis and num_splits");
+  ok = ok && vknn_op_check_outputs_same_quant(log, sg, op);
   return ok ? VKNN_STATUS_NONE : VKNN_STATUS_INVALID_ARGUMENT;
 }
 

@@ -1,0 +1,782 @@
+/* Every rule an operation's NNAPI documentation states is checked: one row
+ * per rule, a valid single-operation model broken in one way, rejected with
+ * INVALID_ARGUMENT by the support query and by prepare, with a log line
+ * naming the problem. Accepting rows (no mutation) show each family's valid
+ * model passes, so that a rejection cannot come from a wrong base model. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "support/model_builder.h"
+#include "vknn/vknn.h"
+
+#define F32 VKNN_OPERAND_TENSOR_FLOAT32
+#define I32 VKNN_OPERAND_TENSOR_INT32
+#define Q8 VKNN_OPERAND_TENSOR_QUANT8_ASYMM
+#define PER_CHANNEL VKNN_OPERAND_TENSOR_QUANT8_SYMM_PER_CHANNEL
+#define OP(name) VKNN_OPERATION_##name
+
+/* The model under test: its builder, the data input, the output, and the
+ * operation's other inputs by position. */
+typedef struct ctx {
+  model_builder b;
+  uint32_t in, out;
+  uint32_t op_inputs[16];
+  uint32_t input_count;
+} ctx;
+
+/* Every error line of a device, concatenated. */
+typedef struct log_lines {
+  char text[8192];
+  size_t used;
+} log_lines;
+
+typedef struct fixture {
+  vknn_device *device;
+  log_lines log;
+} fixture;
+
+typedef struct row {
+  const char *name;
+  void (*build)(ctx *c, int32_t type);
+  int32_t type; /* element type of the data tensors */
+  void (*mutate)(ctx *c); /* NULL: the valid model, accepted */
+  const char *expected_log; /* NULL: accepted; else rejected, logging this */
+} row;
+
+/* ---- building ---------------------------------------------------------- */
+
+static float scale_of(int32_t type) { return type == Q8 ? 0.5f : 0.f; }
+
+static uint32_t data_input(ctx *c, int32_t type, const uint32_t *dims, uint32_t rank) {
+  uint32_t i = mb_input(&c->b, type, dims, rank);
+  c->b.operands[i].scale = scale_of(type);
+  return i;
+}
+
+static uint32_t data_output(ctx *c, int32_t type, const uint32_t *dims, uint32_t rank) {
+  uint32_t i = mb_output(&c->b, type, dims, rank);
+  c->b.operands[i].scale = scale_of(type);
+  return i;
+}
+
+static uint32_t vector(ctx *c, const int32_t *values, uint32_t count) {
+  return mb_const_tensor(&c->b, I32, &count, 1, values, count * sizeof(int32_t));
+}
+
+static uint32_t scalar_f32(ctx *c, float value) {
+  return mb_const_tensor(&c->b, VKNN_OPERAND_FLOAT32, NULL, 0, &value, sizeof(value));
+}
+
+/* The operation, its inputs kept for mutations. */
+static void operation(ctx *c, int32_t type, const uint32_t *inputs, uint32_t count,
+                      const uint32_t *outputs, uint32_t output_count) {
+  memcpy(c->op_inputs, inputs, count * sizeof(uint32_t));
+  c->input_count = count;
+  mb_operation(&c->b, type, inputs, count, outputs, output_count);
+}
+
+static void one_output(ctx *c, int32_t op_type, const uint32_t *inputs, uint32_t count) {
+  operation(c, op_type, inputs, count, &c->out, 1);
+}
+
+/* ---- mutating ---------------------------------------------------------- */
+
+static vknn_operand *operand(ctx *c, uint32_t i) { return &c->b.operands[i]; }
+static vknn_operand *op_input(ctx *c, uint32_t k) { return operand(c, c->op_inputs[k]); }
+
+/* Rewrites entry i of a constant INT32 (tensor or scalar) operand. */
+static void set_i32(ctx *c, uint32_t operand_index, uint32_t i, int32_t value) {
+  const vknn_operand *o = operand(c, operand_index);
+  memcpy(c->b.values + o->location.offset + i * sizeof(int32_t), &value, sizeof(value));
+}
+static void set_param(ctx *c, uint32_t k, uint32_t i, int32_t value) {
+  set_i32(c, c->op_inputs[k], i, value);
+}
+
+/* Operation input k becomes another operand. */
+static void replace_input(ctx *c, uint32_t k, uint32_t new_operand) {
+  operand(c, c->op_inputs[k])->number_of_consumers--;
+  operand(c, new_operand)->number_of_consumers++;
+  c->op_inputs[k] = new_operand;
+  vknn_operation *op = &c->b.operations[c->b.operation_count - 1];
+  ((uint32_t *)op->inputs)[k] = new_operand;
+}
+
+/* A 1-D constant seen as a [1, n] matrix (same bytes). */
+static void as_matrix(ctx *c, uint32_t k) {
+  uint32_t i = c->op_inputs[k];
+  c->b.dims[i][1] = c->b.dims[i][0];
+  c->b.dims[i][0] = 1;
+  c->b.operands[i].dimension_count = 2;
+}
+
+static void set_dims(ctx *c, uint32_t i, const uint32_t *dims, uint32_t rank) {
+  memcpy(c->b.dims[i], dims, rank * sizeof(uint32_t));
+  c->b.operands[i].dimension_count = rank;
+}
+
+static void output_scale_differs(ctx *c) { operand(c, c->out)->scale = 0.25f; }
+static void output_zero_point_differs(ctx *c) { operand(c, c->out)->zero_point = 3; }
+
+/* ---- STRIDED_SLICE: [2, 3] -> [2, 3] ------------------------------------- */
+
+static void build_strided_slice(ctx *c, int32_t type) {
+  const uint32_t dims[2] = {2, 3};
+  const int32_t begin[2] = {0, 0}, end[2] = {2, 3}, strides[2] = {1, 1};
+  c->in = data_input(c, type, dims, 2);
+  c->out = data_output(c, type, dims, 2);
+  const uint32_t in[7] = {c->in, vector(c, begin, 2), vector(c, end, 2), vector(c, strides, 2),
+                          mb_const_i32(&c->b, 0), mb_const_i32(&c->b, 0), mb_const_i32(&c->b, 0)};
+  one_output(c, OP(STRIDED_SLICE), in, 7);
+}
+
+/* begin, end and strides given by the execution; masks constant. */
+static void build_strided_slice_runtime(ctx *c, int32_t type) {
+  const uint32_t dims[2] = {2, 3}, two = 2;
+  c->in = data_input(c, type, dims, 2);
+  c->out = data_output(c, type, dims, 2);
+  const uint32_t in[7] = {c->in, mb_input(&c->b, I32, &two, 1), mb_input(&c->b, I32, &two, 1),
+                          mb_input(&c->b, I32, &two, 1), mb_const_i32(&c->b, 0),
+                          mb_const_i32(&c->b, 0), mb_const_i32(&c->b, 0)};
+  one_output(c, OP(STRIDED_SLICE), in, 7);
+}
+
+static void ss_int32_data(ctx *c) { operand(c, c->in)->type = I32, operand(c, c->out)->type = I32; }
+static void ss_rank_5(ctx *c) {
+  const uint32_t dims[5] = {1, 1, 1, 2, 3};
+  set_dims(c, c->in, dims, 5);
+  set_dims(c, c->out, dims, 5);
+}
+static void ss_too_few_inputs(ctx *c) {
+  c->b.operations[0].input_count = 6;
+  op_input(c, 6)->number_of_consumers = 0;
+}
+static void ss_strides_float(ctx *c) { op_input(c, 3)->type = F32; }
+static void ss_mask_float(ctx *c) { op_input(c, 5)->type = VKNN_OPERAND_FLOAT32; }
+static void ss_begin_three_entries(ctx *c) {
+  const int32_t begin[3] = {0, 0, 0};
+  replace_input(c, 1, vector(c, begin, 3));
+}
+static void ss_stride_zero(ctx *c) { set_param(c, 3, 1, 0); }
+/* Shrinking axis 0 while end - begin spans 2 elements. */
+static void ss_shrink_two_elements(ctx *c) {
+  const uint32_t three = 3;
+  set_param(c, 6, 0, 1);
+  set_dims(c, c->out, &three, 1);
+}
+static void ss_shrink_ok(ctx *c) {
+  const uint32_t three = 3;
+  set_param(c, 6, 0, 1);
+  set_param(c, 1, 0, 1);
+  set_dims(c, c->out, &three, 1);
+}
+/* A shrunk axis walked backwards: begin 1, end 0, stride -1 is one element. */
+static void ss_shrink_negative_stride_ok(ctx *c) {
+  const uint32_t three = 3;
+  set_param(c, 6, 0, 1);
+  set_param(c, 1, 0, 1);
+  set_param(c, 2, 0, 0);
+  set_param(c, 3, 0, -1);
+  set_dims(c, c->out, &three, 1);
+}
+/* Axis 0 from 1 to 1: nothing (the output's axis 0 left unknown). */
+static void ss_empty_axis(ctx *c) {
+  set_param(c, 1, 0, 1);
+  set_param(c, 2, 0, 1);
+  c->b.dims[c->out][0] = 0;
+}
+/* begin < end with a negative stride: a negative size, clamped to empty. */
+static void ss_negative_size(ctx *c) {
+  set_param(c, 3, 0, -1);
+  c->b.dims[c->out][0] = 0;
+}
+static void ss_output_dims_contradict(ctx *c) { c->b.dims[c->out][1] = 2; }
+static void ss_output_rank_ignores_shrink(ctx *c) {
+  set_param(c, 6, 0, 1);
+  set_param(c, 2, 0, 1);
+  c->b.dims[c->out][0] = 1;
+}
+static void ss_runtime_rank_ignores_shrink(ctx *c) { set_param(c, 6, 0, 1); }
+
+/* ---- SLICE: [2, 3] -> [2, 2] --------------------------------------------- */
+
+static void build_slice(ctx *c, int32_t type) {
+  const uint32_t dims[2] = {2, 3}, out_dims[2] = {2, 2};
+  const int32_t begin[2] = {0, 1}, size[2] = {2, 2};
+  c->in = data_input(c, type, dims, 2);
+  c->out = data_output(c, type, out_dims, 2);
+  const uint32_t in[3] = {c->in, vector(c, begin, 2), vector(c, size, 2)};
+  one_output(c, OP(SLICE), in, 3);
+}
+
+/* SLICE has no rank limit: rank 5 runs. */
+static void build_slice_rank_5(ctx *c, int32_t type) {
+  const uint32_t dims[5] = {1, 1, 1, 2, 3}, out_dims[5] = {1, 1, 1, 2, 2};
+  const int32_t begin[5] = {0, 0, 0, 0, 1}, size[5] = {1, 1, 1, 2, -1};
+  c->in = data_input(c, type, dims, 5);
+  c->out = data_output(c, type, out_dims, 5);
+  const uint32_t in[3] = {c->in, vector(c, begin, 5), vector(c, size, 5)};
+  one_output(c, OP(SLICE), in, 3);
+}
+
+/* ---- TRANSPOSE, TILE, SPLIT, CHANNEL_SHUFFLE, DEPTH_TO_SPACE ------------- */
+
+static void build_transpose(ctx *c, int32_t type) {
+  const uint32_t dims[2] = {2, 3}, out_dims[2] = {3, 2};
+  const int32_t perm[2] = {1, 0};
+  c->in = data_input(c, type, dims, 2);
+  c->out = data_output(c, type, out_dims, 2);
+  const uint32_t in[2] = {c->in, vector(c, perm, 2)};
+  one_output(c, OP(TRANSPOSE), in, 2);
+}
+
+static void build_tile(ctx *c, int32_t type) {
+  const uint32_t dims[1] = {2}, out_dims[1] = {4};
+  const int32_t multiples[1] = {2};
+  c->in = data_input(c, type, dims, 1);
+  c->out = data_output(c, type, out_dims, 1);
+  const uint32_t in[2] = {c->in, vector(c, multiples, 1)};
+  one_output(c, OP(TILE), in, 2);
+}
+
+static void build_split(ctx *c, int32_t type) {
+  const uint32_t dims[1] = {4}, half[1] = {2};
+  c->in = data_input(c, type, dims, 1);
+  uint32_t outs[2] = {data_output(c, type, half, 1), data_output(c, type, half, 1)};
+  c->out = outs[1];
+  const uint32_t in[3] = {c->in, mb_const_i32(&c->b, 0), mb_const_i32(&c->b, 2)};
+  operation(c, OP(SPLIT), in, 3, outs, 2);
+}
+
+static void build_channel_shuffle(ctx *c, int32_t type) {
+  const uint32_t dims[2] = {1, 4};
+  c->in = data_input(c, type, dims, 2);
+  c->out = data_output(c, type, dims, 2);
+  const uint32_t in[3] = {c->in, mb_const_i32(&c->b, 2), mb_const_i32(&c->b, 1)};
+  one_output(c, OP(CHANNEL_SHUFFLE), in, 3);
+}
+
+static void build_depth_to_space(ctx *c, int32_t type) {
+  const uint32_t dims[4] = {1, 1, 1, 4}, out_dims[4] = {1, 2, 2, 1};
+  c->in = data_input(c, type, dims, 4);
+  c->out = data_output(c, type, out_dims, 4);
+  const uint32_t in[2] = {c->in, mb_const_i32(&c->b, 2)};
+  one_output(c, OP(DEPTH_TO_SPACE), in, 2);
+}
+
+/* Input 1 (a 1-D parameter) declared as a [1, n] matrix. */
+static void input_1_rank_2(ctx *c) { as_matrix(c, 1); }
+
+/* Input k given as omitted (NO_VALUE), of its declared type. */
+static void omit_input(ctx *c, uint32_t k) {
+  uint32_t omitted = mb_temporary(&c->b, op_input(c, k)->type, NULL, 0);
+  operand(c, omitted)->lifetime = VKNN_LIFETIME_NO_VALUE;
+  replace_input(c, k, omitted);
+}
+static void omit_input_1(ctx *c) { omit_input(c, 1); }
+
+/* ---- PAD: [2, 3] -> [4, 3] ----------------------------------------------- */
+
+static void build_pad(ctx *c, int32_t type) {
+  const uint32_t dims[2] = {2, 3}, out_dims[2] = {4, 3}, pad_dims[2] = {2, 2};
+  const int32_t paddings[4] = {1, 1, 0, 0};
+  c->in = data_input(c, type, dims, 2);
+  c->out = data_output(c, type, out_dims, 2);
+  const uint32_t in[2] = {c->in, mb_const_tensor(&c->b, I32, pad_dims, 2, paddings, sizeof(paddings))};
+  one_output(c, OP(PAD), in, 2);
+}
+
+static void paddings_rank_1(ctx *c) {
+  const uint32_t four = 4;
+  set_dims(c, c->op_inputs[1], &four, 1);
+}
+static void paddings_one_by_four(ctx *c) {
+  const uint32_t dims[2] = {1, 4};
+  set_dims(c, c->op_inputs[1], dims, 2);
+}
+
+/* ---- SPACE_TO_BATCH_ND / BATCH_TO_SPACE_ND -------------------------------- */
+
+static void build_space_to_batch(ctx *c, int32_t type) {
+  const uint32_t dims[4] = {1, 2, 2, 1}, out_dims[4] = {4, 1, 1, 1}, pad_dims[2] = {2, 2};
+  const int32_t block[2] = {2, 2}, paddings[4] = {0, 0, 0, 0};
+  c->in = data_input(c, type, dims, 4);
+  c->out = data_output(c, type, out_dims, 4);
+  const uint32_t in[3] = {c->in, vector(c, block, 2),
+                          mb_const_tensor(&c->b, I32, pad_dims, 2, paddings, sizeof(paddings))};
+  one_output(c, OP(SPACE_TO_BATCH_ND), in, 3);
+}
+
+static void build_batch_to_space(ctx *c, int32_t type) {
+  const uint32_t dims[4] = {4, 1, 1, 1}, out_dims[4] = {1, 2, 2, 1};
+  const int32_t block[2] = {2, 2};
+  c->in = data_input(c, type, dims, 4);
+  c->out = data_output(c, type, out_dims, 4);
+  const uint32_t in[2] = {c->in, vector(c, block, 2)};
+  one_output(c, OP(BATCH_TO_SPACE_ND), in, 2);
+}
+
+static void s2b_paddings_rank_1(ctx *c) {
+  const uint32_t four = 4;
+  set_dims(c, c->op_inputs[2], &four, 1);
+}
+static void s2b_paddings_one_by_four(ctx *c) {
+  const uint32_t dims[2] = {1, 4};
+  set_dims(c, c->op_inputs[2], dims, 2);
+}
+
+/* ---- RESHAPE, SQUEEZE, EXPAND_DIMS ---------------------------------------- */
+
+static void build_reshape(ctx *c, int32_t type) {
+  const uint32_t dims[2] = {2, 3}, out_dims[2] = {3, 2};
+  const int32_t shape[2] = {3, 2};
+  c->in = data_input(c, type, dims, 2);
+  c->out = data_output(c, type, out_dims, 2);
+  const uint32_t in[2] = {c->in, vector(c, shape, 2)};
+  one_output(c, OP(RESHAPE), in, 2);
+}
+
+static void reshape_input_rank_5(ctx *c) {
+  const uint32_t dims[5] = {1, 1, 1, 2, 3};
+  set_dims(c, c->in, dims, 5);
+}
+static void reshape_output_rank_5(ctx *c) {
+  const uint32_t dims[5] = {1, 1, 1, 3, 2};
+  set_dims(c, c->out, dims, 5);
+}
+/* A target of 5 entries, the output's shape left to it. */
+static void reshape_target_rank_5(ctx *c) {
+  const int32_t shape[5] = {1, 1, 1, 3, 2};
+  replace_input(c, 1, vector(c, shape, 5));
+  operand(c, c->out)->dimension_count = 0;
+}
+
+static void build_squeeze(ctx *c, int32_t type) {
+  const uint32_t dims[2] = {1, 3}, out_dims[1] = {3};
+  const int32_t axes[1] = {0};
+  c->in = data_input(c, type, dims, 2);
+  c->out = data_output(c, type, out_dims, 1);
+  const uint32_t in[2] = {c->in, vector(c, axes, 1)};
+  one_output(c, OP(SQUEEZE), in, 2);
+}
+
+static void build_expand_dims(ctx *c, int32_t type) {
+  const uint32_t dims[1] = {3}, out_dims[2] = {1, 3};
+  c->in = data_input(c, type, dims, 1);
+  c->out = data_output(c, type, out_dims, 2);
+  const uint32_t in[2] = {c->in, mb_const_i32(&c->b, 0)};
+  one_output(c, OP(EXPAND_DIMS), in, 2);
+}
+
+/* ---- GATHER: [3, 2] by indices {0, 2} along axis 0 ----------------------- */
+
+static void build_gather(ctx *c, int32_t type) {
+  const uint32_t dims[2] = {3, 2}, out_dims[2] = {2, 2};
+  const int32_t indices[2] = {0, 2};
+  c->in = data_input(c, type, dims, 2);
+  c->out = data_output(c, type, out_dims, 2);
+  const uint32_t in[3] = {c->in, mb_const_i32(&c->b, 0), vector(c, indices, 2)};
+  one_output(c, OP(GATHER), in, 3);
+}
+
+static void gather_index_past_end(ctx *c) { set_param(c, 2, 1, 3); }
+static void gather_index_negative(ctx *c) { set_param(c, 2, 0, -1); }
+
+/* ---- FILL, RANK, DEQUANTIZE, SELECT, CONCATENATION, SOFTMAX --------------- */
+
+static void build_fill(ctx *c, int32_t type) {
+  (void)type;
+  const uint32_t out_dims[2] = {2, 3};
+  const int32_t shape[2] = {2, 3};
+  c->out = data_output(c, F32, out_dims, 2);
+  const uint32_t in[2] = {vector(c, shape, 2), scalar_f32(c, 1.f)};
+  one_output(c, OP(FILL), in, 2);
+}
+
+/* The shape comes from the execution; only its length is known. */
+static void build_fill_runtime(ctx *c, int32_t type) {
+  (void)type;
+  const uint32_t out_dims[2] = {2, 3}, two = 2;
+  c->out = data_output(c, F32, out_dims, 2);
+  const uint32_t in[2] = {mb_input(&c->b, I32, &two, 1), scalar_f32(c, 1.f)};
+  one_output(c, OP(FILL), in, 2);
+}
+
+static void fill_shape_rank_2(ctx *c) { as_matrix(c, 0); }
+static void fill_output_rank_3(ctx *c) {
+  const uint32_t dims[3] = {2, 3, 1};
+  set_dims(c, c->out, dims, 3);
+}
+
+static void build_rank(ctx *c, int32_t type) {
+  const uint32_t dims[2] = {2, 3};
+  c->in = data_input(c, type, dims, 2);
+  c->out = mb_output(&c->b, VKNN_OPERAND_INT32, NULL, 0);
+  one_output(c, OP(RANK), &c->in, 1);
+}
+
+static void build_dequantize(ctx *c, int32_t type) {
+  (void)type;
+  const uint32_t dims[4] = {1, 1, 2, 3};
+  c->in = data_input(c, Q8, dims, 4);
+  c->out = data_output(c, F32, dims, 4);
+  one_output(c, OP(DEQUANTIZE), &c->in, 1);
+}
+
+static void dequantize_rank_5(ctx *c) {
+  const uint32_t dims[5] = {1, 1, 1, 2, 3};
+  set_dims(c, c->in, dims, 5);
+  set_dims(c, c->out, dims, 5);
+}
+
+static void build_select(ctx *c, int32_t type) {
+  const uint32_t dims[2] = {2, 3};
+  uint32_t condition = mb_input(&c->b, VKNN_OPERAND_TENSOR_BOOL8, dims, 2);
+  c->in = data_input(c, type, dims, 2);
+  uint32_t other = data_input(c, type, dims, 2);
+  c->out = data_output(c, type, dims, 2);
+  const uint32_t in[3] = {condition, c->in, other};
+  one_output(c, OP(SELECT), in, 3);
+}
+
+static void build_concatenation(ctx *c, int32_t type) {
+  const uint32_t dims[2] = {2, 3}, out_dims[2] = {4, 3};
+  c->in = data_input(c, type, dims, 2);
+  uint32_t other = data_input(c, type, dims, 2);
+  c->out = data_output(c, type, out_dims, 2);
+  const uint32_t in[3] = {c->in, other, mb_const_i32(&c->b, 0)};
+  one_output(c, OP(CONCATENATION), in, 3);
+}
+
+static void build_softmax(ctx *c, int32_t type) {
+  const uint32_t dims[2] = {2, 3};
+  c->in = data_input(c, type, dims, 2);
+  c->out = data_output(c, type, dims, 2);
+  const uint32_t in[2] = {c->in, scalar_f32(c, 1.f)};
+  one_output(c, OP(SOFTMAX), in, 2);
+}
+
+/* ---- Elementwise: MUL, ADD, RELU, LOGISTIC -------------------------------- */
+
+static void build_binary(ctx *c, int32_t type, int32_t op_type) {
+  const uint32_t dims[2] = {2, 3};
+  c->in = data_input(c, type, dims, 2);
+  uint32_t other = data_input(c, type, dims, 2);
+  c->out = data_output(c, type, dims, 2);
+  if (type == Q8) operand(c, c->out)->scale = 1.f; /* above 0.5 * 0.5 */
+  const uint32_t in[3] = {c->in, other, mb_const_i32(&c->b, VKNN_FUSED_NONE)};
+  one_output(c, op_type, in, 3);
+}
+static void build_mul(ctx *c, int32_t type) { build_binary(c, type, OP(MUL)); }
+static void build_add(ctx *c, int32_t type) { build_binary(c, type, OP(ADD)); }
+
+static void mul_output_scale_equal(ctx *c) { operand(c, c->out)->scale = 0.25f; }
+static void mul_output_scale_below(ctx *c) { operand(c, c->out)->scale = 0.125f; }
+
+static void build_unary(ctx *c, int32_t type, int32_t op_type) {
+  const uint32_t dims[2] = {2, 3};
+  c->in = data_input(c, type, dims, 2);
+  c->out = data_output(c, type, dims, 2);
+  one_output(c, op_type, &c->in, 1);
+}
+static void build_relu(ctx *c, int32_t type) { build_unary(c, type, OP(RELU)); }
+static void build_relu6(ctx *c, int32_t type) { build_unary(c, type, OP(RELU6)); }
+static void build_logistic(ctx *c, int32_t type) {
+  build_unary(c, type, OP(LOGISTIC));
+  operand(c, c->out)->scale = 1.f / 256;
+}
+
+/* ---- CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, pools ------------------ */
+
+static const float channel_scales[2] = {0.25f, 0.5f};
+
+/* [1, 3, 3, 2] -> [1, 3, 3, 2], 1x1 filter, implicit padding SAME; quant8
+ * with bias scale = 0.5 * 0.5. */
+static void build_conv_family(ctx *c, int32_t type, bool depthwise) {
+  const uint32_t dims[4] = {1, 3, 3, 2}, filter_dims[4] = {depthwise ? 1 : 2, 1, 1, 2};
+  const uint32_t bias_dims[1] = {2};
+  const uint8_t filter_q8[4] = {1, 2, 3, 4};
+  const float filter_f32[4] = {1.f, 2.f, 3.f, 4.f}, bias_f32[2] = {0.f, 1.f};
+  const int32_t bias_i32[2] = {0, 1};
+  c->in = data_input(c, type, dims, 4);
+  c->out = data_output(c, type, dims, 4);
+  operand(c, c->out)->scale = type == Q8 ? 1.f : 0.f;
+  bool quant = type == Q8;
+  uint32_t filter_count = filter_dims[0] * 2; /* 1x1 windows of 2 channels */
+  uint32_t filter = mb_const_tensor(&c->b, type, filter_dims, 4, quant ? (const void *)filter_q8 : filter_f32,
+                                    filter_count * (quant ? 1 : sizeof(float)));
+  uint32_t bias = mb_const_tensor(&c->b, quant ? I32 : F32, bias_dims, 1,
+                                  quant ? (const void *)bias_i32 : bias_f32, 8);
+  operand(c, filter)->scale = scale_of(type);
+  operand(c, bias)->scale = quant ? 0.25f : 0.f;
+  uint32_t in[8] = {c->in, filter, bias, mb_const_i32(&c->b, 1), mb_const_i32(&c->b, 1),
+                    mb_const_i32(&c->b, 1), 0, 0};
+  uint32_t n = 6;
+  if (depthwise) in[n++] = mb_const_i32(&c->b, 1); /* multiplier */
+  in[n++] = mb_const_i32(&c->b, VKNN_FUSED_NONE);
+  one_output(c, depthwise ? OP(DEPTHWISE_CONV_2D) : OP(CONV_2D), in, n);
+}
+static void build_conv(ctx *c, int32_t type) { build_conv_family(c, type, false); }
+static void build_depthwise(ctx *c, int32_t type) { build_conv_family(c, type, true); }
+
+static void bias_scale_off(ctx *c) { op_input(c, 2)->scale = 0.3f; }
+static void per_channel_filter(ctx *c, uint32_t channel_dim) {
+  vknn_operand *filter = op_input(c, 1);
+  filter->type = PER_CHANNEL;
+  filter->scale = 0.f;
+  filter->extra_params.kind = VKNN_EXTRA_PARAMS_CHANNEL_QUANT;
+  filter->extra_params.channel_quant.channel_dim = channel_dim;
+  filter->extra_params.channel_quant.scale_count = 2;
+  filter->extra_params.channel_quant.scales = channel_scales;
+}
+static void conv_per_channel_ok(ctx *c) {
+  per_channel_filter(c, 0);
+  op_input(c, 2)->scale = 0.f;
+}
+static void conv_per_channel_bias_scale(ctx *c) { per_channel_filter(c, 0); }
+static void depthwise_per_channel_ok(ctx *c) {
+  per_channel_filter(c, 3);
+  op_input(c, 2)->scale = 0.f;
+}
+static void depthwise_per_channel_bias_scale(ctx *c) { per_channel_filter(c, 3); }
+static void padding_code_3(ctx *c) { set_param(c, 3, 0, 3); }
+static void padding_code_0_ok(ctx *c) { set_param(c, 3, 0, 0); }
+
+/* [2, 2] x [3, 2]' -> [2, 3]. */
+static void build_fully_connected(ctx *c, int32_t type) {
+  const uint32_t dims[2] = {2, 2}, weight_dims[2] = {3, 2}, bias_dims[1] = {3}, out_dims[2] = {2, 3};
+  const uint8_t weights_q8[6] = {1, 2, 3, 4, 5, 6};
+  const float weights_f32[6] = {1, 2, 3, 4, 5, 6}, bias_f32[3] = {0};
+  const int32_t bias_i32[3] = {0};
+  bool quant = type == Q8;
+  c->in = data_input(c, type, dims, 2);
+  c->out = data_output(c, type, out_dims, 2);
+  operand(c, c->out)->scale = quant ? 1.f : 0.f;
+  uint32_t weights = mb_const_tensor(&c->b, type, weight_dims, 2, quant ? (const void *)weights_q8 : weights_f32,
+                                     quant ? sizeof(weights_q8) : sizeof(weights_f32));
+  uint32_t bias = mb_const_tensor(&c->b, quant ? I32 : F32, bias_dims, 1,
+                                  quant ? (const void *)bias_i32 : bias_f32, 12);
+  operand(c, weights)->scale = scale_of(type);
+  operand(c, bias)->scale = quant ? 0.25f : 0.f;
+  const uint32_t in[4] = {c->in, weights, bias, mb_const_i32(&c->b, VKNN_FUSED_NONE)};
+  one_output(c, OP(FULLY_CONNECTED), in, 4);
+}
+
+/* 2x2 average over [1, 2, 2, 1], implicit padding VALID. */
+static void build_average_pool(ctx *c, int32_t type) {
+  const uint32_t dims[4] = {1, 2, 2, 1}, out_dims[4] = {1, 1, 1, 1};
+  c->in = data_input(c, type, dims, 4);
+  c->out = data_output(c, type, out_dims, 4);
+  const uint32_t in[7] = {c->in, mb_const_i32(&c->b, 2), mb_const_i32(&c->b, 1),
+                          mb_const_i32(&c->b, 1), mb_const_i32(&c->b, 2), mb_const_i32(&c->b, 2),
+                          mb_const_i32(&c->b, VKNN_FUSED_NONE)};
+  one_output(c, OP(AVERAGE_POOL_2D), in, 7);
+}
+static void pool_padding_code_minus_1(ctx *c) { set_param(c, 1, 0, -1); }
+static void pool_padding_code_0_ok(ctx *c) { set_param(c, 1, 0, 0); }
+
+/* ---- the table ------------------------------------------------------------ */
+
+#define QUANT_SAME(build, name)                                                          \
+  {name ": output scale", build, Q8, output_scale_differs, "must keep input 0's scale"}, \
+  {name ": output zero point", build, Q8, output_zero_point_differs, "must keep input 0's scale"}
+
+static const row rows[] = {
+    /* STRIDED_SLICE */
+    {"STRIDED_SLICE accepted", build_strided_slice, F32, NULL, NULL},
+    {"STRIDED_SLICE quant8 accepted", build_strided_slice, Q8, NULL, NULL},
+    {"STRIDED_SLICE shrink accepted", build_strided_slice, F32, ss_shrink_ok, NULL},
+    {"STRIDED_SLICE shrink, stride -1 accepted", build_strided_slice, F32, ss_shrink_negative_stride_ok, NULL},
+    {"STRIDED_SLICE run-time parameters accepted", build_strided_slice_runtime, F32, NULL, NULL},
+    {"STRIDED_SLICE: int32 data", build_strided_slice, F32, ss_int32_data, "TENSOR_INT32 of rank 2 is not allowed"},
+    {"STRIDED_SLICE: rank 5", build_strided_slice, F32, ss_rank_5, "of rank 5 is not allowed"},
+    {"STRIDED_SLICE: 6 inputs", build_strided_slice, F32, ss_too_few_inputs, "takes 7 inputs"},
+    {"STRIDED_SLICE: begin of rank 2", build_strided_slice, F32, input_1_rank_2, "must have rank 1"},
+    {"STRIDED_SLICE: float strides", build_strided_slice, F32, ss_strides_float, "must be TENSOR_INT32"},
+    {"STRIDED_SLICE: float mask", build_strided_slice, F32, ss_mask_float, "a mask must be INT32"},
+    {"STRIDED_SLICE: begin of 3 entries", build_strided_slice, F32, ss_begin_three_entries, "has 3 entries for rank 2"},
+    {"STRIDED_SLICE: stride 0", build_strided_slice, F32, ss_stride_zero, "stride 0 on axis 1"},
+    {"STRIDED_SLICE: shrunk axis of 2", build_strided_slice, F32, ss_shrink_two_elements, "must select one element"},
+    {"STRIDED_SLICE: empty axis", build_strided_slice, F32, ss_empty_axis, "axis 0 is empty"},
+    {"STRIDED_SLICE: negative size", build_strided_slice, F32, ss_negative_size, "axis 0 is empty"},
+    {"STRIDED_SLICE: output dims", build_strided_slice, F32, ss_output_dims_contradict, "output dimension 1 is 2, expected 3"},
+    {"STRIDED_SLICE: output rank", build_strided_slice, F32, ss_output_rank_ignores_shrink, "output rank 2, expected 1"},
+    {"STRIDED_SLICE: run-time output rank", build_strided_slice_runtime, F32, ss_runtime_rank_ignores_shrink, "does not fit the shrink mask"},
+    QUANT_SAME(build_strided_slice, "STRIDED_SLICE"),
+    /* SLICE */
+    {"SLICE accepted", build_slice, F32, NULL, NULL},
+    {"SLICE rank 5 accepted", build_slice_rank_5, F32, NULL, NULL},
+    {"SLICE: omitted begin", build_slice, F32, omit_input_1, "input 1 is omitted but not optional"},
+    {"SLICE: begin of rank 2", build_slice, F32, input_1_rank_2, "must have rank 1"},
+    QUANT_SAME(build_slice, "SLICE"),
+    /* TRANSPOSE, TILE, SPLIT, CHANNEL_SHUFFLE, DEPTH_TO_SPACE */
+    {"TRANSPOSE accepted", build_transpose, Q8, NULL, NULL},
+    {"TRANSPOSE omitted perm accepted", build_transpose, F32, omit_input_1, NULL},
+    {"TRANSPOSE: perm of rank 2", build_transpose, F32, input_1_rank_2, "perm must have rank 1"},
+    QUANT_SAME(build_transpose, "TRANSPOSE"),
+    {"TILE accepted", build_tile, Q8, NULL, NULL},
+    {"TILE: multiples of rank 2", build_tile, F32, input_1_rank_2, "multiples must have rank 1"},
+    QUANT_SAME(build_tile, "TILE"),
+    {"SPLIT accepted", build_split, Q8, NULL, NULL},
+    {"SPLIT: output 1 scale", build_split, Q8, output_scale_differs, "output 1 must keep input 0's scale"},
+    {"CHANNEL_SHUFFLE accepted", build_channel_shuffle, Q8, NULL, NULL},
+    QUANT_SAME(build_channel_shuffle, "CHANNEL_SHUFFLE"),
+    {"DEPTH_TO_SPACE accepted", build_depth_to_space, Q8, NULL, NULL},
+    QUANT_SAME(build_depth_to_space, "DEPTH_TO_SPACE"),
+    /* PAD */
+    {"PAD accepted", build_pad, Q8, NULL, NULL},
+    {"PAD: paddings of rank 1", build_pad, F32, paddings_rank_1, "paddings must have rank 2"},
+    {"PAD: paddings [1, 4]", build_pad, F32, paddings_one_by_four, "paddings must have shape [2, 2]"},
+    QUANT_SAME(build_pad, "PAD"),
+    /* SPACE_TO_BATCH_ND, BATCH_TO_SPACE_ND */
+    {"SPACE_TO_BATCH_ND accepted", build_space_to_batch, Q8, NULL, NULL},
+    {"SPACE_TO_BATCH_ND: block of rank 2", build_space_to_batch, F32, input_1_rank_2, "block_shape must have rank 1"},
+    {"SPACE_TO_BATCH_ND: paddings of rank 1", build_space_to_batch, F32, s2b_paddings_rank_1, "paddings must have rank 2"},
+    {"SPACE_TO_BATCH_ND: paddings [1, 4]", build_space_to_batch, F32, s2b_paddings_one_by_four, "paddings [2, 2]"},
+    QUANT_SAME(build_space_to_batch, "SPACE_TO_BATCH_ND"),
+    {"BATCH_TO_SPACE_ND accepted", build_batch_to_space, Q8, NULL, NULL},
+    {"BATCH_TO_SPACE_ND: block of rank 2", build_batch_to_space, F32, input_1_rank_2, "block_shape must have rank 1"},
+    QUANT_SAME(build_batch_to_space, "BATCH_TO_SPACE_ND"),
+    /* RESHAPE, SQUEEZE, EXPAND_DIMS */
+    {"RESHAPE accepted", build_reshape, Q8, NULL, NULL},
+    {"RESHAPE: input of rank 5", build_reshape, F32, reshape_input_rank_5, "of rank 5 is not allowed"},
+    {"RESHAPE: output of rank 5", build_reshape, F32, reshape_output_rank_5, "output rank 5 is above 4"},
+    {"RESHAPE: target of rank 5", build_reshape, F32, reshape_target_rank_5, "target rank 5 is not in [1, 4]"},
+    QUANT_SAME(build_reshape, "RESHAPE"),
+    {"SQUEEZE accepted", build_squeeze, Q8, NULL, NULL},
+    {"SQUEEZE: axes of rank 2", build_squeeze, F32, input_1_rank_2, "axes must have rank 1"},
+    QUANT_SAME(build_squeeze, "SQUEEZE"),
+    {"EXPAND_DIMS accepted", build_expand_dims, Q8, NULL, NULL},
+    QUANT_SAME(build_expand_dims, "EXPAND_DIMS"),
+    /* GATHER */
+    {"GATHER accepted", build_gather, Q8, NULL, NULL},
+    {"GATHER: index past the axis", build_gather, F32, gather_index_past_end, "index 3 out of [0, 3)"},
+    {"GATHER: negative index", build_gather, F32, gather_index_negative, "index -1 out of [0, 3)"},
+    QUANT_SAME(build_gather, "GATHER"),
+    /* FILL, RANK, DEQUANTIZE, SELECT, CONCATENATION, SOFTMAX */
+    {"FILL accepted", build_fill, F32, NULL, NULL},
+    {"FILL run-time shape accepted", build_fill_runtime, F32, NULL, NULL},
+    {"FILL: shape of rank 2", build_fill, F32, fill_shape_rank_2, "shape must have rank 1"},
+    {"FILL: output rank against shape length", build_fill_runtime, F32, fill_output_rank_3, "a shape of 2 entries for an output of rank 3"},
+    {"RANK accepted", build_rank, Q8, NULL, NULL},
+    {"DEQUANTIZE accepted", build_dequantize, Q8, NULL, NULL},
+    {"DEQUANTIZE: rank 5", build_dequantize, Q8, dequantize_rank_5, "rank 5 is above 4"},
+    {"SELECT accepted", build_select, Q8, NULL, NULL},
+    {"CONCATENATION accepted", build_concatenation, F32, NULL, NULL},
+    {"SOFTMAX accepted", build_softmax, F32, NULL, NULL},
+    /* Elementwise */
+    {"ADD accepted", build_add, Q8, NULL, NULL},
+    {"MUL accepted", build_mul, Q8, NULL, NULL},
+    {"ADD: omitted input 1", build_add, F32, omit_input_1, "input 1 is omitted but not optional"},
+    {"MUL: output scale = product", build_mul, Q8, mul_output_scale_equal, "must exceed the input scales' product"},
+    {"MUL: output scale < product", build_mul, Q8, mul_output_scale_below, "must exceed the input scales' product"},
+    {"RELU accepted", build_relu, Q8, NULL, NULL},
+    QUANT_SAME(build_relu, "RELU"),
+    QUANT_SAME(build_relu6, "RELU6"),
+    {"LOGISTIC accepted", build_logistic, Q8, NULL, NULL},
+    /* Convolutions and pools */
+    {"CONV_2D accepted", build_conv, F32, NULL, NULL},
+    {"CONV_2D quant8 accepted", build_conv, Q8, NULL, NULL},
+    {"CONV_2D per-channel accepted", build_conv, Q8, conv_per_channel_ok, NULL},
+    {"CONV_2D padding code 0 accepted", build_conv, F32, padding_code_0_ok, NULL},
+    {"CONV_2D: bias scale", build_conv, Q8, bias_scale_off, "must be input scale * filter scale"},
+    {"CONV_2D: per-channel bias scale", build_conv, Q8, conv_per_channel_bias_scale, "bias scale must be 0"},
+    {"CONV_2D: padding code 3", build_conv, F32, padding_code_3, "padding code 3 is not"},
+    {"DEPTHWISE_CONV_2D accepted", build_depthwise, Q8, NULL, NULL},
+    {"DEPTHWISE_CONV_2D per-channel accepted", build_depthwise, Q8, depthwise_per_channel_ok, NULL},
+    {"DEPTHWISE_CONV_2D: bias scale", build_depthwise, Q8, bias_scale_off, "must be input scale * filter scale"},
+    {"DEPTHWISE_CONV_2D: per-channel bias scale", build_depthwise, Q8, depthwise_per_channel_bias_scale, "bias scale must be 0"},
+    {"DEPTHWISE_CONV_2D: padding code 3", build_depthwise, F32, padding_code_3, "padding code 3 is not"},
+    {"FULLY_CONNECTED accepted", build_fully_connected, Q8, NULL, NULL},
+    {"FULLY_CONNECTED: bias scale", build_fully_connected, Q8, bias_scale_off, "must be input scale * filter scale"},
+    {"AVERAGE_POOL_2D accepted", build_average_pool, Q8, NULL, NULL},
+    {"AVERAGE_POOL_2D padding code 0 accepted", build_average_pool, F32, pool_padding_code_0_ok, NULL},
+    {"AVERAGE_POOL_2D: padding code -1", build_average_pool, F32, pool_padding_code_minus_1, "padding code -1 is not"},
+    QUANT_SAME(build_average_pool, "AVERAGE_POOL_2D"),
+};
+
+/* ---- running -------------------------------------------------------------- */
+
+static void collect_log(void *user_data, vknn_log_level level, const char *tag, const char *message) {
+  (void)tag;
+  log_lines *log = user_data;
+  if (level != VKNN_LOG_ERROR) return;
+  int n = snprintf(log->text + log->used, sizeof(log->text) - log->used, "%s\n", message);
+  if (n > 0) log->used += (size_t)n < sizeof(log->text) - log->used ? (size_t)n : 0;
+}
+
+/* One device for every row (opened by the group setup). */
+static fixture *device_fixture;
+
+static int setup(void **state) {
+  (void)state;
+  fixture *f = calloc(1, sizeof(*f));
+  vknn_device_options options = {.enable_validation = true, .log_callback = collect_log};
+  if (f == NULL) return -1;
+  options.log_user_data = &f->log;
+  if (vknn_device_open(&options, &f->device) != VKNN_STATUS_NONE) return -1;
+  device_fixture = f;
+  return 0;
+}
+
+static int teardown(void **state) {
+  (void)state;
+  fixture *f = device_fixture;
+  uint64_t messages = vknn_device_get_validation_message_count(f->device);
+  vknn_device_close(f->device);
+  free(f);
+  return messages == 0 ? 0 : -1;
+}
+
+static void clear_log(log_lines *log) {
+  log->used = 0;
+  log->text[0] = '\0';
+}
+
+static void expect_logged(const log_lines *log, const char *what, const row *r) {
+  if (strstr(log->text, r->expected_log) == NULL)
+    fail_msg("%s: %s logged \"%s\", not \"%s\"", r->name, what, log->text, r->expected_log);
+}
+
+static void test_row(void **state) {
+  const row *r = *state;
+  fixture *f = device_fixture;
+  ctx *c = calloc(1, sizeof(*c));
+  assert_non_null(c);
+  mb_init(&c->b);
+  r->build(c, r->type);
+  if (r->mutate) r->mutate(c);
+  const vknn_model *model = mb_finish(&c->b);
+  vknn_status want = r->expected_log ? VKNN_STATUS_INVALID_ARGUMENT : VKNN_STATUS_NONE;
+  bool supported[MB_MAX_OPERATIONS] = {false};
+  clear_log(&f->log);
+  vknn_status s = vknn_device_get_supported_operations(f->device, model, supported,
+                                                       model->main.operation_count);
+  if (s != want) fail_msg("%s: support query gave %s (log: %s)", r->name, vknn_status_name(s), f->log.text);
+  if (want == VKNN_STATUS_NONE && !supported[0]) fail_msg("%s: not supported (log: %s)", r->name, f->log.text);
+  if (want != VKNN_STATUS_NONE) expect_logged(&f->log, "the support query", r);
+  clear_log(&f->log);
+  vknn_prepared_model *pm = NULL;
+  s = vknn_device_prepare_model(f->device, model, VKNN_PREFER_SUSTAINED_SPEED, VKNN_PRIORITY_MEDIUM,
+                                NULL, &pm);
+  if (pm != NULL) vknn_prepared_model_release(pm);
+  free(c);
+  if (s != want) fail_msg("%s: prepare gave %s (log: %s)", r->name, vknn_status_name(s), f->log.text);
+  if (want != VKNN_STATUS_NONE) expect_logged(&f->log, "prepare", r);
+}
+
+int main(void) {
+  enum { ROWS = sizeof(rows) / sizeof(rows[0]) };
+  struct CMUnitTest tests[ROWS];
+  for (size_t i = 0; i < ROWS; ++i) {
+    tests[i] = (struct CMUnitTest)cmocka_unit_test_prestate(test_row, (void *)&rows[i]);
+    tests[i].name = rows[i].name;
+  }
+  return _cmocka_run_group_tests("op_rules", tests, ROWS, setup, teardown);
+}
