@@ -546,7 +546,7 @@ static void depthwise_per_channel_ok(ctx *c) {
 }
 static void depthwise_per_channel_bias_scale(ctx *c) { per_channel_filter(c, 3); }
 static void padding_code_3(ctx *c) { set_param(c, 3, 0, 3); }
-static void padding_code_0_ok(ctx *c) { set_param(c, 3, 0, 0); }
+static void padding_code_0(ctx *c) { set_param(c, 3, 0, 0); }
 
 /* [2, 2] x [3, 2]' -> [2, 3]. */
 static void build_fully_connected(ctx *c, int32_t type) {
@@ -579,7 +579,7 @@ static void build_average_pool(ctx *c, int32_t type) {
   one_output(c, OP(AVERAGE_POOL_2D), in, 7);
 }
 static void pool_padding_code_minus_1(ctx *c) { set_param(c, 1, 0, -1); }
-static void pool_padding_code_0_ok(ctx *c) { set_param(c, 1, 0, 0); }
+static void pool_padding_code_0(ctx *c) { set_param(c, 1, 0, 0); }
 
 /* ---- the table ------------------------------------------------------------ */
 
@@ -684,7 +684,7 @@ static const row rows[] = {
     {"CONV_2D accepted", build_conv, F32, NULL, NULL},
     {"CONV_2D quant8 accepted", build_conv, Q8, NULL, NULL},
     {"CONV_2D per-channel accepted", build_conv, Q8, conv_per_channel_ok, NULL},
-    {"CONV_2D padding code 0 accepted", build_conv, F32, padding_code_0_ok, NULL},
+    {"CONV_2D: padding code 0", build_conv, F32, padding_code_0, "padding code 0 is not"},
     {"CONV_2D: bias scale", build_conv, Q8, bias_scale_off, "must be input scale * filter scale"},
     {"CONV_2D: per-channel bias scale", build_conv, Q8, conv_per_channel_bias_scale, "bias scale must be 0"},
     {"CONV_2D: padding code 3", build_conv, F32, padding_code_3, "padding code 3 is not"},
@@ -696,7 +696,7 @@ static const row rows[] = {
     {"FULLY_CONNECTED accepted", build_fully_connected, Q8, NULL, NULL},
     {"FULLY_CONNECTED: bias scale", build_fully_connected, Q8, bias_scale_off, "must be input scale * filter scale"},
     {"AVERAGE_POOL_2D accepted", build_average_pool, Q8, NULL, NULL},
-    {"AVERAGE_POOL_2D padding code 0 accepted", build_average_pool, F32, pool_padding_code_0_ok, NULL},
+    {"AVERAGE_POOL_2D: padding code 0", build_average_pool, F32, pool_padding_code_0, "padding code 0 is not"},
     {"AVERAGE_POOL_2D: padding code -1", build_average_pool, F32, pool_padding_code_minus_1, "padding code -1 is not"},
     QUANT_SAME(build_average_pool, "AVERAGE_POOL_2D"),
 };

@@ -44,8 +44,8 @@ bool vknn_op_check_outputs_same_quant(const vknn_logger *log, const vknn_subgrap
  * tolerance), or 0 with a per-channel filter (logged when not). */
 bool vknn_op_check_bias_scale(const vknn_logger *log, const vknn_subgraph *sg,
                               const vknn_operation *op);
-/* An implicit padding code: 0 (none, computed as VALID), 1 (SAME) or 2
- * (VALID); logged (tag "model") when not. */
+/* An implicit padding code: one of NNAPI's PaddingCode values, 1 (SAME) or
+ * 2 (VALID); logged (tag "model") when not. */
 bool vknn_op_check_padding_code(const vknn_logger *log, const vknn_operation *op, int32_t code);
 /* Data movement copies bits: the input and output i must share their encoding. */
 vknn_status vknn_op_check_same_encoding(const vknn_graph *graph, const vknn_operation *op,
@@ -72,7 +72,7 @@ void vknn_op_activation_bounds(const vknn_graph *graph, const vknn_operation *op
                                int32_t declared, float *lo, float *hi);
 
 /* Output extent and leading padding of one spatial dimension. */
-typedef enum { VKNN_PADDING_NONE = 0, VKNN_PADDING_SAME = 1, VKNN_PADDING_VALID = 2 } vknn_padding_scheme;
+typedef enum { VKNN_PADDING_SAME = 1, VKNN_PADDING_VALID = 2 } vknn_padding_scheme;
 bool vknn_implicit_padding(uint32_t in, uint32_t kernel, uint32_t stride, uint32_t dilation,
                            int32_t scheme, uint32_t *out_size, uint32_t *pad_before);
 bool vknn_explicit_output(uint32_t in, uint32_t kernel, uint32_t stride, uint32_t dilation,
