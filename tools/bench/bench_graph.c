@@ -35,31 +35,32 @@ float bench_graph_random(bench_graph *g) {
   return (float)((double)(z >> 40) / (double)(1ull << 23) - 1.0);
 }
 
-/* Makes room for one more item of size bytes in *array; false (and the graph
- * marked failed) when memory runs out. */
-static bool reserve(bench_graph *g, void **array, size_t count, size_t *capacity, size_t more,
-                    size_t size) {
-  if (count + more <= *capacity) return true;
+/* array (of *capacity items of size bytes) grown to hold needed items: the
+ * array to use from now on, or NULL (the graph marked failed, array kept)
+ * when memory runs out. */
+static void *grow(bench_graph *g, void *array, size_t needed, size_t *capacity, size_t size) {
+  if (needed <= *capacity) return array;
   size_t wanted = *capacity ? *capacity * 2 : 64;
-  while (wanted < count + more) wanted *= 2;
-  void *grown = realloc(*array, wanted * size);
+  while (wanted < needed) wanted *= 2;
+  void *grown = realloc(array, wanted * size);
   if (grown == NULL) {
     g->failed = true;
-    return false;
+    return NULL;
   }
-  *array = grown;
   *capacity = wanted;
-  return true;
+  return grown;
 }
 
 static uint32_t add_operand(bench_graph *g, int32_t type, const uint32_t *dims, uint32_t rank,
                             vknn_operand_lifetime lifetime) {
   size_t capacity = g->operand_capacity;
-  if (rank > 4 || !reserve(g, (void **)&g->operands, g->operand_count, &capacity, 1,
-                           sizeof(*g->operands))) {
+  bench_graph_operand *operands =
+      rank > 4 ? NULL : grow(g, g->operands, g->operand_count + 1, &capacity, sizeof(*operands));
+  if (operands == NULL) {
     g->failed = true;
     return 0;
   }
+  g->operands = operands;
   g->operand_capacity = (uint32_t)capacity;
   bench_graph_operand *o = &g->operands[g->operand_count];
   memset(o, 0, sizeof(*o));
@@ -84,9 +85,9 @@ uint32_t bench_graph_random_tensor(bench_graph *g, const uint32_t *dims, uint32_
   if (g->failed) return index;
   size_t count = bench_graph_element_count(g, index);
   size_t offset = (g->weight_count + WEIGHT_ALIGNMENT_FLOATS - 1) & ~(size_t)(WEIGHT_ALIGNMENT_FLOATS - 1);
-  if (!reserve(g, (void **)&g->weights, offset, &g->weight_capacity, count,
-                            sizeof(float)))
-    return index;
+  float *weights = grow(g, g->weights, offset + count, &g->weight_capacity, sizeof(float));
+  if (weights == NULL) return index;
+  g->weights = weights;
   for (size_t i = g->weight_count; i < offset; ++i) g->weights[i] = 0.0f;
   for (size_t i = 0; i < count; ++i) g->weights[offset + i] = scale * bench_graph_random(g);
   g->weight_count = offset + count;
@@ -97,8 +98,9 @@ uint32_t bench_graph_random_tensor(bench_graph *g, const uint32_t *dims, uint32_
 
 static uint32_t add_scalar(bench_graph *g, int32_t type, const void *value) {
   uint32_t index = add_operand(g, type, NULL, 0, VKNN_LIFETIME_CONSTANT_COPY);
-  if (g->failed || !reserve(g, (void **)&g->values, g->values_size, &g->values_capacity, 4, 1))
-    return index;
+  uint8_t *values = g->failed ? NULL : grow(g, g->values, g->values_size + 4, &g->values_capacity, 1);
+  if (values == NULL) return index;
+  g->values = values;
   memcpy(g->values + g->values_size, value, 4);
   g->operands[index].operand.location = (vknn_data_location){0, (uint32_t)g->values_size, 4};
   g->values_size += 4;
@@ -116,12 +118,15 @@ uint32_t bench_graph_float32(bench_graph *g, float value) {
 void bench_graph_operation_add(bench_graph *g, int32_t type, const uint32_t *inputs,
                                uint32_t input_count, uint32_t output) {
   size_t capacity = g->operation_capacity;
-  if (g->failed || input_count > 11 ||
-      !reserve(g, (void **)&g->operations, g->operation_count, &capacity, 1,
-               sizeof(*g->operations))) {
+  bench_graph_operation *operations =
+      g->failed || input_count > 11
+          ? NULL
+          : grow(g, g->operations, g->operation_count + 1, &capacity, sizeof(*operations));
+  if (operations == NULL) {
     g->failed = true;
     return;
   }
+  g->operations = operations;
   g->operation_capacity = (uint32_t)capacity;
   bench_graph_operation *op = &g->operations[g->operation_count++];
   memcpy(op->indexes, inputs, input_count * sizeof(uint32_t));
