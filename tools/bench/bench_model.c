@@ -1,16 +1,16 @@
-/* vknn-bench: prepare and execution latency of one conformance case, and the
- * GPU time of each of its dispatches (timestamp queries).
+/* vknn-bench model: prepare and execution latency of one conformance case,
+ * and the GPU time of each of its dispatches (timestamp queries).
  *
  *   vknn-bench model PATH.json [--case NAME] [--iterations N] [--json FILE]
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "bench_common.h"
+#include "bench_verbs.h"
 #include "cts_case.h"
 #include "cts_compare.h"
-#include "vknn/vknn.h"
 
 typedef struct bench_options {
   const char *path;
@@ -26,17 +26,6 @@ typedef struct bench_result {
   const char **kernels;
   bool outputs_match;
 } bench_result;
-
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
-
-static int compare_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
 
 static cJSON *load_case(const bench_options *opt, cJSON **root) {
   FILE *f = fopen(opt->path, "rb");
@@ -65,10 +54,10 @@ static cJSON *load_case(const bench_options *opt, cJSON **root) {
 
 static int run(vknn_device *device, cts_case *c, const bench_options *opt, bench_result *r) {
   vknn_prepared_model *pm = NULL;
-  double start = now_ms();
+  double start = bench_now_ms();
   vknn_status s = vknn_device_prepare_model(device, &c->model, VKNN_PREFER_SUSTAINED_SPEED,
                                             VKNN_PRIORITY_MEDIUM, NULL, &pm);
-  r->prepare_ms = now_ms() - start;
+  r->prepare_ms = bench_now_ms() - start;
   if (s != VKNN_STATUS_NONE) {
     fprintf(stderr, "vknn-bench: prepare failed: %s\n", vknn_status_name(s));
     return 1;
@@ -87,15 +76,14 @@ static int run(vknn_device *device, cts_case *c, const bench_options *opt, bench
   char reason[256];
   r->outputs_match = s == VKNN_STATUS_NONE && cts_compare_outputs(c, shapes, reason, sizeof(reason)) == 0;
   for (int it = 0; it < opt->iterations && s == VKNN_STATUS_NONE; ++it) {
-    start = now_ms();
+    start = bench_now_ms();
     s = vknn_prepared_model_execute(pm, &c->request, VKNN_MEASURE_TIMING_NO, NULL, NULL, NULL, 0, NULL);
-    latency[it] = now_ms() - start;
+    latency[it] = bench_now_ms() - start;
     if (vknn_prepared_model_get_dispatch_times(pm, times, info.dispatch_count) == VKNN_STATUS_NONE)
       for (uint32_t i = 0; i < info.dispatch_count; ++i) r->dispatch_ms[i] += times[i] / opt->iterations;
   }
-  qsort(latency, (size_t)opt->iterations, sizeof(double), compare_double);
-  r->median_ms = latency[opt->iterations / 2];
-  r->p90_ms = latency[(opt->iterations * 9) / 10 < opt->iterations ? (opt->iterations * 9) / 10 : opt->iterations - 1];
+  r->median_ms = bench_quantile(latency, (size_t)opt->iterations, 0.5);
+  r->p90_ms = bench_quantile(latency, (size_t)opt->iterations, 0.9);
   free(latency);
   free(times);
   vknn_prepared_model_release(pm);
@@ -129,34 +117,28 @@ static int write_json(const bench_result *r, const char *path) {
     cJSON_AddNumberToObject(d, "gpu_ms", r->dispatch_ms[i]);
     cJSON_AddItemToArray(dispatches, d);
   }
-  char *text = cJSON_Print(root);
+  int rc = bench_write_json(root, path);
   cJSON_Delete(root);
-  FILE *f = fopen(path, "w");
-  int rc = f != NULL && text != NULL && fputs(text, f) >= 0 ? 0 : 1;
-  if (f != NULL && fclose(f) != 0) rc = 1;
-  free(text);
   return rc;
 }
 
 static int parse_args(int argc, char **argv, bench_options *opt) {
   *opt = (bench_options){.iterations = 20};
-  if (argc < 3 || strcmp(argv[1], "model") != 0) return -1;
-  opt->path = argv[2];
-  for (int i = 3; i + 1 < argc; i += 2) {
+  if (argc < 2 || argc % 2 != 0) return -1;
+  opt->path = argv[1];
+  for (int i = 2; i + 1 < argc; i += 2) {
     if (strcmp(argv[i], "--case") == 0) opt->case_name = argv[i + 1];
-    else if (strcmp(argv[i], "--iterations") == 0) opt->iterations = atoi(argv[i + 1]);
-    else if (strcmp(argv[i], "--json") == 0) opt->json_path = argv[i + 1];
+    else if (strcmp(argv[i], "--iterations") == 0) {
+      if (bench_parse_count(argv[i], argv[i + 1], &opt->iterations) != 0) return -1;
+    } else if (strcmp(argv[i], "--json") == 0) opt->json_path = argv[i + 1];
     else return -1;
   }
-  return (argc % 2 == 1 && opt->iterations > 0) ? 0 : -1;
+  return 0;
 }
 
-int main(int argc, char **argv) {
+int bench_model_main(int argc, char **argv) {
   bench_options opt;
-  if (parse_args(argc, argv, &opt) != 0) {
-    fprintf(stderr, "usage: vknn-bench model PATH.json [--case NAME] [--iterations N] [--json FILE]\n");
-    return 2;
-  }
+  if (parse_args(argc, argv, &opt) != 0) return 2;
   cJSON *root = NULL;
   cJSON *test = load_case(&opt, &root);
   cts_case c;
@@ -166,18 +148,18 @@ int main(int argc, char **argv) {
     cJSON_Delete(root);
     return 1;
   }
-  vknn_device_options options = {.profile_dispatches = true};
   vknn_device *device = NULL;
   const char *device_name = "";
-  if (vknn_device_open(&options, &device) != VKNN_STATUS_NONE) {
-    fprintf(stderr, "vknn-bench: no Vulkan device\n");
+  if (bench_open_device(true, &device, &device_name) != 0) {
+    cts_case_free(&c);
+    cJSON_Delete(root);
     return 1;
   }
-  vknn_device_get_name(device, &device_name);
   bench_result r = {0};
   int rc = run(device, &c, &opt, &r);
   if (rc == 0) print_result(&r, c.name, device_name, opt.iterations);
-  if (rc == 0 && opt.json_path) rc = write_json(&r, opt.json_path);
+  if (rc == 0 && opt.json_path) rc = write_json(&r, opt.json_path) != 0;
+  if (bench_check_validation(device) != 0) rc = 1;
   free(r.dispatch_ms);
   free(r.kernels);
   vknn_device_close(device);

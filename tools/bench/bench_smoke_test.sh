@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# vknn-bench runs its verbs to completion (exit 0) and reports sane figures:
+# positive, finite times and rates, the fields the documentation names. No
+# figure is compared with a threshold: performance is measured, not tested.
+set -u
+bench="$1"
+dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
+fail() { echo "FAIL: $*"; cat "$dir/log"; exit 1; }
+
+run() { # name, then the arguments
+  local name="$1"; shift
+  "$bench" "$@" --json "$dir/$name.json" > "$dir/log" 2>&1 || fail "vknn-bench $* exited with $?"
+  cat "$dir/log"
+}
+
+# Every listed field of the JSON report (dotted paths) is a positive finite number.
+check() { # name, then the fields
+  local name="$1"; shift
+  python3 - "$dir/$name.json" "$@" <<'PY' || fail "$name report"
+import json, math, sys
+report = json.load(open(sys.argv[1]))
+for path in sys.argv[2:]:
+    value = report
+    for key in path.split('.'):
+        value = value[int(key)] if isinstance(value, list) else value[key]
+    if not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+        sys.exit('%s is %r' % (path, value))
+PY
+}
+
+run peak peak
+check peak fma_gflops bandwidth_gbs submit_us dispatch_us
+
+run kernel kernel conv1x1 --shape small --iterations 2
+check kernel peak_fma_gflops kernels.0.macs kernels.0.gpu_ms.median kernels.0.gflops \
+  kernels.0.peak_fraction
+grep -q '^conv1x1 *8x8x16:16 ' "$dir/log" || fail "no conv1x1 row"
+
+run synth synth mobilenet_v1 --width 0.25 --input-size 64 --iterations 1
+check synth macs prepare_ms execute_ms.median gpu_ms.median largest_probability
+grep -q '^outputs: *finite, softmax sums to 1' "$dir/log" || fail "outputs not checked"
+echo "vknn-bench smoke test passed"
