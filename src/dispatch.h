@@ -14,7 +14,7 @@ typedef struct vknn_binding {
   vknn_access access;
 } vknn_binding;
 
-#define VKNN_MAX_SPEC_CONSTANTS 4
+#define VKNN_MAX_SPEC_CONSTANTS 8
 
 typedef struct vknn_dispatch {
   vknn_shader_id shader;
