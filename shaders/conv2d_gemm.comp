@@ -54,46 +54,48 @@ layout(push_constant) uniform Params {
 const bool VEC4_LOADS = IN_C % 4 == 0;
 const uint TAP_SIZE = K_H * K_W * IN_C; // filter elements per output channel
 
-// Element index of input channel 0 under window tap (ky, kx) of a pixel, or
-// -1 where the tap falls into the padding.
-int tap_base(uint pixel, uint ky, uint kx) {
-    if (POINTWISE == 1) return int(pixel * IN_C);
+// Where a pixel's window starts: its batch's first row, and the input row
+// and column of tap (0, 0) (negative inside the padding).
+struct Window {
+    uint batch_row;
+    int iy, ix;
+};
+
+Window window_of(uint pixel) {
     uint ox = pixel % p.out_w;
     uint t = pixel / p.out_w;
     uint oy = t % p.out_h;
-    uint n = t / p.out_h;
-    int iy = int(oy * p.stride_y + ky * p.dilation_y) - p.pad_top;
-    int ix = int(ox * p.stride_x + kx * p.dilation_x) - p.pad_left;
-    bool inside = iy >= 0 && iy < int(p.in_h) && ix >= 0 && ix < int(p.in_w);
-    return inside ? int(((n * p.in_h + uint(iy)) * p.in_w + uint(ix)) * IN_C) : -1;
+    Window win;
+    win.batch_row = (t / p.out_h) * p.in_h;
+    win.iy = int(oy * p.stride_y) - p.pad_top;
+    win.ix = int(ox * p.stride_x) - p.pad_left;
+    return win;
 }
 
-// Four input channels from base + c (base >= 0); zeros for a padding tap.
-// The index is clamped rather than branched on, so lanes never diverge and
-// never read outside the tensor.
+// Element index of input channel 0 under window tap (ky, kx), or -1 where
+// the tap falls into the padding.
+int tap_base(Window win, uint ky, uint kx) {
+    int iy = win.iy + int(ky * p.dilation_y);
+    int ix = win.ix + int(kx * p.dilation_x);
+    bool inside = iy >= 0 && iy < int(p.in_h) && ix >= 0 && ix < int(p.in_w);
+    return inside ? int(((win.batch_row + uint(iy)) * p.in_w + uint(ix)) * IN_C) : -1;
+}
+
+// Input channels c..c+3 (c + 3 < IN_C) at base (>= 0), zeros for a padding
+// tap (-1). The index is clamped rather than branched on, so lanes never
+// diverge and never read outside the tensor.
 vec4 load_input4(int base, uint c) {
-    uint i = uint(max(base, 0)) + c;
-    vec4 v;
-    if (VEC4_LOADS) {
-        v = vec4(x4[i / 4]);
-    } else {
-        // The last slice of in_c % 4 != 0 channels: repeat the last channel;
-        // its filter weights read as zero (load_filter4).
-        uint last = uint(max(base, 0)) + IN_C - 1;
-        v = vec4(float(x[min(i, last)]), float(x[min(i + 1, last)]), float(x[min(i + 2, last)]),
-                 float(x[min(i + 3, last)]));
-    }
+    vec4 v = vec4(x4[(uint(max(base, 0)) + c) / 4]);
     return base < 0 ? vec4(0.0) : v;
 }
 
-// Four filter weights of output channel oc, tap (ky, kx), channels c..c+3;
-// zeros past in_c.
-vec4 load_filter4(uint oc, uint ky, uint kx, uint c) {
-    uint i = oc * TAP_SIZE + (ky * K_W + kx) * IN_C + c;
-    if (VEC4_LOADS) return vec4(w4[i / 4]);
-    uint left = IN_C - c;
-    return vec4(float(w[i]), left > 1 ? float(w[i + 1]) : 0.0, left > 2 ? float(w[i + 2]) : 0.0,
-                left > 3 ? float(w[i + 3]) : 0.0);
+float load_input(int base, uint c) {
+    float v = float(x[uint(max(base, 0)) + c]);
+    return base < 0 ? 0.0 : v;
+}
+
+uint filter_index(uint oc, uint ky, uint kx, uint c) {
+    return oc * TAP_SIZE + (ky * K_W + kx) * IN_C + c;
 }
 
 void main() {
@@ -105,23 +107,40 @@ void main() {
     // Groups past the last tile (the grid is 2-D) have nothing to do.
     if (tile * gl_WorkGroupSize.x * PIX_BLOCK >= p.pixels) return;
 
+    // Pixels past the end compute on the last pixel and store nothing;
+    // channels past out_c repeat the last one and store nothing.
+    Window win[PIX_BLOCK];
+    uint row[PIX_BLOCK];
+    for (uint j = 0; j < PIX_BLOCK; ++j) {
+        uint pixel = min(first_pixel + j * gl_WorkGroupSize.x, p.pixels - 1);
+        if (POINTWISE == 1) row[j] = pixel * IN_C;
+        else win[j] = window_of(pixel);
+    }
+    uint oc_last = p.out_c - 1;
     float acc[PIX_BLOCK * CH_BLOCK];
     for (uint i = 0; i < PIX_BLOCK * CH_BLOCK; ++i) acc[i] = 0.0;
     for (uint ky = 0; ky < K_H; ++ky) {
         for (uint kx = 0; kx < K_W; ++kx) {
             int base[PIX_BLOCK];
-            for (uint j = 0; j < PIX_BLOCK; ++j) {
-                // Pixels past the end compute on the last pixel and store nothing.
-                uint pixel = min(first_pixel + j * gl_WorkGroupSize.x, p.pixels - 1);
-                base[j] = tap_base(pixel, ky, kx);
-            }
-            for (uint c = 0; c < IN_C; c += 4) {
-                vec4 xv[PIX_BLOCK];
-                for (uint j = 0; j < PIX_BLOCK; ++j) xv[j] = load_input4(base[j], c);
-                for (uint k = 0; k < CH_BLOCK; ++k) {
-                    // Channels past out_c repeat the last one and store nothing.
-                    vec4 wv = load_filter4(min(oc0 + k, p.out_c - 1), ky, kx, c);
-                    for (uint j = 0; j < PIX_BLOCK; ++j) acc[j * CH_BLOCK + k] += dot(xv[j], wv);
+            for (uint j = 0; j < PIX_BLOCK; ++j)
+                base[j] = POINTWISE == 1 ? int(row[j]) : tap_base(win[j], ky, kx);
+            if (VEC4_LOADS) {
+                for (uint c = 0; c < IN_C; c += 4) {
+                    vec4 xv[PIX_BLOCK];
+                    for (uint j = 0; j < PIX_BLOCK; ++j) xv[j] = load_input4(base[j], c);
+                    for (uint k = 0; k < CH_BLOCK; ++k) {
+                        vec4 wv = vec4(w4[filter_index(min(oc0 + k, oc_last), ky, kx, c) / 4]);
+                        for (uint j = 0; j < PIX_BLOCK; ++j) acc[j * CH_BLOCK + k] += dot(xv[j], wv);
+                    }
+                }
+            } else {
+                for (uint c = 0; c < IN_C; ++c) {
+                    float xv[PIX_BLOCK];
+                    for (uint j = 0; j < PIX_BLOCK; ++j) xv[j] = load_input(base[j], c);
+                    for (uint k = 0; k < CH_BLOCK; ++k) {
+                        float wv = float(w[filter_index(min(oc0 + k, oc_last), ky, kx, c)]);
+                        for (uint j = 0; j < PIX_BLOCK; ++j) acc[j * CH_BLOCK + k] += xv[j] * wv;
+                    }
                 }
             }
         }

@@ -25,6 +25,7 @@ typedef struct vknn_conv_choice {
   vknn_conv_kernel kernel;
   uint32_t ch_block;  /* output channels per invocation */
   uint32_t pix_block; /* output pixels per invocation */
+  uint32_t group;     /* invocations per workgroup */
 } vknn_conv_choice;
 
 /* The kernel for a convolution of the given geometry and tensor type. */

@@ -14,6 +14,11 @@
 #define DEPTHWISE_GROUP 64
 #define GEMV_GROUP 64
 
+static bool pointwise(const vknn_conv_geometry *g) {
+  return g->k_h == 1 && g->k_w == 1 && g->stride_x == 1 && g->stride_y == 1 &&
+         g->pad_left == 0 && g->pad_top == 0 && g->in_h == g->out_h && g->in_w == g->out_w;
+}
+
 vknn_conv_choice vknn_conv_select(const vknn_conv_geometry *g, int32_t type) {
   vknn_conv_choice c = {.kernel = VKNN_CONV_KERNEL_DIRECT};
   /* Quantized kernels stay bit-exact on the direct kernel; NCHW keeps it too
@@ -29,23 +34,24 @@ vknn_conv_choice vknn_conv_select(const vknn_conv_geometry *g, int32_t type) {
     return c;
   }
   uint64_t pixels = (uint64_t)g->batches * g->out_h * g->out_w;
-  uint64_t taps = (uint64_t)g->k_h * g->k_w * g->in_c;
-  /* A single row against many weights: split the reduction across a
+  /* A single row against a long reduction: split the reduction across a
    * workgroup, else one invocation would sum all of it alone. */
-  if (false && pixels == 1 && taps >= 64) {
+  if (pixels == 1 && pointwise(g) && g->in_c >= 64) {
     c.kernel = VKNN_CONV_KERNEL_GEMV;
     c.ch_block = 4;
+    c.group = GEMV_GROUP;
+    while (c.group > 8 && c.group * 4 * 2 > g->in_c) c.group /= 2;
     return c;
   }
   c.kernel = VKNN_CONV_KERNEL_GEMM;
   c.ch_block = g->out_c >= 8 ? 8 : 4;
   c.pix_block = 4;
-  return c;
-}
 
-static bool pointwise(const vknn_conv_geometry *g) {
-  return g->k_h == 1 && g->k_w == 1 && g->stride_x == 1 && g->stride_y == 1 &&
-         g->pad_left == 0 && g->pad_top == 0 && g->in_h == g->out_h && g->in_w == g->out_w;
+  /* Few pixels (the 7x7 layers of MobileNet): a smaller group, so that a
+   * tile is not mostly lanes past the last pixel. */
+  c.group = GEMM_GROUP;
+  while (c.group > 8 && (uint64_t)c.group / 2 * c.pix_block >= pixels) c.group /= 2;
+  return c;
 }
 
 /* Push constants of conv2d_gemm.comp, std430 layout. */
@@ -82,14 +88,14 @@ static vknn_status lower_gemm(vknn_graph *graph, const vknn_operation *op,
   vknn_dispatch *d = add_float_dispatch(graph, op, out_index, out_list);
   if (d == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
   d->shader = f16 ? VKNN_SHADER_CONV2D_GEMM_F16 : VKNN_SHADER_CONV2D_GEMM_F32;
-  d->local_size = GEMM_GROUP;
+  d->local_size = c.group;
   uint32_t spec[] = {c.ch_block, c.pix_block, g->in_c, g->k_h, g->k_w, pointwise(g)};
   memcpy(d->spec, spec, sizeof(spec));
   d->spec_count = sizeof(spec) / sizeof(spec[0]);
   memcpy(d->push, &p, sizeof(p));
   d->push_size = sizeof(p);
-  uint64_t tiles = ceil_div(pixels, (uint64_t)GEMM_GROUP * c.pix_block);
-  d->invocations = tiles * p.channel_blocks * GEMM_GROUP;
+  uint64_t tiles = ceil_div(pixels, (uint64_t)c.group * c.pix_block);
+  d->invocations = tiles * p.channel_blocks * c.group;
   return VKNN_STATUS_NONE;
 }
 
@@ -123,6 +129,31 @@ static vknn_status lower_depthwise(vknn_graph *graph, const vknn_operation *op,
   return VKNN_STATUS_NONE;
 }
 
+/* Push constants of gemv_splitk.comp, std430 layout. */
+typedef struct gemv_params {
+  uint32_t out_c;
+  float act_min, act_max;
+} gemv_params;
+
+static vknn_status lower_gemv(vknn_graph *graph, const vknn_operation *op,
+                              const vknn_conv_geometry *g, vknn_conv_choice c, bool f16,
+                              vknn_dispatch_list *out_list) {
+  uint32_t out_index = vknn_graph_op_output(graph, op, 0);
+  gemv_params p = {g->out_c, 0.f, 0.f};
+  vknn_op_activation_bounds(graph, op, g->activation, &p.act_min, &p.act_max);
+  vknn_dispatch *d = add_float_dispatch(graph, op, out_index, out_list);
+  if (d == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
+  d->shader = f16 ? VKNN_SHADER_GEMV_SPLITK_F16 : VKNN_SHADER_GEMV_SPLITK_F32;
+  d->local_size = c.group;
+  d->spec[0] = c.ch_block;
+  d->spec[1] = g->in_c;
+  d->spec_count = 2;
+  memcpy(d->push, &p, sizeof(p));
+  d->push_size = sizeof(p);
+  d->invocations = (uint64_t)ceil_div(g->out_c, c.ch_block) * c.group;
+  return VKNN_STATUS_NONE;
+}
+
 vknn_status vknn_lower_conv_tiled(vknn_graph *graph, const vknn_operation *op,
                                   const vknn_conv_geometry *g, vknn_conv_choice c,
                                   vknn_dispatch_list *out_list) {
@@ -130,6 +161,7 @@ vknn_status vknn_lower_conv_tiled(vknn_graph *graph, const vknn_operation *op,
   switch (c.kernel) {
     case VKNN_CONV_KERNEL_GEMM: return lower_gemm(graph, op, g, c, f16, out_list);
     case VKNN_CONV_KERNEL_DEPTHWISE: return lower_depthwise(graph, op, g, c, f16, out_list);
+    case VKNN_CONV_KERNEL_GEMV: return lower_gemv(graph, op, g, c, f16, out_list);
     default: return VKNN_STATUS_GENERAL_FAILURE;
   }
 }
