@@ -24,6 +24,11 @@ vknn_conv_choice vknn_conv_select(const vknn_conv_geometry *g, int32_t type) {
   /* Quantized kernels stay bit-exact on the direct kernel; NCHW keeps it too
    * (the tiled kernels read NHWC rows). */
   if (!vknn_is_float_tensor(type) || g->nchw) return c;
+  /* The tiled kernels index elements in 32 bits (as the direct one does)
+   * and take the pixel count as a push constant. */
+  uint64_t in_elements = (uint64_t)g->batches * g->in_h * g->in_w * g->in_c;
+  uint64_t pixels = (uint64_t)g->batches * g->out_h * g->out_w;
+  if (in_elements > UINT32_MAX || pixels * g->out_c > UINT32_MAX) return c;
   if (g->depthwise) {
     /* The depthwise kernel reuses loaded window columns across a row of
      * outputs, which needs dilation 1; a multiplier above 1 reads each
@@ -33,7 +38,6 @@ vknn_conv_choice vknn_conv_select(const vknn_conv_geometry *g, int32_t type) {
     c.pix_block = 4;
     return c;
   }
-  uint64_t pixels = (uint64_t)g->batches * g->out_h * g->out_w;
   /* A single row against a long reduction: split the reduction across a
    * workgroup, else one invocation would sum all of it alone. */
   if (pixels == 1 && pointwise(g) && g->in_c >= 64) {
@@ -54,6 +58,44 @@ vknn_conv_choice vknn_conv_select(const vknn_conv_geometry *g, int32_t type) {
   return c;
 }
 
+static uint32_t ceil_div(uint64_t a, uint64_t b) { return (uint32_t)((a + b - 1) / b); }
+
+/* What differs between the dispatches of the tiled kernels. Each binds
+ * input, filter, bias and output, and each push-constant block ends with
+ * the fused activation's bounds (act_min, act_max), filled in here. */
+typedef struct tiled_launch {
+  vknn_shader_id f32_shader, f16_shader;
+  uint32_t group;
+  uint32_t spec[VKNN_MAX_SPEC_CONSTANTS];
+  uint32_t spec_count;
+  const void *push;
+  uint32_t push_size;
+  uint64_t invocations;
+} tiled_launch;
+
+static vknn_status add_tiled_dispatch(vknn_graph *graph, const vknn_operation *op,
+                                      const vknn_conv_geometry *g, const tiled_launch *l,
+                                      vknn_dispatch_list *out_list) {
+  vknn_dispatch *d = vknn_dispatch_list_add(out_list);
+  if (d == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
+  bool f16 = graph->tensors[op->inputs[0]].type == VKNN_OPERAND_TENSOR_FLOAT16;
+  d->shader = f16 ? l->f16_shader : l->f32_shader;
+  d->local_size = l->group;
+  memcpy(d->spec, l->spec, sizeof(l->spec));
+  d->spec_count = l->spec_count;
+  memcpy(d->push, l->push, l->push_size);
+  d->push_size = l->push_size;
+  float bounds[2];
+  vknn_op_activation_bounds(graph, op, g->activation, &bounds[0], &bounds[1]);
+  memcpy(d->push + l->push_size - sizeof(bounds), bounds, sizeof(bounds));
+  vknn_dispatch_bind(d, op->inputs[0], VKNN_ACCESS_READ);
+  vknn_dispatch_bind(d, op->inputs[1], VKNN_ACCESS_READ);
+  vknn_dispatch_bind(d, op->inputs[2], VKNN_ACCESS_READ);
+  vknn_dispatch_bind(d, vknn_graph_op_output(graph, op, 0), VKNN_ACCESS_WRITE);
+  d->invocations = l->invocations;
+  return VKNN_STATUS_NONE;
+}
+
 /* Push constants of conv2d_gemm.comp, std430 layout. */
 typedef struct gemm_params {
   uint32_t in_h, in_w, out_h, out_w, pixels, out_c, channel_blocks;
@@ -62,41 +104,18 @@ typedef struct gemm_params {
   float act_min, act_max;
 } gemm_params;
 
-static vknn_dispatch *add_float_dispatch(vknn_graph *graph, const vknn_operation *op,
-                                         uint32_t out_index, vknn_dispatch_list *out_list) {
-  vknn_dispatch *d = vknn_dispatch_list_add(out_list);
-  if (d == NULL) return NULL;
-  vknn_dispatch_bind(d, op->inputs[0], VKNN_ACCESS_READ);
-  vknn_dispatch_bind(d, op->inputs[1], VKNN_ACCESS_READ);
-  vknn_dispatch_bind(d, op->inputs[2], VKNN_ACCESS_READ);
-  vknn_dispatch_bind(d, out_index, VKNN_ACCESS_WRITE);
-  (void)graph;
-  return d;
-}
-
-static uint32_t ceil_div(uint64_t a, uint64_t b) { return (uint32_t)((a + b - 1) / b); }
-
 static vknn_status lower_gemm(vknn_graph *graph, const vknn_operation *op,
-                              const vknn_conv_geometry *g, vknn_conv_choice c, bool f16,
+                              const vknn_conv_geometry *g, vknn_conv_choice c,
                               vknn_dispatch_list *out_list) {
-  uint32_t out_index = vknn_graph_op_output(graph, op, 0);
   uint32_t pixels = g->batches * g->out_h * g->out_w;
   gemm_params p = {g->in_h, g->in_w, g->out_h, g->out_w, pixels, g->out_c,
                    ceil_div(g->out_c, c.ch_block), g->stride_x, g->stride_y, g->dilation_x,
                    g->dilation_y, g->pad_left, g->pad_top, 0.f, 0.f};
-  vknn_op_activation_bounds(graph, op, g->activation, &p.act_min, &p.act_max);
-  vknn_dispatch *d = add_float_dispatch(graph, op, out_index, out_list);
-  if (d == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
-  d->shader = f16 ? VKNN_SHADER_CONV2D_GEMM_F16 : VKNN_SHADER_CONV2D_GEMM_F32;
-  d->local_size = c.group;
-  uint32_t spec[] = {c.ch_block, c.pix_block, g->in_c, g->k_h, g->k_w, pointwise(g)};
-  memcpy(d->spec, spec, sizeof(spec));
-  d->spec_count = sizeof(spec) / sizeof(spec[0]);
-  memcpy(d->push, &p, sizeof(p));
-  d->push_size = sizeof(p);
   uint64_t tiles = ceil_div(pixels, (uint64_t)c.group * c.pix_block);
-  d->invocations = tiles * p.channel_blocks * c.group;
-  return VKNN_STATUS_NONE;
+  tiled_launch l = {VKNN_SHADER_CONV2D_GEMM_F32, VKNN_SHADER_CONV2D_GEMM_F16, c.group,
+                    {c.ch_block, c.pix_block, g->in_c, g->k_h, g->k_w, pointwise(g)}, 6,
+                    &p, sizeof(p), tiles * p.channel_blocks * c.group};
+  return add_tiled_dispatch(graph, op, g, &l, out_list);
 }
 
 /* Push constants of conv2d_depthwise.comp, std430 layout. */
@@ -108,25 +127,18 @@ typedef struct depthwise_params {
 } depthwise_params;
 
 static vknn_status lower_depthwise(vknn_graph *graph, const vknn_operation *op,
-                                   const vknn_conv_geometry *g, vknn_conv_choice c, bool f16,
+                                   const vknn_conv_geometry *g, vknn_conv_choice c,
                                    vknn_dispatch_list *out_list) {
-  uint32_t out_index = vknn_graph_op_output(graph, op, 0);
   uint32_t x_blocks = ceil_div(g->out_w, c.pix_block);
   depthwise_params p = {g->in_h, g->in_w, g->out_c, g->out_h, g->out_w, g->pad_left, g->pad_top,
                         x_blocks, g->batches * g->out_h * x_blocks, ceil_div(g->out_c, 4),
                         0.f, 0.f};
-  vknn_op_activation_bounds(graph, op, g->activation, &p.act_min, &p.act_max);
-  vknn_dispatch *d = add_float_dispatch(graph, op, out_index, out_list);
-  if (d == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
-  d->shader = f16 ? VKNN_SHADER_CONV2D_DEPTHWISE_F16 : VKNN_SHADER_CONV2D_DEPTHWISE_F32;
-  d->local_size = DEPTHWISE_GROUP;
-  uint32_t spec[] = {g->k_h, g->k_w, g->stride_x, g->stride_y, c.pix_block, g->out_c % 4 == 0};
-  memcpy(d->spec, spec, sizeof(spec));
-  d->spec_count = sizeof(spec) / sizeof(spec[0]);
-  memcpy(d->push, &p, sizeof(p));
-  d->push_size = sizeof(p);
-  d->invocations = (uint64_t)ceil_div(p.items, DEPTHWISE_GROUP) * p.channel_blocks * DEPTHWISE_GROUP;
-  return VKNN_STATUS_NONE;
+  tiled_launch l = {VKNN_SHADER_CONV2D_DEPTHWISE_F32, VKNN_SHADER_CONV2D_DEPTHWISE_F16,
+                    DEPTHWISE_GROUP,
+                    {g->k_h, g->k_w, g->stride_x, g->stride_y, c.pix_block, g->out_c % 4 == 0}, 6,
+                    &p, sizeof(p),
+                    (uint64_t)ceil_div(p.items, DEPTHWISE_GROUP) * p.channel_blocks * DEPTHWISE_GROUP};
+  return add_tiled_dispatch(graph, op, g, &l, out_list);
 }
 
 /* Push constants of gemv_splitk.comp, std430 layout. */
@@ -136,32 +148,22 @@ typedef struct gemv_params {
 } gemv_params;
 
 static vknn_status lower_gemv(vknn_graph *graph, const vknn_operation *op,
-                              const vknn_conv_geometry *g, vknn_conv_choice c, bool f16,
+                              const vknn_conv_geometry *g, vknn_conv_choice c,
                               vknn_dispatch_list *out_list) {
-  uint32_t out_index = vknn_graph_op_output(graph, op, 0);
   gemv_params p = {g->out_c, 0.f, 0.f};
-  vknn_op_activation_bounds(graph, op, g->activation, &p.act_min, &p.act_max);
-  vknn_dispatch *d = add_float_dispatch(graph, op, out_index, out_list);
-  if (d == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
-  d->shader = f16 ? VKNN_SHADER_GEMV_SPLITK_F16 : VKNN_SHADER_GEMV_SPLITK_F32;
-  d->local_size = c.group;
-  d->spec[0] = c.ch_block;
-  d->spec[1] = g->in_c;
-  d->spec_count = 2;
-  memcpy(d->push, &p, sizeof(p));
-  d->push_size = sizeof(p);
-  d->invocations = (uint64_t)ceil_div(g->out_c, c.ch_block) * c.group;
-  return VKNN_STATUS_NONE;
+  tiled_launch l = {VKNN_SHADER_GEMV_SPLITK_F32, VKNN_SHADER_GEMV_SPLITK_F16, c.group,
+                    {c.ch_block, g->in_c}, 2, &p, sizeof(p),
+                    (uint64_t)ceil_div(g->out_c, c.ch_block) * c.group};
+  return add_tiled_dispatch(graph, op, g, &l, out_list);
 }
 
 vknn_status vknn_lower_conv_tiled(vknn_graph *graph, const vknn_operation *op,
                                   const vknn_conv_geometry *g, vknn_conv_choice c,
                                   vknn_dispatch_list *out_list) {
-  bool f16 = graph->tensors[op->inputs[0]].type == VKNN_OPERAND_TENSOR_FLOAT16;
   switch (c.kernel) {
-    case VKNN_CONV_KERNEL_GEMM: return lower_gemm(graph, op, g, c, f16, out_list);
-    case VKNN_CONV_KERNEL_DEPTHWISE: return lower_depthwise(graph, op, g, c, f16, out_list);
-    case VKNN_CONV_KERNEL_GEMV: return lower_gemv(graph, op, g, c, f16, out_list);
+    case VKNN_CONV_KERNEL_GEMM: return lower_gemm(graph, op, g, c, out_list);
+    case VKNN_CONV_KERNEL_DEPTHWISE: return lower_depthwise(graph, op, g, c, out_list);
+    case VKNN_CONV_KERNEL_GEMV: return lower_gemv(graph, op, g, c, out_list);
     default: return VKNN_STATUS_GENERAL_FAILURE;
   }
 }
