@@ -24,11 +24,11 @@ vknn_conv_choice vknn_conv_select(const vknn_conv_geometry *g, int32_t type) {
   /* Quantized kernels stay bit-exact on the direct kernel; NCHW keeps it too
    * (the tiled kernels read NHWC rows). */
   if (!vknn_is_float_tensor(type) || g->nchw) return c;
-  /* The tiled kernels index elements in 32 bits (as the direct one does)
-   * and take the pixel count as a push constant. */
+  /* The tiled kernels index elements in 32 bits (input offsets signed, -1
+   * marking padding), as the direct one does in unsigned ones. */
   uint64_t in_elements = (uint64_t)g->batches * g->in_h * g->in_w * g->in_c;
   uint64_t pixels = (uint64_t)g->batches * g->out_h * g->out_w;
-  if (in_elements > UINT32_MAX || pixels * g->out_c > UINT32_MAX) return c;
+  if (in_elements > INT32_MAX || pixels * g->out_c > UINT32_MAX) return c;
   if (g->depthwise) {
     /* The depthwise kernel reuses loaded window columns across a row of
      * outputs, which needs dilation 1; a multiplier above 1 reads each
