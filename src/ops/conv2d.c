@@ -1,5 +1,6 @@
 /* CONV_2D and DEPTHWISE_CONV_2D: signature validation, shape inference and
- * lowering to shaders/conv2d.comp. */
+ * lowering: to the kernel vknn_conv_select picks (conv2d_select.c), else to
+ * shaders/conv2d.comp. */
 #include "conv2d.h"
 
 #include <stdlib.h>

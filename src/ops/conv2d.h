@@ -1,5 +1,8 @@
 /* Convolution geometry and lowering shared by CONV_2D, DEPTHWISE_CONV_2D and
- * FULLY_CONNECTED (kernel: shaders/conv2d.comp). */
+ * FULLY_CONNECTED. Kernels: shaders/conv2d.comp (direct: quantized, NCHW and
+ * what the tiled kernels do not cover), and for float NHWC tensors
+ * conv2d_gemm.comp, conv2d_depthwise.comp and gemv_splitk.comp, chosen in
+ * src/ops/conv2d_select.c. */
 #pragma once
 #include "op_common.h"
 
