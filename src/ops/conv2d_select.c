@@ -19,6 +19,17 @@ static bool pointwise(const vknn_conv_geometry *g) {
          g->pad_left == 0 && g->pad_top == 0 && g->in_h == g->out_h && g->in_w == g->out_w;
 }
 
+static uint32_t ceil_div(uint64_t a, uint64_t b) { return (uint32_t)((a + b - 1) / b); }
+
+/* A workgroup size for items invocations' worth of work: the largest, halved
+ * (down to 8, lavapipe's SIMD width) while half a group still covers every
+ * item, so that a small layer's one tile is not mostly idle lanes. */
+static uint32_t smallest_group(uint32_t largest, uint64_t items) {
+  uint32_t group = largest;
+  while (group > 8 && group / 2 >= items) group /= 2;
+  return group;
+}
+
 vknn_conv_choice vknn_conv_select(const vknn_conv_geometry *g, int32_t type) {
   vknn_conv_choice c = {.kernel = VKNN_CONV_KERNEL_DIRECT};
   /* Quantized kernels stay bit-exact on the direct kernel; NCHW keeps it too
@@ -34,8 +45,12 @@ vknn_conv_choice vknn_conv_select(const vknn_conv_geometry *g, int32_t type) {
      * outputs, which needs dilation 1; a multiplier above 1 reads each
      * input channel for several outputs: both stay on the direct kernel. */
     if (g->cout_per_group != 1 || g->dilation_x != 1 || g->dilation_y != 1) return c;
+    /* Row blocks of 8 at stride 1 (10 loaded columns for 8 windows); at
+     * stride 2 a block of 8 spans 17 columns and was slower than 4. */
     c.kernel = VKNN_CONV_KERNEL_DEPTHWISE;
-    c.pix_block = 4;
+    c.pix_block = g->stride_x == 1 ? 8 : 4;
+    c.group = smallest_group(DEPTHWISE_GROUP,
+                             (uint64_t)g->batches * g->out_h * ceil_div(g->out_w, c.pix_block));
     return c;
   }
   /* A single row against a long reduction: split the reduction across a
@@ -43,22 +58,17 @@ vknn_conv_choice vknn_conv_select(const vknn_conv_geometry *g, int32_t type) {
   if (pixels == 1 && pointwise(g) && g->in_c >= 64) {
     c.kernel = VKNN_CONV_KERNEL_GEMV;
     c.ch_block = 4;
-    c.group = GEMV_GROUP;
-    while (c.group > 8 && c.group * 4 * 2 > g->in_c) c.group /= 2;
+    c.group = smallest_group(GEMV_GROUP, ceil_div(g->in_c, 8)); /* 2 vec4 slices a lane */
     return c;
   }
+  /* 8 output channels (4 when out_c < 8, so that a block is not mostly
+   * channels past the end) x 4 pixels: 8x8, 16x4 and 16x2 measured the same. */
   c.kernel = VKNN_CONV_KERNEL_GEMM;
   c.ch_block = g->out_c >= 8 ? 8 : 4;
   c.pix_block = 4;
-
-  /* Few pixels (the 7x7 layers of MobileNet): a smaller group, so that a
-   * tile is not mostly lanes past the last pixel. */
-  c.group = GEMM_GROUP;
-  while (c.group > 8 && (uint64_t)c.group / 2 * c.pix_block >= pixels) c.group /= 2;
+  c.group = smallest_group(GEMM_GROUP, ceil_div(pixels, c.pix_block));
   return c;
 }
-
-static uint32_t ceil_div(uint64_t a, uint64_t b) { return (uint32_t)((a + b - 1) / b); }
 
 /* What differs between the dispatches of the tiled kernels. Each binds
  * input, filter, bias and output, and each push-constant block ends with
@@ -134,10 +144,10 @@ static vknn_status lower_depthwise(vknn_graph *graph, const vknn_operation *op,
                         x_blocks, g->batches * g->out_h * x_blocks, ceil_div(g->out_c, 4),
                         0.f, 0.f};
   tiled_launch l = {VKNN_SHADER_CONV2D_DEPTHWISE_F32, VKNN_SHADER_CONV2D_DEPTHWISE_F16,
-                    DEPTHWISE_GROUP,
+                    c.group,
                     {g->k_h, g->k_w, g->stride_x, g->stride_y, c.pix_block, g->out_c % 4 == 0}, 6,
                     &p, sizeof(p),
-                    (uint64_t)ceil_div(p.items, DEPTHWISE_GROUP) * p.channel_blocks * DEPTHWISE_GROUP};
+                    (uint64_t)ceil_div(p.items, c.group) * p.channel_blocks * c.group};
   return add_tiled_dispatch(graph, op, g, &l, out_list);
 }
 
