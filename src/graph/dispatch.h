@@ -15,7 +15,7 @@ typedef struct vknn_binding {
   vknn_access access;
 } vknn_binding;
 
-#define VKNN_MAX_SPEC_CONSTANTS 4
+#define VKNN_MAX_SPEC_CONSTANTS 8
 _Static_assert(VKNN_SPEC_MAX_ID <= VKNN_MAX_SPEC_CONSTANTS,
                "a kernel has more specialization constants than a dispatch holds");
 

@@ -1,5 +1,6 @@
 /* CONV_2D and DEPTHWISE_CONV_2D: signature validation, shape inference and
- * lowering to shaders/conv2d.comp. */
+ * lowering: to the kernel vknn_conv_select picks (conv2d_select.c), else to
+ * shaders/conv2d.comp. */
 #include "ops/conv2d.h"
 
 #include <stdlib.h>
@@ -281,6 +282,9 @@ static vknn_shader_id conv_shader(int32_t input_type, int32_t filter_type) {
 
 vknn_status vknn_lower_conv(vknn_graph *graph, const vknn_operation *op,
                             const vknn_conv_geometry *g, vknn_dispatch_list *out_list) {
+  vknn_conv_choice choice = vknn_conv_select(g, graph->tensors[op->inputs[0]].type);
+  if (choice.kernel != VKNN_CONV_KERNEL_DIRECT)
+    return vknn_lower_conv_tiled(graph, op, g, choice, out_list);
   uint32_t out_index = vknn_graph_op_output(graph, op, 0);
   bool quant = vknn_is_quant8(graph->tensors[op->inputs[0]].type);
   uint32_t multipliers = 0;

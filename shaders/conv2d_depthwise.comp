@@ -1,0 +1,123 @@
+#version 450
+// Variants (built by embed_shaders.py; "name: defines"):
+// variant conv2d_depthwise_f32: -DELEM_F32
+// variant conv2d_depthwise_f16: -DELEM_F16
+// Float DEPTHWISE_CONV_2D, NHWC, depth multiplier 1, dilation 1: every
+// output channel convolves its own input channel.
+//
+// Each invocation computes OUT_BLOCK neighbouring output pixels of one row
+// for 4 channels (a vec4). Per window row it loads the input columns the
+// OUT_BLOCK windows span once ((OUT_BLOCK - 1) * STRIDE_X + K_W of them,
+// instead of OUT_BLOCK * K_W) and the K_W filter taps once for all of them.
+// A workgroup works on one block of 4 channels. Taps in the padding read
+// nothing: their index is clamped into the tensor and the value replaced by
+// zero, so lanes do not diverge.
+// Variants: ELEM_F32, ELEM_F16 (float16 storage, float32 arithmetic).
+#extension GL_GOOGLE_include_directive : require
+#include "common.glsl"
+#include "elem_types.glsl"
+
+layout(constant_id = 1) const uint K_H = 3;
+layout(constant_id = 2) const uint K_W = 3;
+layout(constant_id = 3) const uint STRIDE_X = 1;
+layout(constant_id = 4) const uint STRIDE_Y = 1;
+layout(constant_id = 5) const uint OUT_BLOCK = 4; // output pixels along x per invocation
+layout(constant_id = 6) const uint VEC4_IO = 1;   // channels % 4 == 0: whole vec4 loads
+
+#if defined(ELEM_F16)
+#define STORAGE_VEC4 f16vec4
+#else
+#define STORAGE_VEC4 vec4
+#endif
+
+layout(std430, set = 0, binding = 0) readonly buffer Input { STORAGE_T x[]; };
+layout(std430, set = 0, binding = 0) readonly buffer Input4 { STORAGE_VEC4 x4[]; };
+layout(std430, set = 0, binding = 1) readonly buffer Filter { STORAGE_T w[]; };
+layout(std430, set = 0, binding = 1) readonly buffer Filter4 { STORAGE_VEC4 w4[]; };
+layout(std430, set = 0, binding = 2) readonly buffer Bias { STORAGE_T bias[]; };
+layout(std430, set = 0, binding = 3) writeonly buffer Output { STORAGE_T y[]; };
+layout(std430, set = 0, binding = 3) writeonly buffer Output4 { STORAGE_VEC4 y4[]; };
+
+layout(push_constant) uniform Params {
+    uint in_h, in_w, channels, out_h, out_w;
+    int pad_left, pad_top;
+    uint x_blocks;       // ceil(out_w / OUT_BLOCK)
+    uint items;          // batches * out_h * x_blocks
+    uint channel_blocks; // ceil(channels / 4)
+    float act_min, act_max;
+} p;
+
+const uint SPAN = (OUT_BLOCK - 1) * STRIDE_X + K_W; // input columns of one row
+
+// Channels c..c+3 at element index i (a multiple of channels plus c). Past
+// the last channel the last one repeats; it is never stored.
+vec4 load4(uint i, uint c) {
+    if (VEC4_IO == 1) return vec4(x4[i / 4]);
+    uint last = i - c + p.channels - 1;
+    return vec4(float(x[i]), float(x[min(i + 1, last)]), float(x[min(i + 2, last)]),
+                float(x[min(i + 3, last)]));
+}
+
+vec4 load_filter4(uint tap, uint c) {
+    uint i = tap * p.channels + c;
+    if (VEC4_IO == 1) return vec4(w4[i / 4]);
+    uint last = tap * p.channels + p.channels - 1;
+    return vec4(float(w[i]), float(w[min(i + 1, last)]), float(w[min(i + 2, last)]),
+                float(w[min(i + 3, last)]));
+}
+
+void store4(uint i, uint c, vec4 v) {
+    if (VEC4_IO == 1) {
+        y4[i / 4] = STORAGE_VEC4(v);
+        return;
+    }
+    for (uint k = 0; k < 4; ++k)
+        if (c + k < p.channels) y[i + k] = STORAGE_T(v[k]);
+}
+
+void main() {
+    uint group = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+    uint tile = group / p.channel_blocks;
+    uint c = (group % p.channel_blocks) * 4;
+    // Groups past the last tile (the grid is 2-D) have nothing to do.
+    if (tile * gl_WorkGroupSize.x >= p.items) return;
+    uint item = tile * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
+    bool writes = item < p.items;
+    item = min(item, p.items - 1);
+    uint ox0 = (item % p.x_blocks) * OUT_BLOCK;
+    uint row = item / p.x_blocks;
+    uint oy = row % p.out_h;
+    uint n = row / p.out_h;
+
+    vec4 acc[OUT_BLOCK];
+    for (uint j = 0; j < OUT_BLOCK; ++j) acc[j] = vec4(0.0);
+    int ix0 = int(ox0 * STRIDE_X) - p.pad_left;
+    for (uint ky = 0; ky < K_H; ++ky) {
+        int iy = int(oy * STRIDE_Y + ky) - p.pad_top;
+        bool row_inside = iy >= 0 && iy < int(p.in_h);
+        uint row_base = (n * p.in_h + uint(clamp(iy, 0, int(p.in_h) - 1))) * p.in_w;
+        vec4 taps[K_W];
+        for (uint kx = 0; kx < K_W; ++kx) taps[kx] = load_filter4(ky * K_W + kx, c);
+        for (uint col = 0; col < SPAN; ++col) {
+            int ix = ix0 + int(col);
+            bool inside = row_inside && ix >= 0 && ix < int(p.in_w);
+            uint i = (row_base + uint(clamp(ix, 0, int(p.in_w) - 1))) * p.channels + c;
+            vec4 v = inside ? load4(i, c) : vec4(0.0);
+            for (uint kx = 0; kx < K_W; ++kx) {
+                // Output j reads this column at tap kx when col == j * STRIDE_X + kx.
+                if (col < kx || (col - kx) % STRIDE_X != 0) continue;
+                uint j = (col - kx) / STRIDE_X;
+                if (j < OUT_BLOCK) acc[j] += v * taps[kx];
+            }
+        }
+    }
+    if (!writes) return;
+    vec4 b = vec4(float(bias[c]), float(bias[min(c + 1, p.channels - 1)]),
+                  float(bias[min(c + 2, p.channels - 1)]), float(bias[min(c + 3, p.channels - 1)]));
+    for (uint j = 0; j < OUT_BLOCK; ++j) {
+        uint ox = ox0 + j;
+        if (ox >= p.out_w) break;
+        uint i = ((n * p.out_h + oy) * p.out_w + ox) * p.channels + c;
+        store4(i, c, clamp(acc[j] + b, p.act_min, p.act_max));
+    }
+}

@@ -1,0 +1,161 @@
+#version 450
+// Variants (built by embed_shaders.py; "name: defines"):
+// variant conv2d_gemm_f32: -DELEM_F32
+// variant conv2d_gemm_f16: -DELEM_F16
+// Float CONV_2D (NHWC, no groups) and FULLY_CONNECTED as a matrix product:
+// output [pixels x out_c] = im2col(input) [pixels x k_h*k_w*in_c] * filter^T,
+// the filter in NNAPI's [out_c][k_h][k_w][in_c] layout. The im2col matrix is
+// never stored: each invocation reads its pixels' windows where they lie
+// (implicit GEMM); a pointwise convolution (1x1, stride 1, no padding) or a
+// fully connected layer reads plain rows.
+//
+// Work split: a workgroup owns CH_BLOCK output channels (the same for all its
+// invocations, so every filter load is uniform across the group: one load
+// broadcast to every lane) and local_size * PIX_BLOCK pixels. Each invocation
+// keeps a PIX_BLOCK x CH_BLOCK register block of sums; a 4-channel input slice
+// is loaded once (one vec4 load where in_c % 4 == 0) and used for CH_BLOCK
+// output channels, a filter slice once for PIX_BLOCK pixels.
+// Variants: ELEM_F32, ELEM_F16 (float16 storage, float32 arithmetic).
+#extension GL_GOOGLE_include_directive : require
+#include "common.glsl"
+#include "elem_types.glsl"
+
+layout(constant_id = 1) const uint CH_BLOCK = 8;  // output channels per invocation
+layout(constant_id = 2) const uint PIX_BLOCK = 1; // pixels per invocation
+layout(constant_id = 3) const uint IN_C = 4;      // input channels
+layout(constant_id = 4) const uint K_H = 1;
+layout(constant_id = 5) const uint K_W = 1;
+// 1: each output pixel reads the input pixel at its own index (1x1 window,
+// stride 1, no padding; FULLY_CONNECTED): no window arithmetic, no bounds.
+layout(constant_id = 6) const uint POINTWISE = 1;
+
+#if defined(ELEM_F16)
+#define STORAGE_VEC4 f16vec4
+#else
+#define STORAGE_VEC4 vec4
+#endif
+
+// Vec4 views alias the scalar ones; used only where in_c % 4 == 0, so every
+// vec4 index is a whole multiple of 4 elements from the binding's start.
+layout(std430, set = 0, binding = 0) readonly buffer Input { STORAGE_T x[]; };
+layout(std430, set = 0, binding = 0) readonly buffer Input4 { STORAGE_VEC4 x4[]; };
+layout(std430, set = 0, binding = 1) readonly buffer Filter { STORAGE_T w[]; };
+layout(std430, set = 0, binding = 1) readonly buffer Filter4 { STORAGE_VEC4 w4[]; };
+layout(std430, set = 0, binding = 2) readonly buffer Bias { STORAGE_T bias[]; };
+layout(std430, set = 0, binding = 3) writeonly buffer Output { STORAGE_T y[]; };
+
+layout(push_constant) uniform Params {
+    uint in_h, in_w, out_h, out_w;
+    uint pixels;         // batches * out_h * out_w
+    uint out_c;
+    uint channel_blocks; // ceil(out_c / CH_BLOCK)
+    uint stride_x, stride_y, dilation_x, dilation_y;
+    int pad_left, pad_top;
+    float act_min, act_max;
+} p;
+
+const bool VEC4_LOADS = IN_C % 4 == 0;
+const uint TAP_SIZE = K_H * K_W * IN_C; // filter elements per output channel
+
+// Where a pixel's window starts: its batch's first row, and the input row
+// and column of tap (0, 0) (negative inside the padding).
+struct Window {
+    uint batch_row;
+    int iy, ix;
+};
+
+Window window_of(uint pixel) {
+    uint ox = pixel % p.out_w;
+    uint t = pixel / p.out_w;
+    uint oy = t % p.out_h;
+    Window win;
+    win.batch_row = (t / p.out_h) * p.in_h;
+    win.iy = int(oy * p.stride_y) - p.pad_top;
+    win.ix = int(ox * p.stride_x) - p.pad_left;
+    return win;
+}
+
+// Element index of input channel 0 under window tap (ky, kx), or -1 where
+// the tap falls into the padding.
+int tap_base(Window win, uint ky, uint kx) {
+    int iy = win.iy + int(ky * p.dilation_y);
+    int ix = win.ix + int(kx * p.dilation_x);
+    bool inside = iy >= 0 && iy < int(p.in_h) && ix >= 0 && ix < int(p.in_w);
+    return inside ? int(((win.batch_row + uint(iy)) * p.in_w + uint(ix)) * IN_C) : -1;
+}
+
+// Input channels c..c+3 (c + 3 < IN_C) at base (>= 0), zeros for a padding
+// tap (-1). The index is clamped rather than branched on, so lanes never
+// diverge and never read outside the tensor.
+vec4 load_input4(int base, uint c) {
+    vec4 v = vec4(x4[(uint(max(base, 0)) + c) / 4]);
+    return base < 0 ? vec4(0.0) : v;
+}
+
+float load_input(int base, uint c) {
+    float v = float(x[uint(max(base, 0)) + c]);
+    return base < 0 ? 0.0 : v;
+}
+
+uint filter_index(uint oc, uint ky, uint kx, uint c) {
+    return oc * TAP_SIZE + (ky * K_W + kx) * IN_C + c;
+}
+
+void main() {
+    uint group = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+    uint channel_block = group % p.channel_blocks;
+    uint tile = group / p.channel_blocks;
+    uint oc0 = channel_block * CH_BLOCK;
+    uint first_pixel = tile * gl_WorkGroupSize.x * PIX_BLOCK + gl_LocalInvocationID.x;
+    // Groups past the last tile (the grid is 2-D) have nothing to do.
+    if (tile * gl_WorkGroupSize.x * PIX_BLOCK >= p.pixels) return;
+
+    // Pixels past the end compute on the last pixel and store nothing;
+    // channels past out_c repeat the last one and store nothing.
+    Window win[PIX_BLOCK];
+    uint row[PIX_BLOCK];
+    for (uint j = 0; j < PIX_BLOCK; ++j) {
+        uint pixel = min(first_pixel + j * gl_WorkGroupSize.x, p.pixels - 1);
+        if (POINTWISE == 1) row[j] = pixel * IN_C;
+        else win[j] = window_of(pixel);
+    }
+    uint oc_last = p.out_c - 1;
+    float acc[PIX_BLOCK * CH_BLOCK];
+    for (uint i = 0; i < PIX_BLOCK * CH_BLOCK; ++i) acc[i] = 0.0;
+    for (uint ky = 0; ky < K_H; ++ky) {
+        for (uint kx = 0; kx < K_W; ++kx) {
+            int base[PIX_BLOCK];
+            for (uint j = 0; j < PIX_BLOCK; ++j)
+                base[j] = POINTWISE == 1 ? int(row[j]) : tap_base(win[j], ky, kx);
+            if (VEC4_LOADS) {
+                for (uint c = 0; c < IN_C; c += 4) {
+                    vec4 xv[PIX_BLOCK];
+                    for (uint j = 0; j < PIX_BLOCK; ++j) xv[j] = load_input4(base[j], c);
+                    for (uint k = 0; k < CH_BLOCK; ++k) {
+                        vec4 wv = vec4(w4[filter_index(min(oc0 + k, oc_last), ky, kx, c) / 4]);
+                        for (uint j = 0; j < PIX_BLOCK; ++j) acc[j * CH_BLOCK + k] += dot(xv[j], wv);
+                    }
+                }
+            } else {
+                for (uint c = 0; c < IN_C; ++c) {
+                    float xv[PIX_BLOCK];
+                    for (uint j = 0; j < PIX_BLOCK; ++j) xv[j] = load_input(base[j], c);
+                    for (uint k = 0; k < CH_BLOCK; ++k) {
+                        float wv = float(w[filter_index(min(oc0 + k, oc_last), ky, kx, c)]);
+                        for (uint j = 0; j < PIX_BLOCK; ++j) acc[j * CH_BLOCK + k] += xv[j] * wv;
+                    }
+                }
+            }
+        }
+    }
+    for (uint j = 0; j < PIX_BLOCK; ++j) {
+        uint pixel = first_pixel + j * gl_WorkGroupSize.x;
+        if (pixel >= p.pixels) continue;
+        for (uint k = 0; k < CH_BLOCK; ++k) {
+            uint oc = oc0 + k;
+            if (oc >= p.out_c) break;
+            float v = acc[j * CH_BLOCK + k] + float(bias[oc]);
+            y[pixel * p.out_c + oc] = STORAGE_T(clamp(v, p.act_min, p.act_max));
+        }
+    }
+}

@@ -1,0 +1,71 @@
+#version 450
+// Variants (built by embed_shaders.py; "name: defines"):
+// variant gemv_splitk_f32: -DELEM_F32
+// variant gemv_splitk_f16: -DELEM_F16
+// Float matrix-vector product: FULLY_CONNECTED of one row, or a pointwise
+// CONV_2D of one pixel: y[oc] = act(sum_k x[k] * w[oc][k] + bias[oc]).
+//
+// One row leaves a tiled matrix product one pixel to work on, so one
+// invocation would sum a whole row alone. Here a workgroup computes
+// CH_BLOCK outputs and splits the reduction: invocation i sums the
+// 4-element slices i, i + local_size, ... of each of its rows, then the
+// group adds the partial sums through shared memory.
+// Variants: ELEM_F32, ELEM_F16 (float16 storage, float32 arithmetic).
+#extension GL_GOOGLE_include_directive : require
+#include "common.glsl"
+#include "elem_types.glsl"
+
+layout(constant_id = 1) const uint CH_BLOCK = 4; // outputs per workgroup
+layout(constant_id = 2) const uint K = 4;        // row length
+
+#if defined(ELEM_F16)
+#define STORAGE_VEC4 f16vec4
+#else
+#define STORAGE_VEC4 vec4
+#endif
+
+layout(std430, set = 0, binding = 0) readonly buffer Input { STORAGE_T x[]; };
+layout(std430, set = 0, binding = 0) readonly buffer Input4 { STORAGE_VEC4 x4[]; };
+layout(std430, set = 0, binding = 1) readonly buffer Filter { STORAGE_T w[]; };
+layout(std430, set = 0, binding = 1) readonly buffer Filter4 { STORAGE_VEC4 w4[]; };
+layout(std430, set = 0, binding = 2) readonly buffer Bias { STORAGE_T bias[]; };
+layout(std430, set = 0, binding = 3) writeonly buffer Output { STORAGE_T y[]; };
+
+layout(push_constant) uniform Params {
+    uint out_c;
+    float act_min, act_max;
+} p;
+
+shared float partial[CH_BLOCK * gl_WorkGroupSize.x];
+
+void main() {
+    uint group = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+    uint oc0 = group * CH_BLOCK;
+    // Groups past the last block (the grid is 2-D) have nothing to do.
+    if (oc0 >= p.out_c) return;
+    uint lane = gl_LocalInvocationID.x;
+    uint lanes = gl_WorkGroupSize.x;
+    float acc[CH_BLOCK];
+    for (uint c = 0; c < CH_BLOCK; ++c) acc[c] = 0.0;
+    // Outputs past out_c repeat the last one and store nothing.
+    uint oc_last = p.out_c - 1;
+    if (K % 4 == 0) {
+        for (uint k = lane * 4; k < K; k += lanes * 4) {
+            vec4 xv = vec4(x4[k / 4]);
+            for (uint c = 0; c < CH_BLOCK; ++c)
+                acc[c] += dot(xv, vec4(w4[(min(oc0 + c, oc_last) * K + k) / 4]));
+        }
+    } else {
+        for (uint k = lane; k < K; k += lanes) {
+            float xv = float(x[k]);
+            for (uint c = 0; c < CH_BLOCK; ++c) acc[c] += xv * float(w[min(oc0 + c, oc_last) * K + k]);
+        }
+    }
+    for (uint c = 0; c < CH_BLOCK; ++c) partial[c * lanes + lane] = acc[c];
+    barrier();
+    if (lane >= CH_BLOCK || oc0 + lane >= p.out_c) return;
+    float sum = 0.0;
+    for (uint i = 0; i < lanes; ++i) sum += partial[lane * lanes + i];
+    uint oc = oc0 + lane;
+    y[oc] = STORAGE_T(clamp(sum + float(bias[oc]), p.act_min, p.act_max));
+}

@@ -1,0 +1,195 @@
+/* Float convolution kernels: which kernel runs a convolution (one selection
+ * function, its rules measured: docs/perf.md) and the lowering to the tiled
+ * ones (shaders/conv2d_gemm.comp, conv2d_depthwise.comp, gemv_splitk.comp). */
+#include "ops/conv2d.h"
+
+#include <string.h>
+
+#include "model/operand_type.h"
+
+/* Invocations per workgroup of the tiled kernels: within the 128 every
+ * Vulkan device supports (maxComputeWorkGroupInvocations and
+ * maxComputeWorkGroupSize[0] are at least 128). */
+#define GEMM_GROUP 64
+#define DEPTHWISE_GROUP 64
+#define GEMV_GROUP 64
+
+static bool pointwise(const vknn_conv_geometry *g) {
+  return g->k_h == 1 && g->k_w == 1 && g->stride_x == 1 && g->stride_y == 1 &&
+         g->pad_left == 0 && g->pad_top == 0 && g->in_h == g->out_h && g->in_w == g->out_w;
+}
+
+static uint32_t ceil_div(uint64_t a, uint64_t b) { return (uint32_t)((a + b - 1) / b); }
+
+/* A workgroup size for items invocations' worth of work: the largest, halved
+ * (down to 8, lavapipe's SIMD width) while half a group still covers every
+ * item, so that a small layer's one tile is not mostly idle lanes. */
+static uint32_t smallest_group(uint32_t largest, uint64_t items) {
+  uint32_t group = largest;
+  while (group > 8 && group / 2 >= items) group /= 2;
+  return group;
+}
+
+vknn_conv_choice vknn_conv_select(const vknn_conv_geometry *g, int32_t type) {
+  vknn_conv_choice c = {.kernel = VKNN_CONV_KERNEL_DIRECT};
+  /* Quantized kernels stay bit-exact on the direct kernel; NCHW keeps it too
+   * (the tiled kernels read NHWC rows). */
+  if (!vknn_is_float_tensor(type) || g->nchw) return c;
+  /* The tiled kernels index elements in 32 bits (input offsets signed, -1
+   * marking padding), as the direct one does in unsigned ones. */
+  uint64_t in_elements = (uint64_t)g->batches * g->in_h * g->in_w * g->in_c;
+  uint64_t pixels = (uint64_t)g->batches * g->out_h * g->out_w;
+  if (in_elements > INT32_MAX || pixels * g->out_c > UINT32_MAX) return c;
+  if (g->depthwise) {
+    /* The depthwise kernel reuses loaded window columns across a row of
+     * outputs, which needs dilation 1; a multiplier above 1 reads each
+     * input channel for several outputs: both stay on the direct kernel. */
+    if (g->cout_per_group != 1 || g->dilation_x != 1 || g->dilation_y != 1) return c;
+    /* Row blocks of 8 at stride 1 (10 loaded columns for 8 windows); at
+     * stride 2 a block of 8 spans 17 columns and was slower than 4. */
+    c.kernel = VKNN_CONV_KERNEL_DEPTHWISE;
+    c.pix_block = g->stride_x == 1 ? 8 : 4;
+    c.group = smallest_group(DEPTHWISE_GROUP,
+                             (uint64_t)g->batches * g->out_h * ceil_div(g->out_w, c.pix_block));
+    return c;
+  }
+  /* A single row against a long reduction: split the reduction across a
+   * workgroup, else one invocation would sum all of it alone. */
+  if (pixels == 1 && pointwise(g) && g->in_c >= 64) {
+    c.kernel = VKNN_CONV_KERNEL_GEMV;
+    c.ch_block = 4;
+    c.group = smallest_group(GEMV_GROUP, ceil_div(g->in_c, 8)); /* 2 vec4 slices a lane */
+    return c;
+  }
+  /* 8 output channels (4 when out_c < 8, so that a block is not mostly
+   * channels past the end) x 4 pixels: 8x8, 16x4 and 16x2 measured the same. */
+  c.kernel = VKNN_CONV_KERNEL_GEMM;
+  c.ch_block = g->out_c >= 8 ? 8 : 4;
+  c.pix_block = 4;
+  c.group = smallest_group(GEMM_GROUP, ceil_div(pixels, c.pix_block));
+  return c;
+}
+
+/* What differs between the dispatches of the tiled kernels. Each binds
+ * input, filter, bias and output, and each push-constant block ends with
+ * the fused activation's bounds (act_min, act_max), filled in here. */
+typedef struct tiled_launch {
+  vknn_shader_id f32_shader, f16_shader;
+  uint32_t group;
+  uint32_t spec[VKNN_MAX_SPEC_CONSTANTS];
+  uint32_t spec_count;
+  const void *push;
+  uint32_t push_size;
+  uint64_t invocations;
+} tiled_launch;
+
+static vknn_status add_tiled_dispatch(vknn_graph *graph, const vknn_operation *op,
+                                      const vknn_conv_geometry *g, const tiled_launch *l,
+                                      vknn_dispatch_list *out_list) {
+  vknn_dispatch *d = vknn_dispatch_list_add(out_list);
+  if (d == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
+  bool f16 = graph->tensors[op->inputs[0]].type == VKNN_OPERAND_TENSOR_FLOAT16;
+  d->shader = f16 ? l->f16_shader : l->f32_shader;
+  d->local_size = l->group;
+  memcpy(d->spec, l->spec, sizeof(l->spec));
+  d->spec_count = l->spec_count;
+  memcpy(d->push, l->push, l->push_size);
+  d->push_size = l->push_size;
+  float bounds[2];
+  vknn_op_activation_bounds(graph, op, g->activation, &bounds[0], &bounds[1]);
+  memcpy(d->push + l->push_size - sizeof(bounds), bounds, sizeof(bounds));
+  vknn_dispatch_bind(d, op->inputs[0], VKNN_ACCESS_READ);
+  vknn_dispatch_bind(d, op->inputs[1], VKNN_ACCESS_READ);
+  vknn_dispatch_bind(d, op->inputs[2], VKNN_ACCESS_READ);
+  vknn_dispatch_bind(d, vknn_graph_op_output(graph, op, 0), VKNN_ACCESS_WRITE);
+  d->invocations = l->invocations;
+  return VKNN_STATUS_NONE;
+}
+
+/* Push constants of conv2d_gemm.comp, std430 layout. */
+typedef struct gemm_params {
+  uint32_t in_h, in_w, out_h, out_w, pixels, out_c, channel_blocks;
+  uint32_t stride_x, stride_y, dilation_x, dilation_y;
+  int32_t pad_left, pad_top;
+  float act_min, act_max;
+} gemm_params;
+VKNN_PUSH_LAYOUT(conv2d_gemm, gemm_params);
+
+static vknn_status lower_gemm(vknn_graph *graph, const vknn_operation *op,
+                              const vknn_conv_geometry *g, vknn_conv_choice c,
+                              vknn_dispatch_list *out_list) {
+  uint32_t pixels = g->batches * g->out_h * g->out_w;
+  gemm_params p = {g->in_h, g->in_w, g->out_h, g->out_w, pixels, g->out_c,
+                   ceil_div(g->out_c, c.ch_block), g->stride_x, g->stride_y, g->dilation_x,
+                   g->dilation_y, g->pad_left, g->pad_top, 0.f, 0.f};
+  uint64_t tiles = ceil_div(pixels, (uint64_t)c.group * c.pix_block);
+  tiled_launch l = {VKNN_SHADER_CONV2D_GEMM_F32, VKNN_SHADER_CONV2D_GEMM_F16, c.group,
+                    {[VKNN_SPEC_CONV2D_GEMM_CH_BLOCK] = c.ch_block,
+                     [VKNN_SPEC_CONV2D_GEMM_PIX_BLOCK] = c.pix_block,
+                     [VKNN_SPEC_CONV2D_GEMM_IN_C] = g->in_c,
+                     [VKNN_SPEC_CONV2D_GEMM_K_H] = g->k_h,
+                     [VKNN_SPEC_CONV2D_GEMM_K_W] = g->k_w,
+                     [VKNN_SPEC_CONV2D_GEMM_POINTWISE] = pointwise(g)},
+                    VKNN_SPEC_COUNT_CONV2D_GEMM,
+                    &p, sizeof(p), tiles * p.channel_blocks * c.group};
+  return add_tiled_dispatch(graph, op, g, &l, out_list);
+}
+
+/* Push constants of conv2d_depthwise.comp, std430 layout. */
+typedef struct depthwise_params {
+  uint32_t in_h, in_w, channels, out_h, out_w;
+  int32_t pad_left, pad_top;
+  uint32_t x_blocks, items, channel_blocks;
+  float act_min, act_max;
+} depthwise_params;
+VKNN_PUSH_LAYOUT(conv2d_depthwise, depthwise_params);
+
+static vknn_status lower_depthwise(vknn_graph *graph, const vknn_operation *op,
+                                   const vknn_conv_geometry *g, vknn_conv_choice c,
+                                   vknn_dispatch_list *out_list) {
+  uint32_t x_blocks = ceil_div(g->out_w, c.pix_block);
+  depthwise_params p = {g->in_h, g->in_w, g->out_c, g->out_h, g->out_w, g->pad_left, g->pad_top,
+                        x_blocks, g->batches * g->out_h * x_blocks, ceil_div(g->out_c, 4),
+                        0.f, 0.f};
+  tiled_launch l = {VKNN_SHADER_CONV2D_DEPTHWISE_F32, VKNN_SHADER_CONV2D_DEPTHWISE_F16,
+                    c.group,
+                    {[VKNN_SPEC_CONV2D_DEPTHWISE_K_H] = g->k_h,
+                     [VKNN_SPEC_CONV2D_DEPTHWISE_K_W] = g->k_w,
+                     [VKNN_SPEC_CONV2D_DEPTHWISE_STRIDE_X] = g->stride_x,
+                     [VKNN_SPEC_CONV2D_DEPTHWISE_STRIDE_Y] = g->stride_y,
+                     [VKNN_SPEC_CONV2D_DEPTHWISE_OUT_BLOCK] = c.pix_block,
+                     [VKNN_SPEC_CONV2D_DEPTHWISE_VEC4_IO] = g->out_c % 4 == 0},
+                    VKNN_SPEC_COUNT_CONV2D_DEPTHWISE,
+                    &p, sizeof(p),
+                    (uint64_t)ceil_div(p.items, c.group) * p.channel_blocks * c.group};
+  return add_tiled_dispatch(graph, op, g, &l, out_list);
+}
+
+/* Push constants of gemv_splitk.comp, std430 layout. */
+typedef struct gemv_params {
+  uint32_t out_c;
+  float act_min, act_max;
+} gemv_params;
+VKNN_PUSH_LAYOUT(gemv_splitk, gemv_params);
+
+static vknn_status lower_gemv(vknn_graph *graph, const vknn_operation *op,
+                              const vknn_conv_geometry *g, vknn_conv_choice c,
+                              vknn_dispatch_list *out_list) {
+  gemv_params p = {g->out_c, 0.f, 0.f};
+  tiled_launch l = {VKNN_SHADER_GEMV_SPLITK_F32, VKNN_SHADER_GEMV_SPLITK_F16, c.group,
+                    {[VKNN_SPEC_GEMV_SPLITK_CH_BLOCK] = c.ch_block, [VKNN_SPEC_GEMV_SPLITK_K] = g->in_c},
+                    VKNN_SPEC_COUNT_GEMV_SPLITK, &p, sizeof(p),
+                    (uint64_t)ceil_div(g->out_c, c.ch_block) * c.group};
+  return add_tiled_dispatch(graph, op, g, &l, out_list);
+}
+
+vknn_status vknn_lower_conv_tiled(vknn_graph *graph, const vknn_operation *op,
+                                  const vknn_conv_geometry *g, vknn_conv_choice c,
+                                  vknn_dispatch_list *out_list) {
+  switch (c.kernel) {
+    case VKNN_CONV_KERNEL_GEMM: return lower_gemm(graph, op, g, c, out_list);
+    case VKNN_CONV_KERNEL_DEPTHWISE: return lower_depthwise(graph, op, g, c, out_list);
+    case VKNN_CONV_KERNEL_GEMV: return lower_gemv(graph, op, g, c, out_list);
+    default: return VKNN_STATUS_GENERAL_FAILURE;
+  }
+}

@@ -1,0 +1,377 @@
+/* The tiled float convolution kernels (conv2d_gemm, conv2d_depthwise,
+ * gemv_splitk; src/ops/conv2d_select.c) against a double-precision reference
+ * computed here, on shapes that cut their tiles and blocks: pixel counts and
+ * channel counts that are not multiples of a tile, input channels that are
+ * not a multiple of 4, padding on every side, stride 2, several batches,
+ * float32 and float16 tensors. Each case also checks which kernel ran. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include <math.h>
+
+#include "common/shared_memory.h"
+#include "support/model_builder.h"
+#include "vknn/vknn.h"
+
+typedef enum conv_op { OP_CONV, OP_DEPTHWISE, OP_FULLY_CONNECTED } conv_op;
+
+typedef struct conv_case {
+  const char *kernel; /* the kernel variant expected to run */
+  conv_op op;
+  bool f16;
+  uint32_t batches, in_h, in_w, in_c, out_c; /* fully connected: in_c = input size */
+  uint32_t k_h, k_w, stride_x, stride_y;
+  uint32_t pad_left, pad_right, pad_top, pad_bottom;
+  int32_t activation;
+  bool constant_weights; /* filter and bias as model constants, else model inputs */
+} conv_case;
+
+typedef struct fixture {
+  vknn_device *device;
+  shared_memory pool;
+} fixture;
+
+#define POOL_BYTES (4u << 20)
+
+static int setup(void **state) {
+  fixture *f = calloc(1, sizeof(*f));
+  vknn_device_options options = {.enable_validation = true};
+  if (f == NULL || vknn_device_open(&options, &f->device) != VKNN_STATUS_NONE) return -1;
+  if (shared_memory_create(&f->pool, POOL_BYTES) != 0) return -1;
+  *state = f;
+  return 0;
+}
+
+static int teardown(void **state) {
+  fixture *f = *state;
+  uint64_t messages = vknn_device_get_validation_message_count(f->device);
+  shared_memory_destroy(&f->pool);
+  vknn_device_close(f->device);
+  free(f);
+  return messages == 0 ? 0 : -1;
+}
+
+/* IEEE binary16 from binary32, rounding to nearest even (normal and
+ * subnormal halves; the test's values stay far from overflow). */
+static uint16_t half_from_float(float value) {
+  uint32_t bits;
+  memcpy(&bits, &value, sizeof(bits));
+  uint32_t sign = (bits >> 16) & 0x8000u;
+  float magnitude = fabsf(value);
+  if (magnitude < 6.103515625e-05f) { /* subnormal half: units of 2^-24 */
+    return (uint16_t)(sign | (uint32_t)lrintf(magnitude * 16777216.f));
+  }
+  uint32_t exponent = ((bits >> 23) & 0xffu) - 127 + 15;
+  uint32_t mantissa = bits & 0x7fffffu;
+  uint32_t half = (exponent << 10) | (mantissa >> 13);
+  uint32_t rest = mantissa & 0x1fffu;
+  if (rest > 0x1000u || (rest == 0x1000u && (half & 1u))) ++half;
+  return (uint16_t)(sign | half);
+}
+
+static float float_from_half(uint16_t h) {
+  uint32_t exponent = (h >> 10) & 0x1fu, mantissa = h & 0x3ffu;
+  float magnitude = exponent == 0 ? ldexpf((float)mantissa, -24)
+                                  : ldexpf((float)(mantissa | 0x400u), (int)exponent - 25);
+  return (h & 0x8000u) ? -magnitude : magnitude;
+}
+
+typedef struct tensors {
+  uint32_t out_h, out_w;
+  uint32_t in_count, filter_count, out_count; /* elements */
+  float *in, *filter, *bias;                  /* values as stored (rounded to half for f16) */
+} tensors;
+
+static uint32_t out_size(uint32_t in, uint32_t k, uint32_t stride, uint32_t before, uint32_t after) {
+  return (in + before + after - k) / stride + 1;
+}
+
+/* A small deterministic generator: values in [-1, 1). */
+static float next_value(uint32_t *state) {
+  *state = *state * 1664525u + 1013904223u;
+  return (float)(*state >> 8) / 8388608.f - 1.f;
+}
+
+static void make_tensors(const conv_case *c, tensors *t) {
+  t->out_h = out_size(c->in_h, c->k_h, c->stride_y, c->pad_top, c->pad_bottom);
+  t->out_w = out_size(c->in_w, c->k_w, c->stride_x, c->pad_left, c->pad_right);
+  t->in_count = c->batches * c->in_h * c->in_w * c->in_c;
+  uint32_t per_channel = c->op == OP_DEPTHWISE ? 1 : c->in_c;
+  t->filter_count = c->out_c * c->k_h * c->k_w * per_channel;
+  t->out_count = c->batches * t->out_h * t->out_w * c->out_c;
+  t->in = malloc(t->in_count * sizeof(float));
+  t->filter = malloc(t->filter_count * sizeof(float));
+  t->bias = malloc(c->out_c * sizeof(float));
+  assert_true(t->in != NULL && t->filter != NULL && t->bias != NULL);
+  uint32_t state = 12345u + c->in_c * 31u + c->out_c;
+  float *all[3] = {t->in, t->filter, t->bias};
+  uint32_t counts[3] = {t->in_count, t->filter_count, c->out_c};
+  for (int k = 0; k < 3; ++k) {
+    for (uint32_t i = 0; i < counts[k]; ++i) {
+      float v = next_value(&state);
+      all[k][i] = c->f16 ? float_from_half(half_from_float(v)) : v;
+    }
+  }
+}
+
+static void free_tensors(tensors *t) {
+  free(t->in);
+  free(t->filter);
+  free(t->bias);
+}
+
+/* The filter element of output channel oc, tap (ky, kx), input channel ic:
+ * [out_c][k_h][k_w][in_c], or [1][k_h][k_w][out_c] for depthwise. */
+static float filter_at(const conv_case *c, const tensors *t, uint32_t oc, uint32_t ky, uint32_t kx,
+                       uint32_t ic) {
+  if (c->op == OP_DEPTHWISE) return t->filter[(ky * c->k_w + kx) * c->out_c + oc];
+  return t->filter[((oc * c->k_h + ky) * c->k_w + kx) * c->in_c + ic];
+}
+
+/* One output in double precision, and the sum of the magnitudes of its
+ * terms (the scale of its rounding error). */
+static double reference(const conv_case *c, const tensors *t, uint32_t n, uint32_t oy, uint32_t ox,
+                        uint32_t oc, double *magnitude) {
+  double sum = t->bias[oc];
+  *magnitude = fabs(sum);
+  for (uint32_t ky = 0; ky < c->k_h; ++ky) {
+    for (uint32_t kx = 0; kx < c->k_w; ++kx) {
+      int64_t iy = (int64_t)(oy * c->stride_y + ky) - c->pad_top;
+      int64_t ix = (int64_t)(ox * c->stride_x + kx) - c->pad_left;
+      if (iy < 0 || iy >= c->in_h || ix < 0 || ix >= c->in_w) continue;
+      uint32_t first = c->op == OP_DEPTHWISE ? oc : 0, end = c->op == OP_DEPTHWISE ? oc + 1 : c->in_c;
+      for (uint32_t ic = first; ic < end; ++ic) {
+        double term = (double)t->in[((n * c->in_h + (uint32_t)iy) * c->in_w + (uint32_t)ix) * c->in_c + ic] *
+                      filter_at(c, t, oc, ky, kx, ic);
+        sum += term;
+        *magnitude += fabs(term);
+      }
+    }
+  }
+  if (c->activation == VKNN_FUSED_RELU) return sum < 0 ? 0 : sum;
+  if (c->activation == VKNN_FUSED_RELU6) return sum < 0 ? 0 : sum > 6 ? 6 : sum;
+  return sum;
+}
+
+/* Writes values at byte offset of the pool as float32 or float16. */
+static void put(fixture *f, uint32_t offset, const float *values, uint32_t count, bool f16) {
+  for (uint32_t i = 0; i < count; ++i) {
+    if (f16) {
+      uint16_t h = half_from_float(values[i]);
+      memcpy(f->pool.data + offset + 2 * i, &h, 2);
+    } else {
+      memcpy(f->pool.data + offset + 4 * i, &values[i], 4);
+    }
+  }
+}
+
+static float get(const fixture *f, uint32_t offset, uint32_t i, bool f16) {
+  if (f16) {
+    uint16_t h;
+    memcpy(&h, f->pool.data + offset + 2 * i, 2);
+    return float_from_half(h);
+  }
+  float v;
+  memcpy(&v, f->pool.data + offset + 4 * i, 4);
+  return v;
+}
+
+static uint32_t weight_operand(model_builder *b, const conv_case *c, int32_t type,
+                               const uint32_t *dims, uint32_t rank, const float *values,
+                               uint32_t count) {
+  if (!c->constant_weights) return mb_input(b, type, dims, rank);
+  uint8_t bytes[8192];
+  uint32_t size = count * (c->f16 ? 2u : 4u);
+  assert_true(size <= sizeof(bytes));
+  for (uint32_t i = 0; i < count; ++i) {
+    if (c->f16) {
+      uint16_t h = half_from_float(values[i]);
+      memcpy(bytes + 2 * i, &h, 2);
+    } else {
+      memcpy(bytes + 4 * i, &values[i], 4);
+    }
+  }
+  return mb_const_tensor(b, type, dims, rank, bytes, size);
+}
+
+static const vknn_model *build(model_builder *b, const conv_case *c, const tensors *t) {
+  int32_t type = c->f16 ? VKNN_OPERAND_TENSOR_FLOAT16 : VKNN_OPERAND_TENSOR_FLOAT32;
+  mb_init(b);
+  uint32_t inputs[11], count = 0;
+  uint32_t bias_dims[1] = {c->out_c};
+  if (c->op == OP_FULLY_CONNECTED) {
+    uint32_t in_dims[2] = {c->batches, c->in_c}, w_dims[2] = {c->out_c, c->in_c};
+    uint32_t out_dims[2] = {c->batches, c->out_c};
+    inputs[count++] = mb_input(b, type, in_dims, 2);
+    inputs[count++] = weight_operand(b, c, type, w_dims, 2, t->filter, t->filter_count);
+    inputs[count++] = weight_operand(b, c, type, bias_dims, 1, t->bias, c->out_c);
+    inputs[count++] = mb_const_i32(b, c->activation);
+    uint32_t out = mb_output(b, type, out_dims, 2);
+    mb_operation(b, VKNN_OPERATION_FULLY_CONNECTED, inputs, count, &out, 1);
+    return mb_finish(b);
+  }
+  bool depthwise = c->op == OP_DEPTHWISE;
+  uint32_t in_dims[4] = {c->batches, c->in_h, c->in_w, c->in_c};
+  uint32_t f_dims[4] = {depthwise ? 1 : c->out_c, c->k_h, c->k_w, depthwise ? c->out_c : c->in_c};
+  uint32_t out_dims[4] = {c->batches, t->out_h, t->out_w, c->out_c};
+  inputs[count++] = mb_input(b, type, in_dims, 4);
+  inputs[count++] = weight_operand(b, c, type, f_dims, 4, t->filter, t->filter_count);
+  inputs[count++] = weight_operand(b, c, type, bias_dims, 1, t->bias, c->out_c);
+  int32_t params[6] = {(int32_t)c->pad_left, (int32_t)c->pad_right, (int32_t)c->pad_top,
+                       (int32_t)c->pad_bottom, (int32_t)c->stride_x, (int32_t)c->stride_y};
+  for (int i = 0; i < 6; ++i) inputs[count++] = mb_const_i32(b, params[i]);
+  if (depthwise) inputs[count++] = mb_const_i32(b, 1); /* depth multiplier */
+  inputs[count++] = mb_const_i32(b, c->activation);
+  uint32_t out = mb_output(b, type, out_dims, 4);
+  mb_operation(b, depthwise ? VKNN_OPERATION_DEPTHWISE_CONV_2D : VKNN_OPERATION_CONV_2D, inputs,
+               count, &out, 1);
+  return mb_finish(b);
+}
+
+static uint32_t align_256(uint32_t v) { return (v + 255u) & ~255u; }
+
+/* Prepares and runs the case; checks the kernel that ran and every output. */
+static void run_case(fixture *f, const conv_case *c) {
+  tensors t;
+  make_tensors(c, &t);
+  model_builder *b = malloc(sizeof(*b));
+  assert_non_null(b);
+  const vknn_model *model = build(b, c, &t);
+  uint32_t elem = c->f16 ? 2 : 4;
+  uint32_t offsets[4], sizes[4] = {t.in_count * elem, t.filter_count * elem, c->out_c * elem,
+                                   t.out_count * elem};
+  uint32_t offset = 0;
+  for (int i = 0; i < 4; ++i) {
+    offsets[i] = offset;
+    offset = align_256(offset + sizes[i]);
+  }
+  assert_true(offset <= POOL_BYTES);
+  put(f, offsets[0], t.in, t.in_count, c->f16);
+  put(f, offsets[1], t.filter, t.filter_count, c->f16);
+  put(f, offsets[2], t.bias, c->out_c, c->f16);
+  memset(f->pool.data + offsets[3], 0xff, sizes[3]); /* NaN until written */
+
+  vknn_prepared_model *pm = NULL;
+  assert_int_equal(vknn_device_prepare_model(f->device, model, VKNN_PREFER_SUSTAINED_SPEED,
+                                             VKNN_PRIORITY_MEDIUM, NULL, &pm),
+                   VKNN_STATUS_NONE);
+  vknn_prepared_model_info info;
+  assert_int_equal(vknn_prepared_model_get_info(pm, &info), VKNN_STATUS_NONE);
+  assert_int_equal(info.dispatch_count, 1);
+  assert_string_equal(vknn_prepared_model_get_dispatch_kernel(pm, 0), c->kernel);
+
+  uint32_t input_count = c->constant_weights ? 1 : 3;
+  vknn_request_argument args[4];
+  for (uint32_t i = 0; i < input_count; ++i)
+    args[i] = (vknn_request_argument){.location = {0, offsets[i], sizes[i]}};
+  args[input_count] = (vknn_request_argument){.location = {0, offsets[3], sizes[3]}};
+  vknn_request_pool pools[1] = {{.kind = VKNN_REQUEST_POOL_MEMORY, .memory = f->pool.memory}};
+  vknn_request request = {args, input_count, args + input_count, 1, pools, 1};
+  assert_int_equal(vknn_prepared_model_execute(pm, &request, VKNN_MEASURE_TIMING_NO, NULL, NULL,
+                                               NULL, 0, NULL),
+                   VKNN_STATUS_NONE);
+  vknn_prepared_model_release(pm);
+
+  /* float32 sums in another order: a few units of 2^-24 of the terms'
+   * magnitude; float16 results round to 11 bits. */
+  double relative = c->f16 ? 1.0 / 1024 : 1e-5;
+  uint32_t mismatches = 0, i = 0;
+  for (uint32_t n = 0; n < c->batches; ++n)
+    for (uint32_t oy = 0; oy < t.out_h; ++oy)
+      for (uint32_t ox = 0; ox < t.out_w; ++ox)
+        for (uint32_t oc = 0; oc < c->out_c; ++oc, ++i) {
+          double magnitude, want = reference(c, &t, n, oy, ox, oc, &magnitude);
+          double got = get(f, offsets[3], i, c->f16);
+          if (fabs(got - want) <= relative * (magnitude + 1e-3)) continue;
+          if (mismatches++ == 0)
+            print_error("%s: output (%u, %u, %u, %u) = %.7g, the reference gives %.7g\n",
+                        c->kernel, n, oy, ox, oc, got, want);
+        }
+  assert_int_equal(mismatches, 0);
+  free(b);
+  free_tensors(&t);
+}
+
+static void run_cases(void **state, const conv_case *cases, size_t count) {
+  for (size_t i = 0; i < count; ++i) run_case(*state, &cases[i]);
+}
+
+#define RUN(cases) run_cases(state, cases, sizeof(cases) / sizeof(cases[0]))
+
+/* Pointwise convolutions and fully connected layers of several rows: the
+ * tiled matrix product. */
+static void test_gemm_pointwise(void **state) {
+  static const conv_case cases[] = {
+      /* 35 pixels (no whole tile), 13 output channels (no whole block), vec4 rows. */
+      {"conv2d_gemm_f32", OP_CONV, false, 1, 5, 7, 12, 13, 1, 1, 1, 1, 0, 0, 0, 0, VKNN_FUSED_RELU6, true},
+      /* Input channels not a multiple of 4; fewer than 8 output channels. */
+      {"conv2d_gemm_f16", OP_CONV, true, 2, 3, 5, 6, 5, 1, 1, 1, 1, 0, 0, 0, 0, VKNN_FUSED_NONE, false},
+      /* 323 pixels: several tiles, the last one partial. */
+      {"conv2d_gemm_f32", OP_CONV, false, 1, 17, 19, 16, 24, 1, 1, 1, 1, 0, 0, 0, 0, VKNN_FUSED_RELU, false},
+      {"conv2d_gemm_f16", OP_CONV, true, 1, 9, 9, 20, 17, 1, 1, 1, 1, 0, 0, 0, 0, VKNN_FUSED_RELU, false},
+      /* Three rows of 20. */
+      {"conv2d_gemm_f32", OP_FULLY_CONNECTED, false, 3, 1, 1, 20, 9, 1, 1, 1, 1, 0, 0, 0, 0, VKNN_FUSED_NONE, true},
+      {"conv2d_gemm_f16", OP_FULLY_CONNECTED, true, 5, 1, 1, 7, 11, 1, 1, 1, 1, 0, 0, 0, 0, VKNN_FUSED_RELU, false},
+  };
+  RUN(cases);
+}
+
+/* Windows larger than a pixel: the implicit matrix product, with padding
+ * and strides. */
+static void test_gemm_windows(void **state) {
+  static const conv_case cases[] = {
+      /* MobileNet's first layer in small: 3x3, stride 2, 3 input channels, padding. */
+      {"conv2d_gemm_f32", OP_CONV, false, 2, 9, 11, 3, 8, 3, 3, 2, 2, 1, 1, 1, 1, VKNN_FUSED_RELU6, true},
+      /* 3x3 stride 1 with padding, 8 input channels (vec4 rows), 10 outputs. */
+      {"conv2d_gemm_f16", OP_CONV, true, 1, 7, 6, 8, 10, 3, 3, 1, 1, 1, 1, 1, 1, VKNN_FUSED_RELU, false},
+      /* A 2x3 window, strides (1, 2), padding on one side of each axis. */
+      {"conv2d_gemm_f32", OP_CONV, false, 1, 8, 9, 5, 7, 2, 3, 1, 2, 0, 2, 1, 0, VKNN_FUSED_NONE, false},
+      /* A 1x1 window with stride 2 is no plain row read. */
+      {"conv2d_gemm_f32", OP_CONV, false, 1, 9, 9, 4, 12, 1, 1, 2, 2, 0, 0, 0, 0, VKNN_FUSED_NONE, true},
+      {"conv2d_gemm_f16", OP_CONV, true, 1, 10, 13, 16, 9, 3, 3, 2, 2, 0, 1, 0, 1, VKNN_FUSED_RELU6, false},
+  };
+  RUN(cases);
+}
+
+/* One row (or pixel) against a long reduction: the split-K product. */
+static void test_gemv(void **state) {
+  static const conv_case cases[] = {
+      {"gemv_splitk_f32", OP_FULLY_CONNECTED, false, 1, 1, 1, 300, 37, 1, 1, 1, 1, 0, 0, 0, 0, VKNN_FUSED_RELU, false},
+      /* A row length that is no multiple of 4. */
+      {"gemv_splitk_f16", OP_FULLY_CONNECTED, true, 1, 1, 1, 130, 6, 1, 1, 1, 1, 0, 0, 0, 0, VKNN_FUSED_NONE, false},
+      {"gemv_splitk_f32", OP_CONV, false, 1, 1, 1, 64, 10, 1, 1, 1, 1, 0, 0, 0, 0, VKNN_FUSED_NONE, true},
+      {"gemv_splitk_f16", OP_FULLY_CONNECTED, true, 1, 1, 1, 1000, 3, 1, 1, 1, 1, 0, 0, 0, 0, VKNN_FUSED_RELU6, false},
+  };
+  RUN(cases);
+}
+
+static void test_depthwise(void **state) {
+  static const conv_case cases[] = {
+      /* 3x3 stride 1, padding 1, 9 columns (no whole row block), vec4 channels. */
+      {"conv2d_depthwise_f32", OP_DEPTHWISE, false, 1, 7, 9, 8, 8, 3, 3, 1, 1, 1, 1, 1, 1, VKNN_FUSED_RELU, true},
+      /* Stride 2, padding only after, 6 channels (not a multiple of 4). */
+      {"conv2d_depthwise_f16", OP_DEPTHWISE, true, 1, 9, 10, 6, 6, 3, 3, 2, 2, 0, 1, 0, 1, VKNN_FUSED_NONE, false},
+      /* A 5x5 window, no padding, two batches. */
+      {"conv2d_depthwise_f32", OP_DEPTHWISE, false, 2, 8, 11, 12, 12, 5, 5, 1, 1, 0, 0, 0, 0, VKNN_FUSED_RELU6, false},
+      {"conv2d_depthwise_f16", OP_DEPTHWISE, true, 1, 6, 6, 4, 4, 3, 3, 2, 2, 1, 1, 1, 1, VKNN_FUSED_RELU6, true},
+      /* Wider padding than the window reaches on one side; 3 channels. */
+      {"conv2d_depthwise_f32", OP_DEPTHWISE, false, 1, 5, 6, 3, 3, 3, 2, 2, 1, 2, 0, 1, 2, VKNN_FUSED_NONE, false},
+  };
+  RUN(cases);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_gemm_pointwise),
+      cmocka_unit_test(test_gemm_windows),
+      cmocka_unit_test(test_gemv),
+      cmocka_unit_test(test_depthwise),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}
