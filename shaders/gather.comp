@@ -4,10 +4,12 @@
 // variant gather_b16: -DB16
 // variant gather_b32: -DB32
 // GATHER: out[o, i, r] = in[o, indices[i], r], the input seen as
-// [outer, axis, inner]. An index out of range yields zero bits. Variants by
-// element size: B8, B16, B32.
+// [outer, axis, inner]. The indices come from a tensor (a model input, or
+// computed): an index out of range is reported in the status word and its
+// elements are written as zero bits. Variants by element size: B8, B16, B32.
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
+#include "runtime_status.glsl"
 
 #if defined(B8)
 #define STORAGE_T uint8_t
@@ -23,6 +25,7 @@ layout(std430, set = 0, binding = 2) writeonly buffer Output { STORAGE_T y[]; };
 
 layout(push_constant) uniform Params {
     uint outer, axis, inner, index_count;
+    uint check_code;  // reported when an index is out of range
 } p;
 
 void main() {
@@ -34,6 +37,7 @@ void main() {
     uint o = t / p.index_count;
     int index = indices[k];
     if (index < 0 || index >= int(p.axis)) {
+        report_invalid_value(p.check_code);
         y[i] = STORAGE_T(0u);
         return;
     }

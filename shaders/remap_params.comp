@@ -3,16 +3,27 @@
 // variant remap_params:
 // Completes the map of shaders/remap.comp from parameter tensors computed at
 // run time (the output shape being declared in the model): one invocation
-// copies the map template the host built and patches what the parameters
-// decide. OP: 0 PAD (starts = -before), 1 SLICE (starts = begin),
+// copies the map template the host built, checks the parameters, and patches
+// what they decide. OP: 0 PAD (starts = -before), 1 SLICE (starts = begin),
 // 2 STRIDED_SLICE (starts and steps from begin, end, strides and masks),
 // 3 TRANSPOSE (view axes = perm), 4 SPACE_TO_BATCH_ND, 5 BATCH_TO_SPACE_ND
-// (block sizes and paddings).
+// (block sizes and paddings), 6 TILE (the template is complete: multiples
+// are only checked).
+//
+// The caller controls these values, so each is checked against the rules of
+// its operation, the input's shape (the template's axis extents) and the
+// declared output shape (its view sizes). Invalid parameters are reported
+// in the status word and leave the template as the map: an identity view
+// whose every coordinate remap.comp bounds-checks, so nothing is read or
+// written out of bounds. The checks run once per execution, in this single
+// invocation, not per element.
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
+#include "runtime_status.glsl"
 
 layout(constant_id = 1) const int OP = 0;
-const int PAD = 0, SLICE = 1, STRIDED_SLICE = 2, TRANSPOSE = 3, SPACE_TO_BATCH = 4;
+const int PAD = 0, SLICE = 1, STRIDED_SLICE = 2, TRANSPOSE = 3, SPACE_TO_BATCH = 4,
+          BATCH_TO_SPACE = 5, TILE = 6;
 
 layout(std430, set = 0, binding = 0) readonly buffer Template { int t[]; };
 layout(std430, set = 0, binding = 1) readonly buffer ParamA { int pa[]; };
@@ -25,44 +36,146 @@ layout(push_constant) uniform Params {
     int begin_mask, end_mask, shrink_mask;   // STRIDED_SLICE
     int h_axis, w_axis, h_view, w_view;      // the batch/space operations
     int block_h_view, block_w_view, batches; // BATCH_TO_SPACE_ND: output batches
+    int out_height, out_width;               // BATCH_TO_SPACE_ND: the declared output's
+    uint check_code;                         // reported when a parameter is invalid
 } p;
 
 const int AXES = 4;
 const int VIEW = 4 + 6 * 4;
 
+int extent(int axis) { return t[AXES + axis * 4]; }
+int view_size(int d) { return t[VIEW + d * 3]; }
 void set_start(int axis, int start) { m[AXES + axis * 4 + 2] = start; }
 
-// TensorFlow's begin of a strided slice axis, clamped to the axis.
-void strided_axis(int a) {
-    int dim = t[AXES + a * 4];
-    int stride = pc[a];
-    int lo = stride > 0 ? 0 : -1, hi = stride > 0 ? dim : dim - 1;
-    int begin = pa[a];
-    if (((p.shrink_mask >> a) & 1) != 0) {
-        begin = begin < 0 ? begin + dim : begin;
-        stride = 1;
-    } else if (((p.begin_mask >> a) & 1) != 0) {
-        begin = stride > 0 ? 0 : dim - 1;
-    } else {
-        begin = clamp(begin < 0 ? begin + dim : begin, lo, hi);
-    }
-    set_start(a, begin);
-    m[VIEW + a * 3 + 2] = stride;  // view dimension a walks axis a
+// Whether size = before + extent + after with neither padding negative
+// (written so that no sum can overflow).
+bool padding_fits(int before, int after, int extent_, int size) {
+    return before >= 0 && after >= 0 && extent_ <= size && before <= size - extent_ &&
+           after == size - extent_ - before;
 }
 
-void main() {
-    if (flat_invocation_index() != 0u) return;
-    for (uint i = 0u; i < p.words; ++i) m[i] = t[i];
+// Whether size = extent * factor with factor >= 1 (no product can overflow).
+bool scales_to(int extent_, int factor, int size) {
+    return factor >= 1 && size % extent_ == 0 && size / extent_ == factor;
+}
+
+bool pad_valid() {
+    for (int a = 0; a < t[2]; ++a)
+        if (!padding_fits(pa[2 * a], pa[2 * a + 1], extent(a), view_size(a))) return false;
+    return true;
+}
+
+// begin in [0, dim - size]; size as declared, or -1 for the rest of the axis.
+bool slice_valid() {
+    for (int a = 0; a < t[2]; ++a) {
+        int dim = extent(a), size = view_size(a), begin = pa[a];
+        if (begin < 0 || size > dim || begin > dim - size) return false;
+        if (pb[a] != size && !(pb[a] == -1 && begin == dim - size)) return false;
+    }
+    return true;
+}
+
+// TensorFlow's begin (or end) of a strided slice axis, clamped to the axis.
+int strided_bound(int value, bool masked, bool is_end, int dim, int stride) {
+    int lo = stride > 0 ? 0 : -1, hi = stride > 0 ? dim : dim - 1;
+    if (masked) return (stride > 0) == is_end ? hi : lo;  // the whole axis
+    return clamp(value < 0 ? value + dim : value, lo, hi);
+}
+
+// The begin of axis a, its step, and whether the elements it selects are as
+// many as the declared output has (one for a shrunk axis, whose index must
+// lie in the axis).
+bool strided_axis(int a, out int begin, out int stride) {
+    int dim = extent(a);
+    stride = pc[a];
+    if (((p.shrink_mask >> a) & 1) != 0) {
+        begin = pa[a] < 0 ? pa[a] + dim : pa[a];
+        stride = 1;
+        return begin >= 0 && begin < dim && view_size(a) == 1;
+    }
+    if (stride == 0) return false;
+    begin = strided_bound(pa[a], ((p.begin_mask >> a) & 1) != 0, false, dim, stride);
+    int end = strided_bound(pb[a], ((p.end_mask >> a) & 1) != 0, true, dim, stride);
+    int span = stride > 0 ? end - begin : begin - end;  // both in [-1, dim]: no overflow
+    uint step = stride > 0 ? uint(stride) : uint(-(stride + 1)) + 1u;
+    uint count = span > 0 ? uint(span - 1) / step + 1u : 0u;
+    return count == uint(view_size(a));
+}
+
+bool strided_slice_valid() {
+    for (int a = 0; a < t[2]; ++a) {
+        int begin, stride;
+        if (!strided_axis(a, begin, stride)) return false;
+    }
+    return true;
+}
+
+// perm is a permutation of the axes, and output dimension d has input
+// dimension perm[d]'s size.
+bool transpose_valid() {
+    uint seen = 0u;
+    for (int d = 0; d < t[1]; ++d) {
+        int axis = pa[d];
+        if (axis < 0 || axis >= t[2] || (seen & (1u << axis)) != 0u) return false;
+        if (extent(axis) != view_size(d)) return false;
+        seen |= 1u << axis;
+    }
+    return true;
+}
+
+// The block is bh x bw, both >= 1, of the area the batch sizes fix (the
+// template's placeholder size of the first block dimension).
+bool block_valid(int bh, int bw) {
+    int area = view_size(p.block_h_view);
+    return bh >= 1 && bw >= 1 && bh <= area && bw <= area / bh && bh * bw == area;
+}
+
+bool space_to_batch_valid() {
+    int bh = pa[0], bw = pa[1];
+    if (!block_valid(bh, bw)) return false;
+    // Output sizes times the block: no overflow, the output has fewer elements.
+    return padding_fits(pb[0], pb[1], extent(p.h_axis), view_size(p.h_view) * bh) &&
+           padding_fits(pb[2], pb[3], extent(p.w_axis), view_size(p.w_view) * bw);
+}
+
+bool batch_to_space_valid() {
+    int bh = pa[0], bw = pa[1];
+    return block_valid(bh, bw) && scales_to(extent(p.h_axis), bh, p.out_height) &&
+           scales_to(extent(p.w_axis), bw, p.out_width);
+}
+
+bool tile_valid() {
+    for (int a = 0; a < t[2]; ++a)
+        if (!scales_to(extent(a), pa[a], view_size(a))) return false;
+    return true;
+}
+
+bool parameters_valid() {
+    if (OP == PAD) return pad_valid();
+    if (OP == SLICE) return slice_valid();
+    if (OP == STRIDED_SLICE) return strided_slice_valid();
+    if (OP == TRANSPOSE) return transpose_valid();
+    if (OP == SPACE_TO_BATCH) return space_to_batch_valid();
+    if (OP == BATCH_TO_SPACE) return batch_to_space_valid();
+    return tile_valid();
+}
+
+void patch_map() {
     int axes = t[2];
     if (OP == PAD) {
         for (int a = 0; a < axes; ++a) set_start(a, -pa[2 * a]);
     } else if (OP == SLICE) {
         for (int a = 0; a < axes; ++a) set_start(a, pa[a]);
     } else if (OP == STRIDED_SLICE) {
-        for (int a = 0; a < axes; ++a) strided_axis(a);
+        for (int a = 0; a < axes; ++a) {
+            int begin, stride;
+            strided_axis(a, begin, stride);
+            set_start(a, begin);
+            m[VIEW + a * 3 + 2] = stride;  // view dimension a walks axis a
+        }
     } else if (OP == TRANSPOSE) {
         for (int d = 0; d < t[1]; ++d) m[VIEW + d * 3 + 1] = pa[d];
-    } else {
+    } else if (OP == SPACE_TO_BATCH || OP == BATCH_TO_SPACE) {
         int bh = pa[0], bw = pa[1];
         m[VIEW + p.block_h_view * 3] = bh;
         m[VIEW + p.block_w_view * 3] = bw;
@@ -76,4 +189,13 @@ void main() {
             m[VIEW + p.block_w_view * 3 + 2] = p.batches;
         }
     }
+}
+
+void main() {
+    if (flat_invocation_index() != 0u) return;
+    for (uint i = 0u; i < p.words; ++i) m[i] = t[i];
+    if (parameters_valid())
+        patch_map();
+    else
+        report_invalid_value(p.check_code);
 }

@@ -5,7 +5,10 @@ Builds a one-kernel shader folder and checks that:
   - a C struct matching the block compiles;
   - a member at another offset, a member renamed, and a struct of another
     size each fail to compile;
-  - a block over 128 bytes fails the shader build itself.
+  - a block over 128 bytes fails the shader build itself;
+  - the status block (runtime_status.glsl) is found: its binding is generated
+    and the kernel is marked as reporting; kernels declaring it at different
+    bindings, or another block at its binding, fail the shader build.
 Usage: push_layout_test.py EMBED_SHADERS CC GLSLANG SPIRV_OPT SPIRV_VAL SPIRV_CROSS
 """
 import os, subprocess, sys, tempfile
@@ -24,6 +27,22 @@ void main() { o[0] = float(p.dims.x + p.count) * p.scale * p.alpha[2]; }
 '''
 BIG_KERNEL = KERNEL.replace('float alpha[3];', 'float alpha[30];')
 
+
+def status_kernel(variant, binding, other_binding=0):
+    return ('#version 450\n// variant %s:\nlayout(local_size_x = 1) in;\n'
+            'layout(std430, binding = %d) buffer Out { uint o[]; };\n'
+            'layout(std430, binding = %d) buffer RuntimeStatus { uint runtime_status; };\n'
+            'void main() { if (o[0] == 0u) atomicCompSwap(runtime_status, 0u, 1u); }\n'
+            % (variant, other_binding, binding))
+
+
+STATUS_CASES = {  # files: shader build expected to pass
+    'status at 7': ({'probe.comp': KERNEL, 'check.comp': status_kernel('check', 7)}, True),
+    'status at 7 and 6': ({'check.comp': status_kernel('check', 7),
+                           'other.comp': status_kernel('other', 6)}, False),
+    'status shares 3': ({'check.comp': status_kernel('check', 3, 3)}, False),
+}
+
 STRUCTS = {
     'matching': ('uint32_t dims[4]; uint32_t count; float scale; float alpha[3];', True),
     'member moved': ('uint32_t dims[4]; float scale; uint32_t count; float alpha[3];', False),
@@ -32,11 +51,12 @@ STRUCTS = {
 }
 
 
-def build_shaders(tools, folder, kernel):
+def build_shaders(tools, folder, kernel, files=None):
     src = os.path.join(folder, 'src')
     os.makedirs(src, exist_ok=True)
-    with open(os.path.join(src, 'probe.comp'), 'w') as f:
-        f.write(kernel)
+    for name, text in (files or {'probe.comp': kernel}).items():
+        with open(os.path.join(src, name), 'w') as f:
+            f.write(text)
     cmd = [sys.executable, tools['embed'], '--glslang', tools['glslang'], '--spirv-opt',
            tools['spirv_opt'], '--spirv-val', tools['spirv_val'], '--spirv-cross',
            tools['spirv_cross'], '--src-dir', src, '--out-c', os.path.join(folder, 'e.c'),
@@ -57,6 +77,23 @@ def compiles(tools, folder, members):
     return r.returncode == 0
 
 
+def check_status_cases(tools, tmp):
+    failures = 0
+    for name, (files, ok) in STATUS_CASES.items():
+        folder = os.path.join(tmp, name.replace(' ', '_'))
+        r = build_shaders(tools, folder, None, files)
+        built = r.returncode == 0
+        if built and ok:  # the binding generated, only the checking kernel marked
+            layout = open(os.path.join(folder, 'shaders_layout.h')).read()
+            table = open(os.path.join(folder, 'e.c')).read()
+            built = ('#define VKNN_STATUS_BLOCK_BINDING 7' in layout and
+                     'sizeof(spv_check), 0, true' in table and 'sizeof(spv_probe_f32), 0, false' in table)
+        print('%-18s shader build %s (expected %s)' % (name, 'passed' if built else 'failed',
+                                                      'passed' if ok else 'failed'))
+        failures += built != ok
+    return failures
+
+
 def main():
     names = ['embed', 'cc', 'glslang', 'spirv_opt', 'spirv_val', 'spirv_cross']
     tools = dict(zip(names, sys.argv[1:]))
@@ -74,6 +111,7 @@ def main():
         print('block over 128 bytes: shader build %s (expected failed)' %
               ('failed' if big.returncode != 0 else 'passed'))
         failures += big.returncode == 0
+        failures += check_status_cases(tools, tmp)
     print('push layout checks: %s' % ('ok' if failures == 0 else '%d wrong' % failures))
     return 1 if failures else 0
 

@@ -656,8 +656,8 @@ static const row rows[] = {
     QUANT_SAME(build_expand_dims, "EXPAND_DIMS"),
     /* GATHER */
     {"GATHER accepted", build_gather, Q8, NULL, NULL},
-    {"GATHER: index past the axis", build_gather, F32, gather_index_past_end, "index 3 out of [0, 3)"},
-    {"GATHER: negative index", build_gather, F32, gather_index_negative, "index -1 out of [0, 3)"},
+    {"GATHER: index past the axis", build_gather, F32, gather_index_past_end, "index 3 (element 1) out of [0, 3)"},
+    {"GATHER: negative index", build_gather, F32, gather_index_negative, "index -1 (element 0) out of [0, 3)"},
     QUANT_SAME(build_gather, "GATHER"),
     /* FILL, RANK, DEQUANTIZE, SELECT, CONCATENATION, SOFTMAX */
     {"FILL accepted", build_fill, F32, NULL, NULL},

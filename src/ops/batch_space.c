@@ -94,6 +94,8 @@ static vknn_status build_dynamic(vknn_graph *graph, const vknn_operation *op, vk
     if (!nchw) vknn_remap_add_view(r, shape.channels, a.c, 1);
   }
   push->batches = (int32_t)out.batches;
+  push->out_height = (int32_t)out.height;
+  push->out_width = (int32_t)out.width;
   r->pad_bits = vknn_zero_pad_bits(in);
   vknn_remap_set_dynamic(r, to_batch ? VKNN_REMAP_DYNAMIC_SPACE_TO_BATCH : VKNN_REMAP_DYNAMIC_BATCH_TO_SPACE,
                          op->inputs[1], to_batch ? op->inputs[2] : UINT32_MAX, UINT32_MAX);

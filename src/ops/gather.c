@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "ops/op_common.h"
+#include "graph/runtime_check.h"
 #include "model/operand_type.h"
 
 static vknn_status validate_gather(const vknn_logger *log, const vknn_model *model,
@@ -28,19 +29,19 @@ static vknn_status read_axis(vknn_graph *graph, const vknn_operation *op, uint32
   return VKNN_STATUS_NONE;
 }
 
-/* Constant indices must lie in [0, dims[axis]) (run-time ones are the GPU's
- * to clamp). */
-static vknn_status check_constant_indices(const vknn_graph *graph, const vknn_operation *op,
-                                          uint32_t axis) {
+/* NNAPI requires every index in [0, axis size): constant indices are checked
+ * here, at prepare; indices known only at run time, by the kernel. */
+static vknn_status check_constant_indices(vknn_graph *graph, const vknn_operation *op,
+                                          uint32_t axis_size) {
   const vknn_tensor *indices = &graph->tensors[op->inputs[2]];
-  uint32_t limit = graph->tensors[op->inputs[0]].dims[axis];
   if (indices->constant_data == NULL) return VKNN_STATUS_NONE;
   uint64_t count = vknn_shape_element_count(indices->dims, indices->rank);
   for (uint64_t i = 0; i < count; ++i) {
     int32_t index;
     memcpy(&index, indices->constant_data + i * sizeof(index), sizeof(index));
-    if (index < 0 || (uint32_t)index >= limit) {
-      VKNN_LOG_E(graph->log, "model", "GATHER: index %d out of [0, %u)", index, limit);
+    if (index < 0 || (uint32_t)index >= axis_size) {
+      VKNN_LOG_E(graph->log, "model", "GATHER: index %d (element %llu) out of [0, %u)", index,
+                 (unsigned long long)i, axis_size);
       return VKNN_STATUS_INVALID_ARGUMENT;
     }
   }
@@ -53,7 +54,9 @@ static vknn_status infer_gather(vknn_graph *graph, const vknn_operation *op) {
   vknn_status s = vknn_op_require_input_shape(graph, op, 0);
   if (s == VKNN_STATUS_NONE) s = vknn_op_require_input_shape(graph, op, 2);
   if (s == VKNN_STATUS_NONE) s = read_axis(graph, op, &axis);
-  if (s == VKNN_STATUS_NONE) s = check_constant_indices(graph, op, axis);
+  if (s == VKNN_STATUS_NONE) s = vknn_op_check_same_encoding(graph, op, 0);
+  if (s == VKNN_STATUS_NONE)
+    s = check_constant_indices(graph, op, graph->tensors[op->inputs[0]].dims[axis]);
   if (s != VKNN_STATUS_NONE) return s;
   const vknn_tensor *in = &graph->tensors[op->inputs[0]];
   const vknn_tensor *indices = &graph->tensors[op->inputs[2]];
@@ -71,6 +74,7 @@ static vknn_status infer_gather(vknn_graph *graph, const vknn_operation *op) {
 /* Input viewed as [outer, axis, inner]; the output as [outer, index_count, inner]. */
 typedef struct gather_params {
   uint32_t outer, axis, inner, index_count;
+  uint32_t check_code; /* graph/runtime_check.h: an index out of range */
 } gather_params;
 VKNN_PUSH_LAYOUT(gather, gather_params);
 
@@ -82,7 +86,8 @@ static vknn_status lower_gather(vknn_graph *graph, const vknn_operation *op,
   const vknn_tensor *in = &graph->tensors[op->inputs[0]];
   const vknn_tensor *indices = &graph->tensors[op->inputs[2]];
   gather_params p = {1, in->dims[axis], 1,
-                     (uint32_t)vknn_shape_element_count(indices->dims, indices->rank)};
+                     (uint32_t)vknn_shape_element_count(indices->dims, indices->rank),
+                     vknn_runtime_check_code(vknn_graph_op_index(graph, op), op->type)};
   for (uint32_t d = 0; d < axis; ++d) p.outer *= in->dims[d];
   for (uint32_t d = axis + 1; d < in->rank; ++d) p.inner *= in->dims[d];
   static const vknn_shader_id by_size[] = {VKNN_SHADER_GATHER_B8, VKNN_SHADER_GATHER_B16,

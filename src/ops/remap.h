@@ -11,6 +11,8 @@ typedef struct vknn_remap_params_push {
   int32_t begin_mask, end_mask, shrink_mask; /* STRIDED_SLICE */
   int32_t h_axis, w_axis, h_view, w_view;  /* the batch/space operations */
   int32_t block_h_view, block_w_view, batches; /* BATCH_TO_SPACE_ND: output batches */
+  int32_t out_height, out_width;           /* BATCH_TO_SPACE_ND: the declared output's */
+  uint32_t check_code; /* graph/runtime_check.h: reported when a parameter is invalid */
 } vknn_remap_params_push;
 
 typedef struct vknn_remap {
@@ -46,6 +48,7 @@ enum {
   VKNN_REMAP_DYNAMIC_TRANSPOSE = 3,
   VKNN_REMAP_DYNAMIC_SPACE_TO_BATCH = 4,
   VKNN_REMAP_DYNAMIC_BATCH_TO_SPACE = 5,
+  VKNN_REMAP_DYNAMIC_TILE = 6, /* the map is complete: multiples are only checked */
 };
 
 /* The declared output shape (vknn_remap_declared_output) walked one view
@@ -61,7 +64,10 @@ vknn_status vknn_remap_declared_identity(vknn_graph *graph, const vknn_operation
 bool vknn_remap_param_ok(vknn_graph *graph, const vknn_operation *op, uint32_t input,
                          uint32_t count);
 
-/* Marks a map as completed at run time from up to three parameter tensors. */
+/* Marks a map as completed at run time from up to three parameter tensors
+ * (UINT32_MAX: none). The kernel checks every parameter value against the
+ * input's shape and the declared output's, and reports what breaks a rule of
+ * the operation (docs/architecture.md, "Run-time checks"). */
 void vknn_remap_set_dynamic(vknn_remap *r, uint32_t kind, uint32_t a, uint32_t b, uint32_t c);
 
 /* The common run-time-parameter template: input 1 (count elements, known

@@ -69,8 +69,13 @@ static vknn_status build_slice(vknn_graph *graph, const vknn_operation *op, uint
                                vknn_remap *r, uint32_t *dims, uint32_t *rank) {
   (void)output;
   const vknn_tensor *in = &graph->tensors[op->inputs[0]];
-  if (!vectors_constant(graph, op, 2)) /* begin decides at run time */
-    return vknn_remap_dynamic_identity(graph, op, in->rank, VKNN_REMAP_DYNAMIC_SLICE, r, dims, rank);
+  if (!vectors_constant(graph, op, 2)) { /* begin decides at run time, size is checked */
+    if (!vknn_remap_param_ok(graph, op, 2, in->rank)) return VKNN_STATUS_GENERAL_FAILURE;
+    vknn_status s = vknn_remap_dynamic_identity(graph, op, in->rank, VKNN_REMAP_DYNAMIC_SLICE, r,
+                                                dims, rank);
+    r->dynamic.params[1] = op->inputs[2];
+    return s;
+  }
   int32_t v[2][VKNN_MAX_RANK]; /* begin, size */
   vknn_status s = read_vectors(graph, op, 2, v);
   if (s != VKNN_STATUS_NONE) return s;

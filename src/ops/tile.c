@@ -22,8 +22,9 @@ static vknn_status build_tile(vknn_graph *graph, const vknn_operation *op, uint3
   uint32_t n;
   if (graph->tensors[op->inputs[1]].constant_data == NULL) {
     /* The declared output says how often each axis repeats: wrapping the
-     * input axes is all the copy needs. */
-    vknn_status s = vknn_remap_declared_identity(graph, op, r, dims, rank);
+     * input axes is all the copy needs; the GPU checks the multiples agree. */
+    vknn_status s = vknn_remap_dynamic_identity(graph, op, in->rank, VKNN_REMAP_DYNAMIC_TILE, r,
+                                                dims, rank);
     for (uint32_t d = 0; s == VKNN_STATUS_NONE && d < in->rank; ++d) r->axes[d].modulo = true;
     return s;
   }

@@ -161,6 +161,7 @@ static vknn_status copy_outputs(vknn_graph_instance *inst, const vknn_request *r
 static vknn_status run_in_place(vknn_graph_instance *inst, const vknn_recording *rec,
                                 const vknn_deadline *deadline, uint64_t *device_us) {
   vknn_status s = vknn_graph_instance_submit(inst, rec, deadline);
+  if (s == VKNN_STATUS_NONE) s = vknn_graph_instance_check_status(inst);
   if (s == VKNN_STATUS_NONE) {
     *device_us = vknn_graph_instance_read_timestamps(inst);
     atomic_fetch_add(&inst->graph->device->vk.counters.zero_copy_executions, 1);
@@ -173,6 +174,7 @@ static vknn_status run_staged(vknn_graph_instance *inst, const vknn_request *req
                               uint64_t *device_us) {
   vknn_status s = copy_inputs(inst, request, view);
   if (s == VKNN_STATUS_NONE) s = vknn_graph_instance_submit(inst, &inst->recording, deadline);
+  if (s == VKNN_STATUS_NONE) s = vknn_graph_instance_check_status(inst);
   if (s == VKNN_STATUS_NONE) *device_us = vknn_graph_instance_read_timestamps(inst);
   if (s == VKNN_STATUS_NONE) s = copy_outputs(inst, request, view);
   if (s == VKNN_STATUS_NONE)

@@ -6,9 +6,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "graph/runtime_check.h"
 #include "util/fault_injection.h"
 
 #define TAG "execution"
+
+/* Whether some dispatch's kernel checks values read at run time. */
+static bool graph_reports_status(const vknn_recorded_graph *rg) {
+  for (uint32_t i = 0; i < rg->dispatches.count; ++i)
+    if (vknn_embedded_shaders[rg->dispatches.items[i].shader].reports_status) return true;
+  return false;
+}
 
 static vknn_status create_buffers(vknn_graph_instance *inst) {
   const vknn_recorded_graph *rg = inst->graph;
@@ -18,6 +26,8 @@ static vknn_status create_buffers(vknn_graph_instance *inst) {
   if (s == VKNN_STATUS_NONE)
     s = vknn_vk_buffer_create(vk, vknn_vk_buffer_size_for(rg->staging_size), VKNN_BUFFER_HOST_VISIBLE,
                               &inst->staging);
+  if (s == VKNN_STATUS_NONE && graph_reports_status(rg))
+    s = vknn_vk_buffer_create(vk, sizeof(uint32_t), VKNN_BUFFER_HOST_VISIBLE, &inst->status);
   return s;
 }
 
@@ -72,6 +82,7 @@ void vknn_graph_instance_destroy(vknn_graph_instance *inst) {
     vkDestroyCommandPool(vk->device, inst->command_pool, NULL);
   vknn_vk_buffer_destroy(vk, &inst->arena);
   vknn_vk_buffer_destroy(vk, &inst->staging);
+  vknn_vk_buffer_destroy(vk, &inst->status);
   free(inst->ticks);
   free(inst);
 }
@@ -99,6 +110,18 @@ vknn_status vknn_graph_instance_submit(vknn_graph_instance *inst, const vknn_rec
   return VKNN_STATUS_NONE;
 }
 
+vknn_status vknn_graph_instance_check_status(const vknn_graph_instance *inst) {
+  if (inst->status.mapped == NULL) return VKNN_STATUS_NONE;
+  uint32_t code = *(const volatile uint32_t *)inst->status.mapped; /* coherent memory */
+  if (code == 0) return VKNN_STATUS_NONE;
+  uint32_t op = vknn_runtime_check_operation(code);
+  VKNN_LOG_E(&inst->graph->device->log, TAG,
+             "operation %d (%s): a value given at run time (a parameter or an index) is out of "
+             "range; the kernel wrote nothing outside its tensors",
+             op == UINT32_MAX ? -1 : (int)op, vknn_operation_type_name(vknn_runtime_check_type(code)));
+  return VKNN_STATUS_INVALID_ARGUMENT;
+}
+
 uint64_t vknn_graph_instance_read_timestamps(vknn_graph_instance *inst) {
   if (inst->timestamps == VK_NULL_HANDLE) return UINT64_MAX;
   vknn_recorded_graph *rg = inst->graph;
@@ -121,6 +144,7 @@ vknn_recording_resources vknn_graph_instance_resources(const vknn_graph_instance
   return (vknn_recording_resources){.graph = inst->graph,
                                     .arena = inst->arena.buffer,
                                     .staging = inst->staging.buffer,
+                                    .status = inst->status.buffer,
                                     .command_pool = inst->command_pool,
                                     .timestamps = inst->timestamps};
 }

@@ -12,6 +12,9 @@ struct vknn_graph_instance {
   vknn_recorded_graph *graph;
   vknn_vk_buffer arena;
   vknn_vk_buffer staging; /* host-visible: inputs, then outputs */
+  /* Host-visible status word of the kernels that check run-time values
+   * (docs/architecture.md, "Run-time checks"); none when no dispatch checks. */
+  vknn_vk_buffer status;
   VkCommandPool command_pool;
   VkFence fence;
   VkQueryPool timestamps; /* VK_NULL_HANDLE when the queue has none */
@@ -36,6 +39,11 @@ vknn_recording_resources vknn_graph_instance_resources(const vknn_graph_instance
  * MISSED_DEADLINE_TRANSIENT. */
 vknn_status vknn_graph_instance_submit(vknn_graph_instance *inst, const vknn_recording *rec,
                                        const vknn_deadline *deadline);
+
+/* After a submission's fence: INVALID_ARGUMENT (logged, naming the
+ * operation) when a kernel found a value given at run time out of range, the
+ * status word being non-zero; NONE otherwise. */
+vknn_status vknn_graph_instance_check_status(const vknn_graph_instance *inst);
 
 /* Device time of the last submission in microseconds (UINT64_MAX when
  * unavailable); per-dispatch times go to the graph when profiled. */

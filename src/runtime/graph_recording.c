@@ -12,6 +12,9 @@
 
 #define TAG "compilation"
 
+_Static_assert(VKNN_STATUS_BLOCK_BINDING == VKNN_STATUS_BINDING,
+               "shaders/runtime_status.glsl and vk_context.h disagree on the status binding");
+
 typedef struct recording_target {
   const vknn_recording_resources *inst;
   const vknn_io_binding *inputs; /* NULL: the staging buffer */
@@ -52,6 +55,23 @@ static vknn_status create_descriptor_pool(const vknn_recorded_graph *rg, VkDescr
   return vknn_vk_status(vkCreateDescriptorPool(rg->device->vk.device, &info, NULL, out));
 }
 
+/* Bindings of a dispatch's set layout: a kernel that reports run-time
+ * errors takes them all, the status word being the last (the ones between
+ * its tensors and the status stay unwritten: the kernel does not use them). */
+static uint32_t layout_bindings(const vknn_dispatch *d) {
+  return vknn_embedded_shaders[d->shader].reports_status ? VKNN_MAX_BINDINGS : d->binding_count;
+}
+
+static VkWriteDescriptorSet buffer_write(VkDescriptorSet set, uint32_t binding,
+                                         const VkDescriptorBufferInfo *info) {
+  return (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+                                .dstSet = set,
+                                .dstBinding = binding,
+                                .descriptorCount = 1,
+                                .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                .pBufferInfo = info};
+}
+
 static vknn_status write_descriptor_set(const recording_target *t, const vknn_dispatch *d,
                                         VkDescriptorSet *out_set) {
   const vknn_recorded_graph *rg = t->inst->graph;
@@ -59,23 +79,37 @@ static vknn_status write_descriptor_set(const recording_target *t, const vknn_di
   VkDescriptorSetAllocateInfo alloc = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
                                        .descriptorPool = t->pool,
                                        .descriptorSetCount = 1,
-                                       .pSetLayouts = &vk->set_layouts[d->binding_count]};
+                                       .pSetLayouts = &vk->set_layouts[layout_bindings(d)]};
   VkResult r = vknn_vk_injected_fault();
   if (r == VK_SUCCESS) r = vkAllocateDescriptorSets(vk->device, &alloc, out_set);
   if (r != VK_SUCCESS) return vknn_vk_status(r);
   VkDescriptorBufferInfo infos[VKNN_MAX_BINDINGS];
   VkWriteDescriptorSet writes[VKNN_MAX_BINDINGS];
+  uint32_t count = d->binding_count;
   for (uint32_t b = 0; b < d->binding_count; ++b) {
     tensor_buffer(t, &rg->places[d->bindings[b].tensor], &infos[b]);
-    writes[b] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
-                                       .dstSet = *out_set,
-                                       .dstBinding = b,
-                                       .descriptorCount = 1,
-                                       .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                                       .pBufferInfo = &infos[b]};
+    writes[b] = buffer_write(*out_set, b, &infos[b]);
   }
-  vkUpdateDescriptorSets(vk->device, d->binding_count, writes, 0, NULL);
+  if (vknn_embedded_shaders[d->shader].reports_status) {
+    infos[count] = (VkDescriptorBufferInfo){t->inst->status, 0, VK_WHOLE_SIZE};
+    writes[count] = buffer_write(*out_set, VKNN_STATUS_BINDING, &infos[count]);
+    count++;
+  }
+  vkUpdateDescriptorSets(vk->device, count, writes, 0, NULL);
   return VKNN_STATUS_NONE;
+}
+
+/* A kernel that reports run-time errors needs the instance's status word and
+ * the binding reserved for it. */
+static vknn_status check_status_binding(const recording_target *t, const vknn_dispatch *d) {
+  if (!vknn_embedded_shaders[d->shader].reports_status) return VKNN_STATUS_NONE;
+  if (t->inst->status != VK_NULL_HANDLE && d->binding_count <= VKNN_STATUS_BINDING)
+    return VKNN_STATUS_NONE;
+  VKNN_LOG_E(&t->inst->graph->device->log, TAG,
+             "%s reports run-time errors but %s", vknn_embedded_shaders[d->shader].name,
+             t->inst->status == VK_NULL_HANDLE ? "the instance has no status word"
+                                               : "its tensors take the status binding");
+  return VKNN_STATUS_GENERAL_FAILURE;
 }
 
 /* Accesses since the last barrier. */
@@ -131,11 +165,13 @@ static vknn_status record_dispatch(const recording_target *t, VkCommandBuffer cm
   vknn_vk *vk = &rg->device->vk;
   VkPipeline pipeline;
   VkDescriptorSet set;
-  vknn_status s = vknn_vk_get_pipeline(vk, d->shader, d->binding_count, d->local_size, d->spec,
-                                       d->spec_count, &pipeline);
+  vknn_status s = check_status_binding(t, d);
+  if (s == VKNN_STATUS_NONE)
+    s = vknn_vk_get_pipeline(vk, d->shader, layout_bindings(d), d->local_size, d->spec,
+                             d->spec_count, &pipeline);
   if (s == VKNN_STATUS_NONE) s = write_descriptor_set(t, d, &set);
   if (s != VKNN_STATUS_NONE) return s;
-  VkPipelineLayout layout = vk->pipeline_layouts[d->binding_count];
+  VkPipelineLayout layout = vk->pipeline_layouts[layout_bindings(d)];
   vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
   vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, &set, 0, NULL);
   if (d->push_size > 0)
@@ -154,9 +190,20 @@ static vknn_status record_dispatch(const recording_target *t, VkCommandBuffer cm
   return VKNN_STATUS_NONE;
 }
 
+/* The status word starts every run at 0 (no violation), written by the GPU
+ * before the first kernel: no host write between executions. */
+static void reset_status(VkCommandBuffer cmd, VkBuffer status) {
+  vkCmdFillBuffer(cmd, status, 0, VK_WHOLE_SIZE, 0);
+  VkMemoryBarrier barrier = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+                             .srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
+                             .dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT};
+  vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0,
+                       1, &barrier, 0, NULL, 0, NULL);
+}
+
 /* Dispatches [first, end) into one segment; the first segment starts the
- * timestamps, the last one ends them and makes the outputs visible to the
- * host. */
+ * timestamps and resets the status word, the last one ends them and makes
+ * the outputs (and the status word) visible to the host. */
 static vknn_status record_segment(const recording_target *t, hazard_tracker *hazards,
                                   VkCommandBuffer cmd, uint32_t first, uint32_t end,
                                   uint32_t *barriers) {
@@ -170,6 +217,7 @@ static vknn_status record_segment(const recording_target *t, hazard_tracker *haz
     vkCmdResetQueryPool(cmd, timestamps, 0, rg->timestamp_count);
     vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, timestamps, 0);
   }
+  if (first == 0 && t->inst->status != VK_NULL_HANDLE) reset_status(cmd, t->inst->status);
   vknn_status s = VKNN_STATUS_NONE;
   for (uint32_t i = first; i < end && s == VKNN_STATUS_NONE; ++i) {
     const vknn_dispatch *d = &rg->dispatches.items[i];

@@ -17,11 +17,16 @@ typedef struct vknn_recording {
 } vknn_recording;
 
 /* What a recording binds and records with: the graph, and one graph
- * instance's own arena, staging buffer, command pool and timestamp queries. */
+ * instance's own arena, staging buffer, status word, command pool and
+ * timestamp queries. */
 typedef struct vknn_recording_resources {
   const vknn_recorded_graph *graph;
   VkBuffer arena;
   VkBuffer staging;
+  /* The status word of the kernels that check run-time values (bound at
+   * VKNN_STATUS_BINDING, zeroed at the start of the recording);
+   * VK_NULL_HANDLE when no dispatch checks. */
+  VkBuffer status;
   VkCommandPool command_pool;
   VkQueryPool timestamps; /* VK_NULL_HANDLE when the queue has none */
 } vknn_recording_resources;

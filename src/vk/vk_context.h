@@ -10,6 +10,10 @@
 
 /* Most storage buffers one dispatch binds. */
 #define VKNN_MAX_BINDINGS 8
+/* Reserved, in the kernels that report run-time errors, for the graph
+ * instance's status word (shaders/runtime_status.glsl): such a kernel binds
+ * at most VKNN_STATUS_BINDING tensors. */
+#define VKNN_STATUS_BINDING (VKNN_MAX_BINDINGS - 1)
 /* Bytes of push constants every kernel may use (the Vulkan minimum limit). */
 #define VKNN_PUSH_CONSTANT_SIZE 128
 

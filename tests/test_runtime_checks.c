@@ -1,0 +1,527 @@
+/* Values that decide addresses, given at execution time, are range-checked
+ * by the kernels (docs/architecture.md, "Run-time checks"): per operation, a
+ * model whose parameter (or GATHER's indices) is a model input computes the
+ * right result with a valid value, fails with INVALID_ARGUMENT with each
+ * invalid one, and runs correctly again afterwards on the same prepared
+ * model (the status word is reset). The first execution of a memory layout
+ * is staged, later ones run in place (zero copy): both paths are checked. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "common/shared_memory.h"
+#include "support/model_builder.h"
+#include "support/test_model.h"
+#include "vknn/vknn.h"
+
+#define F32 VKNN_OPERAND_TENSOR_FLOAT32
+#define I32 VKNN_OPERAND_TENSOR_INT32
+#define SLOT 1024 /* bytes per request argument: offsets meet any alignment */
+#define MAX_ARGS 5
+
+typedef struct fixture {
+  vknn_device *device;
+  test_log log;
+} fixture;
+
+static int setup(void **state) {
+  fixture *f = calloc(1, sizeof(*f));
+  if (f == NULL) return -1;
+  *state = f;
+  vknn_device_options options = {
+      .log_callback = test_log_callback, .log_user_data = &f->log, .enable_validation = true};
+  return vknn_device_open(&options, &f->device) == VKNN_STATUS_NONE ? 0 : -1;
+}
+
+static int teardown(void **state) {
+  fixture *f = *state;
+  uint64_t messages = vknn_device_get_validation_message_count(f->device);
+  vknn_device_close(f->device);
+  free(f);
+  return messages == 0 ? 0 : -1;
+}
+
+/* A prepared model and a request: model input i at SLOT * i of one pool, the
+ * output after the inputs. */
+typedef struct runner {
+  fixture *f;
+  vknn_prepared_model *pm;
+  shared_memory pool;
+  vknn_request_argument inputs[MAX_ARGS];
+  vknn_request_argument outputs[1];
+  vknn_request_pool pools[1];
+  vknn_request request;
+  const char *operation; /* named in the log of a violation */
+} runner;
+
+static void runner_init(fixture *f, runner *r, model_builder *b, const char *operation) {
+  memset(r, 0, sizeof(*r));
+  r->f = f;
+  r->operation = operation;
+  assert_int_equal(vknn_device_prepare_model(f->device, mb_finish(b), VKNN_PREFER_FAST_SINGLE_ANSWER,
+                                             VKNN_PRIORITY_MEDIUM, NULL, &r->pm),
+                   VKNN_STATUS_NONE);
+  assert_int_equal(shared_memory_create(&r->pool, SLOT * (b->input_count + 1)), 0);
+  for (uint32_t i = 0; i < b->input_count; ++i)
+    r->inputs[i].location = (vknn_data_location){0, SLOT * i, SLOT};
+  r->outputs[0].location = (vknn_data_location){0, SLOT * b->input_count, SLOT};
+  r->pools[0] = (vknn_request_pool){.kind = VKNN_REQUEST_POOL_MEMORY, .memory = r->pool.memory};
+  r->request = (vknn_request){r->inputs, b->input_count, r->outputs, 1, r->pools, 1};
+}
+
+static void runner_release(runner *r) {
+  vknn_prepared_model_release(r->pm);
+  shared_memory_destroy(&r->pool);
+}
+
+/* Writes model input i (its request length becomes bytes). */
+static void set_input(runner *r, uint32_t i, const void *data, size_t bytes) {
+  assert_true(bytes <= SLOT);
+  memcpy(r->pool.data + SLOT * i, data, bytes);
+  r->inputs[i].location.length = (uint32_t)bytes;
+}
+
+static const float *output(const runner *r) {
+  return (const float *)(r->pool.data + r->outputs[0].location.offset);
+}
+
+static vknn_status execute_sync(runner *r) {
+  return vknn_prepared_model_execute(r->pm, &r->request, VKNN_MEASURE_TIMING_NO, NULL, NULL, NULL,
+                                     0, NULL);
+}
+
+typedef struct completion {
+  pthread_mutex_t lock;
+  pthread_cond_t cond;
+  bool done;
+  vknn_status status;
+} completion;
+
+static void on_done(void *user_data, vknn_status status, const vknn_output_shape *shapes,
+                    uint32_t shape_count, const vknn_timing *timing) {
+  (void)shapes, (void)shape_count, (void)timing;
+  completion *c = user_data;
+  pthread_mutex_lock(&c->lock);
+  c->status = status;
+  c->done = true;
+  pthread_cond_signal(&c->cond);
+  pthread_mutex_unlock(&c->lock);
+}
+
+static vknn_status execute_async(runner *r) {
+  completion c = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false, VKNN_STATUS_NONE};
+  vknn_status s = vknn_prepared_model_execute_async(r->pm, &r->request, VKNN_MEASURE_TIMING_NO,
+                                                    NULL, NULL, on_done, &c);
+  if (s != VKNN_STATUS_NONE) return s;
+  pthread_mutex_lock(&c.lock);
+  while (!c.done) pthread_cond_wait(&c.cond, &c.lock);
+  pthread_mutex_unlock(&c.lock);
+  return c.status;
+}
+
+static vknn_status execute_fenced(runner *r) {
+  int fence = -1;
+  vknn_fenced_execution *e = NULL;
+  vknn_status s = vknn_prepared_model_execute_fenced(r->pm, &r->request, NULL, 0,
+                                                     VKNN_MEASURE_TIMING_NO, NULL, NULL, NULL,
+                                                     &fence, &e);
+  if (s != VKNN_STATUS_NONE) return s;
+  s = vknn_fenced_execution_get_info(e, NULL, NULL);
+  vknn_fenced_execution_release(e);
+  if (fence >= 0) close(fence);
+  return s;
+}
+
+static vknn_status execute_burst(runner *r) {
+  vknn_burst *burst = NULL;
+  vknn_status s = vknn_burst_create(r->pm, &burst);
+  const int32_t slots[1] = {0};
+  if (s == VKNN_STATUS_NONE)
+    s = vknn_burst_execute(burst, &r->request, slots, VKNN_MEASURE_TIMING_NO, NULL, NULL, NULL, 0,
+                           NULL);
+  vknn_burst_release(burst);
+  return s;
+}
+
+typedef vknn_status (*execute_fn)(runner *r);
+
+/* INVALID_ARGUMENT, with a log line naming the operation. */
+static void expect_violation(runner *r, execute_fn execute) {
+  r->f->log.last[0] = '\0';
+  assert_int_equal(execute(r), VKNN_STATUS_INVALID_ARGUMENT);
+  if (strstr(r->f->log.last, r->operation) == NULL || strstr(r->f->log.last, "out of range") == NULL)
+    fail_msg("log \"%s\" does not name %s and the violation", r->f->log.last, r->operation);
+}
+
+static void expect_result(runner *r, execute_fn execute, const float *expected, size_t count) {
+  assert_int_equal(execute(r), VKNN_STATUS_NONE);
+  for (size_t i = 0; i < count; ++i) assert_float_equal(output(r)[i], expected[i], 0.f);
+}
+
+/* One parameter input: each invalid value (count values of `bytes` each)
+ * fails, and the valid one gives expected before, between and after them. */
+typedef struct param_case {
+  uint32_t input;
+  size_t bytes;
+  const int32_t *valid;
+  const int32_t *invalid; /* invalid_count values, one after the other */
+  uint32_t invalid_count;
+  const float *expected;
+  size_t expected_count;
+} param_case;
+
+static void check_param(runner *r, const param_case *c) {
+  size_t words = c->bytes / sizeof(int32_t);
+  for (uint32_t k = 0; k < c->invalid_count; ++k) {
+    set_input(r, c->input, c->invalid + k * words, c->bytes);
+    expect_violation(r, execute_sync);
+    set_input(r, c->input, c->valid, c->bytes);
+    expect_result(r, execute_sync, c->expected, c->expected_count);
+  }
+}
+
+static void set_iota(runner *r, uint32_t input, uint32_t count, float first) {
+  float values[256];
+  assert_true(count <= 256);
+  for (uint32_t i = 0; i < count; ++i) values[i] = first + (float)i;
+  set_input(r, input, values, count * sizeof(float));
+}
+
+/* ---- TRANSPOSE ---- */
+
+static void build_transpose(model_builder *b) {
+  mb_init(b);
+  uint32_t in_dims[2] = {2, 3}, perm_dims[1] = {2}, out_dims[2] = {3, 2};
+  uint32_t in = mb_input(b, F32, in_dims, 2), perm = mb_input(b, I32, perm_dims, 1);
+  uint32_t out = mb_output(b, F32, out_dims, 2);
+  uint32_t inputs[2] = {in, perm};
+  mb_operation(b, VKNN_OPERATION_TRANSPOSE, inputs, 2, &out, 1);
+}
+
+static const int32_t transpose_valid[2] = {1, 0};
+/* Out of range, repeated, the identity (not the declared [3, 2]), negative. */
+static const int32_t transpose_invalid[] = {0, 2, 1, 1, 0, 1, -1, 0, 1, 6};
+static const float transpose_expected[6] = {0, 3, 1, 4, 2, 5};
+
+static void test_transpose_perm(void **state) {
+  model_builder b;
+  runner r;
+  build_transpose(&b);
+  runner_init(*state, &r, &b, "TRANSPOSE");
+  set_iota(&r, 0, 6, 0.f);
+  param_case c = {1, 8, transpose_valid, transpose_invalid, 5, transpose_expected, 6};
+  check_param(&r, &c);
+  runner_release(&r);
+}
+
+/* The asynchronous, fenced and burst paths fail alike, and the next
+ * execution on each succeeds. */
+static void test_every_path_reports(void **state) {
+  model_builder b;
+  runner r;
+  build_transpose(&b);
+  runner_init(*state, &r, &b, "TRANSPOSE");
+  set_iota(&r, 0, 6, 0.f);
+  const execute_fn paths[] = {execute_async, execute_fenced, execute_burst, execute_sync};
+  for (size_t p = 0; p < sizeof(paths) / sizeof(paths[0]); ++p) {
+    set_input(&r, 1, transpose_invalid, 8);
+    expect_violation(&r, paths[p]);
+    set_input(&r, 1, transpose_valid, 8);
+    expect_result(&r, paths[p], transpose_expected, 6);
+  }
+  vknn_device_statistics stats;
+  assert_int_equal(vknn_device_get_statistics(r.f->device, &stats), VKNN_STATUS_NONE);
+  assert_true(stats.zero_copy_executions > 0); /* the in-place recording was checked too */
+  runner_release(&r);
+}
+
+/* ---- GATHER ---- */
+
+static void build_gather(model_builder *b, const int32_t *constant_indices) {
+  mb_init(b);
+  uint32_t in_dims[2] = {4, 2}, index_dims[1] = {3}, out_dims[2] = {3, 2};
+  uint32_t in = mb_input(b, F32, in_dims, 2);
+  uint32_t axis = mb_const_i32(b, 0);
+  uint32_t indices = constant_indices != NULL
+                         ? mb_const_tensor(b, I32, index_dims, 1, constant_indices, 12)
+                         : mb_input(b, I32, index_dims, 1);
+  uint32_t out = mb_output(b, F32, out_dims, 2);
+  uint32_t inputs[3] = {in, axis, indices};
+  mb_operation(b, VKNN_OPERATION_GATHER, inputs, 3, &out, 1);
+}
+
+static void test_gather_indices(void **state) {
+  model_builder b;
+  runner r;
+  build_gather(&b, NULL);
+  runner_init(*state, &r, &b, "GATHER");
+  set_iota(&r, 0, 8, 0.f);
+  static const int32_t valid[3] = {3, 0, 1};
+  static const int32_t invalid[] = {0, 4, 1, -1, 0, 0, 0, 0, INT32_MIN, INT32_MAX, 0, 0};
+  static const float expected[6] = {6, 7, 0, 1, 2, 3};
+  param_case c = {1, 12, valid, invalid, 4, expected, 6};
+  check_param(&r, &c);
+  runner_release(&r);
+}
+
+/* Constant indices out of range are rejected at prepare. */
+static void test_gather_constant_indices(void **state) {
+  fixture *f = *state;
+  model_builder b;
+  static const int32_t indices[3] = {0, 4, 1};
+  build_gather(&b, indices);
+  vknn_prepared_model *pm = NULL;
+  assert_int_equal(vknn_device_prepare_model(f->device, mb_finish(&b), VKNN_PREFER_FAST_SINGLE_ANSWER,
+                                             VKNN_PRIORITY_MEDIUM, NULL, &pm),
+                   VKNN_STATUS_INVALID_ARGUMENT);
+  assert_null(pm);
+  assert_non_null(strstr(f->log.last, "GATHER: index 4"));
+}
+
+/* A model compiled per execution (its data's batch is unknown) binds the
+ * status word too: 65 indices are more than the specialization key takes as
+ * values, so the kernel reads them. */
+static void test_gather_specialized(void **state) {
+  model_builder b;
+  runner r;
+  mb_init(&b);
+  uint32_t in_dims[2] = {0, 2}, index_dims[1] = {65}, out_dims[2] = {65, 2};
+  uint32_t inputs[3] = {mb_input(&b, F32, in_dims, 2), mb_const_i32(&b, 0),
+                        mb_input(&b, I32, index_dims, 1)};
+  uint32_t out = mb_output(&b, F32, out_dims, 2);
+  mb_operation(&b, VKNN_OPERATION_GATHER, inputs, 3, &out, 1);
+  runner_init(*state, &r, &b, "GATHER");
+  uint32_t request_dims[2] = {4, 2};
+  r.inputs[0].dimensions = request_dims;
+  r.inputs[0].dimension_count = 2;
+  set_iota(&r, 0, 8, 0.f);
+  int32_t valid[65], invalid[65];
+  float expected[130];
+  for (int i = 0; i < 65; ++i) {
+    valid[i] = invalid[i] = i % 4;
+    expected[2 * i] = (float)(2 * (i % 4));
+    expected[2 * i + 1] = (float)(2 * (i % 4) + 1);
+  }
+  invalid[64] = 4;
+  param_case c = {1, sizeof(valid), valid, invalid, 1, expected, 130};
+  check_param(&r, &c);
+  runner_release(&r);
+}
+
+/* ---- TILE ---- */
+
+static void test_tile_multiples(void **state) {
+  model_builder b;
+  runner r;
+  mb_init(&b);
+  uint32_t in_dims[2] = {2, 2}, m_dims[1] = {2}, out_dims[2] = {4, 2};
+  uint32_t inputs[2] = {mb_input(&b, F32, in_dims, 2), mb_input(&b, I32, m_dims, 1)};
+  uint32_t out = mb_output(&b, F32, out_dims, 2);
+  mb_operation(&b, VKNN_OPERATION_TILE, inputs, 2, &out, 1);
+  runner_init(*state, &r, &b, "TILE");
+  set_iota(&r, 0, 4, 0.f);
+  static const int32_t valid[2] = {2, 1};
+  /* Swapped, zero, negative, too many. */
+  static const int32_t invalid[] = {1, 2, 0, 1, -2, 1, 2, 0, 4, 1};
+  static const float expected[8] = {0, 1, 2, 3, 0, 1, 2, 3};
+  param_case c = {1, 8, valid, invalid, 5, expected, 8};
+  check_param(&r, &c);
+  runner_release(&r);
+}
+
+/* ---- SLICE ---- */
+
+static void test_slice_begin_and_size(void **state) {
+  model_builder b;
+  runner r;
+  mb_init(&b);
+  uint32_t in_dims[2] = {3, 4}, v_dims[1] = {2}, out_dims[2] = {2, 2};
+  uint32_t inputs[3] = {mb_input(&b, F32, in_dims, 2), mb_input(&b, I32, v_dims, 1),
+                        mb_input(&b, I32, v_dims, 1)};
+  uint32_t out = mb_output(&b, F32, out_dims, 2);
+  mb_operation(&b, VKNN_OPERATION_SLICE, inputs, 3, &out, 1);
+  runner_init(*state, &r, &b, "SLICE");
+  set_iota(&r, 0, 12, 0.f);
+  static const float expected[4] = {5, 6, 9, 10};
+  static const int32_t begin[2] = {1, 1}, size[2] = {2, 2}, rest[2] = {-1, 2};
+  set_input(&r, 2, size, 8);
+  /* Past the end, negative, past the end of axis 1, INT32_MAX. */
+  static const int32_t bad_begin[] = {2, 1, -1, 0, 1, 3, INT32_MAX, 0};
+  param_case c = {1, 8, begin, bad_begin, 4, expected, 4};
+  check_param(&r, &c);
+  /* size -1: the rest of the axis (3 - 1 = 2 rows). */
+  set_input(&r, 2, rest, 8);
+  expect_result(&r, execute_sync, expected, 4);
+  /* Not the declared output's; -1 where the rest is 3 rows; zero. */
+  static const int32_t bad_size[] = {2, 3, -2, 2, 0, 2};
+  param_case sizes = {2, 8, size, bad_size, 3, expected, 4};
+  check_param(&r, &sizes);
+  static const int32_t from_top[2] = {0, 1};
+  set_input(&r, 1, from_top, 8);
+  set_input(&r, 2, rest, 8);
+  expect_violation(&r, execute_sync);
+  runner_release(&r);
+}
+
+/* ---- PAD, PAD_V2 ---- */
+
+static void check_pad(fixture *f, bool v2) {
+  model_builder b;
+  runner r;
+  mb_init(&b);
+  uint32_t in_dims[2] = {2, 2}, p_dims[2] = {2, 2}, out_dims[2] = {3, 5};
+  float nine = 9.f;
+  uint32_t inputs[3] = {mb_input(&b, F32, in_dims, 2), mb_input(&b, I32, p_dims, 2), 0};
+  if (v2) inputs[2] = mb_const_tensor(&b, VKNN_OPERAND_FLOAT32, NULL, 0, &nine, 4);
+  uint32_t out = mb_output(&b, F32, out_dims, 2);
+  mb_operation(&b, v2 ? VKNN_OPERATION_PAD_V2 : VKNN_OPERATION_PAD, inputs, v2 ? 3 : 2, &out, 1);
+  runner_init(f, &r, &b, v2 ? "PAD_V2" : "PAD");
+  set_iota(&r, 0, 4, 1.f);
+  static const int32_t valid[4] = {1, 0, 2, 1};
+  /* Sums that miss the declared output; negative ones that do not. */
+  static const int32_t invalid[] = {0, 1, 1, 1, -1, 2, 2, 1, 4, -3, 2, 1, 1, 0, 4, -1,
+                                    INT32_MAX, INT32_MAX, 2, 1};
+  float p = v2 ? 9.f : 0.f;
+  const float expected[15] = {p, p, p, p, p, p, p, 1, 2, p, p, p, 3, 4, p};
+  param_case c = {1, 16, valid, invalid, 5, expected, 15};
+  check_param(&r, &c);
+  runner_release(&r);
+}
+
+static void test_pad_paddings(void **state) { check_pad(*state, false); }
+static void test_pad_v2_paddings(void **state) { check_pad(*state, true); }
+
+/* ---- STRIDED_SLICE ---- */
+
+static void build_strided_slice(model_builder *b, uint32_t in_rows, const uint32_t *out_dims,
+                                uint32_t out_rank, int32_t shrink_mask) {
+  mb_init(b);
+  uint32_t in_dims[2] = {in_rows, 4}, v_dims[1] = {2};
+  uint32_t inputs[7] = {mb_input(b, F32, in_dims, 2), mb_input(b, I32, v_dims, 1),
+                        mb_input(b, I32, v_dims, 1),  mb_input(b, I32, v_dims, 1),
+                        mb_const_i32(b, 0),           mb_const_i32(b, 0),
+                        mb_const_i32(b, shrink_mask)};
+  uint32_t out = mb_output(b, F32, out_dims, out_rank);
+  mb_operation(b, VKNN_OPERATION_STRIDED_SLICE, inputs, 7, &out, 1);
+}
+
+static void test_strided_slice_parameters(void **state) {
+  model_builder b;
+  runner r;
+  uint32_t out_dims[2] = {2, 2};
+  build_strided_slice(&b, 4, out_dims, 2, 0);
+  runner_init(*state, &r, &b, "STRIDED_SLICE");
+  set_iota(&r, 0, 16, 0.f);
+  static const int32_t begin[2] = {0, 1}, end[2] = {4, 4}, strides[2] = {2, 2};
+  set_input(&r, 1, begin, 8);
+  set_input(&r, 2, end, 8);
+  static const float expected[4] = {1, 3, 9, 11};
+  /* Zero, a count of 4 rows, an empty range, INT32_MIN (one row). */
+  static const int32_t bad_strides[] = {0, 2, 1, 2, -2, 2, INT32_MIN, 2};
+  param_case c = {3, 8, strides, bad_strides, 4, expected, 4};
+  check_param(&r, &c);
+  /* Backwards: rows 3 and 1 (begin -1, end clamped to before row 0). */
+  static const int32_t back_begin[2] = {-1, 1}, back_end[2] = {-5, 4}, back_strides[2] = {-2, 2};
+  set_input(&r, 1, back_begin, 8);
+  set_input(&r, 2, back_end, 8);
+  set_input(&r, 3, back_strides, 8);
+  static const float backwards[4] = {13, 15, 5, 7};
+  expect_result(&r, execute_sync, backwards, 4);
+  static const int32_t bad_end[] = {2, 4, 4, 4}; /* one row; none (clamped to row 3) */
+  param_case ends = {2, 8, back_end, bad_end, 2, backwards, 4};
+  check_param(&r, &ends);
+  runner_release(&r);
+}
+
+/* A shrunk axis's index must lie in the axis. */
+static void test_strided_slice_shrink_index(void **state) {
+  model_builder b;
+  runner r;
+  uint32_t out_dims[1] = {4};
+  build_strided_slice(&b, 3, out_dims, 1, 1);
+  runner_init(*state, &r, &b, "STRIDED_SLICE");
+  set_iota(&r, 0, 12, 0.f);
+  static const int32_t end[2] = {0, 4}, strides[2] = {1, 1};
+  set_input(&r, 2, end, 8);
+  set_input(&r, 3, strides, 8);
+  static const int32_t begin[2] = {-1, 0};
+  static const int32_t bad_begin[] = {3, 0, -4, 0, INT32_MIN, 0};
+  static const float expected[4] = {8, 9, 10, 11};
+  param_case c = {1, 8, begin, bad_begin, 3, expected, 4};
+  check_param(&r, &c);
+  runner_release(&r);
+}
+
+/* ---- SPACE_TO_BATCH_ND, BATCH_TO_SPACE_ND ---- */
+
+static void test_space_to_batch_parameters(void **state) {
+  model_builder b;
+  runner r;
+  mb_init(&b);
+  uint32_t in_dims[4] = {1, 4, 4, 1}, block_dims[1] = {2}, pad_dims[2] = {2, 2};
+  uint32_t out_dims[4] = {4, 2, 2, 1};
+  uint32_t inputs[3] = {mb_input(&b, F32, in_dims, 4), mb_input(&b, I32, block_dims, 1),
+                        mb_input(&b, I32, pad_dims, 2)};
+  uint32_t out = mb_output(&b, F32, out_dims, 4);
+  mb_operation(&b, VKNN_OPERATION_SPACE_TO_BATCH_ND, inputs, 3, &out, 1);
+  runner_init(*state, &r, &b, "SPACE_TO_BATCH_ND");
+  set_iota(&r, 0, 16, 0.f);
+  static const int32_t block[2] = {2, 2}, pads[4] = {0, 0, 0, 0};
+  set_input(&r, 2, pads, 16);
+  static const float expected[16] = {0, 2, 8, 10, 1, 3, 9, 11, 4, 6, 12, 14, 5, 7, 13, 15};
+  /* The right area split otherwise, zero, negative, too large. */
+  static const int32_t bad_block[] = {1, 4, 4, 1, 0, 2, -2, -2, 65536, 65536};
+  param_case blocks = {1, 8, block, bad_block, 5, expected, 16};
+  check_param(&r, &blocks);
+  /* Too much padding; negative with the right sum; huge. */
+  static const int32_t bad_pads[] = {1, 1, 0, 0, 2, -2, 0, 0, 0, 0, INT32_MAX, INT32_MAX};
+  param_case paddings = {2, 16, pads, bad_pads, 3, expected, 16};
+  check_param(&r, &paddings);
+  runner_release(&r);
+}
+
+static void test_batch_to_space_block(void **state) {
+  model_builder b;
+  runner r;
+  mb_init(&b);
+  uint32_t in_dims[4] = {4, 2, 2, 1}, block_dims[1] = {2}, out_dims[4] = {1, 4, 4, 1};
+  uint32_t inputs[2] = {mb_input(&b, F32, in_dims, 4), mb_input(&b, I32, block_dims, 1)};
+  uint32_t out = mb_output(&b, F32, out_dims, 4);
+  mb_operation(&b, VKNN_OPERATION_BATCH_TO_SPACE_ND, inputs, 2, &out, 1);
+  runner_init(*state, &r, &b, "BATCH_TO_SPACE_ND");
+  set_iota(&r, 0, 16, 0.f);
+  float expected[16];
+  for (int y = 0; y < 4; ++y) /* out[y][x] = in[batch (y % 2) * 2 + x % 2][y / 2][x / 2] */
+    for (int x = 0; x < 4; ++x)
+      expected[y * 4 + x] = (float)(((y % 2) * 2 + x % 2) * 4 + (y / 2) * 2 + x / 2);
+  static const int32_t block[2] = {2, 2};
+  static const int32_t bad_block[] = {4, 1, 1, 4, 0, 2, 2, 3, -2, -2, INT32_MAX, INT32_MAX};
+  param_case c = {1, 8, block, bad_block, 6, expected, 16};
+  check_param(&r, &c);
+  runner_release(&r);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup_teardown(test_transpose_perm, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_every_path_reports, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_gather_indices, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_gather_constant_indices, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_gather_specialized, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_tile_multiples, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_slice_begin_and_size, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_pad_paddings, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_pad_v2_paddings, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_strided_slice_parameters, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_strided_slice_shrink_index, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_space_to_batch_parameters, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_batch_to_space_block, setup, teardown),
+  };
+  return cmocka_run_group_tests_name("runtime_checks", tests, NULL, NULL);
+}
