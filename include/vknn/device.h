@@ -89,7 +89,9 @@ void vknn_device_close(vknn_device *device);
 vknn_status vknn_device_get_capabilities(const vknn_device *device,
                                          vknn_capabilities *out_capabilities);
 
-/* Always VKNN_DEVICE_TYPE_GPU (HAL getType). */
+/* The kind of device (HAL getType), from the Vulkan device's type: CPU for
+ * a CPU implementation such as lavapipe, GPU for an integrated, discrete or
+ * virtual GPU, OTHER otherwise. */
 vknn_status vknn_device_get_type(const vknn_device *device, vknn_device_type *out_type);
 
 /* "vknn-<version> (<Vulkan device name>)" (HAL getVersionString). The string

@@ -277,6 +277,12 @@ typedef struct vknn_duration {
   uint64_t nanoseconds;
 } vknn_duration;
 
+/* The time a WHILE operation may loop in one execution (HAL
+ * LoopTimeoutDurationNs): DEFAULT when an execution gives none; a longer one
+ * is taken as MAXIMUM. */
+#define VKNN_LOOP_TIMEOUT_DEFAULT_NS 2000000000ull
+#define VKNN_LOOP_TIMEOUT_MAXIMUM_NS 15000000000ull
+
 /* Performance relative to the CPU: lower is better (HAL PerformanceInfo). */
 typedef struct vknn_performance_info {
   float exec_time;

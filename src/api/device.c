@@ -47,9 +47,21 @@ void vknn_device_close(vknn_device *device) {
   free(device);
 }
 
+/* The HAL's DeviceType from the Vulkan device's: a CPU implementation
+ * (lavapipe, SwiftShader) is a CPU, every kind of GPU a GPU. */
+static vknn_device_type hal_device_type(VkPhysicalDeviceType type) {
+  switch (type) {
+    case VK_PHYSICAL_DEVICE_TYPE_CPU: return VKNN_DEVICE_TYPE_CPU;
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU:
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU:
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return VKNN_DEVICE_TYPE_GPU;
+    default: return VKNN_DEVICE_TYPE_OTHER;
+  }
+}
+
 vknn_status vknn_device_get_type(const vknn_device *device, vknn_device_type *out_type) {
   if (device == NULL || out_type == NULL) return VKNN_STATUS_INVALID_ARGUMENT;
-  *out_type = VKNN_DEVICE_TYPE_GPU;
+  *out_type = hal_device_type(device->vk.properties.deviceType);
   return VKNN_STATUS_NONE;
 }
 

@@ -72,7 +72,7 @@ static vknn_status upload(vknn_recorded_graph *rg, VkBuffer dst, uint64_t size, 
                          VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &barrier, 0, NULL, 0, NULL);
     VkResult r = vkEndCommandBuffer(u.cmd);
     atomic_fetch_add(&vk->counters.command_buffers_recorded, 1);
-    s = r == VK_SUCCESS ? vknn_vk_submit_and_wait(vk, &u.cmd, 1, u.fence) : vknn_vk_status(r);
+    s = r == VK_SUCCESS ? vknn_device_submit_and_wait(rg->device, &u.cmd, 1, u.fence) : vknn_vk_status(r);
   }
   end_upload(vk, &u);
   vknn_vk_buffer_destroy(vk, &staging);
