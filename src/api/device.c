@@ -6,6 +6,7 @@
 
 #include "compiler/compiler.h"
 #include "runtime/device_internal.h"
+#include "runtime/recorded_graph.h"
 #include "compiler/operation_registry.h"
 #include "util/fault_injection.h"
 
@@ -118,9 +119,6 @@ vknn_status vknn_device_get_supported_operations(vknn_device *device, const vknn
                supported_count, model->main.operation_count);
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
-  vknn_graph graph;
-  status = vknn_graph_init(&graph, &device->log, model, NULL);
-  if (status == VKNN_STATUS_NONE) status = vknn_compile_infer(&graph, out_supported);
-  vknn_graph_release(&graph);
-  return status;
+  vknn_plan_target target = vknn_recorded_graph_target(device);
+  return vknn_compile_query(&device->log, model, &target, out_supported);
 }

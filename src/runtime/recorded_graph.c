@@ -218,6 +218,9 @@ vknn_plan_target vknn_recorded_graph_target(const vknn_device *device) {
                 type == VK_PHYSICAL_DEVICE_TYPE_CPU;
   return (vknn_plan_target){.alignment = vk->properties.limits.minStorageBufferOffsetAlignment,
                             .max_binding_bytes = vk->properties.limits.maxStorageBufferRange,
+                            .max_workgroups =
+                                (uint64_t)vk->properties.limits.maxComputeWorkGroupCount[0] *
+                                vk->properties.limits.maxComputeWorkGroupCount[1],
                             .import_pools = shared && vk->host_import_alignment != 0};
 }
 
