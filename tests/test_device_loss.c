@@ -160,15 +160,20 @@ static void wait_done(completion *c, int count) {
   assert_true(done);
 }
 
+/* Queues count asynchronous executions and waits for their callbacks. */
+static void run_queue(fixture *f, completion *c, int count) {
+  for (int i = 0; i < count; ++i)
+    assert_int_equal(vknn_prepared_model_execute_async(f->pm, &f->r.request, VKNN_MEASURE_TIMING_NO,
+                                                       NULL, NULL, on_done, c),
+                     VKNN_STATUS_NONE);
+  wait_done(c, count);
+}
+
 static void test_async_reports_loss(void **state) {
   fixture *f = *state;
   completion c = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, {0}};
   vknn_fault_arm(VKNN_FAULT_FENCE_WAIT, 1);
-  for (int i = 0; i < 4; ++i)
-    assert_int_equal(vknn_prepared_model_execute_async(f->pm, &f->r.request, VKNN_MEASURE_TIMING_NO,
-                                                       NULL, NULL, on_done, &c),
-                     VKNN_STATUS_NONE);
-  wait_done(&c, 4);
+  run_queue(f, &c, 4);
   for (int i = 0; i < 4; ++i) assert_int_equal(c.status[i], VKNN_STATUS_DEVICE_UNAVAILABLE);
   /* A later launch is refused at once: no callback. */
   assert_int_equal(vknn_prepared_model_execute_async(f->pm, &f->r.request, VKNN_MEASURE_TIMING_NO,
@@ -231,11 +236,7 @@ static void test_loss_in_a_queue(void **state) {
   fixture *f = *state;
   completion c = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, {0}};
   vknn_fault_arm(VKNN_FAULT_FENCE_WAIT, 3);
-  for (int i = 0; i < 6; ++i)
-    assert_int_equal(vknn_prepared_model_execute_async(f->pm, &f->r.request, VKNN_MEASURE_TIMING_NO,
-                                                       NULL, NULL, on_done, &c),
-                     VKNN_STATUS_NONE);
-  wait_done(&c, 6);
+  run_queue(f, &c, 6);
   /* One thread: the first two ran, the third lost the device, the rest
    * were refused. */
   for (int i = 0; i < 6; ++i)
