@@ -14,6 +14,8 @@
 
 #include "runtime/device_internal.h"
 #include "support/model_builder.h"
+#include "support/test_model.h"
+#include "util/fault_injection.h"
 #include "vk/vk_buffer.h"
 #include "vknn/vknn.h"
 
@@ -154,6 +156,101 @@ static void test_binding_beyond_device_limit(void **state) {
   close_device(device);
 }
 
+/* The support query answers for prepare: the chain passes inference, but
+ * with the device's binding limit below its tensors neither ADD can run,
+ * and the query says so. */
+static void test_query_checks_binding_limit(void **state) {
+  (void)state;
+  vknn_device *device = open_device();
+  uint32_t *limit = &device->vk.properties.limits.maxStorageBufferRange;
+  if ((uint64_t)*limit + 1024 * sizeof(float) > UINT32_MAX) *limit = 64u << 20;
+  model_builder *b = malloc(sizeof(*b));
+  assert_non_null(b);
+  bool supported[2] = {true, true};
+  const vknn_model *model = doubling_chain(b, *limit / sizeof(float) + 1024);
+  assert_int_equal(vknn_device_get_supported_operations(device, model, supported, 2),
+                   VKNN_STATUS_NONE);
+  assert_false(supported[0]);
+  assert_false(supported[1]);
+  model = doubling_chain(b, 1024);
+  assert_int_equal(vknn_device_get_supported_operations(device, model, supported, 2),
+                   VKNN_STATUS_NONE);
+  assert_true(supported[0] && supported[1]);
+  free(b);
+  close_device(device);
+}
+
+/* A dispatch grid beyond the device's: unsupported in the query, and
+ * prepare fails as for any unsupported operation (GENERAL_FAILURE). The
+ * device is made to report a 4 x 4 grid. */
+static void test_query_checks_grid_limit(void **state) {
+  (void)state;
+  vknn_device *device = open_device();
+  uint32_t *groups = device->vk.properties.limits.maxComputeWorkGroupCount;
+  uint32_t saved[2] = {groups[0], groups[1]};
+  groups[0] = groups[1] = 4;
+  model_builder *b = malloc(sizeof(*b));
+  assert_non_null(b);
+  bool supported[2] = {true, true};
+  assert_int_equal(vknn_device_get_supported_operations(device, doubling_chain(b, 1u << 20),
+                                                        supported, 2),
+                   VKNN_STATUS_NONE);
+  assert_false(supported[0] || supported[1]);
+  assert_int_equal(prepare_chain(device, b, 1u << 20), VKNN_STATUS_GENERAL_FAILURE);
+  groups[0] = saved[0], groups[1] = saved[1];
+  assert_int_equal(prepare_chain(device, b, 1u << 20), VKNN_STATUS_NONE);
+  free(b);
+  close_device(device);
+}
+
+/* Running out of host memory inside the query is RESOURCE_EXHAUSTED, never
+ * an operation reported unsupported: every allocation of the query fails in
+ * turn. */
+static void test_query_out_of_memory(void **state) {
+  (void)state;
+  vknn_device *device = open_device();
+  model_builder *b = malloc(sizeof(*b));
+  assert_non_null(b);
+  const vknn_model *model = doubling_chain(b, 1024);
+  bool done = false;
+  for (uint64_t n = 1; !done && n < 10000; ++n) {
+    bool supported[2] = {false, false};
+    vknn_fault_arm(VKNN_FAULT_HOST_ALLOCATION, n);
+    vknn_status s = vknn_device_get_supported_operations(device, model, supported, 2);
+    done = vknn_fault_count(VKNN_FAULT_HOST_ALLOCATION) < n;
+    vknn_fault_arm(VKNN_FAULT_HOST_ALLOCATION, 0);
+    if (done) {
+      assert_int_equal(s, VKNN_STATUS_NONE);
+    } else if (s != VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT) {
+      assert_int_equal(s, VKNN_STATUS_NONE);
+      assert_true(supported[0] && supported[1]);
+    }
+  }
+  assert_true(done);
+  free(b);
+  close_device(device);
+}
+
+/* OEM_OPERATION over OEM operands is a valid model the driver does not
+ * run: unsupported in the query, and prepare fails as for any unsupported
+ * operation. */
+static void test_oem_model_unsupported(void **state) {
+  (void)state;
+  vknn_device *device = open_device();
+  test_model m;
+  test_model_init_oem(&m);
+  bool supported = true;
+  assert_int_equal(vknn_device_get_supported_operations(device, &m.model, &supported, 1),
+                   VKNN_STATUS_NONE);
+  assert_false(supported);
+  vknn_prepared_model *pm = NULL;
+  assert_int_equal(vknn_device_prepare_model(device, &m.model, VKNN_PREFER_LOW_POWER,
+                                             VKNN_PRIORITY_LOW, NULL, &pm),
+                   VKNN_STATUS_GENERAL_FAILURE);
+  assert_null(pm);
+  close_device(device);
+}
+
 static void test_open_and_query(void **state) {
   (void)state;
   vknn_device *device = open_device();
@@ -161,7 +258,13 @@ static void test_open_and_query(void **state) {
   const char *version = NULL;
   uint32_t model_cache = 9, data_cache = 9;
   assert_int_equal(vknn_device_get_type(device, &type), VKNN_STATUS_NONE);
-  assert_int_equal(type, VKNN_DEVICE_TYPE_GPU);
+  /* The type follows Vulkan's: lavapipe (llvmpipe) is a CPU, a GPU a GPU. */
+  VkPhysicalDeviceType vk_type = device->vk.properties.deviceType;
+  if (strstr(device->vk.properties.deviceName, "llvmpipe") != NULL)
+    assert_int_equal(type, VKNN_DEVICE_TYPE_CPU);
+  else if (vk_type == VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU ||
+           vk_type == VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU)
+    assert_int_equal(type, VKNN_DEVICE_TYPE_GPU);
   assert_int_equal(vknn_device_get_version_string(device, &version), VKNN_STATUS_NONE);
   assert_non_null(strstr(version, "vknn-"));
   assert_int_equal(vknn_device_get_number_of_cache_files_needed(device, &model_cache, &data_cache),
@@ -248,6 +351,9 @@ static void test_names(void **state) {
   assert_string_equal(vknn_operation_type_name(VKNN_OPERATION_RANK), "RANK");
   assert_string_equal(vknn_operation_type_name(VKNN_OPERATION_ADD), "ADD");
   assert_null(vknn_operation_type_name(102));
+  assert_string_equal(vknn_operation_type_name(VKNN_OPERATION_OEM), "OEM_OPERATION");
+  assert_string_equal(vknn_operand_type_name(VKNN_OPERAND_TENSOR_OEM_BYTE), "TENSOR_OEM_BYTE");
+  assert_string_equal(vknn_operand_type_name(VKNN_OPERAND_OEM), "OEM");
   assert_string_equal(vknn_operand_type_name(VKNN_OPERAND_TENSOR_QUANT8_ASYMM_SIGNED),
                       "TENSOR_QUANT8_ASYMM_SIGNED");
   assert_string_equal(vknn_status_name(VKNN_STATUS_OUTPUT_INSUFFICIENT_SIZE),
@@ -264,6 +370,10 @@ int main(void) {
       cmocka_unit_test(test_memory_exhaustion_kinds),
       cmocka_unit_test(test_real_memory_pressure),
       cmocka_unit_test(test_binding_beyond_device_limit),
+      cmocka_unit_test(test_query_checks_binding_limit),
+      cmocka_unit_test(test_query_checks_grid_limit),
+      cmocka_unit_test(test_query_out_of_memory),
+      cmocka_unit_test(test_oem_model_unsupported),
   };
   return cmocka_run_group_tests_name("device", tests, NULL, NULL);
 }

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "common/shared_memory.h"
+#include "runtime/prepared_model_internal.h"
 #include "support/test_model.h"
 #include "vknn/vknn.h"
 
@@ -371,6 +372,177 @@ static void test_fenced_keeps_its_own_descriptors(void **state) {
   close(gate_fd);
 }
 
+/* ---- waiting in the executor: deadlines and driver time ---- */
+
+/* Both executor threads held by executions of a prepared model of their
+ * own; the test then queues work behind them. */
+typedef struct held_executor {
+  vknn_prepared_model *pm;
+  test_request r[2];
+  gate gates[2];
+} held_executor;
+
+static void hold_both_threads(fixture *f, held_executor *h) {
+  h->pm = prepare(f, VKNN_PRIORITY_HIGH);
+  own_requests_init(h->r, 2);
+  for (int i = 0; i < 2; ++i) {
+    h->gates[i] = (gate)GATE_INIT;
+    occupy_executor(h->pm, &h->r[i].request, &h->gates[i]);
+  }
+}
+
+static void release_both_threads(held_executor *h) {
+  for (int i = 0; i < 2; ++i) open_gate(&h->gates[i]);
+}
+
+/* Waits for the held executions to return (they use h's gates). */
+static void finish_held(held_executor *h) {
+  vknn_prepared_model_release(h->pm);
+  own_requests_release(h->r, 2);
+}
+
+static void sleep_ms(long ms) {
+  struct timespec t = {ms / 1000, (ms % 1000) * 1000000L};
+  nanosleep(&t, NULL);
+}
+
+/* A deadline that passes while the execution waits for the busy driver is
+ * MISSED_DEADLINE_TRANSIENT (a retry may make it); one already past at the
+ * call stays PERSISTENT. */
+static void test_async_deadline_passes_in_queue(void **state) {
+  fixture *f = *state;
+  held_executor h;
+  hold_both_threads(f, &h);
+  completion c = COMPLETION_INIT;
+  tagged t = {&c, 0};
+  vknn_deadline soon = {true, test_boottime_ns() + 50000000ull};
+  assert_int_equal(vknn_prepared_model_execute_async(f->pm, &f->r.request, 0, &soon, NULL, on_done, &t),
+                   VKNN_STATUS_NONE);
+  sleep_ms(100);
+  release_both_threads(&h);
+  wait_done(&c, 1);
+  assert_int_equal(c.status, VKNN_STATUS_MISSED_DEADLINE_TRANSIENT);
+  vknn_deadline past = {true, test_boottime_ns() - 1};
+  assert_int_equal(vknn_prepared_model_execute_async(f->pm, &f->r.request, 0, &past, NULL, on_done, &t),
+                   VKNN_STATUS_MISSED_DEADLINE_PERSISTENT);
+  finish_held(&h);
+}
+
+static void test_fenced_deadline_passes_in_queue(void **state) {
+  fixture *f = *state;
+  held_executor h;
+  hold_both_threads(f, &h);
+  int fence = -1;
+  vknn_fenced_execution *e = NULL;
+  vknn_deadline soon = {true, test_boottime_ns() + 50000000ull};
+  assert_int_equal(vknn_prepared_model_execute_fenced(f->pm, &f->r.request, NULL, 0, 0, &soon, NULL,
+                                                      NULL, &fence, &e),
+                   VKNN_STATUS_NONE);
+  sleep_ms(100);
+  release_both_threads(&h);
+  assert_int_equal(vknn_fenced_execution_get_info(e, NULL, NULL), VKNN_STATUS_MISSED_DEADLINE_TRANSIENT);
+  assert_true(readable(fence, 1000));
+  vknn_fenced_execution_release(e);
+  close(fence);
+  vknn_deadline past = {true, test_boottime_ns() - 1};
+  e = NULL;
+  assert_int_equal(vknn_prepared_model_execute_fenced(f->pm, &f->r.request, NULL, 0, 0, &past, NULL,
+                                                      NULL, &fence, &e),
+                   VKNN_STATUS_MISSED_DEADLINE_PERSISTENT);
+  assert_null(e);
+  finish_held(&h);
+}
+
+/* Driver time runs from the call: an execution that waited 100 ms in the
+ * queue reports at least that, and never less than its device time. */
+static void test_driver_time_includes_queue_wait(void **state) {
+  fixture *f = *state;
+  held_executor h;
+  hold_both_threads(f, &h);
+  completion c = COMPLETION_INIT;
+  tagged t = {&c, 0};
+  assert_int_equal(vknn_prepared_model_execute_async(f->pm, &f->r.request, VKNN_MEASURE_TIMING_YES,
+                                                     NULL, NULL, on_done, &t),
+                   VKNN_STATUS_NONE);
+  int fence = -1;
+  vknn_fenced_execution *e = NULL;
+  assert_int_equal(vknn_prepared_model_execute_fenced(f->pm, &f->r.request, NULL, 0,
+                                                      VKNN_MEASURE_TIMING_YES, NULL, NULL, NULL,
+                                                      &fence, &e),
+                   VKNN_STATUS_NONE);
+  sleep_ms(100);
+  release_both_threads(&h);
+  wait_done(&c, 1);
+  assert_int_equal(c.status, VKNN_STATUS_NONE);
+  assert_true(c.timing.time_in_driver != UINT64_MAX && c.timing.time_in_driver >= 100000);
+  assert_true(c.timing.time_on_device == UINT64_MAX ||
+              c.timing.time_in_driver >= c.timing.time_on_device);
+  vknn_timing launched, fenced;
+  assert_int_equal(vknn_fenced_execution_get_info(e, &launched, &fenced), VKNN_STATUS_NONE);
+  /* No fence to wait for: signaled at the call, so both include the wait. */
+  assert_true(launched.time_in_driver >= 100000 && fenced.time_in_driver >= 100000);
+  assert_true(launched.time_in_driver >= fenced.time_in_driver);
+  assert_true(fenced.time_on_device == UINT64_MAX || fenced.time_in_driver >= fenced.time_on_device);
+  vknn_fenced_execution_release(e);
+  close(fence);
+  /* Synchronous and burst: driver time covers device time. */
+  vknn_timing timing;
+  assert_int_equal(vknn_prepared_model_execute(f->pm, &f->r.request, VKNN_MEASURE_TIMING_YES, NULL,
+                                               NULL, NULL, 0, &timing),
+                   VKNN_STATUS_NONE);
+  assert_true(timing.time_in_driver != UINT64_MAX);
+  assert_true(timing.time_on_device == UINT64_MAX || timing.time_in_driver >= timing.time_on_device);
+  finish_held(&h);
+}
+
+/* ---- loop timeout and execution preference ---- */
+
+/* The loop timeout: the HAL's 2 s when none is given, the caller's when
+ * given, 15 s when more is asked (clamped, not an error). */
+static void test_loop_timeout_kept_and_clamped(void **state) {
+  fixture *f = *state;
+  vknn_execution_options o = vknn_execution_options_make(f->pm, 0, NULL, NULL);
+  assert_int_equal(o.loop_timeout_ns, VKNN_LOOP_TIMEOUT_DEFAULT_NS);
+  const vknn_duration unset = {false, 7};
+  o = vknn_execution_options_make(f->pm, 0, NULL, &unset);
+  assert_int_equal(o.loop_timeout_ns, VKNN_LOOP_TIMEOUT_DEFAULT_NS);
+  const vknn_duration five = {true, 5000000000ull};
+  o = vknn_execution_options_make(f->pm, 0, NULL, &five);
+  assert_int_equal(o.loop_timeout_ns, 5000000000ull);
+  const vknn_duration twenty = {true, 20000000000ull};
+  o = vknn_execution_options_make(f->pm, 0, NULL, &twenty);
+  assert_int_equal(o.loop_timeout_ns, VKNN_LOOP_TIMEOUT_MAXIMUM_NS);
+  assert_int_equal(vknn_prepared_model_execute(f->pm, &f->r.request, 0, NULL, &twenty, NULL, 0, NULL),
+                   VKNN_STATUS_NONE);
+  const vknn_duration zero = {true, 0};
+  assert_int_equal(vknn_prepared_model_execute(f->pm, &f->r.request, 0, NULL, &zero, NULL, 0, NULL),
+                   VKNN_STATUS_NONE);
+}
+
+/* The preference is one of the HAL's three and is kept. */
+static void test_preference_validated_and_kept(void **state) {
+  fixture *f = *state;
+  const vknn_execution_preference valid[] = {VKNN_PREFER_LOW_POWER, VKNN_PREFER_FAST_SINGLE_ANSWER,
+                                             VKNN_PREFER_SUSTAINED_SPEED};
+  for (int i = 0; i < 3; ++i) {
+    vknn_prepared_model *pm = NULL;
+    assert_int_equal(vknn_device_prepare_model(f->device, &f->model.model, valid[i],
+                                               VKNN_PRIORITY_LOW, NULL, &pm),
+                     VKNN_STATUS_NONE);
+    assert_int_equal(pm->preference, valid[i]);
+    vknn_prepared_model_release(pm);
+  }
+  const int invalid[] = {-1, 3};
+  for (int i = 0; i < 2; ++i) {
+    vknn_prepared_model *pm = NULL;
+    assert_int_equal(vknn_device_prepare_model(f->device, &f->model.model,
+                                               (vknn_execution_preference)invalid[i],
+                                               VKNN_PRIORITY_LOW, NULL, &pm),
+                     VKNN_STATUS_INVALID_ARGUMENT);
+    assert_null(pm);
+  }
+}
+
 /* ---- burst ---- */
 
 static void test_burst_caches_memory_by_slot(void **state) {
@@ -410,6 +582,11 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_executions_run_side_by_side, setup, teardown),
       cmocka_unit_test_setup_teardown(test_fence_wait_holds_up_nothing, setup, teardown),
       cmocka_unit_test_setup_teardown(test_fenced_keeps_its_own_descriptors, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_async_deadline_passes_in_queue, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_fenced_deadline_passes_in_queue, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_driver_time_includes_queue_wait, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_loop_timeout_kept_and_clamped, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_preference_validated_and_kept, setup, teardown),
       cmocka_unit_test_setup_teardown(test_burst_caches_memory_by_slot, setup, teardown),
   };
   return cmocka_run_group_tests_name("execution_paths", tests, NULL, NULL);

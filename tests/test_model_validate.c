@@ -27,10 +27,8 @@ static void never_written(test_model *m) {
   m->model.main.operand_count = 5;
 }
 static void bad_operand_type(test_model *m) { m->operands[0].type = 77; }
-static void oem_operand_type(test_model *m) { m->operands[0].type = VKNN_OPERAND_TENSOR_OEM_BYTE; }
 static void extension_type_without_prefix(test_model *m) { m->operands[0].type = (5 << 16) | 1; }
 static void bad_operation_type(test_model *m) { m->operation.type = 500; }
-static void oem_operation(test_model *m) { m->operation.type = VKNN_OPERATION_OEM; }
 static void scalar_with_dimensions(test_model *m) {
   m->operands[2].dimension_count = 1;
   m->operands[2].dimensions = m->dims[0];
@@ -131,10 +129,8 @@ static const rule rules[] = {
     {"not a temporary or an output", written_by_operation_not_output},
     {"never written", never_written},
     {"invalid type 77", bad_operand_type},
-    {"OEM operand", oem_operand_type},
     {"has no prefix", extension_type_without_prefix},
     {"invalid type 500", bad_operation_type},
-    {"OEM operations", oem_operation},
     {"a scalar has no dimensions", scalar_with_dimensions},
     {"no dimension array", dimensions_null},
     {"invalid lifetime", bad_lifetime},
@@ -193,6 +189,22 @@ static void test_valid_models_pass(void **state) {
   }
 }
 
+/* OEM_OPERATION and the OEM operand types form a valid model (the HAL sets
+ * no rule on their shapes, quantization or constant sizes); an OEM operand
+ * given to an operation that does not take it is still that operation's
+ * error. */
+static void test_oem_model_valid(void **state) {
+  (void)state;
+  test_model m;
+  test_model_init_oem(&m);
+  assert_int_equal(vknn_compiler_validate_model(NULL, &m.model), VKNN_STATUS_NONE);
+  m.operation.type = VKNN_OPERATION_ADD;
+  assert_int_equal(vknn_compiler_validate_model(NULL, &m.model), VKNN_STATUS_INVALID_ARGUMENT);
+  test_model_init_oem(&m);
+  m.operands[0].dimensions = NULL; /* the rules every operand keeps */
+  assert_int_equal(vknn_compiler_validate_model(NULL, &m.model), VKNN_STATUS_INVALID_ARGUMENT);
+}
+
 static void test_reference_cycle_rejected(void **state) {
   (void)state;
   /* Subgraph 1 references itself through a SUBGRAPH operand. */
@@ -229,13 +241,14 @@ static void test_null_model(void **state) {
 }
 
 int main(void) {
-  struct CMUnitTest tests[sizeof(rules) / sizeof(rules[0]) + 3];
+  struct CMUnitTest tests[sizeof(rules) / sizeof(rules[0]) + 4];
   size_t n = 0;
   for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); ++i) {
     tests[n] = (struct CMUnitTest)cmocka_unit_test_prestate(test_rule, (void *)&rules[i]);
     tests[n++].name = rules[i].expected_log;
   }
   tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_valid_models_pass);
+  tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_oem_model_valid);
   tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_reference_cycle_rejected);
   tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_null_model);
   return _cmocka_run_group_tests("model_validate", tests, n, NULL, NULL);

@@ -19,7 +19,10 @@ int main(void) {
   vknn_device_get_number_of_cache_files_needed(device, &model_cache, &data_cache);
   vknn_device_get_capabilities(device, &caps);
   printf("version:          %s\n", version);
-  printf("type:             %s\n", type == VKNN_DEVICE_TYPE_GPU ? "GPU" : "other");
+  printf("type:             %s\n", type == VKNN_DEVICE_TYPE_GPU           ? "GPU"
+                                   : type == VKNN_DEVICE_TYPE_CPU         ? "CPU"
+                                   : type == VKNN_DEVICE_TYPE_ACCELERATOR ? "accelerator"
+                                                                          : "other");
   printf("cache files:      %u model, %u data\n", model_cache, data_cache);
   printf("relaxed fp32->16: tensor exec %.2f, power %.2f\n",
          caps.relaxed_float32_to_float16_performance_tensor.exec_time,

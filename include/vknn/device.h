@@ -89,7 +89,9 @@ void vknn_device_close(vknn_device *device);
 vknn_status vknn_device_get_capabilities(const vknn_device *device,
                                          vknn_capabilities *out_capabilities);
 
-/* Always VKNN_DEVICE_TYPE_GPU (HAL getType). */
+/* The kind of device (HAL getType), from the Vulkan device's type: CPU for
+ * a CPU implementation such as lavapipe, GPU for an integrated, discrete or
+ * virtual GPU, OTHER otherwise. */
 vknn_status vknn_device_get_type(const vknn_device *device, vknn_device_type *out_type);
 
 /* "vknn-<version> (<Vulkan device name>)" (HAL getVersionString). The string
@@ -107,16 +109,21 @@ vknn_status vknn_device_get_number_of_cache_files_needed(const vknn_device *devi
 
 /* One boolean per operation of model->main (HAL getSupportedOperations_1_3):
  * true when the driver runs that operation on the GPU with those exact operand
- * types, shapes and parameters. supported_count must equal the operation count
- * of the main subgraph. INVALID_ARGUMENT for an invalid model. */
+ * types, shapes and parameters, within the device's limits (each operation
+ * with known shapes is lowered to its dispatches for the answer; OEM_OPERATION
+ * is never supported). supported_count must equal the operation count of the
+ * main subgraph. INVALID_ARGUMENT for an invalid model; RESOURCE_EXHAUSTED_*
+ * when memory runs out while answering. */
 vknn_status vknn_device_get_supported_operations(vknn_device *device, const vknn_model *model,
                                                  bool *out_supported, uint32_t supported_count);
 
 /* Validates and compiles a model (HAL prepareModel_1_3): lowers every
  * operation to compute dispatches, plans memory, uploads constants and records
  * the command buffers. The model may be released once this returns. deadline
- * may be NULL (none). INVALID_ARGUMENT for an invalid model, preference or
- * priority; GENERAL_FAILURE when an operation is not supported. */
+ * may be NULL (none). The preference is kept with the prepared model.
+ * INVALID_ARGUMENT for an invalid model, preference or priority;
+ * GENERAL_FAILURE when an operation is not supported; DEVICE_UNAVAILABLE once
+ * the device is lost. */
 vknn_status vknn_device_prepare_model(vknn_device *device, const vknn_model *model,
                                       vknn_execution_preference preference,
                                       vknn_priority priority, const vknn_deadline *deadline,

@@ -17,11 +17,21 @@ extern "C" {
  * out_shapes receives one entry per model output (shape_count must be at least
  * request->output_count, or 0 with out_shapes NULL when the caller does not
  * want them); out_timing may be NULL. deadline and loop_timeout may be NULL.
- * Timing fields are UINT64_MAX when measure is NO or nothing was measured.
+ * loop_timeout bounds the time a WHILE may loop (HAL loopTimeoutDuration):
+ * VKNN_LOOP_TIMEOUT_DEFAULT_NS when NULL or without a value, and one above
+ * VKNN_LOOP_TIMEOUT_MAXIMUM_NS is taken as the maximum; every execution entry
+ * point treats it so. Timing fields are UINT64_MAX when measure is NO or
+ * nothing was measured; driver time runs from the call to its return (for
+ * the asynchronous path: to the callback), device time covers the GPU work,
+ * and driver time is never less than device time.
  *
  * INVALID_ARGUMENT for a request that does not match the model (argument
  * counts, dimensions, locations outside their pools); OUTPUT_INSUFFICIENT_SIZE
- * when an output's location is too small for its value. */
+ * when an output's location is too small for its value; MISSED_DEADLINE_*
+ * past the deadline (PERSISTENT when it had passed at the call, TRANSIENT when
+ * it passed while the execution waited or ran); DEVICE_UNAVAILABLE when the
+ * device is lost (Vulkan reported VK_ERROR_DEVICE_LOST or a wait for its work
+ * failed): this execution and every later one on the device. */
 vknn_status vknn_prepared_model_execute(vknn_prepared_model *prepared_model,
                                         const vknn_request *request,
                                         vknn_measure_timing measure,

@@ -51,8 +51,8 @@ typedef enum vknn_operand_type {
   VKNN_OPERAND_TENSOR_QUANT8_SYMM = 13,
   VKNN_OPERAND_TENSOR_QUANT8_ASYMM_SIGNED = 14,
   VKNN_OPERAND_SUBGRAPH = 15,
-  VKNN_OPERAND_OEM = 10000,             /* always rejected */
-  VKNN_OPERAND_TENSOR_OEM_BYTE = 10001, /* always rejected */
+  VKNN_OPERAND_OEM = 10000,             /* valid; no operation takes it */
+  VKNN_OPERAND_TENSOR_OEM_BYTE = 10001, /* valid; no operation takes it */
 } vknn_operand_type;
 
 /* Extension type encoding (HAL ExtensionTypeEncoding). */
@@ -94,7 +94,7 @@ typedef enum vknn_operation_type {
 #define VKNN_OPERATION_ENUM_(name, value) VKNN_OPERATION_##name = value,
   VKNN_OPERATION_LIST(VKNN_OPERATION_ENUM_)
 #undef VKNN_OPERATION_ENUM_
-  VKNN_OPERATION_OEM = 10000, /* always rejected */
+  VKNN_OPERATION_OEM = 10000, /* valid; never supported */
 } vknn_operation_type;
 
 /* Fused activation codes (FuseCode). */
@@ -276,6 +276,12 @@ typedef struct vknn_duration {
   bool has_value;
   uint64_t nanoseconds;
 } vknn_duration;
+
+/* The time a WHILE operation may loop in one execution (HAL
+ * LoopTimeoutDurationNs): DEFAULT when an execution gives none; a longer one
+ * is taken as MAXIMUM. */
+#define VKNN_LOOP_TIMEOUT_DEFAULT_NS 2000000000ull
+#define VKNN_LOOP_TIMEOUT_MAXIMUM_NS 15000000000ull
 
 /* Performance relative to the CPU: lower is better (HAL PerformanceInfo). */
 typedef struct vknn_performance_info {

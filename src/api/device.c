@@ -6,6 +6,7 @@
 
 #include "compiler/compiler.h"
 #include "runtime/device_internal.h"
+#include "runtime/recorded_graph.h"
 #include "compiler/operation_registry.h"
 #include "util/fault_injection.h"
 
@@ -47,9 +48,21 @@ void vknn_device_close(vknn_device *device) {
   free(device);
 }
 
+/* The HAL's DeviceType from the Vulkan device's: a CPU implementation
+ * (lavapipe, SwiftShader) is a CPU, every kind of GPU a GPU. */
+static vknn_device_type hal_device_type(VkPhysicalDeviceType type) {
+  switch (type) {
+    case VK_PHYSICAL_DEVICE_TYPE_CPU: return VKNN_DEVICE_TYPE_CPU;
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU:
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU:
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return VKNN_DEVICE_TYPE_GPU;
+    default: return VKNN_DEVICE_TYPE_OTHER;
+  }
+}
+
 vknn_status vknn_device_get_type(const vknn_device *device, vknn_device_type *out_type) {
   if (device == NULL || out_type == NULL) return VKNN_STATUS_INVALID_ARGUMENT;
-  *out_type = VKNN_DEVICE_TYPE_GPU;
+  *out_type = hal_device_type(device->vk.properties.deviceType);
   return VKNN_STATUS_NONE;
 }
 
@@ -106,9 +119,6 @@ vknn_status vknn_device_get_supported_operations(vknn_device *device, const vknn
                supported_count, model->main.operation_count);
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
-  vknn_graph graph;
-  status = vknn_graph_init(&graph, &device->log, model, NULL);
-  if (status == VKNN_STATUS_NONE) status = vknn_compile_infer(&graph, out_supported);
-  vknn_graph_release(&graph);
-  return status;
+  vknn_plan_target target = vknn_recorded_graph_target(device);
+  return vknn_compile_query(&device->log, model, &target, out_supported);
 }

@@ -30,6 +30,7 @@ vknn_status vknn_device_prepare_model(vknn_device *device, const vknn_model *mod
     return VKNN_STATUS_INVALID_ARGUMENT;
   vknn_status s = validate_prepare_arguments(&device->log, preference, priority);
   if (s == VKNN_STATUS_NONE) s = vknn_compiler_validate_model(&device->log, model);
+  if (s == VKNN_STATUS_NONE) s = vknn_device_check_lost(device, TAG);
   if (s == VKNN_STATUS_NONE) s = vknn_check_deadline(&device->log, TAG, deadline);
   if (s != VKNN_STATUS_NONE) return s;
   vknn_plan plan;
@@ -37,7 +38,7 @@ vknn_status vknn_device_prepare_model(vknn_device *device, const vknn_model *mod
   s = vknn_compile(&device->log, model, NULL, &target, &plan);
   if (s != VKNN_STATUS_NONE) return s;
   vknn_prepared_model *pm = NULL;
-  s = vknn_prepared_model_create(device, &plan, priority, &pm);
+  s = vknn_prepared_model_create(device, &plan, priority, preference, &pm);
   vknn_plan_release(&plan);
   if (s != VKNN_STATUS_NONE) return s;
   VKNN_LOG_V(&device->log, TAG, "prepared a model%s", pm->deferred ? " compiled per execution" : "");

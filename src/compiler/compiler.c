@@ -1,8 +1,10 @@
 #include "compiler/compiler.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "compiler/operation_registry.h"
+#include "util/fault_injection.h"
 
 static vknn_status infer_operation(vknn_graph *graph, uint32_t k) {
   const vknn_operation *op = &graph->sg->operations[k];
@@ -16,18 +18,91 @@ static vknn_status infer_operation(vknn_graph *graph, uint32_t k) {
   return def->infer(graph, op);
 }
 
+static bool is_resource_exhausted(vknn_status s) {
+  return s == VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT ||
+         s == VKNN_STATUS_RESOURCE_EXHAUSTED_PERSISTENT;
+}
+
 /* An operation deferred for want of run-time shapes counts as supported:
- * an execution compiles it once the shapes are known. */
-vknn_status vknn_compile_infer(vknn_graph *graph, bool *supported) {
+ * an execution compiles it once the shapes are known. inferred[k] (may be
+ * NULL) tells the operations whose shapes are all known now. */
+static vknn_status infer_all(vknn_graph *graph, bool *supported, bool *inferred) {
   for (uint32_t k = 0; k < graph->sg->operation_count; ++k) {
     uint32_t deferrals = graph->deferrals;
     vknn_status s = infer_operation(graph, k);
-    if (s == VKNN_STATUS_INVALID_ARGUMENT) return s;
+    /* Out of memory is not the operation's fault: no answer for it. */
+    if (s == VKNN_STATUS_INVALID_ARGUMENT || is_resource_exhausted(s)) return s;
     bool deferred = s != VKNN_STATUS_NONE && graph->deferrals != deferrals;
+    if (inferred != NULL) inferred[k] = s == VKNN_STATUS_NONE;
     if (supported != NULL) supported[k] = s == VKNN_STATUS_NONE || deferred;
     else if (s != VKNN_STATUS_NONE && !deferred) return s;
   }
   return VKNN_STATUS_NONE;
+}
+
+vknn_status vknn_compile_infer(vknn_graph *graph, bool *supported) {
+  return infer_all(graph, supported, NULL);
+}
+
+/* Whether the device can dispatch this many workgroups (a 2-D grid of at
+ * most maxComputeWorkGroupCount[0] x [1]); logged when not. */
+static bool grid_fits(const vknn_graph *graph, const vknn_dispatch *d,
+                      const vknn_plan_target *target) {
+  uint64_t groups = d->local_size ? (d->invocations + d->local_size - 1) / d->local_size : 0;
+  if (target->max_workgroups == 0 || groups <= target->max_workgroups) return true;
+  VKNN_LOG_E(graph->log, "compilation", "a dispatch of %llu workgroups exceeds the device's %llu",
+             (unsigned long long)groups, (unsigned long long)target->max_workgroups);
+  return false;
+}
+
+/* A grid the device cannot dispatch never runs: as an unsupported
+ * operation. (Bindings are the planner's check.) */
+static vknn_status check_grids(const vknn_graph *graph, const vknn_dispatch_list *list,
+                               const vknn_plan_target *target) {
+  for (uint32_t i = 0; i < list->count; ++i)
+    if (!grid_fits(graph, &list->items[i], target)) return VKNN_STATUS_GENERAL_FAILURE;
+  return VKNN_STATUS_NONE;
+}
+
+/* The device's limits on a list of dispatches: every bound tensor fits a
+ * binding, every grid the device's. */
+static bool dispatches_fit(const vknn_graph *graph, const vknn_dispatch_list *list,
+                           const vknn_plan_target *target) {
+  for (uint32_t i = 0; i < list->count; ++i) {
+    const vknn_dispatch *d = &list->items[i];
+    if (!grid_fits(graph, d, target)) return false;
+    for (uint32_t b = 0; b < d->binding_count; ++b)
+      if (!vknn_plan_binding_fits(graph, d->bindings[b].tensor, target)) return false;
+  }
+  return true;
+}
+
+/* Operation k lowered alone, as prepare lowers it: unsupported when
+ * lowering refuses it or a dispatch exceeds the device's limits. */
+static vknn_status query_lowering(vknn_graph *graph, uint32_t k, const vknn_plan_target *target,
+                                  bool *supported) {
+  const vknn_operation *op = &graph->sg->operations[k];
+  vknn_dispatch_list list = {0};
+  vknn_status s = vknn_op_find(op->type)->lower(graph, op, &list);
+  if (s == VKNN_STATUS_NONE) *supported = dispatches_fit(graph, &list, target);
+  else if (!is_resource_exhausted(s)) *supported = false;
+  vknn_dispatch_list_release(&list);
+  return is_resource_exhausted(s) ? s : VKNN_STATUS_NONE;
+}
+
+vknn_status vknn_compile_query(const vknn_logger *log, const vknn_model *model,
+                               const vknn_plan_target *target, bool *supported) {
+  uint32_t n = model->main.operation_count;
+  bool *inferred = vknn_calloc(n ? n : 1, sizeof(bool));
+  vknn_graph graph;
+  vknn_status s = inferred != NULL ? vknn_graph_init(&graph, log, model, NULL)
+                                   : VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
+  if (s == VKNN_STATUS_NONE) s = infer_all(&graph, supported, inferred);
+  for (uint32_t k = 0; k < n && s == VKNN_STATUS_NONE; ++k)
+    if (inferred[k]) s = query_lowering(&graph, k, target, &supported[k]);
+  if (inferred != NULL) vknn_graph_release(&graph);
+  free(inferred);
+  return s;
 }
 
 static bool outputs_known(const vknn_graph *graph) {
@@ -71,6 +146,7 @@ vknn_status vknn_compile(const vknn_logger *log, const vknn_model *model,
   if (s == VKNN_STATUS_NONE) vknn_fuse_activations(&out_plan->graph);
   if (s == VKNN_STATUS_NONE) vknn_fuse_elementwise_chains(&out_plan->graph);
   if (s == VKNN_STATUS_NONE) s = lower_all(out_plan);
+  if (s == VKNN_STATUS_NONE) s = check_grids(&out_plan->graph, &out_plan->dispatches, target);
   if (s == VKNN_STATUS_NONE) s = vknn_plan_memory(out_plan, target);
   if (s != VKNN_STATUS_NONE) vknn_plan_release(out_plan);
   return s;

@@ -8,6 +8,7 @@
 typedef struct vknn_plan_target {
   uint64_t alignment;         /* storage-buffer offset alignment */
   uint64_t max_binding_bytes; /* the most one storage-buffer binding may span (0: no limit) */
+  uint64_t max_workgroups;    /* the most workgroups one dispatch may have (0: no limit) */
   bool import_pools;  /* constants may be read in place from imported model pools */
 } vknn_plan_target;
 
@@ -25,6 +26,15 @@ typedef struct vknn_plan {
  * GENERAL_FAILURE when an operation is unsupported and supported is NULL. */
 vknn_status vknn_compile_infer(vknn_graph *graph, bool *supported);
 
+/* The support query (HAL getSupportedOperations): supported[k] is true
+ * only where prepare can succeed for operation k: inference accepts it (or
+ * defers it to the execution's shapes), and, with its shapes known, it
+ * lowers and its dispatches fit the target's limits (binding range, grid).
+ * INVALID_ARGUMENT for shape errors; RESOURCE_EXHAUSTED when memory runs
+ * out during the query (not an operation's fault). */
+vknn_status vknn_compile_query(const vknn_logger *log, const vknn_model *model,
+                               const vknn_plan_target *target, bool *supported);
+
 /* Full compilation. overrides: NULL at prepare (shapes that depend on an
  * execution give a deferred plan), or what an execution knows of each input
  * (every shape must then be known). */
@@ -41,3 +51,8 @@ void vknn_fuse_elementwise_chains(vknn_graph *graph);
 /* Assigns every bound tensor a region and offset; temporaries whose
  * dispatch intervals do not overlap share arena bytes (memory_planner.c). */
 vknn_status vknn_plan_memory(vknn_plan *plan, const vknn_plan_target *target);
+/* Bytes a kernel binds for a tensor: whole 32-bit words, at least one. */
+uint64_t vknn_plan_binding_bytes(const vknn_tensor *tensor);
+/* Whether the device can bind tensor index whole (logged when not). */
+bool vknn_plan_binding_fits(const vknn_graph *graph, uint32_t index,
+                            const vknn_plan_target *target);

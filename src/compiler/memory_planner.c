@@ -121,15 +121,19 @@ static bool place_in_pool(const vknn_graph *g, uint32_t operand, const vknn_plan
   return true;
 }
 
+uint64_t vknn_plan_binding_bytes(const vknn_tensor *t) {
+  uint64_t bytes = align_up(vknn_tensor_byte_size(t), 4);
+  return bytes == 0 ? 4 : bytes;
+}
+
 /* A kernel binds each tensor whole: one larger than a binding may span can
  * never run on this device. */
-static bool binding_fits(const vknn_graph *g, uint32_t index, const vknn_plan_target *target) {
-  const vknn_tensor *t = &g->tensors[index];
-  if (target->max_binding_bytes == 0 || t->first_dispatch < 0 || t->byte_size <= target->max_binding_bytes)
-    return true;
+bool vknn_plan_binding_fits(const vknn_graph *g, uint32_t index, const vknn_plan_target *target) {
+  uint64_t bytes = vknn_plan_binding_bytes(&g->tensors[index]);
+  if (target->max_binding_bytes == 0 || bytes <= target->max_binding_bytes) return true;
   VKNN_LOG_E(g->log, "compilation",
              "tensor %u of %llu bytes exceeds the device's largest storage-buffer binding (%llu)",
-             index, (unsigned long long)t->byte_size, (unsigned long long)target->max_binding_bytes);
+             index, (unsigned long long)bytes, (unsigned long long)target->max_binding_bytes);
   return false;
 }
 
@@ -144,10 +148,9 @@ vknn_status vknn_plan_memory(vknn_plan *plan, const vknn_plan_target *target) {
               t->lifetime == VKNN_LIFETIME_SUBGRAPH_OUTPUT;
     if ((t->first_dispatch < 0 && !io) || t->alias_of != UINT32_MAX) continue;
     t->region = region_of(t);
-    /* Kernels access whole 32-bit words at the end of small tensors. */
-    t->byte_size = align_up(vknn_tensor_byte_size(t), 4);
-    if (t->byte_size == 0) t->byte_size = 4;
-    if (!binding_fits(g, i, target)) return VKNN_STATUS_RESOURCE_EXHAUSTED_PERSISTENT;
+    t->byte_size = vknn_plan_binding_bytes(t);
+    if (t->first_dispatch >= 0 && !vknn_plan_binding_fits(g, i, target))
+      return VKNN_STATUS_RESOURCE_EXHAUSTED_PERSISTENT;
     if (t->region == VKNN_REGION_ARENA || t->region == VKNN_REGION_NONE ||
         place_in_pool(g, i, target, t))
       continue;

@@ -40,7 +40,8 @@ static vknn_status validate_signatures(const vknn_logger *log, const vknn_model 
 vknn_status vknn_compiler_validate_model(const vknn_logger *log, const vknn_model *model) {
   vknn_status s = vknn_validate_model(log, model);
   if (s == VKNN_STATUS_NONE) s = validate_signatures(log, model, &model->main);
-  for (uint32_t i = 0; i < model->referenced_count && s == VKNN_STATUS_NONE; ++i)
+  /* s first: model may be NULL (then invalid). */
+  for (uint32_t i = 0; s == VKNN_STATUS_NONE && i < model->referenced_count; ++i)
     s = validate_signatures(log, model, &model->referenced[i]);
   return s;
 }

@@ -127,8 +127,10 @@ static vknn_status validate_extra_params(const validator *v, uint32_t index,
 
 static vknn_status validate_operand_type(const validator *v, uint32_t index,
                                          const vknn_operand *o) {
-  if (o->type == VKNN_OPERAND_OEM || o->type == VKNN_OPERAND_TENSOR_OEM_BYTE)
-    FAIL("operand %u: OEM operand types are not supported", index);
+  if (o->dimension_count > 0 && o->dimensions == NULL)
+    FAIL("operand %u: %u dimensions but no dimension array", index, o->dimension_count);
+  /* The HAL sets no rule on an OEM operand's shape or quantization. */
+  if (vknn_operand_type_is_oem(o->type)) return VKNN_STATUS_NONE;
   if (vknn_operand_type_is_extension(o->type)) {
     if (!extension_prefix_known(v->model, o->type))
       FAIL("operand %u: extension type 0x%x has no prefix in extensionNameToPrefix", index,
@@ -136,8 +138,6 @@ static vknn_status validate_operand_type(const validator *v, uint32_t index,
     return VKNN_STATUS_NONE;
   }
   if (!vknn_operand_type_is_builtin(o->type)) FAIL("operand %u: invalid type %d", index, o->type);
-  if (o->dimension_count > 0 && o->dimensions == NULL)
-    FAIL("operand %u: %u dimensions but no dimension array", index, o->dimension_count);
   if ((vknn_operand_type_is_scalar(o->type) || o->type == VKNN_OPERAND_SUBGRAPH) &&
       o->dimension_count != 0)
     FAIL("operand %u (%s): a scalar has no dimensions", index, vknn_operand_type_name(o->type));
@@ -155,7 +155,9 @@ static bool location_is_empty(const vknn_data_location *l) {
 
 static vknn_status validate_constant_size(const validator *v, uint32_t index,
                                           const vknn_operand *o) {
-  if (vknn_operand_type_is_extension(o->type)) return VKNN_STATUS_NONE;
+  /* The size of an extension's or OEM value is its owner's business. */
+  if (vknn_operand_type_is_extension(o->type) || vknn_operand_type_is_oem(o->type))
+    return VKNN_STATUS_NONE;
   uint64_t size = vknn_operand_byte_size(o);
   if (size == 0) FAIL("operand %u: constant of unknown dimensions", index);
   if (size != o->location.length)
@@ -200,7 +202,8 @@ static vknn_status validate_operands(const validator *v) {
   for (uint32_t i = 0; i < v->sg->operand_count; ++i) {
     const vknn_operand *o = &v->sg->operands[i];
     vknn_status s = validate_operand_type(v, i, o);
-    if (s == VKNN_STATUS_NONE && !vknn_operand_type_is_extension(o->type))
+    if (s == VKNN_STATUS_NONE && !vknn_operand_type_is_extension(o->type) &&
+        !vknn_operand_type_is_oem(o->type))
       s = validate_quantization(v, i, o);
     if (s == VKNN_STATUS_NONE) s = validate_extra_params(v, i, o);
     if (s == VKNN_STATUS_NONE) s = validate_lifetime(v, i, o);
@@ -234,7 +237,8 @@ static vknn_status validate_io_list(const validator *v, const uint32_t *list, ui
 }
 
 static vknn_status validate_operation_type(const validator *v, uint32_t index, int32_t type) {
-  if (type == VKNN_OPERATION_OEM) FAIL("operation %u: OEM operations are not supported", index);
+  /* OEM_OPERATION is valid; it is unsupported (no operation implements it). */
+  if (type == VKNN_OPERATION_OEM) return VKNN_STATUS_NONE;
   if (vknn_operand_type_is_extension(type)) {
     if (!extension_prefix_known(v->model, type))
       FAIL("operation %u: extension type 0x%x has no prefix", index, (unsigned)type);

@@ -8,6 +8,10 @@ bool vknn_operand_type_is_extension(int32_t type) {
   return VKNN_EXTENSION_PREFIX(type) != 0;
 }
 
+bool vknn_operand_type_is_oem(int32_t type) {
+  return type == VKNN_OPERAND_OEM || type == VKNN_OPERAND_TENSOR_OEM_BYTE;
+}
+
 bool vknn_operand_type_is_scalar(int32_t type) {
   switch (type) {
     case VKNN_OPERAND_FLOAT32:

@@ -240,6 +240,8 @@ vknn_status vknn_device_allocate(vknn_device *device, const uint32_t *desc_dimen
   if (device == NULL || out_buffer == NULL || out_token == NULL) return VKNN_STATUS_INVALID_ARGUMENT;
   if (desc_rank > VKNN_MAX_RANK || (desc_rank > 0 && desc_dimensions == NULL))
     FAIL(&device->log, "allocate: invalid descriptor dimensions");
+  if (vknn_device_check_lost(device, "driver") != VKNN_STATUS_NONE)
+    return VKNN_STATUS_DEVICE_UNAVAILABLE;
   vknn_buffer *b = vknn_calloc(1, sizeof(*b));
   if (b == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
   b->device = device;

@@ -88,17 +88,16 @@ vknn_status vknn_burst_execute(vknn_burst *b, const vknn_request *request, const
                                vknn_measure_timing measure, const vknn_deadline *deadline,
                                const vknn_duration *loop_timeout, vknn_output_shape *out_shapes,
                                uint32_t shape_count, vknn_timing *out_timing) {
-  (void)loop_timeout; /* no WHILE yet: nothing can loop */
   if (out_timing != NULL) *out_timing = (vknn_timing){UINT64_MAX, UINT64_MAX};
   if (b == NULL || (request != NULL && request->pool_count > 0 && slots == NULL))
     return VKNN_STATUS_INVALID_ARGUMENT;
+  const vknn_execution_options o = vknn_execution_options_make(b->pm, measure, deadline, loop_timeout);
   vknn_status s = vknn_execution_validate(b->pm, request, measure, out_shapes, shape_count);
   if (s != VKNN_STATUS_NONE) return s;
   pthread_mutex_lock(&b->lock);
   s = gather_pools(b, request, slots);
   if (s == VKNN_STATUS_NONE)
-    s = vknn_execution_run(b->pm, request, b->scratch, measure, deadline, out_shapes, shape_count,
-                           out_timing);
+    s = vknn_execution_run(b->pm, request, b->scratch, &o, out_shapes, shape_count, out_timing);
   pthread_mutex_unlock(&b->lock);
   return s;
 }

@@ -22,4 +22,16 @@ struct vknn_device {
   /* Prepared models are named by a number never reused, not by their
    * address, which a later prepared model may get (buffer roles). */
   atomic_uint_fast64_t last_model_id;
+  /* Set when Vulkan reports the device lost, or a wait for its work fails
+   * (device_state.c): executions, prepare and allocation fail from then on;
+   * releases and close still work. */
+  atomic_bool lost;
 };
+
+/* Marks the device lost; the first mark logs it. */
+void vknn_device_mark_lost(vknn_device *device);
+/* DEVICE_UNAVAILABLE (HAL: "the driver is offline") once the device is lost. */
+vknn_status vknn_device_check_lost(vknn_device *device, const char *tag);
+/* vknn_vk_submit_and_wait, marking the device lost when that reports it. */
+vknn_status vknn_device_submit_and_wait(vknn_device *device, const VkCommandBuffer *cmds,
+                                        uint32_t count, VkFence fence);

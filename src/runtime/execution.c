@@ -244,6 +244,26 @@ static vknn_status run_resolved(vknn_prepared_model *pm, const vknn_request *req
   return s;
 }
 
+vknn_execution_options vknn_execution_options_make(const vknn_prepared_model *pm,
+                                                   vknn_measure_timing measure,
+                                                   const vknn_deadline *deadline,
+                                                   const vknn_duration *loop_timeout) {
+  vknn_execution_options o = {.measure = measure,
+                              .loop_timeout_ns = VKNN_LOOP_TIMEOUT_DEFAULT_NS,
+                              .call_ns = vknn_now_boottime_ns()};
+  if (deadline != NULL) o.deadline = *deadline;
+  if (loop_timeout != NULL && loop_timeout->has_value) {
+    o.loop_timeout_ns = loop_timeout->nanoseconds;
+    if (o.loop_timeout_ns > VKNN_LOOP_TIMEOUT_MAXIMUM_NS) {
+      if (pm != NULL)
+        VKNN_LOG_V(&pm->device->log, TAG, "loop timeout %llu ns taken as the maximum, %llu ns",
+                   (unsigned long long)o.loop_timeout_ns, VKNN_LOOP_TIMEOUT_MAXIMUM_NS);
+      o.loop_timeout_ns = VKNN_LOOP_TIMEOUT_MAXIMUM_NS;
+    }
+  }
+  return o;
+}
+
 vknn_status vknn_execution_validate(vknn_prepared_model *pm, const vknn_request *request,
                                     vknn_measure_timing measure, const vknn_output_shape *shapes,
                                     uint32_t shape_count) {
@@ -257,39 +277,62 @@ vknn_status vknn_execution_validate(vknn_prepared_model *pm, const vknn_request 
                shape_count, request->output_count);
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
-  return vknn_validate_request(pm, request);
+  vknn_status s = vknn_validate_request(pm, request);
+  if (s == VKNN_STATUS_NONE) s = vknn_device_check_lost(pm->device, TAG);
+  return s;
+}
+
+/* A deadline passed before the work starts: PERSISTENT when the caller gave
+ * one already past, TRANSIENT when it passed while the execution waited for
+ * the driver (the executor's queue). */
+static vknn_status check_deadline_at_start(vknn_prepared_model *pm,
+                                           const vknn_execution_options *o) {
+  vknn_status s = vknn_check_deadline(&pm->device->log, TAG, &o->deadline);
+  if (s == VKNN_STATUS_MISSED_DEADLINE_PERSISTENT && o->queued)
+    s = VKNN_STATUS_MISSED_DEADLINE_TRANSIENT;
+  return s;
+}
+
+/* Driver time runs from the call to now (HAL Timing: it includes the time
+ * on the device, so it is never less). */
+static void stamp_driver_time(const vknn_execution_options *o, vknn_timing *timing) {
+  if (timing == NULL || timing->time_in_driver == UINT64_MAX) return;
+  uint64_t driver_us = (vknn_now_boottime_ns() - o->call_ns) / 1000;
+  if (driver_us > timing->time_in_driver) timing->time_in_driver = driver_us;
 }
 
 vknn_status vknn_execution_run(vknn_prepared_model *pm, const vknn_request *request,
-                               const vknn_mapped_pool *pools, vknn_measure_timing measure,
-                               const vknn_deadline *deadline, vknn_output_shape *out_shapes,
-                               uint32_t shape_count, vknn_timing *out_timing) {
-  uint64_t start = vknn_now_boottime_ns();
+                               const vknn_mapped_pool *pools, const vknn_execution_options *o,
+                               vknn_output_shape *out_shapes, uint32_t shape_count,
+                               vknn_timing *out_timing) {
   if (out_timing != NULL) *out_timing = (vknn_timing){UINT64_MAX, UINT64_MAX};
-  vknn_status s = vknn_check_deadline(&pm->device->log, TAG, deadline);
+  /* Queued before the device was lost: fail without submitting. */
+  vknn_status s = vknn_device_check_lost(pm->device, TAG);
+  if (s == VKNN_STATUS_NONE) s = check_deadline_at_start(pm, o);
   if (s != VKNN_STATUS_NONE) return s;
   uint64_t device_us = UINT64_MAX;
-  s = run_resolved(pm, request, pools, out_shapes, shape_count, deadline, &device_us);
-  if (s == VKNN_STATUS_NONE && measure == VKNN_MEASURE_TIMING_YES && out_timing != NULL) {
-    uint64_t driver_us = (vknn_now_boottime_ns() - start) / 1000;
-    /* The HAL requires driver time >= device time; clocks differ in grain. */
+  s = run_resolved(pm, request, pools, out_shapes, shape_count, &o->deadline, &device_us);
+  /* Lost meanwhile (a timestamp read may report it): the results are not trusted. */
+  if (s == VKNN_STATUS_NONE) s = vknn_device_check_lost(pm->device, TAG);
+  if (s == VKNN_STATUS_NONE && o->measure == VKNN_MEASURE_TIMING_YES && out_timing != NULL) {
     out_timing->time_on_device = device_us;
-    out_timing->time_in_driver = device_us != UINT64_MAX && device_us > driver_us ? device_us : driver_us;
+    out_timing->time_in_driver = device_us != UINT64_MAX ? device_us : 0;
+    stamp_driver_time(o, out_timing);
   }
   return s;
 }
 
 vknn_status vknn_execution_run_mapping(vknn_prepared_model *pm, const vknn_request *request,
-                                       vknn_measure_timing measure, const vknn_deadline *deadline,
+                                       const vknn_execution_options *o,
                                        vknn_output_shape *out_shapes, uint32_t shape_count,
                                        vknn_timing *out_timing) {
   if (out_timing != NULL) *out_timing = (vknn_timing){UINT64_MAX, UINT64_MAX};
   request_pools pools;
   vknn_status s = map_pools(pm->device, request, &pools);
   if (s == VKNN_STATUS_NONE)
-    s = vknn_execution_run(pm, request, pools.items, measure, deadline, out_shapes, shape_count,
-                           out_timing);
+    s = vknn_execution_run(pm, request, pools.items, o, out_shapes, shape_count, out_timing);
   unmap_pools(&pools);
+  stamp_driver_time(o, out_timing); /* the unmapping is the driver's time too */
   return s;
 }
 
@@ -299,10 +342,9 @@ vknn_status vknn_prepared_model_execute(vknn_prepared_model *pm, const vknn_requ
                                         const vknn_duration *loop_timeout,
                                         vknn_output_shape *out_shapes, uint32_t shape_count,
                                         vknn_timing *out_timing) {
+  const vknn_execution_options o = vknn_execution_options_make(pm, measure, deadline, loop_timeout);
   if (out_timing != NULL) *out_timing = (vknn_timing){UINT64_MAX, UINT64_MAX};
-  (void)loop_timeout; /* no WHILE yet: nothing can loop */
   vknn_status s = vknn_execution_validate(pm, request, measure, out_shapes, shape_count);
   if (s != VKNN_STATUS_NONE) return s;
-  return vknn_execution_run_mapping(pm, request, measure, deadline, out_shapes, shape_count,
-                                    out_timing);
+  return vknn_execution_run_mapping(pm, request, &o, out_shapes, shape_count, out_timing);
 }

@@ -19,8 +19,7 @@
 typedef struct async_execution {
   vknn_prepared_model *pm;
   vknn_request_copy copy;
-  vknn_measure_timing measure;
-  vknn_deadline deadline;
+  vknn_execution_options options;
   vknn_execution_callback callback;
   void *user_data;
 } async_execution;
@@ -30,7 +29,7 @@ static void run_async(void *context) {
   vknn_output_shape shapes[MAX_OUTPUTS_REPORTED];
   uint32_t count = a->copy.request.output_count;
   vknn_timing timing;
-  vknn_status s = vknn_execution_run_mapping(a->pm, &a->copy.request, a->measure, &a->deadline,
+  vknn_status s = vknn_execution_run_mapping(a->pm, &a->copy.request, &a->options,
                                              count <= MAX_OUTPUTS_REPORTED ? shapes : NULL,
                                              MAX_OUTPUTS_REPORTED, &timing);
   a->callback(a->user_data, s, count <= MAX_OUTPUTS_REPORTED ? shapes : NULL,
@@ -45,15 +44,16 @@ vknn_status vknn_prepared_model_execute_async(vknn_prepared_model *pm, const vkn
                                               const vknn_deadline *deadline,
                                               const vknn_duration *loop_timeout,
                                               vknn_execution_callback callback, void *user_data) {
-  (void)loop_timeout; /* no WHILE yet: nothing can loop */
+  /* Driver time runs from here to the callback (HAL execute_1_3). */
+  vknn_execution_options options = vknn_execution_options_make(pm, measure, deadline, loop_timeout);
+  options.queued = true;
   vknn_status s = vknn_execution_validate(pm, request, measure, NULL, 0);
   if (s == VKNN_STATUS_NONE && callback == NULL) s = VKNN_STATUS_INVALID_ARGUMENT;
   if (s == VKNN_STATUS_NONE) s = vknn_check_deadline(&pm->device->log, TAG, deadline);
   if (s != VKNN_STATUS_NONE) return s;
   async_execution *a = vknn_calloc(1, sizeof(*a));
   if (a == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
-  *a = (async_execution){.pm = pm, .measure = measure, .callback = callback, .user_data = user_data};
-  if (deadline != NULL) a->deadline = *deadline;
+  *a = (async_execution){.pm = pm, .options = options, .callback = callback, .user_data = user_data};
   s = vknn_request_copy_make(request, &a->copy);
   if (s == VKNN_STATUS_NONE) {
     vknn_prepared_model_retain_pending(pm);
@@ -84,11 +84,9 @@ struct vknn_fenced_execution {
   vknn_fence_wait wait;
   vknn_status wait_status; /* how the wait for the fences ended */
   uint64_t fenced_ns;      /* when it ended */
-  vknn_measure_timing measure;
-  vknn_deadline deadline;
+  vknn_execution_options options; /* call_ns: when the call was made (timingLaunched) */
   vknn_duration timeout_after_fence;
   int signal_fd;
-  uint64_t launch_ns;
 };
 
 static void unref(vknn_fenced_execution *f) {
@@ -116,14 +114,14 @@ static void run_fenced(void *context) {
   vknn_status s = f->wait_status;
   uint64_t fenced_ns = f->fenced_ns;
   if (s == VKNN_STATUS_NONE)
-    s = vknn_execution_run_mapping(f->pm, &f->copy.request, f->measure, &f->deadline, NULL, 0, &run);
+    s = vknn_execution_run_mapping(f->pm, &f->copy.request, &f->options, NULL, 0, &run);
   if (s == VKNN_STATUS_NONE && f->timeout_after_fence.has_value &&
       vknn_now_boottime_ns() - fenced_ns > f->timeout_after_fence.nanoseconds)
     s = VKNN_STATUS_MISSED_DEADLINE_TRANSIENT;
   pthread_mutex_lock(&f->lock);
   f->status = s;
-  if (s == VKNN_STATUS_NONE && f->measure == VKNN_MEASURE_TIMING_YES) {
-    f->launched = since(f->launch_ns, &run);
+  if (s == VKNN_STATUS_NONE && f->options.measure == VKNN_MEASURE_TIMING_YES) {
+    f->launched = since(f->options.call_ns, &run);
     f->fenced = since(fenced_ns, &run);
   }
   f->done = true;
@@ -182,8 +180,8 @@ static vknn_status validate_fenced(vknn_prepared_model *pm, const vknn_request *
 }
 
 static vknn_fenced_execution *new_fenced(vknn_prepared_model *pm, const int *wait_for,
-                                         uint32_t wait_count, vknn_measure_timing measure,
-                                         const vknn_deadline *deadline,
+                                         uint32_t wait_count,
+                                         const vknn_execution_options *options,
                                          const vknn_duration *timeout_after_fence) {
   vknn_fenced_execution *f = vknn_calloc(1, sizeof(*f));
   if (f == NULL) return NULL;
@@ -209,11 +207,9 @@ static vknn_fenced_execution *new_fenced(vknn_prepared_model *pm, const int *wai
     return NULL;
   }
   f->pm = pm;
-  f->measure = measure;
+  f->options = *options;
   f->launched = f->fenced = (vknn_timing){UINT64_MAX, UINT64_MAX};
-  if (deadline != NULL) f->deadline = *deadline;
   if (timeout_after_fence != NULL) f->timeout_after_fence = *timeout_after_fence;
-  f->launch_ns = vknn_now_boottime_ns();
   return f;
 }
 
@@ -225,20 +221,22 @@ vknn_status vknn_prepared_model_execute_fenced(vknn_prepared_model *pm, const vk
                                                const vknn_duration *timeout_after_fence,
                                                int *out_sync_fence,
                                                vknn_fenced_execution **out_execution) {
-  (void)loop_timeout; /* no WHILE yet: nothing can loop */
+  /* timingLaunched runs from here to the fence's signal (HAL executeFenced). */
+  vknn_execution_options options = vknn_execution_options_make(pm, measure, deadline, loop_timeout);
+  options.queued = true;
   if (out_sync_fence != NULL) *out_sync_fence = -1;
   if (out_execution != NULL) *out_execution = NULL;
   vknn_status s = validate_fenced(pm, request, wait_for, wait_count, measure, out_sync_fence, out_execution);
   if (s == VKNN_STATUS_NONE) s = vknn_check_deadline(&pm->device->log, TAG, deadline);
   if (s != VKNN_STATUS_NONE) return s;
-  vknn_fenced_execution *f = new_fenced(pm, wait_for, wait_count, measure, deadline, timeout_after_fence);
+  vknn_fenced_execution *f = new_fenced(pm, wait_for, wait_count, &options, timeout_after_fence);
   if (f == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
   /* The caller's fence: an eventfd, readable once the job writes to it. */
   int fence = eventfd(0, EFD_CLOEXEC);
   f->signal_fd = fence >= 0 ? dup(fence) : -1;
   s = f->signal_fd >= 0 ? vknn_request_copy_make(request, &f->copy) : VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
   if (s == VKNN_STATUS_NONE) {
-    f->wait = (vknn_fence_wait){.fds = f->wait_for, .count = wait_count, .deadline = &f->deadline,
+    f->wait = (vknn_fence_wait){.fds = f->wait_for, .count = wait_count, .deadline = &f->options.deadline,
                                 .ready = fences_ready, .context = f};
     vknn_prepared_model_retain_pending(pm);
     /* f may be finished once this returns: the caller's fence is fence. */

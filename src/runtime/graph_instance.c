@@ -91,12 +91,20 @@ static bool deadline_passed(const vknn_deadline *deadline) {
   return vknn_now_boottime_ns() >= deadline->nanoseconds_since_boot;
 }
 
+/* One batch; a failure leaves the fence in an unknown state. */
+static vknn_status submit_batch(vknn_graph_instance *inst, const VkCommandBuffer *cmds,
+                                uint32_t count) {
+  vknn_status s = vknn_device_submit_and_wait(inst->graph->device, cmds, count, inst->fence);
+  if (s != VKNN_STATUS_NONE) inst->unusable = true;
+  return s;
+}
+
 vknn_status vknn_graph_instance_submit(vknn_graph_instance *inst, const vknn_recording *rec,
                                        const vknn_deadline *deadline) {
   vknn_device *device = inst->graph->device;
   vknn_vk *vk = &device->vk;
   if (deadline == NULL || !deadline->has_value)
-    return vknn_vk_submit_and_wait(vk, rec->segments, rec->segment_count, inst->fence);
+    return submit_batch(inst, rec->segments, rec->segment_count);
   for (uint32_t i = 0; i < rec->segment_count; ++i) {
     if (deadline_passed(deadline)) {
       atomic_fetch_add(&vk->counters.deadline_cancellations, 1);
@@ -104,7 +112,7 @@ vknn_status vknn_graph_instance_submit(vknn_graph_instance *inst, const vknn_rec
                  rec->segment_count);
       return VKNN_STATUS_MISSED_DEADLINE_TRANSIENT;
     }
-    vknn_status s = vknn_vk_submit_and_wait(vk, &rec->segments[i], 1, inst->fence);
+    vknn_status s = submit_batch(inst, &rec->segments[i], 1);
     if (s != VKNN_STATUS_NONE) return s;
   }
   return VKNN_STATUS_NONE;
@@ -131,6 +139,7 @@ uint64_t vknn_graph_instance_read_timestamps(vknn_graph_instance *inst) {
   VkResult r = vkGetQueryPoolResults(vk->device, inst->timestamps, 0, n, n * sizeof(uint64_t),
                                      ticks, sizeof(uint64_t),
                                      VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
+  if (r == VK_ERROR_DEVICE_LOST) vknn_device_mark_lost(rg->device);
   if (r != VK_SUCCESS) return UINT64_MAX;
   uint64_t mask = vk->timestamp_valid_bits >= 64 ? UINT64_MAX
                                                  : (1ull << vk->timestamp_valid_bits) - 1;

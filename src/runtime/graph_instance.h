@@ -21,6 +21,9 @@ struct vknn_graph_instance {
   uint64_t *ticks;        /* the graph's timestamp_count query results */
   vknn_recording recording; /* inputs and outputs in the staging buffer */
   struct vknn_zero_copy_cache *zero_copy; /* zero_copy.c; NULL until used */
+  /* A submission failed: the fence may be pending or signaled. The pool
+   * discards the instance instead of taking it back. */
+  bool unusable;
   /* The pool's bookkeeping, under the graph's instance_lock. */
   bool busy;
   uint64_t idle_since_ns;
@@ -36,7 +39,8 @@ vknn_recording_resources vknn_graph_instance_resources(const vknn_graph_instance
 
 /* Runs a recording of this instance and waits for it. With a deadline the
  * segments go one at a time, and none starts once the deadline has passed:
- * MISSED_DEADLINE_TRANSIENT. */
+ * MISSED_DEADLINE_TRANSIENT. A failed submission or wait marks the instance
+ * unusable (and, when the device is lost, the device lost). */
 vknn_status vknn_graph_instance_submit(vknn_graph_instance *inst, const vknn_recording *rec,
                                        const vknn_deadline *deadline);
 

@@ -52,12 +52,15 @@ static void trim_watched(vknn_watched *item, uint64_t now_ns, uint64_t idle_ns) 
 }
 
 vknn_status vknn_prepared_model_create(vknn_device *device, const vknn_plan *plan,
-                                       vknn_priority priority, vknn_prepared_model **out) {
+                                       vknn_priority priority,
+                                       vknn_execution_preference preference,
+                                       vknn_prepared_model **out) {
   vknn_prepared_model *pm = vknn_calloc(1, sizeof(*pm));
   if (pm == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
   pm->device = device;
   pm->id = atomic_fetch_add(&device->last_model_id, 1) + 1;
   pm->priority = priority;
+  pm->preference = preference;
   pm->watched.trim = trim_watched;
   pthread_mutex_init(&pm->lock, NULL);
   pthread_mutex_init(&pm->pending_lock, NULL);

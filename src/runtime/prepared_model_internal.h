@@ -32,6 +32,7 @@ struct vknn_prepared_model {
   vknn_device *device;
   uint64_t id; /* unique on its device: buffer roles name it */
   vknn_priority priority;
+  vknn_execution_preference preference; /* as given at prepare; no effect yet */
   /* Guards choosing a recorded graph (the specialization cache) and
    * last; executions run outside it, each on its own graph instance. */
   pthread_mutex_t lock;
@@ -60,7 +61,9 @@ struct vknn_prepared_model {
  * for per-execution compilation when the plan is deferred. Watched by the
  * device's watchdog until released. */
 vknn_status vknn_prepared_model_create(vknn_device *device, const vknn_plan *plan,
-                                       vknn_priority priority, vknn_prepared_model **out);
+                                       vknn_priority priority,
+                                       vknn_execution_preference preference,
+                                       vknn_prepared_model **out);
 
 /* The recorded graph for a request's input shapes (specialization.c): the
  * one recorded at prepare, or one compiled and recorded for these shapes the
@@ -77,18 +80,40 @@ void vknn_prepared_model_trim(vknn_prepared_model *pm, uint64_t now_ns, uint64_t
 uint32_t vknn_prepared_model_trim_specializations(vknn_prepared_model *pm, uint64_t now_ns,
                                                   uint64_t idle_ns);
 
+/* What an execution's call asked for, as every path passes it on. */
+typedef struct vknn_execution_options {
+  vknn_measure_timing measure;
+  vknn_deadline deadline;
+  /* How long a WHILE may loop: the HAL's default when the call gives none,
+   * the maximum when it gives more (kept for WHILE; nothing loops yet). */
+  uint64_t loop_timeout_ns;
+  /* When the driver saw the call: driver time runs from here. */
+  uint64_t call_ns;
+  /* The execution waited in the executor's queue: a deadline that passed
+   * meanwhile was missed while the driver was busy (TRANSIENT). */
+  bool queued;
+} vknn_execution_options;
+
+/* The options of a call, stamped with the time now; entry points call it
+ * first. deadline and loop_timeout may be NULL; pm too (nothing logged). */
+vknn_execution_options vknn_execution_options_make(const vknn_prepared_model *pm,
+                                                   vknn_measure_timing measure,
+                                                   const vknn_deadline *deadline,
+                                                   const vknn_duration *loop_timeout);
+
 /* The steps every execution path shares (execution.c). validate checks the
- * arguments and the request; run executes with the request's pools already
- * mapped (pools[i] for request->pools[i]); run_mapping maps them first. */
+ * arguments and the request (and that the device is not lost); run executes
+ * with the request's pools already mapped (pools[i] for request->pools[i]);
+ * run_mapping maps them first. */
 vknn_status vknn_execution_validate(vknn_prepared_model *pm, const vknn_request *request,
                                     vknn_measure_timing measure, const vknn_output_shape *shapes,
                                     uint32_t shape_count);
 vknn_status vknn_execution_run(vknn_prepared_model *pm, const vknn_request *request,
-                               const vknn_mapped_pool *pools, vknn_measure_timing measure,
-                               const vknn_deadline *deadline, vknn_output_shape *out_shapes,
-                               uint32_t shape_count, vknn_timing *out_timing);
+                               const vknn_mapped_pool *pools, const vknn_execution_options *options,
+                               vknn_output_shape *out_shapes, uint32_t shape_count,
+                               vknn_timing *out_timing);
 vknn_status vknn_execution_run_mapping(vknn_prepared_model *pm, const vknn_request *request,
-                                       vknn_measure_timing measure, const vknn_deadline *deadline,
+                                       const vknn_execution_options *options,
                                        vknn_output_shape *out_shapes, uint32_t shape_count,
                                        vknn_timing *out_timing);
 

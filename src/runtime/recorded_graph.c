@@ -72,7 +72,7 @@ static vknn_status upload(vknn_recorded_graph *rg, VkBuffer dst, uint64_t size, 
                          VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &barrier, 0, NULL, 0, NULL);
     VkResult r = vkEndCommandBuffer(u.cmd);
     atomic_fetch_add(&vk->counters.command_buffers_recorded, 1);
-    s = r == VK_SUCCESS ? vknn_vk_submit_and_wait(vk, &u.cmd, 1, u.fence) : vknn_vk_status(r);
+    s = r == VK_SUCCESS ? vknn_device_submit_and_wait(rg->device, &u.cmd, 1, u.fence) : vknn_vk_status(r);
   }
   end_upload(vk, &u);
   vknn_vk_buffer_destroy(vk, &staging);
@@ -218,6 +218,9 @@ vknn_plan_target vknn_recorded_graph_target(const vknn_device *device) {
                 type == VK_PHYSICAL_DEVICE_TYPE_CPU;
   return (vknn_plan_target){.alignment = vk->properties.limits.minStorageBufferOffsetAlignment,
                             .max_binding_bytes = vk->properties.limits.maxStorageBufferRange,
+                            .max_workgroups =
+                                (uint64_t)vk->properties.limits.maxComputeWorkGroupCount[0] *
+                                vk->properties.limits.maxComputeWorkGroupCount[1],
                             .import_pools = shared && vk->host_import_alignment != 0};
 }
 

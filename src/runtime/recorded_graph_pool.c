@@ -113,10 +113,10 @@ vknn_status vknn_recorded_graph_acquire(vknn_recorded_graph *rg, vknn_graph_inst
       if (inst != NULL) break;
       /* Without memory for another, wait for one of those there are. */
       may_create = false;
-      if (rg->instance_count + rg->instances_creating == 0) break;
-      s = VKNN_STATUS_NONE;
       continue;
     }
+    /* None left to wait for (the others failed and were discarded). */
+    if (rg->instance_count + rg->instances_creating == 0) break;
     pthread_cond_wait(&rg->instance_free, &rg->instance_lock);
   }
   pthread_mutex_unlock(&rg->instance_lock);
@@ -124,10 +124,26 @@ vknn_status vknn_recorded_graph_acquire(vknn_recorded_graph *rg, vknn_graph_inst
   return inst != NULL ? VKNN_STATUS_NONE : s;
 }
 
+static void unlink_instance(vknn_recorded_graph *rg, vknn_graph_instance *inst) {
+  for (vknn_graph_instance **link = &rg->instances; *link != NULL; link = &(*link)->next) {
+    if (*link == inst) {
+      *link = inst->next;
+      return;
+    }
+  }
+}
+
+/* An instance whose submission failed is destroyed, not reused: its fence
+ * may be pending or signaled. A waiter may then make a new one. */
 void vknn_recorded_graph_release(vknn_recorded_graph *rg, vknn_graph_instance *inst) {
   pthread_mutex_lock(&rg->instance_lock);
-  inst->busy = false;
-  inst->idle_since_ns = vknn_now_boottime_ns();
+  if (inst->unusable) {
+    unlink_instance(rg, inst);
+    discard(rg, inst);
+  } else {
+    inst->busy = false;
+    inst->idle_since_ns = vknn_now_boottime_ns();
+  }
   pthread_cond_signal(&rg->instance_free);
   pthread_mutex_unlock(&rg->instance_lock);
 }

@@ -3,7 +3,10 @@
  * N across a whole prepare and execution. Every host allocation of the
  * driver goes through vknn_malloc / vknn_calloc / vknn_realloc; Vulkan memory,
  * command buffer and descriptor set allocations ask vknn_fault_next first.
- * Process-wide; off unless armed. */
+ * Queue submissions and fence waits ask too: the one chosen reports
+ * VK_ERROR_DEVICE_LOST, as a device that stopped responding does (a wait
+ * reports it after the work is really done, so that tests may destroy what
+ * it used). Process-wide; off unless armed. */
 #pragma once
 #include <stdbool.h>
 #include <stddef.h>
@@ -12,11 +15,13 @@
 typedef enum vknn_fault_kind {
   VKNN_FAULT_HOST_ALLOCATION = 0,
   VKNN_FAULT_VULKAN_ALLOCATION = 1,
+  VKNN_FAULT_QUEUE_SUBMIT = 2, /* vkQueueSubmit reports VK_ERROR_DEVICE_LOST */
+  VKNN_FAULT_FENCE_WAIT = 3,   /* vkWaitForFences reports VK_ERROR_DEVICE_LOST */
   VKNN_FAULT_KIND_COUNT
 } vknn_fault_kind;
 
-/* Restarts the count of allocations of this kind; the nth from now (1: the
- * next) fails, once. nth 0: count only. */
+/* Restarts the count of events (allocations, submissions, waits) of this
+ * kind; the nth from now (1: the next) fails, once. nth 0: count only. */
 void vknn_fault_arm(vknn_fault_kind kind, uint64_t nth);
 /* Allocations of this kind since it was last armed. */
 uint64_t vknn_fault_count(vknn_fault_kind kind);

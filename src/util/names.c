@@ -22,6 +22,7 @@ const char *vknn_operation_type_name(int32_t type) {
   case value: return #name;
     VKNN_OPERATION_LIST(VKNN_OPERATION_NAME_)
 #undef VKNN_OPERATION_NAME_
+    case VKNN_OPERATION_OEM: return "OEM_OPERATION";
     default: return NULL;
   }
 }
@@ -33,5 +34,7 @@ const char *vknn_operand_type_name(int32_t type) {
       "TENSOR_QUANT8_SYMM_PER_CHANNEL", "TENSOR_QUANT16_ASYMM", "TENSOR_QUANT8_SYMM",
       "TENSOR_QUANT8_ASYMM_SIGNED", "SUBGRAPH"};
   if (type >= 0 && type < (int32_t)(sizeof(names) / sizeof(names[0]))) return names[type];
+  if (type == VKNN_OPERAND_OEM) return "OEM";
+  if (type == VKNN_OPERAND_TENSOR_OEM_BYTE) return "TENSOR_OEM_BYTE";
   return NULL;
 }

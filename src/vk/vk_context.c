@@ -352,12 +352,24 @@ vknn_status vknn_vk_submit_and_wait(vknn_vk *vk, const VkCommandBuffer *cmds, ui
                          .commandBufferCount = count,
                          .pCommandBuffers = cmds};
   pthread_mutex_lock(&vk->queue_lock);
-  VkResult r = vkQueueSubmit(vk->queue, 1, &submit, fence);
+  VkResult r = vknn_fault_next(VKNN_FAULT_QUEUE_SUBMIT) ? VK_ERROR_DEVICE_LOST
+                                                        : vkQueueSubmit(vk->queue, 1, &submit, fence);
   pthread_mutex_unlock(&vk->queue_lock);
   atomic_fetch_add(&vk->counters.submissions, 1);
-  if (r == VK_SUCCESS) r = vkWaitForFences(vk->device, 1, &fence, VK_TRUE, UINT64_MAX);
-  if (r == VK_SUCCESS) r = vkResetFences(vk->device, 1, &fence);
-  if (r != VK_SUCCESS) VKNN_LOG_E(vk->log, "vulkan", "submission failed (%d)", r);
+  if (r != VK_SUCCESS) {
+    VKNN_LOG_E(vk->log, "vulkan", "submission failed (%d)", r);
+    return vknn_vk_status(r);
+  }
+  r = vkWaitForFences(vk->device, 1, &fence, VK_TRUE, UINT64_MAX);
+  if (r == VK_SUCCESS && vknn_fault_next(VKNN_FAULT_FENCE_WAIT)) r = VK_ERROR_DEVICE_LOST;
+  if (r != VK_SUCCESS) {
+    /* Whether the work ran, and when it stops touching its memory, is
+     * unknown: the device cannot be trusted with more. */
+    VKNN_LOG_E(vk->log, "vulkan", "waiting for a submission failed (%d)", r);
+    return VKNN_STATUS_DEVICE_UNAVAILABLE;
+  }
+  r = vkResetFences(vk->device, 1, &fence);
+  if (r != VK_SUCCESS) VKNN_LOG_E(vk->log, "vulkan", "resetting a fence failed (%d)", r);
   return vknn_vk_status(r);
 }
 

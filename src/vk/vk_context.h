@@ -78,7 +78,10 @@ uint32_t vknn_vk_find_memory_type(const vknn_vk *vk, uint32_t type_bits,
                                   VkMemoryPropertyFlags preferred);
 
 /* Submits command buffers, in order, as one batch on the queue (serialised)
- * and waits for the fence, which it leaves unsignaled. */
+ * and waits for the fence, which it leaves unsignaled. DEVICE_UNAVAILABLE
+ * when the device is lost: the submission reported VK_ERROR_DEVICE_LOST, or
+ * the wait failed. After any failure but an out-of-memory submission the
+ * fence may be signaled or pending: not reusable. */
 vknn_status vknn_vk_submit_and_wait(vknn_vk *vk, const VkCommandBuffer *cmds, uint32_t count,
                                     VkFence fence);
 

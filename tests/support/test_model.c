@@ -4,6 +4,20 @@
 #include <string.h>
 #include <time.h>
 
+void test_model_init_oem(test_model *m) {
+  test_model_init_add(m, VKNN_OPERAND_TENSOR_FLOAT32);
+  m->operation.type = VKNN_OPERATION_OEM;
+  for (int i = 0; i < 4; ++i) {
+    if (i == 2) continue;
+    m->operands[i].type = VKNN_OPERAND_TENSOR_OEM_BYTE;
+    m->operands[i].scale = 0.25f; /* no rule of the HAL's applies */
+    m->operands[i].zero_point = 300;
+  }
+  /* An OEM scalar constant: its length is not checked against any size. */
+  m->operands[2].type = VKNN_OPERAND_OEM;
+  m->operands[2].location.length = 3;
+}
+
 void test_model_init_add(test_model *m, int32_t tensor_type) {
   memset(m, 0, sizeof(*m));
   bool quant = tensor_type == VKNN_OPERAND_TENSOR_QUANT8_ASYMM ||

@@ -18,6 +18,9 @@ typedef struct test_model {
 
 /* Fills m with the valid ADD model for a tensor type (FLOAT32, QUANT8...). */
 void test_model_init_add(test_model *m, int32_t tensor_type);
+/* The same graph as OEM_OPERATION over TENSOR_OEM_BYTE tensors and an OEM
+ * scalar constant: valid, but no operation of the driver's. */
+void test_model_init_oem(test_model *m);
 
 /* A request for the [2, 3] ADD model in one memfd pool: in0 | in1 | out,
  * 24 bytes each, in0[i] = i and in1[i] = 10 i. */
