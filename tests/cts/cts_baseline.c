@@ -31,7 +31,7 @@ int cts_baseline_write(const cts_report *r, const char *path) {
     if (r->cases[i].status == CTS_PASSED) keys[n++] = case_key(r, &r->cases[i]);
   FILE *f = keys ? fopen(path, "w") : NULL;
   int rc = f == NULL ? -1 : 0;
-  qsort(keys, n, sizeof(char *), compare_strings);
+  if (n > 0) qsort(keys, n, sizeof(char *), compare_strings);
   for (size_t i = 0; i < n; ++i) {
     if (f != NULL && keys[i] != NULL) fprintf(f, "%s\n", keys[i]);
     free(keys[i]);
@@ -61,15 +61,19 @@ static int read_keys(const char *path, key_list *out) {
       if (grown == NULL) break;
       out->keys = grown;
     }
-    out->keys[out->count++] = strdup(line);
+    char *key = strdup(line);
+    if (key == NULL) break;
+    out->keys[out->count++] = key;
   }
   fclose(f);
-  qsort(out->keys, out->count, sizeof(char *), compare_strings);
+  /* An empty list has no array: qsort and bsearch take none. */
+  if (out->count > 0) qsort(out->keys, out->count, sizeof(char *), compare_strings);
   return 0;
 }
 
 static bool listed(const key_list *list, const char *key) {
-  return key != NULL && bsearch(&key, list->keys, list->count, sizeof(char *), compare_strings) != NULL;
+  return key != NULL && list->count > 0 &&
+         bsearch(&key, list->keys, list->count, sizeof(char *), compare_strings) != NULL;
 }
 
 static const char *const status_names[] = {"passed", "failed", "unsupported", "skipped"};
