@@ -148,11 +148,11 @@ static bool check_signature(const vknn_logger *log, const vknn_model *model,
 
 /* Quantized MUL: NNAPI demands output_scale > input1_scale * input2_scale. */
 static bool mul_scales_ok(const vknn_logger *log, const vknn_subgraph *sg, const vknn_operation *op) {
+  if (op->type != VKNN_OPERATION_MUL) return true; /* LOGICAL_NOT has no second input to read */
   const vknn_operand *a = &sg->operands[op->inputs[0]];
   const vknn_operand *b = &sg->operands[op->inputs[1]];
   const vknn_operand *out = &sg->operands[op->outputs[0]];
-  if (op->type != VKNN_OPERATION_MUL || !vknn_is_quant8(a->type) || out->scale > a->scale * b->scale)
-    return true;
+  if (!vknn_is_quant8(a->type) || out->scale > a->scale * b->scale) return true;
   VKNN_LOG_E(log, "model", "MUL: output scale %g must exceed the input scales' product %g",
              out->scale, a->scale * b->scale);
   return false;
