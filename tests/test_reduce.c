@@ -523,6 +523,30 @@ static void test_runtime_axes(void **state) {
   }
 }
 
+/* Axes computed in the graph are known to no execution before it runs:
+ * the reduction is unsupported (the ADD producing them is not). */
+static void test_computed_axes_unsupported(void **state) {
+  fixture *f = *state;
+  model_builder *b = malloc(sizeof(*b));
+  assert_non_null(b);
+  mb_init(b);
+  const uint32_t dims[3] = {4, 5, 6}, one = 1, out_dims[2] = {4, 6};
+  static const int32_t zero = 0;
+  uint32_t in = mb_input(b, F32, dims, 3), axes_in = mb_input(b, I32, &one, 1);
+  uint32_t axes = mb_temporary(b, I32, &one, 1), out = mb_output(b, F32, out_dims, 2);
+  uint32_t add_inputs[3] = {axes_in, mb_const_tensor(b, I32, &one, 1, &zero, sizeof(zero)), mb_const_i32(b, 0)};
+  mb_operation(b, VKNN_OPERATION_ADD, add_inputs, 3, &axes, 1);
+  uint8_t keep = 0;
+  uint32_t reduce_inputs[3] = {in, axes, mb_const_tensor(b, VKNN_OPERAND_BOOL, NULL, 0, &keep, 1)};
+  mb_operation(b, VKNN_OPERATION_REDUCE_SUM, reduce_inputs, 3, &out, 1);
+  bool supported[2] = {false, true};
+  assert_int_equal(vknn_device_get_supported_operations(f->device, mb_finish(b), supported, 2),
+                   VKNN_STATUS_NONE);
+  assert_true(supported[0]);
+  assert_false(supported[1]);
+  free(b);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_long_rows),
@@ -532,6 +556,7 @@ int main(void) {
       cmocka_unit_test(test_arg_nan),
       cmocka_unit_test(test_quantized_rounding),
       cmocka_unit_test(test_runtime_axes),
+      cmocka_unit_test(test_computed_axes_unsupported),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -3,7 +3,8 @@
  * half_pixel_centers in both layouts, sizes given as sizes or scales, the
  * reference's quantized rounding, TOPK_V2's tie order (equal values: the
  * larger index first) and rows longer than one workgroup's sort (the
- * multi-pass path), and the long-row limit reported as unsupported. */
+ * multi-pass path), the long-row limit reported as unsupported, and the
+ * output size and k given as model inputs. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -58,14 +59,18 @@ typedef struct buffer_arg {
 
 static size_t aligned(size_t bytes) { return (bytes + SLOT_ALIGN - 1) & ~(size_t)(SLOT_ALIGN - 1); }
 
-/* Prepares b's model, runs it once with the inputs, copies the outputs and
- * their shapes (when shapes is not NULL). */
-static void run_model(fixture *f, model_builder *b, const buffer_arg *inputs, buffer_arg *outputs,
-                      vknn_output_shape *shapes) {
+static vknn_prepared_model *prepare(fixture *f, model_builder *b) {
   vknn_prepared_model *pm = NULL;
   vknn_status s = vknn_device_prepare_model(f->device, mb_finish(b), VKNN_PREFER_FAST_SINGLE_ANSWER,
                                             VKNN_PRIORITY_MEDIUM, NULL, &pm);
   if (s != VKNN_STATUS_NONE) fail_msg("prepare: %s (%s)", vknn_status_name(s), f->log.last);
+  return pm;
+}
+
+/* Runs pm once with the inputs; copies the outputs and their shapes (when
+ * shapes is not NULL) and returns the execution's status. */
+static vknn_status execute(vknn_prepared_model *pm, const model_builder *b, const buffer_arg *inputs,
+                           buffer_arg *outputs, vknn_output_shape *shapes) {
   vknn_request_argument in_args[MAX_ARGS], out_args[MAX_ARGS];
   size_t total = 0;
   for (uint32_t i = 0; i < b->input_count; ++i) total += aligned(inputs[i].bytes);
@@ -84,12 +89,21 @@ static void run_model(fixture *f, model_builder *b, const buffer_arg *inputs, bu
   }
   vknn_request_pool pools[1] = {{.kind = VKNN_REQUEST_POOL_MEMORY, .memory = pool.memory}};
   vknn_request request = {in_args, b->input_count, out_args, b->output_count, pools, 1};
-  s = vknn_prepared_model_execute(pm, &request, VKNN_MEASURE_TIMING_NO, NULL, NULL, shapes,
-                                  shapes != NULL ? b->output_count : 0, NULL);
-  if (s != VKNN_STATUS_NONE) fail_msg("execute: %s (%s)", vknn_status_name(s), f->log.last);
-  for (uint32_t i = 0; i < b->output_count; ++i)
+  vknn_status s = vknn_prepared_model_execute(pm, &request, VKNN_MEASURE_TIMING_NO, NULL, NULL, shapes,
+                                              shapes != NULL ? b->output_count : 0, NULL);
+  for (uint32_t i = 0; s == VKNN_STATUS_NONE && i < b->output_count; ++i)
     memcpy(outputs[i].result, pool.data + out_args[i].location.offset, outputs[i].bytes);
   shared_memory_destroy(&pool);
+  return s;
+}
+
+/* Prepares b's model, runs it once with the inputs, copies the outputs and
+ * their shapes (when shapes is not NULL). */
+static void run_model(fixture *f, model_builder *b, const buffer_arg *inputs, buffer_arg *outputs,
+                      vknn_output_shape *shapes) {
+  vknn_prepared_model *pm = prepare(f, b);
+  vknn_status s = execute(pm, b, inputs, outputs, shapes);
+  if (s != VKNN_STATUS_NONE) fail_msg("execute: %s (%s)", vknn_status_name(s), f->log.last);
   vknn_prepared_model_release(pm);
 }
 
@@ -357,6 +371,63 @@ static void test_scale_form(void **state) {
   }
 }
 
+/* The output size as model inputs: one prepared model runs with several
+ * sizes (each compiled at its first execution), as INT32 sizes and as
+ * FLOAT32 scales; a size of 0 fails that execution only. */
+static void check_run_time_size(fixture *f, vknn_prepared_model *pm, const model_builder *b,
+                                const resize_case *c, const void *size_w, const void *size_h) {
+  size_t in_count = image_count(c, false), out_count = image_count(c, true);
+  float in[64], want[256], got[256];
+  assert_true(in_count <= 64 && out_count <= 256);
+  fill_image(in, in_count);
+  bilinear_reference(c, in, want);
+  buffer_arg inputs[3] = {{in, NULL, in_count * sizeof(float)}, {size_w, NULL, 4}, {size_h, NULL, 4}};
+  buffer_arg output = {NULL, got, out_count * sizeof(float)};
+  vknn_output_shape shape[1];
+  vknn_status s = execute(pm, b, inputs, &output, shape);
+  if (s != VKNN_STATUS_NONE) fail_msg("execute: %s (%s)", vknn_status_name(s), f->log.last);
+  const uint32_t want_dims[4] = {1, c->out_h, c->out_w, 1};
+  for (int d = 0; d < 4; ++d) assert_int_equal(shape[0].dimensions[d], want_dims[d]);
+  for (size_t i = 0; i < out_count; ++i)
+    if (fabsf(got[i] - want[i]) > 1e-6f * (1.f + fabsf(want[i])))
+      fail_msg("%ux%u: element %zu is %.9g, want %.9g", c->out_h, c->out_w, i, got[i], want[i]);
+}
+
+static void test_size_at_run_time(void **state) {
+  fixture *f = *state;
+  for (int scales = 0; scales < 2; ++scales) {
+    model_builder *b = malloc(sizeof(*b));
+    assert_non_null(b);
+    mb_init(b);
+    const uint32_t in_dims[4] = {1, 5, 6, 1}, unknown[4] = {0, 0, 0, 0};
+    int32_t scalar = scales ? VKNN_OPERAND_FLOAT32 : VKNN_OPERAND_INT32;
+    uint32_t in = mb_input(b, F32, in_dims, 4);
+    uint32_t width = mb_input(b, scalar, NULL, 0), height = mb_input(b, scalar, NULL, 0);
+    uint32_t out = mb_output(b, F32, unknown, 4);
+    uint32_t inputs[4] = {in, width, height, const_bool(b, false)};
+    mb_operation(b, VKNN_OPERATION_RESIZE_BILINEAR, inputs, 4, &out, 1);
+    vknn_prepared_model *pm = prepare(f, b);
+    /* 5x6 to 8x3, 2x12 and 8x3 again (the first compilation reused). */
+    const uint32_t sizes[3][2] = {{8, 3}, {2, 12}, {8, 3}};
+    for (int k = 0; k < 3; ++k) {
+      resize_case c = {1, 5, 6, 1, sizes[k][0], sizes[k][1], false, false, false};
+      int32_t w = (int32_t)c.out_w, h = (int32_t)c.out_h;
+      float ws = (float)c.out_w / 6.f, hs = (float)c.out_h / 5.f;
+      check_run_time_size(f, pm, b, &c, scales ? (const void *)&ws : &w, scales ? (const void *)&hs : &h);
+    }
+    float in_values[30] = {0}, out_values[1];
+    int32_t zero = 0, three = 3;
+    float zero_scale = 0.f, one = 1.f;
+    buffer_arg bad[3] = {{in_values, NULL, sizeof(in_values)},
+                         {scales ? (const void *)&zero_scale : &zero, NULL, 4},
+                         {scales ? (const void *)&one : &three, NULL, 4}};
+    buffer_arg output = {NULL, out_values, sizeof(out_values)};
+    assert_int_not_equal(execute(pm, b, bad, &output, NULL), VKNN_STATUS_NONE);
+    vknn_prepared_model_release(pm);
+    free(b);
+  }
+}
+
 /* ---- TOPK_V2 ------------------------------------------------------------- */
 
 typedef struct topk_entry {
@@ -509,16 +580,59 @@ static void test_topk_long_row_limit(void **state) {
   free(b);
 }
 
+/* k as a model input: one prepared model, several k. */
+static void test_topk_k_at_run_time(void **state) {
+  fixture *f = *state;
+  model_builder *b = malloc(sizeof(*b));
+  assert_non_null(b);
+  mb_init(b);
+  const uint32_t dims[2] = {2, 6}, unknown[2] = {0, 0};
+  uint32_t in = mb_input(b, F32, dims, 2), k_input = mb_input(b, VKNN_OPERAND_INT32, NULL, 0);
+  uint32_t outs[2] = {mb_output(b, F32, unknown, 2), mb_output(b, I32, unknown, 2)};
+  uint32_t inputs[2] = {in, k_input};
+  mb_operation(b, VKNN_OPERATION_TOPK_V2, inputs, 2, outs, 2);
+  vknn_prepared_model *pm = prepare(f, b);
+  static const float values[12] = {4.f, -1.f, 9.f, 9.f, 0.5f, 2.f, -3.f, 8.f, 1.f, 7.f, 7.f, 6.f};
+  double numbers[12];
+  for (int i = 0; i < 12; ++i) numbers[i] = values[i];
+  for (int32_t k = 1; k <= 6; k += 2) {
+    int32_t want[12], got_indices[12];
+    float got_values[12];
+    topk_reference(numbers, 2, 6, (uint32_t)k, want);
+    buffer_arg args[2] = {{values, NULL, sizeof(values)}, {&k, NULL, 4}};
+    buffer_arg outputs[2] = {{NULL, got_values, (size_t)k * 8}, {NULL, got_indices, (size_t)k * 8}};
+    vknn_output_shape shapes[2];
+    vknn_status s = execute(pm, b, args, outputs, shapes);
+    if (s != VKNN_STATUS_NONE) fail_msg("k %d: %s (%s)", k, vknn_status_name(s), f->log.last);
+    assert_int_equal(shapes[0].dimensions[1], k);
+    assert_int_equal(shapes[1].dimensions[1], k);
+    for (int32_t i = 0; i < 2 * k; ++i) {
+      assert_int_equal(got_indices[i], want[i]);
+      assert_float_equal(got_values[i], values[(i / k) * 6 + want[i]], 0.f);
+    }
+  }
+  int32_t too_large = 7;
+  float ignored[12];
+  int32_t ignored_indices[12];
+  buffer_arg args[2] = {{values, NULL, sizeof(values)}, {&too_large, NULL, 4}};
+  buffer_arg outputs[2] = {{NULL, ignored, sizeof(ignored)}, {NULL, ignored_indices, sizeof(ignored_indices)}};
+  assert_int_not_equal(execute(pm, b, args, outputs, NULL), VKNN_STATUS_NONE);
+  vknn_prepared_model_release(pm);
+  free(b);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_bilinear_corners_and_centers),
       cmocka_unit_test(test_nearest_corners_and_centers),
       cmocka_unit_test(test_quant_bilinear_rounding),
       cmocka_unit_test(test_scale_form),
+      cmocka_unit_test(test_size_at_run_time),
       cmocka_unit_test(test_topk_ties),
       cmocka_unit_test(test_topk_types),
       cmocka_unit_test(test_topk_long_rows),
       cmocka_unit_test(test_topk_long_row_limit),
+      cmocka_unit_test(test_topk_k_at_run_time),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

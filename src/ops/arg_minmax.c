@@ -26,9 +26,10 @@ static vknn_status validate_arg_minmax(const vknn_logger *log, const vknn_model 
 static vknn_status read_axis(vknn_graph *graph, const vknn_operation *op, uint32_t *out_axis) {
   vknn_status s = vknn_op_require_input_shape(graph, op, 0);
   if (s != VKNN_STATUS_NONE) return s;
+  s = vknn_op_require_constant_params(graph, op, 1, 1);
+  if (s != VKNN_STATUS_NONE) return s;
   int32_t axis;
-  if (!vknn_graph_const_i32(graph, op->inputs[1], &axis))
-    return vknn_graph_defer(graph, op, "the axis is known at run time only");
+  if (!vknn_graph_const_i32(graph, op->inputs[1], &axis)) return VKNN_STATUS_GENERAL_FAILURE;
   int32_t rank = (int32_t)graph->tensors[op->inputs[0]].rank;
   if (axis < -rank || axis >= rank) {
     VKNN_LOG_E(graph->log, "model", "%s: axis %d is out of [-%d, %d)",

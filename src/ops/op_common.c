@@ -99,6 +99,20 @@ bool vknn_graph_const_i32_list(const vknn_graph *graph, const vknn_operation *op
   return true;
 }
 
+vknn_status vknn_op_require_constant_params(vknn_graph *graph, const vknn_operation *op,
+                                            uint32_t first, uint32_t count) {
+  for (uint32_t i = first; i < first + count; ++i) {
+    const vknn_tensor *t = &graph->tensors[op->inputs[i]];
+    if (t->constant_data != NULL) continue;
+    if (t->lifetime == VKNN_LIFETIME_SUBGRAPH_INPUT)
+      return vknn_graph_defer(graph, op, "a parameter is a model input");
+    VKNN_LOG_E(graph->log, "compilation", "%s: parameter %u must be a constant or a model input",
+               op_name(op), i);
+    return VKNN_STATUS_GENERAL_FAILURE;
+  }
+  return VKNN_STATUS_NONE;
+}
+
 bool vknn_is_float_tensor(int32_t type) {
   return type == VKNN_OPERAND_TENSOR_FLOAT32 || type == VKNN_OPERAND_TENSOR_FLOAT16;
 }

@@ -22,6 +22,14 @@ bool vknn_graph_const_float(const vknn_graph *graph, uint32_t operand, float *ou
 bool vknn_graph_const_i32_list(const vknn_graph *graph, const vknn_operation *op, uint32_t first,
                                uint32_t count, int32_t *out_values);
 
+/* Parameters inputs[first..first+count) known now: VKNN_STATUS_NONE when each
+ * is a constant. A model input defers the operation: executions give its
+ * value, and the model is compiled with it known (docs/architecture.md,
+ * "Shapes known only at execution time"). A value computed in the graph is
+ * unsupported (logged, tag "compilation"). */
+vknn_status vknn_op_require_constant_params(vknn_graph *graph, const vknn_operation *op,
+                                            uint32_t first, uint32_t count);
+
 /* A constant TENSOR_INT32's values (at most max); false when not a constant. */
 bool vknn_graph_const_i32_tensor(const vknn_graph *graph, uint32_t operand, int32_t *out_values,
                                  uint32_t max, uint32_t *out_count);

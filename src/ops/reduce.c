@@ -241,9 +241,10 @@ static vknn_status validate_reduction(const vknn_logger *log, const vknn_model *
   return ok ? VKNN_STATUS_NONE : VKNN_STATUS_INVALID_ARGUMENT;
 }
 
-/* Operation input i when the execution gives it: an integer tensor of at
- * most 64 elements, or a scalar, is known then (docs/architecture.md, "Shapes
- * known only at execution time"); a longer one never is. */
+/* Operation input i when the execution gives it: a model input that is an
+ * integer tensor of at most 64 elements, or a scalar, is known then
+ * (docs/architecture.md, "Shapes known only at execution time"); a longer one,
+ * or a value computed in the graph, never is. */
 static vknn_status defer_parameter(vknn_graph *graph, const vknn_operation *op, uint32_t i) {
   const vknn_tensor *t = &graph->tensors[op->inputs[i]];
   if (t->type == VKNN_OPERAND_TENSOR_INT32 && t->shape_known &&
@@ -252,7 +253,7 @@ static vknn_status defer_parameter(vknn_graph *graph, const vknn_operation *op, 
                op_name(op));
     return VKNN_STATUS_GENERAL_FAILURE;
   }
-  return vknn_graph_defer(graph, op, "a parameter is known at run time only");
+  return vknn_op_require_constant_params(graph, op, i, 1);
 }
 
 /* The axes to reduce (each in [-rank, rank)) and keep_dims. */

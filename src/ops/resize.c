@@ -94,6 +94,8 @@ static bool scaled_size(uint32_t size, float scale, uint32_t *out) {
 /* The output width and height, from sizes or scales. */
 static vknn_status read_output_size(vknn_graph *graph, const vknn_operation *op, resize_geometry *g) {
   const char *name = vknn_operation_type_name(op->type);
+  vknn_status s = vknn_op_require_constant_params(graph, op, 1, 2);
+  if (s != VKNN_STATUS_NONE) return s;
   bool ok;
   if (graph->tensors[op->inputs[2]].type == VKNN_OPERAND_INT32) {
     int32_t size[2]; /* width, height */

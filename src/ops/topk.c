@@ -53,6 +53,8 @@ static vknn_status read_geometry(vknn_graph *graph, const vknn_operation *op, to
   if (s != VKNN_STATUS_NONE) return s;
   const vknn_tensor *in = &graph->tensors[op->inputs[0]];
   int32_t k;
+  s = vknn_op_require_constant_params(graph, op, 1, 1);
+  if (s != VKNN_STATUS_NONE) return s;
   if (!vknn_graph_const_i32_list(graph, op, 1, 1, &k)) return VKNN_STATUS_GENERAL_FAILURE;
   g->length = in->dims[in->rank - 1];
   uint64_t rows = vknn_shape_element_count(in->dims, in->rank) / g->length;
