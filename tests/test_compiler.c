@@ -1,6 +1,7 @@
 /* What prepare builds: fusion, barriers only where needed, arena sharing,
  * record once (executions record nothing and create no pipelines), timing. */
 #include <math.h>
+#include <time.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -322,6 +323,63 @@ static void test_device_time_measured(void **state) {
   vknn_prepared_model_release(pm);
 }
 
+/* Eleven ADDs: more dispatches than one segment holds (VKNN_SEGMENT_DISPATCHES
+ * is 8), so a deadline submits them one segment at a time. out = 12 x. */
+static const vknn_model *add_chain(model_builder *b) {
+  uint32_t x = mb_input(b, F32, image, 4), t = x;
+  for (int i = 0; i < 11; ++i) {
+    uint32_t next = i == 10 ? mb_output(b, F32, image, 4) : mb_temporary(b, F32, image, 4);
+    add(b, t, x, next);
+    t = next;
+  }
+  return mb_finish(b);
+}
+
+static vknn_status execute_with_deadline(vknn_prepared_model *pm, vknn_measure_timing measure,
+                                         vknn_timing *timing, float *out) {
+  shared_memory pool;
+  assert_int_equal(shared_memory_create(&pool, 64 * sizeof(float)), 0);
+  for (int i = 0; i < 32; ++i) ((float *)pool.data)[i] = input_value(i);
+  vknn_request_argument args[2] = {{.location = {0, 0, 128}}, {.location = {0, 128, 128}}};
+  vknn_request_pool pools[1] = {{.kind = VKNN_REQUEST_POOL_MEMORY, .memory = pool.memory}};
+  vknn_request request = {args, 1, args + 1, 1, pools, 1};
+  struct timespec now;
+  clock_gettime(CLOCK_BOOTTIME, &now);
+  vknn_deadline deadline = {true, (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec +
+                                      10000000000ull};
+  vknn_status s = vknn_prepared_model_execute(pm, &request, measure, &deadline, NULL, NULL, 0, timing);
+  memcpy(out, pool.data + 128, 128);
+  shared_memory_destroy(&pool);
+  return s;
+}
+
+/* The begin and end timestamps run only when an execution measures its
+ * time, around every segment when a deadline sends them one by one; an
+ * untimed execution reports no time and submits the same segments. */
+static void test_device_time_with_deadline(void **state) {
+  fixture *f = *state;
+  vknn_prepared_model *pm = prepare(f, add_chain(&f->b));
+  assert_int_equal(info_of(pm).dispatch_count, 11);
+  vknn_timing timing;
+  float out[32];
+  vknn_device_statistics before, after;
+  for (int measured = 0; measured < 2; ++measured) {
+    assert_int_equal(vknn_device_get_statistics(f->device, &before), VKNN_STATUS_NONE);
+    vknn_measure_timing measure = measured ? VKNN_MEASURE_TIMING_YES : VKNN_MEASURE_TIMING_NO;
+    assert_int_equal(execute_with_deadline(pm, measure, &timing, out), VKNN_STATUS_NONE);
+    assert_int_equal(vknn_device_get_statistics(f->device, &after), VKNN_STATUS_NONE);
+    assert_int_equal(after.submissions, before.submissions + 2);
+    assert_int_equal(after.command_buffers_recorded, before.command_buffers_recorded);
+    if (measured) {
+      assert_true(timing.time_on_device != UINT64_MAX && timing.time_in_driver >= timing.time_on_device);
+    } else {
+      assert_true(timing.time_on_device == UINT64_MAX && timing.time_in_driver == UINT64_MAX);
+    }
+    for (int i = 0; i < 32; ++i) assert_float_equal(out[i], 12.f * input_value(i), 0.f);
+  }
+  vknn_prepared_model_release(pm);
+}
+
 static void test_dispatch_times_when_profiled(void **state) {
   fixture *f = *state;
   vknn_prepared_model *pm = prepare(f, conv_relu_add(&f->b));
@@ -347,6 +405,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_elementwise_chain_fused, setup, teardown),
       cmocka_unit_test_setup_teardown(test_unary_chain_fused, setup, teardown),
       cmocka_unit_test_setup_teardown(test_shared_result_not_chained, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_device_time_with_deadline, setup, teardown),
       cmocka_unit_test_setup_teardown(test_device_time_measured, setup, teardown),
       cmocka_unit_test_setup_teardown(test_dispatch_times_when_profiled, setup_profiled, teardown),
   };

@@ -159,25 +159,37 @@ static vknn_status copy_outputs(vknn_graph_instance *inst, const vknn_request *r
   return VKNN_STATUS_NONE;
 }
 
+static bool timed(const vknn_execution_options *o) {
+  return o->measure == VKNN_MEASURE_TIMING_YES;
+}
+
+/* Device time, read only when the execution measures it or the graph is
+ * profiled (untimed executions write no timestamps). */
+static uint64_t device_time(vknn_graph_instance *inst, const vknn_execution_options *o) {
+  if (!timed(o) && !inst->graph->info.profiled) return UINT64_MAX;
+  return vknn_graph_instance_read_timestamps(inst);
+}
+
 /* The shaders read and write the request's memory: nothing to copy. */
 static vknn_status run_in_place(vknn_graph_instance *inst, const vknn_recording *rec,
-                                const vknn_deadline *deadline, uint64_t *device_us) {
-  vknn_status s = vknn_graph_instance_submit(inst, rec, deadline);
+                                const vknn_execution_options *o, uint64_t *device_us) {
+  vknn_status s = vknn_graph_instance_submit(inst, rec, &o->deadline, timed(o));
   if (s == VKNN_STATUS_NONE) s = vknn_graph_instance_check_status(inst);
   if (s == VKNN_STATUS_NONE) {
-    *device_us = vknn_graph_instance_read_timestamps(inst);
+    *device_us = device_time(inst, o);
     atomic_fetch_add(&inst->graph->device->vk.counters.zero_copy_executions, 1);
   }
   return s;
 }
 
 static vknn_status run_staged(vknn_graph_instance *inst, const vknn_request *request,
-                              const request_pools *view, const vknn_deadline *deadline,
+                              const request_pools *view, const vknn_execution_options *o,
                               uint64_t *device_us) {
   vknn_status s = copy_inputs(inst, request, view);
-  if (s == VKNN_STATUS_NONE) s = vknn_graph_instance_submit(inst, &inst->recording, deadline);
+  if (s == VKNN_STATUS_NONE)
+    s = vknn_graph_instance_submit(inst, &inst->recording, &o->deadline, timed(o));
   if (s == VKNN_STATUS_NONE) s = vknn_graph_instance_check_status(inst);
-  if (s == VKNN_STATUS_NONE) *device_us = vknn_graph_instance_read_timestamps(inst);
+  if (s == VKNN_STATUS_NONE) *device_us = device_time(inst, o);
   if (s == VKNN_STATUS_NONE) s = copy_outputs(inst, request, view);
   if (s == VKNN_STATUS_NONE)
     atomic_fetch_add(&inst->graph->device->vk.counters.staged_executions, 1);
@@ -185,22 +197,22 @@ static vknn_status run_staged(vknn_graph_instance *inst, const vknn_request *req
 }
 
 static vknn_status run_on_instance(vknn_recorded_graph *rg, const vknn_request *request,
-                                   const request_pools *view, const vknn_deadline *deadline,
+                                   const request_pools *view, const vknn_execution_options *o,
                                    uint64_t *device_us) {
   vknn_graph_instance *inst = NULL;
   vknn_status s = vknn_recorded_graph_acquire(rg, &inst);
   if (s != VKNN_STATUS_NONE) return s;
   const vknn_recording *in_place = NULL;
   s = vknn_zero_copy_select(inst, request, &in_place);
-  if (s == VKNN_STATUS_NONE && in_place != NULL) s = run_in_place(inst, in_place, deadline, device_us);
-  else if (s == VKNN_STATUS_NONE) s = run_staged(inst, request, view, deadline, device_us);
+  if (s == VKNN_STATUS_NONE && in_place != NULL) s = run_in_place(inst, in_place, o, device_us);
+  else if (s == VKNN_STATUS_NONE) s = run_staged(inst, request, view, o, device_us);
   vknn_recorded_graph_release(rg, inst);
   return s;
 }
 
 static vknn_status run_graph(vknn_recorded_graph *rg, const vknn_request *request,
                              const request_pools *view, vknn_output_shape *shapes,
-                             uint32_t shape_count, const vknn_deadline *deadline,
+                             uint32_t shape_count, const vknn_execution_options *o,
                              uint64_t *device_us) {
   const vknn_logger *log = &rg->device->log;
   vknn_status s = check_dimensions(log, "input", request->inputs, rg->inputs, rg->input_count);
@@ -210,7 +222,7 @@ static vknn_status run_graph(vknn_recorded_graph *rg, const vknn_request *reques
   if (shapes != NULL && (s == VKNN_STATUS_NONE || s == VKNN_STATUS_OUTPUT_INSUFFICIENT_SIZE))
     fill_shapes(rg, request, shapes, shape_count);
   if (s != VKNN_STATUS_NONE) return s;
-  return run_on_instance(rg, request, view, deadline, device_us);
+  return run_on_instance(rg, request, view, o, device_us);
 }
 
 /* The graph for this request, with a reference the caller drops: the
@@ -231,7 +243,7 @@ static vknn_status select_graph(vknn_prepared_model *pm, const vknn_request *req
 /* Arguments in driver buffers take the buffers' shapes and sizes first. */
 static vknn_status run_resolved(vknn_prepared_model *pm, const vknn_request *request,
                                 const vknn_mapped_pool *pools, vknn_output_shape *shapes,
-                                uint32_t shape_count, const vknn_deadline *deadline,
+                                uint32_t shape_count, const vknn_execution_options *o,
                                 uint64_t *device_us) {
   vknn_resolved_request resolved;
   vknn_status s = vknn_resolve_buffer_arguments(&pm->device->log, request, pools, &resolved);
@@ -239,7 +251,7 @@ static vknn_status run_resolved(vknn_prepared_model *pm, const vknn_request *req
   if (s == VKNN_STATUS_NONE) s = select_graph(pm, &resolved.request, pools, &rg);
   if (s == VKNN_STATUS_NONE) {
     const request_pools view = {(vknn_mapped_pool *)pools, request->pool_count};
-    s = run_graph(rg, &resolved.request, &view, shapes, shape_count, deadline, device_us);
+    s = run_graph(rg, &resolved.request, &view, shapes, shape_count, o, device_us);
     vknn_recorded_graph_unref(rg);
   }
   vknn_resolved_request_free(&resolved);
@@ -313,7 +325,7 @@ vknn_status vknn_execution_run(vknn_prepared_model *pm, const vknn_request *requ
   if (s == VKNN_STATUS_NONE) s = check_deadline_at_start(pm, o);
   if (s != VKNN_STATUS_NONE) return s;
   uint64_t device_us = UINT64_MAX;
-  s = run_resolved(pm, request, pools, out_shapes, shape_count, &o->deadline, &device_us);
+  s = run_resolved(pm, request, pools, out_shapes, shape_count, o, &device_us);
   /* Lost meanwhile (a timestamp read may report it): the results are not trusted. */
   if (s == VKNN_STATUS_NONE) s = vknn_device_check_lost(pm->device, TAG);
   if (s == VKNN_STATUS_NONE && o->measure == VKNN_MEASURE_TIMING_YES && out_timing != NULL) {

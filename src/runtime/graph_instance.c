@@ -31,6 +31,35 @@ static vknn_status create_buffers(vknn_graph_instance *inst) {
   return s;
 }
 
+static VkResult record_timestamp(VkCommandBuffer cmd, VkQueryPool pool, uint32_t query) {
+  VkCommandBufferBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  VkResult r = vkBeginCommandBuffer(cmd, &begin);
+  if (r != VK_SUCCESS) return r;
+  if (query == 0) vkCmdResetQueryPool(cmd, pool, 0, 2);
+  vkCmdWriteTimestamp(cmd, query == 0 ? VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT
+                                      : VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT,
+                      pool, query);
+  return vkEndCommandBuffer(cmd);
+}
+
+/* The begin and end timestamps of timed executions, recorded once. */
+static VkResult record_timing(vknn_graph_instance *inst) {
+  VkCommandBufferAllocateInfo alloc = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+                                       .commandPool = inst->command_pool,
+                                       .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+                                       .commandBufferCount = 2};
+  VkDevice device = inst->graph->device->vk.device;
+  VkResult r = vknn_vk_injected_fault();
+  if (r == VK_SUCCESS) r = vkAllocateCommandBuffers(device, &alloc, inst->timing);
+  if (r != VK_SUCCESS) {
+    inst->timing[0] = inst->timing[1] = VK_NULL_HANDLE;
+    return r;
+  }
+  for (uint32_t i = 0; i < 2 && r == VK_SUCCESS; ++i)
+    r = record_timestamp(inst->timing[i], inst->timestamps, i);
+  return r;
+}
+
 static vknn_status create_command_objects(vknn_graph_instance *inst) {
   const vknn_recorded_graph *rg = inst->graph;
   vknn_vk *vk = &rg->device->vk;
@@ -47,6 +76,8 @@ static vknn_status create_command_objects(vknn_graph_instance *inst) {
                                   .queryCount = rg->timestamp_count};
     r = vkCreateQueryPool(vk->device, &info, NULL, &inst->timestamps);
   }
+  if (r == VK_SUCCESS && inst->timestamps != VK_NULL_HANDLE && !rg->info.profiled)
+    r = record_timing(inst);
   return vknn_vk_status(r);
 }
 
@@ -100,19 +131,22 @@ static vknn_status submit_batch(vknn_graph_instance *inst, const VkCommandBuffer
 }
 
 vknn_status vknn_graph_instance_submit(vknn_graph_instance *inst, const vknn_recording *rec,
-                                       const vknn_deadline *deadline) {
+                                       const vknn_deadline *deadline, bool timed) {
   vknn_device *device = inst->graph->device;
   vknn_vk *vk = &device->vk;
+  /* The timing command buffers sit on either side of the segments. */
+  uint32_t ends = timed && rec->timed_batch[0] != VK_NULL_HANDLE ? 1 : 0;
+  uint32_t n = rec->segment_count;
   if (deadline == NULL || !deadline->has_value)
-    return submit_batch(inst, rec->segments, rec->segment_count);
-  for (uint32_t i = 0; i < rec->segment_count; ++i) {
+    return submit_batch(inst, rec->segments - ends, n + 2 * ends);
+  for (uint32_t i = 0; i < n; ++i) {
     if (deadline_passed(deadline)) {
       atomic_fetch_add(&vk->counters.deadline_cancellations, 1);
-      VKNN_LOG_E(&device->log, TAG, "the deadline passed after %u of %u segments; cancelled", i,
-                 rec->segment_count);
+      VKNN_LOG_E(&device->log, TAG, "the deadline passed after %u of %u segments; cancelled", i, n);
       return VKNN_STATUS_MISSED_DEADLINE_TRANSIENT;
     }
-    vknn_status s = submit_batch(inst, &rec->segments[i], 1);
+    uint32_t before = i == 0 ? ends : 0, after = i == n - 1 ? ends : 0;
+    vknn_status s = submit_batch(inst, &rec->segments[i] - before, 1 + before + after);
     if (s != VKNN_STATUS_NONE) return s;
   }
   return VKNN_STATUS_NONE;
@@ -155,5 +189,6 @@ vknn_recording_resources vknn_graph_instance_resources(const vknn_graph_instance
                                     .staging = inst->staging.buffer,
                                     .status = inst->status.buffer,
                                     .command_pool = inst->command_pool,
-                                    .timestamps = inst->timestamps};
+                                    .timestamps = inst->timestamps,
+                                    .timing = inst->timing[0] != VK_NULL_HANDLE ? inst->timing : NULL};
 }

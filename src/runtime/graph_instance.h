@@ -19,6 +19,9 @@ struct vknn_graph_instance {
   VkFence fence;
   VkQueryPool timestamps; /* VK_NULL_HANDLE when the queue has none */
   uint64_t *ticks;        /* the graph's timestamp_count query results */
+  /* Begin and end timestamps around a timed execution's segments (see
+   * vknn_recording_resources.timing); VK_NULL_HANDLE when not used. */
+  VkCommandBuffer timing[2];
   vknn_recording recording; /* inputs and outputs in the staging buffer */
   struct vknn_zero_copy_cache *zero_copy; /* zero_copy.c; NULL until used */
   /* A submission failed: the fence may be pending or signaled. The pool
@@ -37,18 +40,21 @@ void vknn_graph_instance_destroy(vknn_graph_instance *inst);
 /* The instance's resources, as recordings take them. */
 vknn_recording_resources vknn_graph_instance_resources(const vknn_graph_instance *inst);
 
-/* Runs a recording of this instance and waits for it. With a deadline the
- * segments go one at a time, and none starts once the deadline has passed:
- * MISSED_DEADLINE_TRANSIENT. A failed submission or wait marks the instance
- * unusable (and, when the device is lost, the device lost). */
+/* Runs a recording of this instance and waits for it; timed: with the
+ * begin and end timestamps around it (vknn_graph_instance_read_timestamps).
+ * With a deadline the segments go one at a time, and none starts once the
+ * deadline has passed: MISSED_DEADLINE_TRANSIENT. A failed submission or
+ * wait marks the instance unusable (and, when the device is lost, the device
+ * lost). */
 vknn_status vknn_graph_instance_submit(vknn_graph_instance *inst, const vknn_recording *rec,
-                                       const vknn_deadline *deadline);
+                                       const vknn_deadline *deadline, bool timed);
 
 /* After a submission's fence: INVALID_ARGUMENT (logged, naming the
  * operation) when a kernel found a value given at run time out of range, the
  * status word being non-zero; NONE otherwise. */
 vknn_status vknn_graph_instance_check_status(const vknn_graph_instance *inst);
 
-/* Device time of the last submission in microseconds (UINT64_MAX when
- * unavailable); per-dispatch times go to the graph when profiled. */
+/* Device time of the last submission in microseconds, when it was timed or
+ * the graph is profiled (UINT64_MAX otherwise, or when unavailable);
+ * per-dispatch times go to the graph when profiled. */
 uint64_t vknn_graph_instance_read_timestamps(vknn_graph_instance *inst);

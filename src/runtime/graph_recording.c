@@ -291,9 +291,10 @@ static void reset_status(VkCommandBuffer cmd, VkBuffer status) {
                        1, &barrier, 0, NULL, 0, NULL);
 }
 
-/* Dispatches [first, end) into one segment; the first segment starts the
- * timestamps and resets the status word, the last one ends them and makes
- * the outputs (and the status word) visible to the host. */
+/* Dispatches [first, end) into one segment; the first segment resets the
+ * status word, the last one makes the outputs (and the status word) visible
+ * to the host. Profiled graphs write a timestamp after every dispatch, the
+ * first segment starting them. */
 static vknn_status record_segment(const recording_target *t, hazard_tracker *hazards,
                                   VkCommandBuffer cmd, uint32_t first, uint32_t end,
                                   uint32_t *barriers) {
@@ -303,7 +304,7 @@ static vknn_status record_segment(const recording_target *t, hazard_tracker *haz
   VkResult r = vkBeginCommandBuffer(cmd, &begin);
   if (r != VK_SUCCESS) return vknn_vk_status(r);
   bool last = end == rg->dispatches.count;
-  if (first == 0 && timestamps != VK_NULL_HANDLE) {
+  if (first == 0 && rg->info.profiled) {
     vkCmdResetQueryPool(cmd, timestamps, 0, rg->timestamp_count);
     vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, timestamps, 0);
   }
@@ -321,8 +322,6 @@ static vknn_status record_segment(const recording_target *t, hazard_tracker *haz
     if (rg->info.profiled)
       vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, timestamps, i + 1);
   }
-  if (last && timestamps != VK_NULL_HANDLE && !rg->info.profiled)
-    vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, timestamps, 1);
   if (last)
     memory_barrier(cmd, VK_ACCESS_SHADER_WRITE_BIT, VK_ACCESS_HOST_READ_BIT,
                    VK_PIPELINE_STAGE_HOST_BIT);
@@ -335,8 +334,13 @@ static vknn_status allocate_segments(const vknn_recording_resources *inst, vknn_
   const vknn_recorded_graph *rg = inst->graph;
   uint32_t n = rg->dispatches.count;
   rec->segment_count = n == 0 ? 1 : (n + VKNN_SEGMENT_DISPATCHES - 1) / VKNN_SEGMENT_DISPATCHES;
-  rec->segments = vknn_calloc(rec->segment_count, sizeof(VkCommandBuffer));
-  if (rec->segments == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
+  rec->timed_batch = vknn_calloc(rec->segment_count + 2, sizeof(VkCommandBuffer));
+  if (rec->timed_batch == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
+  rec->segments = rec->timed_batch + 1;
+  if (inst->timing != NULL) {
+    rec->timed_batch[0] = inst->timing[0];
+    rec->timed_batch[rec->segment_count + 1] = inst->timing[1];
+  }
   VkCommandBufferAllocateInfo alloc = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
                                        .commandPool = inst->command_pool,
                                        .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
@@ -368,7 +372,7 @@ void vknn_recording_destroy(const vknn_recording_resources *inst, vknn_recording
   VkDevice device = inst->graph->device->vk.device;
   if (rec->segments != NULL && rec->segments[0] != VK_NULL_HANDLE)
     vkFreeCommandBuffers(device, inst->command_pool, rec->segment_count, rec->segments);
-  free(rec->segments);
+  free(rec->timed_batch);
   if (rec->descriptor_pool != VK_NULL_HANDLE)
     vkDestroyDescriptorPool(device, rec->descriptor_pool, NULL);
   for (uint32_t i = 0; i < rec->view_count; ++i) vkDestroyBufferView(device, rec->views[i], NULL);

@@ -15,6 +15,10 @@ typedef struct vknn_recording {
   uint32_t view_count;
   VkCommandBuffer *segments;
   uint32_t segment_count;
+  /* [timing begin, segments..., timing end], the batch of an execution that
+   * measures its device time: the ends are the instance's timing command
+   * buffers (VK_NULL_HANDLE when it has none); segments points inside. */
+  VkCommandBuffer *timed_batch;
   uint32_t barriers; /* compute-to-compute barriers recorded */
 } vknn_recording;
 
@@ -31,6 +35,12 @@ typedef struct vknn_recording_resources {
   VkBuffer status;
   VkCommandPool command_pool;
   VkQueryPool timestamps; /* VK_NULL_HANDLE when the queue has none */
+  /* The instance's begin and end timestamps, recorded apart so that only
+   * executions measuring their time pay for them (writing a timestamp
+   * flushes lavapipe's pipeline: ~75 us of a one-dispatch round trip);
+   * NULL when the queue has no timestamps or every dispatch is profiled
+   * (the timestamps are then inside the segments). */
+  const VkCommandBuffer *timing;
 } vknn_recording_resources;
 
 /* Records the graph for one instance's arena and staging buffer. inputs and

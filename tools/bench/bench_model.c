@@ -1,7 +1,9 @@
-/* vknn-bench model: prepare and execution latency of one conformance case,
- * and the GPU time of each of its dispatches (timestamp queries).
+/* vknn-bench model: prepare and execution latency of one conformance case;
+ * with --profile, the GPU time of each of its dispatches (a timestamp after
+ * every dispatch, which costs: latencies measured with it are not the
+ * model's).
  *
- *   vknn-bench model PATH.json [--case NAME] [--iterations N] [--json FILE]
+ *   vknn-bench model PATH.json [--case NAME] [--iterations N] [--json FILE] [--profile]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +19,7 @@ typedef struct bench_options {
   const char *case_name;
   int iterations;
   const char *json_path;
+  bool profile;
 } bench_options;
 
 typedef struct bench_result {
@@ -79,7 +82,8 @@ static int run(vknn_device *device, cts_case *c, const bench_options *opt, bench
     start = bench_now_ms();
     s = vknn_prepared_model_execute(pm, &c->request, VKNN_MEASURE_TIMING_NO, NULL, NULL, NULL, 0, NULL);
     latency[it] = bench_now_ms() - start;
-    if (vknn_prepared_model_get_dispatch_times(pm, times, info.dispatch_count) == VKNN_STATUS_NONE)
+    if (opt->profile &&
+        vknn_prepared_model_get_dispatch_times(pm, times, info.dispatch_count) == VKNN_STATUS_NONE)
       for (uint32_t i = 0; i < info.dispatch_count; ++i) r->dispatch_ms[i] += times[i] / opt->iterations;
   }
   r->median_ms = bench_quantile(latency, (size_t)opt->iterations, 0.5);
@@ -91,11 +95,14 @@ static int run(vknn_device *device, cts_case *c, const bench_options *opt, bench
   return s == VKNN_STATUS_NONE ? 0 : 1;
 }
 
-static void print_result(const bench_result *r, const char *name, const char *device_name, int iterations) {
+static void print_result(const bench_result *r, const char *name, const char *device_name,
+                         const bench_options *opt) {
   printf("case:      %s\ndevice:    %s\n", name, device_name);
   printf("outputs:   %s\n", r->outputs_match ? "match the expected values" : "DO NOT match");
   printf("prepare:   %.2f ms\n", r->prepare_ms);
-  printf("execute:   median %.3f ms, p90 %.3f ms (%d iterations)\n", r->median_ms, r->p90_ms, iterations);
+  printf("execute:   median %.3f ms, p90 %.3f ms (%d iterations%s)\n", r->median_ms, r->p90_ms,
+         opt->iterations, opt->profile ? ", per-dispatch timestamps" : "");
+  if (!opt->profile) return;
   double total = 0;
   for (uint32_t i = 0; i < r->dispatch_count; ++i) total += r->dispatch_ms[i];
   printf("GPU time per dispatch (mean, ms), total %.3f ms:\n", total);
@@ -103,18 +110,19 @@ static void print_result(const bench_result *r, const char *name, const char *de
     printf("  %3u %-24s %9.3f\n", i, r->kernels[i], r->dispatch_ms[i]);
 }
 
-static int write_json(const bench_result *r, const char *path) {
+static int write_json(const bench_result *r, const char *path, bool profile) {
   cJSON *root = cJSON_CreateObject();
   cJSON_AddNumberToObject(root, "prepare_ms", r->prepare_ms);
   cJSON *execute = cJSON_AddObjectToObject(root, "execute_ms");
   cJSON_AddNumberToObject(execute, "median", r->median_ms);
   cJSON_AddNumberToObject(execute, "p90", r->p90_ms);
+  cJSON_AddBoolToObject(root, "profiled", profile);
   cJSON *dispatches = cJSON_AddArrayToObject(root, "dispatches");
   for (uint32_t i = 0; i < r->dispatch_count; ++i) {
     cJSON *d = cJSON_CreateObject();
     cJSON_AddNumberToObject(d, "index", i);
     cJSON_AddStringToObject(d, "kernel", r->kernels[i]);
-    cJSON_AddNumberToObject(d, "gpu_ms", r->dispatch_ms[i]);
+    if (profile) cJSON_AddNumberToObject(d, "gpu_ms", r->dispatch_ms[i]);
     cJSON_AddItemToArray(dispatches, d);
   }
   int rc = bench_write_json(root, path);
@@ -124,9 +132,15 @@ static int write_json(const bench_result *r, const char *path) {
 
 static int parse_args(int argc, char **argv, bench_options *opt) {
   *opt = (bench_options){.iterations = 20};
-  if (argc < 2 || argc % 2 != 0) return -1;
+  if (argc < 2) return -1;
   opt->path = argv[1];
-  for (int i = 2; i + 1 < argc; i += 2) {
+  for (int i = 2; i < argc; i += 2) {
+    if (strcmp(argv[i], "--profile") == 0) {
+      opt->profile = true;
+      --i;
+      continue;
+    }
+    if (i + 1 >= argc) return -1;
     if (strcmp(argv[i], "--case") == 0) opt->case_name = argv[i + 1];
     else if (strcmp(argv[i], "--iterations") == 0) {
       if (bench_parse_count(argv[i], argv[i + 1], &opt->iterations) != 0) return -1;
@@ -150,15 +164,15 @@ int bench_model_main(int argc, char **argv) {
   }
   vknn_device *device = NULL;
   const char *device_name = "";
-  if (bench_open_device(true, &device, &device_name) != 0) {
+  if (bench_open_device(opt.profile, &device, &device_name) != 0) {
     cts_case_free(&c);
     cJSON_Delete(root);
     return 1;
   }
   bench_result r = {0};
   int rc = run(device, &c, &opt, &r);
-  if (rc == 0) print_result(&r, c.name, device_name, opt.iterations);
-  if (rc == 0 && opt.json_path) rc = write_json(&r, opt.json_path) != 0;
+  if (rc == 0) print_result(&r, c.name, device_name, &opt);
+  if (rc == 0 && opt.json_path) rc = write_json(&r, opt.json_path, opt.profile) != 0;
   if (bench_check_validation(device) != 0) rc = 1;
   free(r.dispatch_ms);
   free(r.kernels);

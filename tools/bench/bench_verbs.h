@@ -7,7 +7,7 @@ int bench_peak_main(int argc, char **argv);
 int bench_kernel_main(int argc, char **argv);
 int bench_synth_main(int argc, char **argv);
 
-#define BENCH_MODEL_USAGE "model PATH.json [--case NAME] [--iterations N] [--json FILE]"
+#define BENCH_MODEL_USAGE "model PATH.json [--case NAME] [--iterations N] [--json FILE] [--profile]"
 #define BENCH_PEAK_USAGE "peak [--json FILE]"
 #define BENCH_KERNEL_USAGE                                                                   \
   "kernel NAME|all [--shape SHAPE|small] [--iterations N] [--relaxed] [--peak-gflops X] " \
