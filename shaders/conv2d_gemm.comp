@@ -4,6 +4,9 @@
 // variant conv2d_gemm_f16: -DELEM_F16
 // variant conv2d_gemm_f32_texel: -DELEM_F32 -DTEXEL_READS
 // variant conv2d_gemm_f16_texel: -DELEM_F16 -DTEXEL_READS
+// variant conv2d_gemm_q8: -DELEM_Q8
+// variant conv2d_gemm_q8_filter_i8: -DELEM_Q8 -DFILTER_I8
+// variant conv2d_gemm_q8s: -DELEM_Q8S
 // Float CONV_2D, GROUPED_CONV_2D, TRANSPOSE_CONV_2D (NHWC) and
 // FULLY_CONNECTED as a matrix product: output [pixels x out_c] =
 // im2col(input) [pixels x k_h*k_w*in_c] * filter^T, the filter in NNAPI's
@@ -23,16 +26,39 @@
 // output channels, a filter slice once for PIX_BLOCK pixels.
 // Variants: ELEM_F32, ELEM_F16 (float16 storage, float32 arithmetic);
 // TEXEL_READS reads input and filter through uniform texel buffers
-// (operand_reads.glsl).
+// (operand_reads.glsl). The quantized ones, ELEM_Q8 (uint8 input and
+// filter; FILTER_I8: an int8 per-channel filter) and ELEM_Q8S (int8), sum
+// (input - zero point) * (filter - zero point) in int32 and requantize as
+// the direct kernel does (conv2d.comp, fixed_point.glsl): the same sums in
+// another order, so the same bits; four 8-bit channels are one 32-bit load.
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
 #include "elem_types.glsl"
+#if defined(QUANTIZED)
+#include "fixed_point.glsl"
+#else
 #include "operand_reads.glsl"
+#endif
 
 #if defined(ELEM_F16)
 #define OUTPUT_VEC4 f16vec4
 #else
 #define OUTPUT_VEC4 vec4
+#endif
+
+#if defined(QUANTIZED)
+#define ACC_T int
+#define ACC4_T ivec4
+#define BIAS_T int
+#if defined(FILTER_I8) || defined(ELEM_Q8S)
+#define FILTER_T int8_t
+#else
+#define FILTER_T STORAGE_T
+#endif
+#else
+#define ACC_T float
+#define ACC4_T vec4
+#define BIAS_T STORAGE_T
 #endif
 
 layout(constant_id = 1) const uint CH_BLOCK = 8;  // output channels per invocation
@@ -53,17 +79,49 @@ const uint TAPS_POINTWISE = 1;
 const uint TAPS_TRANSPOSED = 2;
 layout(constant_id = 6) const uint TAPS = TAPS_POINTWISE;
 // 1: out_c % 4 == 0 (and CH_BLOCK a multiple of 4): results are stored four
-// channels at a time, a quarter of the store instructions.
+// channels at a time, a quarter of the store instructions (float variants).
 layout(constant_id = 7) const uint VEC4_STORES = 0;
 
 // Input (binding 0) and filter (binding 1); READ4 only where IN_C % 4 == 0
 // (then p.in_c and every group's first channel are multiples of 4 too), so
 // every vec4 index is a whole multiple of 4 elements from the start.
+#if defined(QUANTIZED)
+// Quantized: raw 8-bit values, one at a time or four from one 32-bit word
+// (the tensors hold a multiple of 4 bytes where READ4 is used).
+layout(std430, set = 0, binding = 0) readonly buffer Input { STORAGE_T x[]; };
+layout(std430, set = 0, binding = 0) readonly buffer Input4 { uint x4[]; };
+layout(std430, set = 0, binding = 1) readonly buffer Filter { FILTER_T w[]; };
+layout(std430, set = 0, binding = 1) readonly buffer Filter4 { uint w4[]; };
+ivec4 unpack_u8(uint v) { return ivec4((uvec4(v) >> uvec4(0u, 8u, 16u, 24u)) & 0xffu); }
+ivec4 unpack_i8(uint v) { return ivec4(uvec4(v) << uvec4(24u, 16u, 8u, 0u)) >> 24; }
+#if defined(ELEM_Q8S)
+#define READ4_X(i) unpack_i8(x4[i])
+#else
+#define READ4_X(i) unpack_u8(x4[i])
+#endif
+#if defined(FILTER_I8) || defined(ELEM_Q8S)
+#define READ4_W(i) unpack_i8(w4[i])
+#else
+#define READ4_W(i) unpack_u8(w4[i])
+#endif
+#define READ1_X(i) int(x[i])
+#define READ1_W(i) int(w[i])
+#else
 OPERAND(0, Input, x)
 OPERAND(1, Filter, w)
-layout(std430, set = 0, binding = 2) readonly buffer Bias { STORAGE_T bias[]; };
+#define READ4_X(i) READ4(x, i)
+#define READ4_W(i) READ4(w, i)
+#define READ1_X(i) READ1(x, i)
+#define READ1_W(i) READ1(w, i)
+#endif
+layout(std430, set = 0, binding = 2) readonly buffer Bias { BIAS_T bias[]; };
 layout(std430, set = 0, binding = 3) writeonly buffer Output { STORAGE_T y[]; };
 layout(std430, set = 0, binding = 3) writeonly buffer Output4 { OUTPUT_VEC4 y4[]; };
+#if defined(QUANTIZED)
+// Per output channel: input_scale * filter_scale[c] / output_scale as a
+// fixed-point multiplier (mantissa, exponent), as for conv2d.comp.
+layout(std430, set = 0, binding = 4) readonly buffer Multiplier { ivec2 multiplier[]; };
+#endif
 
 layout(push_constant) uniform Params {
     uint in_h, in_w, out_h, out_w;
@@ -74,6 +132,7 @@ layout(push_constant) uniform Params {
     uint channel_blocks; // ceil(out_c / CH_BLOCK)
     uint stride_x, stride_y, dilation_x, dilation_y;
     int pad_left, pad_top;
+    int in_zero_point, filter_zero_point, out_zero_point; // quantized variants
     float act_min, act_max;
 } p;
 
@@ -126,17 +185,48 @@ int tap_base(Window win, uint ky, uint kx, uint ic0) {
 }
 
 // Input channels c..c+3 (c + 3 < IN_C) at base (>= 0), zeros for a padding
-// tap (-1). The index is clamped rather than branched on, so lanes never
-// diverge and never read outside the tensor.
-vec4 load_input4(int base, uint c) {
-    vec4 v = READ4(x, (uint(max(base, 0)) + c) / 4);
-    return base < 0 ? vec4(0.0) : v;
+// tap (-1); quantized, less the zero point (a padding tap adds nothing, as
+// in the reference). The index is clamped rather than branched on, so lanes
+// never diverge and never read outside the tensor.
+ACC4_T load_input4(int base, uint c) {
+#if defined(QUANTIZED)
+    ivec4 v = READ4_X((uint(max(base, 0)) + c) / 4) - p.in_zero_point;
+#else
+    vec4 v = READ4_X((uint(max(base, 0)) + c) / 4);
+#endif
+    return base < 0 ? ACC4_T(0) : v;
 }
 
-float load_input(int base, uint c) {
-    float v = READ1(x, uint(max(base, 0)) + c);
-    return base < 0 ? 0.0 : v;
+ACC_T load_input(int base, uint c) {
+#if defined(QUANTIZED)
+    int v = READ1_X(uint(max(base, 0)) + c) - p.in_zero_point;
+#else
+    float v = READ1_X(uint(max(base, 0)) + c);
+#endif
+    return base < 0 ? ACC_T(0) : v;
 }
+
+ACC4_T load_filter4(uint i) {
+#if defined(QUANTIZED)
+    return READ4_W(i) - p.filter_zero_point;
+#else
+    return READ4_W(i);
+#endif
+}
+
+ACC_T load_filter(uint i) {
+#if defined(QUANTIZED)
+    return READ1_W(i) - p.filter_zero_point;
+#else
+    return READ1_W(i);
+#endif
+}
+
+#if defined(QUANTIZED)
+int dot4(ivec4 a, ivec4 b) { return a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w; }
+#else
+float dot4(vec4 a, vec4 b) { return dot(a, b); }
+#endif
 
 uint filter_index(uint oc, uint ky, uint kx, uint c) {
     return oc * TAP_SIZE + (ky * K_W + kx) * IN_C + c;
@@ -162,8 +252,8 @@ void main() {
         else win[j] = window_of(pixel);
     }
     uint oc_last = p.out_c - 1;
-    float acc[PIX_BLOCK * CH_BLOCK];
-    for (uint i = 0; i < PIX_BLOCK * CH_BLOCK; ++i) acc[i] = 0.0;
+    ACC_T acc[PIX_BLOCK * CH_BLOCK];
+    for (uint i = 0; i < PIX_BLOCK * CH_BLOCK; ++i) acc[i] = ACC_T(0);
     for (uint ky = 0; ky < K_H; ++ky) {
         for (uint kx = 0; kx < K_W; ++kx) {
             int base[PIX_BLOCK];
@@ -171,25 +261,39 @@ void main() {
                 base[j] = TAPS == TAPS_POINTWISE ? int(row[j]) : tap_base(win[j], ky, kx, ic0);
             if (VEC4_LOADS) {
                 for (uint c = 0; c < IN_C; c += 4) {
-                    vec4 xv[PIX_BLOCK];
+                    ACC4_T xv[PIX_BLOCK];
                     for (uint j = 0; j < PIX_BLOCK; ++j) xv[j] = load_input4(base[j], c);
                     for (uint k = 0; k < CH_BLOCK; ++k) {
-                        vec4 wv = READ4(w, filter_index(min(oc0 + k, oc_last), ky, kx, c) / 4);
-                        for (uint j = 0; j < PIX_BLOCK; ++j) acc[j * CH_BLOCK + k] += dot(xv[j], wv);
+                        ACC4_T wv = load_filter4(filter_index(min(oc0 + k, oc_last), ky, kx, c) / 4);
+                        for (uint j = 0; j < PIX_BLOCK; ++j) acc[j * CH_BLOCK + k] += dot4(xv[j], wv);
                     }
                 }
             } else {
                 for (uint c = 0; c < IN_C; ++c) {
-                    float xv[PIX_BLOCK];
+                    ACC_T xv[PIX_BLOCK];
                     for (uint j = 0; j < PIX_BLOCK; ++j) xv[j] = load_input(base[j], c);
                     for (uint k = 0; k < CH_BLOCK; ++k) {
-                        float wv = READ1(w, filter_index(min(oc0 + k, oc_last), ky, kx, c));
+                        ACC_T wv = load_filter(filter_index(min(oc0 + k, oc_last), ky, kx, c));
                         for (uint j = 0; j < PIX_BLOCK; ++j) acc[j * CH_BLOCK + k] += xv[j] * wv;
                     }
                 }
             }
         }
     }
+#if defined(QUANTIZED)
+    for (uint j = 0; j < PIX_BLOCK; ++j) {
+        uint pixel = first_pixel + j * gl_WorkGroupSize.x;
+        if (pixel >= p.pixels) continue;
+        for (uint k = 0; k < CH_BLOCK; ++k) {
+            uint oc = oc0 + k;
+            if (oc >= p.out_c) break;
+            ivec2 m = multiplier[oc];
+            int q = multiply_by_quantized_multiplier(acc[j * CH_BLOCK + k] + bias[oc], m.x, m.y) +
+                    p.out_zero_point;
+            y[pixel * p.out_c + oc] = STORAGE_T(clamp(q, int(p.act_min), int(p.act_max)));
+        }
+    }
+#else
     for (uint j = 0; j < PIX_BLOCK; ++j) {
         uint pixel = first_pixel + j * gl_WorkGroupSize.x;
         if (pixel >= p.pixels) continue;
@@ -214,4 +318,5 @@ void main() {
             y[pixel * p.out_c + oc] = STORAGE_T(clamp(v, p.act_min, p.act_max));
         }
     }
+#endif
 }

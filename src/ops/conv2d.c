@@ -341,14 +341,14 @@ static vknn_shader_id conv_shader(int32_t input_type, int32_t filter_type) {
 vknn_status vknn_lower_conv(vknn_graph *graph, const vknn_operation *op,
                             const vknn_conv_geometry *g, vknn_dispatch_list *out_list) {
   vknn_conv_choice choice = vknn_conv_select(g, graph->tensors[op->inputs[0]].type);
-  if (choice.kernel != VKNN_CONV_KERNEL_DIRECT)
-    return vknn_lower_conv_tiled(graph, op, g, choice, out_list);
   uint32_t out_index = vknn_graph_op_output(graph, op, 0);
   bool quant = vknn_is_quant8(graph->tensors[op->inputs[0]].type);
   uint32_t multipliers = 0;
   vknn_status s = quant ? add_multipliers(graph, op, g->out_c, out_index, &multipliers)
                         : VKNN_STATUS_NONE;
   if (s != VKNN_STATUS_NONE) return s;
+  if (choice.kernel != VKNN_CONV_KERNEL_DIRECT)
+    return vknn_lower_conv_tiled(graph, op, g, choice, multipliers, out_list);
   const vknn_tensor *in = &graph->tensors[op->inputs[0]];
   const vknn_tensor *filter = &graph->tensors[op->inputs[1]];
   conv_params p = {g->in_h, g->in_w, g->in_c, g->batches, g->out_h, g->out_w, g->out_c,

@@ -1,7 +1,8 @@
 /* Convolution geometry and lowering shared by CONV_2D, GROUPED_CONV_2D,
- * DEPTHWISE_CONV_2D, TRANSPOSE_CONV_2D and FULLY_CONNECTED. Kernels: shaders/conv2d.comp (direct: quantized, NCHW and
- * what the tiled kernels do not cover), and for float NHWC tensors
- * conv2d_gemm.comp, conv2d_depthwise.comp and gemv_splitk.comp, chosen in
+ * DEPTHWISE_CONV_2D, TRANSPOSE_CONV_2D and FULLY_CONNECTED. Kernels:
+ * shaders/conv2d.comp (direct: NCHW, quantized depthwise, and what the tiled
+ * kernels do not cover), and for NHWC tensors conv2d_gemm.comp (float and
+ * quantized), conv2d_depthwise.comp and gemv_splitk.comp (float), chosen in
  * src/ops/conv2d_select.c. */
 #pragma once
 #include "ops/op_common.h"
@@ -20,7 +21,7 @@ typedef struct vknn_conv_geometry {
   int32_t activation;
 } vknn_conv_geometry;
 
-/* The kernels a float convolution may run on (src/ops/conv2d_select.c). */
+/* The kernels a convolution may run on (src/ops/conv2d_select.c). */
 typedef enum vknn_conv_kernel {
   VKNN_CONV_KERNEL_DIRECT,    /* conv2d.comp: one output (or 4 channels) per invocation */
   VKNN_CONV_KERNEL_GEMM,      /* conv2d_gemm.comp: tiled (implicit) matrix product */
@@ -38,10 +39,12 @@ typedef struct vknn_conv_choice {
 /* The kernel for a convolution of the given geometry and tensor type. */
 vknn_conv_choice vknn_conv_select(const vknn_conv_geometry *g, int32_t type);
 
-/* Appends the dispatch of a convolution on a kernel other than DIRECT. */
+/* Appends the dispatch of a convolution on a kernel other than DIRECT;
+ * multipliers: the requantization constant of a quantized one (else
+ * unused). */
 vknn_status vknn_lower_conv_tiled(vknn_graph *graph, const vknn_operation *op,
                                   const vknn_conv_geometry *g, vknn_conv_choice c,
-                                  vknn_dispatch_list *out_list);
+                                  uint32_t multipliers, vknn_dispatch_list *out_list);
 
 /* Appends the dispatch of a convolution: input, filter and bias operands of
  * op (inputs 0, 1, 2), written to op's (possibly fused) output. */

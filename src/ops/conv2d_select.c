@@ -1,6 +1,7 @@
-/* Float convolution kernels: which kernel runs a convolution (one selection
+/* Convolution kernels: which kernel runs a convolution (one selection
  * function, its rules measured: docs/perf.md) and the lowering to the tiled
- * ones (shaders/conv2d_gemm.comp, conv2d_depthwise.comp, gemv_splitk.comp). */
+ * ones (shaders/conv2d_gemm.comp, float and quantized; conv2d_depthwise.comp
+ * and gemv_splitk.comp, float). */
 #include "ops/conv2d.h"
 
 #include <string.h>
@@ -34,14 +35,16 @@ static uint32_t smallest_group(uint32_t largest, uint64_t items) {
 
 vknn_conv_choice vknn_conv_select(const vknn_conv_geometry *g, int32_t type) {
   vknn_conv_choice c = {.kernel = VKNN_CONV_KERNEL_DIRECT};
-  /* Quantized kernels stay bit-exact on the direct kernel; NCHW keeps it too
-   * (the tiled kernels read NHWC rows). */
-  if (!vknn_is_float_tensor(type) || g->nchw) return c;
+  /* NCHW keeps the direct kernel (the tiled kernels read NHWC rows). */
+  bool quant = vknn_is_quant8(type);
+  if (!(vknn_is_float_tensor(type) || quant) || g->nchw) return c;
   /* The tiled kernels index elements in 32 bits (input offsets signed, -1
    * marking padding), as the direct one does in unsigned ones. */
   uint64_t in_elements = (uint64_t)g->batches * g->in_h * g->in_w * g->in_c;
   uint64_t pixels = (uint64_t)g->batches * g->out_h * g->out_w;
   if (in_elements > INT32_MAX || pixels * g->out_c > UINT32_MAX) return c;
+  /* Only the matrix-product kernel has quantized variants. */
+  if (quant && g->depthwise) return c;
   if (g->depthwise) {
     /* The depthwise kernel reuses loaded window columns across a row of
      * outputs, which needs dilation 1; a multiplier above 1 reads each
@@ -58,7 +61,7 @@ vknn_conv_choice vknn_conv_select(const vknn_conv_geometry *g, int32_t type) {
   bool grouped = g->cout_per_group != g->out_c;
   /* A single row against a long reduction: split the reduction across a
    * workgroup, else one invocation would sum all of it alone. */
-  if (!grouped && pixels == 1 && pointwise(g) && g->in_c >= 64) {
+  if (!grouped && !quant && pixels == 1 && pointwise(g) && g->in_c >= 64) {
     c.kernel = VKNN_CONV_KERNEL_GEMV;
     c.ch_block = 4;
     c.group = smallest_group(GEMV_GROUP, ceil_div(g->in_c, 8)); /* 2 vec4 slices a lane */
@@ -81,10 +84,16 @@ vknn_conv_choice vknn_conv_select(const vknn_conv_geometry *g, int32_t type) {
 }
 
 /* What differs between the dispatches of the tiled kernels. Each binds
- * input, filter, bias and output, and each push-constant block ends with
- * the fused activation's bounds (act_min, act_max), filled in here. */
+ * input, filter, bias and output (and, quantized, the requantization
+ * multipliers), and each push-constant block ends with the fused
+ * activation's bounds (act_min, act_max), filled in here. */
 typedef struct tiled_launch {
   vknn_shader_id f32_shader, f16_shader;
+  /* Quantized variants (has_quant): uint8, uint8 with an int8 per-channel
+   * filter, int8; multipliers: the constant they read. */
+  bool has_quant;
+  vknn_shader_id q8_shader, q8_filter_i8_shader, q8s_shader;
+  uint32_t multipliers;
   /* Variants reading input and filter through texel buffers (TEXEL_READS);
    * texel_vec4: they read four elements per texel. */
   bool has_texel;
@@ -118,15 +127,30 @@ static vknn_texel_format texel_format(const vknn_graph *graph, const vknn_operat
   return l->texel_vec4 ? VKNN_TEXEL_F32X4 : VKNN_TEXEL_F32;
 }
 
+/* The variant for the input and filter types (and way of reading). */
+static vknn_shader_id tiled_shader(const vknn_graph *graph, const vknn_operation *op,
+                                   const tiled_launch *l, vknn_texel_format texel) {
+  switch (graph->tensors[op->inputs[0]].type) {
+    case VKNN_OPERAND_TENSOR_FLOAT16: return texel != VKNN_TEXEL_NONE ? l->f16_texel_shader : l->f16_shader;
+    case VKNN_OPERAND_TENSOR_QUANT8_ASYMM:
+      return graph->tensors[op->inputs[1]].type == VKNN_OPERAND_TENSOR_QUANT8_SYMM_PER_CHANNEL
+                 ? l->q8_filter_i8_shader
+                 : l->q8_shader;
+    case VKNN_OPERAND_TENSOR_QUANT8_ASYMM_SIGNED: return l->q8s_shader;
+    default: return texel != VKNN_TEXEL_NONE ? l->f32_texel_shader : l->f32_shader;
+  }
+}
+
 static vknn_status add_tiled_dispatch(vknn_graph *graph, const vknn_operation *op,
                                       const vknn_conv_geometry *g, const tiled_launch *l,
                                       vknn_dispatch_list *out_list) {
+  bool quant = vknn_is_quant8(graph->tensors[op->inputs[0]].type);
+  if (quant && !l->has_quant) return VKNN_STATUS_GENERAL_FAILURE;
   vknn_dispatch *d = vknn_dispatch_list_add(out_list);
   if (d == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
   bool f16 = graph->tensors[op->inputs[0]].type == VKNN_OPERAND_TENSOR_FLOAT16;
-  vknn_texel_format texel = texel_format(graph, op, l, f16);
-  if (texel != VKNN_TEXEL_NONE) d->shader = f16 ? l->f16_texel_shader : l->f32_texel_shader;
-  else d->shader = f16 ? l->f16_shader : l->f32_shader;
+  vknn_texel_format texel = quant ? VKNN_TEXEL_NONE : texel_format(graph, op, l, f16);
+  d->shader = tiled_shader(graph, op, l, texel);
   d->local_size = l->group;
   memcpy(d->spec, l->spec, sizeof(l->spec));
   d->spec_count = l->spec_count;
@@ -144,6 +168,7 @@ static vknn_status add_tiled_dispatch(vknn_graph *graph, const vknn_operation *o
   }
   vknn_dispatch_bind(d, op->inputs[2], VKNN_ACCESS_READ);
   vknn_dispatch_bind(d, vknn_graph_op_output(graph, op, 0), VKNN_ACCESS_WRITE);
+  if (quant) vknn_dispatch_bind(d, l->multipliers, VKNN_ACCESS_READ);
   d->invocations = l->invocations;
   return VKNN_STATUS_NONE;
 }
@@ -153,6 +178,7 @@ typedef struct gemm_params {
   uint32_t in_h, in_w, out_h, out_w, in_c, cout_per_group, pixels, out_c, channel_blocks;
   uint32_t stride_x, stride_y, dilation_x, dilation_y;
   int32_t pad_left, pad_top;
+  int32_t in_zero_point, filter_zero_point, out_zero_point;
   float act_min, act_max;
 } gemm_params;
 VKNN_PUSH_LAYOUT(conv2d_gemm, gemm_params);
@@ -167,13 +193,18 @@ static uint32_t gemm_taps(const vknn_conv_geometry *g) {
 
 static vknn_status lower_gemm(vknn_graph *graph, const vknn_operation *op,
                               const vknn_conv_geometry *g, vknn_conv_choice c,
-                              vknn_dispatch_list *out_list) {
+                              uint32_t multipliers, vknn_dispatch_list *out_list) {
   uint32_t pixels = g->batches * g->out_h * g->out_w;
+  const vknn_tensor *out = &graph->tensors[vknn_graph_op_output(graph, op, 0)];
   gemm_params p = {g->in_h, g->in_w, g->out_h, g->out_w, g->in_c, g->cout_per_group, pixels, g->out_c,
                    ceil_div(g->out_c, c.ch_block), g->stride_x, g->stride_y, g->dilation_x,
-                   g->dilation_y, g->pad_left, g->pad_top, 0.f, 0.f};
+                   g->dilation_y, g->pad_left, g->pad_top, graph->tensors[op->inputs[0]].zero_point,
+                   graph->tensors[op->inputs[1]].zero_point, out->zero_point, 0.f, 0.f};
+  bool quant = vknn_is_quant8(out->type);
   uint64_t tiles = ceil_div(pixels, (uint64_t)c.group * c.pix_block);
   tiled_launch l = {VKNN_SHADER_CONV2D_GEMM_F32, VKNN_SHADER_CONV2D_GEMM_F16,
+                    true, VKNN_SHADER_CONV2D_GEMM_Q8, VKNN_SHADER_CONV2D_GEMM_Q8_FILTER_I8,
+                    VKNN_SHADER_CONV2D_GEMM_Q8S, multipliers,
                     true, VKNN_SHADER_CONV2D_GEMM_F32_TEXEL, VKNN_SHADER_CONV2D_GEMM_F16_TEXEL,
                     g->cin_per_group % 4 == 0, c.group,
                     {[VKNN_SPEC_CONV2D_GEMM_CH_BLOCK] = c.ch_block,
@@ -183,7 +214,7 @@ static vknn_status lower_gemm(vknn_graph *graph, const vknn_operation *op,
                      [VKNN_SPEC_CONV2D_GEMM_K_W] = g->k_w,
                      [VKNN_SPEC_CONV2D_GEMM_TAPS] = gemm_taps(g),
                      [VKNN_SPEC_CONV2D_GEMM_VEC4_STORES] =
-                         g->out_c % 4 == 0 && c.ch_block % 4 == 0},
+                         !quant && g->out_c % 4 == 0 && c.ch_block % 4 == 0},
                     VKNN_SPEC_COUNT_CONV2D_GEMM,
                     &p, sizeof(p), tiles * p.channel_blocks * c.group};
   return add_tiled_dispatch(graph, op, g, &l, out_list);
@@ -206,6 +237,7 @@ static vknn_status lower_depthwise(vknn_graph *graph, const vknn_operation *op,
                         x_blocks, g->batches * g->out_h * x_blocks, ceil_div(g->out_c, 4),
                         0.f, 0.f};
   tiled_launch l = {VKNN_SHADER_CONV2D_DEPTHWISE_F32, VKNN_SHADER_CONV2D_DEPTHWISE_F16,
+                    false, 0, 0, 0, 0,
                     true, VKNN_SHADER_CONV2D_DEPTHWISE_F32_TEXEL,
                     VKNN_SHADER_CONV2D_DEPTHWISE_F16_TEXEL, g->out_c % 4 == 0, c.group,
                     {[VKNN_SPEC_CONV2D_DEPTHWISE_K_H] = g->k_h,
@@ -231,7 +263,7 @@ static vknn_status lower_gemv(vknn_graph *graph, const vknn_operation *op,
                               const vknn_conv_geometry *g, vknn_conv_choice c,
                               vknn_dispatch_list *out_list) {
   gemv_params p = {g->out_c, 0.f, 0.f};
-  tiled_launch l = {VKNN_SHADER_GEMV_SPLITK_F32, VKNN_SHADER_GEMV_SPLITK_F16, true,
+  tiled_launch l = {VKNN_SHADER_GEMV_SPLITK_F32, VKNN_SHADER_GEMV_SPLITK_F16, false, 0, 0, 0, 0, true,
                     VKNN_SHADER_GEMV_SPLITK_F32_TEXEL, VKNN_SHADER_GEMV_SPLITK_F16_TEXEL,
                     g->in_c % 4 == 0, c.group,
                     {[VKNN_SPEC_GEMV_SPLITK_CH_BLOCK] = c.ch_block, [VKNN_SPEC_GEMV_SPLITK_K] = g->in_c},
@@ -242,9 +274,9 @@ static vknn_status lower_gemv(vknn_graph *graph, const vknn_operation *op,
 
 vknn_status vknn_lower_conv_tiled(vknn_graph *graph, const vknn_operation *op,
                                   const vknn_conv_geometry *g, vknn_conv_choice c,
-                                  vknn_dispatch_list *out_list) {
+                                  uint32_t multipliers, vknn_dispatch_list *out_list) {
   switch (c.kernel) {
-    case VKNN_CONV_KERNEL_GEMM: return lower_gemm(graph, op, g, c, out_list);
+    case VKNN_CONV_KERNEL_GEMM: return lower_gemm(graph, op, g, c, multipliers, out_list);
     case VKNN_CONV_KERNEL_DEPTHWISE: return lower_depthwise(graph, op, g, c, out_list);
     case VKNN_CONV_KERNEL_GEMV: return lower_gemv(graph, op, g, c, out_list);
     default: return VKNN_STATUS_GENERAL_FAILURE;
