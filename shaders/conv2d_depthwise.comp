@@ -4,8 +4,11 @@
 // variant conv2d_depthwise_f16: -DELEM_F16
 // variant conv2d_depthwise_f32_texel: -DELEM_F32 -DTEXEL_READS
 // variant conv2d_depthwise_f16_texel: -DELEM_F16 -DTEXEL_READS
-// Float DEPTHWISE_CONV_2D, NHWC, depth multiplier 1, dilation 1: every
-// output channel convolves its own input channel.
+// variant conv2d_depthwise_q8: -DELEM_Q8
+// variant conv2d_depthwise_q8_filter_i8: -DELEM_Q8 -DFILTER_I8
+// variant conv2d_depthwise_q8s: -DELEM_Q8S
+// DEPTHWISE_CONV_2D, NHWC, depth multiplier 1, dilation 1: every output
+// channel convolves its own input channel.
 //
 // Each invocation computes OUT_BLOCK neighbouring output pixels of one row
 // for 4 channels (a vec4). Per window row it loads the input columns the
@@ -16,11 +19,19 @@
 // zero, so lanes do not diverge.
 // Variants: ELEM_F32, ELEM_F16 (float16 storage, float32 arithmetic);
 // TEXEL_READS reads input and filter through uniform texel buffers
-// (operand_reads.glsl).
+// (operand_reads.glsl). The quantized ones, ELEM_Q8 (FILTER_I8: an int8
+// per-channel filter) and ELEM_Q8S, sum (input - zero point) * (filter -
+// zero point) in int32 and requantize as the direct kernel (conv2d.comp):
+// the same sums, so the same bits.
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
 #include "elem_types.glsl"
+#if defined(QUANTIZED)
+#include "fixed_point.glsl"
+#include "quant_reads.glsl"
+#else
 #include "operand_reads.glsl"
+#endif
 
 layout(constant_id = 1) const uint K_H = 3;
 layout(constant_id = 2) const uint K_W = 3;
@@ -36,11 +47,31 @@ layout(constant_id = 6) const uint VEC4_IO = 1;   // channels % 4 == 0: whole ve
 #endif
 
 // Input (binding 0) and filter (binding 1); READ4 only where VEC4_IO == 1.
+#if defined(QUANTIZED)
+#define ACC4_T ivec4
+#define BIAS_T int
+QUANT_OPERAND(0, Input, x, STORAGE_T)
+QUANT_OPERAND(1, Filter, w, FILTER_T)
+#define VALUE1(name, i) READ1_Q(name, i)
+#define INPUT4(i) READ4_INPUT(x, i)
+#define FILTER4(i) READ4_FILTER(w, i)
+#else
+#define ACC4_T vec4
+#define BIAS_T STORAGE_T
 OPERAND(0, Input, x)
 OPERAND(1, Filter, w)
-layout(std430, set = 0, binding = 2) readonly buffer Bias { STORAGE_T bias[]; };
+#define VALUE1(name, i) READ1(name, i)
+#define INPUT4(i) READ4(x, i)
+#define FILTER4(i) READ4(w, i)
+#endif
+layout(std430, set = 0, binding = 2) readonly buffer Bias { BIAS_T bias[]; };
 layout(std430, set = 0, binding = 3) writeonly buffer Output { STORAGE_T y[]; };
 layout(std430, set = 0, binding = 3) writeonly buffer Output4 { STORAGE_VEC4 y4[]; };
+#if defined(QUANTIZED)
+// Per channel: input_scale * filter_scale[c] / output_scale as a fixed-point
+// multiplier (mantissa, exponent), as for conv2d.comp.
+layout(std430, set = 0, binding = 4) readonly buffer Multiplier { ivec2 multiplier[]; };
+#endif
 
 layout(push_constant) uniform Params {
     uint in_h, in_w, channels, out_h, out_w;
@@ -48,28 +79,57 @@ layout(push_constant) uniform Params {
     uint x_blocks;       // ceil(out_w / OUT_BLOCK)
     uint items;          // batches * out_h * x_blocks
     uint channel_blocks; // ceil(channels / 4)
+    int in_zero_point, filter_zero_point, out_zero_point; // quantized variants
     float act_min, act_max;
 } p;
 
 const uint SPAN = (OUT_BLOCK - 1) * STRIDE_X + K_W; // input columns of one row
 
-// Channels c..c+3 at element index i (a multiple of channels plus c). Past
-// the last channel the last one repeats; it is never stored.
-vec4 load4(uint i, uint c) {
-    if (VEC4_IO == 1) return READ4(x, i / 4);
-    uint last = i - c + p.channels - 1;
-    return vec4(READ1(x, i), READ1(x, min(i + 1, last)), READ1(x, min(i + 2, last)),
-                READ1(x, min(i + 3, last)));
+// Channels c..c+3 at element index i (a multiple of channels plus c); the
+// quantized variants less the zero point. Past the last channel the last
+// one repeats; it is never stored.
+ACC4_T load4(uint i, uint c) {
+    ACC4_T v;
+    if (VEC4_IO == 1) {
+        v = INPUT4(i / 4);
+    } else {
+        uint last = i - c + p.channels - 1;
+        v = ACC4_T(VALUE1(x, i), VALUE1(x, min(i + 1, last)), VALUE1(x, min(i + 2, last)),
+                   VALUE1(x, min(i + 3, last)));
+    }
+#if defined(QUANTIZED)
+    v -= p.in_zero_point;
+#endif
+    return v;
 }
 
-vec4 load_filter4(uint tap, uint c) {
+ACC4_T load_filter4(uint tap, uint c) {
     uint i = tap * p.channels + c;
-    if (VEC4_IO == 1) return READ4(w, i / 4);
-    uint last = tap * p.channels + p.channels - 1;
-    return vec4(READ1(w, i), READ1(w, min(i + 1, last)), READ1(w, min(i + 2, last)),
-                READ1(w, min(i + 3, last)));
+    ACC4_T v;
+    if (VEC4_IO == 1) {
+        v = FILTER4(i / 4);
+    } else {
+        uint last = tap * p.channels + p.channels - 1;
+        v = ACC4_T(VALUE1(w, i), VALUE1(w, min(i + 1, last)), VALUE1(w, min(i + 2, last)),
+                   VALUE1(w, min(i + 3, last)));
+    }
+#if defined(QUANTIZED)
+    v -= p.filter_zero_point;
+#endif
+    return v;
 }
 
+#if defined(QUANTIZED)
+// Sums of channels c..c+3 requantized, clamped and stored (bias added).
+void store_quantized(uint i, uint c, ivec4 sums) {
+    for (uint k = 0; k < 4; ++k) {
+        if (c + k >= p.channels) break;
+        ivec2 m = multiplier[c + k];
+        int q = multiply_by_quantized_multiplier(sums[k] + bias[c + k], m.x, m.y) + p.out_zero_point;
+        y[i + k] = STORAGE_T(clamp(q, int(p.act_min), int(p.act_max)));
+    }
+}
+#else
 void store4(uint i, uint c, vec4 v) {
     if (VEC4_IO == 1) {
         y4[i / 4] = STORAGE_VEC4(v);
@@ -78,6 +138,7 @@ void store4(uint i, uint c, vec4 v) {
     for (uint k = 0; k < 4; ++k)
         if (c + k < p.channels) y[i + k] = STORAGE_T(v[k]);
 }
+#endif
 
 void main() {
     uint group = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
@@ -93,20 +154,20 @@ void main() {
     uint oy = row % p.out_h;
     uint n = row / p.out_h;
 
-    vec4 acc[OUT_BLOCK];
-    for (uint j = 0; j < OUT_BLOCK; ++j) acc[j] = vec4(0.0);
+    ACC4_T acc[OUT_BLOCK];
+    for (uint j = 0; j < OUT_BLOCK; ++j) acc[j] = ACC4_T(0);
     int ix0 = int(ox0 * STRIDE_X) - p.pad_left;
     for (uint ky = 0; ky < K_H; ++ky) {
         int iy = int(oy * STRIDE_Y + ky) - p.pad_top;
         bool row_inside = iy >= 0 && iy < int(p.in_h);
         uint row_base = (n * p.in_h + uint(clamp(iy, 0, int(p.in_h) - 1))) * p.in_w;
-        vec4 taps[K_W];
+        ACC4_T taps[K_W];
         for (uint kx = 0; kx < K_W; ++kx) taps[kx] = load_filter4(ky * K_W + kx, c);
         for (uint col = 0; col < SPAN; ++col) {
             int ix = ix0 + int(col);
             bool inside = row_inside && ix >= 0 && ix < int(p.in_w);
             uint i = (row_base + uint(clamp(ix, 0, int(p.in_w) - 1))) * p.channels + c;
-            vec4 v = inside ? load4(i, c) : vec4(0.0);
+            ACC4_T v = inside ? load4(i, c) : ACC4_T(0);
             for (uint kx = 0; kx < K_W; ++kx) {
                 // Output j reads this column at tap kx when col == j * STRIDE_X + kx.
                 if (col < kx || (col - kx) % STRIDE_X != 0) continue;
@@ -116,6 +177,13 @@ void main() {
         }
     }
     if (!writes) return;
+#if defined(QUANTIZED)
+    for (uint j = 0; j < OUT_BLOCK; ++j) {
+        uint ox = ox0 + j;
+        if (ox >= p.out_w) break;
+        store_quantized(((n * p.out_h + oy) * p.out_w + ox) * p.channels + c, c, acc[j]);
+    }
+#else
     vec4 b = vec4(float(bias[c]), float(bias[min(c + 1, p.channels - 1)]),
                   float(bias[min(c + 2, p.channels - 1)]), float(bias[min(c + 3, p.channels - 1)]));
     for (uint j = 0; j < OUT_BLOCK; ++j) {
@@ -124,4 +192,5 @@ void main() {
         uint i = ((n * p.out_h + oy) * p.out_w + ox) * p.channels + c;
         store4(i, c, clamp(acc[j] + b, p.act_min, p.act_max));
     }
+#endif
 }

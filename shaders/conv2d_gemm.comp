@@ -36,6 +36,7 @@
 #include "elem_types.glsl"
 #if defined(QUANTIZED)
 #include "fixed_point.glsl"
+#include "quant_reads.glsl"
 #else
 #include "operand_reads.glsl"
 #endif
@@ -50,11 +51,6 @@
 #define ACC_T int
 #define ACC4_T ivec4
 #define BIAS_T int
-#if defined(FILTER_I8) || defined(ELEM_Q8S)
-#define FILTER_T int8_t
-#else
-#define FILTER_T STORAGE_T
-#endif
 #else
 #define ACC_T float
 #define ACC4_T vec4
@@ -86,26 +82,12 @@ layout(constant_id = 7) const uint VEC4_STORES = 0;
 // (then p.in_c and every group's first channel are multiples of 4 too), so
 // every vec4 index is a whole multiple of 4 elements from the start.
 #if defined(QUANTIZED)
-// Quantized: raw 8-bit values, one at a time or four from one 32-bit word
-// (the tensors hold a multiple of 4 bytes where READ4 is used).
-layout(std430, set = 0, binding = 0) readonly buffer Input { STORAGE_T x[]; };
-layout(std430, set = 0, binding = 0) readonly buffer Input4 { uint x4[]; };
-layout(std430, set = 0, binding = 1) readonly buffer Filter { FILTER_T w[]; };
-layout(std430, set = 0, binding = 1) readonly buffer Filter4 { uint w4[]; };
-ivec4 unpack_u8(uint v) { return ivec4((uvec4(v) >> uvec4(0u, 8u, 16u, 24u)) & 0xffu); }
-ivec4 unpack_i8(uint v) { return ivec4(uvec4(v) << uvec4(24u, 16u, 8u, 0u)) >> 24; }
-#if defined(ELEM_Q8S)
-#define READ4_X(i) unpack_i8(x4[i])
-#else
-#define READ4_X(i) unpack_u8(x4[i])
-#endif
-#if defined(FILTER_I8) || defined(ELEM_Q8S)
-#define READ4_W(i) unpack_i8(w4[i])
-#else
-#define READ4_W(i) unpack_u8(w4[i])
-#endif
-#define READ1_X(i) int(x[i])
-#define READ1_W(i) int(w[i])
+QUANT_OPERAND(0, Input, x, STORAGE_T)
+QUANT_OPERAND(1, Filter, w, FILTER_T)
+#define READ4_X(i) READ4_INPUT(x, i)
+#define READ4_W(i) READ4_FILTER(w, i)
+#define READ1_X(i) READ1_Q(x, i)
+#define READ1_W(i) READ1_Q(w, i)
 #else
 OPERAND(0, Input, x)
 OPERAND(1, Filter, w)

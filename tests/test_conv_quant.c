@@ -7,7 +7,8 @@
  * bit. The cases take both input paths of the kernel (four channels from
  * one 32-bit load where a group's input channels are a multiple of 4, one
  * at a time otherwise) with unsigned, signed and per-channel signed filters,
- * padding, strides, groups and fully connected layers. */
+ * padding, strides, groups, fully connected layers, and the depthwise
+ * kernels (conv2d_depthwise_q8, _q8_filter_i8, _q8s). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -28,7 +29,7 @@
 #define MAX_OUT_C 16
 #define POOL_BYTES (1u << 16)
 
-typedef enum conv_op { OP_CONV, OP_GROUPED, OP_FULLY_CONNECTED } conv_op;
+typedef enum conv_op { OP_CONV, OP_DEPTHWISE, OP_GROUPED, OP_FULLY_CONNECTED } conv_op;
 
 typedef struct quant_case {
   const char *kernel;
@@ -60,7 +61,7 @@ static void make_tensors(const quant_case *c, tensors *t) {
   bool signed_in = c->type == Q8S;
   t->out_h = (c->in_h + 2 * c->pad - c->k) / c->stride + 1;
   t->out_w = (c->in_w + 2 * c->pad - c->k) / c->stride + 1;
-  t->cin_per_group = c->in_c / c->groups;
+  t->cin_per_group = c->op == OP_DEPTHWISE ? 1 : c->in_c / c->groups;
   t->filter_count = c->out_c * c->k * c->k * t->cin_per_group;
   t->in_count = c->in_h * c->in_w * c->in_c;
   t->out_count = t->out_h * t->out_w * c->out_c;
@@ -83,7 +84,8 @@ static void make_tensors(const quant_case *c, tensors *t) {
 }
 
 static int32_t reference(const quant_case *c, const tensors *t, uint32_t oy, uint32_t ox, uint32_t oc) {
-  uint32_t cout_per_group = c->out_c / c->groups, ic0 = oc / cout_per_group * t->cin_per_group;
+  uint32_t cout_per_group = c->op == OP_DEPTHWISE ? 1 : c->out_c / c->groups;
+  uint32_t ic0 = oc / cout_per_group * t->cin_per_group;
   int32_t acc = t->bias[oc];
   for (uint32_t ky = 0; ky < c->k; ++ky)
     for (uint32_t kx = 0; kx < c->k; ++kx) {
@@ -91,7 +93,9 @@ static int32_t reference(const quant_case *c, const tensors *t, uint32_t oy, uin
       if (iy < 0 || ix < 0 || iy >= c->in_h || ix >= c->in_w) continue;
       for (uint32_t i = 0; i < t->cin_per_group; ++i) {
         int32_t x = t->in[((uint32_t)iy * c->in_w + (uint32_t)ix) * c->in_c + ic0 + i] - t->in_zp;
-        int32_t w = t->filter[((oc * c->k + ky) * c->k + kx) * t->cin_per_group + i] - t->filter_zp;
+        uint32_t wi = c->op == OP_DEPTHWISE ? (ky * c->k + kx) * c->out_c + oc
+                                            : ((oc * c->k + ky) * c->k + kx) * t->cin_per_group + i;
+        int32_t w = t->filter[wi] - t->filter_zp;
         acc += x * w;
       }
     }
@@ -114,6 +118,7 @@ static uint32_t filter_operand(model_builder *b, const quant_case *c, const tens
   int32_t type = c->filter_type;
   pack(type == PER_CHANNEL ? Q8S : type, t->filter, t->filter_count, bytes);
   uint32_t dims4[4] = {c->out_c, c->k, c->k, t->cin_per_group}, dims2[2] = {c->out_c, c->in_c};
+  if (c->op == OP_DEPTHWISE) dims4[0] = 1, dims4[3] = c->out_c;
   bool fc = c->op == OP_FULLY_CONNECTED;
   uint32_t w = mb_const_tensor(b, type, fc ? dims2 : dims4, fc ? 2 : 4, bytes, t->filter_count);
   vknn_operand *o = &b->operands[w];
@@ -121,7 +126,7 @@ static uint32_t filter_operand(model_builder *b, const quant_case *c, const tens
   if (type == PER_CHANNEL) {
     o->scale = 0.f;
     o->extra_params.kind = VKNN_EXTRA_PARAMS_CHANNEL_QUANT;
-    o->extra_params.channel_quant.channel_dim = 0;
+    o->extra_params.channel_quant.channel_dim = c->op == OP_DEPTHWISE ? 3 : 0;
     o->extra_params.channel_quant.scale_count = c->out_c;
     o->extra_params.channel_quant.scales = t->filter_scales;
   } else {
@@ -149,6 +154,7 @@ static const vknn_model *build(model_builder *b, const quant_case *c, const tens
                          (int32_t)c->stride, (int32_t)c->stride};
     for (int i = 0; i < 6; ++i) inputs[n++] = mb_const_i32(b, params[i]);
     if (c->op == OP_GROUPED) inputs[n++] = mb_const_i32(b, (int32_t)c->groups);
+    if (c->op == OP_DEPTHWISE) inputs[n++] = mb_const_i32(b, 1); /* depth multiplier */
   }
   inputs[n++] = mb_const_i32(b, c->activation);
   const uint8_t nhwc = 0;
@@ -157,6 +163,7 @@ static const vknn_model *build(model_builder *b, const quant_case *c, const tens
   b->operands[out].scale = t->out_scale;
   b->operands[out].zero_point = t->out_zp;
   static const int32_t op_types[] = {[OP_CONV] = VKNN_OPERATION_CONV_2D,
+                                     [OP_DEPTHWISE] = VKNN_OPERATION_DEPTHWISE_CONV_2D,
                                      [OP_GROUPED] = VKNN_OPERATION_GROUPED_CONV_2D,
                                      [OP_FULLY_CONNECTED] = VKNN_OPERATION_FULLY_CONNECTED};
   mb_operation(b, op_types[c->op], inputs, n, &out, 1);
@@ -199,7 +206,8 @@ static void run_cases(void **state, const quant_case *cases, size_t count) {
   for (size_t i = 0; i < count; ++i) run_case(*state, &cases[i]);
 }
 
-/* Input channels per group a multiple of 4: 32-bit loads of four channels. */
+/* Input channels per group (depthwise: channels) a multiple of 4: 32-bit
+ * loads of four channels. */
 static void test_four_channel_loads(void **state) {
   static const quant_case cases[] = {
       {"conv2d_gemm_q8", OP_CONV, Q8, Q8, 5, 6, 8, 12, 3, 1, 1, 1, VKNN_FUSED_NONE},
@@ -208,6 +216,10 @@ static void test_four_channel_loads(void **state) {
       {"conv2d_gemm_q8s", OP_CONV, Q8S, PER_CHANNEL, 4, 4, 16, 9, 3, 1, 1, 1, VKNN_FUSED_NONE},
       {"conv2d_gemm_q8s", OP_GROUPED, Q8S, PER_CHANNEL, 5, 5, 8, 8, 3, 1, 1, 2, VKNN_FUSED_NONE},
       {"conv2d_gemm_q8", OP_FULLY_CONNECTED, Q8, Q8, 3, 1, 16, 10, 1, 1, 0, 1, VKNN_FUSED_NONE},
+      {"conv2d_depthwise_q8", OP_DEPTHWISE, Q8, Q8, 9, 11, 8, 8, 3, 1, 1, 1, VKNN_FUSED_RELU},
+      {"conv2d_depthwise_q8_filter_i8", OP_DEPTHWISE, Q8, PER_CHANNEL, 7, 6, 12, 12, 3, 2, 1, 1, VKNN_FUSED_NONE},
+      {"conv2d_depthwise_q8s", OP_DEPTHWISE, Q8S, Q8S, 10, 10, 16, 16, 3, 2, 1, 1, VKNN_FUSED_NONE},
+      {"conv2d_depthwise_q8s", OP_DEPTHWISE, Q8S, PER_CHANNEL, 5, 13, 4, 4, 3, 1, 1, 1, VKNN_FUSED_RELU},
   };
   run_cases(state, cases, sizeof(cases) / sizeof(cases[0]));
 }
@@ -219,6 +231,8 @@ static void test_single_channel_loads(void **state) {
       {"conv2d_gemm_q8s", OP_CONV, Q8S, Q8S, 5, 7, 5, 3, 2, 1, 0, 1, VKNN_FUSED_NONE},
       {"conv2d_gemm_q8_filter_i8", OP_GROUPED, Q8, PER_CHANNEL, 4, 6, 6, 12, 3, 1, 1, 3, VKNN_FUSED_NONE},
       {"conv2d_gemm_q8s", OP_FULLY_CONNECTED, Q8S, Q8S, 2, 2, 7, 11, 1, 1, 0, 1, VKNN_FUSED_RELU},
+      {"conv2d_depthwise_q8", OP_DEPTHWISE, Q8, Q8, 6, 9, 6, 6, 3, 1, 1, 1, VKNN_FUSED_NONE},
+      {"conv2d_depthwise_q8s", OP_DEPTHWISE, Q8S, PER_CHANNEL, 8, 7, 5, 5, 3, 2, 0, 1, VKNN_FUSED_RELU},
   };
   run_cases(state, cases, sizeof(cases) / sizeof(cases[0]));
 }

@@ -1,8 +1,8 @@
 /* Convolution geometry and lowering shared by CONV_2D, GROUPED_CONV_2D,
  * DEPTHWISE_CONV_2D, TRANSPOSE_CONV_2D and FULLY_CONNECTED. Kernels:
- * shaders/conv2d.comp (direct: NCHW, quantized depthwise, and what the tiled
- * kernels do not cover), and for NHWC tensors conv2d_gemm.comp (float and
- * quantized), conv2d_depthwise.comp and gemv_splitk.comp (float), chosen in
+ * shaders/conv2d.comp (direct: NCHW, and what the tiled kernels do not
+ * cover), and for NHWC tensors conv2d_gemm.comp and conv2d_depthwise.comp
+ * (float and quantized) and gemv_splitk.comp (float), chosen in
  * src/ops/conv2d_select.c. */
 #pragma once
 #include "ops/op_common.h"

@@ -1,7 +1,7 @@
 /* Convolution kernels: which kernel runs a convolution (one selection
  * function, its rules measured: docs/perf.md) and the lowering to the tiled
- * ones (shaders/conv2d_gemm.comp, float and quantized; conv2d_depthwise.comp
- * and gemv_splitk.comp, float). */
+ * ones (shaders/conv2d_gemm.comp and conv2d_depthwise.comp, float and
+ * quantized; gemv_splitk.comp, float). */
 #include "ops/conv2d.h"
 
 #include <string.h>
@@ -43,8 +43,6 @@ vknn_conv_choice vknn_conv_select(const vknn_conv_geometry *g, int32_t type) {
   uint64_t in_elements = (uint64_t)g->batches * g->in_h * g->in_w * g->in_c;
   uint64_t pixels = (uint64_t)g->batches * g->out_h * g->out_w;
   if (in_elements > INT32_MAX || pixels * g->out_c > UINT32_MAX) return c;
-  /* Only the matrix-product kernel has quantized variants. */
-  if (quant && g->depthwise) return c;
   if (g->depthwise) {
     /* The depthwise kernel reuses loaded window columns across a row of
      * outputs, which needs dilation 1; a multiplier above 1 reads each
@@ -173,6 +171,13 @@ static vknn_status add_tiled_dispatch(vknn_graph *graph, const vknn_operation *o
   return VKNN_STATUS_NONE;
 }
 
+/* Zero points of input, filter and output (quantized kernels). */
+static void tensor_zero_points(const vknn_graph *graph, const vknn_operation *op, int32_t out[3]) {
+  out[0] = graph->tensors[op->inputs[0]].zero_point;
+  out[1] = graph->tensors[op->inputs[1]].zero_point;
+  out[2] = graph->tensors[vknn_graph_op_output(graph, op, 0)].zero_point;
+}
+
 /* Push constants of conv2d_gemm.comp, std430 layout. */
 typedef struct gemm_params {
   uint32_t in_h, in_w, out_h, out_w, in_c, cout_per_group, pixels, out_c, channel_blocks;
@@ -195,12 +200,13 @@ static vknn_status lower_gemm(vknn_graph *graph, const vknn_operation *op,
                               const vknn_conv_geometry *g, vknn_conv_choice c,
                               uint32_t multipliers, vknn_dispatch_list *out_list) {
   uint32_t pixels = g->batches * g->out_h * g->out_w;
-  const vknn_tensor *out = &graph->tensors[vknn_graph_op_output(graph, op, 0)];
+  int32_t zero_points[3];
+  tensor_zero_points(graph, op, zero_points);
   gemm_params p = {g->in_h, g->in_w, g->out_h, g->out_w, g->in_c, g->cout_per_group, pixels, g->out_c,
                    ceil_div(g->out_c, c.ch_block), g->stride_x, g->stride_y, g->dilation_x,
-                   g->dilation_y, g->pad_left, g->pad_top, graph->tensors[op->inputs[0]].zero_point,
-                   graph->tensors[op->inputs[1]].zero_point, out->zero_point, 0.f, 0.f};
-  bool quant = vknn_is_quant8(out->type);
+                   g->dilation_y, g->pad_left, g->pad_top, zero_points[0], zero_points[1],
+                   zero_points[2], 0.f, 0.f};
+  bool quant = vknn_is_quant8(graph->tensors[op->inputs[0]].type);
   uint64_t tiles = ceil_div(pixels, (uint64_t)c.group * c.pix_block);
   tiled_launch l = {VKNN_SHADER_CONV2D_GEMM_F32, VKNN_SHADER_CONV2D_GEMM_F16,
                     true, VKNN_SHADER_CONV2D_GEMM_Q8, VKNN_SHADER_CONV2D_GEMM_Q8_FILTER_I8,
@@ -225,19 +231,23 @@ typedef struct depthwise_params {
   uint32_t in_h, in_w, channels, out_h, out_w;
   int32_t pad_left, pad_top;
   uint32_t x_blocks, items, channel_blocks;
+  int32_t in_zero_point, filter_zero_point, out_zero_point;
   float act_min, act_max;
 } depthwise_params;
 VKNN_PUSH_LAYOUT(conv2d_depthwise, depthwise_params);
 
 static vknn_status lower_depthwise(vknn_graph *graph, const vknn_operation *op,
                                    const vknn_conv_geometry *g, vknn_conv_choice c,
-                                   vknn_dispatch_list *out_list) {
+                                   uint32_t multipliers, vknn_dispatch_list *out_list) {
   uint32_t x_blocks = ceil_div(g->out_w, c.pix_block);
+  int32_t zero_points[3];
+  tensor_zero_points(graph, op, zero_points);
   depthwise_params p = {g->in_h, g->in_w, g->out_c, g->out_h, g->out_w, g->pad_left, g->pad_top,
                         x_blocks, g->batches * g->out_h * x_blocks, ceil_div(g->out_c, 4),
-                        0.f, 0.f};
+                        zero_points[0], zero_points[1], zero_points[2], 0.f, 0.f};
   tiled_launch l = {VKNN_SHADER_CONV2D_DEPTHWISE_F32, VKNN_SHADER_CONV2D_DEPTHWISE_F16,
-                    false, 0, 0, 0, 0,
+                    true, VKNN_SHADER_CONV2D_DEPTHWISE_Q8, VKNN_SHADER_CONV2D_DEPTHWISE_Q8_FILTER_I8,
+                    VKNN_SHADER_CONV2D_DEPTHWISE_Q8S, multipliers,
                     true, VKNN_SHADER_CONV2D_DEPTHWISE_F32_TEXEL,
                     VKNN_SHADER_CONV2D_DEPTHWISE_F16_TEXEL, g->out_c % 4 == 0, c.group,
                     {[VKNN_SPEC_CONV2D_DEPTHWISE_K_H] = g->k_h,
@@ -277,7 +287,7 @@ vknn_status vknn_lower_conv_tiled(vknn_graph *graph, const vknn_operation *op,
                                   uint32_t multipliers, vknn_dispatch_list *out_list) {
   switch (c.kernel) {
     case VKNN_CONV_KERNEL_GEMM: return lower_gemm(graph, op, g, c, multipliers, out_list);
-    case VKNN_CONV_KERNEL_DEPTHWISE: return lower_depthwise(graph, op, g, c, out_list);
+    case VKNN_CONV_KERNEL_DEPTHWISE: return lower_depthwise(graph, op, g, c, multipliers, out_list);
     case VKNN_CONV_KERNEL_GEMV: return lower_gemv(graph, op, g, c, out_list);
     default: return VKNN_STATUS_GENERAL_FAILURE;
   }
