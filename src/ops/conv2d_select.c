@@ -59,7 +59,11 @@ vknn_conv_choice vknn_conv_select(const vknn_conv_geometry *g, int32_t type) {
   bool grouped = g->cout_per_group != g->out_c;
   /* A single row against a long reduction: split the reduction across a
    * workgroup, else one invocation would sum all of it alone. */
-  if (!grouped && !quant && pixels == 1 && pointwise(g) && g->in_c >= 64) {
+  /* Quantized, such a row stays on the direct kernel: without a quantized
+   * split-K variant the matrix product gives one workgroup per 8 outputs to
+   * one pixel (vknn-bench kernel fc --quant8: 37-39 ms against 5-12 ms). */
+  if (quant && pixels == 1 && pointwise(g)) return c;
+  if (!grouped && pixels == 1 && pointwise(g) && g->in_c >= 64) {
     c.kernel = VKNN_CONV_KERNEL_GEMV;
     c.ch_block = 4;
     c.group = smallest_group(GEMV_GROUP, ceil_div(g->in_c, 8)); /* 2 vec4 slices a lane */

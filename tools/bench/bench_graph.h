@@ -30,6 +30,9 @@ typedef struct bench_graph {
   uint32_t input, output; /* the model's one input and one output */
   uint64_t random_state;
   bool failed; /* an allocation failed: bench_graph_finish reports it */
+  /* Set before bench_graph_finish: the model quantized (bench_graph_quant.c),
+   * its input and output QUANT8_ASYMM. */
+  bool quant8;
   /* Valid after bench_graph_finish, while the graph lives. */
   vknn_operand *model_operands;
   vknn_operation *model_operations;
@@ -61,8 +64,9 @@ void bench_graph_operation_add(bench_graph *g, int32_t type, const uint32_t *inp
 /* Copies the dimensions of operand index (up to 4) and returns its rank. */
 uint32_t bench_graph_shape(const bench_graph *g, uint32_t index, uint32_t out_dims[4]);
 
-/* Makes index the model output and builds g->model; 0, or -1 with a message. */
+/* Makes index the model output and builds g->model (quantized when
+ * g->quant8); 0, or -1 with a message. */
 int bench_graph_finish(bench_graph *g, uint32_t output, bool relaxed);
 
-/* Elements of a float32 tensor operand. */
+/* Elements of a tensor operand. */
 size_t bench_graph_element_count(const bench_graph *g, uint32_t index);

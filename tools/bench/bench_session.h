@@ -10,7 +10,8 @@ typedef struct bench_session {
   vknn_request_argument input, output;
   vknn_request_pool pools[2];
   vknn_request request;
-  size_t output_count; /* floats */
+  size_t output_count; /* elements */
+  bool quant8;         /* input and output QUANT8_ASYMM (else float32) */
   uint32_t dispatch_count;
 } bench_session;
 
@@ -29,5 +30,6 @@ int bench_session_execute(bench_session *s, double *wall_ms, double *device_ms);
  * each dispatch's. 0, or -1 with a message. */
 int bench_session_dispatch_ms(const bench_session *s, double *times, double *out_total);
 
-/* 0 when every output value is finite, else -1 with a message. */
+/* 0 when every output value is finite (quantized: always), else -1 with a
+ * message. */
 int bench_session_check_outputs(const bench_session *s);
