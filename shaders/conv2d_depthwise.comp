@@ -7,6 +7,9 @@
 // variant conv2d_depthwise_q8: -DELEM_Q8
 // variant conv2d_depthwise_q8_filter_i8: -DELEM_Q8 -DFILTER_I8
 // variant conv2d_depthwise_q8s: -DELEM_Q8S
+// variant conv2d_depthwise_q8_texel: -DELEM_Q8 -DTEXEL_READS
+// variant conv2d_depthwise_q8_filter_i8_texel: -DELEM_Q8 -DFILTER_I8 -DTEXEL_READS
+// variant conv2d_depthwise_q8s_texel: -DELEM_Q8S -DTEXEL_READS
 // DEPTHWISE_CONV_2D, NHWC, depth multiplier 1, dilation 1: every output
 // channel convolves its own input channel.
 //
@@ -50,8 +53,8 @@ layout(constant_id = 6) const uint VEC4_IO = 1;   // channels % 4 == 0: whole ve
 #if defined(QUANTIZED)
 #define ACC4_T ivec4
 #define BIAS_T int
-QUANT_OPERAND(0, Input, x, STORAGE_T)
-QUANT_OPERAND(1, Filter, w, FILTER_T)
+QUANT_INPUT(0, x)
+QUANT_FILTER(1, w)
 #define VALUE1(name, i) READ1_Q(name, i)
 #define INPUT4(i) READ4_INPUT(x, i)
 #define FILTER4(i) READ4_FILTER(w, i)

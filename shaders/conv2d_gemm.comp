@@ -7,6 +7,9 @@
 // variant conv2d_gemm_q8: -DELEM_Q8
 // variant conv2d_gemm_q8_filter_i8: -DELEM_Q8 -DFILTER_I8
 // variant conv2d_gemm_q8s: -DELEM_Q8S
+// variant conv2d_gemm_q8_texel: -DELEM_Q8 -DTEXEL_READS
+// variant conv2d_gemm_q8_filter_i8_texel: -DELEM_Q8 -DFILTER_I8 -DTEXEL_READS
+// variant conv2d_gemm_q8s_texel: -DELEM_Q8S -DTEXEL_READS
 // Float CONV_2D, GROUPED_CONV_2D, TRANSPOSE_CONV_2D (NHWC) and
 // FULLY_CONNECTED as a matrix product: output [pixels x out_c] =
 // im2col(input) [pixels x k_h*k_w*in_c] * filter^T, the filter in NNAPI's
@@ -82,8 +85,8 @@ layout(constant_id = 7) const uint VEC4_STORES = 0;
 // (then p.in_c and every group's first channel are multiples of 4 too), so
 // every vec4 index is a whole multiple of 4 elements from the start.
 #if defined(QUANTIZED)
-QUANT_OPERAND(0, Input, x, STORAGE_T)
-QUANT_OPERAND(1, Filter, w, FILTER_T)
+QUANT_INPUT(0, x)
+QUANT_FILTER(1, w)
 #define READ4_X(i) READ4_INPUT(x, i)
 #define READ4_W(i) READ4_FILTER(w, i)
 #define READ1_X(i) READ1_Q(x, i)

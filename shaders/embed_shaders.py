@@ -112,17 +112,21 @@ def reflect(args, tmp, name, raw):
     return push, spec, status_binding(name, info), texel_bindings(name, info)
 
 
+TEXEL_TYPES = ('samplerBuffer', 'usamplerBuffer', 'isamplerBuffer')
+
+
 def texel_bindings(name, info):
-    """Bit mask of the bindings read as uniform texel buffers (samplerBuffer);
-    the driver binds every other one as a storage buffer, so no other kind
-    of descriptor may appear."""
+    """Bit mask of the bindings read as uniform texel buffers (samplerBuffer,
+    or usamplerBuffer / isamplerBuffer for 8-bit integers); the driver binds
+    every other one as a storage buffer, so no other kind of descriptor may
+    appear."""
     for kind in ('ubos', 'images', 'separate_images', 'separate_samplers', 'acceleration_structures'):
         if info.get(kind):
             fail('%s: declares %s; kernels bind storage buffers and samplerBuffers only' % (name, kind))
     mask = 0
     for t in info.get('textures', []):
-        if t['type'] != 'samplerBuffer' or t.get('set', 0) != 0:
-            fail('%s: %s is a %s in set %d; kernels read only samplerBuffers in set 0'
+        if t['type'] not in TEXEL_TYPES or t.get('set', 0) != 0:
+            fail('%s: %s is a %s in set %d; kernels read only texel buffers in set 0'
                  % (name, t['name'], t['type'], t.get('set', 0)))
         mask |= 1 << t['binding']
     return mask

@@ -1,31 +1,55 @@
 // 8-bit operands of the quantized tiled kernels, read one value at a time or
-// four from one 32-bit word (a tensor read by words holds a multiple of 4
-// bytes, and its word indices are whole multiples of 4 elements).
-// QUANT_OPERAND(BINDING, Block, name, T) declares binding BINDING as T values
-// (uint8_t or int8_t) and as words; READ1_U8/READ1_I8 widen one value,
-// READ4_U8/READ4_I8 unpack word i into four values, zero- or sign-extended.
+// four at once, two ways (as operand_reads.glsl does for the float ones):
+// - storage buffers (the default): a view of 8-bit values and one of 32-bit
+//   words, each word unpacked into four values, zero- or sign-extended (a
+//   tensor read by words holds a multiple of 4 bytes, and its word indices
+//   are whole multiples of 4 elements);
+// - TEXEL_READS: a uniform texel buffer of R8 or R8G8B8A8 UINT / SINT texels
+//   (the view's format, picked by the driver per tensor), which the fetch
+//   widens itself: one gather on lavapipe.
+// QUANT_INPUT(BINDING, name) and QUANT_FILTER(BINDING, name) declare the
+// operands; READ1_Q(name, i) reads value i as an int, READ4_INPUT(name, i)
+// and READ4_FILTER(name, i) values 4i..4i+3 as an ivec4. Signedness by
+// variant: ELEM_Q8 reads uint8 input and filter (FILTER_I8: an int8
+// per-channel filter), ELEM_Q8S int8 both.
+#if defined(FILTER_I8) || defined(ELEM_Q8S)
+#define FILTER_T int8_t
+#define FILTER_SAMPLER isamplerBuffer
+#else
+#define FILTER_T STORAGE_T
+#define FILTER_SAMPLER usamplerBuffer
+#endif
+#if defined(ELEM_Q8S)
+#define INPUT_SAMPLER isamplerBuffer
+#else
+#define INPUT_SAMPLER usamplerBuffer
+#endif
+
+#if defined(TEXEL_READS)
+#define QUANT_INPUT(BINDING, name) layout(set = 0, binding = BINDING) uniform INPUT_SAMPLER name;
+#define QUANT_FILTER(BINDING, name) layout(set = 0, binding = BINDING) uniform FILTER_SAMPLER name;
+#define READ1_Q(name, i) int(texelFetch(name, int(i)).x)
+#define READ4_INPUT(name, i) ivec4(texelFetch(name, int(i)))
+#define READ4_FILTER(name, i) ivec4(texelFetch(name, int(i)))
+#else
 #define QUANT_OPERAND(BINDING, Block, name, T) \
     layout(std430, set = 0, binding = BINDING) readonly buffer Block { T name[]; }; \
     layout(std430, set = 0, binding = BINDING) readonly buffer Block##4 { uint name##4[]; };
+#define QUANT_INPUT(BINDING, name) QUANT_OPERAND(BINDING, Input, name, STORAGE_T)
+#define QUANT_FILTER(BINDING, name) QUANT_OPERAND(BINDING, Filter, name, FILTER_T)
 
 ivec4 unpack_u8(uint v) { return ivec4((uvec4(v) >> uvec4(0u, 8u, 16u, 24u)) & 0xffu); }
 ivec4 unpack_i8(uint v) { return ivec4(uvec4(v) << uvec4(24u, 16u, 8u, 0u)) >> 24; }
 
 #define READ1_Q(name, i) int(name[i])
-#define READ4_U8(name, i) unpack_u8(name##4[i])
-#define READ4_I8(name, i) unpack_i8(name##4[i])
-
-// Input and filter signedness of a variant: ELEM_Q8 reads uint8 input and
-// filter (FILTER_I8: an int8 per-channel filter), ELEM_Q8S int8 both.
 #if defined(ELEM_Q8S)
-#define READ4_INPUT(name, i) READ4_I8(name, i)
+#define READ4_INPUT(name, i) unpack_i8(name##4[i])
 #else
-#define READ4_INPUT(name, i) READ4_U8(name, i)
+#define READ4_INPUT(name, i) unpack_u8(name##4[i])
 #endif
 #if defined(FILTER_I8) || defined(ELEM_Q8S)
-#define FILTER_T int8_t
-#define READ4_FILTER(name, i) READ4_I8(name, i)
+#define READ4_FILTER(name, i) unpack_i8(name##4[i])
 #else
-#define FILTER_T STORAGE_T
-#define READ4_FILTER(name, i) READ4_U8(name, i)
+#define READ4_FILTER(name, i) unpack_u8(name##4[i])
+#endif
 #endif

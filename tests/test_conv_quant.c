@@ -13,12 +13,12 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
 #include "common/shared_memory.h"
-#include "support/device_pool_fixture.h"
 #include "support/model_builder.h"
 #include "support/quant_reference.h"
 #include "vknn/vknn.h"
@@ -39,10 +39,38 @@ typedef struct quant_case {
   int32_t activation;
 } quant_case;
 
-typedef device_pool_fixture fixture;
+/* Every case runs on two devices: operands read from storage buffers, and
+ * through texel buffers (the kernels' _texel variants). */
+typedef struct fixture {
+  vknn_device *devices[2];
+  shared_memory pool;
+} fixture;
 
-static int setup(void **state) { return device_pool_fixture_setup(state, POOL_BYTES); }
-static int teardown(void **state) { return device_pool_fixture_teardown(state); }
+static const vknn_operand_reads fixture_reads[2] = {VKNN_OPERAND_READS_STORAGE,
+                                                    VKNN_OPERAND_READS_TEXEL};
+
+static int setup(void **state) {
+  fixture *f = calloc(1, sizeof(*f));
+  if (f == NULL) return -1;
+  *state = f;
+  for (int d = 0; d < 2; ++d) {
+    vknn_device_options options = {.enable_validation = true, .operand_reads = fixture_reads[d]};
+    if (vknn_device_open(&options, &f->devices[d]) != VKNN_STATUS_NONE) return -1;
+  }
+  return shared_memory_create(&f->pool, POOL_BYTES);
+}
+
+static int teardown(void **state) {
+  fixture *f = *state;
+  uint64_t messages = 0;
+  for (int d = 0; d < 2; ++d) {
+    messages += vknn_device_get_validation_message_count(f->devices[d]);
+    vknn_device_close(f->devices[d]);
+  }
+  shared_memory_destroy(&f->pool);
+  free(f);
+  return messages == 0 ? 0 : -1;
+}
 
 /* ---- the case's tensors ----------------------------------------------------- */
 
@@ -170,21 +198,22 @@ static const vknn_model *build(model_builder *b, const quant_case *c, const tens
   return mb_finish(b);
 }
 
-static void run_case(fixture *f, const quant_case *c) {
+static void run_case_on(vknn_device *device, shared_memory *pool, const char *kernel,
+                        const quant_case *c) {
   tensors t;
   make_tensors(c, &t);
   model_builder *b = malloc(sizeof(*b));
   assert_non_null(b);
   vknn_prepared_model *pm = NULL;
-  assert_int_equal(vknn_device_prepare_model(f->device, build(b, c, &t), VKNN_PREFER_SUSTAINED_SPEED,
+  assert_int_equal(vknn_device_prepare_model(device, build(b, c, &t), VKNN_PREFER_SUSTAINED_SPEED,
                                              VKNN_PRIORITY_MEDIUM, NULL, &pm),
                    VKNN_STATUS_NONE);
-  assert_string_equal(vknn_prepared_model_get_dispatch_kernel(pm, 0), c->kernel);
+  assert_string_equal(vknn_prepared_model_get_dispatch_kernel(pm, 0), kernel);
   assert_true(t.in_count + t.out_count + 256 <= POOL_BYTES);
-  pack(c->type, t.in, t.in_count, f->pool.data);
-  memset(f->pool.data + 32768, 0xa5, t.out_count);
+  pack(c->type, t.in, t.in_count, pool->data);
+  memset(pool->data + 32768, 0xa5, t.out_count);
   vknn_request_argument args[2] = {{.location = {0, 0, t.in_count}}, {.location = {0, 32768, t.out_count}}};
-  vknn_request_pool pools[1] = {{.kind = VKNN_REQUEST_POOL_MEMORY, .memory = f->pool.memory}};
+  vknn_request_pool pools[1] = {{.kind = VKNN_REQUEST_POOL_MEMORY, .memory = pool->memory}};
   vknn_request request = {args, 1, args + 1, 1, pools, 1};
   assert_int_equal(vknn_prepared_model_execute(pm, &request, VKNN_MEASURE_TIMING_NO, NULL, NULL, NULL, 0, NULL),
                    VKNN_STATUS_NONE);
@@ -192,10 +221,10 @@ static void run_case(fixture *f, const quant_case *c) {
   for (uint32_t oy = 0; oy < t.out_h; ++oy)
     for (uint32_t ox = 0; ox < t.out_w; ++ox)
       for (uint32_t oc = 0; oc < c->out_c; ++oc, ++i) {
-        uint8_t byte = f->pool.data[32768 + i];
+        uint8_t byte = pool->data[32768 + i];
         int32_t got = c->type == Q8 ? byte : (int8_t)byte, want = reference(c, &t, oy, ox, oc);
         if (got != want && mismatches++ == 0)
-          print_error("%s: output (%u, %u, %u) = %d, the reference gives %d\n", c->kernel, oy, ox, oc, got, want);
+          print_error("%s: output (%u, %u, %u) = %d, the reference gives %d\n", kernel, oy, ox, oc, got, want);
       }
   assert_int_equal(mismatches, 0);
   vknn_prepared_model_release(pm);
@@ -203,7 +232,13 @@ static void run_case(fixture *f, const quant_case *c) {
 }
 
 static void run_cases(void **state, const quant_case *cases, size_t count) {
-  for (size_t i = 0; i < count; ++i) run_case(*state, &cases[i]);
+  fixture *f = *state;
+  for (size_t i = 0; i < count; ++i) {
+    char texel_kernel[64];
+    snprintf(texel_kernel, sizeof(texel_kernel), "%s_texel", cases[i].kernel);
+    run_case_on(f->devices[0], &f->pool, cases[i].kernel, &cases[i]);
+    run_case_on(f->devices[1], &f->pool, texel_kernel, &cases[i]);
+  }
 }
 
 /* Input channels per group (depthwise: channels) a multiple of 4: 32-bit

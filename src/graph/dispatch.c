@@ -38,6 +38,8 @@ uint32_t vknn_texel_bytes(vknn_texel_format format) {
     case VKNN_TEXEL_F32X4: return 16;
     case VKNN_TEXEL_F16: return 2;
     case VKNN_TEXEL_F16X4: return 8;
+    case VKNN_TEXEL_U8: case VKNN_TEXEL_I8: return 1;
+    case VKNN_TEXEL_U8X4: case VKNN_TEXEL_I8X4: return 4;
     default: return 0;
   }
 }

@@ -19,6 +19,10 @@ typedef enum vknn_texel_format {
   VKNN_TEXEL_F32X4, /* R32G32B32A32_SFLOAT */
   VKNN_TEXEL_F16,   /* R16_SFLOAT */
   VKNN_TEXEL_F16X4, /* R16G16B16A16_SFLOAT */
+  VKNN_TEXEL_U8,    /* R8_UINT */
+  VKNN_TEXEL_U8X4,  /* R8G8B8A8_UINT */
+  VKNN_TEXEL_I8,    /* R8_SINT */
+  VKNN_TEXEL_I8X4,  /* R8G8B8A8_SINT */
 } vknn_texel_format;
 
 /* Bytes of one texel of a format (0 for NONE). */

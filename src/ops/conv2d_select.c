@@ -95,6 +95,7 @@ typedef struct tiled_launch {
    * filter, int8; multipliers: the constant they read. */
   bool has_quant;
   vknn_shader_id q8_shader, q8_filter_i8_shader, q8s_shader;
+  vknn_shader_id q8_texel_shader, q8_filter_i8_texel_shader, q8s_texel_shader;
   uint32_t multipliers;
   /* Variants reading input and filter through texel buffers (TEXEL_READS);
    * texel_vec4: they read four elements per texel. */
@@ -118,28 +119,41 @@ static bool fits_texels(const vknn_graph *graph, uint32_t tensor, bool vec4) {
   return elements % per_texel == 0 && elements / per_texel <= graph->kernels.max_texel_elements;
 }
 
-/* Input and filter through texel buffers where the device prefers them (its
- * table, vk_context.c) and they fit; the results are the same either way. */
-static vknn_texel_format texel_format(const vknn_graph *graph, const vknn_operation *op,
-                                      const tiled_launch *l, bool f16) {
-  if (!l->has_texel || !graph->kernels.texel_reads || !fits_texels(graph, op->inputs[0], l->texel_vec4) ||
-      !fits_texels(graph, op->inputs[1], l->texel_vec4))
-    return VKNN_TEXEL_NONE;
-  if (f16) return l->texel_vec4 ? VKNN_TEXEL_F16X4 : VKNN_TEXEL_F16;
-  return l->texel_vec4 ? VKNN_TEXEL_F32X4 : VKNN_TEXEL_F32;
+/* The view format of a tensor of this type read as texels (four elements
+ * each when vec4). */
+static vknn_texel_format texel_format_of(int32_t type, bool vec4) {
+  switch (type) {
+    case VKNN_OPERAND_TENSOR_FLOAT16: return vec4 ? VKNN_TEXEL_F16X4 : VKNN_TEXEL_F16;
+    case VKNN_OPERAND_TENSOR_QUANT8_ASYMM: return vec4 ? VKNN_TEXEL_U8X4 : VKNN_TEXEL_U8;
+    case VKNN_OPERAND_TENSOR_QUANT8_ASYMM_SIGNED:
+    case VKNN_OPERAND_TENSOR_QUANT8_SYMM_PER_CHANNEL: return vec4 ? VKNN_TEXEL_I8X4 : VKNN_TEXEL_I8;
+    default: return vec4 ? VKNN_TEXEL_F32X4 : VKNN_TEXEL_F32;
+  }
 }
 
-/* The variant for the input and filter types (and way of reading). */
+/* Input and filter through texel buffers where the device prefers them (its
+ * table, vk_context.c) and they fit: formats[0] and [1], or false (storage
+ * buffers). The results are the same either way. */
+static bool texel_formats(const vknn_graph *graph, const vknn_operation *op, const tiled_launch *l,
+                          vknn_texel_format formats[2]) {
+  if (!l->has_texel || !graph->kernels.texel_reads || !fits_texels(graph, op->inputs[0], l->texel_vec4) ||
+      !fits_texels(graph, op->inputs[1], l->texel_vec4))
+    return false;
+  for (int i = 0; i < 2; ++i) formats[i] = texel_format_of(graph->tensors[op->inputs[i]].type, l->texel_vec4);
+  return true;
+}
+
+/* The variant for the input and filter types and the way of reading. */
 static vknn_shader_id tiled_shader(const vknn_graph *graph, const vknn_operation *op,
-                                   const tiled_launch *l, vknn_texel_format texel) {
+                                   const tiled_launch *l, bool texel) {
   switch (graph->tensors[op->inputs[0]].type) {
-    case VKNN_OPERAND_TENSOR_FLOAT16: return texel != VKNN_TEXEL_NONE ? l->f16_texel_shader : l->f16_shader;
+    case VKNN_OPERAND_TENSOR_FLOAT16: return texel ? l->f16_texel_shader : l->f16_shader;
     case VKNN_OPERAND_TENSOR_QUANT8_ASYMM:
-      return graph->tensors[op->inputs[1]].type == VKNN_OPERAND_TENSOR_QUANT8_SYMM_PER_CHANNEL
-                 ? l->q8_filter_i8_shader
-                 : l->q8_shader;
-    case VKNN_OPERAND_TENSOR_QUANT8_ASYMM_SIGNED: return l->q8s_shader;
-    default: return texel != VKNN_TEXEL_NONE ? l->f32_texel_shader : l->f32_shader;
+      if (graph->tensors[op->inputs[1]].type == VKNN_OPERAND_TENSOR_QUANT8_SYMM_PER_CHANNEL)
+        return texel ? l->q8_filter_i8_texel_shader : l->q8_filter_i8_shader;
+      return texel ? l->q8_texel_shader : l->q8_shader;
+    case VKNN_OPERAND_TENSOR_QUANT8_ASYMM_SIGNED: return texel ? l->q8s_texel_shader : l->q8s_shader;
+    default: return texel ? l->f32_texel_shader : l->f32_shader;
   }
 }
 
@@ -150,9 +164,9 @@ static vknn_status add_tiled_dispatch(vknn_graph *graph, const vknn_operation *o
   if (quant && !l->has_quant) return VKNN_STATUS_GENERAL_FAILURE;
   vknn_dispatch *d = vknn_dispatch_list_add(out_list);
   if (d == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
-  bool f16 = graph->tensors[op->inputs[0]].type == VKNN_OPERAND_TENSOR_FLOAT16;
-  vknn_texel_format texel = quant ? VKNN_TEXEL_NONE : texel_format(graph, op, l, f16);
-  d->shader = tiled_shader(graph, op, l, texel);
+  vknn_texel_format texel[2];
+  bool texel_reads = texel_formats(graph, op, l, texel);
+  d->shader = tiled_shader(graph, op, l, texel_reads);
   d->local_size = l->group;
   memcpy(d->spec, l->spec, sizeof(l->spec));
   d->spec_count = l->spec_count;
@@ -161,9 +175,9 @@ static vknn_status add_tiled_dispatch(vknn_graph *graph, const vknn_operation *o
   float bounds[2];
   vknn_op_activation_bounds(graph, op, g->activation, &bounds[0], &bounds[1]);
   memcpy(d->push + l->push_size - sizeof(bounds), bounds, sizeof(bounds));
-  if (texel != VKNN_TEXEL_NONE) {
-    vknn_dispatch_bind_texel(d, op->inputs[0], texel);
-    vknn_dispatch_bind_texel(d, op->inputs[1], texel);
+  if (texel_reads) {
+    vknn_dispatch_bind_texel(d, op->inputs[0], texel[0]);
+    vknn_dispatch_bind_texel(d, op->inputs[1], texel[1]);
   } else {
     vknn_dispatch_bind(d, op->inputs[0], VKNN_ACCESS_READ);
     vknn_dispatch_bind(d, op->inputs[1], VKNN_ACCESS_READ);
@@ -214,7 +228,9 @@ static vknn_status lower_gemm(vknn_graph *graph, const vknn_operation *op,
   uint64_t tiles = ceil_div(pixels, (uint64_t)c.group * c.pix_block);
   tiled_launch l = {VKNN_SHADER_CONV2D_GEMM_F32, VKNN_SHADER_CONV2D_GEMM_F16,
                     true, VKNN_SHADER_CONV2D_GEMM_Q8, VKNN_SHADER_CONV2D_GEMM_Q8_FILTER_I8,
-                    VKNN_SHADER_CONV2D_GEMM_Q8S, multipliers,
+                    VKNN_SHADER_CONV2D_GEMM_Q8S, VKNN_SHADER_CONV2D_GEMM_Q8_TEXEL,
+                    VKNN_SHADER_CONV2D_GEMM_Q8_FILTER_I8_TEXEL, VKNN_SHADER_CONV2D_GEMM_Q8S_TEXEL,
+                    multipliers,
                     true, VKNN_SHADER_CONV2D_GEMM_F32_TEXEL, VKNN_SHADER_CONV2D_GEMM_F16_TEXEL,
                     g->cin_per_group % 4 == 0, c.group,
                     {[VKNN_SPEC_CONV2D_GEMM_CH_BLOCK] = c.ch_block,
@@ -251,7 +267,9 @@ static vknn_status lower_depthwise(vknn_graph *graph, const vknn_operation *op,
                         zero_points[0], zero_points[1], zero_points[2], 0.f, 0.f};
   tiled_launch l = {VKNN_SHADER_CONV2D_DEPTHWISE_F32, VKNN_SHADER_CONV2D_DEPTHWISE_F16,
                     true, VKNN_SHADER_CONV2D_DEPTHWISE_Q8, VKNN_SHADER_CONV2D_DEPTHWISE_Q8_FILTER_I8,
-                    VKNN_SHADER_CONV2D_DEPTHWISE_Q8S, multipliers,
+                    VKNN_SHADER_CONV2D_DEPTHWISE_Q8S, VKNN_SHADER_CONV2D_DEPTHWISE_Q8_TEXEL,
+                    VKNN_SHADER_CONV2D_DEPTHWISE_Q8_FILTER_I8_TEXEL,
+                    VKNN_SHADER_CONV2D_DEPTHWISE_Q8S_TEXEL, multipliers,
                     true, VKNN_SHADER_CONV2D_DEPTHWISE_F32_TEXEL,
                     VKNN_SHADER_CONV2D_DEPTHWISE_F16_TEXEL, g->out_c % 4 == 0, c.group,
                     {[VKNN_SPEC_CONV2D_DEPTHWISE_K_H] = g->k_h,
@@ -277,7 +295,7 @@ static vknn_status lower_gemv(vknn_graph *graph, const vknn_operation *op,
                               const vknn_conv_geometry *g, vknn_conv_choice c,
                               vknn_dispatch_list *out_list) {
   gemv_params p = {g->out_c, 0.f, 0.f};
-  tiled_launch l = {VKNN_SHADER_GEMV_SPLITK_F32, VKNN_SHADER_GEMV_SPLITK_F16, false, 0, 0, 0, 0, true,
+  tiled_launch l = {VKNN_SHADER_GEMV_SPLITK_F32, VKNN_SHADER_GEMV_SPLITK_F16, false, 0, 0, 0, 0, 0, 0, 0, true,
                     VKNN_SHADER_GEMV_SPLITK_F32_TEXEL, VKNN_SHADER_GEMV_SPLITK_F16_TEXEL,
                     g->in_c % 4 == 0, c.group,
                     {[VKNN_SPEC_GEMV_SPLITK_CH_BLOCK] = c.ch_block, [VKNN_SPEC_GEMV_SPLITK_K] = g->in_c},

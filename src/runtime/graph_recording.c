@@ -77,6 +77,10 @@ static VkFormat texel_vk_format(vknn_texel_format format) {
     case VKNN_TEXEL_F32X4: return VK_FORMAT_R32G32B32A32_SFLOAT;
     case VKNN_TEXEL_F16: return VK_FORMAT_R16_SFLOAT;
     case VKNN_TEXEL_F16X4: return VK_FORMAT_R16G16B16A16_SFLOAT;
+    case VKNN_TEXEL_U8: return VK_FORMAT_R8_UINT;
+    case VKNN_TEXEL_U8X4: return VK_FORMAT_R8G8B8A8_UINT;
+    case VKNN_TEXEL_I8: return VK_FORMAT_R8_SINT;
+    case VKNN_TEXEL_I8X4: return VK_FORMAT_R8G8B8A8_SINT;
     default: return VK_FORMAT_UNDEFINED;
   }
 }

@@ -255,7 +255,9 @@ static vknn_status create_logical_device(vknn_vk *vk) {
 /* Whether every format the kernels read through texel buffers can be. */
 static bool texel_formats_readable(const vknn_vk *vk) {
   const VkFormat formats[] = {VK_FORMAT_R32_SFLOAT, VK_FORMAT_R32G32B32A32_SFLOAT,
-                              VK_FORMAT_R16_SFLOAT, VK_FORMAT_R16G16B16A16_SFLOAT};
+                              VK_FORMAT_R16_SFLOAT, VK_FORMAT_R16G16B16A16_SFLOAT,
+                              VK_FORMAT_R8_UINT,    VK_FORMAT_R8G8B8A8_UINT,
+                              VK_FORMAT_R8_SINT,    VK_FORMAT_R8G8B8A8_SINT};
   for (uint32_t i = 0; i < sizeof(formats) / sizeof(formats[0]); ++i) {
     VkFormatProperties props;
     vkGetPhysicalDeviceFormatProperties(vk->physical_device, formats[i], &props);
