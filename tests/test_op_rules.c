@@ -1131,6 +1131,77 @@ static void arg_output_dims(ctx *c) { c->b.dims[c->out][0] = 3; }
 
 /* ---- the table ------------------------------------------------------------ */
 
+/* ---- ROI_ALIGN, ROI_POOLING: [1, 4, 4, 2], 2 boxes -> [2, 2, 2, 2] -------- */
+
+#define Q16 VKNN_OPERAND_TENSOR_QUANT16_ASYMM
+
+/* Boxes float32 for a float32 map, quant16 (1/8 pixel) for a quant8 one. */
+static void build_roi(ctx *c, int32_t type, int32_t op_type) {
+  const uint32_t dims[4] = {1, 4, 4, 2}, out_dims[4] = {2, 2, 2, 2}, box_dims[2] = {2, 4}, two = 2;
+  c->in = data_input(c, type, dims, 4);
+  c->out = data_output(c, type, out_dims, 4);
+  uint32_t boxes = mb_input(&c->b, type == Q8 ? Q16 : type, box_dims, 2);
+  if (type == Q8) operand(c, boxes)->scale = 0.125f;
+  uint32_t in[10] = {c->in, boxes, mb_input(&c->b, I32, &two, 1), mb_const_i32(&c->b, 2),
+                     mb_const_i32(&c->b, 2), scalar_f32(c, 1.f), scalar_f32(c, 1.f)};
+  uint32_t n = 7;
+  if (op_type == OP(ROI_ALIGN)) {
+    in[n++] = mb_const_i32(&c->b, 0);
+    in[n++] = mb_const_i32(&c->b, 0);
+  }
+  in[n++] = const_bool(c, false);
+  one_output(c, op_type, in, n);
+}
+static void build_roi_align(ctx *c, int32_t type) { build_roi(c, type, OP(ROI_ALIGN)); }
+static void build_roi_pooling(ctx *c, int32_t type) { build_roi(c, type, OP(ROI_POOLING)); }
+
+static uint32_t roi_layout(ctx *c) { return c->input_count - 1; }
+static void roi_boxes_f16(ctx *c) { op_input(c, 1)->type = VKNN_OPERAND_TENSOR_FLOAT16; }
+static void roi_boxes_f32(ctx *c) {
+  op_input(c, 1)->type = F32;
+  op_input(c, 1)->scale = 0.f;
+}
+static void roi_batches_f32(ctx *c) { op_input(c, 2)->type = F32; }
+static void roi_height_float(ctx *c) { replace_input(c, 3, scalar_f32(c, 2.f)); }
+static void roi_stride_f16(ctx *c) { replace_input(c, 5, scalar_f16(c, HALF_1_5)); }
+static void roi_sampling_float(ctx *c) { replace_input(c, 8, scalar_f32(c, 1.f)); }
+static void roi_layout_int32(ctx *c) { replace_input(c, roi_layout(c), mb_const_i32(&c->b, 0)); }
+static void roi_output_f16(ctx *c) { operand(c, c->out)->type = VKNN_OPERAND_TENSOR_FLOAT16; }
+static void roi_input_rank_3(ctx *c) {
+  const uint32_t dims[3] = {4, 4, 2};
+  set_dims(c, c->in, dims, 3);
+}
+static void roi_boxes_rank_1(ctx *c) {
+  const uint32_t eight = 8;
+  set_dims(c, c->op_inputs[1], &eight, 1);
+}
+static void roi_batches_rank_2(ctx *c) {
+  const uint32_t dims[2] = {2, 1};
+  set_dims(c, c->op_inputs[2], dims, 2);
+}
+static void roi_output_rank_3(ctx *c) {
+  const uint32_t dims[3] = {2, 2, 4};
+  set_dims(c, c->out, dims, 3);
+}
+static void roi_boxes_scale(ctx *c) { op_input(c, 1)->scale = 0.25f; }
+static void roi_boxes_zero_point(ctx *c) { op_input(c, 1)->zero_point = 1; }
+static void roi_height_0(ctx *c) { set_param(c, 3, 0, 0); }
+static void roi_width_negative(ctx *c) { set_param(c, 4, 0, -2); }
+static void roi_stride_0(ctx *c) { replace_input(c, 6, scalar_f32(c, 0.f)); }
+static void roi_sampling_negative(ctx *c) { set_param(c, 7, 0, -1); }
+static void roi_boxes_5_wide(ctx *c) { c->b.dims[c->op_inputs[1]][1] = 5; }
+static void roi_batches_count(ctx *c) { c->b.dims[c->op_inputs[2]][0] = 3; }
+static void roi_output_dims(ctx *c) { c->b.dims[c->out][0] = 3; }
+static void roi_nchw_ok(ctx *c) {
+  const uint32_t dims[4] = {1, 2, 4, 4};
+  set_dims(c, c->in, dims, 4);
+  set_flag(c, roi_layout(c), true);
+}
+static void roi_align_output_scale_ok(ctx *c) { operand(c, c->out)->scale = 0.25f; }
+static void roi_input_bool8(ctx *c) {
+  operand(c, c->in)->type = operand(c, c->out)->type = VKNN_OPERAND_TENSOR_BOOL8;
+}
+
 #define QUANT_SAME(build, name)                                                          \
   {name ": output scale", build, Q8, output_scale_differs, "must keep input 0's scale"}, \
   {name ": output zero point", build, Q8, output_zero_point_differs, "must keep input 0's scale"}
@@ -1472,6 +1543,56 @@ static const row rows[] = {
     {"ARGMIN accepted", build_argmin, Q8, NULL, NULL},
     {"ARGMIN: bool8 data", build_argmin, F32, arg_input_bool8, "input TENSOR_BOOL8 is not allowed"},
     {"ARGMIN: axis 2 of rank 2", build_argmin, F32, arg_axis_2, "axis 2 is out of [-2, 2)"},
+    /* ROI_ALIGN, ROI_POOLING */
+    {"ROI_ALIGN accepted", build_roi_align, F32, NULL, NULL},
+    {"ROI_ALIGN quant8 accepted", build_roi_align, Q8, NULL, NULL},
+    {"ROI_ALIGN NCHW accepted", build_roi_align, F32, roi_nchw_ok, NULL},
+    {"ROI_ALIGN quant8 output scale accepted", build_roi_align, Q8, roi_align_output_scale_ok, NULL},
+    {"ROI_ALIGN: 9 inputs", build_roi_align, F32, drop_last_input, "takes 10 inputs and 1 outputs"},
+    {"ROI_ALIGN: bool8 input", build_roi_align, F32, roi_input_bool8, "input type TENSOR_BOOL8 is not allowed"},
+    {"ROI_ALIGN: float16 boxes", build_roi_align, F32, roi_boxes_f16, "the boxes must be TENSOR_FLOAT32"},
+    {"ROI_ALIGN: quant8 with float boxes", build_roi_align, Q8, roi_boxes_f32, "the boxes must be TENSOR_QUANT16_ASYMM"},
+    {"ROI_ALIGN: float batch indices", build_roi_align, F32, roi_batches_f32, "the batch indices must be TENSOR_INT32"},
+    {"ROI_ALIGN: float height", build_roi_align, F32, roi_height_float, "the output height must be INT32"},
+    {"ROI_ALIGN: float16 stride", build_roi_align, F32, roi_stride_f16, "the height stride must be FLOAT32"},
+    {"ROI_ALIGN: float sampling ratio", build_roi_align, F32, roi_sampling_float, "the width sampling ratio must be INT32"},
+    {"ROI_ALIGN: int32 layout", build_roi_align, F32, roi_layout_int32, "the layout must be BOOL"},
+    {"ROI_ALIGN: float16 output", build_roi_align, F32, roi_output_f16, "the output must be TENSOR_FLOAT32"},
+    {"ROI_ALIGN: input rank 3", build_roi_align, F32, roi_input_rank_3, "input must have rank 4"},
+    {"ROI_ALIGN: boxes rank 1", build_roi_align, F32, roi_boxes_rank_1, "the boxes must have rank 2"},
+    {"ROI_ALIGN: batch indices rank 2", build_roi_align, F32, roi_batches_rank_2, "the batch indices must have rank 1"},
+    {"ROI_ALIGN: output rank 3", build_roi_align, F32, roi_output_rank_3, "output must have rank 4"},
+    {"ROI_ALIGN: boxes scale", build_roi_align, Q8, roi_boxes_scale, "must have scale 0.125 and zero point 0"},
+    {"ROI_ALIGN: boxes zero point", build_roi_align, Q8, roi_boxes_zero_point, "must have scale 0.125 and zero point 0"},
+    {"ROI_ALIGN: height 0", build_roi_align, F32, roi_height_0, "must be positive"},
+    {"ROI_ALIGN: width -2", build_roi_align, F32, roi_width_negative, "must be positive"},
+    {"ROI_ALIGN: stride 0", build_roi_align, F32, roi_stride_0, "must be positive"},
+    {"ROI_ALIGN: sampling ratio -1", build_roi_align, F32, roi_sampling_negative, "not negative"},
+    {"ROI_ALIGN: boxes of 5", build_roi_align, F32, roi_boxes_5_wide, "the boxes must be [regions, 4]"},
+    {"ROI_ALIGN: 3 batch indices for 2 boxes", build_roi_align, F32, roi_batches_count, "the batch indices [regions]"},
+    {"ROI_ALIGN: output dims", build_roi_align, F32, roi_output_dims, "output dimension 0 is 3, expected 2"},
+    {"ROI_POOLING accepted", build_roi_pooling, F32, NULL, NULL},
+    {"ROI_POOLING quant8 accepted", build_roi_pooling, Q8, NULL, NULL},
+    {"ROI_POOLING NCHW accepted", build_roi_pooling, F32, roi_nchw_ok, NULL},
+    {"ROI_POOLING: 7 inputs", build_roi_pooling, F32, drop_last_input, "takes 8 inputs and 1 outputs"},
+    {"ROI_POOLING: bool8 input", build_roi_pooling, F32, roi_input_bool8, "input type TENSOR_BOOL8 is not allowed"},
+    {"ROI_POOLING: float16 boxes", build_roi_pooling, F32, roi_boxes_f16, "the boxes must be TENSOR_FLOAT32"},
+    {"ROI_POOLING: float batch indices", build_roi_pooling, F32, roi_batches_f32, "the batch indices must be TENSOR_INT32"},
+    {"ROI_POOLING: float height", build_roi_pooling, F32, roi_height_float, "the output height must be INT32"},
+    {"ROI_POOLING: float16 stride", build_roi_pooling, F32, roi_stride_f16, "the height stride must be FLOAT32"},
+    {"ROI_POOLING: int32 layout", build_roi_pooling, F32, roi_layout_int32, "the layout must be BOOL"},
+    {"ROI_POOLING: float16 output", build_roi_pooling, F32, roi_output_f16, "the output must be TENSOR_FLOAT32"},
+    {"ROI_POOLING: input rank 3", build_roi_pooling, F32, roi_input_rank_3, "input must have rank 4"},
+    {"ROI_POOLING: boxes rank 1", build_roi_pooling, F32, roi_boxes_rank_1, "the boxes must have rank 2"},
+    {"ROI_POOLING: batch indices rank 2", build_roi_pooling, F32, roi_batches_rank_2, "the batch indices must have rank 1"},
+    {"ROI_POOLING: output rank 3", build_roi_pooling, F32, roi_output_rank_3, "output must have rank 4"},
+    {"ROI_POOLING: boxes scale", build_roi_pooling, Q8, roi_boxes_scale, "must have scale 0.125 and zero point 0"},
+    {"ROI_POOLING: height 0", build_roi_pooling, F32, roi_height_0, "must be positive"},
+    {"ROI_POOLING: stride 0", build_roi_pooling, F32, roi_stride_0, "must be positive"},
+    {"ROI_POOLING: boxes of 5", build_roi_pooling, F32, roi_boxes_5_wide, "the boxes must be [regions, 4]"},
+    {"ROI_POOLING: 3 batch indices for 2 boxes", build_roi_pooling, F32, roi_batches_count, "the batch indices [regions]"},
+    {"ROI_POOLING: output dims", build_roi_pooling, F32, roi_output_dims, "output dimension 0 is 3, expected 2"},
+    QUANT_SAME(build_roi_pooling, "ROI_POOLING"),
 };
 
 /* ---- running -------------------------------------------------------------- */

@@ -507,6 +507,62 @@ static void test_batch_to_space_block(void **state) {
   runner_release(&r);
 }
 
+/* ---- ROI_ALIGN, ROI_POOLING ---- */
+
+/* Features [2, 2, 2, 1] (0..7), one box and its batch index given by the
+ * execution; a 1x1 output per box, strides 1. */
+static void build_roi(model_builder *b, int32_t op_type) {
+  mb_init(b);
+  uint32_t in_dims[4] = {2, 2, 2, 1}, box_dims[2] = {1, 4}, batch_dims[1] = {1}, out_dims[4] = {1, 1, 1, 1};
+  const float one = 1.f;
+  const uint8_t nhwc = 0;
+  uint32_t inputs[10] = {mb_input(b, F32, in_dims, 4), mb_input(b, F32, box_dims, 2),
+                         mb_input(b, I32, batch_dims, 1), mb_const_i32(b, 1), mb_const_i32(b, 1),
+                         mb_const_tensor(b, VKNN_OPERAND_FLOAT32, NULL, 0, &one, sizeof(one)),
+                         mb_const_tensor(b, VKNN_OPERAND_FLOAT32, NULL, 0, &one, sizeof(one))};
+  uint32_t count = 7;
+  if (op_type == VKNN_OPERATION_ROI_ALIGN) {
+    inputs[count++] = mb_const_i32(b, 0);
+    inputs[count++] = mb_const_i32(b, 0);
+  }
+  inputs[count++] = mb_const_tensor(b, VKNN_OPERAND_BOOL, NULL, 0, &nhwc, 1);
+  uint32_t out = mb_output(b, F32, out_dims, 4);
+  mb_operation(b, op_type, inputs, count, &out, 1);
+}
+
+/* A batch index out of range and boxes the reference rejects (negative,
+ * inverted, past the image) fail; the valid box and batch 1 give the
+ * average (ALIGN) or the maximum (POOLING) of batch 1's four values. */
+static void check_roi(fixture *f, int32_t op_type, const char *name, float expected) {
+  model_builder b;
+  runner r;
+  build_roi(&b, op_type);
+  runner_init(f, &r, &b, name);
+  set_iota(&r, 0, 8, 0.f);
+  static const float box[4] = {0, 0, 1, 1};
+  static const float bad_boxes[][4] = {{-1, 0, 1, 1}, {1, 0, 0, 1}, {0, 1, 1, 0}, {0, 0, 3, 1}, {0, 0, 1, 2.5f}};
+  static const int32_t batch = 1, bad_batches[] = {2, -1, INT32_MAX};
+  set_input(&r, 1, box, sizeof(box));
+  for (size_t k = 0; k < sizeof(bad_batches) / sizeof(bad_batches[0]); ++k) {
+    set_input(&r, 2, &bad_batches[k], sizeof(int32_t));
+    expect_violation(&r, execute_sync);
+    set_input(&r, 2, &batch, sizeof(batch));
+    expect_result(&r, execute_sync, &expected, 1);
+  }
+  for (size_t k = 0; k < sizeof(bad_boxes) / sizeof(bad_boxes[0]); ++k) {
+    set_input(&r, 1, bad_boxes[k], sizeof(box));
+    expect_violation(&r, execute_sync);
+    set_input(&r, 1, box, sizeof(box));
+    expect_result(&r, execute_sync, &expected, 1);
+  }
+  runner_release(&r);
+}
+
+static void test_roi_align_boxes(void **state) { check_roi(*state, VKNN_OPERATION_ROI_ALIGN, "ROI_ALIGN", 5.5f); }
+static void test_roi_pooling_boxes(void **state) {
+  check_roi(*state, VKNN_OPERATION_ROI_POOLING, "ROI_POOLING", 7.f);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_transpose_perm, setup, teardown),
@@ -522,6 +578,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_strided_slice_shrink_index, setup, teardown),
       cmocka_unit_test_setup_teardown(test_space_to_batch_parameters, setup, teardown),
       cmocka_unit_test_setup_teardown(test_batch_to_space_block, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_roi_align_boxes, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_roi_pooling_boxes, setup, teardown),
   };
   return cmocka_run_group_tests_name("runtime_checks", tests, NULL, NULL);
 }
