@@ -12,17 +12,6 @@
 #include "graph/runtime_check.h"
 #include "model/operand_type.h"
 
-#define BOX_QUANT16_SCALE 0.125f
-
-static bool check_quant16(const vknn_logger *log, const char *what, const vknn_operand *o) {
-  if (o->type != VKNN_OPERAND_TENSOR_QUANT16_ASYMM || (o->scale == BOX_QUANT16_SCALE && o->zero_point == 0))
-    return true;
-  VKNN_LOG_E(log, "model",
-             "AXIS_ALIGNED_BBOX_TRANSFORM: quant16 %s must have scale 0.125 and zero point 0, not %g and %d", what,
-             o->scale, o->zero_point);
-  return false;
-}
-
 static bool check_delta_type(const vknn_logger *log, const vknn_operand *boxes, const vknn_operand *deltas) {
   bool ok = boxes->type == VKNN_OPERAND_TENSOR_QUANT16_ASYMM ? vknn_is_quant8(deltas->type)
                                                              : deltas->type == boxes->type;
@@ -52,8 +41,9 @@ static vknn_status validate_bbox(const vknn_logger *log, const vknn_model *model
             vknn_op_check_rank(log, op, "the boxes", boxes, 2) && vknn_op_check_rank(log, op, "the deltas", deltas, 2) &&
             vknn_op_check_rank(log, op, "the batch indices", batches, 1) &&
             vknn_op_check_rank(log, op, "the image sizes", images, 2) &&
-            vknn_op_check_rank(log, op, "the output", out, 2) && check_quant16(log, "boxes", boxes) &&
-            check_quant16(log, "image sizes", images) && check_quant16(log, "output", out);
+            vknn_op_check_rank(log, op, "the output", out, 2) && vknn_op_check_box_quant16(log, op, "boxes", boxes) &&
+            vknn_op_check_box_quant16(log, op, "image sizes", images) &&
+            vknn_op_check_box_quant16(log, op, "output", out);
   return ok ? VKNN_STATUS_NONE : VKNN_STATUS_INVALID_ARGUMENT;
 }
 

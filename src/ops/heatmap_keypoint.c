@@ -13,16 +13,6 @@
 #include "model/operand_type.h"
 
 #define HEATMAP_LANES 64u
-#define BOX_QUANT16_SCALE 0.125f
-
-static bool check_quant16(const vknn_logger *log, const vknn_operation *op, const char *what,
-                          const vknn_operand *o) {
-  if (o->type != VKNN_OPERAND_TENSOR_QUANT16_ASYMM || (o->scale == BOX_QUANT16_SCALE && o->zero_point == 0))
-    return true;
-  VKNN_LOG_E(log, "model", "%s: quant16 %s must have scale 0.125 and zero point 0, not %g and %d",
-             vknn_operation_type_name(op->type), what, o->scale, o->zero_point);
-  return false;
-}
 
 static vknn_status validate_heatmap(const vknn_logger *log, const vknn_model *model, const vknn_subgraph *sg,
                                     const vknn_operation *op) {
@@ -44,7 +34,8 @@ static vknn_status validate_heatmap(const vknn_logger *log, const vknn_model *mo
             vknn_op_check_rank(log, op, "the boxes", boxes, 2) &&
             vknn_op_check_rank(log, op, "the scores", scores, 2) &&
             vknn_op_check_rank(log, op, "the keypoints", points, 3) &&
-            check_quant16(log, op, "boxes", boxes) && check_quant16(log, op, "keypoints", points);
+            vknn_op_check_box_quant16(log, op, "boxes", boxes) &&
+            vknn_op_check_box_quant16(log, op, "keypoints", points);
   return ok ? VKNN_STATUS_NONE : VKNN_STATUS_INVALID_ARGUMENT;
 }
 

@@ -22,8 +22,6 @@ enum {
   INPUT_HEIGHT_SAMPLING = 7, /* ROI_ALIGN only */
 };
 
-/* Quantized boxes are QUANT16_ASYMM in units of 1/8 pixel. */
-#define ROI_QUANT16_SCALE 0.125f
 #define ROI_LANES 64u
 
 static bool is_align(const vknn_operation *op) { return op->type == VKNN_OPERATION_ROI_ALIGN; }
@@ -32,15 +30,6 @@ static uint32_t layout_input(const vknn_operation *op) { return is_align(op) ? 9
 /* The boxes' type NNAPI pairs with a feature map type. */
 static int32_t roi_type_for(int32_t type) {
   return vknn_is_quant8(type) ? VKNN_OPERAND_TENSOR_QUANT16_ASYMM : type;
-}
-
-static bool check_roi_quant(const vknn_logger *log, const vknn_operation *op, const vknn_operand *rois) {
-  if (rois->type != VKNN_OPERAND_TENSOR_QUANT16_ASYMM ||
-      (rois->scale == ROI_QUANT16_SCALE && rois->zero_point == 0))
-    return true;
-  VKNN_LOG_E(log, "model", "%s: quant16 boxes must have scale 0.125 and zero point 0, not %g and %d",
-             vknn_operation_type_name(op->type), rois->scale, rois->zero_point);
-  return false;
 }
 
 /* Every parameter's type, by position after the three tensors. */
@@ -78,7 +67,7 @@ static vknn_status validate_roi(const vknn_logger *log, const vknn_model *model,
             vknn_op_check_type(log, op, "the output", out, in->type) &&
             vknn_op_check_rank(log, op, "input", in, 4) && vknn_op_check_rank(log, op, "the boxes", rois, 2) &&
             vknn_op_check_rank(log, op, "the batch indices", &sg->operands[op->inputs[INPUT_BATCHES]], 1) &&
-            vknn_op_check_rank(log, op, "output", out, 4) && check_roi_quant(log, op, rois);
+            vknn_op_check_rank(log, op, "output", out, 4) && vknn_op_check_box_quant16(log, op, "boxes", rois);
   /* ROI_POOLING keeps the input's encoding; ROI_ALIGN's output may differ. */
   if (ok && !is_align(op)) ok = vknn_op_check_same_quant(log, sg, op, 0);
   return ok ? VKNN_STATUS_NONE : VKNN_STATUS_INVALID_ARGUMENT;
