@@ -1131,6 +1131,155 @@ static void arg_output_dims(ctx *c) { c->b.dims[c->out][0] = 3; }
 
 /* ---- the table ------------------------------------------------------------ */
 
+/* ---- ROI_ALIGN, ROI_POOLING: [1, 4, 4, 2], 2 boxes -> [2, 2, 2, 2] -------- */
+
+#define Q16 VKNN_OPERAND_TENSOR_QUANT16_ASYMM
+
+/* Boxes float32 for a float32 map, quant16 (1/8 pixel) for a quant8 one. */
+static void build_roi(ctx *c, int32_t type, int32_t op_type) {
+  const uint32_t dims[4] = {1, 4, 4, 2}, out_dims[4] = {2, 2, 2, 2}, box_dims[2] = {2, 4}, two = 2;
+  c->in = data_input(c, type, dims, 4);
+  c->out = data_output(c, type, out_dims, 4);
+  uint32_t boxes = mb_input(&c->b, type == Q8 ? Q16 : type, box_dims, 2);
+  if (type == Q8) operand(c, boxes)->scale = 0.125f;
+  uint32_t in[10] = {c->in, boxes, mb_input(&c->b, I32, &two, 1), mb_const_i32(&c->b, 2),
+                     mb_const_i32(&c->b, 2), scalar_f32(c, 1.f), scalar_f32(c, 1.f)};
+  uint32_t n = 7;
+  if (op_type == OP(ROI_ALIGN)) {
+    in[n++] = mb_const_i32(&c->b, 0);
+    in[n++] = mb_const_i32(&c->b, 0);
+  }
+  in[n++] = const_bool(c, false);
+  one_output(c, op_type, in, n);
+}
+static void build_roi_align(ctx *c, int32_t type) { build_roi(c, type, OP(ROI_ALIGN)); }
+static void build_roi_pooling(ctx *c, int32_t type) { build_roi(c, type, OP(ROI_POOLING)); }
+
+static uint32_t roi_layout(ctx *c) { return c->input_count - 1; }
+static void roi_boxes_f16(ctx *c) { op_input(c, 1)->type = VKNN_OPERAND_TENSOR_FLOAT16; }
+static void roi_boxes_f32(ctx *c) {
+  op_input(c, 1)->type = F32;
+  op_input(c, 1)->scale = 0.f;
+}
+static void roi_batches_f32(ctx *c) { op_input(c, 2)->type = F32; }
+static void roi_height_float(ctx *c) { replace_input(c, 3, scalar_f32(c, 2.f)); }
+static void roi_stride_f16(ctx *c) { replace_input(c, 5, scalar_f16(c, HALF_1_5)); }
+static void roi_sampling_float(ctx *c) { replace_input(c, 8, scalar_f32(c, 1.f)); }
+static void roi_layout_int32(ctx *c) { replace_input(c, roi_layout(c), mb_const_i32(&c->b, 0)); }
+static void roi_output_f16(ctx *c) { operand(c, c->out)->type = VKNN_OPERAND_TENSOR_FLOAT16; }
+static void roi_input_rank_3(ctx *c) {
+  const uint32_t dims[3] = {4, 4, 2};
+  set_dims(c, c->in, dims, 3);
+}
+static void roi_boxes_rank_1(ctx *c) {
+  const uint32_t eight = 8;
+  set_dims(c, c->op_inputs[1], &eight, 1);
+}
+static void roi_batches_rank_2(ctx *c) {
+  const uint32_t dims[2] = {2, 1};
+  set_dims(c, c->op_inputs[2], dims, 2);
+}
+static void roi_output_rank_3(ctx *c) {
+  const uint32_t dims[3] = {2, 2, 4};
+  set_dims(c, c->out, dims, 3);
+}
+static void roi_boxes_scale(ctx *c) { op_input(c, 1)->scale = 0.25f; }
+static void roi_boxes_zero_point(ctx *c) { op_input(c, 1)->zero_point = 1; }
+static void roi_height_0(ctx *c) { set_param(c, 3, 0, 0); }
+static void roi_width_negative(ctx *c) { set_param(c, 4, 0, -2); }
+static void roi_stride_0(ctx *c) { replace_input(c, 6, scalar_f32(c, 0.f)); }
+static void roi_sampling_negative(ctx *c) { set_param(c, 7, 0, -1); }
+static void roi_boxes_5_wide(ctx *c) { c->b.dims[c->op_inputs[1]][1] = 5; }
+static void roi_batches_count(ctx *c) { c->b.dims[c->op_inputs[2]][0] = 3; }
+static void roi_output_dims(ctx *c) { c->b.dims[c->out][0] = 3; }
+static void roi_nchw_ok(ctx *c) {
+  const uint32_t dims[4] = {1, 2, 4, 4};
+  set_dims(c, c->in, dims, 4);
+  set_flag(c, roi_layout(c), true);
+}
+static void roi_align_output_scale_ok(ctx *c) { operand(c, c->out)->scale = 0.25f; }
+static void roi_input_bool8(ctx *c) {
+  operand(c, c->in)->type = operand(c, c->out)->type = VKNN_OPERAND_TENSOR_BOOL8;
+}
+
+/* ---- HEATMAP_MAX_KEYPOINT: [2, 3, 3, 4] heatmaps, 2 boxes -> [2, 4], [2, 4, 2] */
+
+static void build_heatmap(ctx *c, int32_t type) {
+  const uint32_t dims[4] = {2, 3, 3, 4}, box_dims[2] = {2, 4}, score_dims[2] = {2, 4}, point_dims[3] = {2, 4, 2};
+  int32_t box_type = type == Q8 ? Q16 : type;
+  c->in = data_input(c, type, dims, 4);
+  c->out = data_output(c, type, score_dims, 2);
+  uint32_t boxes = mb_input(&c->b, box_type, box_dims, 2);
+  uint32_t points = mb_output(&c->b, box_type, point_dims, 3);
+  if (type == Q8) operand(c, boxes)->scale = operand(c, points)->scale = 0.125f;
+  const uint32_t in[3] = {c->in, boxes, const_bool(c, false)}, outs[2] = {c->out, points};
+  operation(c, OP(HEATMAP_MAX_KEYPOINT), in, 3, outs, 2);
+}
+static vknn_operand *heatmap_points(ctx *c) { return operand(c, c->b.outputs[1]); }
+static void heatmap_points_f16(ctx *c) { heatmap_points(c)->type = VKNN_OPERAND_TENSOR_FLOAT16; }
+static void heatmap_points_scale(ctx *c) { heatmap_points(c)->scale = 0.25f; }
+static void heatmap_layout_int32(ctx *c) { replace_input(c, 2, mb_const_i32(&c->b, 0)); }
+static void heatmap_not_square(ctx *c) { c->b.dims[c->in][2] = 4; }
+static void heatmap_size_1(ctx *c) {
+  const uint32_t dims[4] = {2, 1, 1, 4};
+  set_dims(c, c->in, dims, 4);
+}
+static void heatmap_boxes_count(ctx *c) { c->b.dims[c->op_inputs[1]][0] = 3; }
+static void heatmap_scores_rank_3(ctx *c) {
+  const uint32_t dims[3] = {2, 4, 1};
+  set_dims(c, c->out, dims, 3);
+}
+static void heatmap_points_rank_2(ctx *c) {
+  const uint32_t dims[2] = {2, 8};
+  set_dims(c, c->b.outputs[1], dims, 2);
+}
+static void heatmap_scores_dims(ctx *c) { c->b.dims[c->out][1] = 3; }
+static void heatmap_nchw_ok(ctx *c) {
+  const uint32_t dims[4] = {2, 4, 3, 3};
+  set_dims(c, c->in, dims, 4);
+  set_flag(c, 2, true);
+}
+static void heatmap_score_scale_ok(ctx *c) { operand(c, c->out)->scale = 0.25f; }
+
+/* ---- AXIS_ALIGNED_BBOX_TRANSFORM: 2 boxes, 3 classes, 2 images -> [2, 12] -- */
+
+static void build_bbox(ctx *c, int32_t type) {
+  const uint32_t box_dims[2] = {2, 4}, delta_dims[2] = {2, 12}, two = 2, image_dims[2] = {2, 2};
+  int32_t box_type = type == Q8 ? Q16 : type;
+  c->in = mb_input(&c->b, box_type, box_dims, 2);
+  c->out = mb_output(&c->b, box_type, delta_dims, 2);
+  uint32_t deltas = data_input(c, type, delta_dims, 2);
+  uint32_t images = mb_input(&c->b, box_type, image_dims, 2);
+  if (type == Q8) operand(c, c->in)->scale = operand(c, c->out)->scale = operand(c, images)->scale = 0.125f;
+  const uint32_t in[4] = {c->in, deltas, mb_input(&c->b, I32, &two, 1), images};
+  one_output(c, OP(AXIS_ALIGNED_BBOX_TRANSFORM), in, 4);
+}
+static void bbox_boxes_int32(ctx *c) { operand(c, c->in)->type = I32; }
+static void bbox_deltas_f16(ctx *c) { op_input(c, 1)->type = VKNN_OPERAND_TENSOR_FLOAT16; }
+static void bbox_deltas_q16(ctx *c) {
+  op_input(c, 1)->type = Q16;
+  op_input(c, 1)->scale = 0.125f;
+}
+static void bbox_batches_f32(ctx *c) { op_input(c, 2)->type = F32; }
+static void bbox_images_f16(ctx *c) { op_input(c, 3)->type = VKNN_OPERAND_TENSOR_FLOAT16; }
+static void bbox_output_f16(ctx *c) { operand(c, c->out)->type = VKNN_OPERAND_TENSOR_FLOAT16; }
+static void bbox_boxes_rank_1(ctx *c) {
+  const uint32_t eight = 8;
+  set_dims(c, c->in, &eight, 1);
+}
+static void bbox_images_rank_1(ctx *c) {
+  const uint32_t four = 4;
+  set_dims(c, c->op_inputs[3], &four, 1);
+}
+static void bbox_boxes_scale(ctx *c) { operand(c, c->in)->scale = 0.25f; }
+static void bbox_images_zero_point(ctx *c) { op_input(c, 3)->zero_point = 2; }
+static void bbox_output_scale(ctx *c) { operand(c, c->out)->scale = 0.5f; }
+static void bbox_deltas_10_wide(ctx *c) { c->b.dims[c->op_inputs[1]][1] = 10; }
+static void bbox_batches_count(ctx *c) { c->b.dims[c->op_inputs[2]][0] = 3; }
+static void bbox_images_3_wide(ctx *c) { c->b.dims[c->op_inputs[3]][1] = 3; }
+static void bbox_output_dims(ctx *c) { c->b.dims[c->out][1] = 8; }
+static void bbox_deltas_q8s_ok(ctx *c) { op_input(c, 1)->type = VKNN_OPERAND_TENSOR_QUANT8_ASYMM_SIGNED; }
+
 #define QUANT_SAME(build, name)                                                          \
   {name ": output scale", build, Q8, output_scale_differs, "must keep input 0's scale"}, \
   {name ": output zero point", build, Q8, output_zero_point_differs, "must keep input 0's scale"}
@@ -1472,6 +1621,102 @@ static const row rows[] = {
     {"ARGMIN accepted", build_argmin, Q8, NULL, NULL},
     {"ARGMIN: bool8 data", build_argmin, F32, arg_input_bool8, "input TENSOR_BOOL8 is not allowed"},
     {"ARGMIN: axis 2 of rank 2", build_argmin, F32, arg_axis_2, "axis 2 is out of [-2, 2)"},
+    /* ROI_ALIGN, ROI_POOLING */
+    {"ROI_ALIGN accepted", build_roi_align, F32, NULL, NULL},
+    {"ROI_ALIGN quant8 accepted", build_roi_align, Q8, NULL, NULL},
+    {"ROI_ALIGN NCHW accepted", build_roi_align, F32, roi_nchw_ok, NULL},
+    {"ROI_ALIGN quant8 output scale accepted", build_roi_align, Q8, roi_align_output_scale_ok, NULL},
+    {"ROI_ALIGN: 9 inputs", build_roi_align, F32, drop_last_input, "takes 10 inputs and 1 outputs"},
+    {"ROI_ALIGN: bool8 input", build_roi_align, F32, roi_input_bool8, "input type TENSOR_BOOL8 is not allowed"},
+    {"ROI_ALIGN: float16 boxes", build_roi_align, F32, roi_boxes_f16, "the boxes must be TENSOR_FLOAT32"},
+    {"ROI_ALIGN: quant8 with float boxes", build_roi_align, Q8, roi_boxes_f32, "the boxes must be TENSOR_QUANT16_ASYMM"},
+    {"ROI_ALIGN: float batch indices", build_roi_align, F32, roi_batches_f32, "the batch indices must be TENSOR_INT32"},
+    {"ROI_ALIGN: float height", build_roi_align, F32, roi_height_float, "the output height must be INT32"},
+    {"ROI_ALIGN: float16 stride", build_roi_align, F32, roi_stride_f16, "the height stride must be FLOAT32"},
+    {"ROI_ALIGN: float sampling ratio", build_roi_align, F32, roi_sampling_float, "the width sampling ratio must be INT32"},
+    {"ROI_ALIGN: int32 layout", build_roi_align, F32, roi_layout_int32, "the layout must be BOOL"},
+    {"ROI_ALIGN: float16 output", build_roi_align, F32, roi_output_f16, "the output must be TENSOR_FLOAT32"},
+    {"ROI_ALIGN: input rank 3", build_roi_align, F32, roi_input_rank_3, "input must have rank 4"},
+    {"ROI_ALIGN: boxes rank 1", build_roi_align, F32, roi_boxes_rank_1, "the boxes must have rank 2"},
+    {"ROI_ALIGN: batch indices rank 2", build_roi_align, F32, roi_batches_rank_2, "the batch indices must have rank 1"},
+    {"ROI_ALIGN: output rank 3", build_roi_align, F32, roi_output_rank_3, "output must have rank 4"},
+    {"ROI_ALIGN: boxes scale", build_roi_align, Q8, roi_boxes_scale, "must have scale 0.125 and zero point 0"},
+    {"ROI_ALIGN: boxes zero point", build_roi_align, Q8, roi_boxes_zero_point, "must have scale 0.125 and zero point 0"},
+    {"ROI_ALIGN: height 0", build_roi_align, F32, roi_height_0, "must be positive"},
+    {"ROI_ALIGN: width -2", build_roi_align, F32, roi_width_negative, "must be positive"},
+    {"ROI_ALIGN: stride 0", build_roi_align, F32, roi_stride_0, "must be positive"},
+    {"ROI_ALIGN: sampling ratio -1", build_roi_align, F32, roi_sampling_negative, "not negative"},
+    {"ROI_ALIGN: boxes of 5", build_roi_align, F32, roi_boxes_5_wide, "the boxes must be [regions, 4]"},
+    {"ROI_ALIGN: 3 batch indices for 2 boxes", build_roi_align, F32, roi_batches_count, "the batch indices [regions]"},
+    {"ROI_ALIGN: output dims", build_roi_align, F32, roi_output_dims, "output dimension 0 is 3, expected 2"},
+    {"ROI_POOLING accepted", build_roi_pooling, F32, NULL, NULL},
+    {"ROI_POOLING quant8 accepted", build_roi_pooling, Q8, NULL, NULL},
+    {"ROI_POOLING NCHW accepted", build_roi_pooling, F32, roi_nchw_ok, NULL},
+    {"ROI_POOLING: 7 inputs", build_roi_pooling, F32, drop_last_input, "takes 8 inputs and 1 outputs"},
+    {"ROI_POOLING: bool8 input", build_roi_pooling, F32, roi_input_bool8, "input type TENSOR_BOOL8 is not allowed"},
+    {"ROI_POOLING: float16 boxes", build_roi_pooling, F32, roi_boxes_f16, "the boxes must be TENSOR_FLOAT32"},
+    {"ROI_POOLING: float batch indices", build_roi_pooling, F32, roi_batches_f32, "the batch indices must be TENSOR_INT32"},
+    {"ROI_POOLING: float height", build_roi_pooling, F32, roi_height_float, "the output height must be INT32"},
+    {"ROI_POOLING: float16 stride", build_roi_pooling, F32, roi_stride_f16, "the height stride must be FLOAT32"},
+    {"ROI_POOLING: int32 layout", build_roi_pooling, F32, roi_layout_int32, "the layout must be BOOL"},
+    {"ROI_POOLING: float16 output", build_roi_pooling, F32, roi_output_f16, "the output must be TENSOR_FLOAT32"},
+    {"ROI_POOLING: input rank 3", build_roi_pooling, F32, roi_input_rank_3, "input must have rank 4"},
+    {"ROI_POOLING: boxes rank 1", build_roi_pooling, F32, roi_boxes_rank_1, "the boxes must have rank 2"},
+    {"ROI_POOLING: batch indices rank 2", build_roi_pooling, F32, roi_batches_rank_2, "the batch indices must have rank 1"},
+    {"ROI_POOLING: output rank 3", build_roi_pooling, F32, roi_output_rank_3, "output must have rank 4"},
+    {"ROI_POOLING: boxes scale", build_roi_pooling, Q8, roi_boxes_scale, "must have scale 0.125 and zero point 0"},
+    {"ROI_POOLING: height 0", build_roi_pooling, F32, roi_height_0, "must be positive"},
+    {"ROI_POOLING: stride 0", build_roi_pooling, F32, roi_stride_0, "must be positive"},
+    {"ROI_POOLING: boxes of 5", build_roi_pooling, F32, roi_boxes_5_wide, "the boxes must be [regions, 4]"},
+    {"ROI_POOLING: 3 batch indices for 2 boxes", build_roi_pooling, F32, roi_batches_count, "the batch indices [regions]"},
+    {"ROI_POOLING: output dims", build_roi_pooling, F32, roi_output_dims, "output dimension 0 is 3, expected 2"},
+    QUANT_SAME(build_roi_pooling, "ROI_POOLING"),
+    /* HEATMAP_MAX_KEYPOINT */
+    {"HEATMAP_MAX_KEYPOINT accepted", build_heatmap, F32, NULL, NULL},
+    {"HEATMAP_MAX_KEYPOINT quant8 accepted", build_heatmap, Q8, NULL, NULL},
+    {"HEATMAP_MAX_KEYPOINT NCHW accepted", build_heatmap, F32, heatmap_nchw_ok, NULL},
+    {"HEATMAP_MAX_KEYPOINT quant8 score scale accepted", build_heatmap, Q8, heatmap_score_scale_ok, NULL},
+    {"HEATMAP_MAX_KEYPOINT: 2 inputs", build_heatmap, F32, drop_last_input, "takes 3 inputs and 2 outputs"},
+    {"HEATMAP_MAX_KEYPOINT: bool8 heatmaps", build_heatmap, F32, roi_input_bool8, "input type TENSOR_BOOL8 is not allowed"},
+    {"HEATMAP_MAX_KEYPOINT: float16 boxes", build_heatmap, F32, roi_boxes_f16, "the boxes must be TENSOR_FLOAT32"},
+    {"HEATMAP_MAX_KEYPOINT: quant8 with float boxes", build_heatmap, Q8, roi_boxes_f32, "the boxes must be TENSOR_QUANT16_ASYMM"},
+    {"HEATMAP_MAX_KEYPOINT: int32 layout", build_heatmap, F32, heatmap_layout_int32, "the layout must be BOOL"},
+    {"HEATMAP_MAX_KEYPOINT: float16 scores", build_heatmap, F32, roi_output_f16, "the scores (output 0) must be TENSOR_FLOAT32"},
+    {"HEATMAP_MAX_KEYPOINT: float16 keypoints", build_heatmap, F32, heatmap_points_f16, "the keypoints (output 1) must be TENSOR_FLOAT32"},
+    {"HEATMAP_MAX_KEYPOINT: heatmaps rank 3", build_heatmap, F32, roi_input_rank_3, "the heatmaps must have rank 4"},
+    {"HEATMAP_MAX_KEYPOINT: boxes rank 1", build_heatmap, F32, roi_boxes_rank_1, "the boxes must have rank 2"},
+    {"HEATMAP_MAX_KEYPOINT: scores rank 3", build_heatmap, F32, heatmap_scores_rank_3, "the scores must have rank 2"},
+    {"HEATMAP_MAX_KEYPOINT: keypoints rank 2", build_heatmap, F32, heatmap_points_rank_2, "the keypoints must have rank 3"},
+    {"HEATMAP_MAX_KEYPOINT: boxes scale", build_heatmap, Q8, roi_boxes_scale, "quant16 boxes must have scale 0.125"},
+    {"HEATMAP_MAX_KEYPOINT: keypoints scale", build_heatmap, Q8, heatmap_points_scale, "quant16 keypoints must have scale 0.125"},
+    {"HEATMAP_MAX_KEYPOINT: 3x4 heatmaps", build_heatmap, F32, heatmap_not_square, "must be square, at least 2x2"},
+    {"HEATMAP_MAX_KEYPOINT: 1x1 heatmaps", build_heatmap, F32, heatmap_size_1, "must be square, at least 2x2"},
+    {"HEATMAP_MAX_KEYPOINT: 3 boxes for 2 heatmaps", build_heatmap, F32, heatmap_boxes_count, "one box [4] each"},
+    {"HEATMAP_MAX_KEYPOINT: boxes of 5", build_heatmap, F32, roi_boxes_5_wide, "one box [4] each"},
+    {"HEATMAP_MAX_KEYPOINT: scores dims", build_heatmap, F32, heatmap_scores_dims, "output dimension 1 is 3, expected 4"},
+    /* AXIS_ALIGNED_BBOX_TRANSFORM */
+    {"AXIS_ALIGNED_BBOX_TRANSFORM accepted", build_bbox, F32, NULL, NULL},
+    {"AXIS_ALIGNED_BBOX_TRANSFORM quant accepted", build_bbox, Q8, NULL, NULL},
+    {"AXIS_ALIGNED_BBOX_TRANSFORM quant8 signed deltas accepted", build_bbox, Q8, bbox_deltas_q8s_ok, NULL},
+    {"AXIS_ALIGNED_BBOX_TRANSFORM: 3 inputs", build_bbox, F32, drop_last_input, "takes 4 inputs and 1 outputs"},
+    {"AXIS_ALIGNED_BBOX_TRANSFORM: int32 boxes", build_bbox, F32, bbox_boxes_int32, "box type TENSOR_INT32 is not allowed"},
+    {"AXIS_ALIGNED_BBOX_TRANSFORM: float16 deltas", build_bbox, F32, bbox_deltas_f16, "do not go with TENSOR_FLOAT32 boxes"},
+    {"AXIS_ALIGNED_BBOX_TRANSFORM: quant16 deltas", build_bbox, Q8, bbox_deltas_q16, "do not go with TENSOR_QUANT16_ASYMM boxes"},
+    {"AXIS_ALIGNED_BBOX_TRANSFORM: float batch indices", build_bbox, F32, bbox_batches_f32, "the batch indices must be TENSOR_INT32"},
+    {"AXIS_ALIGNED_BBOX_TRANSFORM: float16 image sizes", build_bbox, F32, bbox_images_f16, "the image sizes must be TENSOR_FLOAT32"},
+    {"AXIS_ALIGNED_BBOX_TRANSFORM: float16 output", build_bbox, F32, bbox_output_f16, "the output must be TENSOR_FLOAT32"},
+    {"AXIS_ALIGNED_BBOX_TRANSFORM: boxes rank 1", build_bbox, F32, bbox_boxes_rank_1, "the boxes must have rank 2"},
+    {"AXIS_ALIGNED_BBOX_TRANSFORM: deltas rank 1", build_bbox, F32, roi_boxes_rank_1, "the deltas must have rank 2"},
+    {"AXIS_ALIGNED_BBOX_TRANSFORM: batch indices rank 2", build_bbox, F32, roi_batches_rank_2, "the batch indices must have rank 1"},
+    {"AXIS_ALIGNED_BBOX_TRANSFORM: image sizes rank 1", build_bbox, F32, bbox_images_rank_1, "the image sizes must have rank 2"},
+    {"AXIS_ALIGNED_BBOX_TRANSFORM: output rank 3", build_bbox, F32, roi_output_rank_3, "the output must have rank 2"},
+    {"AXIS_ALIGNED_BBOX_TRANSFORM: boxes scale", build_bbox, Q8, bbox_boxes_scale, "quant16 boxes must have scale 0.125"},
+    {"AXIS_ALIGNED_BBOX_TRANSFORM: image sizes zero point", build_bbox, Q8, bbox_images_zero_point, "quant16 image sizes must have scale 0.125"},
+    {"AXIS_ALIGNED_BBOX_TRANSFORM: output scale", build_bbox, Q8, bbox_output_scale, "quant16 output must have scale 0.125"},
+    {"AXIS_ALIGNED_BBOX_TRANSFORM: deltas of 10", build_bbox, F32, bbox_deltas_10_wide, "deltas [n, 4 * classes]"},
+    {"AXIS_ALIGNED_BBOX_TRANSFORM: 3 batch indices for 2 boxes", build_bbox, F32, bbox_batches_count, "batch indices [n]"},
+    {"AXIS_ALIGNED_BBOX_TRANSFORM: image sizes of 3", build_bbox, F32, bbox_images_3_wide, "image sizes [batches, 2]"},
+    {"AXIS_ALIGNED_BBOX_TRANSFORM: output dims", build_bbox, F32, bbox_output_dims, "output dimension 1 is 8, expected 12"},
 };
 
 /* ---- running -------------------------------------------------------------- */

@@ -24,6 +24,7 @@
 #define I32 VKNN_OPERAND_TENSOR_INT32
 #define SLOT 1024 /* bytes per request argument: offsets meet any alignment */
 #define MAX_ARGS 5
+#define MAX_OUTPUTS 2
 
 typedef struct fixture {
   vknn_device *device;
@@ -48,13 +49,13 @@ static int teardown(void **state) {
 }
 
 /* A prepared model and a request: model input i at SLOT * i of one pool, the
- * output after the inputs. */
+ * outputs after the inputs (expect_result checks output 0). */
 typedef struct runner {
   fixture *f;
   vknn_prepared_model *pm;
   shared_memory pool;
   vknn_request_argument inputs[MAX_ARGS];
-  vknn_request_argument outputs[1];
+  vknn_request_argument outputs[MAX_OUTPUTS];
   vknn_request_pool pools[1];
   vknn_request request;
   const char *operation; /* named in the log of a violation */
@@ -67,12 +68,14 @@ static void runner_init(fixture *f, runner *r, model_builder *b, const char *ope
   assert_int_equal(vknn_device_prepare_model(f->device, mb_finish(b), VKNN_PREFER_FAST_SINGLE_ANSWER,
                                              VKNN_PRIORITY_MEDIUM, NULL, &r->pm),
                    VKNN_STATUS_NONE);
-  assert_int_equal(shared_memory_create(&r->pool, SLOT * (b->input_count + 1)), 0);
+  assert_true(b->output_count <= MAX_OUTPUTS);
+  assert_int_equal(shared_memory_create(&r->pool, SLOT * (b->input_count + b->output_count)), 0);
   for (uint32_t i = 0; i < b->input_count; ++i)
     r->inputs[i].location = (vknn_data_location){0, SLOT * i, SLOT};
-  r->outputs[0].location = (vknn_data_location){0, SLOT * b->input_count, SLOT};
+  for (uint32_t i = 0; i < b->output_count; ++i)
+    r->outputs[i].location = (vknn_data_location){0, SLOT * (b->input_count + i), SLOT};
   r->pools[0] = (vknn_request_pool){.kind = VKNN_REQUEST_POOL_MEMORY, .memory = r->pool.memory};
-  r->request = (vknn_request){r->inputs, b->input_count, r->outputs, 1, r->pools, 1};
+  r->request = (vknn_request){r->inputs, b->input_count, r->outputs, b->output_count, r->pools, 1};
 }
 
 static void runner_release(runner *r) {
@@ -507,6 +510,124 @@ static void test_batch_to_space_block(void **state) {
   runner_release(&r);
 }
 
+/* ---- ROI_ALIGN, ROI_POOLING ---- */
+
+/* Features [2, 2, 2, 1] (0..7), one box and its batch index given by the
+ * execution; a 1x1 output per box, strides 1. */
+static void build_roi(model_builder *b, int32_t op_type) {
+  mb_init(b);
+  uint32_t in_dims[4] = {2, 2, 2, 1}, box_dims[2] = {1, 4}, batch_dims[1] = {1}, out_dims[4] = {1, 1, 1, 1};
+  const float one = 1.f;
+  const uint8_t nhwc = 0;
+  uint32_t inputs[10] = {mb_input(b, F32, in_dims, 4), mb_input(b, F32, box_dims, 2),
+                         mb_input(b, I32, batch_dims, 1), mb_const_i32(b, 1), mb_const_i32(b, 1),
+                         mb_const_tensor(b, VKNN_OPERAND_FLOAT32, NULL, 0, &one, sizeof(one)),
+                         mb_const_tensor(b, VKNN_OPERAND_FLOAT32, NULL, 0, &one, sizeof(one))};
+  uint32_t count = 7;
+  if (op_type == VKNN_OPERATION_ROI_ALIGN) {
+    inputs[count++] = mb_const_i32(b, 0);
+    inputs[count++] = mb_const_i32(b, 0);
+  }
+  inputs[count++] = mb_const_tensor(b, VKNN_OPERAND_BOOL, NULL, 0, &nhwc, 1);
+  uint32_t out = mb_output(b, F32, out_dims, 4);
+  mb_operation(b, op_type, inputs, count, &out, 1);
+}
+
+/* A batch index out of range and boxes the reference rejects (negative,
+ * inverted, past the image) fail; the valid box and batch 1 give the
+ * average (ALIGN) or the maximum (POOLING) of batch 1's four values. */
+static void check_roi(fixture *f, int32_t op_type, const char *name, float expected) {
+  model_builder b;
+  runner r;
+  build_roi(&b, op_type);
+  runner_init(f, &r, &b, name);
+  set_iota(&r, 0, 8, 0.f);
+  static const float box[4] = {0, 0, 1, 1};
+  static const float bad_boxes[][4] = {{-1, 0, 1, 1}, {1, 0, 0, 1}, {0, 1, 1, 0}, {0, 0, 3, 1}, {0, 0, 1, 2.5f}};
+  static const int32_t batch = 1, bad_batches[] = {2, -1, INT32_MAX};
+  set_input(&r, 1, box, sizeof(box));
+  for (size_t k = 0; k < sizeof(bad_batches) / sizeof(bad_batches[0]); ++k) {
+    set_input(&r, 2, &bad_batches[k], sizeof(int32_t));
+    expect_violation(&r, execute_sync);
+    set_input(&r, 2, &batch, sizeof(batch));
+    expect_result(&r, execute_sync, &expected, 1);
+  }
+  for (size_t k = 0; k < sizeof(bad_boxes) / sizeof(bad_boxes[0]); ++k) {
+    set_input(&r, 1, bad_boxes[k], sizeof(box));
+    expect_violation(&r, execute_sync);
+    set_input(&r, 1, box, sizeof(box));
+    expect_result(&r, execute_sync, &expected, 1);
+  }
+  runner_release(&r);
+}
+
+static void test_roi_align_boxes(void **state) { check_roi(*state, VKNN_OPERATION_ROI_ALIGN, "ROI_ALIGN", 5.5f); }
+static void test_roi_pooling_boxes(void **state) {
+  check_roi(*state, VKNN_OPERATION_ROI_POOLING, "ROI_POOLING", 7.f);
+}
+
+/* ---- AXIS_ALIGNED_BBOX_TRANSFORM, HEATMAP_MAX_KEYPOINT ---- */
+
+/* One box [1, 1, 3, 3] of batch 1 (of 2 images, 8x8), zero deltas: the box
+ * comes back unchanged; a batch index out of range or an empty box fails. */
+static void test_bbox_transform_batches(void **state) {
+  model_builder b;
+  runner r;
+  mb_init(&b);
+  uint32_t box_dims[2] = {1, 4}, one = 1, image_dims[2] = {2, 2};
+  uint32_t inputs[4] = {mb_input(&b, F32, box_dims, 2), mb_input(&b, F32, box_dims, 2),
+                        mb_input(&b, I32, &one, 1), mb_input(&b, F32, image_dims, 2)};
+  uint32_t out = mb_output(&b, F32, box_dims, 2);
+  mb_operation(&b, VKNN_OPERATION_AXIS_ALIGNED_BBOX_TRANSFORM, inputs, 4, &out, 1);
+  runner_init(*state, &r, &b, "AXIS_ALIGNED_BBOX_TRANSFORM");
+  static const float box[4] = {1, 1, 3, 3}, deltas[4] = {0, 0, 0, 0}, images[4] = {8, 8, 8, 8};
+  static const float empty_boxes[][4] = {{3, 1, 3, 3}, {1, 3, 3, 2}};
+  static const int32_t batch = 1, bad_batches[] = {2, -1};
+  set_input(&r, 0, box, sizeof(box));
+  set_input(&r, 1, deltas, sizeof(deltas));
+  set_input(&r, 3, images, sizeof(images));
+  for (size_t k = 0; k < 2; ++k) {
+    set_input(&r, 2, &bad_batches[k], sizeof(int32_t));
+    expect_violation(&r, execute_sync);
+    set_input(&r, 2, &batch, sizeof(batch));
+    expect_result(&r, execute_sync, box, 4);
+    set_input(&r, 0, empty_boxes[k], sizeof(box));
+    expect_violation(&r, execute_sync);
+    set_input(&r, 0, box, sizeof(box));
+    expect_result(&r, execute_sync, box, 4);
+  }
+  runner_release(&r);
+}
+
+/* A 2x2 heatmap (one keypoint) peaking at (1, 1) in a box [0, 0, 4, 4]: the
+ * mirrored neighbourhood is symmetric, the fit moves nothing, and the score
+ * (output 0) is the peak. An inverted box fails. */
+static void test_heatmap_boxes(void **state) {
+  model_builder b;
+  runner r;
+  mb_init(&b);
+  uint32_t heat_dims[4] = {1, 2, 2, 1}, box_dims[2] = {1, 4}, score_dims[2] = {1, 1}, point_dims[3] = {1, 1, 2};
+  const uint8_t nhwc = 0;
+  uint32_t inputs[3] = {mb_input(&b, F32, heat_dims, 4), mb_input(&b, F32, box_dims, 2),
+                        mb_const_tensor(&b, VKNN_OPERAND_BOOL, NULL, 0, &nhwc, 1)};
+  uint32_t outs[2] = {mb_output(&b, F32, score_dims, 2), mb_output(&b, F32, point_dims, 3)};
+  mb_operation(&b, VKNN_OPERATION_HEATMAP_MAX_KEYPOINT, inputs, 3, outs, 2);
+  runner_init(*state, &r, &b, "HEATMAP_MAX_KEYPOINT");
+  static const float heat[4] = {0, 1, 2, 3}, box[4] = {0, 0, 4, 4};
+  static const float bad_boxes[][4] = {{4, 0, 0, 4}, {0, 4, 4, 0}};
+  static const float peak = 3.f;
+  set_input(&r, 0, heat, sizeof(heat));
+  set_input(&r, 1, box, sizeof(box));
+  expect_result(&r, execute_sync, &peak, 1);
+  for (size_t k = 0; k < 2; ++k) {
+    set_input(&r, 1, bad_boxes[k], sizeof(box));
+    expect_violation(&r, execute_sync);
+    set_input(&r, 1, box, sizeof(box));
+    expect_result(&r, execute_sync, &peak, 1);
+  }
+  runner_release(&r);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_transpose_perm, setup, teardown),
@@ -522,6 +643,10 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_strided_slice_shrink_index, setup, teardown),
       cmocka_unit_test_setup_teardown(test_space_to_batch_parameters, setup, teardown),
       cmocka_unit_test_setup_teardown(test_batch_to_space_block, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_roi_align_boxes, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_roi_pooling_boxes, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_bbox_transform_batches, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_heatmap_boxes, setup, teardown),
   };
   return cmocka_run_group_tests_name("runtime_checks", tests, NULL, NULL);
 }

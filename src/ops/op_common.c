@@ -55,6 +55,15 @@ bool vknn_op_check_rank(const vknn_logger *log, const vknn_operation *op, const 
   return false;
 }
 
+bool vknn_op_check_box_quant16(const vknn_logger *log, const vknn_operation *op, const char *what,
+                               const vknn_operand *operand) {
+  if (operand->type != VKNN_OPERAND_TENSOR_QUANT16_ASYMM || (operand->scale == 0.125f && operand->zero_point == 0))
+    return true;
+  VKNN_LOG_E(log, "model", "%s: quant16 %s must have scale 0.125 and zero point 0, not %g and %d", op_name(op),
+             what, operand->scale, operand->zero_point);
+  return false;
+}
+
 bool vknn_graph_const_bool(const vknn_graph *graph, uint32_t operand, bool *out_value) {
   const vknn_tensor *t = &graph->tensors[operand];
   if (t->constant_data == NULL || t->type != VKNN_OPERAND_BOOL) return false;

@@ -55,6 +55,10 @@ bool vknn_op_check_bias_scale(const vknn_logger *log, const vknn_subgraph *sg,
 /* An implicit padding code: one of NNAPI's PaddingCode values, 1 (SAME) or
  * 2 (VALID); logged (tag "model") when not. */
 bool vknn_op_check_padding_code(const vknn_logger *log, const vknn_operation *op, int32_t code);
+/* Quantized boxes (TENSOR_QUANT16_ASYMM) are in 1/8 pixel: scale 0.125 and
+ * zero point 0 (logged when not; other types pass). */
+bool vknn_op_check_box_quant16(const vknn_logger *log, const vknn_operation *op, const char *what,
+                               const vknn_operand *operand);
 /* Data movement copies bits: the input and output i must share their encoding. */
 vknn_status vknn_op_check_same_encoding(const vknn_graph *graph, const vknn_operation *op,
                                         uint32_t output);
