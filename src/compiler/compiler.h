@@ -48,6 +48,10 @@ void vknn_plan_release(vknn_plan *plan);
 void vknn_fuse_activations(vknn_graph *graph);
 /* Chains of float unary operations into the elementwise kernel before them. */
 void vknn_fuse_elementwise_chains(vknn_graph *graph);
+/* A PAD whose output only a convolution reads, padding height and width
+ * only, becomes part of that convolution's padding: the convolution reads
+ * the PAD's input, and no dispatch is left for the PAD. */
+void vknn_fuse_pads(vknn_graph *graph);
 
 /* Assigns every bound tensor a region and offset; temporaries whose
  * dispatch intervals do not overlap share arena bytes (memory_planner.c). */

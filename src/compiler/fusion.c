@@ -2,6 +2,8 @@
  * reads, produced by an operation that applies a fused activation, becomes
  * part of that producer: the producer clamps to both activations and writes
  * the activation's output directly. No dispatch is left for the activation. */
+#include <string.h>
+
 #include "compiler/compiler.h"
 #include "compiler/operation_registry.h"
 #include "ops/op_common.h"
@@ -103,5 +105,36 @@ void vknn_fuse_elementwise_chains(vknn_graph *graph) {
     graph->fusion[k].fused_away = true;
     VKNN_LOG_V(graph->log, "compilation", "operation %u (%s) chained into operation %d", k,
                vknn_operation_type_name(op->type), host);
+  }
+}
+
+/* The PAD writes a temporary only op reads, as its input 0, and op takes
+ * the PAD's padding into its own. */
+static bool can_absorb_pad(const vknn_graph *graph, const vknn_operation *op, int32_t pad,
+                           uint32_t amounts[4]) {
+  bool nchw;
+  if (pad < 0 || graph->fusion[pad].fused_away || !vknn_conv_absorbs_pad(graph, op, &nchw)) return false;
+  const vknn_operation *p = &graph->sg->operations[pad];
+  uint32_t middle = op->inputs[0];
+  return p->output_count == 1 && p->outputs[0] == middle &&
+         graph->fusion[pad].output_override == UINT32_MAX &&
+         graph->tensors[middle].lifetime == VKNN_LIFETIME_TEMPORARY_VARIABLE &&
+         graph->sg->operands[middle].number_of_consumers == 1 &&
+         vknn_pad_spatial_amounts(graph, p, nchw, amounts);
+}
+
+void vknn_fuse_pads(vknn_graph *graph) {
+  for (uint32_t k = 0; k < graph->sg->operation_count; ++k) {
+    const vknn_operation *op = &graph->sg->operations[k];
+    if (graph->fusion[k].fused_away || op->input_count < 1) continue;
+    int32_t pad = producer_of(graph, op->inputs[0], k);
+    uint32_t amounts[4];
+    if (!can_absorb_pad(graph, op, pad, amounts)) continue;
+    vknn_op_fusion *f = &graph->fusion[k];
+    f->input_override = graph->sg->operations[pad].inputs[0];
+    memcpy(f->pad, amounts, sizeof(f->pad));
+    graph->fusion[pad].fused_away = true;
+    VKNN_LOG_V(graph->log, "compilation", "operation %d (PAD) fused into operation %u (%s)", pad, k,
+               vknn_operation_type_name(op->type));
   }
 }

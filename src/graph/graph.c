@@ -62,7 +62,8 @@ vknn_status vknn_graph_init(vknn_graph *graph, const vknn_logger *log, const vkn
   graph->fusion = vknn_calloc(model->main.operation_count + 1, sizeof(vknn_op_fusion));
   if (graph->tensors == NULL || graph->fusion == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
   for (uint32_t k = 0; k < model->main.operation_count; ++k)
-    graph->fusion[k] = (vknn_op_fusion){.extra_activation = -1, .output_override = UINT32_MAX};
+    graph->fusion[k] = (vknn_op_fusion){
+        .extra_activation = -1, .output_override = UINT32_MAX, .input_override = UINT32_MAX};
   vknn_status status = map_pools(graph);
   if (status != VKNN_STATUS_NONE) return status;
   for (uint32_t i = 0; i < graph->tensor_count; ++i) {
@@ -164,6 +165,11 @@ uint32_t vknn_graph_add_temporary(vknn_graph *graph, int32_t type, const uint32_
 
 uint32_t vknn_graph_op_index(const vknn_graph *graph, const vknn_operation *op) {
   return (uint32_t)(op - graph->sg->operations);
+}
+
+uint32_t vknn_graph_op_input(const vknn_graph *graph, const vknn_operation *op, uint32_t i) {
+  const vknn_op_fusion *f = &graph->fusion[vknn_graph_op_index(graph, op)];
+  return i == 0 && f->input_override != UINT32_MAX ? f->input_override : op->inputs[i];
 }
 
 uint32_t vknn_graph_op_output(const vknn_graph *graph, const vknn_operation *op, uint32_t i) {

@@ -49,6 +49,11 @@ typedef struct vknn_op_fusion {
   uint32_t post_count;
   uint32_t post_codes[VKNN_MAX_POST_OPS];
   float post_alpha[VKNN_MAX_POST_OPS];
+  /* Consumer: a PAD fused into it (vknn_fuse_pads): input 0 is read from
+   * input_override (the PAD's input) with pad (left, right, top, bottom)
+   * more padding around it; UINT32_MAX when none. */
+  uint32_t input_override;
+  uint32_t pad[4];
 } vknn_op_fusion;
 
 /* What kernel selection knows of the device (the compiler copies it from
@@ -122,6 +127,8 @@ bool vknn_graph_alias(vknn_graph *graph, uint32_t view, uint32_t source);
 /* Index of an operation within the graph's subgraph. */
 uint32_t vknn_graph_op_index(const vknn_graph *graph, const vknn_operation *op);
 
+/* The tensor an operation's input i is read from (after fusion). */
+uint32_t vknn_graph_op_input(const vknn_graph *graph, const vknn_operation *op, uint32_t i);
 /* The tensor an operation's output i is written to (after fusion). */
 uint32_t vknn_graph_op_output(const vknn_graph *graph, const vknn_operation *op, uint32_t i);
 

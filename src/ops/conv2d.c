@@ -264,11 +264,37 @@ static vknn_status infer_grouped(vknn_graph *graph, const vknn_operation *op) {
   return infer_conv_family(graph, op, CONV_GROUPED);
 }
 
+bool vknn_conv_absorbs_pad(const vknn_graph *graph, const vknn_operation *op, bool *out_nchw) {
+  conv_kind kind;
+  switch (op->type) {
+    case VKNN_OPERATION_CONV_2D: kind = CONV_PLAIN; break;
+    case VKNN_OPERATION_DEPTHWISE_CONV_2D: kind = CONV_DEPTHWISE; break;
+    case VKNN_OPERATION_GROUPED_CONV_2D: kind = CONV_GROUPED; break;
+    default: return false;
+  }
+  conv_form f = form_of(graph->sg, op, kind);
+  *out_nchw = false;
+  return op->input_count <= f.layout || vknn_graph_const_bool(graph, op->inputs[f.layout], out_nchw);
+}
+
+/* A PAD fused into the convolution (vknn_fuse_pads): the geometry of the
+ * PAD's input, its padding added to the convolution's own. */
+static void apply_fused_pad(const vknn_graph *graph, const vknn_operation *op, vknn_conv_geometry *g) {
+  const vknn_op_fusion *f = &graph->fusion[vknn_graph_op_index(graph, op)];
+  if (f->input_override == UINT32_MAX) return;
+  g->in_w -= f->pad[0] + f->pad[1];
+  g->in_h -= f->pad[2] + f->pad[3];
+  g->pad_left += (int32_t)f->pad[0];
+  g->pad_top += (int32_t)f->pad[2];
+}
+
 static vknn_status lower_conv_family(vknn_graph *graph, const vknn_operation *op, conv_kind kind,
                                      vknn_dispatch_list *out_list) {
   vknn_conv_geometry g;
   vknn_status s = read_geometry(graph, op, kind, &g);
-  return s == VKNN_STATUS_NONE ? vknn_lower_conv(graph, op, &g, out_list) : s;
+  if (s != VKNN_STATUS_NONE) return s;
+  apply_fused_pad(graph, op, &g);
+  return vknn_lower_conv(graph, op, &g, out_list);
 }
 
 static vknn_status lower_conv(vknn_graph *graph, const vknn_operation *op,
@@ -368,7 +394,7 @@ vknn_status vknn_lower_conv(vknn_graph *graph, const vknn_operation *op,
   d->spec[VKNN_SPEC_CONV2D_TRANSPOSED] = g->transposed;
   d->spec[VKNN_SPEC_CONV2D_OC_BLOCK] = block;
   d->spec_count = VKNN_SPEC_COUNT_CONV2D;
-  vknn_dispatch_bind(d, op->inputs[0], VKNN_ACCESS_READ);
+  vknn_dispatch_bind(d, vknn_graph_op_input(graph, op, 0), VKNN_ACCESS_READ);
   vknn_dispatch_bind(d, op->inputs[1], VKNN_ACCESS_READ);
   vknn_dispatch_bind(d, op->inputs[2], VKNN_ACCESS_READ);
   if (quant) vknn_dispatch_bind(d, multipliers, VKNN_ACCESS_READ);

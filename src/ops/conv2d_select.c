@@ -136,7 +136,8 @@ static vknn_texel_format texel_format_of(int32_t type, bool vec4) {
  * buffers). The results are the same either way. */
 static bool texel_formats(const vknn_graph *graph, const vknn_operation *op, const tiled_launch *l,
                           vknn_texel_format formats[2]) {
-  if (!l->has_texel || !graph->kernels.texel_reads || !fits_texels(graph, op->inputs[0], l->texel_vec4) ||
+  if (!l->has_texel || !graph->kernels.texel_reads ||
+      !fits_texels(graph, vknn_graph_op_input(graph, op, 0), l->texel_vec4) ||
       !fits_texels(graph, op->inputs[1], l->texel_vec4))
     return false;
   for (int i = 0; i < 2; ++i) formats[i] = texel_format_of(graph->tensors[op->inputs[i]].type, l->texel_vec4);
@@ -176,10 +177,10 @@ static vknn_status add_tiled_dispatch(vknn_graph *graph, const vknn_operation *o
   vknn_op_activation_bounds(graph, op, g->activation, &bounds[0], &bounds[1]);
   memcpy(d->push + l->push_size - sizeof(bounds), bounds, sizeof(bounds));
   if (texel_reads) {
-    vknn_dispatch_bind_texel(d, op->inputs[0], texel[0]);
+    vknn_dispatch_bind_texel(d, vknn_graph_op_input(graph, op, 0), texel[0]);
     vknn_dispatch_bind_texel(d, op->inputs[1], texel[1]);
   } else {
-    vknn_dispatch_bind(d, op->inputs[0], VKNN_ACCESS_READ);
+    vknn_dispatch_bind(d, vknn_graph_op_input(graph, op, 0), VKNN_ACCESS_READ);
     vknn_dispatch_bind(d, op->inputs[1], VKNN_ACCESS_READ);
   }
   vknn_dispatch_bind(d, op->inputs[2], VKNN_ACCESS_READ);

@@ -122,6 +122,15 @@ bool vknn_unary_as_post_op(const vknn_graph *graph, const vknn_operation *op, ui
 /* Operations whose kernel can run such a chain after its own result. */
 bool vknn_unary_hosts_post_ops(const vknn_graph *graph, const vknn_operation *op);
 bool vknn_binary_hosts_post_ops(const vknn_graph *graph, const vknn_operation *op);
+/* Padding fused into convolutions (fusion.c): a PAD of a rank-4 tensor by
+ * constant amounts on height and width only (dims 1 and 2, or NCHW 2 and
+ * 3), as left, right, top, bottom (pad.c); whether a convolution reads its
+ * input with zero padding of its own, and in which layout (conv2d.c). The
+ * padding a PAD adds (0, or the zero point) is what a convolution's own
+ * padding contributes, so the pair is one convolution with more padding. */
+bool vknn_pad_spatial_amounts(const vknn_graph *graph, const vknn_operation *op, bool nchw,
+                              uint32_t out_pad[4]);
+bool vknn_conv_absorbs_pad(const vknn_graph *graph, const vknn_operation *op, bool *out_nchw);
 /* Puts op's fused chain on its dispatch: the codes + 1 as constant_id 2-4 (0
  * for none), ELU's alphas into the kernel's push constants. */
 void vknn_op_set_post_ops(const vknn_graph *graph, const vknn_operation *op, vknn_dispatch *d,

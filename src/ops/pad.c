@@ -119,5 +119,24 @@ static vknn_status build_pad(vknn_graph *graph, const vknn_operation *op, uint32
   return VKNN_STATUS_NONE;
 }
 
+bool vknn_pad_spatial_amounts(const vknn_graph *graph, const vknn_operation *op, bool nchw,
+                              uint32_t out_pad[4]) {
+  const vknn_tensor *in = &graph->tensors[op->inputs[0]];
+  int32_t paddings[2 * VKNN_MAX_RANK];
+  uint32_t n;
+  if (op->type != VKNN_OPERATION_PAD || in->rank != 4 ||
+      !vknn_graph_const_i32_tensor(graph, op->inputs[1], paddings, 2 * VKNN_MAX_RANK, &n) || n != 8)
+    return false;
+  uint32_t h = nchw ? 2 : 1, w = h + 1, c = nchw ? 1 : 3;
+  for (int i = 0; i < 8; ++i)
+    if (paddings[i] < 0) return false;
+  if (paddings[0] || paddings[1] || paddings[2 * c] || paddings[2 * c + 1]) return false;
+  out_pad[0] = (uint32_t)paddings[2 * w];
+  out_pad[1] = (uint32_t)paddings[2 * w + 1];
+  out_pad[2] = (uint32_t)paddings[2 * h];
+  out_pad[3] = (uint32_t)paddings[2 * h + 1];
+  return true;
+}
+
 VKNN_REMAP_OP_DEF(pad, PAD, validate_pad, build_pad);
 VKNN_REMAP_OP_DEF(pad_v2, PAD_V2, validate_pad, build_pad);
