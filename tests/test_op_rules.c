@@ -1129,6 +1129,87 @@ static void build_argmax_three_inputs(ctx *c, int32_t type) {
 }
 static void arg_output_dims(ctx *c) { c->b.dims[c->out][0] = 3; }
 
+/* ---- EMBEDDING_LOOKUP: rows {0, 2} of [3, 2]; HASHTABLE_LOOKUP: keys {1, 5, 9} ---- */
+
+static void build_embedding_lookup(ctx *c, int32_t type) {
+  const uint32_t dims[2] = {3, 2}, out_dims[2] = {2, 2};
+  const int32_t lookups[2] = {0, 2};
+  c->in = data_input(c, type, dims, 2);
+  c->out = data_output(c, type, out_dims, 2);
+  const uint32_t in[2] = {vector(c, lookups, 2), c->in};
+  one_output(c, OP(EMBEDDING_LOOKUP), in, 2);
+}
+
+/* A third input (an INT32 tensor) after the values. */
+static void build_embedding_lookup_three_inputs(ctx *c, int32_t type) {
+  const uint32_t dims[2] = {3, 2}, out_dims[2] = {2, 2};
+  const int32_t lookups[2] = {0, 2};
+  c->in = data_input(c, type, dims, 2);
+  c->out = data_output(c, type, out_dims, 2);
+  const uint32_t in[3] = {vector(c, lookups, 2), c->in, vector(c, lookups, 2)};
+  one_output(c, OP(EMBEDDING_LOOKUP), in, 3);
+}
+static void lookups_float(ctx *c) { op_input(c, 0)->type = F32; }
+static void lookups_rank_2(ctx *c) { as_matrix(c, 0); }
+static void values_bool8(ctx *c) {
+  operand(c, c->in)->type = VKNN_OPERAND_TENSOR_BOOL8;
+  operand(c, c->out)->type = VKNN_OPERAND_TENSOR_BOOL8;
+}
+static void values_float16(ctx *c) {
+  operand(c, c->in)->type = VKNN_OPERAND_TENSOR_FLOAT16;
+  operand(c, c->out)->type = VKNN_OPERAND_TENSOR_FLOAT16;
+}
+static void values_rank_1(ctx *c) {
+  const uint32_t six = 6, two = 2;
+  set_dims(c, c->in, &six, 1);
+  set_dims(c, c->out, &two, 1);
+}
+static void lookup_output_int32(ctx *c) { operand(c, c->out)->type = I32; }
+static void lookup_index_past_end(ctx *c) { set_param(c, 0, 1, 3); }
+static void lookup_index_negative(ctx *c) { set_param(c, 0, 0, -1); }
+static void lookup_output_dims(ctx *c) { c->b.dims[c->out][0] = 3; }
+static void embedding_values_output_scale(ctx *c) { operand(c, c->out)->scale = 0.25f; }
+static void embedding_values_output_zero_point(ctx *c) { operand(c, c->out)->zero_point = 3; }
+
+static void build_hashtable_lookup(ctx *c, int32_t type) {
+  const uint32_t dims[2] = {3, 2}, out_dims[2] = {2, 2}, two = 2;
+  const int32_t keys[3] = {1, 5, 9};
+  c->in = data_input(c, type, dims, 2);
+  c->out = data_output(c, type, out_dims, 2);
+  uint32_t hits = mb_output(&c->b, Q8, &two, 1);
+  c->b.operands[hits].scale = 1.f;
+  const uint32_t in[3] = {mb_input(&c->b, I32, &two, 1), vector(c, keys, 3), c->in};
+  const uint32_t outs[2] = {c->out, hits};
+  operation(c, OP(HASHTABLE_LOOKUP), in, 3, outs, 2);
+}
+
+static vknn_operand *hits_output(ctx *c) {
+  return operand(c, c->b.operations[c->b.operation_count - 1].outputs[1]);
+}
+/* The output without hits. */
+static void build_hashtable_lookup_one_output(ctx *c, int32_t type) {
+  const uint32_t dims[2] = {3, 2}, out_dims[2] = {2, 2}, two = 2;
+  const int32_t keys[3] = {1, 5, 9};
+  c->in = data_input(c, type, dims, 2);
+  c->out = data_output(c, type, out_dims, 2);
+  const uint32_t in[3] = {mb_input(&c->b, I32, &two, 1), vector(c, keys, 3), c->in};
+  one_output(c, OP(HASHTABLE_LOOKUP), in, 3);
+}
+static void keys_float(ctx *c) { op_input(c, 1)->type = F32; }
+static void keys_rank_2(ctx *c) { as_matrix(c, 1); }
+static void keys_descending(ctx *c) { set_param(c, 1, 2, 4); }
+static void keys_two_for_three_rows(ctx *c) {
+  const int32_t keys[2] = {1, 5};
+  replace_input(c, 1, vector(c, keys, 2));
+}
+static void hits_float(ctx *c) { hits_output(c)->type = F32, hits_output(c)->scale = 0.f; }
+static void hits_scale_half(ctx *c) { hits_output(c)->scale = 0.5f; }
+static void hits_zero_point_1(ctx *c) { hits_output(c)->zero_point = 1; }
+static void hits_rank_2(ctx *c) {
+  const uint32_t dims[2] = {2, 1};
+  set_dims(c, c->b.operations[c->b.operation_count - 1].outputs[1], dims, 2);
+}
+
 /* ---- the table ------------------------------------------------------------ */
 
 #define QUANT_SAME(build, name)                                                          \
@@ -1472,6 +1553,41 @@ static const row rows[] = {
     {"ARGMIN accepted", build_argmin, Q8, NULL, NULL},
     {"ARGMIN: bool8 data", build_argmin, F32, arg_input_bool8, "input TENSOR_BOOL8 is not allowed"},
     {"ARGMIN: axis 2 of rank 2", build_argmin, F32, arg_axis_2, "axis 2 is out of [-2, 2)"},
+    /* EMBEDDING_LOOKUP, HASHTABLE_LOOKUP */
+    {"EMBEDDING_LOOKUP accepted", build_embedding_lookup, F32, NULL, NULL},
+    {"EMBEDDING_LOOKUP quant8 accepted", build_embedding_lookup, Q8, NULL, NULL},
+    {"EMBEDDING_LOOKUP int32 accepted", build_embedding_lookup, I32, NULL, NULL},
+    {"EMBEDDING_LOOKUP float16 accepted", build_embedding_lookup, F32, values_float16, NULL},
+    {"EMBEDDING_LOOKUP: 3 inputs", build_embedding_lookup_three_inputs, F32, NULL, "takes 2 inputs and 1 outputs"},
+    {"EMBEDDING_LOOKUP: float lookups", build_embedding_lookup, F32, lookups_float, "lookups must be TENSOR_INT32"},
+    {"EMBEDDING_LOOKUP: lookups of rank 2", build_embedding_lookup, F32, lookups_rank_2, "lookups must have rank 1"},
+    {"EMBEDDING_LOOKUP: bool8 values", build_embedding_lookup, F32, values_bool8, "values of type TENSOR_BOOL8 are not allowed"},
+    {"EMBEDDING_LOOKUP: values of rank 1", build_embedding_lookup, F32, values_rank_1, "values must have rank 2 or more"},
+    {"EMBEDDING_LOOKUP: int32 output", build_embedding_lookup, F32, lookup_output_int32, "the output must be TENSOR_FLOAT32"},
+    {"EMBEDDING_LOOKUP: output scale", build_embedding_lookup, Q8, embedding_values_output_scale, "must keep the values' scale"},
+    {"EMBEDDING_LOOKUP: output zero point", build_embedding_lookup, Q8, embedding_values_output_zero_point, "must keep the values' scale"},
+    {"EMBEDDING_LOOKUP: index past the rows", build_embedding_lookup, F32, lookup_index_past_end, "EMBEDDING_LOOKUP: index 3 (element 1) out of [0, 3)"},
+    {"EMBEDDING_LOOKUP: negative index", build_embedding_lookup, F32, lookup_index_negative, "EMBEDDING_LOOKUP: index -1 (element 0) out of [0, 3)"},
+    {"EMBEDDING_LOOKUP: output dims", build_embedding_lookup, F32, lookup_output_dims, "output dimension 0 is 3, expected 2"},
+    {"HASHTABLE_LOOKUP accepted", build_hashtable_lookup, F32, NULL, NULL},
+    {"HASHTABLE_LOOKUP quant8 accepted", build_hashtable_lookup, Q8, NULL, NULL},
+    {"HASHTABLE_LOOKUP int32 accepted", build_hashtable_lookup, I32, NULL, NULL},
+    {"HASHTABLE_LOOKUP: 1 output", build_hashtable_lookup_one_output, F32, NULL, "takes 3 inputs and 2 outputs"},
+    {"HASHTABLE_LOOKUP: float16 values", build_hashtable_lookup, F32, values_float16, "values of type TENSOR_FLOAT16 are not allowed"},
+    {"HASHTABLE_LOOKUP: values of rank 1", build_hashtable_lookup, F32, values_rank_1, "values must have rank 2 or more"},
+    {"HASHTABLE_LOOKUP: float lookups", build_hashtable_lookup, F32, lookups_float, "lookups must be TENSOR_INT32"},
+    {"HASHTABLE_LOOKUP: lookups of rank 2", build_hashtable_lookup, F32, lookups_rank_2, "lookups must have rank 1"},
+    {"HASHTABLE_LOOKUP: float keys", build_hashtable_lookup, F32, keys_float, "keys must be TENSOR_INT32"},
+    {"HASHTABLE_LOOKUP: keys of rank 2", build_hashtable_lookup, F32, keys_rank_2, "keys must have rank 1"},
+    {"HASHTABLE_LOOKUP: keys not ascending", build_hashtable_lookup, F32, keys_descending, "keys are not ascending (4 after 5)"},
+    {"HASHTABLE_LOOKUP: 2 keys for 3 rows", build_hashtable_lookup, F32, keys_two_for_three_rows, "the values' first dimension the key count"},
+    {"HASHTABLE_LOOKUP: int32 output", build_hashtable_lookup, F32, lookup_output_int32, "the output must be TENSOR_FLOAT32"},
+    {"HASHTABLE_LOOKUP: output scale", build_hashtable_lookup, Q8, embedding_values_output_scale, "must keep the values' scale"},
+    {"HASHTABLE_LOOKUP: output dims", build_hashtable_lookup, F32, lookup_output_dims, "output dimension 0 is 3, expected 2"},
+    {"HASHTABLE_LOOKUP: float hits", build_hashtable_lookup, F32, hits_float, "hits must be TENSOR_QUANT8_ASYMM"},
+    {"HASHTABLE_LOOKUP: hits scale 0.5", build_hashtable_lookup, F32, hits_scale_half, "hits must have scale 1 and zero point 0"},
+    {"HASHTABLE_LOOKUP: hits zero point 1", build_hashtable_lookup, F32, hits_zero_point_1, "hits must have scale 1 and zero point 0"},
+    {"HASHTABLE_LOOKUP: hits of rank 2", build_hashtable_lookup, F32, hits_rank_2, "hits must have rank 1"},
 };
 
 /* ---- running -------------------------------------------------------------- */
