@@ -1210,6 +1210,91 @@ static void hits_rank_2(ctx *c) {
   set_dims(c, c->b.operations[c->b.operation_count - 1].outputs[1], dims, 2);
 }
 
+/* ---- LSH_PROJECTION: 4 hash functions of 2 bits over a [3, 2] input ---- */
+
+static uint32_t const_f32_tensor(ctx *c, int32_t type, const uint32_t *dims, uint32_t rank) {
+  static const float zeros[64] = {0};
+  uint32_t count = 1;
+  for (uint32_t d = 0; d < rank; ++d) count *= dims[d];
+  size_t bytes = count * (type == VKNN_OPERAND_TENSOR_FLOAT16 ? 2 : 4);
+  assert_true(bytes <= sizeof(zeros));
+  return mb_const_tensor(&c->b, type, dims, rank, zeros, bytes);
+}
+
+/* Dense (type 2) with constant weights; type is the input's element type. */
+static void build_lsh_projection(ctx *c, int32_t type) {
+  const uint32_t hash_dims[2] = {4, 2}, dims[2] = {3, 2}, three = 3, eight = 8;
+  c->in = data_input(c, type, dims, 2);
+  c->out = mb_output(&c->b, I32, &eight, 1);
+  const uint32_t in[4] = {const_f32_tensor(c, F32, hash_dims, 2), c->in,
+                          const_f32_tensor(c, F32, &three, 1), mb_const_i32(&c->b, 2)};
+  one_output(c, OP(LSH_PROJECTION), in, 4);
+}
+
+/* Sparse (type 3), the weights omitted: [4] signatures. */
+static void build_lsh_projection_sparse(ctx *c, int32_t type) {
+  const uint32_t four = 4;
+  build_lsh_projection(c, type);
+  set_param(c, 3, 0, 3);
+  omit_input(c, 2);
+  set_dims(c, c->out, &four, 1);
+}
+
+static void build_lsh_projection_three_inputs(ctx *c, int32_t type) {
+  const uint32_t hash_dims[2] = {4, 2}, dims[2] = {3, 2}, four = 4;
+  c->in = data_input(c, type, dims, 2);
+  c->out = mb_output(&c->b, I32, &four, 1);
+  const uint32_t in[3] = {const_f32_tensor(c, F32, hash_dims, 2), c->in, mb_const_i32(&c->b, 3)};
+  one_output(c, OP(LSH_PROJECTION), in, 3);
+}
+
+static void lsh_float16(ctx *c) {
+  const uint32_t hash_dims[2] = {4, 2}, three = 3;
+  replace_input(c, 0, const_f32_tensor(c, VKNN_OPERAND_TENSOR_FLOAT16, hash_dims, 2));
+  replace_input(c, 2, const_f32_tensor(c, VKNN_OPERAND_TENSOR_FLOAT16, &three, 1));
+}
+static void lsh_hash_int32(ctx *c) { op_input(c, 0)->type = I32; }
+static void lsh_hash_rank_1(ctx *c) {
+  const uint32_t eight = 8;
+  replace_input(c, 0, const_f32_tensor(c, F32, &eight, 1));
+}
+static void lsh_input_bool8(ctx *c) { operand(c, c->in)->type = VKNN_OPERAND_TENSOR_BOOL8; }
+static void lsh_input_float16(ctx *c) { operand(c, c->in)->type = VKNN_OPERAND_TENSOR_FLOAT16; }
+static void lsh_weights_float16(ctx *c) {
+  const uint32_t three = 3;
+  replace_input(c, 2, const_f32_tensor(c, VKNN_OPERAND_TENSOR_FLOAT16, &three, 1));
+}
+static void lsh_weights_rank_2(ctx *c) { as_matrix(c, 2); }
+static void lsh_type_float(ctx *c) { replace_input(c, 3, scalar_f32(c, 2.f)); }
+static void lsh_output_float(ctx *c) { operand(c, c->out)->type = F32; }
+static void lsh_output_rank_2(ctx *c) {
+  const uint32_t dims[2] = {4, 2};
+  set_dims(c, c->out, dims, 2);
+}
+static void lsh_type_4(ctx *c) { set_param(c, 3, 0, 4); }
+static void lsh_33_bits(ctx *c) {
+  const uint32_t hash_dims[2] = {1, 33}, count = 33;
+  replace_input(c, 0, const_f32_tensor(c, F32, hash_dims, 2));
+  set_dims(c, c->out, &count, 1);
+}
+/* 8 functions of 30 bits: 30 + ceil(log2(8)) = 33 bits. */
+static void lsh_sparse_too_wide(ctx *c) {
+  const uint32_t hash_dims[2] = {8, 30}, eight = 8;
+  static const float zeros[240] = {0};
+  replace_input(c, 0, mb_const_tensor(&c->b, F32, hash_dims, 2, zeros, sizeof(zeros)));
+  set_dims(c, c->out, &eight, 1);
+}
+static void lsh_dense_without_weights(ctx *c) { omit_input(c, 2); }
+static void lsh_sparse_with_weights(ctx *c) {
+  const uint32_t three = 3;
+  replace_input(c, 2, const_f32_tensor(c, F32, &three, 1));
+}
+static void lsh_two_weights(ctx *c) {
+  const uint32_t two = 2;
+  replace_input(c, 2, const_f32_tensor(c, F32, &two, 1));
+}
+static void lsh_output_dims(ctx *c) { c->b.dims[c->out][0] = 7; }
+
 /* ---- the table ------------------------------------------------------------ */
 
 #define QUANT_SAME(build, name)                                                          \
@@ -1588,6 +1673,28 @@ static const row rows[] = {
     {"HASHTABLE_LOOKUP: hits scale 0.5", build_hashtable_lookup, F32, hits_scale_half, "hits must have scale 1 and zero point 0"},
     {"HASHTABLE_LOOKUP: hits zero point 1", build_hashtable_lookup, F32, hits_zero_point_1, "hits must have scale 1 and zero point 0"},
     {"HASHTABLE_LOOKUP: hits of rank 2", build_hashtable_lookup, F32, hits_rank_2, "hits must have rank 1"},
+    /* LSH_PROJECTION */
+    {"LSH_PROJECTION dense accepted", build_lsh_projection, I32, NULL, NULL},
+    {"LSH_PROJECTION sparse accepted", build_lsh_projection_sparse, I32, NULL, NULL},
+    {"LSH_PROJECTION quant8 input accepted", build_lsh_projection, Q8, NULL, NULL},
+    {"LSH_PROJECTION float16 input accepted", build_lsh_projection, F32, lsh_input_float16, NULL},
+    {"LSH_PROJECTION float16 hash accepted", build_lsh_projection, F32, lsh_float16, NULL},
+    {"LSH_PROJECTION: 3 inputs", build_lsh_projection_three_inputs, F32, NULL, "takes 4 inputs and 1 outputs"},
+    {"LSH_PROJECTION: int32 hash functions", build_lsh_projection, F32, lsh_hash_int32, "hash functions of type TENSOR_INT32 are not allowed"},
+    {"LSH_PROJECTION: hash functions of rank 1", build_lsh_projection, F32, lsh_hash_rank_1, "the hash functions must have rank 2"},
+    {"LSH_PROJECTION: bool8 input", build_lsh_projection, F32, lsh_input_bool8, "an input of type TENSOR_BOOL8 is not allowed"},
+    {"LSH_PROJECTION: float16 weights", build_lsh_projection, F32, lsh_weights_float16, "the weights must be TENSOR_FLOAT32"},
+    {"LSH_PROJECTION: weights of rank 2", build_lsh_projection, F32, lsh_weights_rank_2, "the weights must have rank 1"},
+    {"LSH_PROJECTION: float type", build_lsh_projection, F32, lsh_type_float, "the type must be INT32"},
+    {"LSH_PROJECTION: float output", build_lsh_projection, F32, lsh_output_float, "the output must be TENSOR_INT32"},
+    {"LSH_PROJECTION: output of rank 2", build_lsh_projection, F32, lsh_output_rank_2, "the output must have rank 1"},
+    {"LSH_PROJECTION: type 4", build_lsh_projection, F32, lsh_type_4, "type 4 is not 1 (sparse, deprecated), 2 (dense) or 3 (sparse)"},
+    {"LSH_PROJECTION: 33 bits", build_lsh_projection, F32, lsh_33_bits, "33 bits per hash function, at most 32"},
+    {"LSH_PROJECTION: sparse signatures over 32 bits", build_lsh_projection_sparse, F32, lsh_sparse_too_wide, "sparse signatures of 30 bits for 8 hash functions exceed 32 bits"},
+    {"LSH_PROJECTION: dense without weights", build_lsh_projection, F32, lsh_dense_without_weights, "the weights must be given with type 2"},
+    {"LSH_PROJECTION: sparse with weights", build_lsh_projection_sparse, F32, lsh_sparse_with_weights, "the weights must be omitted with type 3"},
+    {"LSH_PROJECTION: 2 weights for 3 rows", build_lsh_projection, F32, lsh_two_weights, "2 weights for 3 input rows"},
+    {"LSH_PROJECTION: output dims", build_lsh_projection, F32, lsh_output_dims, "output dimension 0 is 7, expected 8"},
 };
 
 /* ---- running -------------------------------------------------------------- */

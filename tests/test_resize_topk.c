@@ -15,6 +15,7 @@
 
 #include "common/shared_memory.h"
 #include "support/model_builder.h"
+#include "support/model_runner.h"
 #include "support/test_model.h"
 #include "vknn/vknn.h"
 
@@ -23,8 +24,6 @@
 #define I32 VKNN_OPERAND_TENSOR_INT32
 #define Q8 VKNN_OPERAND_TENSOR_QUANT8_ASYMM
 #define Q8S VKNN_OPERAND_TENSOR_QUANT8_ASYMM_SIGNED
-#define MAX_ARGS 4
-#define SLOT_ALIGN 256u
 
 typedef struct fixture {
   vknn_device *device;
@@ -50,47 +49,9 @@ static int teardown(void **state) {
 
 /* ---- running a model --------------------------------------------------- */
 
-typedef struct buffer_arg {
-  const void *data; /* inputs */
-  void *result;     /* outputs: filled by run_model */
-  size_t bytes;
-} buffer_arg;
-
-static size_t aligned(size_t bytes) { return (bytes + SLOT_ALIGN - 1) & ~(size_t)(SLOT_ALIGN - 1); }
-
-/* Prepares b's model, runs it once with the inputs, copies the outputs and
- * their shapes (when shapes is not NULL). */
 static void run_model(fixture *f, model_builder *b, const buffer_arg *inputs, buffer_arg *outputs,
                       vknn_output_shape *shapes) {
-  vknn_prepared_model *pm = NULL;
-  vknn_status s = vknn_device_prepare_model(f->device, mb_finish(b), VKNN_PREFER_FAST_SINGLE_ANSWER,
-                                            VKNN_PRIORITY_MEDIUM, NULL, &pm);
-  if (s != VKNN_STATUS_NONE) fail_msg("prepare: %s (%s)", vknn_status_name(s), f->log.last);
-  vknn_request_argument in_args[MAX_ARGS], out_args[MAX_ARGS];
-  size_t total = 0;
-  for (uint32_t i = 0; i < b->input_count; ++i) total += aligned(inputs[i].bytes);
-  for (uint32_t i = 0; i < b->output_count; ++i) total += aligned(outputs[i].bytes);
-  shared_memory pool;
-  assert_int_equal(shared_memory_create(&pool, total), 0);
-  size_t offset = 0;
-  for (uint32_t i = 0; i < b->input_count; ++i) {
-    memcpy(pool.data + offset, inputs[i].data, inputs[i].bytes);
-    in_args[i] = (vknn_request_argument){.location = {0, (uint32_t)offset, (uint32_t)inputs[i].bytes}};
-    offset += aligned(inputs[i].bytes);
-  }
-  for (uint32_t i = 0; i < b->output_count; ++i) {
-    out_args[i] = (vknn_request_argument){.location = {0, (uint32_t)offset, (uint32_t)outputs[i].bytes}};
-    offset += aligned(outputs[i].bytes);
-  }
-  vknn_request_pool pools[1] = {{.kind = VKNN_REQUEST_POOL_MEMORY, .memory = pool.memory}};
-  vknn_request request = {in_args, b->input_count, out_args, b->output_count, pools, 1};
-  s = vknn_prepared_model_execute(pm, &request, VKNN_MEASURE_TIMING_NO, NULL, NULL, shapes,
-                                  shapes != NULL ? b->output_count : 0, NULL);
-  if (s != VKNN_STATUS_NONE) fail_msg("execute: %s (%s)", vknn_status_name(s), f->log.last);
-  for (uint32_t i = 0; i < b->output_count; ++i)
-    memcpy(outputs[i].result, pool.data + out_args[i].location.offset, outputs[i].bytes);
-  shared_memory_destroy(&pool);
-  vknn_prepared_model_release(pm);
+  model_runner_run(f->device, &f->log, b, inputs, outputs, shapes);
 }
 
 static uint32_t const_bool(model_builder *b, bool value) {

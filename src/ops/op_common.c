@@ -11,6 +11,7 @@ static const char *op_name(const vknn_operation *op) {
 }
 
 static bool may_be_omitted(const vknn_operation *op, uint32_t input) {
+  if (op->type == VKNN_OPERATION_LSH_PROJECTION) return input == 2; /* its weights */
   return input == 1 && (op->type == VKNN_OPERATION_TRANSPOSE || op->type == VKNN_OPERATION_SQUEEZE);
 }
 

@@ -4,8 +4,8 @@
 
 /* Signature checks: log (tag "model") and return false when broken. */
 /* Input and output counts, and every input present: only the inputs NNAPI
- * calls optional tensors (TRANSPOSE's perm, SQUEEZE's axes) may be omitted
- * (lifetime NO_VALUE). */
+ * calls optional tensors (TRANSPOSE's perm, SQUEEZE's axes, LSH_PROJECTION's
+ * weights) may be omitted (lifetime NO_VALUE). */
 bool vknn_op_check_counts(const vknn_logger *log, const vknn_subgraph *sg, const vknn_operation *op,
                           uint32_t min_inputs, uint32_t max_inputs, uint32_t outputs);
 bool vknn_op_check_type(const vknn_logger *log, const vknn_operation *op, const char *what,

@@ -1,0 +1,51 @@
+#include "support/model_runner.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "common/shared_memory.h"
+
+#define SLOT_ALIGN 256u
+
+static size_t aligned(size_t bytes) { return (bytes + SLOT_ALIGN - 1) & ~(size_t)(SLOT_ALIGN - 1); }
+
+void model_runner_run(vknn_device *device, const test_log *log, model_builder *b,
+                      const buffer_arg *inputs, buffer_arg *outputs, vknn_output_shape *shapes) {
+  assert_true(b->input_count <= MODEL_RUNNER_MAX_ARGS && b->output_count <= MODEL_RUNNER_MAX_ARGS);
+  vknn_prepared_model *pm = NULL;
+  vknn_status s = vknn_device_prepare_model(device, mb_finish(b), VKNN_PREFER_FAST_SINGLE_ANSWER,
+                                            VKNN_PRIORITY_MEDIUM, NULL, &pm);
+  if (s != VKNN_STATUS_NONE) fail_msg("prepare: %s (%s)", vknn_status_name(s), log->last);
+  vknn_request_argument in_args[MODEL_RUNNER_MAX_ARGS], out_args[MODEL_RUNNER_MAX_ARGS];
+  size_t total = 0;
+  for (uint32_t i = 0; i < b->input_count; ++i) total += aligned(inputs[i].bytes);
+  for (uint32_t i = 0; i < b->output_count; ++i) total += aligned(outputs[i].bytes);
+  shared_memory pool;
+  assert_int_equal(shared_memory_create(&pool, total), 0);
+  size_t offset = 0;
+  for (uint32_t i = 0; i < b->input_count; ++i) {
+    if (inputs[i].data == NULL) { /* omitted: no location either */
+      in_args[i] = (vknn_request_argument){.has_no_value = true};
+      continue;
+    }
+    in_args[i] = (vknn_request_argument){.location = {0, (uint32_t)offset, (uint32_t)inputs[i].bytes}};
+    memcpy(pool.data + offset, inputs[i].data, inputs[i].bytes);
+    offset += aligned(inputs[i].bytes);
+  }
+  for (uint32_t i = 0; i < b->output_count; ++i) {
+    out_args[i] = (vknn_request_argument){.location = {0, (uint32_t)offset, (uint32_t)outputs[i].bytes}};
+    offset += aligned(outputs[i].bytes);
+  }
+  vknn_request_pool pools[1] = {{.kind = VKNN_REQUEST_POOL_MEMORY, .memory = pool.memory}};
+  vknn_request request = {in_args, b->input_count, out_args, b->output_count, pools, 1};
+  s = vknn_prepared_model_execute(pm, &request, VKNN_MEASURE_TIMING_NO, NULL, NULL, shapes,
+                                  shapes != NULL ? b->output_count : 0, NULL);
+  if (s != VKNN_STATUS_NONE) fail_msg("execute: %s (%s)", vknn_status_name(s), log->last);
+  for (uint32_t i = 0; i < b->output_count; ++i)
+    memcpy(outputs[i].result, pool.data + out_args[i].location.offset, outputs[i].bytes);
+  shared_memory_destroy(&pool);
+  vknn_prepared_model_release(pm);
+}
