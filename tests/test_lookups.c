@@ -9,7 +9,6 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
@@ -26,27 +25,7 @@
 
 enum { SPARSE_DEPRECATED = 1, DENSE = 2, SPARSE = 3 };
 
-typedef struct fixture {
-  vknn_device *device;
-  test_log log;
-} fixture;
-
-static int setup(void **state) {
-  fixture *f = calloc(1, sizeof(*f));
-  if (f == NULL) return -1;
-  *state = f;
-  vknn_device_options options = {
-      .log_callback = test_log_callback, .log_user_data = &f->log, .enable_validation = true};
-  return vknn_device_open(&options, &f->device) == VKNN_STATUS_NONE ? 0 : -1;
-}
-
-static int teardown(void **state) {
-  fixture *f = *state;
-  uint64_t messages = vknn_device_get_validation_message_count(f->device);
-  vknn_device_close(f->device);
-  free(f);
-  return messages == 0 ? 0 : -1;
-}
+typedef runner_fixture fixture;
 
 /* ---- farmhash's Fingerprint64 (farmhashna::Hash64), little-endian ------- */
 
@@ -194,27 +173,6 @@ static void lsh_reference(const lsh_case *c, int32_t *out) {
   }
 }
 
-/* float16 of a float (round to nearest even; zero or normal values). */
-static uint16_t to_half(float v) {
-  uint32_t bits;
-  memcpy(&bits, &v, sizeof(bits));
-  uint32_t sign = (bits >> 16) & 0x8000u;
-  if ((bits & 0x7fffffffu) == 0) return (uint16_t)sign;
-  int32_t exponent = (int32_t)((bits >> 23) & 0xffu) - 127 + 15;
-  assert_true(exponent > 0 && exponent < 31);
-  uint32_t mantissa = bits & 0x7fffffu, half = mantissa >> 13, rest = mantissa & 0x1fffu;
-  uint32_t h = sign | (uint32_t)exponent << 10 | half;
-  if (rest > 0x1000u || (rest == 0x1000u && (half & 1u))) ++h;
-  return (uint16_t)h;
-}
-
-static float from_half(uint16_t h) {
-  int32_t exponent = (h >> 10) & 0x1f;
-  if (exponent == 0 && (h & 0x3ff) == 0) return (h & 0x8000) ? -0.f : 0.f;
-  float magnitude = ldexpf((float)((h & 0x3ff) | 0x400), exponent - 25);
-  return (h & 0x8000) ? -magnitude : magnitude;
-}
-
 /* The model: hash [functions, bits] (F32 or F16), the input as quant8 rows
  * [rows, row_bytes] (or int32 [rows, row_bytes / 4]), weights [rows]. */
 static void run_lsh(fixture *f, const lsh_case *c, int32_t seed_type, int32_t input_type,
@@ -236,9 +194,10 @@ static void run_lsh(fixture *f, const lsh_case *c, int32_t seed_type, int32_t in
   uint32_t seed_count = c->functions * c->bits;
   uint16_t seeds16[64], weights16[256];
   assert_true(seed_count <= 64 && c->rows <= 256);
-  for (uint32_t i = 0; i < seed_count; ++i) seeds16[i] = to_half(c->seeds[i]);
-  for (uint32_t i = 0; c->weights != NULL && i < c->rows; ++i) weights16[i] = to_half(c->weights[i]);
   bool half = seed_type == F16;
+  for (uint32_t i = 0; half && i < seed_count; ++i) seeds16[i] = runner_half(c->seeds[i]);
+  for (uint32_t i = 0; half && c->weights != NULL && i < c->rows; ++i)
+    weights16[i] = runner_half(c->weights[i]);
   size_t scalar = half ? 2 : 4;
   buffer_arg in[3] = {
       {half ? (const void *)seeds16 : (const void *)c->seeds, NULL, seed_count * scalar},
@@ -302,17 +261,14 @@ static void test_lsh_key_lengths(void **state) {
   static uint8_t input[70 * 200];
   float seeds[12], weights[70];
   for (size_t i = 0; i < sizeof(input); ++i) input[i] = (uint8_t)next_random(&random);
-  for (uint32_t i = 0; i < 12; ++i) seeds[i] = (float)(next_random(&random) % 2000) / 100.f - 10.f;
-  for (uint32_t i = 0; i < 70; ++i) weights[i] = (float)(next_random(&random) % 200) / 100.f - 1.f;
+  /* Multiples of 1/64 below 16 in magnitude: exact in float16 too. */
+  for (uint32_t i = 0; i < 12; ++i) seeds[i] = (float)(next_random(&random) % 2048) / 64.f - 16.f;
+  for (uint32_t i = 0; i < 70; ++i) weights[i] = (float)(next_random(&random) % 128) / 64.f - 1.f;
   for (size_t r = 0; r < sizeof(row_bytes) / sizeof(row_bytes[0]); ++r) {
     for (size_t t = 0; t < 3; ++t) {
       for (int half = 0; half < 2; ++half) {
-        float seeds_used[12], weights_used[70];
-        for (uint32_t i = 0; i < 12; ++i) seeds_used[i] = half ? from_half(to_half(seeds[i])) : seeds[i];
-        for (uint32_t i = 0; i < 70; ++i)
-          weights_used[i] = half ? from_half(to_half(weights[i])) : weights[i];
-        lsh_case c = {types[t], 4, 3, seeds_used, input, 70, row_bytes[r],
-                      types[t] == DENSE ? weights_used : NULL};
+        lsh_case c = {types[t], 4, 3, seeds, input, 70, row_bytes[r],
+                      types[t] == DENSE ? weights : NULL};
         int32_t got[12], expected[12];
         run_lsh(f, &c, half ? F16 : F32, Q8, got);
         lsh_reference(&c, expected);
@@ -357,11 +313,13 @@ static void test_hashtable_lookup(void **state) {
   assert_memory_equal(hits, expected_hits, 4);
 }
 
+#define TEST(f) cmocka_unit_test_setup_teardown(f, runner_fixture_setup, runner_fixture_teardown)
+
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test_setup_teardown(test_lsh_known_answers, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_lsh_key_lengths, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_hashtable_lookup, setup, teardown),
+      TEST(test_lsh_known_answers),
+      TEST(test_lsh_key_lengths),
+      TEST(test_hashtable_lookup),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

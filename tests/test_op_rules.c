@@ -1140,14 +1140,16 @@ static void build_embedding_lookup(ctx *c, int32_t type) {
   one_output(c, OP(EMBEDDING_LOOKUP), in, 2);
 }
 
-/* A third input (an INT32 tensor) after the values. */
-static void build_embedding_lookup_three_inputs(ctx *c, int32_t type) {
-  const uint32_t dims[2] = {3, 2}, out_dims[2] = {2, 2};
-  const int32_t lookups[2] = {0, 2};
-  c->in = data_input(c, type, dims, 2);
-  c->out = data_output(c, type, out_dims, 2);
-  const uint32_t in[3] = {vector(c, lookups, 2), c->in, vector(c, lookups, 2)};
-  one_output(c, OP(EMBEDDING_LOOKUP), in, 3);
+/* The operation again with one more input, an INT32 0, after its last. */
+static void append_input(ctx *c) {
+  vknn_operation *op = &c->b.operations[c->b.operation_count - 1];
+  uint32_t in[16], out[16], in_count = op->input_count, out_count = op->output_count;
+  memcpy(in, op->inputs, in_count * sizeof(uint32_t));
+  memcpy(out, op->outputs, out_count * sizeof(uint32_t));
+  for (uint32_t i = 0; i < in_count; ++i) operand(c, in[i])->number_of_consumers--;
+  in[in_count] = mb_const_i32(&c->b, 0);
+  c->b.operation_count--;
+  operation(c, op->type, in, in_count + 1, out, out_count);
 }
 static void lookups_float(ctx *c) { op_input(c, 0)->type = F32; }
 static void lookups_rank_2(ctx *c) { as_matrix(c, 0); }
@@ -1171,29 +1173,36 @@ static void lookup_output_dims(ctx *c) { c->b.dims[c->out][0] = 3; }
 static void embedding_values_output_scale(ctx *c) { operand(c, c->out)->scale = 0.25f; }
 static void embedding_values_output_zero_point(ctx *c) { operand(c, c->out)->zero_point = 3; }
 
-static void build_hashtable_lookup(ctx *c, int32_t type) {
+/* Lookups (a model input), keys {1, 5, 9} and [3, 2] values: in[3]. */
+static void hashtable_inputs(ctx *c, int32_t type, uint32_t in[3]) {
   const uint32_t dims[2] = {3, 2}, out_dims[2] = {2, 2}, two = 2;
   const int32_t keys[3] = {1, 5, 9};
   c->in = data_input(c, type, dims, 2);
   c->out = data_output(c, type, out_dims, 2);
+  in[0] = mb_input(&c->b, I32, &two, 1);
+  in[1] = vector(c, keys, 3);
+  in[2] = c->in;
+}
+
+static void build_hashtable_lookup(ctx *c, int32_t type) {
+  const uint32_t two = 2;
+  uint32_t in[3];
+  hashtable_inputs(c, type, in);
   uint32_t hits = mb_output(&c->b, Q8, &two, 1);
   c->b.operands[hits].scale = 1.f;
-  const uint32_t in[3] = {mb_input(&c->b, I32, &two, 1), vector(c, keys, 3), c->in};
   const uint32_t outs[2] = {c->out, hits};
   operation(c, OP(HASHTABLE_LOOKUP), in, 3, outs, 2);
 }
 
-static vknn_operand *hits_output(ctx *c) {
-  return operand(c, c->b.operations[c->b.operation_count - 1].outputs[1]);
-}
 /* The output without hits. */
 static void build_hashtable_lookup_one_output(ctx *c, int32_t type) {
-  const uint32_t dims[2] = {3, 2}, out_dims[2] = {2, 2}, two = 2;
-  const int32_t keys[3] = {1, 5, 9};
-  c->in = data_input(c, type, dims, 2);
-  c->out = data_output(c, type, out_dims, 2);
-  const uint32_t in[3] = {mb_input(&c->b, I32, &two, 1), vector(c, keys, 3), c->in};
+  uint32_t in[3];
+  hashtable_inputs(c, type, in);
   one_output(c, OP(HASHTABLE_LOOKUP), in, 3);
+}
+
+static vknn_operand *hits_output(ctx *c) {
+  return operand(c, c->b.operations[c->b.operation_count - 1].outputs[1]);
 }
 static void keys_float(ctx *c) { op_input(c, 1)->type = F32; }
 static void keys_rank_2(ctx *c) { as_matrix(c, 1); }
@@ -1238,14 +1247,6 @@ static void build_lsh_projection_sparse(ctx *c, int32_t type) {
   set_param(c, 3, 0, 3);
   omit_input(c, 2);
   set_dims(c, c->out, &four, 1);
-}
-
-static void build_lsh_projection_three_inputs(ctx *c, int32_t type) {
-  const uint32_t hash_dims[2] = {4, 2}, dims[2] = {3, 2}, four = 4;
-  c->in = data_input(c, type, dims, 2);
-  c->out = mb_output(&c->b, I32, &four, 1);
-  const uint32_t in[3] = {const_f32_tensor(c, F32, hash_dims, 2), c->in, mb_const_i32(&c->b, 3)};
-  one_output(c, OP(LSH_PROJECTION), in, 3);
 }
 
 static void lsh_float16(ctx *c) {
@@ -1643,7 +1644,7 @@ static const row rows[] = {
     {"EMBEDDING_LOOKUP quant8 accepted", build_embedding_lookup, Q8, NULL, NULL},
     {"EMBEDDING_LOOKUP int32 accepted", build_embedding_lookup, I32, NULL, NULL},
     {"EMBEDDING_LOOKUP float16 accepted", build_embedding_lookup, F32, values_float16, NULL},
-    {"EMBEDDING_LOOKUP: 3 inputs", build_embedding_lookup_three_inputs, F32, NULL, "takes 2 inputs and 1 outputs"},
+    {"EMBEDDING_LOOKUP: 3 inputs", build_embedding_lookup, F32, append_input, "takes 2 inputs and 1 outputs"},
     {"EMBEDDING_LOOKUP: float lookups", build_embedding_lookup, F32, lookups_float, "lookups must be TENSOR_INT32"},
     {"EMBEDDING_LOOKUP: lookups of rank 2", build_embedding_lookup, F32, lookups_rank_2, "lookups must have rank 1"},
     {"EMBEDDING_LOOKUP: bool8 values", build_embedding_lookup, F32, values_bool8, "values of type TENSOR_BOOL8 are not allowed"},
@@ -1679,7 +1680,7 @@ static const row rows[] = {
     {"LSH_PROJECTION quant8 input accepted", build_lsh_projection, Q8, NULL, NULL},
     {"LSH_PROJECTION float16 input accepted", build_lsh_projection, F32, lsh_input_float16, NULL},
     {"LSH_PROJECTION float16 hash accepted", build_lsh_projection, F32, lsh_float16, NULL},
-    {"LSH_PROJECTION: 3 inputs", build_lsh_projection_three_inputs, F32, NULL, "takes 4 inputs and 1 outputs"},
+    {"LSH_PROJECTION: 3 inputs", build_lsh_projection, F32, drop_last_input, "takes 4 inputs and 1 outputs"},
     {"LSH_PROJECTION: int32 hash functions", build_lsh_projection, F32, lsh_hash_int32, "hash functions of type TENSOR_INT32 are not allowed"},
     {"LSH_PROJECTION: hash functions of rank 1", build_lsh_projection, F32, lsh_hash_rank_1, "the hash functions must have rank 2"},
     {"LSH_PROJECTION: bool8 input", build_lsh_projection, F32, lsh_input_bool8, "an input of type TENSOR_BOOL8 is not allowed"},

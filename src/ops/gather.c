@@ -132,19 +132,7 @@ static vknn_status validate_embedding_lookup(const vknn_logger *log, const vknn_
                vknn_operand_type_name(values->type));
     ok = false;
   }
-  if (ok && values->dimension_count == 1) {
-    VKNN_LOG_E(log, "model", "EMBEDDING_LOOKUP: values must have rank 2 or more, not 1");
-    ok = false;
-  }
-  ok = ok && vknn_op_check_type(log, op, "the output", out, values->type);
-  if (ok && vknn_is_quant8(values->type) &&
-      (out->scale != values->scale || out->zero_point != values->zero_point)) {
-    VKNN_LOG_E(log, "model",
-               "EMBEDDING_LOOKUP: the output must keep the values' scale %g and zero point %d, "
-               "not %g, %d",
-               values->scale, values->zero_point, out->scale, out->zero_point);
-    ok = false;
-  }
+  ok = ok && vknn_op_check_table(log, op, values, out);
   return ok ? VKNN_STATUS_NONE : VKNN_STATUS_INVALID_ARGUMENT;
 }
 

@@ -15,20 +15,6 @@ static bool check_value_type(const vknn_logger *log, const vknn_operand *values)
   return false;
 }
 
-/* The output copies the values' bytes: same type and encoding. */
-static bool check_output(const vknn_logger *log, const vknn_operation *op,
-                         const vknn_operand *values, const vknn_operand *out) {
-  if (!vknn_op_check_type(log, op, "the output", out, values->type)) return false;
-  if (!vknn_is_quant8(values->type) ||
-      (out->scale == values->scale && out->zero_point == values->zero_point))
-    return true;
-  VKNN_LOG_E(log, "model",
-             "HASHTABLE_LOOKUP: the output must keep the values' scale %g and zero point %d, "
-             "not %g, %d",
-             values->scale, values->zero_point, out->scale, out->zero_point);
-  return false;
-}
-
 /* Hits: TENSOR_QUANT8_ASYMM of scale 1 and zero point 0, a byte per lookup. */
 static bool check_hits(const vknn_logger *log, const vknn_operation *op, const vknn_operand *hits) {
   if (!vknn_op_check_type(log, op, "hits", hits, VKNN_OPERAND_TENSOR_QUANT8_ASYMM) ||
@@ -51,11 +37,7 @@ static vknn_status validate_hashtable_lookup(const vknn_logger *log, const vknn_
             vknn_op_check_rank(log, op, "lookups", lookups, 1) &&
             vknn_op_check_type(log, op, "keys", keys, VKNN_OPERAND_TENSOR_INT32) &&
             vknn_op_check_rank(log, op, "keys", keys, 1) && check_value_type(log, values);
-  if (ok && values->dimension_count == 1) {
-    VKNN_LOG_E(log, "model", "HASHTABLE_LOOKUP: values must have rank 2 or more, not 1");
-    ok = false;
-  }
-  ok = ok && check_output(log, op, values, &sg->operands[op->outputs[0]]) &&
+  ok = ok && vknn_op_check_table(log, op, values, &sg->operands[op->outputs[0]]) &&
        check_hits(log, op, &sg->operands[op->outputs[1]]);
   return ok ? VKNN_STATUS_NONE : VKNN_STATUS_INVALID_ARGUMENT;
 }

@@ -281,6 +281,21 @@ bool vknn_op_check_same_quant(const vknn_logger *log, const vknn_subgraph *sg,
   return false;
 }
 
+bool vknn_op_check_table(const vknn_logger *log, const vknn_operation *op,
+                         const vknn_operand *values, const vknn_operand *out) {
+  if (values->dimension_count == 1) {
+    VKNN_LOG_E(log, "model", "%s: values must have rank 2 or more, not 1", op_name(op));
+    return false;
+  }
+  if (!vknn_op_check_type(log, op, "the output", out, values->type)) return false;
+  if (!vknn_is_quant8(values->type) ||
+      (out->scale == values->scale && out->zero_point == values->zero_point))
+    return true;
+  VKNN_LOG_E(log, "model",
+             "%s: the output must keep the values' scale %g and zero point %d, not %g, %d", op_name(op), values->scale, values->zero_point, out->scale, out->zero_point);
+  return false;
+}
+
 bool vknn_op_check_outputs_same_quant(const vknn_logger *log, const vknn_subgraph *sg,
                                       const vknn_operation *op) {
   for (uint32_t i = 0; i < op->output_count; ++i)

@@ -47,6 +47,10 @@ bool vknn_op_check_bias_scale(const vknn_logger *log, const vknn_subgraph *sg,
 /* An implicit padding code: one of NNAPI's PaddingCode values, 1 (SAME) or
  * 2 (VALID); logged (tag "model") when not. */
 bool vknn_op_check_padding_code(const vknn_logger *log, const vknn_operation *op, int32_t code);
+/* Lookup tables (EMBEDDING_LOOKUP, HASHTABLE_LOOKUP): values of rank 2 or
+ * more (when known), copied into an output of their type and encoding. */
+bool vknn_op_check_table(const vknn_logger *log, const vknn_operation *op,
+                         const vknn_operand *values, const vknn_operand *out);
 /* Data movement copies bits: the input and output i must share their encoding. */
 vknn_status vknn_op_check_same_encoding(const vknn_graph *graph, const vknn_operation *op,
                                         uint32_t output);

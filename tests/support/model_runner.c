@@ -1,14 +1,50 @@
 #include "support/model_runner.h"
 
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
 #include "common/shared_memory.h"
 
 #define SLOT_ALIGN 256u
+
+int runner_fixture_setup(void **state) {
+  runner_fixture *f = calloc(1, sizeof(*f));
+  if (f == NULL) return -1;
+  *state = f;
+  vknn_device_options options = {
+      .log_callback = test_log_callback, .log_user_data = &f->log, .enable_validation = true};
+  return vknn_device_open(&options, &f->device) == VKNN_STATUS_NONE ? 0 : -1;
+}
+
+int runner_fixture_teardown(void **state) {
+  runner_fixture *f = *state;
+  uint64_t messages = vknn_device_get_validation_message_count(f->device);
+  vknn_device_close(f->device);
+  free(f);
+  return messages == 0 ? 0 : -1;
+}
+
+uint16_t runner_half(float v) {
+  uint32_t bits;
+  memcpy(&bits, &v, sizeof(bits));
+  uint32_t sign = (bits >> 16) & 0x8000u;
+  if ((bits & 0x7fffffffu) == 0) return (uint16_t)sign;
+  int32_t exponent = (int32_t)((bits >> 23) & 0xffu) - 127 + 15;
+  assert_true(exponent > 0 && exponent < 31 && (bits & 0x1fffu) == 0);
+  return (uint16_t)(sign | ((uint32_t)exponent << 10) | ((bits >> 13) & 0x3ffu));
+}
+
+float runner_float(uint16_t h) {
+  int32_t exponent = (h >> 10) & 0x1f;
+  float magnitude = exponent == 0 ? ldexpf((float)(h & 0x3ff), -24)
+                                  : ldexpf((float)((h & 0x3ff) | 0x400), exponent - 25);
+  return (h & 0x8000) ? -magnitude : magnitude;
+}
 
 static size_t aligned(size_t bytes) { return (bytes + SLOT_ALIGN - 1) & ~(size_t)(SLOT_ALIGN - 1); }
 

@@ -2,6 +2,7 @@
  * tests that compare outputs with a model of the reference. */
 #pragma once
 #include <stddef.h>
+#include <stdint.h>
 
 #include "support/model_builder.h"
 #include "support/test_model.h"
@@ -9,11 +10,25 @@
 
 #define MODEL_RUNNER_MAX_ARGS 4
 
+/* A device with the validation layer on, its last log line kept. */
+typedef struct runner_fixture {
+  vknn_device *device;
+  test_log log;
+} runner_fixture;
+
+/* cmocka setup and teardown (teardown fails when the layer reported anything). */
+int runner_fixture_setup(void **state);
+int runner_fixture_teardown(void **state);
+
 typedef struct buffer_arg {
   const void *data; /* inputs; NULL: the input is omitted (has_no_value) */
   void *result;     /* outputs: filled by model_runner_run */
   size_t bytes;
 } buffer_arg;
+
+/* float16 bits of a value exact in it (zero or normal; asserted), and back. */
+uint16_t runner_half(float v);
+float runner_float(uint16_t h);
 
 /* Prepares b's model, runs it once with the inputs, copies the outputs and
  * their shapes (when shapes is not NULL); fails the test (naming log's last
