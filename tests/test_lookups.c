@@ -3,7 +3,8 @@
  * test (the same hash and score), then keys of every length class of
  * farmhash's Fingerprint64 (up to 16, 17 to 32, 33 to 64 and longer bytes),
  * more input rows than a workgroup has lanes, float16 seeds and weights,
- * and the three projection types. HASHTABLE_LOOKUP: keys at the ends of the
+ * the three projection types, and weights given or omitted by an execution
+ * against the type's rule. HASHTABLE_LOOKUP: keys at the ends of the
  * int32 range, misses (zero rows, hit 0) and keys given at run time. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -175,8 +176,8 @@ static void lsh_reference(const lsh_case *c, int32_t *out) {
 
 /* The model: hash [functions, bits] (F32 or F16), the input as quant8 rows
  * [rows, row_bytes] (or int32 [rows, row_bytes / 4]), weights [rows]. */
-static void run_lsh(fixture *f, const lsh_case *c, int32_t seed_type, int32_t input_type,
-                    int32_t *out) {
+static vknn_status try_lsh(fixture *f, const lsh_case *c, int32_t seed_type, int32_t input_type,
+                          int32_t *out) {
   model_builder b;
   mb_init(&b);
   uint32_t hash_dims[2] = {c->functions, c->bits};
@@ -205,7 +206,13 @@ static void run_lsh(fixture *f, const lsh_case *c, int32_t seed_type, int32_t in
       {c->weights == NULL ? NULL : half ? (const void *)weights16 : (const void *)c->weights, NULL,
        c->rows * scalar}};
   buffer_arg result = {NULL, out, out_count * sizeof(int32_t)};
-  model_runner_run(f->device, &f->log, &b, in, &result, NULL);
+  return model_runner_try(f->device, &f->log, &b, in, &result, NULL);
+}
+
+static void run_lsh(fixture *f, const lsh_case *c, int32_t seed_type, int32_t input_type,
+                    int32_t *out) {
+  vknn_status s = try_lsh(f, c, seed_type, input_type, out);
+  if (s != VKNN_STATUS_NONE) fail_msg("execute: %s (%s)", vknn_status_name(s), f->log.last);
 }
 
 static void expect_ints(const int32_t *got, const int32_t *expected, uint32_t count) {
@@ -282,6 +289,22 @@ static void test_lsh_key_lengths(void **state) {
   }
 }
 
+/* Weights given as a model input: the reference takes them with DENSE only
+ * and requires them there, which an execution decides (the model is
+ * compiled per execution): each other way fails that execution. */
+static void test_lsh_weights_per_execution(void **state) {
+  fixture *f = *state;
+  static const int32_t rows[5] = {12345, 54321, 67890, 9876, -12345678};
+  static const float ones[5] = {1, 1, 1, 1, 1};
+  int32_t out[6];
+  lsh_case sparse_weighted = {SPARSE, 3, 2, tflite_seeds, (const uint8_t *)rows, 5, 4, ones};
+  assert_int_equal(try_lsh(f, &sparse_weighted, F32, I32, out), VKNN_STATUS_INVALID_ARGUMENT);
+  assert_non_null(strstr(f->log.last, "the weights must be omitted with type 3"));
+  lsh_case dense_unweighted = {DENSE, 3, 2, tflite_seeds, (const uint8_t *)rows, 5, 4, NULL};
+  assert_int_equal(try_lsh(f, &dense_unweighted, F32, I32, out), VKNN_STATUS_INVALID_ARGUMENT);
+  assert_non_null(strstr(f->log.last, "the weights must be given with type 2"));
+}
+
 /* ---- HASHTABLE_LOOKUP ---------------------------------------------------- */
 
 /* Keys at both ends of the int32 range (a comparison by subtraction would
@@ -319,6 +342,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       TEST(test_lsh_known_answers),
       TEST(test_lsh_key_lengths),
+      TEST(test_lsh_weights_per_execution),
       TEST(test_hashtable_lookup),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

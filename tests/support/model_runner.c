@@ -48,8 +48,9 @@ float runner_float(uint16_t h) {
 
 static size_t aligned(size_t bytes) { return (bytes + SLOT_ALIGN - 1) & ~(size_t)(SLOT_ALIGN - 1); }
 
-void model_runner_run(vknn_device *device, const test_log *log, model_builder *b,
-                      const buffer_arg *inputs, buffer_arg *outputs, vknn_output_shape *shapes) {
+vknn_status model_runner_try(vknn_device *device, const test_log *log, model_builder *b,
+                             const buffer_arg *inputs, buffer_arg *outputs,
+                             vknn_output_shape *shapes) {
   assert_true(b->input_count <= MODEL_RUNNER_MAX_ARGS && b->output_count <= MODEL_RUNNER_MAX_ARGS);
   vknn_prepared_model *pm = NULL;
   vknn_status s = vknn_device_prepare_model(device, mb_finish(b), VKNN_PREFER_FAST_SINGLE_ANSWER,
@@ -79,9 +80,15 @@ void model_runner_run(vknn_device *device, const test_log *log, model_builder *b
   vknn_request request = {in_args, b->input_count, out_args, b->output_count, pools, 1};
   s = vknn_prepared_model_execute(pm, &request, VKNN_MEASURE_TIMING_NO, NULL, NULL, shapes,
                                   shapes != NULL ? b->output_count : 0, NULL);
-  if (s != VKNN_STATUS_NONE) fail_msg("execute: %s (%s)", vknn_status_name(s), log->last);
-  for (uint32_t i = 0; i < b->output_count; ++i)
+  for (uint32_t i = 0; s == VKNN_STATUS_NONE && i < b->output_count; ++i)
     memcpy(outputs[i].result, pool.data + out_args[i].location.offset, outputs[i].bytes);
   shared_memory_destroy(&pool);
   vknn_prepared_model_release(pm);
+  return s;
+}
+
+void model_runner_run(vknn_device *device, const test_log *log, model_builder *b,
+                      const buffer_arg *inputs, buffer_arg *outputs, vknn_output_shape *shapes) {
+  vknn_status s = model_runner_try(device, log, b, inputs, outputs, shapes);
+  if (s != VKNN_STATUS_NONE) fail_msg("execute: %s (%s)", vknn_status_name(s), log->last);
 }

@@ -35,3 +35,8 @@ float runner_float(uint16_t h);
  * line) when prepare or the execution fails. */
 void model_runner_run(vknn_device *device, const test_log *log, model_builder *b,
                       const buffer_arg *inputs, buffer_arg *outputs, vknn_output_shape *shapes);
+/* The same, returning the execution's status (prepare must succeed); the
+ * outputs are copied only when it succeeds. */
+vknn_status model_runner_try(vknn_device *device, const test_log *log, model_builder *b,
+                             const buffer_arg *inputs, buffer_arg *outputs,
+                             vknn_output_shape *shapes);
