@@ -1129,6 +1129,173 @@ static void build_argmax_three_inputs(ctx *c, int32_t type) {
 }
 static void arg_output_dims(ctx *c) { c->b.dims[c->out][0] = 3; }
 
+/* ---- EMBEDDING_LOOKUP: rows {0, 2} of [3, 2]; HASHTABLE_LOOKUP: keys {1, 5, 9} ---- */
+
+static void build_embedding_lookup(ctx *c, int32_t type) {
+  const uint32_t dims[2] = {3, 2}, out_dims[2] = {2, 2};
+  const int32_t lookups[2] = {0, 2};
+  c->in = data_input(c, type, dims, 2);
+  c->out = data_output(c, type, out_dims, 2);
+  const uint32_t in[2] = {vector(c, lookups, 2), c->in};
+  one_output(c, OP(EMBEDDING_LOOKUP), in, 2);
+}
+
+/* The operation again with one more input, an INT32 0, after its last. */
+static void append_input(ctx *c) {
+  vknn_operation *op = &c->b.operations[c->b.operation_count - 1];
+  uint32_t in[16], out[16], in_count = op->input_count, out_count = op->output_count;
+  memcpy(in, op->inputs, in_count * sizeof(uint32_t));
+  memcpy(out, op->outputs, out_count * sizeof(uint32_t));
+  for (uint32_t i = 0; i < in_count; ++i) operand(c, in[i])->number_of_consumers--;
+  in[in_count] = mb_const_i32(&c->b, 0);
+  c->b.operation_count--;
+  operation(c, op->type, in, in_count + 1, out, out_count);
+}
+static void lookups_float(ctx *c) { op_input(c, 0)->type = F32; }
+static void lookups_rank_2(ctx *c) { as_matrix(c, 0); }
+static void values_bool8(ctx *c) {
+  operand(c, c->in)->type = VKNN_OPERAND_TENSOR_BOOL8;
+  operand(c, c->out)->type = VKNN_OPERAND_TENSOR_BOOL8;
+}
+static void values_float16(ctx *c) {
+  operand(c, c->in)->type = VKNN_OPERAND_TENSOR_FLOAT16;
+  operand(c, c->out)->type = VKNN_OPERAND_TENSOR_FLOAT16;
+}
+static void values_rank_1(ctx *c) {
+  const uint32_t six = 6, two = 2;
+  set_dims(c, c->in, &six, 1);
+  set_dims(c, c->out, &two, 1);
+}
+static void lookup_output_int32(ctx *c) { operand(c, c->out)->type = I32; }
+static void lookup_index_past_end(ctx *c) { set_param(c, 0, 1, 3); }
+static void lookup_index_negative(ctx *c) { set_param(c, 0, 0, -1); }
+static void lookup_output_dims(ctx *c) { c->b.dims[c->out][0] = 3; }
+static void embedding_values_output_scale(ctx *c) { operand(c, c->out)->scale = 0.25f; }
+static void embedding_values_output_zero_point(ctx *c) { operand(c, c->out)->zero_point = 3; }
+
+/* Lookups (a model input), keys {1, 5, 9} and [3, 2] values: in[3]. */
+static void hashtable_inputs(ctx *c, int32_t type, uint32_t in[3]) {
+  const uint32_t dims[2] = {3, 2}, out_dims[2] = {2, 2}, two = 2;
+  const int32_t keys[3] = {1, 5, 9};
+  c->in = data_input(c, type, dims, 2);
+  c->out = data_output(c, type, out_dims, 2);
+  in[0] = mb_input(&c->b, I32, &two, 1);
+  in[1] = vector(c, keys, 3);
+  in[2] = c->in;
+}
+
+static void build_hashtable_lookup(ctx *c, int32_t type) {
+  const uint32_t two = 2;
+  uint32_t in[3];
+  hashtable_inputs(c, type, in);
+  uint32_t hits = mb_output(&c->b, Q8, &two, 1);
+  c->b.operands[hits].scale = 1.f;
+  const uint32_t outs[2] = {c->out, hits};
+  operation(c, OP(HASHTABLE_LOOKUP), in, 3, outs, 2);
+}
+
+/* The output without hits. */
+static void build_hashtable_lookup_one_output(ctx *c, int32_t type) {
+  uint32_t in[3];
+  hashtable_inputs(c, type, in);
+  one_output(c, OP(HASHTABLE_LOOKUP), in, 3);
+}
+
+static vknn_operand *hits_output(ctx *c) {
+  return operand(c, c->b.operations[c->b.operation_count - 1].outputs[1]);
+}
+static void keys_float(ctx *c) { op_input(c, 1)->type = F32; }
+static void keys_rank_2(ctx *c) { as_matrix(c, 1); }
+static void keys_descending(ctx *c) { set_param(c, 1, 2, 4); }
+static void keys_two_for_three_rows(ctx *c) {
+  const int32_t keys[2] = {1, 5};
+  replace_input(c, 1, vector(c, keys, 2));
+}
+static void hits_float(ctx *c) { hits_output(c)->type = F32, hits_output(c)->scale = 0.f; }
+static void hits_scale_half(ctx *c) { hits_output(c)->scale = 0.5f; }
+static void hits_zero_point_1(ctx *c) { hits_output(c)->zero_point = 1; }
+static void hits_rank_2(ctx *c) {
+  const uint32_t dims[2] = {2, 1};
+  set_dims(c, c->b.operations[c->b.operation_count - 1].outputs[1], dims, 2);
+}
+
+/* ---- LSH_PROJECTION: 4 hash functions of 2 bits over a [3, 2] input ---- */
+
+static uint32_t const_f32_tensor(ctx *c, int32_t type, const uint32_t *dims, uint32_t rank) {
+  static const float zeros[64] = {0};
+  uint32_t count = 1;
+  for (uint32_t d = 0; d < rank; ++d) count *= dims[d];
+  size_t bytes = count * (type == VKNN_OPERAND_TENSOR_FLOAT16 ? 2 : 4);
+  assert_true(bytes <= sizeof(zeros));
+  return mb_const_tensor(&c->b, type, dims, rank, zeros, bytes);
+}
+
+/* Dense (type 2) with constant weights; type is the input's element type. */
+static void build_lsh_projection(ctx *c, int32_t type) {
+  const uint32_t hash_dims[2] = {4, 2}, dims[2] = {3, 2}, three = 3, eight = 8;
+  c->in = data_input(c, type, dims, 2);
+  c->out = mb_output(&c->b, I32, &eight, 1);
+  const uint32_t in[4] = {const_f32_tensor(c, F32, hash_dims, 2), c->in,
+                          const_f32_tensor(c, F32, &three, 1), mb_const_i32(&c->b, 2)};
+  one_output(c, OP(LSH_PROJECTION), in, 4);
+}
+
+/* Sparse (type 3), the weights omitted: [4] signatures. */
+static void build_lsh_projection_sparse(ctx *c, int32_t type) {
+  const uint32_t four = 4;
+  build_lsh_projection(c, type);
+  set_param(c, 3, 0, 3);
+  omit_input(c, 2);
+  set_dims(c, c->out, &four, 1);
+}
+
+static void lsh_float16(ctx *c) {
+  const uint32_t hash_dims[2] = {4, 2}, three = 3;
+  replace_input(c, 0, const_f32_tensor(c, VKNN_OPERAND_TENSOR_FLOAT16, hash_dims, 2));
+  replace_input(c, 2, const_f32_tensor(c, VKNN_OPERAND_TENSOR_FLOAT16, &three, 1));
+}
+static void lsh_hash_int32(ctx *c) { op_input(c, 0)->type = I32; }
+static void lsh_hash_rank_1(ctx *c) {
+  const uint32_t eight = 8;
+  replace_input(c, 0, const_f32_tensor(c, F32, &eight, 1));
+}
+static void lsh_input_bool8(ctx *c) { operand(c, c->in)->type = VKNN_OPERAND_TENSOR_BOOL8; }
+static void lsh_input_float16(ctx *c) { operand(c, c->in)->type = VKNN_OPERAND_TENSOR_FLOAT16; }
+static void lsh_weights_float16(ctx *c) {
+  const uint32_t three = 3;
+  replace_input(c, 2, const_f32_tensor(c, VKNN_OPERAND_TENSOR_FLOAT16, &three, 1));
+}
+static void lsh_weights_rank_2(ctx *c) { as_matrix(c, 2); }
+static void lsh_type_float(ctx *c) { replace_input(c, 3, scalar_f32(c, 2.f)); }
+static void lsh_output_float(ctx *c) { operand(c, c->out)->type = F32; }
+static void lsh_output_rank_2(ctx *c) {
+  const uint32_t dims[2] = {4, 2};
+  set_dims(c, c->out, dims, 2);
+}
+static void lsh_type_4(ctx *c) { set_param(c, 3, 0, 4); }
+static void lsh_33_bits(ctx *c) {
+  const uint32_t hash_dims[2] = {1, 33}, count = 33;
+  replace_input(c, 0, const_f32_tensor(c, F32, hash_dims, 2));
+  set_dims(c, c->out, &count, 1);
+}
+/* 8 functions of 30 bits: 30 + ceil(log2(8)) = 33 bits. */
+static void lsh_sparse_too_wide(ctx *c) {
+  const uint32_t hash_dims[2] = {8, 30}, eight = 8;
+  static const float zeros[240] = {0};
+  replace_input(c, 0, mb_const_tensor(&c->b, F32, hash_dims, 2, zeros, sizeof(zeros)));
+  set_dims(c, c->out, &eight, 1);
+}
+static void lsh_dense_without_weights(ctx *c) { omit_input(c, 2); }
+static void lsh_sparse_with_weights(ctx *c) {
+  const uint32_t three = 3;
+  replace_input(c, 2, const_f32_tensor(c, F32, &three, 1));
+}
+static void lsh_two_weights(ctx *c) {
+  const uint32_t two = 2;
+  replace_input(c, 2, const_f32_tensor(c, F32, &two, 1));
+}
+static void lsh_output_dims(ctx *c) { c->b.dims[c->out][0] = 7; }
+
 /* ---- the table ------------------------------------------------------------ */
 
 /* ---- ROI_ALIGN, ROI_POOLING: [1, 4, 4, 2], 2 boxes -> [2, 2, 2, 2] -------- */
@@ -1717,6 +1884,63 @@ static const row rows[] = {
     {"AXIS_ALIGNED_BBOX_TRANSFORM: 3 batch indices for 2 boxes", build_bbox, F32, bbox_batches_count, "batch indices [n]"},
     {"AXIS_ALIGNED_BBOX_TRANSFORM: image sizes of 3", build_bbox, F32, bbox_images_3_wide, "image sizes [batches, 2]"},
     {"AXIS_ALIGNED_BBOX_TRANSFORM: output dims", build_bbox, F32, bbox_output_dims, "output dimension 1 is 8, expected 12"},
+    /* EMBEDDING_LOOKUP, HASHTABLE_LOOKUP */
+    {"EMBEDDING_LOOKUP accepted", build_embedding_lookup, F32, NULL, NULL},
+    {"EMBEDDING_LOOKUP quant8 accepted", build_embedding_lookup, Q8, NULL, NULL},
+    {"EMBEDDING_LOOKUP int32 accepted", build_embedding_lookup, I32, NULL, NULL},
+    {"EMBEDDING_LOOKUP float16 accepted", build_embedding_lookup, F32, values_float16, NULL},
+    {"EMBEDDING_LOOKUP: 3 inputs", build_embedding_lookup, F32, append_input, "takes 2 inputs and 1 outputs"},
+    {"EMBEDDING_LOOKUP: float lookups", build_embedding_lookup, F32, lookups_float, "lookups must be TENSOR_INT32"},
+    {"EMBEDDING_LOOKUP: lookups of rank 2", build_embedding_lookup, F32, lookups_rank_2, "lookups must have rank 1"},
+    {"EMBEDDING_LOOKUP: bool8 values", build_embedding_lookup, F32, values_bool8, "values of type TENSOR_BOOL8 are not allowed"},
+    {"EMBEDDING_LOOKUP: values of rank 1", build_embedding_lookup, F32, values_rank_1, "values must have rank 2 or more"},
+    {"EMBEDDING_LOOKUP: int32 output", build_embedding_lookup, F32, lookup_output_int32, "the output must be TENSOR_FLOAT32"},
+    {"EMBEDDING_LOOKUP: output scale", build_embedding_lookup, Q8, embedding_values_output_scale, "must keep the values' scale"},
+    {"EMBEDDING_LOOKUP: output zero point", build_embedding_lookup, Q8, embedding_values_output_zero_point, "must keep the values' scale"},
+    {"EMBEDDING_LOOKUP: index past the rows", build_embedding_lookup, F32, lookup_index_past_end, "EMBEDDING_LOOKUP: index 3 (element 1) out of [0, 3)"},
+    {"EMBEDDING_LOOKUP: negative index", build_embedding_lookup, F32, lookup_index_negative, "EMBEDDING_LOOKUP: index -1 (element 0) out of [0, 3)"},
+    {"EMBEDDING_LOOKUP: output dims", build_embedding_lookup, F32, lookup_output_dims, "output dimension 0 is 3, expected 2"},
+    {"HASHTABLE_LOOKUP accepted", build_hashtable_lookup, F32, NULL, NULL},
+    {"HASHTABLE_LOOKUP quant8 accepted", build_hashtable_lookup, Q8, NULL, NULL},
+    {"HASHTABLE_LOOKUP int32 accepted", build_hashtable_lookup, I32, NULL, NULL},
+    {"HASHTABLE_LOOKUP: 1 output", build_hashtable_lookup_one_output, F32, NULL, "takes 3 inputs and 2 outputs"},
+    {"HASHTABLE_LOOKUP: float16 values", build_hashtable_lookup, F32, values_float16, "values of type TENSOR_FLOAT16 are not allowed"},
+    {"HASHTABLE_LOOKUP: values of rank 1", build_hashtable_lookup, F32, values_rank_1, "values must have rank 2 or more"},
+    {"HASHTABLE_LOOKUP: float lookups", build_hashtable_lookup, F32, lookups_float, "lookups must be TENSOR_INT32"},
+    {"HASHTABLE_LOOKUP: lookups of rank 2", build_hashtable_lookup, F32, lookups_rank_2, "lookups must have rank 1"},
+    {"HASHTABLE_LOOKUP: float keys", build_hashtable_lookup, F32, keys_float, "keys must be TENSOR_INT32"},
+    {"HASHTABLE_LOOKUP: keys of rank 2", build_hashtable_lookup, F32, keys_rank_2, "keys must have rank 1"},
+    {"HASHTABLE_LOOKUP: keys not ascending", build_hashtable_lookup, F32, keys_descending, "keys are not ascending (4 after 5)"},
+    {"HASHTABLE_LOOKUP: 2 keys for 3 rows", build_hashtable_lookup, F32, keys_two_for_three_rows, "the values' first dimension the key count"},
+    {"HASHTABLE_LOOKUP: int32 output", build_hashtable_lookup, F32, lookup_output_int32, "the output must be TENSOR_FLOAT32"},
+    {"HASHTABLE_LOOKUP: output scale", build_hashtable_lookup, Q8, embedding_values_output_scale, "must keep the values' scale"},
+    {"HASHTABLE_LOOKUP: output dims", build_hashtable_lookup, F32, lookup_output_dims, "output dimension 0 is 3, expected 2"},
+    {"HASHTABLE_LOOKUP: float hits", build_hashtable_lookup, F32, hits_float, "hits must be TENSOR_QUANT8_ASYMM"},
+    {"HASHTABLE_LOOKUP: hits scale 0.5", build_hashtable_lookup, F32, hits_scale_half, "hits must have scale 1 and zero point 0"},
+    {"HASHTABLE_LOOKUP: hits zero point 1", build_hashtable_lookup, F32, hits_zero_point_1, "hits must have scale 1 and zero point 0"},
+    {"HASHTABLE_LOOKUP: hits of rank 2", build_hashtable_lookup, F32, hits_rank_2, "hits must have rank 1"},
+    /* LSH_PROJECTION */
+    {"LSH_PROJECTION dense accepted", build_lsh_projection, I32, NULL, NULL},
+    {"LSH_PROJECTION sparse accepted", build_lsh_projection_sparse, I32, NULL, NULL},
+    {"LSH_PROJECTION quant8 input accepted", build_lsh_projection, Q8, NULL, NULL},
+    {"LSH_PROJECTION float16 input accepted", build_lsh_projection, F32, lsh_input_float16, NULL},
+    {"LSH_PROJECTION float16 hash accepted", build_lsh_projection, F32, lsh_float16, NULL},
+    {"LSH_PROJECTION: 3 inputs", build_lsh_projection, F32, drop_last_input, "takes 4 inputs and 1 outputs"},
+    {"LSH_PROJECTION: int32 hash functions", build_lsh_projection, F32, lsh_hash_int32, "hash functions of type TENSOR_INT32 are not allowed"},
+    {"LSH_PROJECTION: hash functions of rank 1", build_lsh_projection, F32, lsh_hash_rank_1, "the hash functions must have rank 2"},
+    {"LSH_PROJECTION: bool8 input", build_lsh_projection, F32, lsh_input_bool8, "an input of type TENSOR_BOOL8 is not allowed"},
+    {"LSH_PROJECTION: float16 weights", build_lsh_projection, F32, lsh_weights_float16, "the weights must be TENSOR_FLOAT32"},
+    {"LSH_PROJECTION: weights of rank 2", build_lsh_projection, F32, lsh_weights_rank_2, "the weights must have rank 1"},
+    {"LSH_PROJECTION: float type", build_lsh_projection, F32, lsh_type_float, "the type must be INT32"},
+    {"LSH_PROJECTION: float output", build_lsh_projection, F32, lsh_output_float, "the output must be TENSOR_INT32"},
+    {"LSH_PROJECTION: output of rank 2", build_lsh_projection, F32, lsh_output_rank_2, "the output must have rank 1"},
+    {"LSH_PROJECTION: type 4", build_lsh_projection, F32, lsh_type_4, "type 4 is not 1 (sparse, deprecated), 2 (dense) or 3 (sparse)"},
+    {"LSH_PROJECTION: 33 bits", build_lsh_projection, F32, lsh_33_bits, "33 bits per hash function, at most 32"},
+    {"LSH_PROJECTION: sparse signatures over 32 bits", build_lsh_projection_sparse, F32, lsh_sparse_too_wide, "sparse signatures of 30 bits for 8 hash functions exceed 32 bits"},
+    {"LSH_PROJECTION: dense without weights", build_lsh_projection, F32, lsh_dense_without_weights, "the weights must be given with type 2"},
+    {"LSH_PROJECTION: sparse with weights", build_lsh_projection_sparse, F32, lsh_sparse_with_weights, "the weights must be omitted with type 3"},
+    {"LSH_PROJECTION: 2 weights for 3 rows", build_lsh_projection, F32, lsh_two_weights, "2 weights for 3 input rows"},
+    {"LSH_PROJECTION: output dims", build_lsh_projection, F32, lsh_output_dims, "output dimension 0 is 7, expected 8"},
 };
 
 /* ---- running -------------------------------------------------------------- */

@@ -16,6 +16,7 @@
 
 #include "common/shared_memory.h"
 #include "support/model_builder.h"
+#include "support/model_runner.h"
 #include "support/test_model.h"
 #include "vknn/vknn.h"
 
@@ -24,87 +25,23 @@
 #define I32 VKNN_OPERAND_TENSOR_INT32
 #define Q8 VKNN_OPERAND_TENSOR_QUANT8_ASYMM
 #define Q8S VKNN_OPERAND_TENSOR_QUANT8_ASYMM_SIGNED
-#define MAX_ARGS 4
-#define SLOT_ALIGN 256u
 
-typedef struct fixture {
-  vknn_device *device;
-  test_log log;
-} fixture;
-
-static int setup(void **state) {
-  fixture *f = calloc(1, sizeof(*f));
-  if (f == NULL) return -1;
-  *state = f;
-  vknn_device_options options = {
-      .log_callback = test_log_callback, .log_user_data = &f->log, .enable_validation = true};
-  return vknn_device_open(&options, &f->device) == VKNN_STATUS_NONE ? 0 : -1;
-}
-
-static int teardown(void **state) {
-  fixture *f = *state;
-  uint64_t messages = vknn_device_get_validation_message_count(f->device);
-  vknn_device_close(f->device);
-  free(f);
-  return messages == 0 ? 0 : -1;
-}
+typedef runner_fixture fixture;
 
 /* ---- running a model --------------------------------------------------- */
 
-typedef struct buffer_arg {
-  const void *data; /* inputs */
-  void *result;     /* outputs: filled by run_model */
-  size_t bytes;
-} buffer_arg;
-
-static size_t aligned(size_t bytes) { return (bytes + SLOT_ALIGN - 1) & ~(size_t)(SLOT_ALIGN - 1); }
-
 static vknn_prepared_model *prepare(fixture *f, model_builder *b) {
-  vknn_prepared_model *pm = NULL;
-  vknn_status s = vknn_device_prepare_model(f->device, mb_finish(b), VKNN_PREFER_FAST_SINGLE_ANSWER,
-                                            VKNN_PRIORITY_MEDIUM, NULL, &pm);
-  if (s != VKNN_STATUS_NONE) fail_msg("prepare: %s (%s)", vknn_status_name(s), f->log.last);
-  return pm;
+  return model_runner_prepare(f->device, &f->log, b);
 }
 
-/* Runs pm once with the inputs; copies the outputs and their shapes (when
- * shapes is not NULL) and returns the execution's status. */
 static vknn_status execute(vknn_prepared_model *pm, const model_builder *b, const buffer_arg *inputs,
                            buffer_arg *outputs, vknn_output_shape *shapes) {
-  vknn_request_argument in_args[MAX_ARGS], out_args[MAX_ARGS];
-  size_t total = 0;
-  for (uint32_t i = 0; i < b->input_count; ++i) total += aligned(inputs[i].bytes);
-  for (uint32_t i = 0; i < b->output_count; ++i) total += aligned(outputs[i].bytes);
-  shared_memory pool;
-  assert_int_equal(shared_memory_create(&pool, total), 0);
-  size_t offset = 0;
-  for (uint32_t i = 0; i < b->input_count; ++i) {
-    memcpy(pool.data + offset, inputs[i].data, inputs[i].bytes);
-    in_args[i] = (vknn_request_argument){.location = {0, (uint32_t)offset, (uint32_t)inputs[i].bytes}};
-    offset += aligned(inputs[i].bytes);
-  }
-  for (uint32_t i = 0; i < b->output_count; ++i) {
-    out_args[i] = (vknn_request_argument){.location = {0, (uint32_t)offset, (uint32_t)outputs[i].bytes}};
-    offset += aligned(outputs[i].bytes);
-  }
-  vknn_request_pool pools[1] = {{.kind = VKNN_REQUEST_POOL_MEMORY, .memory = pool.memory}};
-  vknn_request request = {in_args, b->input_count, out_args, b->output_count, pools, 1};
-  vknn_status s = vknn_prepared_model_execute(pm, &request, VKNN_MEASURE_TIMING_NO, NULL, NULL, shapes,
-                                              shapes != NULL ? b->output_count : 0, NULL);
-  for (uint32_t i = 0; s == VKNN_STATUS_NONE && i < b->output_count; ++i)
-    memcpy(outputs[i].result, pool.data + out_args[i].location.offset, outputs[i].bytes);
-  shared_memory_destroy(&pool);
-  return s;
+  return model_runner_execute(pm, b, inputs, outputs, shapes);
 }
 
-/* Prepares b's model, runs it once with the inputs, copies the outputs and
- * their shapes (when shapes is not NULL). */
 static void run_model(fixture *f, model_builder *b, const buffer_arg *inputs, buffer_arg *outputs,
                       vknn_output_shape *shapes) {
-  vknn_prepared_model *pm = prepare(f, b);
-  vknn_status s = execute(pm, b, inputs, outputs, shapes);
-  if (s != VKNN_STATUS_NONE) fail_msg("execute: %s (%s)", vknn_status_name(s), f->log.last);
-  vknn_prepared_model_release(pm);
+  model_runner_run(f->device, &f->log, b, inputs, outputs, shapes);
 }
 
 static uint32_t const_bool(model_builder *b, bool value) {
@@ -114,24 +51,6 @@ static uint32_t const_bool(model_builder *b, bool value) {
 
 static uint32_t const_f32(model_builder *b, float value) {
   return mb_const_tensor(b, VKNN_OPERAND_FLOAT32, NULL, 0, &value, sizeof(value));
-}
-
-/* float16 of values that are exact in it (normal numbers), and back. */
-static uint16_t to_half(float v) {
-  uint32_t bits;
-  memcpy(&bits, &v, sizeof(bits));
-  uint32_t sign = (bits >> 16) & 0x8000u;
-  if ((bits & 0x7fffffffu) == 0) return (uint16_t)sign;
-  int32_t exponent = (int32_t)((bits >> 23) & 0xffu) - 127 + 15;
-  assert_true(exponent > 0 && exponent < 31 && (bits & 0x1fffu) == 0);
-  return (uint16_t)(sign | ((uint32_t)exponent << 10) | ((bits >> 13) & 0x3ffu));
-}
-
-static float from_half(uint16_t h) {
-  int32_t exponent = (h >> 10) & 0x1f;
-  float magnitude = exponent == 0 ? ldexpf((float)(h & 0x3ff), -24)
-                                  : ldexpf((float)((h & 0x3ff) | 0x400), exponent - 25);
-  return (h & 0x8000) ? -magnitude : magnitude;
 }
 
 /* ---- the reference's resize -------------------------------------------- */
@@ -340,7 +259,7 @@ static void test_scale_form(void **state) {
     uint32_t in = mb_input(b, type, in_dims, 4), out = mb_output(b, type, unknown, 4);
     uint32_t width_scale, height_scale;
     if (half) {
-      uint16_t w = to_half(0.5f), h = to_half(1.6015625f); /* 1.6 rounded to float16 */
+      uint16_t w = runner_half(0.5f), h = runner_half(1.6015625f); /* 1.6 rounded to float16 */
       width_scale = mb_const_tensor(b, VKNN_OPERAND_FLOAT16, NULL, 0, &w, 2);
       height_scale = mb_const_tensor(b, VKNN_OPERAND_FLOAT16, NULL, 0, &h, 2);
     } else {
@@ -352,7 +271,7 @@ static void test_scale_form(void **state) {
     float in_f32[25];
     uint16_t in_f16[25], out_f16[16];
     float out_f32[16];
-    for (int i = 0; i < 25; ++i) in_f32[i] = (float)i, in_f16[i] = to_half((float)i);
+    for (int i = 0; i < 25; ++i) in_f32[i] = (float)i, in_f16[i] = runner_half((float)i);
     buffer_arg input = {half ? (const void *)in_f16 : in_f32, NULL, half ? 50u : 100u};
     buffer_arg output = {NULL, half ? (void *)out_f16 : out_f32, half ? 32u : 64u};
     vknn_output_shape shape[1];
@@ -364,7 +283,7 @@ static void test_scale_form(void **state) {
     for (uint32_t y = 0; y < 8; ++y)
       for (uint32_t x = 0; x < 2; ++x) {
         float want = in_f32[(y * 5 / 8) * 5 + (x * 5 / 2)];
-        float got = half ? from_half(out_f16[y * 2 + x]) : out_f32[y * 2 + x];
+        float got = half ? runner_float(out_f16[y * 2 + x]) : out_f32[y * 2 + x];
         assert_float_equal(got, want, 0.f);
       }
     free(b);
@@ -462,7 +381,7 @@ static size_t type_bytes(int32_t type) {
 static double typed_value(int32_t type, const void *data, size_t i) {
   switch (type) {
     case F32: return ((const float *)data)[i];
-    case F16: return from_half(((const uint16_t *)data)[i]);
+    case F16: return runner_float(((const uint16_t *)data)[i]);
     case I32: return ((const int32_t *)data)[i];
     case Q8: return ((const uint8_t *)data)[i];
     default: return ((const int8_t *)data)[i];
@@ -535,7 +454,7 @@ static void test_topk_types(void **state) {
   check_topk(f, Q8S, i8, dims3, 3, 3);
   uint16_t halves[10];
   static const float half_values[10] = {0.5f, -2.f, 65504.f, -65504.f, 0.5f, 0.25f, -0.f, 0.f, 3.f, -2.f};
-  for (int i = 0; i < 10; ++i) halves[i] = to_half(half_values[i]);
+  for (int i = 0; i < 10; ++i) halves[i] = runner_half(half_values[i]);
   const uint32_t dims2[2] = {2, 5};
   check_topk(f, F16, halves, dims2, 2, 4);
 }
@@ -634,5 +553,5 @@ int main(void) {
       cmocka_unit_test(test_topk_long_row_limit),
       cmocka_unit_test(test_topk_k_at_run_time),
   };
-  return cmocka_run_group_tests(tests, setup, teardown);
+  return cmocka_run_group_tests(tests, runner_fixture_setup, runner_fixture_teardown);
 }

@@ -317,6 +317,30 @@ static void test_gather_specialized(void **state) {
   runner_release(&r);
 }
 
+/* ---- EMBEDDING_LOOKUP ---- */
+
+/* Rows of a [4, 2] table picked by 3 lookups given at run time: one out of
+ * range fails the execution (the reference's error), it never reads past
+ * the table. */
+static void test_embedding_lookup_indices(void **state) {
+  model_builder b;
+  runner r;
+  mb_init(&b);
+  uint32_t lookup_dims[1] = {3}, value_dims[2] = {4, 2}, out_dims[2] = {3, 2};
+  uint32_t lookups = mb_input(&b, I32, lookup_dims, 1), values = mb_input(&b, F32, value_dims, 2);
+  uint32_t out = mb_output(&b, F32, out_dims, 2);
+  uint32_t inputs[2] = {lookups, values};
+  mb_operation(&b, VKNN_OPERATION_EMBEDDING_LOOKUP, inputs, 2, &out, 1);
+  runner_init(*state, &r, &b, "EMBEDDING_LOOKUP");
+  set_iota(&r, 1, 8, 0.f);
+  static const int32_t valid[3] = {2, 3, 0};
+  static const int32_t invalid[] = {0, 4, 1, -1, 0, 0, INT32_MIN, INT32_MAX, 0};
+  static const float expected[6] = {4, 5, 6, 7, 0, 1};
+  param_case c = {0, 12, valid, invalid, 3, expected, 6};
+  check_param(&r, &c);
+  runner_release(&r);
+}
+
 /* ---- TILE ---- */
 
 static void test_tile_multiples(void **state) {
@@ -635,6 +659,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_gather_indices, setup, teardown),
       cmocka_unit_test_setup_teardown(test_gather_constant_indices, setup, teardown),
       cmocka_unit_test_setup_teardown(test_gather_specialized, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_embedding_lookup_indices, setup, teardown),
       cmocka_unit_test_setup_teardown(test_tile_multiples, setup, teardown),
       cmocka_unit_test_setup_teardown(test_slice_begin_and_size, setup, teardown),
       cmocka_unit_test_setup_teardown(test_pad_paddings, setup, teardown),

@@ -78,6 +78,7 @@ vknn_status vknn_graph_init(vknn_graph *graph, const vknn_logger *log, const vkn
     t->alias_of = UINT32_MAX;
     vknn_tensor_set_shape(t, o->dimensions, o->dimension_count);
   }
+  graph->input_presence_known = overrides != NULL;
   for (uint32_t i = 0; i < model->main.input_count; ++i) {
     vknn_tensor *t = &graph->tensors[model->main.input_indexes[i]];
     t->io_index = i;

@@ -61,6 +61,7 @@ typedef struct vknn_op_fusion {
  * storage-buffer reads everywhere. */
 typedef struct vknn_kernel_target {
   bool texel_reads;            /* read hot operands through uniform texel buffers */
+  bool int64_float64;          /* 64-bit integer and float arithmetic (shaderInt64, Float64) */
   uint64_t max_texel_elements; /* texels one texel-buffer view may hold */
 } vknn_kernel_target;
 
@@ -80,6 +81,9 @@ typedef struct vknn_graph {
   /* Inferences that stopped for want of something only an execution knows
    * (an input's shape or value): see vknn_graph_defer. */
   uint32_t deferrals;
+  /* Built for one execution (overrides given): a model input is omitted
+   * exactly when its tensor's lifetime is NO_VALUE. */
+  bool input_presence_known;
 } vknn_graph;
 
 /* What an execution tells about one model input that the model may leave

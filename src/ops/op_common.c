@@ -11,6 +11,7 @@ static const char *op_name(const vknn_operation *op) {
 }
 
 static bool may_be_omitted(const vknn_operation *op, uint32_t input) {
+  if (op->type == VKNN_OPERATION_LSH_PROJECTION) return input == 2; /* its weights */
   return input == 1 && (op->type == VKNN_OPERATION_TRANSPOSE || op->type == VKNN_OPERATION_SQUEEZE);
 }
 
@@ -300,6 +301,21 @@ bool vknn_op_check_same_quant(const vknn_logger *log, const vknn_subgraph *sg,
     return true;
   VKNN_LOG_E(log, "model", "%s: output %u must keep input 0's scale %g and zero point %d, not %g, %d",
              op_name(op), output, in->scale, in->zero_point, out->scale, out->zero_point);
+  return false;
+}
+
+bool vknn_op_check_table(const vknn_logger *log, const vknn_operation *op,
+                         const vknn_operand *values, const vknn_operand *out) {
+  if (values->dimension_count == 1) {
+    VKNN_LOG_E(log, "model", "%s: values must have rank 2 or more, not 1", op_name(op));
+    return false;
+  }
+  if (!vknn_op_check_type(log, op, "the output", out, values->type)) return false;
+  if (!vknn_is_quant8(values->type) ||
+      (out->scale == values->scale && out->zero_point == values->zero_point))
+    return true;
+  VKNN_LOG_E(log, "model",
+             "%s: the output must keep the values' scale %g and zero point %d, not %g, %d", op_name(op), values->scale, values->zero_point, out->scale, out->zero_point);
   return false;
 }
 

@@ -4,8 +4,8 @@
 
 /* Signature checks: log (tag "model") and return false when broken. */
 /* Input and output counts, and every input present: only the inputs NNAPI
- * calls optional tensors (TRANSPOSE's perm, SQUEEZE's axes) may be omitted
- * (lifetime NO_VALUE). */
+ * calls optional tensors (TRANSPOSE's perm, SQUEEZE's axes, LSH_PROJECTION's
+ * weights) may be omitted (lifetime NO_VALUE). */
 bool vknn_op_check_counts(const vknn_logger *log, const vknn_subgraph *sg, const vknn_operation *op,
                           uint32_t min_inputs, uint32_t max_inputs, uint32_t outputs);
 bool vknn_op_check_type(const vknn_logger *log, const vknn_operation *op, const char *what,
@@ -59,6 +59,10 @@ bool vknn_op_check_padding_code(const vknn_logger *log, const vknn_operation *op
  * zero point 0 (logged when not; other types pass). */
 bool vknn_op_check_box_quant16(const vknn_logger *log, const vknn_operation *op, const char *what,
                                const vknn_operand *operand);
+/* Lookup tables (EMBEDDING_LOOKUP, HASHTABLE_LOOKUP): values of rank 2 or
+ * more (when known), copied into an output of their type and encoding. */
+bool vknn_op_check_table(const vknn_logger *log, const vknn_operation *op,
+                         const vknn_operand *values, const vknn_operand *out);
 /* Data movement copies bits: the input and output i must share their encoding. */
 vknn_status vknn_op_check_same_encoding(const vknn_graph *graph, const vknn_operation *op,
                                         uint32_t output);

@@ -239,6 +239,12 @@ vknn_plan_target vknn_recorded_graph_target(const vknn_device *device) {
                                 vk->properties.limits.maxComputeWorkGroupCount[1],
                             .import_pools = shared && vk->host_import_alignment != 0,
                             .kernels = {.texel_reads = vk->texel_reads,
+                                        .int64_float64 =
+                                            (vk->shader_features &
+                                             (VKNN_SHADER_NEEDS_SHADERINT64 |
+                                              VKNN_SHADER_NEEDS_SHADERFLOAT64)) ==
+                                            (VKNN_SHADER_NEEDS_SHADERINT64 |
+                                             VKNN_SHADER_NEEDS_SHADERFLOAT64),
                                         .max_texel_elements =
                                             vk->properties.limits.maxTexelBufferElements}};
 }

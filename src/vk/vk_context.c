@@ -211,17 +211,22 @@ static vknn_status create_logical_device(vknn_vk *vk) {
                vk->properties.deviceName);
     return VKNN_STATUS_DEVICE_UNAVAILABLE;
   }
-  /* Kernels with float16 or int8 arithmetic (variants that name the feature)
-   * run only where the device has it; the others use 16- and 8-bit storage. */
+  /* Kernels with float16, int8 or 64-bit arithmetic (variants that name the
+   * feature) run only where the device has it; the others use 16- and 8-bit
+   * storage and 32-bit arithmetic. */
   vk->shader_features = (arithmetic.shaderFloat16 ? VKNN_SHADER_NEEDS_SHADERFLOAT16 : 0) |
-                        (arithmetic.shaderInt8 ? VKNN_SHADER_NEEDS_SHADERINT8 : 0);
+                        (arithmetic.shaderInt8 ? VKNN_SHADER_NEEDS_SHADERINT8 : 0) |
+                        (features.features.shaderInt64 ? VKNN_SHADER_NEEDS_SHADERINT64 : 0) |
+                        (features.features.shaderFloat64 ? VKNN_SHADER_NEEDS_SHADERFLOAT64 : 0);
+  VkPhysicalDeviceFeatures want_core = {.shaderInt64 = features.features.shaderInt64,
+                                        .shaderFloat64 = features.features.shaderFloat64};
   VkPhysicalDeviceShaderFloat16Int8Features want_arithmetic = {
       .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES,
       .shaderFloat16 = arithmetic.shaderFloat16,
       .shaderInt8 = arithmetic.shaderInt8};
   VkPhysicalDevice16BitStorageFeatures want16 = {
       .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES,
-      .pNext = vk->shader_features ? &want_arithmetic : NULL,
+      .pNext = (arithmetic.shaderFloat16 || arithmetic.shaderInt8) ? &want_arithmetic : NULL,
       .storageBuffer16BitAccess = VK_TRUE};
   VkPhysicalDevice8BitStorageFeatures want8 = {
       .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES,
@@ -241,7 +246,8 @@ static vknn_status create_logical_device(vknn_vk *vk) {
                              .queueCreateInfoCount = 1,
                              .pQueueCreateInfos = &queue,
                              .enabledExtensionCount = extension_count,
-                             .ppEnabledExtensionNames = extensions};
+                             .ppEnabledExtensionNames = extensions,
+                             .pEnabledFeatures = &want_core};
   VkResult r = vkCreateDevice(vk->physical_device, &info, NULL, &vk->device);
   if (r != VK_SUCCESS) {
     VKNN_LOG_E(vk->log, "vulkan", "vkCreateDevice failed (%d)", r);

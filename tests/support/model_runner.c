@@ -1,0 +1,106 @@
+#include "support/model_runner.h"
+
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "common/shared_memory.h"
+
+#define SLOT_ALIGN 256u
+
+int runner_fixture_setup(void **state) {
+  runner_fixture *f = calloc(1, sizeof(*f));
+  if (f == NULL) return -1;
+  *state = f;
+  vknn_device_options options = {
+      .log_callback = test_log_callback, .log_user_data = &f->log, .enable_validation = true};
+  return vknn_device_open(&options, &f->device) == VKNN_STATUS_NONE ? 0 : -1;
+}
+
+int runner_fixture_teardown(void **state) {
+  runner_fixture *f = *state;
+  uint64_t messages = vknn_device_get_validation_message_count(f->device);
+  vknn_device_close(f->device);
+  free(f);
+  return messages == 0 ? 0 : -1;
+}
+
+uint16_t runner_half(float v) {
+  uint32_t bits;
+  memcpy(&bits, &v, sizeof(bits));
+  uint32_t sign = (bits >> 16) & 0x8000u;
+  if ((bits & 0x7fffffffu) == 0) return (uint16_t)sign;
+  int32_t exponent = (int32_t)((bits >> 23) & 0xffu) - 127 + 15;
+  assert_true(exponent > 0 && exponent < 31 && (bits & 0x1fffu) == 0);
+  return (uint16_t)(sign | ((uint32_t)exponent << 10) | ((bits >> 13) & 0x3ffu));
+}
+
+float runner_float(uint16_t h) {
+  int32_t exponent = (h >> 10) & 0x1f;
+  float magnitude = exponent == 0 ? ldexpf((float)(h & 0x3ff), -24)
+                                  : ldexpf((float)((h & 0x3ff) | 0x400), exponent - 25);
+  return (h & 0x8000) ? -magnitude : magnitude;
+}
+
+static size_t aligned(size_t bytes) { return (bytes + SLOT_ALIGN - 1) & ~(size_t)(SLOT_ALIGN - 1); }
+
+vknn_prepared_model *model_runner_prepare(vknn_device *device, const test_log *log, model_builder *b) {
+  vknn_prepared_model *pm = NULL;
+  vknn_status s = vknn_device_prepare_model(device, mb_finish(b), VKNN_PREFER_FAST_SINGLE_ANSWER,
+                                            VKNN_PRIORITY_MEDIUM, NULL, &pm);
+  if (s != VKNN_STATUS_NONE) fail_msg("prepare: %s (%s)", vknn_status_name(s), log->last);
+  return pm;
+}
+
+vknn_status model_runner_execute(vknn_prepared_model *pm, const model_builder *b,
+                                 const buffer_arg *inputs, buffer_arg *outputs,
+                                 vknn_output_shape *shapes) {
+  assert_true(b->input_count <= MODEL_RUNNER_MAX_ARGS && b->output_count <= MODEL_RUNNER_MAX_ARGS);
+  vknn_request_argument in_args[MODEL_RUNNER_MAX_ARGS], out_args[MODEL_RUNNER_MAX_ARGS];
+  size_t total = 0;
+  for (uint32_t i = 0; i < b->input_count; ++i) total += aligned(inputs[i].bytes);
+  for (uint32_t i = 0; i < b->output_count; ++i) total += aligned(outputs[i].bytes);
+  shared_memory pool;
+  assert_int_equal(shared_memory_create(&pool, total), 0);
+  size_t offset = 0;
+  for (uint32_t i = 0; i < b->input_count; ++i) {
+    if (inputs[i].data == NULL) { /* omitted: no location either */
+      in_args[i] = (vknn_request_argument){.has_no_value = true};
+      continue;
+    }
+    in_args[i] = (vknn_request_argument){.location = {0, (uint32_t)offset, (uint32_t)inputs[i].bytes}};
+    memcpy(pool.data + offset, inputs[i].data, inputs[i].bytes);
+    offset += aligned(inputs[i].bytes);
+  }
+  for (uint32_t i = 0; i < b->output_count; ++i) {
+    out_args[i] = (vknn_request_argument){.location = {0, (uint32_t)offset, (uint32_t)outputs[i].bytes}};
+    offset += aligned(outputs[i].bytes);
+  }
+  vknn_request_pool pools[1] = {{.kind = VKNN_REQUEST_POOL_MEMORY, .memory = pool.memory}};
+  vknn_request request = {in_args, b->input_count, out_args, b->output_count, pools, 1};
+  vknn_status s = vknn_prepared_model_execute(pm, &request, VKNN_MEASURE_TIMING_NO, NULL, NULL, shapes,
+                                              shapes != NULL ? b->output_count : 0, NULL);
+  for (uint32_t i = 0; s == VKNN_STATUS_NONE && i < b->output_count; ++i)
+    memcpy(outputs[i].result, pool.data + out_args[i].location.offset, outputs[i].bytes);
+  shared_memory_destroy(&pool);
+  return s;
+}
+
+vknn_status model_runner_try(vknn_device *device, const test_log *log, model_builder *b,
+                             const buffer_arg *inputs, buffer_arg *outputs,
+                             vknn_output_shape *shapes) {
+  vknn_prepared_model *pm = model_runner_prepare(device, log, b);
+  vknn_status s = model_runner_execute(pm, b, inputs, outputs, shapes);
+  vknn_prepared_model_release(pm);
+  return s;
+}
+
+void model_runner_run(vknn_device *device, const test_log *log, model_builder *b,
+                      const buffer_arg *inputs, buffer_arg *outputs, vknn_output_shape *shapes) {
+  vknn_status s = model_runner_try(device, log, b, inputs, outputs, shapes);
+  if (s != VKNN_STATUS_NONE) fail_msg("execute: %s (%s)", vknn_status_name(s), log->last);
+}
