@@ -18,6 +18,7 @@
 
 #include "common/shared_memory.h"
 #include "support/model_builder.h"
+#include "support/reads_fixture.h"
 #include "runtime/device_internal.h"
 #include "vknn/vknn.h"
 
@@ -37,39 +38,12 @@ typedef struct conv_case {
 
 /* Every case runs twice: with input and filter read from storage buffers,
  * and through texel buffers (the *_texel variants), on two devices. */
-typedef struct fixture {
-  vknn_device *devices[2];
-  shared_memory pool;
-} fixture;
-
-static const vknn_operand_reads fixture_reads[2] = {VKNN_OPERAND_READS_STORAGE,
-                                                    VKNN_OPERAND_READS_TEXEL};
-
 #define POOL_BYTES (4u << 20)
 
-static int setup(void **state) {
-  fixture *f = calloc(1, sizeof(*f));
-  if (f == NULL) return -1;
-  for (int d = 0; d < 2; ++d) {
-    vknn_device_options options = {.enable_validation = true, .operand_reads = fixture_reads[d]};
-    if (vknn_device_open(&options, &f->devices[d]) != VKNN_STATUS_NONE) return -1;
-  }
-  if (shared_memory_create(&f->pool, POOL_BYTES) != 0) return -1;
-  *state = f;
-  return 0;
-}
+typedef reads_fixture fixture;
 
-static int teardown(void **state) {
-  fixture *f = *state;
-  uint64_t messages = 0;
-  for (int d = 0; d < 2; ++d) {
-    messages += vknn_device_get_validation_message_count(f->devices[d]);
-    vknn_device_close(f->devices[d]);
-  }
-  shared_memory_destroy(&f->pool);
-  free(f);
-  return messages == 0 ? 0 : -1;
-}
+static int setup(void **state) { return reads_fixture_setup(state, POOL_BYTES); }
+static int teardown(void **state) { return reads_fixture_teardown(state); }
 
 /* IEEE binary16 from binary32, rounding to nearest even (normal and
  * subnormal halves; the test's values stay far from overflow). */

@@ -20,6 +20,7 @@
 
 #include "common/shared_memory.h"
 #include "support/model_builder.h"
+#include "support/reads_fixture.h"
 #include "support/quant_reference.h"
 #include "vknn/vknn.h"
 
@@ -41,36 +42,10 @@ typedef struct quant_case {
 
 /* Every case runs on two devices: operands read from storage buffers, and
  * through texel buffers (the kernels' _texel variants). */
-typedef struct fixture {
-  vknn_device *devices[2];
-  shared_memory pool;
-} fixture;
+typedef reads_fixture fixture;
 
-static const vknn_operand_reads fixture_reads[2] = {VKNN_OPERAND_READS_STORAGE,
-                                                    VKNN_OPERAND_READS_TEXEL};
-
-static int setup(void **state) {
-  fixture *f = calloc(1, sizeof(*f));
-  if (f == NULL) return -1;
-  *state = f;
-  for (int d = 0; d < 2; ++d) {
-    vknn_device_options options = {.enable_validation = true, .operand_reads = fixture_reads[d]};
-    if (vknn_device_open(&options, &f->devices[d]) != VKNN_STATUS_NONE) return -1;
-  }
-  return shared_memory_create(&f->pool, POOL_BYTES);
-}
-
-static int teardown(void **state) {
-  fixture *f = *state;
-  uint64_t messages = 0;
-  for (int d = 0; d < 2; ++d) {
-    messages += vknn_device_get_validation_message_count(f->devices[d]);
-    vknn_device_close(f->devices[d]);
-  }
-  shared_memory_destroy(&f->pool);
-  free(f);
-  return messages == 0 ? 0 : -1;
-}
+static int setup(void **state) { return reads_fixture_setup(state, POOL_BYTES); }
+static int teardown(void **state) { return reads_fixture_teardown(state); }
 
 /* ---- the case's tensors ----------------------------------------------------- */
 

@@ -1,0 +1,27 @@
+#include "support/reads_fixture.h"
+
+#include <stdlib.h>
+
+int reads_fixture_setup(void **state, size_t pool_bytes) {
+  static const vknn_operand_reads reads[2] = {VKNN_OPERAND_READS_STORAGE, VKNN_OPERAND_READS_TEXEL};
+  reads_fixture *f = calloc(1, sizeof(*f));
+  if (f == NULL) return -1;
+  *state = f;
+  for (int d = 0; d < 2; ++d) {
+    vknn_device_options options = {.enable_validation = true, .operand_reads = reads[d]};
+    if (vknn_device_open(&options, &f->devices[d]) != VKNN_STATUS_NONE) return -1;
+  }
+  return shared_memory_create(&f->pool, pool_bytes);
+}
+
+int reads_fixture_teardown(void **state) {
+  reads_fixture *f = *state;
+  uint64_t messages = 0;
+  for (int d = 0; d < 2; ++d) {
+    messages += vknn_device_get_validation_message_count(f->devices[d]);
+    vknn_device_close(f->devices[d]);
+  }
+  shared_memory_destroy(&f->pool);
+  free(f);
+  return messages == 0 ? 0 : -1;
+}
