@@ -148,8 +148,13 @@ static void put_referenced_values(writer *w, const vknn_subgraph *sg, const cons
   for (uint32_t i = 0; i < sg->operand_count; ++i) {
     const vknn_operand *o = &sg->operands[i];
     if (o->lifetime != VKNN_LIFETIME_CONSTANT_REFERENCE) continue;
-    const vknn_mapped_pool *pool = &c->pools[o->location.pool_index];
-    put(w, pool->data + o->location.offset, o->location.length);
+    const vknn_data_location *l = &o->location;
+    if (l->pool_index >= c->pool_count ||
+        (uint64_t)l->offset + l->length > c->pools[l->pool_index].size) {
+      w->ok = false; /* not a valid model: callers validate first */
+      return;
+    }
+    put(w, c->pools[l->pool_index].data + l->offset, l->length);
     put(w, zeros, align8(o->location.length) - o->location.length);
   }
 }
