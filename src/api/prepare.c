@@ -71,17 +71,17 @@ vknn_status vknn_device_prepare_model_with_cache(vknn_device *device, const vknn
 
 /* The model read back from a cache is checked again exactly like a new
  * one: a data cache changed in a way its checksum missed can at worst give
- * another valid model. An invalid one is the cache's fault, not an argument's. */
+ * another valid model. An invalid one (rules or shapes) is the cache's
+ * fault, not an argument's; running out of memory stays what it is. */
 static vknn_status prepare_loaded(vknn_device *device, const vknn_cache_loaded *loaded,
                                   vknn_prepared_model **out_prepared_model) {
   vknn_status s = vknn_compiler_validate_model(&device->log, &loaded->model.model);
-  if (s == VKNN_STATUS_INVALID_ARGUMENT) {
-    VKNN_LOG_E(&device->log, TAG, "the cached model is not valid");
-    return VKNN_STATUS_GENERAL_FAILURE;
-  }
-  if (s != VKNN_STATUS_NONE) return s; /* out of memory while validating */
-  return compile_and_create(device, &loaded->model.model, loaded->preference, loaded->priority,
-                            out_prepared_model);
+  if (s == VKNN_STATUS_NONE)
+    s = compile_and_create(device, &loaded->model.model, loaded->preference, loaded->priority,
+                           out_prepared_model);
+  if (s != VKNN_STATUS_INVALID_ARGUMENT) return s;
+  VKNN_LOG_E(&device->log, TAG, "the cached model is not valid");
+  return VKNN_STATUS_GENERAL_FAILURE;
 }
 
 vknn_status vknn_device_prepare_model_from_cache(vknn_device *device,
