@@ -18,10 +18,11 @@
 # Stage 1 also runs the compilation-cache mode (cache: prepare with cache
 # files, prepare from them on a second device, run) as a pass of its own over
 # every 5th case: each case is prepared three times there (plain, with cache,
-# from cache), so a full pass costs about as much as a full sync pass (about
-# 17 CPU-minutes measured, over 8 minutes of CI on 2 cores); every 5th case
-# took 4.7 CPU-minutes (about 2.5 minutes on 2 cores), and the cache code
-# itself is the same for every model.
+# from cache), so a full pass costs about as much as a full sync pass (every
+# 4th case took 4.4 CPU-minutes: a full pass about 17, over 8 minutes of CI
+# on 2 cores); every 5th case took 4.7 CPU-minutes on a loaded machine
+# (about 2.5 minutes on 2 cores), and the cache code is the same for every
+# model.
 # Ends with one line: "Total: N passed, N failed, N skipped".
 set -uo pipefail
 cd "$(dirname "$0")/.."
