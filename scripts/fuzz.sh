@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets with clang (ASan + UBSan, build-fuzz/) and runs
-# each for SECONDS (default 60) from a seed corpus of conformance models:
+# each for SECONDS (default 60) from a seed corpus of conformance models
+# (fuzz_prepare: model bytes; fuzz_execute: model and input bytes;
+# fuzz_cache: compilation-cache files, prepare from cache):
 #   scripts/fuzz.sh [SECONDS]
 # Prints one line per target ("fuzz TARGET: passed" or "failed") and exits
 # non-zero when a target found a crash, a leak or undefined behavior; the
@@ -22,11 +24,17 @@ seeds=$dir/seeds
 rm -rf "$seeds" && mkdir -p "$seeds" "$dir/artifacts"
 # V1_0 without MobileNet: small models, so that each run mutates rather than
 # spends its time executing the seeds.
-"$dir/tests/fuzz/fuzz-seeds" "$seeds" $(ls "$data"/V1_0/*.json | grep -v mobilenet) || exit 1
+small_models=$(ls "$data"/V1_0/*.json | grep -v mobilenet)
+"$dir/tests/fuzz/fuzz-seeds" "$seeds" $small_models || exit 1
+# fuzz_cache starts from the same models as compilation-cache data files.
+rm -rf "$seeds-cache" && mkdir -p "$seeds-cache"
+"$dir/tests/fuzz/fuzz-seeds" --cache "$seeds-cache" $small_models || exit 1
 
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 status=0
-for target in fuzz_prepare fuzz_execute; do
+for target in fuzz_prepare fuzz_execute fuzz_cache; do
+  target_seeds=$seeds
+  [ "$target" = fuzz_cache ] && target_seeds=$seeds-cache
   # Per-input leak checks flag state lavapipe creates lazily (for a new
   # pipeline, a first execution) and keeps until its device closes; leaks
   # are checked at exit instead, after the fuzz device is closed.
@@ -34,7 +42,7 @@ for target in fuzz_prepare fuzz_execute; do
   mkdir -p "$corpus"
   log=$dir/$target.log
   if "$dir/tests/fuzz/$target" -max_total_time="$seconds" -rss_limit_mb=4096 -timeout=60 -detect_leaks=0 \
-       -print_final_stats=1 -artifact_prefix="$dir/artifacts/$target-" "$corpus" "$seeds" > "$log" 2>&1; then
+       -print_final_stats=1 -artifact_prefix="$dir/artifacts/$target-" "$corpus" "$target_seeds" > "$log" 2>&1; then
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
     echo "fuzz $target: passed ($runs executions in ${seconds}s)"
   else

@@ -6,7 +6,7 @@ packages=(
   build-essential pkg-config meson ninja-build python3
   libvulkan-dev libvulkan-volk-dev vulkan-validationlayers mesa-vulkan-drivers vulkan-tools
   glslang-tools spirv-tools spirv-cross
-  libcmocka-dev libcjson-dev
+  libcmocka-dev libcjson-dev nettle-dev
   clang libclang-rt-14-dev
 )
 

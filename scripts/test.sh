@@ -13,7 +13,16 @@
 #      silences only reports inside the uninstrumented Vulkan driver, loader
 #      and validation layer;
 #   4. the libFuzzer targets (clang, ASan + UBSan: scripts/fuzz.sh), a minute
-#      each from a seed corpus of conformance models.
+#      each from a seed corpus of conformance models (fuzz_prepare,
+#      fuzz_execute, fuzz_cache).
+# Stage 1 also runs the compilation-cache mode (cache: prepare with cache
+# files, prepare from them on a second device, run) as a pass of its own over
+# every 5th case: each case is prepared three times there (plain, with cache,
+# from cache), so a full pass costs about as much as a full sync pass (every
+# 4th case took 4.4 CPU-minutes: a full pass about 17, over 8 minutes of CI
+# on 2 cores); every 5th case took 4.7 CPU-minutes on a loaded machine
+# (about 2.5 minutes on 2 cores), and the cache code is the same for every
+# model.
 # Ends with one line: "Total: N passed, N failed, N skipped".
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -74,6 +83,7 @@ if build build -Dbuildtype=debugoptimized; then
   unit_tests build
   conformance build all-modes --modes "$modes" --baseline "$baseline"
   grep -E '^[A-Z_0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+$|^operation' build/cts-all-modes.log
+  conformance build cache --modes cache --sample 5 --baseline "$baseline"
   # The device chooses one way of reading convolution operands (texel
   # buffers on lavapipe); the other way must pass too.
   conformance build storage-reads --modes sync --operand-reads storage --baseline "$baseline"

@@ -111,10 +111,33 @@ vknn_status vknn_device_get_version_string(const vknn_device *device, const char
 vknn_status vknn_device_get_name(const vknn_device *device, const char **out_name);
 
 /* Number of model-cache and data-cache files prepare wants (HAL
- * getNumberOfCacheFilesNeeded); 0 and 0 until compilation caching exists. */
+ * getNumberOfCacheFilesNeeded): 1 and 1. */
 vknn_status vknn_device_get_number_of_cache_files_needed(const vknn_device *device,
                                                          uint32_t *out_model_cache,
                                                          uint32_t *out_data_cache);
+
+/* Bytes of a compilation-cache token (HAL Constant::BYTE_SIZE_OF_CACHE_TOKEN). */
+#define VKNN_CACHE_TOKEN_SIZE 32
+
+/* One cache file (HAL: a handle, which must hold exactly one file descriptor,
+ * opened for reading and writing). */
+typedef struct vknn_cache_handle {
+  const int *fds;
+  uint32_t fd_count;
+} vknn_cache_handle;
+
+/* The compilation cache of a prepare (HAL modelCache, dataCache, token). The
+ * model cache holds what must not be tampered with (the token, the device's
+ * identity, a checksum over both files, the Vulkan pipeline cache); the data
+ * cache holds the model itself. Counts must be those of
+ * vknn_device_get_number_of_cache_files_needed (or both 0: no caching). */
+typedef struct vknn_cache_files {
+  const vknn_cache_handle *model_cache;
+  uint32_t model_cache_count;
+  const vknn_cache_handle *data_cache;
+  uint32_t data_cache_count;
+  const uint8_t *token; /* VKNN_CACHE_TOKEN_SIZE bytes */
+} vknn_cache_files;
 
 /* One boolean per operation of model->main (HAL getSupportedOperations_1_3):
  * true when the driver runs that operation on the GPU with those exact operand
@@ -137,6 +160,36 @@ vknn_status vknn_device_prepare_model(vknn_device *device, const vknn_model *mod
                                       vknn_execution_preference preference,
                                       vknn_priority priority, const vknn_deadline *deadline,
                                       vknn_prepared_model **out_prepared_model);
+
+/* vknn_device_prepare_model, then saves the prepared model into the cache
+ * files (HAL prepareModel_1_3 with cache handles): each file truncated and
+ * written from offset 0. Saving never changes the result of the prepare: a
+ * cache that cannot be written (wrong counts, a handle without exactly one
+ * descriptor, a file not open for reading and writing, a failed write) is
+ * logged and left unwritten or invalid. cache may be NULL or empty: no
+ * caching. */
+vknn_status vknn_device_prepare_model_with_cache(vknn_device *device, const vknn_model *model,
+                                                 vknn_execution_preference preference,
+                                                 vknn_priority priority,
+                                                 const vknn_deadline *deadline,
+                                                 const vknn_cache_files *cache,
+                                                 vknn_prepared_model **out_prepared_model);
+
+/* A prepared model from cache files written by
+ * vknn_device_prepare_model_with_cache (HAL prepareModelFromCache_1_3). Each
+ * file is read once into memory and checked there: INVALID_ARGUMENT for
+ * wrong file counts or a handle without exactly one descriptor;
+ * GENERAL_FAILURE for a file that cannot be read (write-only), a token other
+ * than the one saved, a cache written for another device, Vulkan driver or
+ * vknn version, or any byte of the model cache (or the data cache it
+ * checksums) changed, added or missing. The model read back is validated
+ * like a new one and compiled again; the pipelines come from the saved
+ * Vulkan pipeline cache where the Vulkan driver keeps them. The prepared
+ * model gets the preference and priority it was saved with. */
+vknn_status vknn_device_prepare_model_from_cache(vknn_device *device,
+                                                 const vknn_deadline *deadline,
+                                                 const vknn_cache_files *cache,
+                                                 vknn_prepared_model **out_prepared_model);
 
 /* How many messages the Vulkan validation layer has reported on this device.
  * Tests require it to stay 0. */

@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include "compiler/compiler.h"
+#include "runtime/compilation_cache.h"
 #include "runtime/device_internal.h"
 #include "runtime/recorded_graph.h"
 #include "compiler/operation_registry.h"
@@ -92,8 +93,8 @@ vknn_status vknn_device_get_number_of_cache_files_needed(const vknn_device *devi
                                                          uint32_t *out_data_cache) {
   if (device == NULL || out_model_cache == NULL || out_data_cache == NULL)
     return VKNN_STATUS_INVALID_ARGUMENT;
-  *out_model_cache = 0;
-  *out_data_cache = 0;
+  *out_model_cache = VKNN_CACHE_MODEL_FILES;
+  *out_data_cache = VKNN_CACHE_DATA_FILES;
   return VKNN_STATUS_NONE;
 }
 

@@ -2,6 +2,7 @@
  * model, compile it, and make the prepared model from the plan. */
 #include "compiler/compiler.h"
 #include "compiler/operation_registry.h"
+#include "runtime/compilation_cache.h"
 #include "runtime/prepared_model_internal.h"
 #include "runtime/recorded_graph.h"
 
@@ -21,21 +22,14 @@ static vknn_status validate_prepare_arguments(const vknn_logger *log,
   return VKNN_STATUS_NONE;
 }
 
-vknn_status vknn_device_prepare_model(vknn_device *device, const vknn_model *model,
+/* Compiles a valid model and makes the prepared model from the plan. */
+static vknn_status compile_and_create(vknn_device *device, const vknn_model *model,
                                       vknn_execution_preference preference,
-                                      vknn_priority priority, const vknn_deadline *deadline,
+                                      vknn_priority priority,
                                       vknn_prepared_model **out_prepared_model) {
-  if (out_prepared_model != NULL) *out_prepared_model = NULL;
-  if (device == NULL || model == NULL || out_prepared_model == NULL)
-    return VKNN_STATUS_INVALID_ARGUMENT;
-  vknn_status s = validate_prepare_arguments(&device->log, preference, priority);
-  if (s == VKNN_STATUS_NONE) s = vknn_compiler_validate_model(&device->log, model);
-  if (s == VKNN_STATUS_NONE) s = vknn_device_check_lost(device, TAG);
-  if (s == VKNN_STATUS_NONE) s = vknn_check_deadline(&device->log, TAG, deadline);
-  if (s != VKNN_STATUS_NONE) return s;
   vknn_plan plan;
   vknn_plan_target target = vknn_recorded_graph_target(device);
-  s = vknn_compile(&device->log, model, NULL, &target, &plan);
+  vknn_status s = vknn_compile(&device->log, model, NULL, &target, &plan);
   if (s != VKNN_STATUS_NONE) return s;
   vknn_prepared_model *pm = NULL;
   s = vknn_prepared_model_create(device, &plan, priority, preference, &pm);
@@ -44,4 +38,67 @@ vknn_status vknn_device_prepare_model(vknn_device *device, const vknn_model *mod
   VKNN_LOG_V(&device->log, TAG, "prepared a model%s", pm->deferred ? " compiled per execution" : "");
   *out_prepared_model = pm;
   return VKNN_STATUS_NONE;
+}
+
+vknn_status vknn_device_prepare_model(vknn_device *device, const vknn_model *model,
+                                      vknn_execution_preference preference,
+                                      vknn_priority priority, const vknn_deadline *deadline,
+                                      vknn_prepared_model **out_prepared_model) {
+  return vknn_device_prepare_model_with_cache(device, model, preference, priority, deadline, NULL,
+                                              out_prepared_model);
+}
+
+vknn_status vknn_device_prepare_model_with_cache(vknn_device *device, const vknn_model *model,
+                                                 vknn_execution_preference preference,
+                                                 vknn_priority priority,
+                                                 const vknn_deadline *deadline,
+                                                 const vknn_cache_files *cache,
+                                                 vknn_prepared_model **out_prepared_model) {
+  if (out_prepared_model != NULL) *out_prepared_model = NULL;
+  if (device == NULL || model == NULL || out_prepared_model == NULL)
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  vknn_status s = validate_prepare_arguments(&device->log, preference, priority);
+  if (s == VKNN_STATUS_NONE) s = vknn_compiler_validate_model(&device->log, model);
+  if (s == VKNN_STATUS_NONE) s = vknn_device_check_lost(device, TAG);
+  if (s == VKNN_STATUS_NONE) s = vknn_check_deadline(&device->log, TAG, deadline);
+  if (s == VKNN_STATUS_NONE)
+    s = compile_and_create(device, model, preference, priority, out_prepared_model);
+  /* After the prepare, whose result saving never changes. */
+  if (s == VKNN_STATUS_NONE && vknn_cache_given(cache))
+    vknn_cache_save(device, model, cache, preference, priority);
+  return s;
+}
+
+/* The model read back from a cache is checked again exactly like a new
+ * one: a data cache changed in a way its checksum missed can at worst give
+ * another valid model. An invalid one (rules or shapes) is the cache's
+ * fault, not an argument's; running out of memory stays what it is. */
+static vknn_status prepare_loaded(vknn_device *device, const vknn_cache_loaded *loaded,
+                                  vknn_prepared_model **out_prepared_model) {
+  vknn_status s = vknn_compiler_validate_model(&device->log, &loaded->model.model);
+  if (s == VKNN_STATUS_NONE)
+    s = compile_and_create(device, &loaded->model.model, loaded->preference, loaded->priority,
+                           out_prepared_model);
+  if (s != VKNN_STATUS_INVALID_ARGUMENT) return s;
+  VKNN_LOG_E(&device->log, TAG, "the cached model is not valid");
+  return VKNN_STATUS_GENERAL_FAILURE;
+}
+
+vknn_status vknn_device_prepare_model_from_cache(vknn_device *device,
+                                                 const vknn_deadline *deadline,
+                                                 const vknn_cache_files *cache,
+                                                 vknn_prepared_model **out_prepared_model) {
+  if (out_prepared_model != NULL) *out_prepared_model = NULL;
+  if (device == NULL || cache == NULL || out_prepared_model == NULL)
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  vknn_status s = vknn_cache_check_arguments(&device->log, cache);
+  if (s == VKNN_STATUS_NONE) s = vknn_device_check_lost(device, TAG);
+  if (s == VKNN_STATUS_NONE) s = vknn_check_deadline(&device->log, TAG, deadline);
+  if (s != VKNN_STATUS_NONE) return s;
+  vknn_cache_loaded loaded;
+  s = vknn_cache_load(device, cache, &loaded);
+  if (s != VKNN_STATUS_NONE) return s;
+  s = prepare_loaded(device, &loaded, out_prepared_model);
+  vknn_model_owned_free(&loaded.model);
+  return s;
 }

@@ -317,6 +317,7 @@ vknn_status vknn_vk_init(vknn_vk *vk, const vknn_logger *log, bool enable_valida
   vk->log = log;
   pthread_mutex_init(&vk->queue_lock, NULL);
   pthread_mutex_init(&vk->pipeline_lock, NULL);
+  pthread_rwlock_init(&vk->pipeline_cache_lock, NULL);
   vknn_vk_layout_table_init(&vk->layouts);
   if (volkInitialize() != VK_SUCCESS) {
     VKNN_LOG_E(log, "vulkan", "no Vulkan loader found");
@@ -363,6 +364,7 @@ void vknn_vk_destroy(vknn_vk *vk) {
   if (vk->instance != VK_NULL_HANDLE) vkDestroyInstance(vk->instance, NULL);
   pthread_mutex_destroy(&vk->queue_lock);
   pthread_mutex_destroy(&vk->pipeline_lock);
+  pthread_rwlock_destroy(&vk->pipeline_cache_lock);
   pthread_mutex_destroy(&vk->layouts.lock);
   vk->device = VK_NULL_HANDLE;
   vk->instance = VK_NULL_HANDLE;

@@ -45,6 +45,9 @@ typedef struct vknn_vk {
   PFN_vkGetMemoryHostPointerPropertiesEXT get_host_pointer_properties;
   uint32_t shader_features; /* VKNN_SHADER_NEEDS_* the device has enabled */
   VkPipelineCache pipeline_cache;
+  /* Pipeline creation reads the cache (shared); merging saved data into it
+   * and reading its data out need it alone (exclusive). */
+  pthread_rwlock_t pipeline_cache_lock;
   VkShaderModule shader_modules[VKNN_SHADER_COUNT];
   vknn_vk_layout_table layouts;
   /* Uniform texel buffers of R32, R32G32B32A32, R16 and R16G16B16A16 SFLOAT
@@ -119,6 +122,15 @@ typedef struct vknn_pipeline_key {
  * per core): a prepare's compilation, before recording asks for them one by
  * one. Failures are left for vknn_vk_get_pipeline to report. */
 void vknn_vk_create_pipelines(vknn_vk *vk, const vknn_pipeline_key *keys, uint32_t count);
+
+/* The data of the device's pipeline cache (vkGetPipelineCacheData), for
+ * the compilation cache; *out_data is malloc'd. */
+vknn_status vknn_vk_pipeline_cache_data(vknn_vk *vk, uint8_t **out_data, size_t *out_size);
+
+/* Merges pipeline-cache data saved on a device into this device's cache.
+ * The data's header must name this device (vendor, device, cache UUID):
+ * GENERAL_FAILURE (logged) otherwise, and nothing is merged. */
+vknn_status vknn_vk_pipeline_cache_merge(vknn_vk *vk, const uint8_t *data, size_t size);
 
 /* Whether the device has every optional feature a kernel variant needs. */
 bool vknn_vk_has_shader(const vknn_vk *vk, vknn_shader_id shader);

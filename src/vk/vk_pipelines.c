@@ -54,8 +54,11 @@ static VkResult create_pipeline(vknn_vk *vk, vknn_pipeline_entry *e) {
                 .pSpecializationInfo = &spec},
       .layout = e->result.layout->pipeline};
   atomic_fetch_add(&vk->counters.pipelines_created, 1);
-  return vkCreateComputePipelines(vk->device, vk->pipeline_cache, 1, &info, NULL,
-                                  &e->result.pipeline);
+  pthread_rwlock_rdlock(&vk->pipeline_cache_lock);
+  VkResult r = vkCreateComputePipelines(vk->device, vk->pipeline_cache, 1, &info, NULL,
+                                        &e->result.pipeline);
+  pthread_rwlock_unlock(&vk->pipeline_cache_lock);
+  return r;
 }
 
 vknn_status vknn_vk_get_pipeline(vknn_vk *vk, vknn_shader_id shader, uint32_t binding_count,
@@ -211,4 +214,64 @@ void vknn_vk_destroy_pipelines(vknn_vk *vk) {
     free(vk->pipelines);
     vk->pipelines = next;
   }
+}
+
+vknn_status vknn_vk_pipeline_cache_data(vknn_vk *vk, uint8_t **out_data, size_t *out_size) {
+  *out_data = NULL;
+  *out_size = 0;
+  pthread_rwlock_wrlock(&vk->pipeline_cache_lock);
+  size_t size = 0;
+  VkResult r = vkGetPipelineCacheData(vk->device, vk->pipeline_cache, &size, NULL);
+  uint8_t *data = r == VK_SUCCESS ? vknn_malloc(size ? size : 1) : NULL;
+  if (data != NULL) r = vkGetPipelineCacheData(vk->device, vk->pipeline_cache, &size, data);
+  pthread_rwlock_unlock(&vk->pipeline_cache_lock);
+  if (data == NULL || r != VK_SUCCESS) {
+    free(data);
+    VKNN_LOG_E(vk->log, "compilation", "reading the pipeline cache failed (%d)", r);
+    return r == VK_SUCCESS ? VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT : vknn_vk_status(r);
+  }
+  *out_data = data;
+  *out_size = size;
+  return VKNN_STATUS_NONE;
+}
+
+/* The header every pipeline cache's data starts with
+ * (VkPipelineCacheHeaderVersionOne), read byte by byte: the data has no
+ * alignment. */
+static uint32_t read_u32(const uint8_t *p) {
+  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static bool header_names_device(const vknn_vk *vk, const uint8_t *data, size_t size) {
+  const size_t header = 16 + VK_UUID_SIZE;
+  if (size < header) return false;
+  uint32_t header_size = read_u32(data);
+  return header_size >= header && header_size <= size &&
+         read_u32(data + 4) == VK_PIPELINE_CACHE_HEADER_VERSION_ONE &&
+         read_u32(data + 8) == vk->properties.vendorID &&
+         read_u32(data + 12) == vk->properties.deviceID &&
+         memcmp(data + 16, vk->properties.pipelineCacheUUID, VK_UUID_SIZE) == 0;
+}
+
+vknn_status vknn_vk_pipeline_cache_merge(vknn_vk *vk, const uint8_t *data, size_t size) {
+  if (!header_names_device(vk, data, size)) {
+    VKNN_LOG_E(vk->log, "compilation", "pipeline-cache data of another device or malformed");
+    return VKNN_STATUS_GENERAL_FAILURE;
+  }
+  VkPipelineCacheCreateInfo info = {.sType = VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO,
+                                    .initialDataSize = size,
+                                    .pInitialData = data};
+  VkPipelineCache saved = VK_NULL_HANDLE;
+  VkResult r = vkCreatePipelineCache(vk->device, &info, NULL, &saved);
+  if (r == VK_SUCCESS) {
+    pthread_rwlock_wrlock(&vk->pipeline_cache_lock);
+    r = vkMergePipelineCaches(vk->device, vk->pipeline_cache, 1, &saved);
+    pthread_rwlock_unlock(&vk->pipeline_cache_lock);
+    vkDestroyPipelineCache(vk->device, saved, NULL);
+  }
+  if (r != VK_SUCCESS) {
+    VKNN_LOG_E(vk->log, "compilation", "merging saved pipeline-cache data failed (%d)", r);
+    return vknn_vk_status(r);
+  }
+  return VKNN_STATUS_NONE;
 }

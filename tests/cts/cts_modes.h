@@ -34,6 +34,10 @@ void cts_run_device_memory(cts_worker *w, cts_case *c, vknn_prepared_model *pm, 
 /* Model and request mutations that must be rejected (cts_validation.c). */
 void cts_run_validation(cts_worker *w, cts_case *c, vknn_prepared_model *pm, cts_judgement *j);
 
+/* Prepared with cache files, restored on the worker's restore device, run
+ * there (cts_cache.c). */
+void cts_run_cache(cts_worker *w, cts_case *c, vknn_prepared_model *pm, cts_judgement *j);
+
 void cts_run_async(cts_worker *w, cts_case *c, vknn_prepared_model *pm, cts_judgement *j);
 void cts_run_burst(cts_worker *w, cts_case *c, vknn_prepared_model *pm, cts_judgement *j);
 void cts_run_fenced(cts_worker *w, cts_case *c, vknn_prepared_model *pm, cts_judgement *j);

@@ -35,18 +35,30 @@ static vknn_operand_reads operand_reads = VKNN_OPERAND_READS_AUTO;
 
 void cts_set_operand_reads(vknn_operand_reads reads) { operand_reads = reads; }
 
-vknn_status cts_worker_open(cts_worker *worker) {
-  memset(worker, 0, sizeof(*worker));
+static vknn_status open_device(cts_worker *worker, vknn_device **out) {
   vknn_device_options options = {.log_callback = on_log,
                                  .log_user_data = worker,
                                  .enable_validation = true,
                                  .operand_reads = operand_reads};
-  return vknn_device_open(&options, &worker->device);
+  return vknn_device_open(&options, out);
+}
+
+vknn_status cts_worker_open(cts_worker *worker) {
+  memset(worker, 0, sizeof(*worker));
+  return open_device(worker, &worker->device);
+}
+
+vknn_device *cts_worker_restore_device(cts_worker *worker) {
+  if (worker->restore_device == NULL && open_device(worker, &worker->restore_device) != VKNN_STATUS_NONE)
+    worker->restore_device = NULL;
+  return worker->restore_device;
 }
 
 void cts_worker_close(cts_worker *worker) {
+  vknn_device_close(worker->restore_device);
   vknn_device_close(worker->device);
   worker->device = NULL;
+  worker->restore_device = NULL;
 }
 
 static void set_outcome(cts_judgement *o, cts_status status, const char *reason) {
@@ -112,6 +124,7 @@ static mode_runner runner_of(cts_mode mode) {
     case CTS_MODE_THREADS: return cts_run_threads;
     case CTS_MODE_DEVICE_MEMORY: return cts_run_device_memory;
     case CTS_MODE_VALIDATION: return cts_run_validation;
+    case CTS_MODE_CACHE: return cts_run_cache;
     default: return NULL;
   }
 }

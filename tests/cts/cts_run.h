@@ -16,7 +16,7 @@ typedef enum cts_status {
   X(SYNC, "sync", true) X(ASYNC, "async", true) X(BURST, "burst", true)               \
   X(FENCED, "fenced", true) X(DYNAMIC, "dynamic", true)                               \
   X(DEVICE_MEMORY, "device-memory", true) X(QUANT_COUPLING, "quant-coupling", true) \
-  X(CACHE, "cache", false) X(THREADS, "threads", true) X(VALIDATION, "validation", true)
+  X(CACHE, "cache", true) X(THREADS, "threads", true) X(VALIDATION, "validation", true)
 
 typedef enum cts_mode {
 #define CTS_MODE_ENUM_(id, name, implemented) CTS_MODE_##id,
@@ -39,6 +39,7 @@ typedef struct cts_result {
 /* Context of a worker process: its device and the last error it logged. */
 typedef struct cts_worker {
   vknn_device *device;
+  vknn_device *restore_device; /* mode cache: a second instance, opened when first needed */
   char last_error[384];
 } cts_worker;
 
@@ -47,6 +48,9 @@ void cts_set_operand_reads(vknn_operand_reads reads);
 /* Opens the worker's device with the validation layer on. */
 vknn_status cts_worker_open(cts_worker *worker);
 void cts_worker_close(cts_worker *worker);
+/* The worker's restore device, opened (validation layer on) the first time;
+ * NULL when it cannot be opened. */
+vknn_device *cts_worker_restore_device(cts_worker *worker);
 
 /* Runs a case in every mode set in modes (bit = cts_mode). */
 void cts_run_case(cts_worker *worker, const cJSON *test, unsigned modes, cts_result *out);

@@ -1,19 +1,47 @@
-/* fuzz-seeds OUT_DIR FILE.json...: writes the byte form of every
+/* fuzz-seeds [--cache] OUT_DIR FILE.json...: writes the byte form of every
  * conformance case (model and input values) as a seed for the fuzz
- * targets, one file per case. */
+ * targets, one file per case; with --cache, each case's model serialized
+ * as the compilation cache's data file holds it, after a 0 byte (the
+ * fuzz_cache input that seals it). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cts_case.h"
 #include "fuzz_model_bytes.h"
+#include "model/model_serialize.h"
+
+static void quiet(void *user_data, vknn_log_level level, const char *tag, const char *message) {
+  (void)user_data, (void)level, (void)tag, (void)message;
+}
+
+/* 0 and the serialized model after it; -1 when it cannot be serialized. */
+static int encode_cache_seed(const cts_case *c, uint8_t **out, size_t *out_size) {
+  vknn_logger log;
+  vknn_logger_init(&log, quiet, NULL);
+  uint8_t *model = NULL;
+  size_t size = 0;
+  if (vknn_model_serialize(&log, &c->model, &model, &size) != VKNN_STATUS_NONE) return -1;
+  *out = malloc(size + 1);
+  if (*out != NULL) {
+    (*out)[0] = 0;
+    memcpy(*out + 1, model, size);
+    *out_size = size + 1;
+  }
+  free(model);
+  return *out != NULL ? 0 : -1;
+}
+
+static bool cache_seeds;
 
 static int write_seed(const char *dir, const cts_case *c) {
   const uint8_t *pools[1] = {c->constant_pool.data};
   uint8_t *bytes = NULL;
   size_t size = 0;
-  if (fuzz_model_encode(&c->model, pools, c->input_pool.data, c->input_pool.size, &bytes, &size) != 0)
-    return 0; /* beyond the byte form's limits: no seed */
+  int encoded = cache_seeds ? encode_cache_seed(c, &bytes, &size)
+                            : fuzz_model_encode(&c->model, pools, c->input_pool.data,
+                                                c->input_pool.size, &bytes, &size);
+  if (encoded != 0) return 0; /* beyond the byte form's limits: no seed */
   char path[4096];
   snprintf(path, sizeof(path), "%s/%s.bin", dir, c->name);
   FILE *f = fopen(path, "wb");
@@ -24,8 +52,12 @@ static int write_seed(const char *dir, const cts_case *c) {
 }
 
 int main(int argc, char **argv) {
+  if (argc > 1 && strcmp(argv[1], "--cache") == 0) {
+    cache_seeds = true;
+    argv++, argc--;
+  }
   if (argc < 3) {
-    fprintf(stderr, "usage: fuzz-seeds OUT_DIR FILE.json...\n");
+    fprintf(stderr, "usage: fuzz-seeds [--cache] OUT_DIR FILE.json...\n");
     return 2;
   }
   int written = 0;
