@@ -1,6 +1,7 @@
 /* Prepare (HAL IDevice::prepareModel_1_3): validate the arguments and the
  * model, compile it, and make the prepared model from the plan. */
 #include "compiler/compiler.h"
+#include "compiler/control_flow.h"
 #include "compiler/operation_registry.h"
 #include "runtime/prepared_model_internal.h"
 #include "runtime/recorded_graph.h"
@@ -33,6 +34,9 @@ vknn_status vknn_device_prepare_model(vknn_device *device, const vknn_model *mod
   if (s == VKNN_STATUS_NONE) s = vknn_device_check_lost(device, TAG);
   if (s == VKNN_STATUS_NONE) s = vknn_check_deadline(&device->log, TAG, deadline);
   if (s != VKNN_STATUS_NONE) return s;
+  if (vknn_subgraph_has_control_flow(&model->main))
+    return vknn_prepared_model_create_control_flow(device, model, priority, preference,
+                                                   out_prepared_model);
   vknn_plan plan;
   vknn_plan_target target = vknn_recorded_graph_target(device);
   s = vknn_compile(&device->log, model, NULL, &target, &plan);

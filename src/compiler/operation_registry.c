@@ -2,6 +2,7 @@
 
 #include <stddef.h>
 
+#include "compiler/control_flow.h"
 #include "model/model_validate.h"
 
 #define VKNN_OP(TYPE, family, name) extern const vknn_op_def vknn_op_##name;
@@ -29,9 +30,11 @@ const vknn_op_def *vknn_op_find(int32_t type) {
 static vknn_status validate_signatures(const vknn_logger *log, const vknn_model *model,
                                        const vknn_subgraph *sg) {
   for (uint32_t k = 0; k < sg->operation_count; ++k) {
-    const vknn_op_def *def = vknn_op_find(sg->operations[k].type);
-    if (def == NULL) continue;
-    vknn_status s = def->validate(log, model, sg, &sg->operations[k]);
+    const vknn_operation *op = &sg->operations[k];
+    const vknn_op_def *def = vknn_op_find(op->type);
+    vknn_status s = VKNN_STATUS_NONE;
+    if (vknn_is_control_flow(op->type)) s = vknn_control_flow_validate(log, model, sg, op);
+    else if (def != NULL) s = def->validate(log, model, sg, op);
     if (s != VKNN_STATUS_NONE) return s;
   }
   return VKNN_STATUS_NONE;

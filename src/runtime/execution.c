@@ -10,6 +10,7 @@
 
 #include "runtime/buffer.h"
 #include "runtime/buffer_arguments.h"
+#include "runtime/control_flow.h"
 #include "memory/memory_pool.h"
 #include "runtime/graph_instance.h"
 #include "runtime/prepared_model_internal.h"
@@ -313,7 +314,10 @@ vknn_status vknn_execution_run(vknn_prepared_model *pm, const vknn_request *requ
   if (s == VKNN_STATUS_NONE) s = check_deadline_at_start(pm, o);
   if (s != VKNN_STATUS_NONE) return s;
   uint64_t device_us = UINT64_MAX;
-  s = run_resolved(pm, request, pools, out_shapes, shape_count, &o->deadline, &device_us);
+  s = pm->control_flow != NULL
+          ? vknn_control_flow_run(pm->control_flow, request, pools, o, out_shapes, shape_count,
+                                  &device_us)
+          : run_resolved(pm, request, pools, out_shapes, shape_count, &o->deadline, &device_us);
   /* Lost meanwhile (a timestamp read may report it): the results are not trusted. */
   if (s == VKNN_STATUS_NONE) s = vknn_device_check_lost(pm->device, TAG);
   if (s == VKNN_STATUS_NONE && o->measure == VKNN_MEASURE_TIMING_YES && out_timing != NULL) {

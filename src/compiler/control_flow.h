@@ -1,0 +1,52 @@
+/* IF and WHILE in the compiler: their HAL signature rules
+ * (control_flow_validate.c), and the split of a subgraph that holds them into
+ * segments, the runs of other operations between them, each compiled as a
+ * model of its own (control_flow_split.c). The runtime (runtime/control_flow.c)
+ * chains the segments' recordings and evaluates the branches and loops. */
+#pragma once
+#include "compiler/compiler.h"
+
+bool vknn_is_control_flow(int32_t operation_type);
+/* Whether a subgraph holds an IF or a WHILE. */
+bool vknn_subgraph_has_control_flow(const vknn_subgraph *sg);
+/* The subgraph a SUBGRAPH operand names (its location's offset). */
+const vknn_subgraph *vknn_referenced_subgraph(const vknn_model *model, const vknn_operand *o);
+
+/* The HAL rules of IF and WHILE (NeuralNetworks.h, ValidateHal): operand
+ * counts, SUBGRAPH operands, a TENSOR_BOOL8 condition of one element, and
+ * branch, condition and body inputs and outputs that agree with the outer
+ * operands in type, quantization and (where both know it) shape.
+ * INVALID_ARGUMENT, logged, when one is broken. */
+vknn_status vknn_control_flow_validate(const vknn_logger *log, const vknn_model *model,
+                                       const vknn_subgraph *sg, const vknn_operation *op);
+
+/* A run of operations [first, end) of a subgraph as a model of its own: its
+ * inputs are the values it reads that other steps write (or the subgraph's
+ * inputs), its outputs the values it writes that later steps read (or the
+ * subgraph's outputs). Constants and pools are the original model's. */
+typedef struct vknn_segment {
+  vknn_model model;
+  uint32_t first, end;
+  uint32_t *inputs;  /* the subgraph operand of each segment input */
+  uint32_t *outputs; /* the subgraph operand of each segment output */
+  uint32_t input_count, output_count;
+  /* What the segment owns: the model's operand and operation arrays, and
+   * every index list (the model's and inputs/outputs above). */
+  vknn_operand *operands;
+  vknn_operation *operations;
+  uint32_t *indexes;
+} vknn_segment;
+
+/* The segment of operations [first, end) of sg (none of them IF or WHILE).
+ * A segment whose results nobody reads has output_count 0. */
+vknn_status vknn_segment_make(const vknn_model *model, const vknn_subgraph *sg, uint32_t first,
+                              uint32_t end, vknn_segment *out);
+void vknn_segment_free(vknn_segment *segment);
+/* The end of the segment starting at operation first: the next IF or WHILE. */
+uint32_t vknn_segment_end(const vknn_subgraph *sg, uint32_t first);
+
+/* The support query for a model whose main subgraph holds IF or WHILE: each
+ * segment's operations as vknn_compile_query answers them; an IF or WHILE
+ * only when every operation of every subgraph it reaches is supported. */
+vknn_status vknn_control_flow_query(const vknn_logger *log, const vknn_model *model,
+                                    const vknn_plan_target *target, bool *supported);
