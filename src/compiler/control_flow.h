@@ -45,6 +45,13 @@ void vknn_segment_free(vknn_segment *segment);
 /* The end of the segment starting at operation first: the next IF or WHILE. */
 uint32_t vknn_segment_end(const vknn_subgraph *sg, uint32_t first);
 
+/* A WHILE whose condition and body hold no IF or WHILE, as one segment: the
+ * body, then the condition on the body's outputs (and its invariant inputs).
+ * Inputs: the body's; outputs: the body's, then the condition's boolean.
+ * One execution of it is one iteration and the test for the next. */
+vknn_status vknn_segment_make_loop(const vknn_model *model, const vknn_subgraph *cond,
+                                   const vknn_subgraph *body, vknn_segment *out);
+
 /* The support query for a model whose main subgraph holds IF or WHILE: each
  * segment's operations as vknn_compile_query answers them; an IF or WHILE
  * only when every operation of every subgraph it reaches is supported. */

@@ -253,3 +253,87 @@ vknn_status vknn_control_flow_query(const vknn_logger *log, const vknn_model *mo
   free(q.answer);
   return s;
 }
+
+/* ---- A loop as one segment ------------------------------------------------ */
+
+/* Where the fused model finds cond's operand o: its inputs are the body's
+ * outputs (loop-carried and state values after this iteration) or the
+ * body's inputs (invariants); its other operands follow the body's. */
+static void map_condition(const vknn_subgraph *cond, const vknn_subgraph *body, uint32_t *map) {
+  uint32_t next = body->operand_count;
+  for (uint32_t o = 0; o < cond->operand_count; ++o) map[o] = UINT32_MAX;
+  for (uint32_t i = 0; i < cond->input_count; ++i)
+    map[cond->input_indexes[i]] =
+        i < body->output_count ? body->output_indexes[i] : body->input_indexes[i];
+  for (uint32_t o = 0; o < cond->operand_count; ++o)
+    if (map[o] == UINT32_MAX) map[o] = next++;
+}
+
+static void append_operations(vknn_segment *seg, uint32_t *at, const vknn_subgraph *sg,
+                              const uint32_t *map, uint32_t **next) {
+  for (uint32_t k = 0; k < sg->operation_count; ++k) {
+    const vknn_operation *op = &sg->operations[k];
+    vknn_operation *copy = &seg->operations[(*at)++];
+    *copy = *op;
+    copy->inputs = *next;
+    for (uint32_t i = 0; i < op->input_count; ++i) (*next)[i] = map ? map[op->inputs[i]] : op->inputs[i];
+    *next += op->input_count;
+    copy->outputs = *next;
+    for (uint32_t i = 0; i < op->output_count; ++i) (*next)[i] = map ? map[op->outputs[i]] : op->outputs[i];
+    *next += op->output_count;
+    for (uint32_t i = 0; i < op->input_count; ++i) seg->operands[copy->inputs[i]].number_of_consumers++;
+  }
+}
+
+static void fill_loop_operands(vknn_segment *seg, const vknn_subgraph *cond,
+                               const vknn_subgraph *body, const uint32_t *map) {
+  for (uint32_t o = 0; o < body->operand_count; ++o) {
+    seg->operands[o] = body->operands[o];
+    seg->operands[o].number_of_consumers = 0;
+  }
+  for (uint32_t o = 0; o < cond->operand_count; ++o) {
+    if (map[o] < body->operand_count) continue; /* one of cond's inputs */
+    seg->operands[map[o]] = cond->operands[o];
+    seg->operands[map[o]].number_of_consumers = 0;
+  }
+}
+
+static void fill_loop_io(vknn_segment *seg, const vknn_subgraph *cond, const vknn_subgraph *body,
+                         const uint32_t *map, uint32_t *next) {
+  seg->inputs = next;
+  seg->input_count = body->input_count;
+  memcpy(seg->inputs, body->input_indexes, body->input_count * sizeof(uint32_t));
+  seg->outputs = next + body->input_count;
+  seg->output_count = body->output_count + 1;
+  memcpy(seg->outputs, body->output_indexes, body->output_count * sizeof(uint32_t));
+  seg->outputs[body->output_count] = map[cond->output_indexes[0]];
+}
+
+vknn_status vknn_segment_make_loop(const vknn_model *model, const vknn_subgraph *cond,
+                                   const vknn_subgraph *body, vknn_segment *out) {
+  memset(out, 0, sizeof(*out));
+  uint32_t operands = body->operand_count + cond->operand_count;
+  uint32_t operations = body->operation_count + cond->operation_count;
+  uint32_t *map = vknn_calloc(cond->operand_count ? cond->operand_count : 1, sizeof(uint32_t));
+  out->operands = vknn_calloc(operands, sizeof(vknn_operand));
+  out->operations = vknn_calloc(operations ? operations : 1, sizeof(vknn_operation));
+  out->indexes = vknn_calloc(index_count(body, 0, body->operation_count) +
+                                 index_count(cond, 0, cond->operation_count) + operands + 1,
+                             sizeof(uint32_t));
+  if (map == NULL || out->operands == NULL || out->operations == NULL || out->indexes == NULL) {
+    free(map);
+    vknn_segment_free(out);
+    return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
+  }
+  map_condition(cond, body, map);
+  fill_loop_operands(out, cond, body, map);
+  uint32_t *next = out->indexes, at = 0;
+  append_operations(out, &at, body, NULL, &next);
+  append_operations(out, &at, cond, map, &next);
+  fill_loop_io(out, cond, body, map, next);
+  out->end = operations;
+  out->model.main.operand_count = operands - cond->input_count;
+  fill_model(out, model, out->inputs, out->outputs);
+  free(map);
+  return VKNN_STATUS_NONE;
+}

@@ -48,3 +48,33 @@ vknn_status vknn_compiler_validate_model(const vknn_logger *log, const vknn_mode
     s = validate_signatures(log, model, &model->referenced[i]);
   return s;
 }
+
+/* The inputs (bit i: input i) an operation reads as data only: no validate,
+ * infer or lower reads their values. The binary family (src/ops/binary.c)
+ * reads one value, the activation (input 2). Operations not listed: none
+ * known, so every input may decide something. */
+static uint32_t data_inputs(int32_t type) {
+  switch (type) {
+    case VKNN_OPERATION_ADD: case VKNN_OPERATION_SUB: case VKNN_OPERATION_MUL:
+    case VKNN_OPERATION_DIV: case VKNN_OPERATION_MAXIMUM: case VKNN_OPERATION_MINIMUM:
+    case VKNN_OPERATION_POW: case VKNN_OPERATION_PRELU: case VKNN_OPERATION_EQUAL:
+    case VKNN_OPERATION_NOT_EQUAL: case VKNN_OPERATION_LESS: case VKNN_OPERATION_LESS_EQUAL:
+    case VKNN_OPERATION_GREATER: case VKNN_OPERATION_GREATER_EQUAL:
+    case VKNN_OPERATION_LOGICAL_AND: case VKNN_OPERATION_LOGICAL_OR:
+      return 0x3u;
+    case VKNN_OPERATION_LOGICAL_NOT:
+      return 0x1u;
+    default:
+      return 0;
+  }
+}
+
+bool vknn_operand_read_only_as_data(const vknn_subgraph *sg, uint32_t operand) {
+  for (uint32_t k = 0; k < sg->operation_count; ++k) {
+    const vknn_operation *op = &sg->operations[k];
+    for (uint32_t i = 0; i < op->input_count; ++i)
+      if (op->inputs[i] == operand && (i >= 32 || (data_inputs(op->type) & (1u << i)) == 0))
+        return false;
+  }
+  return true;
+}

@@ -39,6 +39,11 @@ typedef struct cf_step {
   uint32_t *outputs;
   uint32_t output_count;
   uint32_t programs[2]; /* IF: then, else; WHILE: cond, body (program = subgraph index + 1) */
+  /* WHILE whose cond and body hold no IF or WHILE: the body and the next
+   * condition as one segment (compiler/control_flow_split.c), so that an
+   * iteration is one submission and one boolean read. NULL: run cond and
+   * body apart. */
+  vknn_prepared_model *loop;
 } cf_step;
 
 typedef struct cf_operand {
@@ -149,16 +154,41 @@ static uint32_t *copy_list(const uint32_t *list, uint32_t count) {
   return copy;
 }
 
-static vknn_status prepare_segment(vknn_control_flow *cf, const vknn_segment *seg, cf_step *step) {
+static vknn_status prepare_model(vknn_control_flow *cf, const vknn_model *model,
+                                 vknn_prepared_model **out) {
   vknn_prepared_model *owner = cf->owner;
   vknn_plan plan;
   vknn_plan_target target = vknn_recorded_graph_target(owner->device);
-  vknn_status s = vknn_compile(log_of(cf), &seg->model, NULL, &target, &plan);
+  vknn_status s = vknn_compile(log_of(cf), model, NULL, &target, &plan);
   if (s != VKNN_STATUS_NONE) return s;
-  s = vknn_prepared_model_create(owner->device, &plan, owner->priority, owner->preference,
-                                 &step->segment);
+  s = vknn_prepared_model_create(owner->device, &plan, owner->priority, owner->preference, out);
   vknn_plan_release(&plan);
   return s;
+}
+
+static vknn_status prepare_segment(vknn_control_flow *cf, const vknn_segment *seg, cf_step *step) {
+  return prepare_model(cf, &seg->model, &step->segment);
+}
+
+/* The fused loop is an optimization: where it does not compile, the loop
+ * runs cond and body apart (running out of memory still fails). */
+static vknn_status prepare_loop(vknn_control_flow *cf, const vknn_model *model,
+                                const vknn_operation *op, const vknn_subgraph *sg,
+                                cf_step *step) {
+  const vknn_subgraph *cond = vknn_referenced_subgraph(model, &sg->operands[op->inputs[0]]);
+  const vknn_subgraph *body = vknn_referenced_subgraph(model, &sg->operands[op->inputs[1]]);
+  if (vknn_subgraph_has_control_flow(cond) || vknn_subgraph_has_control_flow(body))
+    return VKNN_STATUS_NONE;
+  vknn_segment seg;
+  vknn_status s = vknn_segment_make_loop(model, cond, body, &seg);
+  if (s == VKNN_STATUS_NONE) s = prepare_model(cf, &seg.model, &step->loop);
+  vknn_segment_free(&seg);
+  if (s == VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT || s == VKNN_STATUS_RESOURCE_EXHAUSTED_PERSISTENT)
+    return s;
+  if (s != VKNN_STATUS_NONE)
+    VKNN_LOG_V(log_of(cf), "compilation", "WHILE: body and condition run apart (%s)",
+               vknn_status_name(s));
+  return VKNN_STATUS_NONE;
 }
 
 static vknn_status build_program(vknn_control_flow *cf, const vknn_model *model, uint32_t index);
@@ -178,6 +208,7 @@ static vknn_status add_control_flow_step(vknn_control_flow *cf, const vknn_model
     step->programs[i] = sg->operands[op->inputs[first + i]].location.offset + 1;
     s = build_program(cf, model, step->programs[i]);
   }
+  if (s == VKNN_STATUS_NONE && step->kind == STEP_WHILE) s = prepare_loop(cf, model, op, sg, step);
   return s;
 }
 
@@ -251,6 +282,7 @@ vknn_status vknn_control_flow_create(vknn_prepared_model *pm, const vknn_model *
 static void free_program(cf_program *p) {
   for (uint32_t i = 0; i < p->step_count; ++i) {
     vknn_prepared_model_release(p->steps[i].segment);
+    vknn_prepared_model_release(p->steps[i].loop);
     free(p->steps[i].inputs);
     free(p->steps[i].outputs);
   }
@@ -332,24 +364,39 @@ static uint64_t value_bytes(int32_t type, uint32_t rank, const uint32_t *dims) {
 
 static vknn_status run_program(cf_run *run, uint32_t index, cf_frame *frame);
 
+/* One execution of a segment's prepared model: its arguments are values of
+ * a frame (outputs with their declarations, for their types and sizes). */
 typedef struct segment_call {
+  vknn_prepared_model *pm;
+  uint32_t input_count, output_count;
+  cf_value **inputs;
+  cf_value **outputs;
+  const cf_operand **declared; /* of each output */
   vknn_request_argument *args;
   vknn_request_pool *request_pools;
   vknn_mapped_pool *pools;
   vknn_output_shape *shapes;
 } segment_call;
 
-static vknn_status call_make(const cf_step *step, segment_call *c) {
-  uint32_t n = step->input_count + step->output_count;
+static vknn_status call_make(vknn_prepared_model *pm, uint32_t input_count, uint32_t output_count,
+                             segment_call *c) {
+  uint32_t n = input_count + output_count;
+  *c = (segment_call){.pm = pm, .input_count = input_count, .output_count = output_count};
+  c->inputs = vknn_calloc(n, sizeof(*c->inputs));
+  c->outputs = c->inputs != NULL ? c->inputs + input_count : NULL;
+  c->declared = vknn_calloc(output_count, sizeof(*c->declared));
   c->args = vknn_calloc(n, sizeof(*c->args));
   c->request_pools = vknn_calloc(n, sizeof(*c->request_pools));
   c->pools = vknn_calloc(n, sizeof(*c->pools));
-  c->shapes = vknn_calloc(step->output_count, sizeof(*c->shapes));
-  bool ok = c->args != NULL && c->request_pools != NULL && c->pools != NULL && c->shapes != NULL;
+  c->shapes = vknn_calloc(output_count, sizeof(*c->shapes));
+  bool ok = c->inputs != NULL && c->declared != NULL && c->args != NULL &&
+            c->request_pools != NULL && c->pools != NULL && c->shapes != NULL;
   return ok ? VKNN_STATUS_NONE : VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
 }
 
 static void call_free(segment_call *c) {
+  free(c->inputs);
+  free(c->declared);
   free(c->args);
   free(c->request_pools);
   free(c->pools);
@@ -367,50 +414,47 @@ static void bind_argument(segment_call *c, uint32_t i, cf_value *v, uint64_t len
 
 /* Outputs get the room they last needed (or their declared size) and grow
  * when the segment says they need more. */
-static vknn_status bind_call(const cf_program *p, const cf_step *step, cf_frame *frame,
-                             segment_call *c, vknn_request *req) {
-  for (uint32_t i = 0; i < step->input_count; ++i) {
-    cf_value *v = &frame->values[step->inputs[i]];
+static vknn_status bind_call(segment_call *c, vknn_request *req) {
+  for (uint32_t i = 0; i < c->input_count; ++i) {
+    cf_value *v = c->inputs[i];
     bind_argument(c, i, v, v->size);
     c->args[i].dimension_count = v->rank;
     c->args[i].dimensions = v->dims;
   }
-  for (uint32_t j = 0; j < step->output_count; ++j) {
-    cf_value *v = &frame->values[step->outputs[j]];
-    const cf_operand *o = &p->operands[step->outputs[j]];
+  for (uint32_t j = 0; j < c->output_count; ++j) {
+    cf_value *v = c->outputs[j];
+    const cf_operand *o = c->declared[j];
     uint64_t declared = o->rank > 0 || vknn_operand_type_is_scalar(o->type)
                             ? value_bytes(o->type, o->rank, o->dims)
                             : 0;
-    vknn_status s = value_reserve(v, declared > v->capacity ? declared : (v->capacity ? v->capacity : 64));
+    uint64_t room = v->capacity > 0 ? v->capacity : 64;
+    vknn_status s = value_reserve(v, declared > room ? declared : room);
     if (s != VKNN_STATUS_NONE) return s;
     v->omitted = false;
-    bind_argument(c, step->input_count + j, v, v->capacity);
+    bind_argument(c, c->input_count + j, v, v->capacity);
   }
-  *req = (vknn_request){c->args, step->input_count, c->args + step->input_count,
-                        step->output_count, c->request_pools, step->input_count + step->output_count};
+  *req = (vknn_request){c->args, c->input_count, c->args + c->input_count, c->output_count,
+                        c->request_pools, c->input_count + c->output_count};
   return VKNN_STATUS_NONE;
 }
 
-static vknn_status grow_outputs(const cf_program *p, const cf_step *step, cf_frame *frame,
-                                const segment_call *c) {
-  for (uint32_t j = 0; j < step->output_count; ++j) {
-    cf_value *v = &frame->values[step->outputs[j]];
+static vknn_status grow_outputs(const segment_call *c) {
+  for (uint32_t j = 0; j < c->output_count; ++j) {
     const vknn_output_shape *shape = &c->shapes[j];
-    uint64_t need = value_bytes(p->operands[step->outputs[j]].type, shape->rank, shape->dimensions);
+    uint64_t need = value_bytes(c->declared[j]->type, shape->rank, shape->dimensions);
     if (need > UINT32_MAX) return VKNN_STATUS_RESOURCE_EXHAUSTED_PERSISTENT;
-    vknn_status s = value_reserve(v, need);
+    vknn_status s = value_reserve(c->outputs[j], need);
     if (s != VKNN_STATUS_NONE) return s;
   }
   return VKNN_STATUS_NONE;
 }
 
-static void take_shapes(const cf_program *p, const cf_step *step, cf_frame *frame,
-                        const segment_call *c) {
-  for (uint32_t j = 0; j < step->output_count; ++j) {
-    cf_value *v = &frame->values[step->outputs[j]];
+static void take_shapes(const segment_call *c) {
+  for (uint32_t j = 0; j < c->output_count; ++j) {
+    cf_value *v = c->outputs[j];
     v->rank = c->shapes[j].rank;
     memcpy(v->dims, c->shapes[j].dimensions, sizeof(v->dims));
-    v->size = value_bytes(p->operands[step->outputs[j]].type, v->rank, v->dims);
+    v->size = value_bytes(c->declared[j]->type, v->rank, v->dims);
   }
 }
 
@@ -419,28 +463,41 @@ static void add_device_time(cf_run *run, const vknn_timing *t) {
   run->device_us = (run->device_us == UINT64_MAX ? 0 : run->device_us) + t->time_on_device;
 }
 
-/* One execution of a segment's prepared model on the frame's values. An
- * output larger than its room (a shape seen for the first time) is grown
- * and the segment run again; the size check comes before any GPU work. */
-static vknn_status run_segment(cf_run *run, const cf_program *p, const cf_step *step,
-                               cf_frame *frame) {
-  segment_call c = {0};
-  vknn_status s = call_make(step, &c);
+/* Submits the segment's recording (or, for input shapes it has not seen,
+ * records it first). An output larger than its room (a shape seen for the
+ * first time) is grown and the segment run again; the size check comes
+ * before any GPU work. */
+static vknn_status call_run(cf_run *run, segment_call *c) {
   vknn_execution_options o = *run->options;
   o.queued = true; /* a deadline passing now is the driver's: TRANSIENT */
   vknn_timing timing;
+  vknn_status s = VKNN_STATUS_NONE;
   for (uint32_t attempt = 0; s == VKNN_STATUS_NONE && attempt < 8; ++attempt) {
     vknn_request req;
-    s = bind_call(p, step, frame, &c, &req);
+    s = bind_call(c, &req);
     if (s == VKNN_STATUS_NONE)
-      s = vknn_execution_run(step->segment, &req, c.pools, &o, c.shapes, step->output_count, &timing);
+      s = vknn_execution_run(c->pm, &req, c->pools, &o, c->shapes, c->output_count, &timing);
     if (s != VKNN_STATUS_OUTPUT_INSUFFICIENT_SIZE) break;
-    s = grow_outputs(p, step, frame, &c);
+    s = grow_outputs(c);
   }
   if (s == VKNN_STATUS_NONE) {
-    take_shapes(p, step, frame, &c);
+    take_shapes(c);
     add_device_time(run, &timing);
   }
+  return s;
+}
+
+static vknn_status run_segment(cf_run *run, const cf_program *p, const cf_step *step,
+                               cf_frame *frame) {
+  segment_call c;
+  vknn_status s = call_make(step->segment, step->input_count, step->output_count, &c);
+  for (uint32_t i = 0; s == VKNN_STATUS_NONE && i < step->input_count; ++i)
+    c.inputs[i] = &frame->values[step->inputs[i]];
+  for (uint32_t j = 0; s == VKNN_STATUS_NONE && j < step->output_count; ++j) {
+    c.outputs[j] = &frame->values[step->outputs[j]];
+    c.declared[j] = &p->operands[step->outputs[j]];
+  }
+  if (s == VKNN_STATUS_NONE) s = call_run(run, &c);
   call_free(&c);
   return s;
 }
@@ -504,7 +561,52 @@ static vknn_status evaluate_condition(cf_run *run, const cf_step *step, loop_fra
   return s;
 }
 
+/* The fused loop: one execution runs the body and tests the condition on
+ * its results. The first test runs the condition program alone. */
+static vknn_status make_loop_call(const cf_step *step, loop_frames *l, cf_value *condition,
+                                  segment_call *c) {
+  const cf_program *body = l->body;
+  vknn_status s = call_make(step->loop, body->input_count, body->output_count + 1, c);
+  if (s != VKNN_STATUS_NONE) return s;
+  for (uint32_t i = 0; i < body->input_count; ++i) c->inputs[i] = &l->body_frame.values[body->inputs[i]];
+  for (uint32_t j = 0; j < body->output_count; ++j) {
+    c->outputs[j] = &l->body_frame.values[body->outputs[j]];
+    c->declared[j] = &body->operands[body->outputs[j]];
+  }
+  c->outputs[body->output_count] = condition;
+  c->declared[body->output_count] = &l->cond->operands[l->cond->outputs[0]];
+  return VKNN_STATUS_NONE;
+}
+
+static void carry_values(loop_frames *l) {
+  /* Body output i is the next iteration's input i. */
+  for (uint32_t i = 0; i < l->body->output_count; ++i)
+    value_swap(&l->body_frame.values[l->body->inputs[i]], &l->body_frame.values[l->body->outputs[i]]);
+}
+
+static vknn_status iterate_fused(cf_run *run, const cf_step *step, loop_frames *l) {
+  uint64_t start = vknn_now_boottime_ns();
+  bool again = false;
+  vknn_status s = check_loop_time(run, start, 0);
+  if (s == VKNN_STATUS_NONE) s = evaluate_condition(run, step, l, &again);
+  if (s != VKNN_STATUS_NONE || !again) return s;
+  cf_value condition = {0};
+  segment_call c;
+  s = make_loop_call(step, l, &condition, &c);
+  for (uint64_t iterations = 1; s == VKNN_STATUS_NONE; ++iterations) {
+    s = call_run(run, &c);
+    if (s != VKNN_STATUS_NONE) break;
+    carry_values(l);
+    if (!condition_value(&condition)) break;
+    s = check_loop_time(run, start, iterations);
+  }
+  call_free(&c);
+  free(condition.data);
+  return s;
+}
+
 static vknn_status iterate(cf_run *run, const cf_step *step, loop_frames *l) {
+  if (step->loop != NULL) return iterate_fused(run, step, l);
   uint64_t start = vknn_now_boottime_ns();
   for (uint64_t iterations = 0;; ++iterations) {
     vknn_status s = check_loop_time(run, start, iterations);
@@ -513,10 +615,7 @@ static vknn_status iterate(cf_run *run, const cf_step *step, loop_frames *l) {
     if (s != VKNN_STATUS_NONE || !again) return s;
     s = run_program(run, step->programs[1], &l->body_frame);
     if (s != VKNN_STATUS_NONE) return s;
-    /* Body output i is the next iteration's input i. */
-    for (uint32_t i = 0; i < l->body->output_count; ++i)
-      value_swap(&l->body_frame.values[l->body->inputs[i]],
-                 &l->body_frame.values[l->body->outputs[i]]);
+    carry_values(l);
   }
 }
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "compiler/compiler.h"
+#include "compiler/operation_registry.h"
 #include "runtime/control_flow.h"
 #include "runtime/prepared_model_internal.h"
 #include "runtime/recorded_graph_pool.h"
@@ -25,6 +26,8 @@ static vknn_status describe_io(vknn_io_decl **out, uint32_t count, const uint32_
     d->scale = o->scale;
     d->zero_point = o->zero_point;
     d->declared_rank = o->dimension_count;
+    d->value_is_data = o->lifetime == VKNN_LIFETIME_SUBGRAPH_INPUT &&
+                       vknn_operand_read_only_as_data(sg, indexes[i]);
     if (o->dimension_count > 0)
       memcpy(d->declared_dims, o->dimensions, o->dimension_count * sizeof(uint32_t));
   }

@@ -16,6 +16,9 @@ typedef struct vknn_io_decl {
   int32_t zero_point;
   uint32_t declared_rank; /* 0: unknown rank */
   uint32_t declared_dims[VKNN_MAX_RANK]; /* 0: unknown dimension */
+  /* An input the model reads only as data: its value stays out of the
+   * specialization key (vknn_operand_read_only_as_data). */
+  bool value_is_data;
 } vknn_io_decl;
 
 /* Recorded graphs of a model compiled per execution, one per distinct set of
