@@ -4,7 +4,9 @@
  *
  * Three models over one [1] float x, each executed N times (median wall time,
  * host round trips included):
- *   execution  x + 1 as a plain model: one execution of one operation
+ *   execution  x + 1 as a plain model: one execution of one operation (the
+ *              median, and the mean over L executions back to back, which
+ *              a loop of L iterations is best compared with)
  *   while      while x < limit: x = x + 1, with limit = 1 (one iteration) and
  *              limit = 1 + L; one iteration costs the difference / L
  *   if         IF(c, x + 1, x + 1): a condition read and one branch
@@ -106,8 +108,11 @@ static void set_inputs(loop_bench *b, float x, float second) {
   memcpy(b->pool.data + 64, &second, sizeof(second));
 }
 
-/* Median wall time of b->iterations executions, in microseconds; -1 on error. */
-static double median_us(loop_bench *b, const vknn_model *model, float expected) {
+/* Median wall time of b->iterations executions, in microseconds, and (when
+ * series is not NULL) the mean of series_count executions back to back; -1
+ * on error. */
+static double median_us(loop_bench *b, const vknn_model *model, float expected, int series_count,
+                        double *series) {
   vknn_prepared_model *pm = NULL;
   vknn_status s = vknn_device_prepare_model(b->device, model, VKNN_PREFER_FAST_SINGLE_ANSWER,
                                             VKNN_PRIORITY_MEDIUM, NULL, &pm);
@@ -122,6 +127,10 @@ static double median_us(loop_bench *b, const vknn_model *model, float expected) 
     s = vknn_prepared_model_execute(pm, &b->request, VKNN_MEASURE_TIMING_NO, NULL, &timeout, NULL, 0, NULL);
     times[i] = (bench_now_ms() - start) * 1000.0;
   }
+  double series_start = bench_now_ms();
+  for (int i = 0; series != NULL && i < series_count && s == VKNN_STATUS_NONE; ++i)
+    s = vknn_prepared_model_execute(pm, &b->request, VKNN_MEASURE_TIMING_NO, NULL, &timeout, NULL, 0, NULL);
+  if (series != NULL) *series = (bench_now_ms() - series_start) * 1000.0 / series_count;
   vknn_prepared_model_release(pm);
   double median = times != NULL ? bench_quantile(times, (size_t)b->iterations, 0.5) : -1.0;
   free(times);
@@ -131,7 +140,7 @@ static double median_us(loop_bench *b, const vknn_model *model, float expected) 
 }
 
 typedef struct loop_result {
-  double execution_us, while_one_us, while_long_us, while_iteration_us, if_us;
+  double execution_us, execution_series_us, while_one_us, while_long_us, while_iteration_us, if_us;
 } loop_result;
 
 static int measure(loop_bench *b, int loop, loop_result *r) {
@@ -140,16 +149,16 @@ static int measure(loop_bench *b, int loop, loop_result *r) {
                               kWhileReferenced, 2);
   vknn_model branch = model_of((vknn_subgraph){kIfOperands, 4, &kIf, 1, kIfInputs, 2, kOutput3, 1}, &kBranch, 1);
   set_inputs(b, 0.f, 0.f);
-  r->execution_us = median_us(b, &plain, 1.f);
+  r->execution_us = median_us(b, &plain, 1.f, loop, &r->execution_series_us);
   set_inputs(b, 0.f, 1.f);
-  r->while_one_us = median_us(b, &loops, 1.f);
+  r->while_one_us = median_us(b, &loops, 1.f, 0, NULL);
   set_inputs(b, 0.f, (float)(1 + loop));
-  r->while_long_us = median_us(b, &loops, (float)(1 + loop));
+  r->while_long_us = median_us(b, &loops, (float)(1 + loop), 0, NULL);
   r->while_iteration_us = (r->while_long_us - r->while_one_us) / loop;
   set_inputs(b, 0.f, 0.f);
   uint8_t condition = 1;
   memcpy(b->pool.data + 64, &condition, 1);
-  r->if_us = median_us(b, &branch, 1.f);
+  r->if_us = median_us(b, &branch, 1.f, 0, NULL);
   return r->execution_us < 0 || r->while_one_us < 0 || r->while_long_us < 0 || r->if_us < 0 ? -1 : 0;
 }
 
@@ -157,6 +166,7 @@ static int write_json(const loop_result *r, int loop, const char *path) {
   cJSON *root = cJSON_CreateObject();
   cJSON_AddNumberToObject(root, "loop", loop);
   cJSON_AddNumberToObject(root, "execution_us", r->execution_us);
+  cJSON_AddNumberToObject(root, "execution_series_us", r->execution_series_us);
   cJSON_AddNumberToObject(root, "while_one_iteration_us", r->while_one_us);
   cJSON_AddNumberToObject(root, "while_long_us", r->while_long_us);
   cJSON_AddNumberToObject(root, "while_iteration_us", r->while_iteration_us);
@@ -209,7 +219,8 @@ int bench_loop_main(int argc, char **argv) {
   int rc = measure(&b, loop, &r) != 0;
   if (rc == 0) {
     printf("device:          %s\n", device_name);
-    printf("execution:       %.1f us (x + 1, one operation, median of %d)\n", r.execution_us, b.iterations);
+    printf("execution:       %.1f us (x + 1, one operation, median of %d; %.1f us each in a "
+           "series of %d)\n", r.execution_us, b.iterations, r.execution_series_us, loop);
     printf("WHILE iteration: %.1f us (%d iterations %.1f us, one %.1f us)\n", r.while_iteration_us,
            loop + 1, r.while_long_us, r.while_one_us);
     printf("IF:              %.1f us (condition read and one branch of x + 1)\n", r.if_us);

@@ -54,6 +54,6 @@ check synth macs prepare_ms execute_ms.median gpu_ms.median largest_probability
 grep -q '^outputs: *finite, softmax sums to 1' "$dir/log" || fail "outputs not checked"
 
 run loop loop --iterations 2 --loop 4
-check loop execution_us while_one_iteration_us while_long_us ~while_iteration_us if_us
+check loop execution_us execution_series_us while_one_iteration_us while_long_us ~while_iteration_us if_us
 grep -q '^WHILE iteration: ' "$dir/log" || fail "no WHILE iteration row"
 echo "vknn-bench smoke test passed"
