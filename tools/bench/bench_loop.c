@@ -2,14 +2,15 @@
  *
  *   vknn-bench loop [--iterations N] [--loop L] [--json FILE]
  *
- * Three models over one [1] float x, each executed N times (median wall time,
- * host round trips included):
- *   execution  x + 1 as a plain model: one execution of one operation (the
- *              median, and the mean over L executions back to back, which
- *              a loop of L iterations is best compared with)
+ * Three models over one [1] float x (wall times, host round trips included):
+ *   execution  x + 1 as a plain model: one execution of one operation, and
+ *              the mean of L executions back to back, which a loop of L
+ *              iterations is best compared with
  *   while      while x < limit: x = x + 1, with limit = 1 (one iteration) and
  *              limit = 1 + L; one iteration costs the difference / L
  *   if         IF(c, x + 1, x + 1): a condition read and one branch
+ * The first two alternate in N rounds (after one warm-up round), so that
+ * they see the same load; each figure is the median over the rounds.
  * docs/perf.md ("Control flow") records the figures and the capabilities
  * derived from them. */
 #include <stdio.h>
@@ -108,58 +109,96 @@ static void set_inputs(loop_bench *b, float x, float second) {
   memcpy(b->pool.data + 64, &second, sizeof(second));
 }
 
-/* Median wall time of b->iterations executions, in microseconds, and (when
- * series is not NULL) the mean of series_count executions back to back; -1
- * on error. */
-static double median_us(loop_bench *b, const vknn_model *model, float expected, int series_count,
-                        double *series) {
-  vknn_prepared_model *pm = NULL;
-  vknn_status s = vknn_device_prepare_model(b->device, model, VKNN_PREFER_FAST_SINGLE_ANSWER,
-                                            VKNN_PRIORITY_MEDIUM, NULL, &pm);
-  double *times = calloc((size_t)b->iterations + 1, sizeof(double));
-  const vknn_duration timeout = {true, 15000000000ull};
-  /* One warm-up execution (first-use costs), checked. */
-  if (s == VKNN_STATUS_NONE)
+static vknn_status prepare(loop_bench *b, const vknn_model *model, vknn_prepared_model **pm) {
+  return vknn_device_prepare_model(b->device, model, VKNN_PREFER_FAST_SINGLE_ANSWER,
+                                   VKNN_PRIORITY_MEDIUM, NULL, pm);
+}
+
+/* Wall time of count executions back to back, in microseconds; the output
+ * must then be expected. */
+static vknn_status time_us(loop_bench *b, vknn_prepared_model *pm, int count, float expected,
+                           double *out_us) {
+  const vknn_duration timeout = {true, VKNN_LOOP_TIMEOUT_MAXIMUM_NS};
+  vknn_status s = VKNN_STATUS_NONE;
+  double start = bench_now_ms();
+  for (int i = 0; i < count && s == VKNN_STATUS_NONE; ++i)
     s = vknn_prepared_model_execute(pm, &b->request, VKNN_MEASURE_TIMING_NO, NULL, &timeout, NULL, 0, NULL);
+  *out_us = (bench_now_ms() - start) * 1000.0;
   if (s == VKNN_STATUS_NONE && *(float *)(b->pool.data + 128) != expected) s = VKNN_STATUS_GENERAL_FAILURE;
-  for (int i = 0; i < b->iterations && s == VKNN_STATUS_NONE && times != NULL; ++i) {
-    double start = bench_now_ms();
-    s = vknn_prepared_model_execute(pm, &b->request, VKNN_MEASURE_TIMING_NO, NULL, &timeout, NULL, 0, NULL);
-    times[i] = (bench_now_ms() - start) * 1000.0;
-  }
-  double series_start = bench_now_ms();
-  for (int i = 0; series != NULL && i < series_count && s == VKNN_STATUS_NONE; ++i)
-    s = vknn_prepared_model_execute(pm, &b->request, VKNN_MEASURE_TIMING_NO, NULL, &timeout, NULL, 0, NULL);
-  if (series != NULL) *series = (bench_now_ms() - series_start) * 1000.0 / series_count;
-  vknn_prepared_model_release(pm);
-  double median = times != NULL ? bench_quantile(times, (size_t)b->iterations, 0.5) : -1.0;
-  free(times);
-  if (s == VKNN_STATUS_NONE) return median;
-  fprintf(stderr, "vknn-bench loop: %s\n", vknn_status_name(s));
-  return -1.0;
+  return s;
 }
 
 typedef struct loop_result {
   double execution_us, execution_series_us, while_one_us, while_long_us, while_iteration_us, if_us;
 } loop_result;
 
-static int measure(loop_bench *b, int loop, loop_result *r) {
-  vknn_model plain = model_of(kAddSubgraph, NULL, 0);
-  vknn_model loops = model_of((vknn_subgraph){kWhileOperands, 5, &kWhile, 1, kWhileInputs, 2, kOutput4, 1},
-                              kWhileReferenced, 2);
-  vknn_model branch = model_of((vknn_subgraph){kIfOperands, 4, &kIf, 1, kIfInputs, 2, kOutput3, 1}, &kBranch, 1);
+/* Per round, under the same load: one plain execution, L of them back to
+ * back, the loop of 1 and of 1 + L iterations. */
+typedef struct round_times {
+  double *single, *series, *one, *longer, *iteration;
+} round_times;
+
+static vknn_status run_round(loop_bench *b, vknn_prepared_model *plain, vknn_prepared_model *loops,
+                             int loop, int i, round_times *t) {
   set_inputs(b, 0.f, 0.f);
-  r->execution_us = median_us(b, &plain, 1.f, loop, &r->execution_series_us);
+  vknn_status s = time_us(b, plain, 1, 1.f, &t->single[i]);
+  if (s == VKNN_STATUS_NONE) s = time_us(b, plain, loop, 1.f, &t->series[i]);
+  t->series[i] /= loop;
   set_inputs(b, 0.f, 1.f);
-  r->while_one_us = median_us(b, &loops, 1.f, 0, NULL);
+  if (s == VKNN_STATUS_NONE) s = time_us(b, loops, 1, 1.f, &t->one[i]);
   set_inputs(b, 0.f, (float)(1 + loop));
-  r->while_long_us = median_us(b, &loops, (float)(1 + loop), 0, NULL);
-  r->while_iteration_us = (r->while_long_us - r->while_one_us) / loop;
+  if (s == VKNN_STATUS_NONE) s = time_us(b, loops, 1, (float)(1 + loop), &t->longer[i]);
+  t->iteration[i] = (t->longer[i] - t->one[i]) / loop;
+  return s;
+}
+
+static vknn_status measure_loop(loop_bench *b, int loop, loop_result *r) {
+  vknn_model plain_model = model_of(kAddSubgraph, NULL, 0);
+  vknn_model loop_model = model_of(
+      (vknn_subgraph){kWhileOperands, 5, &kWhile, 1, kWhileInputs, 2, kOutput4, 1}, kWhileReferenced, 2);
+  vknn_prepared_model *plain = NULL, *loops = NULL;
+  size_t n = (size_t)b->iterations;
+  double *all = calloc(5 * n, sizeof(double));
+  round_times t = {all, all + n, all + 2 * n, all + 3 * n, all + 4 * n};
+  vknn_status s = all != NULL ? prepare(b, &plain_model, &plain) : VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
+  if (s == VKNN_STATUS_NONE) s = prepare(b, &loop_model, &loops);
+  /* Round 0 is the warm-up (first-use costs): not counted. */
+  for (int i = 0; i <= b->iterations && s == VKNN_STATUS_NONE; ++i)
+    s = run_round(b, plain, loops, loop, i == 0 ? 0 : i - 1, &t);
+  if (s == VKNN_STATUS_NONE) {
+    r->execution_us = bench_quantile(t.single, n, 0.5);
+    r->execution_series_us = bench_quantile(t.series, n, 0.5);
+    r->while_one_us = bench_quantile(t.one, n, 0.5);
+    r->while_long_us = bench_quantile(t.longer, n, 0.5);
+    r->while_iteration_us = bench_quantile(t.iteration, n, 0.5);
+  }
+  vknn_prepared_model_release(plain);
+  vknn_prepared_model_release(loops);
+  free(all);
+  return s;
+}
+
+static vknn_status measure_if(loop_bench *b, loop_result *r) {
+  vknn_model model = model_of((vknn_subgraph){kIfOperands, 4, &kIf, 1, kIfInputs, 2, kOutput3, 1}, &kBranch, 1);
+  vknn_prepared_model *pm = NULL;
+  double *times = calloc((size_t)b->iterations + 1, sizeof(double));
   set_inputs(b, 0.f, 0.f);
   uint8_t condition = 1;
   memcpy(b->pool.data + 64, &condition, 1);
-  r->if_us = median_us(b, &branch, 1.f, 0, NULL);
-  return r->execution_us < 0 || r->while_one_us < 0 || r->while_long_us < 0 || r->if_us < 0 ? -1 : 0;
+  vknn_status s = times != NULL ? prepare(b, &model, &pm) : VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
+  for (int i = 0; i <= b->iterations && s == VKNN_STATUS_NONE; ++i)
+    s = time_us(b, pm, 1, 1.f, &times[i == 0 ? 0 : i - 1]);
+  if (s == VKNN_STATUS_NONE) r->if_us = bench_quantile(times, (size_t)b->iterations, 0.5);
+  vknn_prepared_model_release(pm);
+  free(times);
+  return s;
+}
+
+static int measure(loop_bench *b, int loop, loop_result *r) {
+  vknn_status s = measure_loop(b, loop, r);
+  if (s == VKNN_STATUS_NONE) s = measure_if(b, r);
+  if (s != VKNN_STATUS_NONE) fprintf(stderr, "vknn-bench loop: %s\n", vknn_status_name(s));
+  return s == VKNN_STATUS_NONE ? 0 : -1;
 }
 
 static int write_json(const loop_result *r, int loop, const char *path) {
