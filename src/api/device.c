@@ -5,7 +5,7 @@
 #include <time.h>
 
 #include "compiler/compiler.h"
-#include "compiler/control_flow.h"
+#include "compiler/control_flow_split.h"
 #include "runtime/device_internal.h"
 #include "runtime/recorded_graph.h"
 #include "compiler/operation_registry.h"

@@ -1,7 +1,7 @@
 /* Prepare (HAL IDevice::prepareModel_1_3): validate the arguments and the
  * model, compile it, and make the prepared model from the plan. */
 #include "compiler/compiler.h"
-#include "compiler/control_flow.h"
+#include "compiler/control_flow_split.h"
 #include "compiler/operation_registry.h"
 #include "runtime/prepared_model_internal.h"
 #include "runtime/recorded_graph.h"

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compiler/control_flow.h"
+#include "compiler/control_flow_split.h"
 #include "util/fault_injection.h"
 
 enum {

@@ -10,7 +10,7 @@
  *          iteration to the next).
  * No input may be omitted (NO_VALUE). A subgraph referencing itself, directly or not, is ruled out by the model
  * rules (model/model_validate.c). */ 
-#include "compiler/control_flow.h"
+#include "compiler/control_flow_validate.h"
 
 #include "model/operand_type.h"
 #include "vknn/device.h"

@@ -2,7 +2,7 @@
 
 #include <stddef.h>
 
-#include "compiler/control_flow.h"
+#include "compiler/control_flow_validate.h"
 #include "model/model_validate.h"
 
 #define VKNN_OP(TYPE, family, name) extern const vknn_op_def vknn_op_##name;

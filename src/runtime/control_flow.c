@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compiler/control_flow.h"
+#include "compiler/control_flow_split.h"
 #include "model/operand_type.h"
 #include "runtime/buffer.h"
 #include "runtime/buffer_arguments.h"

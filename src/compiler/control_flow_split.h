@@ -1,24 +1,11 @@
-/* IF and WHILE in the compiler: their HAL signature rules
- * (control_flow_validate.c), and the split of a subgraph that holds them into
- * segments, the runs of other operations between them, each compiled as a
- * model of its own (control_flow_split.c). The runtime (runtime/control_flow.c)
- * chains the segments' recordings and evaluates the branches and loops. */
+/* A subgraph that holds IF or WHILE, split into segments: the runs of other
+ * operations between them, each compiled as a model of its own
+ * (control_flow_split.c); the support query over such a model. The runtime
+ * (runtime/control_flow.c) chains the segments' recordings and evaluates the
+ * branches and loops. */
 #pragma once
 #include "compiler/compiler.h"
-
-bool vknn_is_control_flow(int32_t operation_type);
-/* Whether a subgraph holds an IF or a WHILE. */
-bool vknn_subgraph_has_control_flow(const vknn_subgraph *sg);
-/* The subgraph a SUBGRAPH operand names (its location's offset). */
-const vknn_subgraph *vknn_referenced_subgraph(const vknn_model *model, const vknn_operand *o);
-
-/* The HAL rules of IF and WHILE (NeuralNetworks.h, ValidateHal): operand
- * counts, SUBGRAPH operands, a TENSOR_BOOL8 condition of one element, and
- * branch, condition and body inputs and outputs that agree with the outer
- * operands in type, quantization and (where both know it) shape.
- * INVALID_ARGUMENT, logged, when one is broken. */
-vknn_status vknn_control_flow_validate(const vknn_logger *log, const vknn_model *model,
-                                       const vknn_subgraph *sg, const vknn_operation *op);
+#include "compiler/control_flow_validate.h"
 
 /* A run of operations [first, end) of a subgraph as a model of its own: its
  * inputs are the values it reads that other steps write (or the subgraph's
