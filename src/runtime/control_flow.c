@@ -470,6 +470,7 @@ static void add_device_time(cf_run *run, const vknn_timing *t) {
 static vknn_status call_run(cf_run *run, segment_call *c) {
   vknn_execution_options o = *run->options;
   o.queued = true; /* a deadline passing now is the driver's: TRANSIENT */
+  o.segment = true;
   vknn_timing timing;
   vknn_status s = VKNN_STATUS_NONE;
   for (uint32_t attempt = 0; s == VKNN_STATUS_NONE && attempt < 8; ++attempt) {

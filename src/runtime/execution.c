@@ -93,7 +93,7 @@ static vknn_status check_dimensions(const vknn_logger *log, const char *what,
 
 /* Every output must fit its location, before any GPU work starts. */
 static vknn_status check_output_sizes(const vknn_recorded_graph *rg, const vknn_request *request,
-                                      const request_pools *pools) {
+                                      const request_pools *pools, bool quiet) {
   const vknn_logger *log = &rg->device->log;
   vknn_status s = VKNN_STATUS_NONE;
   for (uint32_t i = 0; i < rg->output_count; ++i) {
@@ -104,8 +104,9 @@ static vknn_status check_output_sizes(const vknn_recorded_graph *rg, const vknn_
       return VKNN_STATUS_INVALID_ARGUMENT;
     }
     if (arg->location.length < rg->outputs[i].byte_size) {
-      VKNN_LOG_E(log, TAG, "output %u needs %llu bytes, its location has %u", i,
-                 (unsigned long long)rg->outputs[i].byte_size, arg->location.length);
+      if (!quiet)
+        VKNN_LOG_E(log, TAG, "output %u needs %llu bytes, its location has %u", i,
+                   (unsigned long long)rg->outputs[i].byte_size, arg->location.length);
       s = VKNN_STATUS_OUTPUT_INSUFFICIENT_SIZE;
     }
   }
@@ -201,17 +202,17 @@ static vknn_status run_on_instance(vknn_recorded_graph *rg, const vknn_request *
 
 static vknn_status run_graph(vknn_recorded_graph *rg, const vknn_request *request,
                              const request_pools *view, vknn_output_shape *shapes,
-                             uint32_t shape_count, const vknn_deadline *deadline,
+                             uint32_t shape_count, const vknn_execution_options *o,
                              uint64_t *device_us) {
   const vknn_logger *log = &rg->device->log;
   vknn_status s = check_dimensions(log, "input", request->inputs, rg->inputs, rg->input_count);
   if (s == VKNN_STATUS_NONE)
     s = check_dimensions(log, "output", request->outputs, rg->outputs, rg->output_count);
-  if (s == VKNN_STATUS_NONE) s = check_output_sizes(rg, request, view);
+  if (s == VKNN_STATUS_NONE) s = check_output_sizes(rg, request, view, o->segment);
   if (shapes != NULL && (s == VKNN_STATUS_NONE || s == VKNN_STATUS_OUTPUT_INSUFFICIENT_SIZE))
     fill_shapes(rg, request, shapes, shape_count);
   if (s != VKNN_STATUS_NONE) return s;
-  return run_on_instance(rg, request, view, deadline, device_us);
+  return run_on_instance(rg, request, view, &o->deadline, device_us);
 }
 
 /* The graph for this request, with a reference the caller drops: the
@@ -232,7 +233,7 @@ static vknn_status select_graph(vknn_prepared_model *pm, const vknn_request *req
 /* Arguments in driver buffers take the buffers' shapes and sizes first. */
 static vknn_status run_resolved(vknn_prepared_model *pm, const vknn_request *request,
                                 const vknn_mapped_pool *pools, vknn_output_shape *shapes,
-                                uint32_t shape_count, const vknn_deadline *deadline,
+                                uint32_t shape_count, const vknn_execution_options *o,
                                 uint64_t *device_us) {
   vknn_resolved_request resolved;
   vknn_status s = vknn_resolve_buffer_arguments(&pm->device->log, request, pools, &resolved);
@@ -240,7 +241,7 @@ static vknn_status run_resolved(vknn_prepared_model *pm, const vknn_request *req
   if (s == VKNN_STATUS_NONE) s = select_graph(pm, &resolved.request, pools, &rg);
   if (s == VKNN_STATUS_NONE) {
     const request_pools view = {(vknn_mapped_pool *)pools, request->pool_count};
-    s = run_graph(rg, &resolved.request, &view, shapes, shape_count, deadline, device_us);
+    s = run_graph(rg, &resolved.request, &view, shapes, shape_count, o, device_us);
     vknn_recorded_graph_unref(rg);
   }
   vknn_resolved_request_free(&resolved);
@@ -317,7 +318,7 @@ vknn_status vknn_execution_run(vknn_prepared_model *pm, const vknn_request *requ
   s = pm->control_flow != NULL
           ? vknn_control_flow_run(pm->control_flow, request, pools, o, out_shapes, shape_count,
                                   &device_us)
-          : run_resolved(pm, request, pools, out_shapes, shape_count, &o->deadline, &device_us);
+          : run_resolved(pm, request, pools, out_shapes, shape_count, o, &device_us);
   /* Lost meanwhile (a timestamp read may report it): the results are not trusted. */
   if (s == VKNN_STATUS_NONE) s = vknn_device_check_lost(pm->device, TAG);
   if (s == VKNN_STATUS_NONE && o->measure == VKNN_MEASURE_TIMING_YES && out_timing != NULL) {

@@ -111,6 +111,10 @@ typedef struct vknn_execution_options {
   /* The execution waited in the executor's queue: a deadline that passed
    * meanwhile was missed while the driver was busy (TRANSIENT). */
   bool queued;
+  /* A segment run by control flow (control_flow.c): an output too small for
+   * a shape seen the first time is grown and the segment run again, so it
+   * is not logged as the caller's error. */
+  bool segment;
 } vknn_execution_options;
 
 /* The options of a call, stamped with the time now; entry points call it
