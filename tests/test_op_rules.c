@@ -29,6 +29,10 @@ typedef struct ctx {
   uint32_t in, out;
   uint32_t op_inputs[16];
   uint32_t input_count;
+  /* IF and WHILE: the subgraphs they reference (referenced[i] = sub[i]). */
+  model_builder sub[2];
+  vknn_subgraph referenced[2];
+  uint32_t sub_count;
 } ctx;
 
 /* Every error line of a device, concatenated. */
@@ -1296,6 +1300,102 @@ static void lsh_two_weights(ctx *c) {
 }
 static void lsh_output_dims(ctx *c) { c->b.dims[c->out][0] = 7; }
 
+
+/* ---- IF and WHILE ---------------------------------------------------------- */
+
+static const uint32_t kOne[1] = {1};
+
+static model_builder *subgraph(ctx *c, uint32_t i) {
+  c->sub[i].values_owner = &c->b;
+  if (c->sub_count <= i) c->sub_count = i + 1;
+  return &c->sub[i];
+}
+
+/* out = x + 1 over [1] float tensors: an IF branch. */
+static void add_one_branch(model_builder *b) {
+  uint32_t x = mb_input(b, F32, kOne, 1), out = mb_output(b, F32, kOne, 1);
+  float one = 1.f;
+  uint32_t in[3] = {x, mb_const_tensor(b, F32, kOne, 1, &one, sizeof(one)), mb_const_i32(b, 0)};
+  mb_operation(b, OP(ADD), in, 3, &out, 1);
+}
+
+/* IF(condition, then = 0, else = 1, x) with both branches x + 1. */
+static void build_if(ctx *c, int32_t type) {
+  (void)type;
+  uint32_t cond = mb_input(&c->b, VKNN_OPERAND_TENSOR_BOOL8, kOne, 1);
+  c->in = mb_input(&c->b, F32, kOne, 1);
+  c->out = mb_output(&c->b, F32, kOne, 1);
+  const uint32_t in[4] = {cond, mb_subgraph(&c->b, 0), mb_subgraph(&c->b, 1), c->in};
+  one_output(c, OP(IF), in, 4);
+  add_one_branch(subgraph(c, 0));
+  add_one_branch(subgraph(c, 1));
+}
+static void if_condition_int32(ctx *c) { op_input(c, 0)->type = I32; }
+static void if_condition_two_elements(ctx *c) { c->b.dims[c->op_inputs[0]][0] = 2; }
+static void if_condition_omitted(ctx *c) {
+  vknn_operand *o = op_input(c, 0);
+  o->lifetime = VKNN_LIFETIME_NO_VALUE;
+  c->b.input_count = 1; /* it was input 0: x moves up */
+  c->b.inputs[0] = c->in;
+}
+static void if_branch_not_subgraph(ctx *c) { replace_input(c, 1, c->in); }
+static void if_branch_input_int32(ctx *c) { c->sub[0].operands[0].type = I32; }
+static void if_branch_output_shape(ctx *c) { c->sub[1].dims[c->sub[1].outputs[0]][0] = 2; }
+static void if_branch_two_inputs(ctx *c) { (void)mb_input(&c->sub[0], F32, kOne, 1); }
+/* IF(cond, 0, 0, cond, x) in main and in subgraph 0 itself. */
+static void if_over_itself(model_builder *b) {
+  uint32_t cond = mb_input(b, VKNN_OPERAND_TENSOR_BOOL8, kOne, 1), x = mb_input(b, F32, kOne, 1);
+  uint32_t out = mb_output(b, F32, kOne, 1);
+  const uint32_t in[5] = {cond, mb_subgraph(b, 0), mb_subgraph(b, 0), cond, x};
+  mb_operation(b, OP(IF), in, 5, &out, 1);
+}
+static void build_if_self(ctx *c, int32_t type) {
+  (void)type;
+  if_over_itself(&c->b);
+  if_over_itself(subgraph(c, 0));
+}
+static void if_two_inputs(ctx *c) {
+  vknn_operation *op = &c->b.operations[0];
+  op->input_count = 2;
+  operand(c, c->op_inputs[2])->number_of_consumers--;
+  operand(c, c->op_inputs[3])->number_of_consumers--;
+}
+
+/* WHILE(cond = 0, body = 1, x, limit): while x < limit, x = x + 1. */
+static void build_while(ctx *c, int32_t type) {
+  (void)type;
+  c->in = mb_input(&c->b, F32, kOne, 1);
+  uint32_t limit = mb_input(&c->b, F32, kOne, 1);
+  c->out = mb_output(&c->b, F32, kOne, 1);
+  const uint32_t in[4] = {mb_subgraph(&c->b, 0), mb_subgraph(&c->b, 1), c->in, limit};
+  one_output(c, OP(WHILE), in, 4);
+  model_builder *cond = subgraph(c, 0);
+  uint32_t x = mb_input(cond, F32, kOne, 1), l = mb_input(cond, F32, kOne, 1);
+  uint32_t less = mb_output(cond, VKNN_OPERAND_TENSOR_BOOL8, kOne, 1);
+  mb_operation(cond, OP(LESS), (uint32_t[]){x, l}, 2, &less, 1);
+  model_builder *body = subgraph(c, 1);
+  add_one_branch(body);
+  (void)mb_input(body, F32, kOne, 1); /* the limit, invariant */
+}
+static void while_cond_output_float(ctx *c) {
+  c->sub[0].operands[c->sub[0].outputs[0]].type = F32;
+}
+static void while_cond_three_inputs(ctx *c) { (void)mb_input(&c->sub[0], F32, kOne, 1); }
+static void while_body_output_int32(ctx *c) {
+  c->sub[1].operands[c->sub[1].outputs[0]].type = I32;
+}
+static void while_body_input_shape(ctx *c) { c->sub[1].dims[c->sub[1].inputs[0]][0] = 2; }
+static void while_output_shape(ctx *c) { c->b.dims[c->out][0] = 3; }
+static void while_body_too_many_outputs(ctx *c) {
+  model_builder *body = &c->sub[1];
+  uint32_t extra = mb_output(body, F32, kOne, 1), extra2 = mb_output(body, F32, kOne, 1);
+  float one = 1.f;
+  uint32_t in[3] = {body->inputs[0], mb_const_tensor(body, F32, kOne, 1, &one, sizeof(one)),
+                    mb_const_i32(body, 0)};
+  mb_operation(body, OP(ADD), in, 3, &extra, 1);
+  mb_operation(body, OP(ADD), in, 3, &extra2, 1);
+}
+
 /* ---- the table ------------------------------------------------------------ */
 
 /* ---- ROI_ALIGN, ROI_POOLING: [1, 4, 4, 2], 2 boxes -> [2, 2, 2, 2] -------- */
@@ -1941,6 +2041,24 @@ static const row rows[] = {
     {"LSH_PROJECTION: sparse with weights", build_lsh_projection_sparse, F32, lsh_sparse_with_weights, "the weights must be omitted with type 3"},
     {"LSH_PROJECTION: 2 weights for 3 rows", build_lsh_projection, F32, lsh_two_weights, "2 weights for 3 input rows"},
     {"LSH_PROJECTION: output dims", build_lsh_projection, F32, lsh_output_dims, "output dimension 0 is 7, expected 8"},
+    /* IF, WHILE */
+    {"IF accepted", build_if, F32, NULL, NULL},
+    {"IF: int32 condition", build_if, F32, if_condition_int32, "is not a TENSOR_BOOL8 of shape [1]"},
+    {"IF: condition of 2 elements", build_if, F32, if_condition_two_elements, "is not a TENSOR_BOOL8 of shape [1]"},
+    {"IF: omitted condition", build_if, F32, if_condition_omitted, "input 0 (operand 0) has no value"},
+    {"IF: branch not a SUBGRAPH", build_if, F32, if_branch_not_subgraph, "is not a SUBGRAPH"},
+    {"IF: branch input type", build_if, F32, if_branch_input_int32, "then branch: input 0 does not agree"},
+    {"IF: branch output shape", build_if, F32, if_branch_output_shape, "else branch: output 0 does not agree"},
+    {"IF: branch input count", build_if, F32, if_branch_two_inputs, "then branch: 2 inputs and 1 outputs"},
+    {"IF: 2 inputs", build_if, F32, if_two_inputs, "at least 3 and 1"},
+    {"IF: a branch referencing itself", build_if_self, F32, NULL, "cycle"},
+    {"WHILE accepted", build_while, F32, NULL, NULL},
+    {"WHILE: float condition", build_while, F32, while_cond_output_float, "its output is not a TENSOR_BOOL8"},
+    {"WHILE: condition input count", build_while, F32, while_cond_three_inputs, "WHILE condition: 3 inputs"},
+    {"WHILE: body output type", build_while, F32, while_body_output_int32, "output 0 is not of the type of input 0"},
+    {"WHILE: body input shape", build_while, F32, while_body_input_shape, "WHILE body: input 0 does not agree"},
+    {"WHILE: output shape", build_while, F32, while_output_shape, "WHILE body: output 0 does not agree"},
+    {"WHILE: body outputs above inputs", build_while, F32, while_body_too_many_outputs, "WHILE body: 2 inputs and 3 outputs"},
 };
 
 /* ---- running -------------------------------------------------------------- */
@@ -1994,7 +2112,9 @@ static void test_row(void **state) {
   mb_init(&c->b);
   r->build(c, r->type);
   if (r->mutate) r->mutate(c);
-  const vknn_model *model = mb_finish(&c->b);
+  const vknn_model *model = c->sub_count > 0
+                                ? mb_finish_referencing(&c->b, c->sub, c->sub_count, c->referenced)
+                                : mb_finish(&c->b);
   vknn_status want = r->expected_log ? VKNN_STATUS_INVALID_ARGUMENT : VKNN_STATUS_NONE;
   bool supported[MB_MAX_OPERATIONS] = {false};
   clear_log(&f->log);

@@ -6,6 +6,7 @@
 
 #include "compiler/compiler.h"
 #include "runtime/compilation_cache.h"
+#include "compiler/control_flow_split.h"
 #include "runtime/device_internal.h"
 #include "runtime/recorded_graph.h"
 #include "compiler/operation_registry.h"
@@ -130,5 +131,7 @@ vknn_status vknn_device_get_supported_operations(vknn_device *device, const vknn
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
   vknn_plan_target target = vknn_recorded_graph_target(device);
+  if (vknn_subgraph_has_control_flow(&model->main))
+    return vknn_control_flow_query(&device->log, model, &target, out_supported);
   return vknn_compile_query(&device->log, model, &target, out_supported);
 }

@@ -1,6 +1,7 @@
 /* Prepare (HAL IDevice::prepareModel_1_3): validate the arguments and the
  * model, compile it, and make the prepared model from the plan. */
 #include "compiler/compiler.h"
+#include "compiler/control_flow_split.h"
 #include "compiler/operation_registry.h"
 #include "runtime/compilation_cache.h"
 #include "runtime/prepared_model_internal.h"
@@ -27,6 +28,9 @@ static vknn_status compile_and_create(vknn_device *device, const vknn_model *mod
                                       vknn_execution_preference preference,
                                       vknn_priority priority,
                                       vknn_prepared_model **out_prepared_model) {
+  if (vknn_subgraph_has_control_flow(&model->main))
+    return vknn_prepared_model_create_control_flow(device, model, priority, preference,
+                                                   out_prepared_model);
   vknn_plan plan;
   vknn_plan_target target = vknn_recorded_graph_target(device);
   vknn_status s = vknn_compile(&device->log, model, NULL, &target, &plan);

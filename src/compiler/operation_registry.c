@@ -2,6 +2,7 @@
 
 #include <stddef.h>
 
+#include "compiler/control_flow_validate.h"
 #include "model/model_validate.h"
 
 #define VKNN_OP(TYPE, family, name) extern const vknn_op_def vknn_op_##name;
@@ -29,9 +30,11 @@ const vknn_op_def *vknn_op_find(int32_t type) {
 static vknn_status validate_signatures(const vknn_logger *log, const vknn_model *model,
                                        const vknn_subgraph *sg) {
   for (uint32_t k = 0; k < sg->operation_count; ++k) {
-    const vknn_op_def *def = vknn_op_find(sg->operations[k].type);
-    if (def == NULL) continue;
-    vknn_status s = def->validate(log, model, sg, &sg->operations[k]);
+    const vknn_operation *op = &sg->operations[k];
+    const vknn_op_def *def = vknn_op_find(op->type);
+    vknn_status s = VKNN_STATUS_NONE;
+    if (vknn_is_control_flow(op->type)) s = vknn_control_flow_validate(log, model, sg, op);
+    else if (def != NULL) s = def->validate(log, model, sg, op);
     if (s != VKNN_STATUS_NONE) return s;
   }
   return VKNN_STATUS_NONE;
@@ -44,4 +47,34 @@ vknn_status vknn_compiler_validate_model(const vknn_logger *log, const vknn_mode
   for (uint32_t i = 0; s == VKNN_STATUS_NONE && i < model->referenced_count; ++i)
     s = validate_signatures(log, model, &model->referenced[i]);
   return s;
+}
+
+/* The inputs (bit i: input i) an operation reads as data only: no validate,
+ * infer or lower reads their values. The binary family (src/ops/binary.c)
+ * reads one value, the activation (input 2). Operations not listed: none
+ * known, so every input may decide something. */
+static uint32_t data_inputs(int32_t type) {
+  switch (type) {
+    case VKNN_OPERATION_ADD: case VKNN_OPERATION_SUB: case VKNN_OPERATION_MUL:
+    case VKNN_OPERATION_DIV: case VKNN_OPERATION_MAXIMUM: case VKNN_OPERATION_MINIMUM:
+    case VKNN_OPERATION_POW: case VKNN_OPERATION_PRELU: case VKNN_OPERATION_EQUAL:
+    case VKNN_OPERATION_NOT_EQUAL: case VKNN_OPERATION_LESS: case VKNN_OPERATION_LESS_EQUAL:
+    case VKNN_OPERATION_GREATER: case VKNN_OPERATION_GREATER_EQUAL:
+    case VKNN_OPERATION_LOGICAL_AND: case VKNN_OPERATION_LOGICAL_OR:
+      return 0x3u;
+    case VKNN_OPERATION_LOGICAL_NOT:
+      return 0x1u;
+    default:
+      return 0;
+  }
+}
+
+bool vknn_operand_read_only_as_data(const vknn_subgraph *sg, uint32_t operand) {
+  for (uint32_t k = 0; k < sg->operation_count; ++k) {
+    const vknn_operation *op = &sg->operations[k];
+    for (uint32_t i = 0; i < op->input_count; ++i)
+      if (op->inputs[i] == operand && (i >= 32 || (data_inputs(op->type) & (1u << i)) == 0))
+        return false;
+  }
+  return true;
 }

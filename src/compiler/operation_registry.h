@@ -9,3 +9,7 @@ vknn_status vknn_compiler_validate_model(const vknn_logger *log, const vknn_mode
 
 /* The implementation of an operation type; NULL when the driver has none. */
 const vknn_op_def *vknn_op_find(int32_t type);
+
+/* Whether every operation of sg that reads operand reads it as data only
+ * (the binary family's tensor inputs): its value then decides nothing at compile time. */
+bool vknn_operand_read_only_as_data(const vknn_subgraph *sg, uint32_t operand);

@@ -10,6 +10,7 @@
 
 #include "runtime/buffer.h"
 #include "runtime/buffer_arguments.h"
+#include "runtime/control_flow.h"
 #include "memory/memory_pool.h"
 #include "runtime/graph_instance.h"
 #include "runtime/prepared_model_internal.h"
@@ -92,7 +93,7 @@ static vknn_status check_dimensions(const vknn_logger *log, const char *what,
 
 /* Every output must fit its location, before any GPU work starts. */
 static vknn_status check_output_sizes(const vknn_recorded_graph *rg, const vknn_request *request,
-                                      const request_pools *pools) {
+                                      const request_pools *pools, bool quiet) {
   const vknn_logger *log = &rg->device->log;
   vknn_status s = VKNN_STATUS_NONE;
   for (uint32_t i = 0; i < rg->output_count; ++i) {
@@ -103,8 +104,9 @@ static vknn_status check_output_sizes(const vknn_recorded_graph *rg, const vknn_
       return VKNN_STATUS_INVALID_ARGUMENT;
     }
     if (arg->location.length < rg->outputs[i].byte_size) {
-      VKNN_LOG_E(log, TAG, "output %u needs %llu bytes, its location has %u", i,
-                 (unsigned long long)rg->outputs[i].byte_size, arg->location.length);
+      if (!quiet)
+        VKNN_LOG_E(log, TAG, "output %u needs %llu bytes, its location has %u", i,
+                   (unsigned long long)rg->outputs[i].byte_size, arg->location.length);
       s = VKNN_STATUS_OUTPUT_INSUFFICIENT_SIZE;
     }
   }
@@ -218,7 +220,7 @@ static vknn_status run_graph(vknn_recorded_graph *rg, const vknn_request *reques
   vknn_status s = check_dimensions(log, "input", request->inputs, rg->inputs, rg->input_count);
   if (s == VKNN_STATUS_NONE)
     s = check_dimensions(log, "output", request->outputs, rg->outputs, rg->output_count);
-  if (s == VKNN_STATUS_NONE) s = check_output_sizes(rg, request, view);
+  if (s == VKNN_STATUS_NONE) s = check_output_sizes(rg, request, view, o->segment);
   if (shapes != NULL && (s == VKNN_STATUS_NONE || s == VKNN_STATUS_OUTPUT_INSUFFICIENT_SIZE))
     fill_shapes(rg, request, shapes, shape_count);
   if (s != VKNN_STATUS_NONE) return s;
@@ -325,7 +327,10 @@ vknn_status vknn_execution_run(vknn_prepared_model *pm, const vknn_request *requ
   if (s == VKNN_STATUS_NONE) s = check_deadline_at_start(pm, o);
   if (s != VKNN_STATUS_NONE) return s;
   uint64_t device_us = UINT64_MAX;
-  s = run_resolved(pm, request, pools, out_shapes, shape_count, o, &device_us);
+  s = pm->control_flow != NULL
+          ? vknn_control_flow_run(pm->control_flow, request, pools, o, out_shapes, shape_count,
+                                  &device_us)
+          : run_resolved(pm, request, pools, out_shapes, shape_count, o, &device_us);
   /* Lost meanwhile (a timestamp read may report it): the results are not trusted. */
   if (s == VKNN_STATUS_NONE) s = vknn_device_check_lost(pm->device, TAG);
   if (s == VKNN_STATUS_NONE && o->measure == VKNN_MEASURE_TIMING_YES && out_timing != NULL) {

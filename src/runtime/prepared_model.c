@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "compiler/compiler.h"
+#include "compiler/operation_registry.h"
+#include "runtime/control_flow.h"
 #include "runtime/prepared_model_internal.h"
 #include "runtime/recorded_graph_pool.h"
 #include "vknn/prepared_model.h"
@@ -24,6 +26,8 @@ static vknn_status describe_io(vknn_io_decl **out, uint32_t count, const uint32_
     d->scale = o->scale;
     d->zero_point = o->zero_point;
     d->declared_rank = o->dimension_count;
+    d->value_is_data = o->lifetime == VKNN_LIFETIME_SUBGRAPH_INPUT &&
+                       vknn_operand_read_only_as_data(sg, indexes[i]);
     if (o->dimension_count > 0)
       memcpy(d->declared_dims, o->dimensions, o->dimension_count * sizeof(uint32_t));
   }
@@ -51,12 +55,10 @@ static void trim_watched(vknn_watched *item, uint64_t now_ns, uint64_t idle_ns) 
   vknn_prepared_model_trim(pm, now_ns, idle_ns);
 }
 
-vknn_status vknn_prepared_model_create(vknn_device *device, const vknn_plan *plan,
-                                       vknn_priority priority,
-                                       vknn_execution_preference preference,
-                                       vknn_prepared_model **out) {
+static vknn_prepared_model *allocate(vknn_device *device, vknn_priority priority,
+                                     vknn_execution_preference preference) {
   vknn_prepared_model *pm = vknn_calloc(1, sizeof(*pm));
-  if (pm == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
+  if (pm == NULL) return NULL;
   pm->device = device;
   pm->id = atomic_fetch_add(&device->last_model_id, 1) + 1;
   pm->priority = priority;
@@ -66,14 +68,43 @@ vknn_status vknn_prepared_model_create(vknn_device *device, const vknn_plan *pla
   vknn_pool_mappings_init(&pm->pool_mappings);
   pthread_mutex_init(&pm->pending_lock, NULL);
   pthread_cond_init(&pm->pending_done, NULL);
-  vknn_status s = build(pm, plan);
-  if (s == VKNN_STATUS_NONE) s = vknn_watchdog_watch(&device->watchdog, &pm->watched);
+  return pm;
+}
+
+static vknn_status watch_or_release(vknn_prepared_model *pm, vknn_status s,
+                                    vknn_prepared_model **out) {
+  if (s == VKNN_STATUS_NONE) s = vknn_watchdog_watch(&pm->device->watchdog, &pm->watched);
   if (s != VKNN_STATUS_NONE) {
     vknn_prepared_model_release(pm);
     return s;
   }
   *out = pm;
   return VKNN_STATUS_NONE;
+}
+
+vknn_status vknn_prepared_model_create(vknn_device *device, const vknn_plan *plan,
+                                       vknn_priority priority,
+                                       vknn_execution_preference preference,
+                                       vknn_prepared_model **out) {
+  vknn_prepared_model *pm = allocate(device, priority, preference);
+  if (pm == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
+  return watch_or_release(pm, build(pm, plan), out);
+}
+
+vknn_status vknn_prepared_model_create_control_flow(vknn_device *device, const vknn_model *model,
+                                                    vknn_priority priority,
+                                                    vknn_execution_preference preference,
+                                                    vknn_prepared_model **out) {
+  vknn_prepared_model *pm = allocate(device, priority, preference);
+  if (pm == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
+  const vknn_subgraph *sg = &model->main;
+  pm->input_count = sg->input_count;
+  pm->output_count = sg->output_count;
+  vknn_status s = describe_io(&pm->inputs, sg->input_count, sg->input_indexes, sg);
+  if (s == VKNN_STATUS_NONE)
+    s = describe_io(&pm->outputs, sg->output_count, sg->output_indexes, sg);
+  if (s == VKNN_STATUS_NONE) s = vknn_control_flow_create(pm, model, &pm->control_flow);
+  return watch_or_release(pm, s, out);
 }
 
 /* The graph the accessors below describe, retained: executions on other
@@ -154,6 +185,7 @@ void vknn_prepared_model_release(vknn_prepared_model *pm) {
   while (pm->pending > 0) pthread_cond_wait(&pm->pending_done, &pm->pending_lock);
   pthread_mutex_unlock(&pm->pending_lock);
   vknn_watchdog_unwatch(&pm->device->watchdog, &pm->watched);
+  vknn_control_flow_destroy(pm->control_flow);
   vknn_recorded_graph_unref(pm->recorded);
   vknn_prepared_model_release_specializations(pm);
   vknn_model_copy_free(&pm->model);

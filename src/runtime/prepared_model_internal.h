@@ -16,6 +16,9 @@ typedef struct vknn_io_decl {
   int32_t zero_point;
   uint32_t declared_rank; /* 0: unknown rank */
   uint32_t declared_dims[VKNN_MAX_RANK]; /* 0: unknown dimension */
+  /* An input the model reads only as data: its value stays out of the
+   * specialization key (vknn_operand_read_only_as_data). */
+  bool value_is_data;
 } vknn_io_decl;
 
 /* Recorded graphs of a model compiled per execution, one per distinct set of
@@ -28,6 +31,9 @@ typedef struct vknn_specialization {
   uint64_t last_use;    /* the cache's clock, for eviction */
   uint64_t last_use_ns; /* for the watchdog */
 } vknn_specialization;
+
+/* The programs of a model with IF or WHILE (runtime/control_flow.c). */
+typedef struct vknn_control_flow vknn_control_flow;
 
 struct vknn_prepared_model {
   vknn_device *device;
@@ -52,6 +58,9 @@ struct vknn_prepared_model {
   uint32_t specialization_count;
   uint64_t use_clock;
   vknn_recorded_graph *last; /* the graph the last execution ran (info, profiling) */
+  /* IF or WHILE in the main subgraph: executions run these programs, whose
+   * segments are prepared models of their own; recorded and model unused. */
+  vknn_control_flow *control_flow;
   /* Request pools kept mapped across executions (pool_mappings.c). */
   vknn_pool_mappings pool_mappings;
   vknn_io_decl *inputs;
@@ -67,6 +76,13 @@ vknn_status vknn_prepared_model_create(vknn_device *device, const vknn_plan *pla
                                        vknn_priority priority,
                                        vknn_execution_preference preference,
                                        vknn_prepared_model **out);
+
+/* A prepared model for a model whose main subgraph holds IF or WHILE
+ * (control_flow.h). */
+vknn_status vknn_prepared_model_create_control_flow(vknn_device *device, const vknn_model *model,
+                                                    vknn_priority priority,
+                                                    vknn_execution_preference preference,
+                                                    vknn_prepared_model **out);
 
 /* The recorded graph for a request's input shapes (specialization.c): the
  * one recorded at prepare, or one compiled and recorded for these shapes the
@@ -88,13 +104,17 @@ typedef struct vknn_execution_options {
   vknn_measure_timing measure;
   vknn_deadline deadline;
   /* How long a WHILE may loop: the HAL's default when the call gives none,
-   * the maximum when it gives more (kept for WHILE; nothing loops yet). */
+   * the maximum when it gives more (runtime/control_flow.c). */
   uint64_t loop_timeout_ns;
   /* When the driver saw the call: driver time runs from here. */
   uint64_t call_ns;
   /* The execution waited in the executor's queue: a deadline that passed
    * meanwhile was missed while the driver was busy (TRANSIENT). */
   bool queued;
+  /* A segment run by control flow (control_flow.c): an output too small for
+   * a shape seen the first time is grown and the segment run again, so it
+   * is not logged as the caller's error. */
+  bool segment;
 } vknn_execution_options;
 
 /* The options of a call, stamped with the time now; entry points call it

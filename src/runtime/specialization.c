@@ -41,7 +41,8 @@ static vknn_status describe_input(const vknn_io_decl *decl, const vknn_request_a
   o->rank = arg->dimension_count ? arg->dimension_count : decl->declared_rank;
   memcpy(o->dims, arg->dimension_count ? arg->dimensions : decl->declared_dims,
          o->rank * sizeof(uint32_t));
-  if (!value_can_decide_shapes(decl->type, o->dims, o->rank)) return VKNN_STATUS_NONE;
+  if (decl->value_is_data || !value_can_decide_shapes(decl->type, o->dims, o->rank))
+    return VKNN_STATUS_NONE;
   const vknn_mapped_pool *pool = &pools[arg->location.pool_index];
   uint64_t bytes = vknn_operand_value_bytes(decl->type, o->dims, o->rank);
   if (pool->buffer != NULL && bytes <= VALUE_KEY_MAX_BYTES) {

@@ -32,9 +32,10 @@ uint32_t mb_temporary(model_builder *b, int32_t type, const uint32_t *dims, uint
 uint32_t mb_const_tensor(model_builder *b, int32_t type, const uint32_t *dims, uint32_t rank,
                          const void *data, size_t size) {
   uint32_t i = add_operand(b, type, dims, rank, VKNN_LIFETIME_CONSTANT_COPY);
-  size_t offset = (b->values_size + 3) & ~(size_t)3;
-  memcpy(b->values + offset, data, size);
-  b->values_size = offset + size;
+  model_builder *v = b->values_owner != NULL ? b->values_owner : b;
+  size_t offset = (v->values_size + 3) & ~(size_t)3;
+  memcpy(v->values + offset, data, size);
+  v->values_size = offset + size;
   b->operands[i].location = (vknn_data_location){0, (uint32_t)offset, (uint32_t)size};
   return i;
 }
@@ -60,5 +61,20 @@ const vknn_model *mb_finish(model_builder *b) {
                b->input_count, b->outputs, b->output_count},
       .operand_values = b->values,
       .operand_values_size = b->values_size};
+  return &b->model;
+}
+
+uint32_t mb_subgraph(model_builder *b, uint32_t index) {
+  uint32_t i = add_operand(b, VKNN_OPERAND_SUBGRAPH, NULL, 0, VKNN_LIFETIME_SUBGRAPH);
+  b->operands[i].location.offset = index;
+  return i;
+}
+
+const vknn_model *mb_finish_referencing(model_builder *b, model_builder *subgraphs,
+                                        uint32_t count, vknn_subgraph *referenced) {
+  for (uint32_t i = 0; i < count; ++i) referenced[i] = mb_finish(&subgraphs[i])->main;
+  mb_finish(b);
+  b->model.referenced = referenced;
+  b->model.referenced_count = count;
   return &b->model;
 }

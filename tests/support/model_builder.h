@@ -18,6 +18,9 @@ typedef struct model_builder {
   uint32_t inputs[16], input_count;
   uint32_t outputs[16], output_count;
   vknn_model model;
+  /* Where constants go: this builder's values, or (a referenced subgraph)
+   * those of the main subgraph's builder, since a model has one operandValues. */
+  struct model_builder *values_owner;
 } model_builder;
 
 void mb_init(model_builder *b);
@@ -32,5 +35,11 @@ uint32_t mb_const_tensor(model_builder *b, int32_t type, const uint32_t *dims, u
 /* An operation; counts the consumers of its inputs. */
 void mb_operation(model_builder *b, int32_t type, const uint32_t *inputs, uint32_t input_count,
                   const uint32_t *outputs, uint32_t output_count);
+/* A SUBGRAPH operand naming referenced subgraph index. */
+uint32_t mb_subgraph(model_builder *b, uint32_t index);
 /* The model, valid while b lives. */
 const vknn_model *mb_finish(model_builder *b);
+/* The model with referenced subgraphs: subgraphs[i] (built with
+ * values_owner = b) becomes referenced[i]; referenced must hold count. */
+const vknn_model *mb_finish_referencing(model_builder *b, model_builder *subgraphs,
+                                        uint32_t count, vknn_subgraph *referenced);

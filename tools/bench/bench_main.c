@@ -4,6 +4,7 @@
  *   peak    the device's own limits: FMA throughput, copy bandwidth, submit and dispatch cost
  *   kernel  one convolution or fully-connected operation at MobileNet shapes
  *   synth   whole MobileNet v1 / v2 models with random weights
+ *   loop    what IF and one WHILE iteration cost beyond the operations they run
  *
  * Before the verb, --operand-reads auto|storage|texel sets the device option of
  * that name (how float convolutions read input and filter), for comparing the
@@ -27,6 +28,7 @@ static const bench_verb verbs[] = {
     {"peak", bench_peak_main, BENCH_PEAK_USAGE},
     {"kernel", bench_kernel_main, BENCH_KERNEL_USAGE},
     {"synth", bench_synth_main, BENCH_SYNTH_USAGE},
+    {"loop", bench_loop_main, BENCH_LOOP_USAGE},
 };
 #define VERB_COUNT (sizeof(verbs) / sizeof(verbs[0]))
 

@@ -52,4 +52,8 @@ grep -q '^mean_hw *1x9x9x16 ' "$dir/log" || fail "no mean_hw row"
 run synth synth mobilenet_v1 --width 0.25 --input-size 64 --iterations 1
 check synth macs prepare_ms execute_ms.median gpu_ms.median largest_probability
 grep -q '^outputs: *finite, softmax sums to 1' "$dir/log" || fail "outputs not checked"
+
+run loop loop --iterations 2 --loop 4
+check loop execution_us execution_series_us while_one_iteration_us while_long_us ~while_iteration_us if_us
+grep -q '^WHILE iteration: ' "$dir/log" || fail "no WHILE iteration row"
 echo "vknn-bench smoke test passed"
