@@ -91,13 +91,17 @@ fi
 
 if build build-sanitize -Dbuildtype=debug -Db_sanitize=address,undefined -Db_lundef=false; then
   unit_tests build-sanitize
-  conformance build-sanitize sampled --modes "$modes" --sample 7 --baseline "$baseline"
+  # The loop timeout is wall-clock time and a sanitized WHILE runs several
+  # times slower: the HAL's maximum (15 s) instead of the default 2 s.
+  conformance build-sanitize sampled --modes "$modes" --sample 7 --loop-timeout 15000 \
+    --baseline "$baseline"
 fi
 
 if build build-tsan -Dbuildtype=debug -Db_sanitize=thread -Db_lundef=false; then
   export TSAN_OPTIONS="halt_on_error=1 suppressions=$PWD/tests/tsan.supp"
   unit_tests build-tsan
-  conformance build-tsan concurrent --modes threads,async,fenced,burst --sample 25 --baseline "$baseline"
+  conformance build-tsan concurrent --modes threads,async,fenced,burst --sample 25 \
+    --loop-timeout 15000 --baseline "$baseline"
   unset TSAN_OPTIONS
 fi
 

@@ -44,7 +44,7 @@ static void run_restored(cts_worker *w, cts_case *c, vknn_prepared_model *pm, ct
   vknn_output_shape shapes[CTS_MAX_OUTPUTS];
   vknn_timing timing;
   cts_case_reset_outputs(c);
-  vknn_status s = vknn_prepared_model_execute(pm, &c->request, VKNN_MEASURE_TIMING_YES, NULL, NULL,
+  vknn_status s = vknn_prepared_model_execute(pm, &c->request, VKNN_MEASURE_TIMING_YES, NULL, cts_loop_timeout(),
                                               shapes, CTS_MAX_OUTPUTS, &timing);
   cts_judge(w, c, "execute restored", s, c->output_pool.data, shapes, &timing, j);
 }

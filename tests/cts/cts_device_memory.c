@@ -96,7 +96,7 @@ void cts_run_device_memory(cts_worker *w, cts_case *c, vknn_prepared_model *pm, 
     vknn_request request = {run.inputs, c->input_count, run.outputs, c->output_count, run.pools,
                             run.count};
     step = "execute with driver buffers";
-    s = vknn_prepared_model_execute(pm, &request, VKNN_MEASURE_TIMING_YES, NULL, NULL, shapes,
+    s = vknn_prepared_model_execute(pm, &request, VKNN_MEASURE_TIMING_YES, NULL, cts_loop_timeout(), shapes,
                                     CTS_MAX_OUTPUTS, &timing);
   }
   if (s == VKNN_STATUS_NONE) {

@@ -305,11 +305,12 @@ static void usage(void) {
   fprintf(stderr,
           "usage: vknn-cts [--modes LIST] [--filter GLOB] [--sample N] [--jobs N] [--timeout S] [--json FILE]\n"
           "                [--quant-tolerance STEPS] [--baseline FILE] [--write-baseline FILE]\n"
-          "                [--operand-reads auto|storage|texel] [PATH...]\n"
+          "                [--operand-reads auto|storage|texel] [--loop-timeout MS] [PATH...]\n"
           "  --baseline: every case FILE lists must pass (when selected); unlisted passes are printed\n"
           "  --write-baseline: list the passing cases in FILE\n"
           "  --quant-tolerance: allowed error of quantized outputs (0: bit-exact)\n"
           "  --operand-reads: how float convolutions read input and filter (device option)\n"
+          "  --loop-timeout: the loop timeout of every execution (default: the driver's, 2 s)\n"
           "  PATH: a data file or a folder searched recursively (default: %s)\n",
           VKNN_CTS_DATA);
 }
@@ -330,6 +331,11 @@ static int parse_args(int argc, char **argv, options *opt, int *first_path) {
     else if (strcmp(arg, "--write-baseline") == 0) opt->write_baseline_path = argv[++i];
     else if (strcmp(arg, "--sample") == 0) opt->sample = atoi(argv[++i]);
     else if (strcmp(arg, "--quant-tolerance") == 0) cts_compare_set_quant_tolerance(atoi(argv[++i]));
+    else if (strcmp(arg, "--loop-timeout") == 0) {
+      int ms = atoi(argv[++i]);
+      if (ms < 1) return usage(), -1;
+      cts_set_loop_timeout_ms((uint32_t)ms);
+    }
     else if (strcmp(arg, "--operand-reads") == 0) {
       const char *v = argv[++i];
       if (strcmp(v, "auto") == 0) cts_set_operand_reads(VKNN_OPERAND_READS_AUTO);

@@ -40,7 +40,7 @@ void cts_run_async(cts_worker *w, cts_case *c, vknn_prepared_model *pm, cts_judg
   async_result r = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};
   cts_case_reset_outputs(c);
   vknn_status s = vknn_prepared_model_execute_async(pm, &c->request, VKNN_MEASURE_TIMING_YES, NULL,
-                                                    NULL, on_done, &r);
+                                                    cts_loop_timeout(), on_done, &r);
   if (s == VKNN_STATUS_NONE) {
     pthread_mutex_lock(&r.lock);
     while (!r.done) pthread_cond_wait(&r.cond, &r.lock);
@@ -61,7 +61,7 @@ void cts_run_burst(cts_worker *w, cts_case *c, vknn_prepared_model *pm, cts_judg
   vknn_timing timing = {UINT64_MAX, UINT64_MAX};
   for (int run = 0; run < 2 && s == VKNN_STATUS_NONE; ++run) {
     cts_case_reset_outputs(c);
-    s = vknn_burst_execute(burst, &c->request, slots, VKNN_MEASURE_TIMING_YES, NULL, NULL, shapes,
+    s = vknn_burst_execute(burst, &c->request, slots, VKNN_MEASURE_TIMING_YES, NULL, cts_loop_timeout(), shapes,
                            CTS_MAX_OUTPUTS, &timing);
   }
   vknn_burst_release(burst);
@@ -77,8 +77,8 @@ void cts_run_fenced(cts_worker *w, cts_case *c, vknn_prepared_model *pm, cts_jud
   vknn_timing launched = {UINT64_MAX, UINT64_MAX}, fenced = launched;
   cts_case_reset_outputs(c);
   vknn_status s = vknn_prepared_model_execute_fenced(pm, &c->request, &signaled, 1,
-                                                     VKNN_MEASURE_TIMING_YES, NULL, NULL, NULL,
-                                                     &fence, &execution);
+                                                     VKNN_MEASURE_TIMING_YES, NULL, cts_loop_timeout(),
+                                                     NULL, &fence, &execution);
   if (s == VKNN_STATUS_NONE) {
     struct pollfd pfd = {.fd = fence, .events = POLLIN};
     if (poll(&pfd, 1, 60000) != 1) {
@@ -115,8 +115,8 @@ typedef struct thread_run {
 
 static void *thread_main(void *arg) {
   thread_run *t = arg;
-  t->status = vknn_prepared_model_execute(t->pm, &t->request, VKNN_MEASURE_TIMING_YES, NULL, NULL,
-                                          t->shapes, CTS_MAX_OUTPUTS, &t->timing);
+  t->status = vknn_prepared_model_execute(t->pm, &t->request, VKNN_MEASURE_TIMING_YES, NULL,
+                                          cts_loop_timeout(), t->shapes, CTS_MAX_OUTPUTS, &t->timing);
   return NULL;
 }
 
@@ -164,7 +164,7 @@ static void check_insufficient(cts_worker *w, cts_case *c, vknn_prepared_model *
   if (c->output_count == 0 || expected_bytes(c, 0) == 0) return;
   vknn_output_shape shapes[CTS_MAX_OUTPUTS];
   c->outputs[0].location.length--;
-  vknn_status s = vknn_prepared_model_execute(pm, &c->request, VKNN_MEASURE_TIMING_NO, NULL, NULL,
+  vknn_status s = vknn_prepared_model_execute(pm, &c->request, VKNN_MEASURE_TIMING_NO, NULL, cts_loop_timeout(),
                                               shapes, CTS_MAX_OUTPUTS, NULL);
   c->outputs[0].location.length++;
   const cts_expected *e = &c->expected[0];
@@ -196,7 +196,7 @@ void cts_run_dynamic(cts_worker *w, const cJSON *test, cts_judgement *j) {
       vknn_output_shape shapes[CTS_MAX_OUTPUTS];
       vknn_timing timing;
       cts_case_reset_outputs(&c);
-      s = vknn_prepared_model_execute(pm, &c.request, VKNN_MEASURE_TIMING_YES, NULL, NULL, shapes,
+      s = vknn_prepared_model_execute(pm, &c.request, VKNN_MEASURE_TIMING_YES, NULL, cts_loop_timeout(), shapes,
                                       CTS_MAX_OUTPUTS, &timing);
       cts_judge(w, &c, "execute (outputs of unknown shape)", s, c.output_pool.data, shapes, &timing, j);
     }

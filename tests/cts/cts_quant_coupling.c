@@ -85,7 +85,7 @@ static void run_signed(cts_worker *w, cts_case *c, cts_judgement *j) {
   vknn_timing timing = {UINT64_MAX, UINT64_MAX};
   cts_case_reset_outputs(c);
   if (s == VKNN_STATUS_NONE)
-    s = vknn_prepared_model_execute(pm, &c->request, VKNN_MEASURE_TIMING_YES, NULL, NULL, shapes,
+    s = vknn_prepared_model_execute(pm, &c->request, VKNN_MEASURE_TIMING_YES, NULL, cts_loop_timeout(), shapes,
                                     CTS_MAX_OUTPUTS, &timing);
   cts_judge(w, c, "signed twin", s, c->output_pool.data, shapes, &timing, j);
   vknn_prepared_model_release(pm);

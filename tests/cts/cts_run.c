@@ -35,6 +35,14 @@ static vknn_operand_reads operand_reads = VKNN_OPERAND_READS_AUTO;
 
 void cts_set_operand_reads(vknn_operand_reads reads) { operand_reads = reads; }
 
+static vknn_duration loop_timeout;
+
+void cts_set_loop_timeout_ms(uint32_t ms) {
+  loop_timeout = (vknn_duration){.has_value = true, .nanoseconds = (uint64_t)ms * 1000000u};
+}
+
+const vknn_duration *cts_loop_timeout(void) { return loop_timeout.has_value ? &loop_timeout : NULL; }
+
 static vknn_status open_device(cts_worker *worker, vknn_device **out) {
   vknn_device_options options = {.log_callback = on_log,
                                  .log_user_data = worker,
@@ -108,7 +116,7 @@ static void run_sync(cts_worker *w, cts_case *c, vknn_prepared_model *pm, cts_ju
   vknn_output_shape shapes[CTS_MAX_OUTPUTS];
   vknn_timing timing;
   cts_case_reset_outputs(c);
-  vknn_status s = vknn_prepared_model_execute(pm, &c->request, VKNN_MEASURE_TIMING_YES, NULL, NULL,
+  vknn_status s = vknn_prepared_model_execute(pm, &c->request, VKNN_MEASURE_TIMING_YES, NULL, cts_loop_timeout(),
                                               shapes, CTS_MAX_OUTPUTS, &timing);
   cts_judge(w, c, "execute", s, c->output_pool.data, shapes, &timing, o);
 }

@@ -45,6 +45,12 @@ typedef struct cts_worker {
 
 /* The operand_reads device option of every worker opened from now on. */
 void cts_set_operand_reads(vknn_operand_reads reads);
+/* The loop timeout every execution gives (--loop-timeout); NULL, the
+ * driver's default (2 s), unless set. Sanitizer stages set the HAL's
+ * maximum: a WHILE there runs several times slower, and the timeout is
+ * wall-clock time. */
+void cts_set_loop_timeout_ms(uint32_t ms);
+const vknn_duration *cts_loop_timeout(void);
 /* Opens the worker's device with the validation layer on. */
 vknn_status cts_worker_open(cts_worker *worker);
 void cts_worker_close(cts_worker *worker);
