@@ -1,5 +1,6 @@
 #include "cts_run.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -25,10 +26,16 @@ int cts_mode_from_name(const char *name) {
   return -1;
 }
 
+/* Executions of one worker may log at once (the threads mode's ten): the
+ * last error is written under a lock. */
+static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
+
 static void on_log(void *user_data, vknn_log_level level, const char *tag, const char *message) {
   cts_worker *worker = user_data;
-  if (level == VKNN_LOG_ERROR)
-    snprintf(worker->last_error, sizeof(worker->last_error), "%s: %s", tag, message);
+  if (level != VKNN_LOG_ERROR) return;
+  pthread_mutex_lock(&log_lock);
+  snprintf(worker->last_error, sizeof(worker->last_error), "%s: %s", tag, message);
+  pthread_mutex_unlock(&log_lock);
 }
 
 static vknn_operand_reads operand_reads = VKNN_OPERAND_READS_AUTO;

@@ -48,7 +48,10 @@ static const vknn_operand kAddOperands[5] = {
 static const uint32_t kAddIn[3] = {0, 3, 4}, kAddOut[1] = {2};
 static const vknn_operation kAdd = {VKNN_OPERATION_ADD, kAddIn, 3, kAddOut, 1};
 static const uint32_t kTwoInputs[2] = {0, 1}, kOutput2[1] = {2};
-static const vknn_subgraph kAddSubgraph = {kAddOperands, 5, &kAdd, 1, kTwoInputs, 2, kOutput2, 1};
+/* Macros, not constants, where another static initializer takes them whole
+ * (a const object is no constant expression in C). */
+#define ADD_SUBGRAPH {kAddOperands, 5, &kAdd, 1, kTwoInputs, 2, kOutput2, 1}
+static const vknn_subgraph kAddSubgraph = ADD_SUBGRAPH;
 
 /* x < limit. */
 static const vknn_operand kLessOperands[3] = {
@@ -58,7 +61,7 @@ static const vknn_operand kLessOperands[3] = {
      .lifetime = VKNN_LIFETIME_SUBGRAPH_INPUT, .number_of_consumers = 1},
     OUTPUT(VKNN_OPERAND_TENSOR_BOOL8)};
 static const vknn_operation kLess = {VKNN_OPERATION_LESS, kTwoInputs, 2, kOutput2, 1};
-static const vknn_subgraph kLessSubgraph = {kLessOperands, 3, &kLess, 1, kTwoInputs, 2, kOutput2, 1};
+#define LESS_SUBGRAPH {kLessOperands, 3, &kLess, 1, kTwoInputs, 2, kOutput2, 1}
 
 /* WHILE(cond = 0, body = 1, x, limit). */
 static const vknn_operand kWhileOperands[5] = {
@@ -70,7 +73,7 @@ static const vknn_operand kWhileOperands[5] = {
     OUTPUT(VKNN_OPERAND_TENSOR_FLOAT32)};
 static const uint32_t kWhileIn[4] = {0, 1, 2, 3}, kWhileInputs[2] = {2, 3}, kOutput4[1] = {4};
 static const vknn_operation kWhile = {VKNN_OPERATION_WHILE, kWhileIn, 4, kOutput4, 1};
-static const vknn_subgraph kWhileReferenced[2] = {kLessSubgraph, kAddSubgraph};
+static const vknn_subgraph kWhileReferenced[2] = {LESS_SUBGRAPH, ADD_SUBGRAPH};
 
 /* IF(c, then = 0, else = 0, x) with the branch x + 1 (input 1 dropped). */
 static const vknn_operand kBranchOperands[4] = {
