@@ -312,25 +312,27 @@ static vknn_status lower_grouped(vknn_graph *graph, const vknn_operation *op,
   return lower_conv_family(graph, op, CONV_GROUPED, out_list);
 }
 
-/* Per output channel: input_scale * filter_scale[c] / output_scale as a
- * fixed-point multiplier, a constant the kernel reads. The scales combine as
- * in the NNAPI reference: the product in single precision, the quotient in
- * double. */
-static vknn_status add_multipliers(vknn_graph *graph, const vknn_operation *op, uint32_t out_c,
-                                   uint32_t out_index, uint32_t *out_constant) {
-  const vknn_operand *filter = &graph->sg->operands[op->inputs[1]];
-  float in_scale = graph->tensors[op->inputs[0]].scale;
-  float out_scale = graph->tensors[out_index].scale;
+/* The scales combine as in the NNAPI reference: the product in single
+ * precision, the quotient in double. */
+vknn_status vknn_conv_add_multipliers(vknn_graph *graph, const vknn_conv_tensors *t, uint32_t out_c,
+                                      const char *what, uint32_t *out_constant) {
+  const vknn_tensor *filter = &graph->tensors[t->filter];
+  const float *channel_scales = NULL;
+  if (filter->type == VKNN_OPERAND_TENSOR_QUANT8_SYMM_PER_CHANNEL) {
+    /* Per-channel scales live in the model operand the filter tensor is. */
+    if (t->filter >= graph->sg->operand_count) return VKNN_STATUS_GENERAL_FAILURE;
+    channel_scales = graph->sg->operands[t->filter].extra_params.channel_quant.scales;
+  }
+  float in_scale = graph->tensors[t->input].scale;
+  float out_scale = graph->tensors[t->output].scale;
   vknn_quant_multiplier *m = vknn_malloc(out_c * sizeof(*m));
   if (m == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
   for (uint32_t c = 0; c < out_c; ++c) {
-    float filter_scale = filter->type == VKNN_OPERAND_TENSOR_QUANT8_SYMM_PER_CHANNEL
-                             ? filter->extra_params.channel_quant.scales[c]
-                             : filter->scale;
+    float filter_scale = channel_scales != NULL ? channel_scales[c] : filter->scale;
     float product = in_scale * filter_scale;
     if (!vknn_quantize_multiplier((double)product / out_scale, &m[c])) {
       VKNN_LOG_E(graph->log, "compilation", "%s: channel %u: the scales give no usable multiplier",
-                 vknn_operation_type_name(op->type), c);
+                 what, c);
       free(m);
       return VKNN_STATUS_GENERAL_FAILURE;
     }
@@ -364,24 +366,19 @@ static vknn_shader_id conv_shader(int32_t input_type, int32_t filter_type) {
   }
 }
 
-vknn_status vknn_lower_conv(vknn_graph *graph, const vknn_operation *op,
-                            const vknn_conv_geometry *g, vknn_dispatch_list *out_list) {
-  vknn_conv_choice choice = vknn_conv_select(g, graph->tensors[op->inputs[0]].type);
-  uint32_t out_index = vknn_graph_op_output(graph, op, 0);
-  bool quant = vknn_is_quant8(graph->tensors[op->inputs[0]].type);
-  uint32_t multipliers = 0;
-  vknn_status s = quant ? add_multipliers(graph, op, g->out_c, out_index, &multipliers)
-                        : VKNN_STATUS_NONE;
-  if (s != VKNN_STATUS_NONE) return s;
+vknn_status vknn_lower_conv_tensors(vknn_graph *graph, const vknn_conv_tensors *t,
+                                    const vknn_conv_geometry *g, vknn_dispatch_list *out_list) {
+  const vknn_tensor *in = &graph->tensors[t->input];
+  const vknn_tensor *filter = &graph->tensors[t->filter];
+  vknn_conv_choice choice = vknn_conv_select(g, in->type);
   if (choice.kernel != VKNN_CONV_KERNEL_DIRECT)
-    return vknn_lower_conv_tiled(graph, op, g, choice, multipliers, out_list);
-  const vknn_tensor *in = &graph->tensors[op->inputs[0]];
-  const vknn_tensor *filter = &graph->tensors[op->inputs[1]];
+    return vknn_lower_conv_tiled(graph, t, g, choice, out_list);
+  bool quant = vknn_is_quant8(in->type);
   conv_params p = {g->in_h, g->in_w, g->in_c, g->batches, g->out_h, g->out_w, g->out_c,
                    g->k_w, g->k_h, g->stride_x, g->stride_y, g->dilation_x, g->dilation_y,
-                   g->pad_left, g->pad_top, g->cin_per_group, g->cout_per_group, 0.f, 0.f,
-                   in->zero_point, filter->zero_point, graph->tensors[out_index].zero_point};
-  vknn_op_activation_bounds(graph, op, g->activation, &p.act_min, &p.act_max);
+                   g->pad_left, g->pad_top, g->cin_per_group, g->cout_per_group, t->act_min,
+                   t->act_max, in->zero_point, filter->zero_point,
+                   graph->tensors[t->output].zero_point};
   vknn_dispatch *d = vknn_dispatch_list_add(out_list);
   if (d == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
   d->shader = conv_shader(in->type, filter->type);
@@ -394,15 +391,38 @@ vknn_status vknn_lower_conv(vknn_graph *graph, const vknn_operation *op,
   d->spec[VKNN_SPEC_CONV2D_TRANSPOSED] = g->transposed;
   d->spec[VKNN_SPEC_CONV2D_OC_BLOCK] = block;
   d->spec_count = VKNN_SPEC_COUNT_CONV2D;
-  vknn_dispatch_bind(d, vknn_graph_op_input(graph, op, 0), VKNN_ACCESS_READ);
-  vknn_dispatch_bind(d, op->inputs[1], VKNN_ACCESS_READ);
-  vknn_dispatch_bind(d, op->inputs[2], VKNN_ACCESS_READ);
-  if (quant) vknn_dispatch_bind(d, multipliers, VKNN_ACCESS_READ);
-  vknn_dispatch_bind(d, out_index, VKNN_ACCESS_WRITE);
+  vknn_dispatch_bind(d, t->input, VKNN_ACCESS_READ);
+  vknn_dispatch_bind(d, t->filter, VKNN_ACCESS_READ);
+  vknn_dispatch_bind(d, t->bias, VKNN_ACCESS_READ);
+  if (quant) vknn_dispatch_bind(d, t->multipliers, VKNN_ACCESS_READ);
+  vknn_dispatch_bind(d, t->output, VKNN_ACCESS_WRITE);
   memcpy(d->push, &p, sizeof(p));
   d->push_size = sizeof(p);
   d->invocations = (uint64_t)g->batches * g->out_h * g->out_w * (g->out_c / block);
   return VKNN_STATUS_NONE;
+}
+
+vknn_status vknn_lower_conv(vknn_graph *graph, const vknn_operation *op,
+                            const vknn_conv_geometry *g, vknn_dispatch_list *out_list) {
+  vknn_conv_tensors t = {vknn_graph_op_input(graph, op, 0), op->inputs[1], op->inputs[2],
+                         vknn_graph_op_output(graph, op, 0), UINT32_MAX, 0.f, 0.f};
+  vknn_op_activation_bounds(graph, op, g->activation, &t.act_min, &t.act_max);
+  if (vknn_is_quant8(graph->tensors[t.input].type)) {
+    vknn_status s = vknn_conv_add_multipliers(graph, &t, g->out_c,
+                                              vknn_operation_type_name(op->type), &t.multipliers);
+    if (s != VKNN_STATUS_NONE) return s;
+  }
+  return vknn_lower_conv_tensors(graph, &t, g, out_list);
+}
+
+vknn_status vknn_lower_matmul(vknn_graph *graph, const vknn_matmul *m, vknn_dispatch_list *out_list) {
+  /* A 1x1 convolution over rows images of 1x1 pixels with k channels. */
+  vknn_conv_geometry g = {.batches = m->rows, .in_h = 1, .in_w = 1, .in_c = m->k,
+                          .out_h = 1, .out_w = 1, .out_c = m->n, .k_w = 1, .k_h = 1,
+                          .stride_x = 1, .stride_y = 1, .dilation_x = 1, .dilation_y = 1,
+                          .cin_per_group = m->k, .cout_per_group = m->n,
+                          .activation = VKNN_FUSED_NONE};
+  return vknn_lower_conv_tensors(graph, &m->t, &g, out_list);
 }
 
 const vknn_op_def vknn_op_conv_2d = {VKNN_OPERATION_CONV_2D, true, validate_conv, infer_conv,

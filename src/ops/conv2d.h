@@ -39,17 +39,49 @@ typedef struct vknn_conv_choice {
 /* The kernel for a convolution of the given geometry and tensor type. */
 vknn_conv_choice vknn_conv_select(const vknn_conv_geometry *g, int32_t type);
 
-/* Appends the dispatch of a convolution on a kernel other than DIRECT;
- * multipliers: the requantization constant of a quantized one (else
- * unused). */
-vknn_status vknn_lower_conv_tiled(vknn_graph *graph, const vknn_operation *op,
+/* The tensors a convolution's dispatch binds (graph tensor indices) and the
+ * bounds its result is clamped to. multipliers: a quantized convolution's
+ * per-channel requantization constant (vknn_conv_add_multipliers); unused
+ * otherwise. */
+typedef struct vknn_conv_tensors {
+  uint32_t input, filter, bias, output, multipliers;
+  float act_min, act_max;
+} vknn_conv_tensors;
+
+/* Appends the dispatch of a convolution on a kernel other than DIRECT. */
+vknn_status vknn_lower_conv_tiled(vknn_graph *graph, const vknn_conv_tensors *t,
                                   const vknn_conv_geometry *g, vknn_conv_choice c,
-                                  uint32_t multipliers, vknn_dispatch_list *out_list);
+                                  vknn_dispatch_list *out_list);
+
+/* Appends the dispatch of a convolution of explicit tensors, on the kernel
+ * vknn_conv_select chooses. */
+vknn_status vknn_lower_conv_tensors(vknn_graph *graph, const vknn_conv_tensors *t,
+                                    const vknn_conv_geometry *g, vknn_dispatch_list *out_list);
 
 /* Appends the dispatch of a convolution: input, filter and bias operands of
  * op (inputs 0, 1, 2), written to op's (possibly fused) output. */
 vknn_status vknn_lower_conv(vknn_graph *graph, const vknn_operation *op,
                             const vknn_conv_geometry *g, vknn_dispatch_list *out_list);
+
+/* Adds the per-output-channel requantization multipliers of a quantized
+ * convolution or matrix product: input_scale * filter_scale[c] /
+ * output_scale (filter_scale per channel when the filter is
+ * TENSOR_QUANT8_SYMM_PER_CHANNEL). *out_constant: the added constant. */
+vknn_status vknn_conv_add_multipliers(vknn_graph *graph, const vknn_conv_tensors *t, uint32_t out_c,
+                                      const char *what, uint32_t *out_constant);
+
+/* A matrix product of explicit tensors, for operations built of them
+ * (recurrent cells, FULLY_CONNECTED): out[r, n] = clamp(sum_k in[r, k] *
+ * weights[n, k] + bias[n], act_min, act_max), row-major, on the matrix
+ * kernels (conv2d_gemm for several rows, gemv_splitk for one long row).
+ * in, weights, bias and out are graph tensors holding at least rows x k,
+ * n x k, n and rows x n elements of one type (float32 or float16; quantized
+ * products need t.multipliers, see vknn_conv_add_multipliers). */
+typedef struct vknn_matmul {
+  vknn_conv_tensors t;
+  uint32_t rows, k, n;
+} vknn_matmul;
+vknn_status vknn_lower_matmul(vknn_graph *graph, const vknn_matmul *m, vknn_dispatch_list *out_list);
 
 /* Type rules of input, filter, bias and output shared by the three operations
  * (per_channel_dim: the channel dimension a per-channel filter must use, or

@@ -92,11 +92,10 @@ vknn_conv_choice vknn_conv_select(const vknn_conv_geometry *g, int32_t type) {
 typedef struct tiled_launch {
   vknn_shader_id f32_shader, f16_shader;
   /* Quantized variants (has_quant): uint8, uint8 with an int8 per-channel
-   * filter, int8; multipliers: the constant they read. */
+   * filter, int8 (they read the tensors' requantization multipliers). */
   bool has_quant;
   vknn_shader_id q8_shader, q8_filter_i8_shader, q8s_shader;
   vknn_shader_id q8_texel_shader, q8_filter_i8_texel_shader, q8s_texel_shader;
-  uint32_t multipliers;
   /* Variants reading input and filter through texel buffers (TEXEL_READS);
    * texel_vec4: they read four elements per texel. */
   bool has_texel;
@@ -134,23 +133,23 @@ static vknn_texel_format texel_format_of(int32_t type, bool vec4) {
 /* Input and filter through texel buffers where the device prefers them (its
  * table, vk_context.c) and they fit: formats[0] and [1], or false (storage
  * buffers). The results are the same either way. */
-static bool texel_formats(const vknn_graph *graph, const vknn_operation *op, const tiled_launch *l,
+static bool texel_formats(const vknn_graph *graph, const vknn_conv_tensors *t, const tiled_launch *l,
                           vknn_texel_format formats[2]) {
-  if (!l->has_texel || !graph->kernels.texel_reads ||
-      !fits_texels(graph, vknn_graph_op_input(graph, op, 0), l->texel_vec4) ||
-      !fits_texels(graph, op->inputs[1], l->texel_vec4))
+  if (!l->has_texel || !graph->kernels.texel_reads || !fits_texels(graph, t->input, l->texel_vec4) ||
+      !fits_texels(graph, t->filter, l->texel_vec4))
     return false;
-  for (int i = 0; i < 2; ++i) formats[i] = texel_format_of(graph->tensors[op->inputs[i]].type, l->texel_vec4);
+  formats[0] = texel_format_of(graph->tensors[t->input].type, l->texel_vec4);
+  formats[1] = texel_format_of(graph->tensors[t->filter].type, l->texel_vec4);
   return true;
 }
 
 /* The variant for the input and filter types and the way of reading. */
-static vknn_shader_id tiled_shader(const vknn_graph *graph, const vknn_operation *op,
+static vknn_shader_id tiled_shader(const vknn_graph *graph, const vknn_conv_tensors *t,
                                    const tiled_launch *l, bool texel) {
-  switch (graph->tensors[op->inputs[0]].type) {
+  switch (graph->tensors[t->input].type) {
     case VKNN_OPERAND_TENSOR_FLOAT16: return texel ? l->f16_texel_shader : l->f16_shader;
     case VKNN_OPERAND_TENSOR_QUANT8_ASYMM:
-      if (graph->tensors[op->inputs[1]].type == VKNN_OPERAND_TENSOR_QUANT8_SYMM_PER_CHANNEL)
+      if (graph->tensors[t->filter].type == VKNN_OPERAND_TENSOR_QUANT8_SYMM_PER_CHANNEL)
         return texel ? l->q8_filter_i8_texel_shader : l->q8_filter_i8_shader;
       return texel ? l->q8_texel_shader : l->q8_shader;
     case VKNN_OPERAND_TENSOR_QUANT8_ASYMM_SIGNED: return texel ? l->q8s_texel_shader : l->q8s_shader;
@@ -158,43 +157,41 @@ static vknn_shader_id tiled_shader(const vknn_graph *graph, const vknn_operation
   }
 }
 
-static vknn_status add_tiled_dispatch(vknn_graph *graph, const vknn_operation *op,
-                                      const vknn_conv_geometry *g, const tiled_launch *l,
-                                      vknn_dispatch_list *out_list) {
-  bool quant = vknn_is_quant8(graph->tensors[op->inputs[0]].type);
+static vknn_status add_tiled_dispatch(vknn_graph *graph, const vknn_conv_tensors *t,
+                                      const tiled_launch *l, vknn_dispatch_list *out_list) {
+  bool quant = vknn_is_quant8(graph->tensors[t->input].type);
   if (quant && !l->has_quant) return VKNN_STATUS_GENERAL_FAILURE;
   vknn_dispatch *d = vknn_dispatch_list_add(out_list);
   if (d == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
   vknn_texel_format texel[2];
-  bool texel_reads = texel_formats(graph, op, l, texel);
-  d->shader = tiled_shader(graph, op, l, texel_reads);
+  bool texel_reads = texel_formats(graph, t, l, texel);
+  d->shader = tiled_shader(graph, t, l, texel_reads);
   d->local_size = l->group;
   memcpy(d->spec, l->spec, sizeof(l->spec));
   d->spec_count = l->spec_count;
   memcpy(d->push, l->push, l->push_size);
   d->push_size = l->push_size;
-  float bounds[2];
-  vknn_op_activation_bounds(graph, op, g->activation, &bounds[0], &bounds[1]);
+  float bounds[2] = {t->act_min, t->act_max};
   memcpy(d->push + l->push_size - sizeof(bounds), bounds, sizeof(bounds));
   if (texel_reads) {
-    vknn_dispatch_bind_texel(d, vknn_graph_op_input(graph, op, 0), texel[0]);
-    vknn_dispatch_bind_texel(d, op->inputs[1], texel[1]);
+    vknn_dispatch_bind_texel(d, t->input, texel[0]);
+    vknn_dispatch_bind_texel(d, t->filter, texel[1]);
   } else {
-    vknn_dispatch_bind(d, vknn_graph_op_input(graph, op, 0), VKNN_ACCESS_READ);
-    vknn_dispatch_bind(d, op->inputs[1], VKNN_ACCESS_READ);
+    vknn_dispatch_bind(d, t->input, VKNN_ACCESS_READ);
+    vknn_dispatch_bind(d, t->filter, VKNN_ACCESS_READ);
   }
-  vknn_dispatch_bind(d, op->inputs[2], VKNN_ACCESS_READ);
-  vknn_dispatch_bind(d, vknn_graph_op_output(graph, op, 0), VKNN_ACCESS_WRITE);
-  if (quant) vknn_dispatch_bind(d, l->multipliers, VKNN_ACCESS_READ);
+  vknn_dispatch_bind(d, t->bias, VKNN_ACCESS_READ);
+  vknn_dispatch_bind(d, t->output, VKNN_ACCESS_WRITE);
+  if (quant) vknn_dispatch_bind(d, t->multipliers, VKNN_ACCESS_READ);
   d->invocations = l->invocations;
   return VKNN_STATUS_NONE;
 }
 
 /* Zero points of input, filter and output (quantized kernels). */
-static void tensor_zero_points(const vknn_graph *graph, const vknn_operation *op, int32_t out[3]) {
-  out[0] = graph->tensors[op->inputs[0]].zero_point;
-  out[1] = graph->tensors[op->inputs[1]].zero_point;
-  out[2] = graph->tensors[vknn_graph_op_output(graph, op, 0)].zero_point;
+static void tensor_zero_points(const vknn_graph *graph, const vknn_conv_tensors *t, int32_t out[3]) {
+  out[0] = graph->tensors[t->input].zero_point;
+  out[1] = graph->tensors[t->filter].zero_point;
+  out[2] = graph->tensors[t->output].zero_point;
 }
 
 /* Push constants of conv2d_gemm.comp, std430 layout. */
@@ -215,23 +212,22 @@ static uint32_t gemm_taps(const vknn_conv_geometry *g) {
   return g->transposed ? TAPS_TRANSPOSED : TAPS_WINDOW;
 }
 
-static vknn_status lower_gemm(vknn_graph *graph, const vknn_operation *op,
+static vknn_status lower_gemm(vknn_graph *graph, const vknn_conv_tensors *t,
                               const vknn_conv_geometry *g, vknn_conv_choice c,
-                              uint32_t multipliers, vknn_dispatch_list *out_list) {
+                              vknn_dispatch_list *out_list) {
   uint32_t pixels = g->batches * g->out_h * g->out_w;
   int32_t zero_points[3];
-  tensor_zero_points(graph, op, zero_points);
+  tensor_zero_points(graph, t, zero_points);
   gemm_params p = {g->in_h, g->in_w, g->out_h, g->out_w, g->in_c, g->cout_per_group, pixels, g->out_c,
                    ceil_div(g->out_c, c.ch_block), g->stride_x, g->stride_y, g->dilation_x,
                    g->dilation_y, g->pad_left, g->pad_top, zero_points[0], zero_points[1],
                    zero_points[2], 0.f, 0.f};
-  bool quant = vknn_is_quant8(graph->tensors[op->inputs[0]].type);
+  bool quant = vknn_is_quant8(graph->tensors[t->input].type);
   uint64_t tiles = ceil_div(pixels, (uint64_t)c.group * c.pix_block);
   tiled_launch l = {VKNN_SHADER_CONV2D_GEMM_F32, VKNN_SHADER_CONV2D_GEMM_F16,
                     true, VKNN_SHADER_CONV2D_GEMM_Q8, VKNN_SHADER_CONV2D_GEMM_Q8_FILTER_I8,
                     VKNN_SHADER_CONV2D_GEMM_Q8S, VKNN_SHADER_CONV2D_GEMM_Q8_TEXEL,
                     VKNN_SHADER_CONV2D_GEMM_Q8_FILTER_I8_TEXEL, VKNN_SHADER_CONV2D_GEMM_Q8S_TEXEL,
-                    multipliers,
                     true, VKNN_SHADER_CONV2D_GEMM_F32_TEXEL, VKNN_SHADER_CONV2D_GEMM_F16_TEXEL,
                     g->cin_per_group % 4 == 0, c.group,
                     {[VKNN_SPEC_CONV2D_GEMM_CH_BLOCK] = c.ch_block,
@@ -244,7 +240,7 @@ static vknn_status lower_gemm(vknn_graph *graph, const vknn_operation *op,
                          !quant && g->out_c % 4 == 0 && c.ch_block % 4 == 0},
                     VKNN_SPEC_COUNT_CONV2D_GEMM,
                     &p, sizeof(p), tiles * p.channel_blocks * c.group};
-  return add_tiled_dispatch(graph, op, g, &l, out_list);
+  return add_tiled_dispatch(graph, t, &l, out_list);
 }
 
 /* Push constants of conv2d_depthwise.comp, std430 layout. */
@@ -257,12 +253,12 @@ typedef struct depthwise_params {
 } depthwise_params;
 VKNN_PUSH_LAYOUT(conv2d_depthwise, depthwise_params);
 
-static vknn_status lower_depthwise(vknn_graph *graph, const vknn_operation *op,
+static vknn_status lower_depthwise(vknn_graph *graph, const vknn_conv_tensors *t,
                                    const vknn_conv_geometry *g, vknn_conv_choice c,
-                                   uint32_t multipliers, vknn_dispatch_list *out_list) {
+                                   vknn_dispatch_list *out_list) {
   uint32_t x_blocks = ceil_div(g->out_w, c.pix_block);
   int32_t zero_points[3];
-  tensor_zero_points(graph, op, zero_points);
+  tensor_zero_points(graph, t, zero_points);
   depthwise_params p = {g->in_h, g->in_w, g->out_c, g->out_h, g->out_w, g->pad_left, g->pad_top,
                         x_blocks, g->batches * g->out_h * x_blocks, ceil_div(g->out_c, 4),
                         zero_points[0], zero_points[1], zero_points[2], 0.f, 0.f};
@@ -270,7 +266,7 @@ static vknn_status lower_depthwise(vknn_graph *graph, const vknn_operation *op,
                     true, VKNN_SHADER_CONV2D_DEPTHWISE_Q8, VKNN_SHADER_CONV2D_DEPTHWISE_Q8_FILTER_I8,
                     VKNN_SHADER_CONV2D_DEPTHWISE_Q8S, VKNN_SHADER_CONV2D_DEPTHWISE_Q8_TEXEL,
                     VKNN_SHADER_CONV2D_DEPTHWISE_Q8_FILTER_I8_TEXEL,
-                    VKNN_SHADER_CONV2D_DEPTHWISE_Q8S_TEXEL, multipliers,
+                    VKNN_SHADER_CONV2D_DEPTHWISE_Q8S_TEXEL,
                     true, VKNN_SHADER_CONV2D_DEPTHWISE_F32_TEXEL,
                     VKNN_SHADER_CONV2D_DEPTHWISE_F16_TEXEL, g->out_c % 4 == 0, c.group,
                     {[VKNN_SPEC_CONV2D_DEPTHWISE_K_H] = g->k_h,
@@ -282,7 +278,7 @@ static vknn_status lower_depthwise(vknn_graph *graph, const vknn_operation *op,
                     VKNN_SPEC_COUNT_CONV2D_DEPTHWISE,
                     &p, sizeof(p),
                     (uint64_t)ceil_div(p.items, c.group) * p.channel_blocks * c.group};
-  return add_tiled_dispatch(graph, op, g, &l, out_list);
+  return add_tiled_dispatch(graph, t, &l, out_list);
 }
 
 /* Push constants of gemv_splitk.comp, std430 layout. */
@@ -292,26 +288,26 @@ typedef struct gemv_params {
 } gemv_params;
 VKNN_PUSH_LAYOUT(gemv_splitk, gemv_params);
 
-static vknn_status lower_gemv(vknn_graph *graph, const vknn_operation *op,
+static vknn_status lower_gemv(vknn_graph *graph, const vknn_conv_tensors *t,
                               const vknn_conv_geometry *g, vknn_conv_choice c,
                               vknn_dispatch_list *out_list) {
   gemv_params p = {g->out_c, 0.f, 0.f};
-  tiled_launch l = {VKNN_SHADER_GEMV_SPLITK_F32, VKNN_SHADER_GEMV_SPLITK_F16, false, 0, 0, 0, 0, 0, 0, 0, true,
+  tiled_launch l = {VKNN_SHADER_GEMV_SPLITK_F32, VKNN_SHADER_GEMV_SPLITK_F16, false, 0, 0, 0, 0, 0, 0, true,
                     VKNN_SHADER_GEMV_SPLITK_F32_TEXEL, VKNN_SHADER_GEMV_SPLITK_F16_TEXEL,
                     g->in_c % 4 == 0, c.group,
                     {[VKNN_SPEC_GEMV_SPLITK_CH_BLOCK] = c.ch_block, [VKNN_SPEC_GEMV_SPLITK_K] = g->in_c},
                     VKNN_SPEC_COUNT_GEMV_SPLITK, &p, sizeof(p),
                     (uint64_t)ceil_div(g->out_c, c.ch_block) * c.group};
-  return add_tiled_dispatch(graph, op, g, &l, out_list);
+  return add_tiled_dispatch(graph, t, &l, out_list);
 }
 
-vknn_status vknn_lower_conv_tiled(vknn_graph *graph, const vknn_operation *op,
+vknn_status vknn_lower_conv_tiled(vknn_graph *graph, const vknn_conv_tensors *t,
                                   const vknn_conv_geometry *g, vknn_conv_choice c,
-                                  uint32_t multipliers, vknn_dispatch_list *out_list) {
+                                  vknn_dispatch_list *out_list) {
   switch (c.kernel) {
-    case VKNN_CONV_KERNEL_GEMM: return lower_gemm(graph, op, g, c, multipliers, out_list);
-    case VKNN_CONV_KERNEL_DEPTHWISE: return lower_depthwise(graph, op, g, c, multipliers, out_list);
-    case VKNN_CONV_KERNEL_GEMV: return lower_gemv(graph, op, g, c, out_list);
+    case VKNN_CONV_KERNEL_GEMM: return lower_gemm(graph, t, g, c, out_list);
+    case VKNN_CONV_KERNEL_DEPTHWISE: return lower_depthwise(graph, t, g, c, out_list);
+    case VKNN_CONV_KERNEL_GEMV: return lower_gemv(graph, t, g, c, out_list);
     default: return VKNN_STATUS_GENERAL_FAILURE;
   }
 }
