@@ -31,9 +31,15 @@
 // TEXEL_READS reads input and filter through uniform texel buffers
 // (operand_reads.glsl). The quantized ones, ELEM_Q8 (uint8 input and
 // filter; FILTER_I8: an int8 per-channel filter) and ELEM_Q8S (int8), sum
-// (input - zero point) * (filter - zero point) in int32 and requantize as
-// the direct kernel does (conv2d.comp, fixed_point.glsl): the same sums in
-// another order, so the same bits; four 8-bit channels are one 32-bit load.
+// (input - zero point) * (filter - zero point) and requantize as the direct
+// kernel does (conv2d.comp, fixed_point.glsl); four 8-bit channels are one
+// 32-bit load. Their products run as float32 multiply-adds, which on most
+// devices (lavapipe among them) outpace int32 multiplies and adds: each
+// factor lies in [-255, 255], so a product is an integer of at most 65025
+// and a float32 sum of up to 256 of them stays below 2^24, where every
+// integer is exact in any order of additions. The float partial sums are
+// moved into int32 sums every EXACT_SPAN products, so the result is the
+// reference's int32 sum bit for bit.
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
 #include "elem_types.glsl"
@@ -51,12 +57,8 @@
 #endif
 
 #if defined(QUANTIZED)
-#define ACC_T int
-#define ACC4_T ivec4
 #define BIAS_T int
 #else
-#define ACC_T float
-#define ACC4_T vec4
 #define BIAS_T STORAGE_T
 #endif
 
@@ -124,6 +126,13 @@ layout(push_constant) uniform Params {
 const bool VEC4_LOADS = IN_C % 4 == 0;
 const uint TAP_SIZE = K_H * K_W * IN_C; // filter elements per output channel
 
+// Quantized: products summed exactly in float32 before they move into the
+// int32 sums (see above): after every TAPS_PER_FLUSH taps, and within a tap
+// of more channels every EXACT_SPAN channels.
+const uint EXACT_SPAN = 256;
+const uint TAPS_PER_FLUSH = IN_C >= EXACT_SPAN ? 1 : EXACT_SPAN / IN_C;
+const bool FLUSH_IN_TAP = IN_C > EXACT_SPAN;
+
 // Where a pixel's window starts: its batch's first row, and the input row
 // and column of tap (0, 0) (negative inside the padding); transposed, the
 // output row and column shifted by the padding.
@@ -173,45 +182,39 @@ int tap_base(Window win, uint ky, uint kx, uint ic0) {
 // tap (-1); quantized, less the zero point (a padding tap adds nothing, as
 // in the reference). The index is clamped rather than branched on, so lanes
 // never diverge and never read outside the tensor.
-ACC4_T load_input4(int base, uint c) {
+vec4 load_input4(int base, uint c) {
 #if defined(QUANTIZED)
-    ivec4 v = READ4_X((uint(max(base, 0)) + c) / 4) - p.in_zero_point;
+    vec4 v = vec4(READ4_X((uint(max(base, 0)) + c) / 4) - p.in_zero_point);
 #else
     vec4 v = READ4_X((uint(max(base, 0)) + c) / 4);
 #endif
-    return base < 0 ? ACC4_T(0) : v;
+    return base < 0 ? vec4(0) : v;
 }
 
-ACC_T load_input(int base, uint c) {
+float load_input(int base, uint c) {
 #if defined(QUANTIZED)
-    int v = READ1_X(uint(max(base, 0)) + c) - p.in_zero_point;
+    float v = float(READ1_X(uint(max(base, 0)) + c) - p.in_zero_point);
 #else
     float v = READ1_X(uint(max(base, 0)) + c);
 #endif
-    return base < 0 ? ACC_T(0) : v;
+    return base < 0 ? 0.0 : v;
 }
 
-ACC4_T load_filter4(uint i) {
+vec4 load_filter4(uint i) {
 #if defined(QUANTIZED)
-    return READ4_W(i) - p.filter_zero_point;
+    return vec4(READ4_W(i) - p.filter_zero_point);
 #else
     return READ4_W(i);
 #endif
 }
 
-ACC_T load_filter(uint i) {
+float load_filter(uint i) {
 #if defined(QUANTIZED)
-    return READ1_W(i) - p.filter_zero_point;
+    return float(READ1_W(i) - p.filter_zero_point);
 #else
     return READ1_W(i);
 #endif
 }
-
-#if defined(QUANTIZED)
-int dot4(ivec4 a, ivec4 b) { return a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w; }
-#else
-float dot4(vec4 a, vec4 b) { return dot(a, b); }
-#endif
 
 uint filter_index(uint oc, uint ky, uint kx, uint c) {
     return oc * TAP_SIZE + (ky * K_W + kx) * IN_C + c;
@@ -237,8 +240,15 @@ void main() {
         else win[j] = window_of(pixel);
     }
     uint oc_last = p.out_c - 1;
-    ACC_T acc[PIX_BLOCK * CH_BLOCK];
-    for (uint i = 0; i < PIX_BLOCK * CH_BLOCK; ++i) acc[i] = ACC_T(0);
+    float acc[PIX_BLOCK * CH_BLOCK];
+    for (uint i = 0; i < PIX_BLOCK * CH_BLOCK; ++i) acc[i] = 0.0;
+#if defined(QUANTIZED)
+    int sum[PIX_BLOCK * CH_BLOCK];
+    for (uint i = 0; i < PIX_BLOCK * CH_BLOCK; ++i) sum[i] = 0;
+#define FLUSH() for (uint i = 0; i < PIX_BLOCK * CH_BLOCK; ++i) { sum[i] += int(acc[i]); acc[i] = 0.0; }
+#else
+#define FLUSH()
+#endif
     for (uint ky = 0; ky < K_H; ++ky) {
         for (uint kx = 0; kx < K_W; ++kx) {
             int base[PIX_BLOCK];
@@ -246,25 +256,29 @@ void main() {
                 base[j] = TAPS == TAPS_POINTWISE ? int(row[j]) : tap_base(win[j], ky, kx, ic0);
             if (VEC4_LOADS) {
                 for (uint c = 0; c < IN_C; c += 4) {
-                    ACC4_T xv[PIX_BLOCK];
+                    vec4 xv[PIX_BLOCK];
                     for (uint j = 0; j < PIX_BLOCK; ++j) xv[j] = load_input4(base[j], c);
                     for (uint k = 0; k < CH_BLOCK; ++k) {
-                        ACC4_T wv = load_filter4(filter_index(min(oc0 + k, oc_last), ky, kx, c) / 4);
-                        for (uint j = 0; j < PIX_BLOCK; ++j) acc[j * CH_BLOCK + k] += dot4(xv[j], wv);
+                        vec4 wv = load_filter4(filter_index(min(oc0 + k, oc_last), ky, kx, c) / 4);
+                        for (uint j = 0; j < PIX_BLOCK; ++j) acc[j * CH_BLOCK + k] += dot(xv[j], wv);
                     }
+                    if (FLUSH_IN_TAP && (c + 4) % EXACT_SPAN == 0) { FLUSH() }
                 }
             } else {
                 for (uint c = 0; c < IN_C; ++c) {
-                    ACC_T xv[PIX_BLOCK];
+                    float xv[PIX_BLOCK];
                     for (uint j = 0; j < PIX_BLOCK; ++j) xv[j] = load_input(base[j], c);
                     for (uint k = 0; k < CH_BLOCK; ++k) {
-                        ACC_T wv = load_filter(filter_index(min(oc0 + k, oc_last), ky, kx, c));
+                        float wv = load_filter(filter_index(min(oc0 + k, oc_last), ky, kx, c));
                         for (uint j = 0; j < PIX_BLOCK; ++j) acc[j * CH_BLOCK + k] += xv[j] * wv;
                     }
+                    if (FLUSH_IN_TAP && (c + 1) % EXACT_SPAN == 0) { FLUSH() }
                 }
             }
+            if ((ky * K_W + kx + 1) % TAPS_PER_FLUSH == 0) { FLUSH() }
         }
     }
+    FLUSH()
 #if defined(QUANTIZED)
     for (uint j = 0; j < PIX_BLOCK; ++j) {
         uint pixel = first_pixel + j * gl_WorkGroupSize.x;
@@ -273,7 +287,7 @@ void main() {
             uint oc = oc0 + k;
             if (oc >= p.out_c) break;
             ivec2 m = multiplier[oc];
-            int q = multiply_by_quantized_multiplier(acc[j * CH_BLOCK + k] + bias[oc], m.x, m.y) +
+            int q = multiply_by_quantized_multiplier(sum[j * CH_BLOCK + k] + bias[oc], m.x, m.y) +
                     p.out_zero_point;
             y[pixel * p.out_c + oc] = STORAGE_T(clamp(q, int(p.act_min), int(p.act_max)));
         }
