@@ -10,6 +10,9 @@
 // variant conv2d_gemm_q8_texel: -DELEM_Q8 -DTEXEL_READS
 // variant conv2d_gemm_q8_filter_i8_texel: -DELEM_Q8 -DFILTER_I8 -DTEXEL_READS
 // variant conv2d_gemm_q8s_texel: -DELEM_Q8S -DTEXEL_READS
+// variant conv2d_gemm_q8_idot: -DELEM_Q8 -DINTEGER_DOT requires=shaderIntegerDotProduct
+// variant conv2d_gemm_q8_filter_i8_idot: -DELEM_Q8 -DFILTER_I8 -DINTEGER_DOT requires=shaderIntegerDotProduct
+// variant conv2d_gemm_q8s_idot: -DELEM_Q8S -DINTEGER_DOT requires=shaderIntegerDotProduct
 // Float CONV_2D, GROUPED_CONV_2D, TRANSPOSE_CONV_2D (NHWC) and
 // FULLY_CONNECTED as a matrix product: output [pixels x out_c] =
 // im2col(input) [pixels x k_h*k_w*in_c] * filter^T, the filter in NNAPI's
@@ -39,13 +42,21 @@
 // and a float32 sum of up to 256 of them stays below 2^24, where every
 // integer is exact in any order of additions. The float partial sums are
 // moved into int32 sums every EXACT_SPAN products, so the result is the
-// reference's int32 sum bit for bit.
+// reference's int32 sum bit for bit. INTEGER_DOT (devices with packed 8-bit
+// dot products, where IN_C % 4 == 0) sums the raw 8-bit words instead:
+// sum((x - zx)(w - zw)) = sum(x w) - zw sum(x) - zx sum(w) + n zx zw, each
+// sum one packed dot product per four channels (integer_dot.glsl); a
+// padding tap reads zx in every byte, which adds nothing, so n is TAP_SIZE.
+// The int32 sums wrap as the reference's do: the same bits.
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
 #include "elem_types.glsl"
 #if defined(QUANTIZED)
 #include "fixed_point.glsl"
 #include "quant_reads.glsl"
+#if defined(INTEGER_DOT)
+#include "integer_dot.glsl"
+#endif
 #else
 #include "operand_reads.glsl"
 #endif
@@ -220,6 +231,15 @@ uint filter_index(uint oc, uint ky, uint kx, uint c) {
     return oc * TAP_SIZE + (ky * K_W + kx) * IN_C + c;
 }
 
+#if defined(INTEGER_DOT)
+// The word of input channels c..c+3 at base, or pad_word (the input zero
+// point in every byte) for a padding tap.
+uint input_word(int base, uint c, uint pad_word) {
+    uint word = x4[(uint(max(base, 0)) + c) / 4];
+    return base < 0 ? pad_word : word;
+}
+#endif
+
 void main() {
     uint group = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
     uint channel_block = group % p.channel_blocks;
@@ -249,6 +269,38 @@ void main() {
 #else
 #define FLUSH()
 #endif
+#if defined(INTEGER_DOT)
+    if (VEC4_LOADS) {
+        int x_sums[PIX_BLOCK], w_sums[CH_BLOCK];
+        for (uint j = 0; j < PIX_BLOCK; ++j) x_sums[j] = 0;
+        for (uint k = 0; k < CH_BLOCK; ++k) w_sums[k] = 0;
+        uint pad_word = (uint(p.in_zero_point) & 0xffu) * ONES_4X8;
+        for (uint ky = 0; ky < K_H; ++ky) {
+            for (uint kx = 0; kx < K_W; ++kx) {
+                int base[PIX_BLOCK];
+                for (uint j = 0; j < PIX_BLOCK; ++j)
+                    base[j] = TAPS == TAPS_POINTWISE ? int(row[j]) : tap_base(win[j], ky, kx, ic0);
+                for (uint c = 0; c < IN_C; c += 4) {
+                    uint xv[PIX_BLOCK];
+                    for (uint j = 0; j < PIX_BLOCK; ++j) {
+                        xv[j] = input_word(base[j], c, pad_word);
+                        x_sums[j] += dot_input_ones(xv[j]);
+                    }
+                    for (uint k = 0; k < CH_BLOCK; ++k) {
+                        uint wv = w4[filter_index(min(oc0 + k, oc_last), ky, kx, c) / 4];
+                        w_sums[k] += dot_filter_ones(wv);
+                        for (uint j = 0; j < PIX_BLOCK; ++j) sum[j * CH_BLOCK + k] += dot_input_filter(xv[j], wv);
+                    }
+                }
+            }
+        }
+        int zx = p.in_zero_point, zw = p.filter_zero_point;
+        for (uint j = 0; j < PIX_BLOCK; ++j)
+            for (uint k = 0; k < CH_BLOCK; ++k)
+                sum[j * CH_BLOCK + k] += int(TAP_SIZE) * zx * zw - zw * x_sums[j] - zx * w_sums[k];
+    } else
+#endif
+    {
     for (uint ky = 0; ky < K_H; ++ky) {
         for (uint kx = 0; kx < K_W; ++kx) {
             int base[PIX_BLOCK];
@@ -279,6 +331,7 @@ void main() {
         }
     }
     FLUSH()
+    }
 #if defined(QUANTIZED)
     for (uint j = 0; j < PIX_BLOCK; ++j) {
         uint pixel = first_pixel + j * gl_WorkGroupSize.x;

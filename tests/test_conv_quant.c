@@ -46,12 +46,43 @@ typedef struct quant_case {
   bool large_sums;
 } quant_case;
 
-/* Every case runs on two devices: operands read from storage buffers, and
- * through texel buffers (the kernels' _texel variants). */
-typedef reads_fixture fixture;
+/* Every case runs on three devices: operands read from storage buffers,
+ * through texel buffers (the kernels' _texel variants), and summed as packed
+ * 8-bit dot products where the device has them (conv2d_gemm's _idot
+ * variants, with integer_dot ON: lavapipe has the instructions but does not
+ * call them accelerated, so AUTO leaves them off there). */
+typedef struct fixture {
+  void *reads; /* the reads_fixture */
+  vknn_device *integer_dot;
+} fixture;
 
-static int setup(void **state) { return reads_fixture_setup(state, POOL_BYTES); }
-static int teardown(void **state) { return reads_fixture_teardown(state); }
+static int setup(void **state) {
+  fixture *f = calloc(1, sizeof(*f));
+  if (f == NULL) return -1;
+  *state = f;
+  if (reads_fixture_setup(&f->reads, POOL_BYTES) != 0) return -1;
+  vknn_device_options options = {.enable_validation = true,
+                                 .operand_reads = VKNN_OPERAND_READS_STORAGE,
+                                 .integer_dot = VKNN_INTEGER_DOT_ON};
+  return vknn_device_open(&options, &f->integer_dot) == VKNN_STATUS_NONE ? 0 : -1;
+}
+
+static int teardown(void **state) {
+  fixture *f = *state;
+  uint64_t messages = vknn_device_get_validation_message_count(f->integer_dot);
+  vknn_device_close(f->integer_dot);
+  int reads = reads_fixture_teardown(&f->reads);
+  free(f);
+  return reads == 0 && messages == 0 ? 0 : -1;
+}
+
+/* The kernel the integer_dot device runs: the packed variant where the
+ * matrix kernel reads four channels at once, else the storage one. */
+static void integer_dot_kernel(const quant_case *c, char *out, size_t size) {
+  uint32_t cin_per_group = c->op == OP_DEPTHWISE ? 1 : c->in_c / c->groups;
+  bool packed = strncmp(c->kernel, "conv2d_gemm", 11) == 0 && cin_per_group % 4 == 0;
+  snprintf(out, size, "%s%s", c->kernel, packed ? "_idot" : "");
+}
 
 /* ---- the case's tensors ----------------------------------------------------- */
 
@@ -236,10 +267,13 @@ static void run_case_on(vknn_device *device, shared_memory *pool, const char *ke
 static void run_cases(void **state, const quant_case *cases, size_t count) {
   fixture *f = *state;
   for (size_t i = 0; i < count; ++i) {
-    char texel_kernel[64];
+    char texel_kernel[64], dot_kernel[64];
     snprintf(texel_kernel, sizeof(texel_kernel), "%s_texel", cases[i].kernel);
-    run_case_on(f->devices[0], &f->pool, cases[i].kernel, &cases[i]);
-    run_case_on(f->devices[1], &f->pool, texel_kernel, &cases[i]);
+    integer_dot_kernel(&cases[i], dot_kernel, sizeof(dot_kernel));
+    reads_fixture *reads = f->reads;
+    run_case_on(reads->devices[0], &reads->pool, cases[i].kernel, &cases[i]);
+    run_case_on(reads->devices[1], &reads->pool, texel_kernel, &cases[i]);
+    run_case_on(f->integer_dot, &reads->pool, dot_kernel, &cases[i]);
   }
 }
 

@@ -32,6 +32,14 @@ typedef enum vknn_operand_reads {
   VKNN_OPERAND_READS_TEXEL,    /* uniform texel buffers, where the device can read them */
 } vknn_operand_reads;
 
+/* Whether the quantized matrix kernels use packed 8-bit dot products
+ * (VK_KHR_shader_integer_dot_product). Results are the same either way. */
+typedef enum vknn_integer_dot {
+  VKNN_INTEGER_DOT_AUTO = 0, /* where the device reports them accelerated */
+  VKNN_INTEGER_DOT_OFF,      /* never */
+  VKNN_INTEGER_DOT_ON,       /* wherever the device has them (tests, benchmarks) */
+} vknn_integer_dot;
+
 typedef struct vknn_device_options {
   /* Log sink; NULL logs to stderr (errors always, verbose lines for the tags
    * named in the VKNN_LOG environment variable: "all" or a comma list). */
@@ -56,6 +64,7 @@ typedef struct vknn_device_options {
   uint32_t executor_threads;
   /* Results are the same either way; for benchmarks and tests of both. */
   vknn_operand_reads operand_reads;
+  vknn_integer_dot integer_dot;
 } vknn_device_options;
 
 /* Counts of Vulkan work the device has done since it was opened. Executions

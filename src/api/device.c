@@ -18,10 +18,20 @@ static bool uses_texel_reads(const vknn_vk *vk, vknn_operand_reads reads) {
   return reads == VKNN_OPERAND_READS_TEXEL;
 }
 
+/* Packed dot products of the signedness pairs the quantized kernels use:
+ * uint8 x uint8, int8 x int8, int8 filter x uint8 input. */
+static bool uses_integer_dot(const vknn_vk *vk, vknn_integer_dot choice) {
+  if (!vknn_vk_has_shader(vk, VKNN_SHADER_CONV2D_GEMM_Q8_IDOT) || choice == VKNN_INTEGER_DOT_OFF)
+    return false;
+  if (choice == VKNN_INTEGER_DOT_ON) return true;
+  return vk->dot4x8_accelerated[0] && vk->dot4x8_accelerated[1] && vk->dot4x8_accelerated[2];
+}
+
 vknn_status vknn_device_open(const vknn_device_options *options, vknn_device **out_device) {
   if (out_device == NULL) return VKNN_STATUS_INVALID_ARGUMENT;
   *out_device = NULL;
-  if (options && (unsigned)options->operand_reads > VKNN_OPERAND_READS_TEXEL)
+  if (options && ((unsigned)options->operand_reads > VKNN_OPERAND_READS_TEXEL ||
+                  (unsigned)options->integer_dot > VKNN_INTEGER_DOT_ON))
     return VKNN_STATUS_INVALID_ARGUMENT;
   vknn_device *device = vknn_calloc(1, sizeof(*device));
   if (device == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
@@ -38,6 +48,7 @@ vknn_status vknn_device_open(const vknn_device_options *options, vknn_device **o
     return status;
   }
   device->vk.texel_reads = uses_texel_reads(&device->vk, options ? options->operand_reads : 0);
+  device->vk.integer_dot = uses_integer_dot(&device->vk, options ? options->integer_dot : 0);
   snprintf(device->version, sizeof(device->version), "vknn-%s (%s)", VKNN_VERSION,
            device->vk.properties.deviceName);
   vknn_executor_init(&device->executor, options ? options->executor_threads : 0);

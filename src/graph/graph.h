@@ -61,6 +61,7 @@ typedef struct vknn_op_fusion {
  * storage-buffer reads everywhere. */
 typedef struct vknn_kernel_target {
   bool texel_reads;            /* read hot operands through uniform texel buffers */
+  bool integer_dot;            /* quantized matrix products as packed 8-bit dot products */
   bool int64_float64;          /* 64-bit integer and float arithmetic (shaderInt64, Float64) */
   uint64_t max_texel_elements; /* texels one texel-buffer view may hold */
 } vknn_kernel_target;

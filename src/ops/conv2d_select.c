@@ -107,6 +107,9 @@ typedef struct tiled_launch {
   const void *push;
   uint32_t push_size;
   uint64_t invocations;
+  /* Quantized variants summing packed 8-bit dot products (conv2d_gemm's
+   * _idot), where the reads are vec4 (texel_vec4). */
+  bool has_integer_dot;
 } tiled_launch;
 
 /* A tensor fits one texel-buffer view of the device: whole texels, and no
@@ -157,15 +160,26 @@ static vknn_shader_id tiled_shader(const vknn_graph *graph, const vknn_conv_tens
   }
 }
 
+/* The packed dot product variant for the operand types (conv2d_gemm's). */
+static vknn_shader_id integer_dot_shader(const vknn_graph *graph, const vknn_conv_tensors *t) {
+  if (graph->tensors[t->input].type == VKNN_OPERAND_TENSOR_QUANT8_ASYMM_SIGNED)
+    return VKNN_SHADER_CONV2D_GEMM_Q8S_IDOT;
+  if (graph->tensors[t->filter].type == VKNN_OPERAND_TENSOR_QUANT8_SYMM_PER_CHANNEL)
+    return VKNN_SHADER_CONV2D_GEMM_Q8_FILTER_I8_IDOT;
+  return VKNN_SHADER_CONV2D_GEMM_Q8_IDOT;
+}
+
 static vknn_status add_tiled_dispatch(vknn_graph *graph, const vknn_conv_tensors *t,
                                       const tiled_launch *l, vknn_dispatch_list *out_list) {
   bool quant = vknn_is_quant8(graph->tensors[t->input].type);
   if (quant && !l->has_quant) return VKNN_STATUS_GENERAL_FAILURE;
   vknn_dispatch *d = vknn_dispatch_list_add(out_list);
   if (d == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
+  /* Packed dot products read the 8-bit words from storage buffers. */
+  bool integer_dot = quant && l->has_integer_dot && l->texel_vec4 && graph->kernels.integer_dot;
   vknn_texel_format texel[2];
-  bool texel_reads = texel_formats(graph, t, l, texel);
-  d->shader = tiled_shader(graph, t, l, texel_reads);
+  bool texel_reads = !integer_dot && texel_formats(graph, t, l, texel);
+  d->shader = integer_dot ? integer_dot_shader(graph, t) : tiled_shader(graph, t, l, texel_reads);
   d->local_size = l->group;
   memcpy(d->spec, l->spec, sizeof(l->spec));
   d->spec_count = l->spec_count;
@@ -239,7 +253,7 @@ static vknn_status lower_gemm(vknn_graph *graph, const vknn_conv_tensors *t,
                      [VKNN_SPEC_CONV2D_GEMM_VEC4_STORES] =
                          !quant && g->out_c % 4 == 0 && c.ch_block % 4 == 0},
                     VKNN_SPEC_COUNT_CONV2D_GEMM,
-                    &p, sizeof(p), tiles * p.channel_blocks * c.group};
+                    &p, sizeof(p), tiles * p.channel_blocks * c.group, true};
   return add_tiled_dispatch(graph, t, &l, out_list);
 }
 
@@ -277,7 +291,7 @@ static vknn_status lower_depthwise(vknn_graph *graph, const vknn_conv_tensors *t
                      [VKNN_SPEC_CONV2D_DEPTHWISE_VEC4_IO] = g->out_c % 4 == 0},
                     VKNN_SPEC_COUNT_CONV2D_DEPTHWISE,
                     &p, sizeof(p),
-                    (uint64_t)ceil_div(p.items, c.group) * p.channel_blocks * c.group};
+                    (uint64_t)ceil_div(p.items, c.group) * p.channel_blocks * c.group, false};
   return add_tiled_dispatch(graph, t, &l, out_list);
 }
 
@@ -297,7 +311,7 @@ static vknn_status lower_gemv(vknn_graph *graph, const vknn_conv_tensors *t,
                     g->in_c % 4 == 0, c.group,
                     {[VKNN_SPEC_GEMV_SPLITK_CH_BLOCK] = c.ch_block, [VKNN_SPEC_GEMV_SPLITK_K] = g->in_c},
                     VKNN_SPEC_COUNT_GEMV_SPLITK, &p, sizeof(p),
-                    (uint64_t)ceil_div(g->out_c, c.ch_block) * c.group};
+                    (uint64_t)ceil_div(g->out_c, c.ch_block) * c.group, false};
   return add_tiled_dispatch(graph, t, &l, out_list);
 }
 

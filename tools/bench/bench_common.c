@@ -52,8 +52,13 @@ static vknn_operand_reads operand_reads = VKNN_OPERAND_READS_AUTO;
 
 void bench_set_operand_reads(vknn_operand_reads reads) { operand_reads = reads; }
 
+static vknn_integer_dot integer_dot = VKNN_INTEGER_DOT_AUTO;
+
+void bench_set_integer_dot(vknn_integer_dot choice) { integer_dot = choice; }
+
 int bench_open_device(bool profile, vknn_device **out_device, const char **out_name) {
-  vknn_device_options options = {.profile_dispatches = profile, .operand_reads = operand_reads};
+  vknn_device_options options = {.profile_dispatches = profile, .operand_reads = operand_reads,
+                                 .integer_dot = integer_dot};
   vknn_status s = vknn_device_open(&options, out_device);
   if (s != VKNN_STATUS_NONE) {
     fprintf(stderr, "vknn-bench: no Vulkan device (%s)\n", vknn_status_name(s));
