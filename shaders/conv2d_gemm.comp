@@ -93,6 +93,9 @@ layout(constant_id = 6) const uint TAPS = TAPS_POINTWISE;
 // 1: out_c % 4 == 0 (and CH_BLOCK a multiple of 4): results are stored four
 // channels at a time, a quarter of the store instructions (float variants).
 layout(constant_id = 7) const uint VEC4_STORES = 0;
+// 1: the output is a slice of a larger tensor (output_slice.glsl); with
+// VEC4_STORES, out_row, out_stride and out_offset are multiples of 4.
+layout(constant_id = 8) const uint SLICED = 0;
 
 // Input (binding 0) and filter (binding 1); READ4 only where IN_C % 4 == 0
 // (then p.in_c and every group's first channel are multiples of 4 too), so
@@ -131,8 +134,11 @@ layout(push_constant) uniform Params {
     uint stride_x, stride_y, dilation_x, dilation_y;
     int pad_left, pad_top;
     int in_zero_point, filter_zero_point, out_zero_point; // quantized variants
+    uint out_row, out_stride, out_offset; // SLICED
     float act_min, act_max;
 } p;
+
+#include "output_slice.glsl"
 
 const bool VEC4_LOADS = IN_C % 4 == 0;
 const uint TAP_SIZE = K_H * K_W * IN_C; // filter elements per output channel
@@ -342,7 +348,7 @@ void main() {
             ivec2 m = multiplier[oc];
             int q = multiply_by_quantized_multiplier(sum[j * CH_BLOCK + k] + bias[oc], m.x, m.y) +
                     p.out_zero_point;
-            y[pixel * p.out_c + oc] = STORAGE_T(clamp(q, int(p.act_min), int(p.act_max)));
+            y[slice_index(pixel * p.out_c + oc)] = STORAGE_T(clamp(q, int(p.act_min), int(p.act_max)));
         }
     }
 #else
@@ -359,7 +365,7 @@ void main() {
                               float(bias[oc + 3]));
                 vec4 v = vec4(acc[j * CH_BLOCK + k], acc[j * CH_BLOCK + k + 1],
                               acc[j * CH_BLOCK + k + 2], acc[j * CH_BLOCK + k + 3]) + b;
-                y4[(pixel * p.out_c + oc) / 4] = OUTPUT_VEC4(clamp(v, p.act_min, p.act_max));
+                y4[slice_index(pixel * p.out_c + oc) / 4] = OUTPUT_VEC4(clamp(v, p.act_min, p.act_max));
             }
             continue;
         }
@@ -367,7 +373,7 @@ void main() {
             uint oc = oc0 + k;
             if (oc >= p.out_c) break;
             float v = acc[j * CH_BLOCK + k] + float(bias[oc]);
-            y[pixel * p.out_c + oc] = STORAGE_T(clamp(v, p.act_min, p.act_max));
+            y[slice_index(pixel * p.out_c + oc)] = STORAGE_T(clamp(v, p.act_min, p.act_max));
         }
     }
 #endif
