@@ -103,6 +103,10 @@ vknn_status vknn_rnn_read_sequence(vknn_graph *graph, const vknn_operation *op, 
                activation);
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
+  if (in->rank != (op->type == VKNN_OPERATION_RNN ? 2u : 3u)) {
+    VKNN_LOG_E(graph->log, "model", "%s: an input of rank %u", name, in->rank);
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
   seq->type = in->type;
   seq->time_major = time_major;
   seq->steps = in->rank == 3 ? in->dims[time_major ? 0 : 1] : 1;
