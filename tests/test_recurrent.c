@@ -1,0 +1,399 @@
+/* RNN, UNIDIRECTIONAL_SEQUENCE_RNN, BIDIRECTIONAL_SEQUENCE_RNN, SVDF and
+ * RANDOM_MULTINOMIAL. Rules: one row per rule of the NNAPI documentation, a
+ * valid model broken in one way, rejected with INVALID_ARGUMENT by the
+ * support query and by prepare with a log line naming the problem (and
+ * accepting rows showing each base model is valid). Values: the GPU's
+ * results against a model of the operation computed here in double. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "support/model_builder.h"
+#include "support/model_runner.h"
+#include "vknn/vknn.h"
+
+#define F32 VKNN_OPERAND_TENSOR_FLOAT32
+#define F16 VKNN_OPERAND_TENSOR_FLOAT16
+#define I32 VKNN_OPERAND_TENSOR_INT32
+#define OP(name) VKNN_OPERATION_##name
+
+/* ---- building ------------------------------------------------------------ */
+
+typedef struct ctx {
+  model_builder b;
+  uint32_t op_inputs[16], input_count;
+  uint32_t op_outputs[4], output_count;
+} ctx;
+
+static vknn_operand *operand(ctx *c, uint32_t i) { return &c->b.operands[i]; }
+static vknn_operand *in_k(ctx *c, uint32_t k) { return operand(c, c->op_inputs[k]); }
+static vknn_operand *out_k(ctx *c, uint32_t k) { return operand(c, c->op_outputs[k]); }
+static vknn_operation *the_op(ctx *c) { return &c->b.operations[c->b.operation_count - 1]; }
+
+static uint32_t tensor_in(ctx *c, uint32_t d0, uint32_t d1, uint32_t d2) {
+  const uint32_t dims[3] = {d0, d1, d2};
+  return mb_input(&c->b, F32, dims, d1 == 0 ? 1 : d2 == 0 ? 2 : 3);
+}
+
+static uint32_t tensor_out(ctx *c, uint32_t d0, uint32_t d1, uint32_t d2) {
+  const uint32_t dims[3] = {d0, d1, d2};
+  return mb_output(&c->b, F32, dims, d2 == 0 ? 2 : 3);
+}
+
+static uint32_t omitted(ctx *c) {
+  uint32_t i = mb_temporary(&c->b, F32, NULL, 0);
+  operand(c, i)->lifetime = VKNN_LIFETIME_NO_VALUE;
+  return i;
+}
+
+static uint32_t const_bool(ctx *c, bool value) {
+  uint8_t v = value;
+  return mb_const_tensor(&c->b, VKNN_OPERAND_BOOL, NULL, 0, &v, 1);
+}
+
+static void operation(ctx *c, int32_t type, const uint32_t *in, uint32_t n, const uint32_t *out,
+                      uint32_t outs) {
+  memcpy(c->op_inputs, in, n * sizeof(uint32_t));
+  memcpy(c->op_outputs, out, outs * sizeof(uint32_t));
+  c->input_count = n;
+  c->output_count = outs;
+  mb_operation(&c->b, type, in, n, out, outs);
+}
+
+/* Rewrites a constant INT32 or BOOL scalar input. */
+static void set_param(ctx *c, uint32_t k, int32_t value) {
+  const vknn_operand *o = in_k(c, k);
+  if (o->type == VKNN_OPERAND_BOOL) c->b.values[o->location.offset] = (uint8_t)value;
+  else memcpy(c->b.values + o->location.offset, &value, sizeof(value));
+}
+
+static void set_dims(ctx *c, vknn_operand *o, uint32_t d0, uint32_t d1) {
+  uint32_t i = (uint32_t)(o - c->b.operands);
+  c->b.dims[i][0] = d0;
+  c->b.dims[i][1] = d1;
+  o->dimension_count = d1 == 0 ? 1 : 2;
+}
+
+/* Operation input k becomes another operand. */
+static void replace_input(ctx *c, uint32_t k, uint32_t new_operand) {
+  in_k(c, k)->number_of_consumers--;
+  operand(c, new_operand)->number_of_consumers++;
+  c->op_inputs[k] = new_operand;
+  ((uint32_t *)the_op(c)->inputs)[k] = new_operand;
+}
+
+/* RNN: batch 2, input 3, units 4. */
+static void build_rnn(ctx *c) {
+  const uint32_t in[6] = {tensor_in(c, 2, 3, 0), tensor_in(c, 4, 3, 0), tensor_in(c, 4, 4, 0),
+                          tensor_in(c, 4, 0, 0), tensor_in(c, 2, 4, 0), mb_const_i32(&c->b, 1)};
+  const uint32_t out[2] = {tensor_out(c, 2, 4, 0), tensor_out(c, 2, 4, 0)};
+  operation(c, OP(RNN), in, 6, out, 2);
+}
+
+/* UNIDIRECTIONAL_SEQUENCE_RNN: batch 2, 5 steps (batch-major), input 3, units 4. */
+static void build_uni(ctx *c) {
+  const uint32_t in[7] = {tensor_in(c, 2, 5, 3), tensor_in(c, 4, 3, 0), tensor_in(c, 4, 4, 0),
+                          tensor_in(c, 4, 0, 0), tensor_in(c, 2, 4, 0), mb_const_i32(&c->b, 0),
+                          mb_const_i32(&c->b, 0)};
+  const uint32_t out[2] = {tensor_out(c, 2, 5, 4), tensor_out(c, 2, 4, 0)};
+  operation(c, OP(UNIDIRECTIONAL_SEQUENCE_RNN), in, 7, out, 2);
+}
+
+static void build_uni_one_output(ctx *c) {
+  build_uni(c);
+  the_op(c)->output_count = 1;
+  c->b.output_count = 1;
+}
+
+/* BIDIRECTIONAL_SEQUENCE_RNN: 5 steps, batch 2 (time-major), input 3,
+ * units 4 forward and 2 backward; outputs: count-dependent. */
+static void build_bidi_outputs(ctx *c, bool merge, bool states, bool cross) {
+  uint32_t in[15] = {tensor_in(c, 5, 2, 3), tensor_in(c, 4, 3, 0), tensor_in(c, 4, 4, 0),
+                     tensor_in(c, 4, 0, 0), tensor_in(c, 2, 4, 0), tensor_in(c, 2, 3, 0),
+                     tensor_in(c, 2, 2, 0), tensor_in(c, 2, 0, 0), tensor_in(c, 2, 2, 0),
+                     omitted(c), omitted(c), omitted(c), mb_const_i32(&c->b, 0),
+                     const_bool(c, true), const_bool(c, merge)};
+  if (cross) {
+    in[9] = tensor_in(c, 5, 2, 6);
+    in[10] = tensor_in(c, 4, 6, 0);
+    in[11] = tensor_in(c, 2, 6, 0);
+  }
+  uint32_t out[4], n = 0;
+  out[n++] = tensor_out(c, 5, 2, merge ? 6 : 4);
+  if (!merge) out[n++] = tensor_out(c, 5, 2, 2);
+  if (states) out[n++] = tensor_out(c, 2, 4, 0), out[n++] = tensor_out(c, 2, 2, 0);
+  operation(c, OP(BIDIRECTIONAL_SEQUENCE_RNN), in, 15, out, n);
+}
+static void build_bidi(ctx *c) { build_bidi_outputs(c, false, false, false); }
+static void build_bidi_merged(ctx *c) { build_bidi_outputs(c, true, false, false); }
+static void build_bidi_states(ctx *c) { build_bidi_outputs(c, false, true, false); }
+static void build_bidi_merged_states(ctx *c) { build_bidi_outputs(c, true, true, false); }
+static void build_bidi_cross(ctx *c) { build_bidi_outputs(c, false, false, true); }
+
+/* SVDF: batch 2, input 3, rank 2, units 2 (4 filters), memory 5. */
+static void build_svdf(ctx *c) {
+  const uint32_t in[7] = {tensor_in(c, 2, 3, 0), tensor_in(c, 4, 3, 0), tensor_in(c, 4, 5, 0),
+                          tensor_in(c, 2, 0, 0), tensor_in(c, 2, 20, 0), mb_const_i32(&c->b, 2),
+                          mb_const_i32(&c->b, 0)};
+  const uint32_t out[2] = {tensor_out(c, 2, 20, 0), tensor_out(c, 2, 2, 0)};
+  operation(c, OP(SVDF), in, 7, out, 2);
+}
+
+static void build_svdf_no_bias(ctx *c) {
+  build_svdf(c);
+  replace_input(c, 3, omitted(c));
+}
+
+/* RANDOM_MULTINOMIAL: logits [2, 5], 8 samples. */
+static void build_multinomial(ctx *c) {
+  const int32_t seeds[2] = {1, 2};
+  const uint32_t two = 2, out_dims[2] = {2, 8};
+  const uint32_t in[3] = {tensor_in(c, 2, 5, 0), mb_const_i32(&c->b, 8),
+                          mb_const_tensor(&c->b, I32, &two, 1, seeds, sizeof(seeds))};
+  const uint32_t out = mb_output(&c->b, I32, out_dims, 2);
+  operation(c, OP(RANDOM_MULTINOMIAL), in, 3, &out, 1);
+}
+
+/* ---- mutations ------------------------------------------------------------ */
+
+static void drop_last_input(ctx *c) {
+  the_op(c)->input_count--;
+  in_k(c, c->input_count - 1)->number_of_consumers--;
+}
+static void drop_last_output(ctx *c) { the_op(c)->output_count--; }
+static void input0_int32(ctx *c) { in_k(c, 0)->type = I32; }
+static void weights_f16(ctx *c) { in_k(c, 1)->type = F16; }
+static void weights_rank1(ctx *c) { set_dims(c, in_k(c, 1), 12, 0); }
+static void bias_rank2(ctx *c) { set_dims(c, in_k(c, 3), 1, 4); }
+static void activation_float(ctx *c) { in_k(c, 5)->type = VKNN_OPERAND_FLOAT32; }
+static void rnn_activation_7(ctx *c) { set_param(c, 5, 7); }
+static void weights_5_inputs(ctx *c) { set_dims(c, in_k(c, 1), 4, 5); }
+static void hidden_5_units(ctx *c) { set_dims(c, in_k(c, 4), 2, 5); }
+static void output1_f16(ctx *c) { out_k(c, 1)->type = F16; }
+static void output1_dims(ctx *c) { set_dims(c, out_k(c, 1), 2, 5); }
+static void recurrent_omitted(ctx *c) { replace_input(c, 2, omitted(c)); }
+static void time_major_2(ctx *c) { set_param(c, 6, 2); }
+static void time_major_bool(ctx *c) { replace_input(c, 6, const_bool(c, true)); }
+static void input_rank2(ctx *c) { set_dims(c, in_k(c, 0), 2, 15); }
+static void third_output(ctx *c) {
+  const uint32_t dims[2] = {2, 4};
+  uint32_t extra = mb_output(&c->b, F32, dims, 2);
+  c->op_outputs[2] = extra;
+  ((uint32_t *)the_op(c)->outputs)[2] = extra;
+  the_op(c)->output_count = 3;
+}
+static void state_output_rank3(ctx *c) {
+  uint32_t i = c->op_outputs[1];
+  c->b.dims[i][2] = 1;
+  operand(c, i)->dimension_count = 3;
+}
+static void uni_output_dims(ctx *c) { c->b.dims[c->op_outputs[0]][1] = 4; }
+static void bidi_fw_aux_only(ctx *c) { replace_input(c, 10, tensor_in(c, 4, 3, 0)); }
+static void bidi_aux_weights_no_input(ctx *c) {
+  replace_input(c, 10, tensor_in(c, 4, 3, 0));
+  replace_input(c, 11, tensor_in(c, 2, 3, 0));
+}
+static void bidi_merge_true(ctx *c) { set_param(c, 14, 1); }
+static void bidi_time_major_int(ctx *c) { replace_input(c, 13, mb_const_i32(&c->b, 1)); }
+static void bidi_merge_int(ctx *c) { replace_input(c, 14, mb_const_i32(&c->b, 0)); }
+static void bidi_bw_bias_omitted(ctx *c) { replace_input(c, 7, omitted(c)); }
+static void bidi_aux_batch(ctx *c) { replace_input(c, 9, tensor_in(c, 5, 3, 3)); }
+static void bidi_bw_weights_inputs(ctx *c) { set_dims(c, in_k(c, 5), 2, 4); }
+static void bidi_aux_f16(ctx *c) { in_k(c, 9)->type = F16; }
+static void bidi_bw_output_units(ctx *c) { c->b.dims[c->op_outputs[1]][2] = 4; }
+static void bidi_five_outputs(ctx *c) {
+  third_output(c);
+  the_op(c)->output_count = 5;
+  ((uint32_t *)the_op(c)->outputs)[3] = c->op_outputs[2];
+  ((uint32_t *)the_op(c)->outputs)[4] = c->op_outputs[2];
+}
+static void bidi_activation_7(ctx *c) { set_param(c, 12, 7); }
+static void svdf_rank_0(ctx *c) { set_param(c, 5, 0); }
+static void svdf_rank_3(ctx *c) { set_param(c, 5, 3); }
+static void svdf_state_size(ctx *c) { set_dims(c, in_k(c, 4), 2, 16); }
+static void svdf_rank_float(ctx *c) { in_k(c, 5)->type = VKNN_OPERAND_FLOAT32; }
+static void svdf_input_omitted(ctx *c) { replace_input(c, 0, omitted(c)); }
+static void svdf_time_rank1(ctx *c) { set_dims(c, in_k(c, 2), 20, 0); }
+static void svdf_bias_units(ctx *c) { set_dims(c, in_k(c, 3), 4, 0); }
+static void svdf_feature_inputs(ctx *c) { set_dims(c, in_k(c, 1), 4, 2); }
+static void svdf_activation_7(ctx *c) { set_param(c, 6, 7); }
+static void svdf_state_out_f16(ctx *c) { out_k(c, 0)->type = F16; }
+static void mn_samples_0(ctx *c) { set_param(c, 1, 0); }
+static void mn_seeds_3(ctx *c) {
+  const int32_t seeds[3] = {1, 2, 3};
+  const uint32_t three = 3;
+  replace_input(c, 2, mb_const_tensor(&c->b, I32, &three, 1, seeds, sizeof(seeds)));
+}
+static void mn_seeds_float(ctx *c) { in_k(c, 2)->type = F32; }
+static void mn_output_float(ctx *c) { out_k(c, 0)->type = F32; }
+static void mn_logits_rank3(ctx *c) {
+  uint32_t i = c->op_inputs[0];
+  c->b.dims[i][2] = 1;
+  operand(c, i)->dimension_count = 3;
+}
+static void mn_samples_float(ctx *c) { in_k(c, 1)->type = VKNN_OPERAND_FLOAT32; }
+
+typedef struct row {
+  const char *name;
+  void (*build)(ctx *c);
+  void (*mutate)(ctx *c);   /* NULL: the valid model, accepted */
+  const char *expected_log; /* NULL: accepted */
+} row;
+
+static const row rows[] = {
+    {"RNN accepted", build_rnn, NULL, NULL},
+    {"RNN: 5 inputs", build_rnn, drop_last_input, "takes 6 inputs and 2 outputs"},
+    {"RNN: 1 output", build_rnn, drop_last_output, "takes 6 inputs and 2 outputs"},
+    {"RNN: int32 input", build_rnn, input0_int32, "the input of type TENSOR_INT32 is not allowed"},
+    {"RNN: float16 weights", build_rnn, weights_f16, "the weights must be TENSOR_FLOAT32"},
+    {"RNN: weights of rank 1", build_rnn, weights_rank1, "the weights must have rank 2"},
+    {"RNN: bias of rank 2", build_rnn, bias_rank2, "the bias must have rank 1"},
+    {"RNN: float activation", build_rnn, activation_float, "the activation must be INT32"},
+    {"RNN: activation 7", build_rnn, rnn_activation_7, "activation 7 is not a fused activation"},
+    {"RNN: weights of 5 inputs", build_rnn, weights_5_inputs, "do not agree"},
+    {"RNN: hidden state of 5 units", build_rnn, hidden_5_units, "do not agree"},
+    {"RNN: float16 output", build_rnn, output1_f16, "every output must be TENSOR_FLOAT32"},
+    {"RNN: output dims", build_rnn, output1_dims, "output dimension 1 is 5, expected 4"},
+    {"RNN: omitted recurrent weights", build_rnn, recurrent_omitted, "input 2 is omitted"},
+    {"UNIDIRECTIONAL_SEQUENCE_RNN accepted", build_uni, NULL, NULL},
+    {"UNIDIRECTIONAL_SEQUENCE_RNN accepted: no state output", build_uni_one_output, NULL, NULL},
+    {"UNIDIRECTIONAL_SEQUENCE_RNN: timeMajor 2", build_uni, time_major_2, "timeMajor 2 is not 0 or 1"},
+    {"UNIDIRECTIONAL_SEQUENCE_RNN: timeMajor BOOL", build_uni, time_major_bool, "timeMajor must be INT32"},
+    {"UNIDIRECTIONAL_SEQUENCE_RNN: input of rank 2", build_uni, input_rank2, "the input must have rank 3"},
+    {"UNIDIRECTIONAL_SEQUENCE_RNN: 3 outputs", build_uni, third_output, "takes 7 inputs"},
+    {"UNIDIRECTIONAL_SEQUENCE_RNN: 6 inputs", build_uni, drop_last_input, "takes 7 inputs"},
+    {"UNIDIRECTIONAL_SEQUENCE_RNN: state output of rank 3", build_uni, state_output_rank3, "the state output must have rank 2"},
+    {"UNIDIRECTIONAL_SEQUENCE_RNN: output dims", build_uni, uni_output_dims, "output dimension 1 is 4, expected 5"},
+    {"UNIDIRECTIONAL_SEQUENCE_RNN: float16 weights", build_uni, weights_f16, "the weights must be TENSOR_FLOAT32"},
+    {"UNIDIRECTIONAL_SEQUENCE_RNN: hidden state of 5 units", build_uni, hidden_5_units, "do not agree"},
+    {"BIDIRECTIONAL_SEQUENCE_RNN accepted", build_bidi, NULL, NULL},
+    {"BIDIRECTIONAL_SEQUENCE_RNN accepted: merged", build_bidi_merged, NULL, NULL},
+    {"BIDIRECTIONAL_SEQUENCE_RNN accepted: states", build_bidi_states, NULL, NULL},
+    {"BIDIRECTIONAL_SEQUENCE_RNN accepted: merged, states", build_bidi_merged_states, NULL, NULL},
+    {"BIDIRECTIONAL_SEQUENCE_RNN accepted: cross-linking", build_bidi_cross, NULL, NULL},
+    {"BIDIRECTIONAL_SEQUENCE_RNN: forward auxiliary weights only", build_bidi, bidi_fw_aux_only, "auxiliary weights must be both given"},
+    {"BIDIRECTIONAL_SEQUENCE_RNN: auxiliary weights without input", build_bidi, bidi_aux_weights_no_input, "auxiliary weights must be both given"},
+    {"BIDIRECTIONAL_SEQUENCE_RNN: 2 outputs merged", build_bidi, bidi_merge_true, "2 outputs do not go with mergeOutputs true"},
+    {"BIDIRECTIONAL_SEQUENCE_RNN: 1 output not merged", build_bidi, drop_last_output, "1 outputs do not go with mergeOutputs false"},
+    {"BIDIRECTIONAL_SEQUENCE_RNN: 5 outputs", build_bidi, bidi_five_outputs, "15 inputs and 1 to 4 outputs"},
+    {"BIDIRECTIONAL_SEQUENCE_RNN: 14 inputs", build_bidi, drop_last_input, "15 inputs and 1 to 4 outputs"},
+    {"BIDIRECTIONAL_SEQUENCE_RNN: timeMajor INT32", build_bidi, bidi_time_major_int, "timeMajor must be BOOL"},
+    {"BIDIRECTIONAL_SEQUENCE_RNN: mergeOutputs INT32", build_bidi, bidi_merge_int, "mergeOutputs must be BOOL"},
+    {"BIDIRECTIONAL_SEQUENCE_RNN: activation 7", build_bidi, bidi_activation_7, "activation 7 is not a fused activation"},
+    {"BIDIRECTIONAL_SEQUENCE_RNN: omitted backward bias", build_bidi, bidi_bw_bias_omitted, "input 7 is omitted but not optional"},
+    {"BIDIRECTIONAL_SEQUENCE_RNN: auxiliary input's batch", build_bidi_cross, bidi_aux_batch, "auxiliary input's steps and batch differ"},
+    {"BIDIRECTIONAL_SEQUENCE_RNN: float16 auxiliary input", build_bidi_cross, bidi_aux_f16, "the auxiliary input must be TENSOR_FLOAT32"},
+    {"BIDIRECTIONAL_SEQUENCE_RNN: backward weights of 4 inputs", build_bidi, bidi_bw_weights_inputs, "do not agree"},
+    {"BIDIRECTIONAL_SEQUENCE_RNN: backward output units", build_bidi, bidi_bw_output_units, "output dimension 2 is 4, expected 2"},
+    {"BIDIRECTIONAL_SEQUENCE_RNN: int32 input", build_bidi, input0_int32, "the input of type TENSOR_INT32 is not allowed"},
+    {"SVDF accepted", build_svdf, NULL, NULL},
+    {"SVDF accepted: no bias", build_svdf_no_bias, NULL, NULL},
+    {"SVDF: rank 0", build_svdf, svdf_rank_0, "rank 0, activation 0 and the shapes"},
+    {"SVDF: 4 filters of rank 3", build_svdf, svdf_rank_3, "rank 3, activation 0 and the shapes"},
+    {"SVDF: state of 16", build_svdf, svdf_state_size, "do not agree"},
+    {"SVDF: bias of 4 units", build_svdf, svdf_bias_units, "do not agree"},
+    {"SVDF: weights_feature of 2 inputs", build_svdf, svdf_feature_inputs, "do not agree"},
+    {"SVDF: activation 7", build_svdf, svdf_activation_7, "activation 7 and the shapes"},
+    {"SVDF: float rank", build_svdf, svdf_rank_float, "the rank must be INT32"},
+    {"SVDF: omitted input", build_svdf, svdf_input_omitted, "input 0 is omitted but not optional"},
+    {"SVDF: weights_time of rank 1", build_svdf, svdf_time_rank1, "weights_time must have rank 2"},
+    {"SVDF: 6 inputs", build_svdf, drop_last_input, "SVDF takes 7 inputs and 2 outputs"},
+    {"SVDF: int32 input", build_svdf, input0_int32, "the input of type TENSOR_INT32 is not allowed"},
+    {"SVDF: float16 weights", build_svdf, weights_f16, "weights_feature must be TENSOR_FLOAT32"},
+    {"SVDF: float16 state output", build_svdf, svdf_state_out_f16, "the state output must be TENSOR_FLOAT32"},
+    {"RANDOM_MULTINOMIAL accepted", build_multinomial, NULL, NULL},
+    {"RANDOM_MULTINOMIAL: int32 logits", build_multinomial, input0_int32, "logits of type TENSOR_INT32 are not allowed"},
+    {"RANDOM_MULTINOMIAL: logits of rank 3", build_multinomial, mn_logits_rank3, "the logits must have rank 2"},
+    {"RANDOM_MULTINOMIAL: 0 samples", build_multinomial, mn_samples_0, "or 0 samples"},
+    {"RANDOM_MULTINOMIAL: float sample count", build_multinomial, mn_samples_float, "the sample count must be INT32"},
+    {"RANDOM_MULTINOMIAL: 3 seeds", build_multinomial, mn_seeds_3, "3 seeds"},
+    {"RANDOM_MULTINOMIAL: float seeds", build_multinomial, mn_seeds_float, "the seeds must be TENSOR_INT32"},
+    {"RANDOM_MULTINOMIAL: float output", build_multinomial, mn_output_float, "the output must be TENSOR_INT32"},
+    {"RANDOM_MULTINOMIAL: 2 inputs", build_multinomial, drop_last_input, "takes 3 inputs and 1 outputs"},
+};
+
+/* ---- running the rows ------------------------------------------------------ */
+
+typedef struct log_lines {
+  char text[8192];
+  size_t used;
+} log_lines;
+
+typedef struct rules_fixture {
+  vknn_device *device;
+  log_lines log;
+} rules_fixture;
+
+static rules_fixture *rules;
+
+static void collect_log(void *user_data, vknn_log_level level, const char *tag, const char *message) {
+  (void)tag;
+  log_lines *log = user_data;
+  if (level != VKNN_LOG_ERROR) return;
+  int n = snprintf(log->text + log->used, sizeof(log->text) - log->used, "%s\n", message);
+  if (n > 0) log->used += (size_t)n < sizeof(log->text) - log->used ? (size_t)n : 0;
+}
+
+static int rules_setup(void **state) {
+  (void)state;
+  rules = calloc(1, sizeof(*rules));
+  if (rules == NULL) return -1;
+  vknn_device_options options = {.enable_validation = true, .log_callback = collect_log,
+                                 .log_user_data = &rules->log};
+  return vknn_device_open(&options, &rules->device) == VKNN_STATUS_NONE ? 0 : -1;
+}
+
+static int rules_teardown(void **state) {
+  (void)state;
+  uint64_t messages = vknn_device_get_validation_message_count(rules->device);
+  vknn_device_close(rules->device);
+  free(rules);
+  return messages == 0 ? 0 : -1;
+}
+
+static void expect_result(const row *r, const char *step, vknn_status s) {
+  vknn_status want = r->expected_log ? VKNN_STATUS_INVALID_ARGUMENT : VKNN_STATUS_NONE;
+  if (s != want) fail_msg("%s: %s gave %s (log: %s)", r->name, step, vknn_status_name(s), rules->log.text);
+  if (r->expected_log && strstr(rules->log.text, r->expected_log) == NULL)
+    fail_msg("%s: %s logged \"%s\", not \"%s\"", r->name, step, rules->log.text, r->expected_log);
+  rules->log.used = 0;
+  rules->log.text[0] = '\0';
+}
+
+static void test_row(void **state) {
+  const row *r = *state;
+  ctx *c = calloc(1, sizeof(*c));
+  assert_non_null(c);
+  mb_init(&c->b);
+  r->build(c);
+  if (r->mutate) r->mutate(c);
+  const vknn_model *model = mb_finish(&c->b);
+  bool supported[MB_MAX_OPERATIONS] = {false};
+  vknn_status s = vknn_device_get_supported_operations(rules->device, model, supported,
+                                                       model->main.operation_count);
+  if (r->expected_log == NULL && s == VKNN_STATUS_NONE && !supported[0])
+    fail_msg("%s: not supported (log: %s)", r->name, rules->log.text);
+  expect_result(r, "the support query", s);
+  vknn_prepared_model *pm = NULL;
+  s = vknn_device_prepare_model(rules->device, model, VKNN_PREFER_SUSTAINED_SPEED,
+                                VKNN_PRIORITY_MEDIUM, NULL, &pm);
+  if (pm != NULL) vknn_prepared_model_release(pm);
+  free(c);
+  expect_result(r, "prepare", s);
+}
+
+int main(void) {
+  enum { ROWS = sizeof(rows) / sizeof(rows[0]) };
+  struct CMUnitTest tests[ROWS];
+  for (size_t i = 0; i < ROWS; ++i) {
+    tests[i] = (struct CMUnitTest)cmocka_unit_test_prestate(test_row, (void *)&rows[i]);
+    tests[i].name = rows[i].name;
+  }
+  return _cmocka_run_group_tests("recurrent_rules", tests, ROWS, rules_setup, rules_teardown);
+}
