@@ -466,7 +466,7 @@ static void ref_sequence(const ref_cell *c, const ref_seq *q, double *out, doubl
 }
 
 /* UNIDIRECTIONAL_SEQUENCE_RNN, batch 2, 5 steps, input 3, units 4, RELU1. */
-static void run_unidirectional(void **state, bool time_major) {
+static void run_unidirectional(void **state, bool time_major, bool layout_as_input) {
   runner_fixture *f = *state;
   enum { B = 2, T = 5, I = 3, U = 4 };
   float x[B * T * I], w[U * I], r[U * U], bias[U], h0[B * U], out[B * T * U], h_out[B * U];
@@ -477,10 +477,13 @@ static void run_unidirectional(void **state, bool time_major) {
   const uint32_t o_dims[3] = {x_dims[0], x_dims[1], U}, h_dims[2] = {B, U};
   const uint32_t in[7] = {mb_input(&b, F32, x_dims, 3), const_floats(&b, w, U, I), const_floats(&b, r, U, U),
                           const_floats(&b, bias, U, 0), mb_input(&b, F32, h_dims, 2),
-                          mb_const_i32(&b, 2), mb_const_i32(&b, time_major)};
+                          mb_const_i32(&b, 2),
+                          layout_as_input ? mb_input(&b, VKNN_OPERAND_INT32, NULL, 0)
+                                          : mb_const_i32(&b, time_major)};
   const uint32_t outs[2] = {mb_output(&b, F32, o_dims, 3), mb_output(&b, F32, h_dims, 2)};
   mb_operation(&b, OP(UNIDIRECTIONAL_SEQUENCE_RNN), in, 7, outs, 2);
-  buffer_arg inputs[2] = {{x, NULL, sizeof(x)}, {h0, NULL, sizeof(h0)}};
+  int32_t layout = time_major;
+  buffer_arg inputs[3] = {{x, NULL, sizeof(x)}, {h0, NULL, sizeof(h0)}, {&layout, NULL, sizeof(layout)}};
   buffer_arg outputs[2] = {{NULL, out, sizeof(out)}, {NULL, h_out, sizeof(h_out)}};
   model_runner_run(f->device, &f->log, &b, inputs, outputs, NULL);
   double want[B * T * U], want_h[B * U];
@@ -491,8 +494,10 @@ static void run_unidirectional(void **state, bool time_major) {
   expect_close(h_out, want_h, B * U, 1e-5, "state");
 }
 
-static void test_unidirectional_batch_major(void **state) { run_unidirectional(state, false); }
-static void test_unidirectional_time_major(void **state) { run_unidirectional(state, true); }
+static void test_unidirectional_batch_major(void **state) { run_unidirectional(state, false, false); }
+static void test_unidirectional_time_major(void **state) { run_unidirectional(state, true, false); }
+/* timeMajor given by the execution: the model is compiled per value. */
+static void test_unidirectional_layout_input(void **state) { run_unidirectional(state, true, true); }
 
 /* BIDIRECTIONAL_SEQUENCE_RNN, cross-linking, merged outputs and the states:
  * 4 steps (batch-major), batch 2, input 3, auxiliary input 2, units 3 and 2. */
@@ -634,6 +639,7 @@ int main(void) {
   int failed = _cmocka_run_group_tests("recurrent_rules", tests, ROWS, rules_setup, rules_teardown);
   const struct CMUnitTest value_tests[] = {
       TEST(test_unidirectional_batch_major), TEST(test_unidirectional_time_major),
+      TEST(test_unidirectional_layout_input),
       TEST(test_bidirectional_cross_merged), TEST(test_svdf_values),
       TEST(test_multinomial_distribution),
   };

@@ -198,6 +198,7 @@ static void place_outputs(const vknn_operation *op, bidi_shape *b) {
 static vknn_status read_bidirectional(vknn_graph *graph, const vknn_operation *op,
                                       bidi_shape *b) {
   vknn_status s = require_inputs(graph, op);
+  if (s == VKNN_STATUS_NONE) s = vknn_op_require_constant_params(graph, op, IN_ACTIVATION, 3);
   if (s == VKNN_STATUS_NONE) s = read_params(graph, op, b);
   if (s == VKNN_STATUS_NONE) s = link_cells(graph, op, b);
   if (s == VKNN_STATUS_NONE) s = vknn_rnn_check_cell(graph, op, &b->seq, &b->fw);

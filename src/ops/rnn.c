@@ -226,6 +226,7 @@ static vknn_status read_rnn(vknn_graph *graph, const vknn_operation *op, vknn_rn
   vknn_status s = VKNN_STATUS_NONE;
   for (uint32_t i = 0; i < 5 && s == VKNN_STATUS_NONE; ++i)
     s = vknn_op_require_input_shape(graph, op, i);
+  if (s == VKNN_STATUS_NONE) s = vknn_op_require_constant_params(graph, op, 5, 1);
   int32_t activation;
   if (s == VKNN_STATUS_NONE && !vknn_graph_const_i32_list(graph, op, 5, 1, &activation))
     s = VKNN_STATUS_GENERAL_FAILURE;
@@ -267,6 +268,7 @@ static vknn_status read_unidirectional(vknn_graph *graph, const vknn_operation *
   vknn_status s = VKNN_STATUS_NONE;
   for (uint32_t i = 0; i < 5 && s == VKNN_STATUS_NONE; ++i)
     s = vknn_op_require_input_shape(graph, op, i);
+  if (s == VKNN_STATUS_NONE) s = vknn_op_require_constant_params(graph, op, 5, 2);
   int32_t params[2]; /* activation, timeMajor */
   if (s == VKNN_STATUS_NONE && !vknn_graph_const_i32_list(graph, op, 5, 2, params))
     s = VKNN_STATUS_GENERAL_FAILURE;

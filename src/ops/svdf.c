@@ -92,6 +92,7 @@ static bool shapes_agree(const vknn_graph *graph, const vknn_operation *op, cons
 
 static vknn_status read_svdf(vknn_graph *graph, const vknn_operation *op, svdf_shape *s) {
   vknn_status st = require_inputs(graph, op, &s->has_bias);
+  if (st == VKNN_STATUS_NONE) st = vknn_op_require_constant_params(graph, op, IN_RANK, 2);
   int32_t params[2]; /* rank, activation */
   if (st == VKNN_STATUS_NONE && !vknn_graph_const_i32_list(graph, op, IN_RANK, 2, params))
     st = VKNN_STATUS_GENERAL_FAILURE;
