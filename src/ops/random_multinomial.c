@@ -53,9 +53,11 @@ static vknn_status read_params(vknn_graph *graph, const vknn_operation *op,
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
   *p = (multinomial_params){logits->dims[0], logits->dims[1], (uint32_t)samples};
-  if ((uint64_t)p->batches * p->samples > INT32_MAX) {
-    VKNN_LOG_E(graph->log, "compilation", "RANDOM_MULTINOMIAL: %u x %u samples are too many",
-               p->batches, p->samples);
+  if ((uint64_t)p->batches * p->samples > INT32_MAX ||
+      (uint64_t)p->batches * p->classes > INT32_MAX) {
+    VKNN_LOG_E(graph->log, "compilation",
+               "RANDOM_MULTINOMIAL: %u x %u samples or %u classes are too many", p->batches,
+               p->samples, p->classes);
     return VKNN_STATUS_GENERAL_FAILURE;
   }
   return VKNN_STATUS_NONE;

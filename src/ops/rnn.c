@@ -86,12 +86,21 @@ vknn_status vknn_rnn_check_cell(vknn_graph *graph, const vknn_operation *op,
             dims_are(&graph->tensors[dir->hidden_in], seq->batch, u) &&
             (dir->aux_weights == VKNN_NONE_TENSOR ||
              dims_are(&graph->tensors[dir->aux_weights], u, dir->aux_size));
-  if (ok) return VKNN_STATUS_NONE;
-  VKNN_LOG_E(graph->log, "model",
-             "%s: the weights, recurrent weights, bias and hidden state do not agree with a "
-             "batch of %u and %u inputs", vknn_operation_type_name(op->type), seq->batch,
-             dir->input_size);
-  return VKNN_STATUS_INVALID_ARGUMENT;
+  if (!ok) {
+    VKNN_LOG_E(graph->log, "model",
+               "%s: the weights, recurrent weights, bias and hidden state do not agree with a "
+               "batch of %u and %u inputs", vknn_operation_type_name(op->type), seq->batch,
+               dir->input_size);
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
+  /* The kernels index in 32 bits; merged outputs hold two cells' units. */
+  uint64_t limit = INT32_MAX / 2;
+  if ((uint64_t)seq->batch * seq->steps * u > limit || (uint64_t)u * u > limit) {
+    VKNN_LOG_E(graph->log, "compilation", "%s: %u units over %u x %u rows are too many",
+               vknn_operation_type_name(op->type), u, seq->batch, seq->steps);
+    return VKNN_STATUS_GENERAL_FAILURE;
+  }
+  return VKNN_STATUS_NONE;
 }
 
 vknn_status vknn_rnn_read_sequence(vknn_graph *graph, const vknn_operation *op, uint32_t input,

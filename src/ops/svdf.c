@@ -114,6 +114,11 @@ static vknn_status read_svdf(vknn_graph *graph, const vknn_operation *op, svdf_s
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
   vknn_activation_bounds(params[1], in, &s->act_min, &s->act_max);
+  if ((uint64_t)s->batch * s->filters * s->memory > INT32_MAX) {
+    VKNN_LOG_E(graph->log, "compilation", "SVDF: a state of %u x %u x %u is too large", s->batch,
+               s->filters, s->memory);
+    return VKNN_STATUS_GENERAL_FAILURE;
+  }
   return VKNN_STATUS_NONE;
 }
 
