@@ -14,6 +14,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "common/cts_case.h"
+#include "common/cts_multinomial.h"
 #include "support/model_builder.h"
 #include "support/model_runner.h"
 #include "vknn/vknn.h"
@@ -627,6 +629,47 @@ static void test_multinomial_distribution(void **state) {
   free(a), free(same), free(other);
 }
 
+/* The conformance runner's distribution check: one row of two equally
+ * likely classes, 10 samples, tolerance 0.05. */
+static const char multinomial_case[] =
+    "{\"name\": \"mn\", \"spec\": \"mn\", \"minSupportedVersion\": \"V1_2\", \"isRelaxed\": false,"
+    " \"expectFailure\": false, \"expectedMultinomialDistributionTolerance\": 0.05, \"referenced\": [],"
+    " \"main\": {\"operations\": [{\"type\": \"RANDOM_MULTINOMIAL\", \"inputs\": [0, 1, 2], \"outputs\": [3]}],"
+    " \"inputIndexes\": [0], \"outputIndexes\": [3], \"operands\": ["
+    "{\"name\": \"l\", \"type\": \"TENSOR_FLOAT32\", \"dimensions\": [1, 2], \"scale\": 0, \"zeroPoint\": 0,"
+    " \"lifetime\": \"SUBGRAPH_INPUT\", \"numberOfConsumers\": 1, \"channelQuant\": null, \"isIgnored\": false, \"data\": [0.5, 0.5]},"
+    "{\"name\": \"n\", \"type\": \"INT32\", \"dimensions\": [], \"scale\": 0, \"zeroPoint\": 0,"
+    " \"lifetime\": \"CONSTANT_COPY\", \"numberOfConsumers\": 1, \"channelQuant\": null, \"isIgnored\": false, \"data\": [10]},"
+    "{\"name\": \"s\", \"type\": \"TENSOR_INT32\", \"dimensions\": [2], \"scale\": 0, \"zeroPoint\": 0,"
+    " \"lifetime\": \"CONSTANT_COPY\", \"numberOfConsumers\": 1, \"channelQuant\": null, \"isIgnored\": false, \"data\": [1, 2]},"
+    "{\"name\": \"o\", \"type\": \"TENSOR_INT32\", \"dimensions\": [1, 10], \"scale\": 0, \"zeroPoint\": 0,"
+    " \"lifetime\": \"SUBGRAPH_OUTPUT\", \"numberOfConsumers\": 0, \"channelQuant\": null, \"isIgnored\": false,"
+    " \"data\": [0, 0, 0, 0, 0, 0, 0, 0, 0, 0]}]}}";
+
+static int judge_samples(cts_case *c, const int32_t samples[10]) {
+  char reason[256];
+  memcpy(c->output_pool.data + c->outputs[0].location.offset, samples, 10 * sizeof(int32_t));
+  return cts_check_multinomial(c, c->output_pool.data, 0, reason, sizeof(reason));
+}
+
+static void test_multinomial_judge(void **state) {
+  (void)state;
+  cJSON *json = cJSON_Parse(multinomial_case);
+  assert_non_null(json);
+  cts_case c;
+  const char *error = NULL;
+  if (cts_case_load(json, &c, &error) != 0) fail_msg("the case does not load: %s", error);
+  static const int32_t even[10] = {0, 1, 0, 1, 1, 0, 0, 1, 1, 0}, one_sided[10] = {0};
+  static const int32_t out_of_range[10] = {0, 1, 0, 1, 1, 0, 0, 1, 1, 2};
+  static const int32_t six_four[10] = {0, 1, 0, 1, 1, 0, 0, 1, 0, 0};
+  assert_int_equal(judge_samples(&c, even), 0);
+  assert_int_equal(judge_samples(&c, one_sided), -1);
+  assert_int_equal(judge_samples(&c, out_of_range), -1);
+  assert_int_equal(judge_samples(&c, six_four), -1); /* 0.6 is 0.1 off 0.5 */
+  cts_case_free(&c);
+  cJSON_Delete(json);
+}
+
 #define TEST(fn) cmocka_unit_test_setup_teardown(fn, runner_fixture_setup, runner_fixture_teardown)
 
 int main(void) {
@@ -641,7 +684,7 @@ int main(void) {
       TEST(test_unidirectional_batch_major), TEST(test_unidirectional_time_major),
       TEST(test_unidirectional_layout_input),
       TEST(test_bidirectional_cross_merged), TEST(test_svdf_values),
-      TEST(test_multinomial_distribution),
+      TEST(test_multinomial_distribution), cmocka_unit_test(test_multinomial_judge),
   };
   return failed + cmocka_run_group_tests_name("recurrent_values", value_tests, NULL, NULL);
 }
