@@ -5,6 +5,7 @@
  *   kernel  one convolution or fully-connected operation at MobileNet shapes
  *   synth   whole MobileNet v1 / v2 models with random weights
  *   loop    what IF and one WHILE iteration cost beyond the operations they run
+ *   capabilities  the HAL's performance figures: reference workloads, device / host
  *
  * Before the verb, --operand-reads auto|storage|texel and --integer-dot
  * auto|off|on set the device options of those names (how float convolutions
@@ -31,6 +32,7 @@ static const bench_verb verbs[] = {
     {"kernel", bench_kernel_main, BENCH_KERNEL_USAGE},
     {"synth", bench_synth_main, BENCH_SYNTH_USAGE},
     {"loop", bench_loop_main, BENCH_LOOP_USAGE},
+    {"capabilities", bench_capabilities_main, BENCH_CAPABILITIES_USAGE},
 };
 #define VERB_COUNT (sizeof(verbs) / sizeof(verbs[0]))
 
