@@ -117,8 +117,13 @@ static vknn_status lower_all(vknn_plan *plan) {
   for (uint32_t k = 0; k < graph->sg->operation_count; ++k) {
     const vknn_operation *op = &graph->sg->operations[k];
     if (graph->fusion[k].fused_away) continue;
+    uint32_t first = plan->dispatches.count;
     vknn_status s = vknn_op_find(op->type)->lower(graph, op, &plan->dispatches);
     if (s != VKNN_STATUS_NONE) return s;
+    for (uint32_t d = first; d < plan->dispatches.count; ++d) {
+      plan->dispatches.items[d].operation = k;
+      plan->dispatches.items[d].operation_type = op->type;
+    }
   }
   return VKNN_STATUS_NONE;
 }
