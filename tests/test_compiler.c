@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "common/shared_memory.h"
+#include "ops/conv2d.h"
 #include "support/model_builder.h"
 #include "vknn/vknn.h"
 
@@ -394,8 +395,28 @@ static void test_dispatch_times_when_profiled(void **state) {
   vknn_prepared_model_release(pm);
 }
 
+/* A small layer's workgroup shrinks to the device's subgroup and no
+ * further: 8 lanes where unknown (lavapipe's width), a 32-lane subgroup
+ * keeps 32; a large layer keeps 64. */
+static void test_workgroup_floor_is_the_subgroup(void **state) {
+  (void)state;
+  vknn_conv_geometry small = {.batches = 1, .in_h = 2, .in_w = 2, .in_c = 16, .out_h = 2, .out_w = 2,
+                              .out_c = 16, .k_w = 1, .k_h = 1, .stride_x = 1, .stride_y = 1,
+                              .dilation_x = 1, .dilation_y = 1, .cin_per_group = 16,
+                              .cout_per_group = 16};
+  vknn_conv_geometry large = small;
+  large.in_h = large.in_w = large.out_h = large.out_w = 32;
+  vknn_kernel_target warp = {.subgroup_size = 32}, simd8 = {.subgroup_size = 8};
+  assert_int_equal(vknn_conv_select(NULL, &small, F32).group, 8);
+  assert_int_equal(vknn_conv_select(&simd8, &small, F32).group, 8);
+  assert_int_equal(vknn_conv_select(&warp, &small, F32).group, 32);
+  assert_int_equal(vknn_conv_select(&warp, &large, F32).group, 64);
+  assert_int_equal(vknn_conv_select(&warp, &small, F32).kernel, VKNN_CONV_KERNEL_GEMM);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_workgroup_floor_is_the_subgroup),
       cmocka_unit_test_setup_teardown(test_activation_fused_into_conv, setup, teardown),
       cmocka_unit_test_setup_teardown(test_execution_records_nothing, setup, teardown),
       cmocka_unit_test_setup_teardown(test_pipelines_shared_across_models, setup, teardown),

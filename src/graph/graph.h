@@ -77,6 +77,7 @@ typedef struct vknn_kernel_target {
   bool integer_dot;            /* quantized matrix products as packed 8-bit dot products */
   bool int64_float64;          /* 64-bit integer and float arithmetic (shaderInt64, Float64) */
   uint64_t max_texel_elements; /* texels one texel-buffer view may hold */
+  uint32_t subgroup_size;      /* the compute stage's subgroup (0: unknown) */
 } vknn_kernel_target;
 
 typedef struct vknn_graph {

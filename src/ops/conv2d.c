@@ -371,7 +371,7 @@ vknn_status vknn_lower_conv_tensors(vknn_graph *graph, const vknn_conv_tensors *
                                     const vknn_conv_geometry *g, vknn_dispatch_list *out_list) {
   const vknn_tensor *in = &graph->tensors[t->input];
   const vknn_tensor *filter = &graph->tensors[t->filter];
-  vknn_conv_choice choice = vknn_conv_select(g, in->type);
+  vknn_conv_choice choice = vknn_conv_select(&graph->kernels, g, in->type);
   if (choice.kernel != VKNN_CONV_KERNEL_DIRECT)
     return vknn_lower_conv_tiled(graph, t, g, choice, out_list);
   bool quant = vknn_is_quant8(in->type);

@@ -39,8 +39,11 @@ typedef struct vknn_conv_choice {
   uint32_t group;     /* invocations per workgroup */
 } vknn_conv_choice;
 
-/* The kernel for a convolution of the given geometry and tensor type. */
-vknn_conv_choice vknn_conv_select(const vknn_conv_geometry *g, int32_t type);
+/* The kernel for a convolution of the given geometry and tensor type on a
+ * device (target: its subgroup size bounds the workgroup from below; NULL:
+ * 8 lanes). */
+vknn_conv_choice vknn_conv_select(const vknn_kernel_target *target, const vknn_conv_geometry *g,
+                                  int32_t type);
 
 /* The tensors a convolution's dispatch binds (graph tensor indices) and the
  * bounds its result is clamped to. multipliers: a quantized convolution's

@@ -24,16 +24,26 @@ static bool pointwise(const vknn_conv_geometry *g) {
 
 static uint32_t ceil_div(uint64_t a, uint64_t b) { return (uint32_t)((a + b - 1) / b); }
 
+/* The smallest workgroup worth dispatching: the device's subgroup (a
+ * smaller group leaves lanes of its one subgroup idle), 8 (lavapipe's SIMD
+ * width) where unknown, and never above the groups the kernels use. */
+static uint32_t group_floor(const vknn_kernel_target *target) {
+  uint32_t subgroup = target != NULL && target->subgroup_size != 0 ? target->subgroup_size : 8;
+  return subgroup < GEMM_GROUP ? subgroup : GEMM_GROUP;
+}
+
 /* A workgroup size for items invocations' worth of work: the largest, halved
- * (down to 8, lavapipe's SIMD width) while half a group still covers every
- * item, so that a small layer's one tile is not mostly idle lanes. */
-static uint32_t smallest_group(uint32_t largest, uint64_t items) {
+ * (down to the floor) while half a group still covers every item, so that a
+ * small layer's one tile is not mostly idle lanes. */
+static uint32_t smallest_group(uint32_t largest, uint32_t floor, uint64_t items) {
   uint32_t group = largest;
-  while (group > 8 && group / 2 >= items) group /= 2;
+  while (group > floor && group / 2 >= items) group /= 2;
   return group;
 }
 
-vknn_conv_choice vknn_conv_select(const vknn_conv_geometry *g, int32_t type) {
+vknn_conv_choice vknn_conv_select(const vknn_kernel_target *target, const vknn_conv_geometry *g,
+                                  int32_t type) {
+  uint32_t floor = group_floor(target);
   vknn_conv_choice c = {.kernel = VKNN_CONV_KERNEL_DIRECT};
   /* NCHW keeps the direct kernel (the tiled kernels read NHWC rows). */
   bool quant = vknn_is_quant8(type);
@@ -52,7 +62,7 @@ vknn_conv_choice vknn_conv_select(const vknn_conv_geometry *g, int32_t type) {
      * stride 2 a block of 8 spans 17 columns and was slower than 4. */
     c.kernel = VKNN_CONV_KERNEL_DEPTHWISE;
     c.pix_block = g->stride_x == 1 ? 8 : 4;
-    c.group = smallest_group(DEPTHWISE_GROUP,
+    c.group = smallest_group(DEPTHWISE_GROUP, floor,
                              (uint64_t)g->batches * g->out_h * ceil_div(g->out_w, c.pix_block));
     return c;
   }
@@ -66,7 +76,7 @@ vknn_conv_choice vknn_conv_select(const vknn_conv_geometry *g, int32_t type) {
   if (!grouped && pixels == 1 && pointwise(g) && g->in_c >= 64) {
     c.kernel = VKNN_CONV_KERNEL_GEMV;
     c.ch_block = 4;
-    c.group = smallest_group(GEMV_GROUP, ceil_div(g->in_c, 8)); /* 2 vec4 slices a lane */
+    c.group = smallest_group(GEMV_GROUP, floor, ceil_div(g->in_c, 8)); /* 2 vec4 slices a lane */
     return c;
   }
   /* 8 output channels (4 when out_c < 8, so that a block is not mostly
@@ -81,7 +91,7 @@ vknn_conv_choice vknn_conv_select(const vknn_conv_geometry *g, int32_t type) {
     if (g->cout_per_group % c.ch_block != 0) return (vknn_conv_choice){.kernel = VKNN_CONV_KERNEL_DIRECT};
   }
   c.pix_block = 4;
-  c.group = smallest_group(GEMM_GROUP, ceil_div(pixels, c.pix_block));
+  c.group = smallest_group(GEMM_GROUP, floor, ceil_div(pixels, c.pix_block));
   return c;
 }
 

@@ -160,6 +160,12 @@ static vknn_status pick_physical_device(vknn_vk *vk) {
   }
   vk->physical_device = devices[chosen];
   vkGetPhysicalDeviceProperties(vk->physical_device, &vk->properties);
+  VkPhysicalDeviceSubgroupProperties subgroup = {
+      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
+  VkPhysicalDeviceProperties2 properties2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
+                                             .pNext = &subgroup};
+  vkGetPhysicalDeviceProperties2(vk->physical_device, &properties2);
+  vk->subgroup_size = subgroup.subgroupSize;
   vkGetPhysicalDeviceMemoryProperties(vk->physical_device, &vk->memory_properties);
   uint32_t qcount = 0;
   VkQueueFamilyProperties families[16];

@@ -44,6 +44,7 @@ typedef struct vknn_vk {
   VkDeviceSize host_import_alignment;
   PFN_vkGetMemoryHostPointerPropertiesEXT get_host_pointer_properties;
   uint32_t shader_features; /* VKNN_SHADER_NEEDS_* the device has enabled */
+  uint32_t subgroup_size;   /* VkPhysicalDeviceSubgroupProperties::subgroupSize */
   /* VK_KHR_shader_integer_dot_product: dot products of four packed 8-bit
    * values that the device runs faster than the plain multiply-adds (its
    * properties' ...4x8BitPacked...Accelerated), by signedness of the two
