@@ -252,6 +252,17 @@ vknn_status vknn_lstm_read_params(vknn_graph *graph, const vknn_operation *op, u
   return VKNN_STATUS_NONE;
 }
 
+vknn_status vknn_lstm_read_single(vknn_graph *graph, const vknn_operation *op,
+                                  vknn_lstm_run *run) {
+  vknn_lstm_slots slots;
+  vknn_lstm_single_slots(op, &slots);
+  vknn_status s = vknn_lstm_read_cell(graph, op, &slots, run->batches, run->input_size, 0, "",
+                                      &run->cell);
+  if (s == VKNN_STATUS_NONE) s = vknn_lstm_read_params(graph, op, 20, &run->params);
+  run->out_width = run->cell.output_size;
+  return s;
+}
+
 /* ---- lowering ------------------------------------------------------------ */
 
 /* A block of a matrix being assembled: src [rows, cols] at (row, col). */
@@ -510,6 +521,13 @@ vknn_status vknn_lstm_lower(vknn_graph *graph, const vknn_lstm_run *run,
   return s;
 }
 
+vknn_status vknn_lstm_lower_op(vknn_graph *graph, const vknn_operation *op,
+                               vknn_lstm_reader read, vknn_dispatch_list *out_list) {
+  vknn_lstm_run run;
+  vknn_status s = read(graph, op, &run);
+  return s == VKNN_STATUS_NONE ? vknn_lstm_lower(graph, &run, out_list) : s;
+}
+
 /* ---- LSTM ---------------------------------------------------------------- */
 
 static vknn_status validate_lstm(const vknn_logger *log, const vknn_model *model,
@@ -542,16 +560,11 @@ static vknn_status read_lstm(vknn_graph *graph, const vknn_operation *op, vknn_l
   vknn_status s = vknn_op_require_input_shape(graph, op, 0);
   if (s != VKNN_STATUS_NONE) return s;
   const vknn_tensor *in = &graph->tensors[op->inputs[0]];
-  vknn_lstm_slots slots;
-  vknn_lstm_single_slots(op, &slots);
   *run = (vknn_lstm_run){.input = op->inputs[0], .aux_input = VKNN_LSTM_NONE, .steps = 1,
                          .batches = in->dims[0], .input_size = in->dims[1], .time_major = true,
                          .output = op->outputs[3], .h_out = op->outputs[1],
                          .c_out = op->outputs[2], .scratch = op->outputs[0]};
-  s = vknn_lstm_read_cell(graph, op, &slots, run->batches, run->input_size, 0, "", &run->cell);
-  if (s == VKNN_STATUS_NONE) s = vknn_lstm_read_params(graph, op, 20, &run->params);
-  run->out_width = run->cell.output_size;
-  return s;
+  return vknn_lstm_read_single(graph, op, run);
 }
 
 static vknn_status infer_lstm(vknn_graph *graph, const vknn_operation *op) {
@@ -567,9 +580,7 @@ static vknn_status infer_lstm(vknn_graph *graph, const vknn_operation *op) {
 
 static vknn_status lower_lstm(vknn_graph *graph, const vknn_operation *op,
                               vknn_dispatch_list *out_list) {
-  vknn_lstm_run run;
-  vknn_status s = read_lstm(graph, op, &run);
-  return s == VKNN_STATUS_NONE ? vknn_lstm_lower(graph, &run, out_list) : s;
+  return vknn_lstm_lower_op(graph, op, read_lstm, out_list);
 }
 
 const vknn_op_def vknn_op_lstm = {VKNN_OPERATION_LSTM, false, validate_lstm, infer_lstm,

@@ -95,3 +95,15 @@ vknn_status vknn_lstm_lower(vknn_graph *graph, const vknn_lstm_run *run,
 /* Slots of LSTM (27 inputs; 23 without layer normalization) and of
  * UNIDIRECTIONAL_SEQUENCE_LSTM (its layer normalization weights at 24-27). */
 void vknn_lstm_single_slots(const vknn_operation *op, vknn_lstm_slots *out);
+
+/* The cell and parameters of LSTM or UNIDIRECTIONAL_SEQUENCE_LSTM (their
+ * slots, the parameters at 20) into a run whose sequence fields are set;
+ * sets its output width. */
+vknn_status vknn_lstm_read_single(vknn_graph *graph, const vknn_operation *op,
+                                  vknn_lstm_run *run);
+
+/* Lowers the one run an operation's reader describes. */
+typedef vknn_status (*vknn_lstm_reader)(vknn_graph *graph, const vknn_operation *op,
+                                        vknn_lstm_run *run);
+vknn_status vknn_lstm_lower_op(vknn_graph *graph, const vknn_operation *op,
+                               vknn_lstm_reader read, vknn_dispatch_list *out_list);
