@@ -169,9 +169,15 @@ static vknn_status read_presence(vknn_graph *graph, const vknn_operation *op,
     present[i] = 0;
     if (a[i] == VKNN_LSTM_NONE) continue;
     const vknn_tensor *t = &graph->tensors[op->inputs[a[i]]];
-    if (t->lifetime == VKNN_LIFETIME_SUBGRAPH_INPUT && !graph->input_presence_known)
+    bool optional = slot_optional(slots, i);
+    if (optional && t->lifetime == VKNN_LIFETIME_SUBGRAPH_INPUT && !graph->input_presence_known)
       return vknn_graph_defer(graph, op, "which optional inputs are omitted is known at execution");
     present[i] = t->lifetime != VKNN_LIFETIME_NO_VALUE;
+    if (!optional && !present[i]) {
+      VKNN_LOG_E(graph->log, "model", "%s: input %u is omitted but not optional", op_name(op),
+                 a[i]);
+      return VKNN_STATUS_INVALID_ARGUMENT;
+    }
     if (present[i] && !t->shape_known) return vknn_graph_defer(graph, op, "shapes unknown");
   }
   return VKNN_STATUS_NONE;

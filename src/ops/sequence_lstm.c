@@ -158,9 +158,18 @@ static vknn_presence presence_in(const vknn_subgraph *sg, uint32_t operand) {
   return l == VKNN_LIFETIME_NO_VALUE ? 0 : l == VKNN_LIFETIME_SUBGRAPH_INPUT ? -1 : 1;
 }
 
-/* Auxiliary weights need the auxiliary input. */
+static const char both_linked_rule[] =
+    "BIDIRECTIONAL_SEQUENCE_LSTM: the forward and backward auxiliary weights must be both given "
+    "or both omitted";
+
+/* Auxiliary weights need the auxiliary input, in both cells or neither. */
 static bool check_aux(const vknn_logger *log, const vknn_subgraph *sg, const vknn_operation *op) {
   const vknn_operand *aux = &sg->operands[op->inputs[BIDI_AUX_INPUT]];
+  vknn_presence fw = presence_in(sg, op->inputs[41]), bw = presence_in(sg, op->inputs[45]);
+  if (fw != -1 && bw != -1 && fw != bw) {
+    VKNN_LOG_E(log, "model", "%s", both_linked_rule);
+    return false;
+  }
   if (presence_in(sg, op->inputs[BIDI_AUX_INPUT]) != 0) {
     return vknn_op_check_type(log, op, "auxiliary input", aux, sg->operands[op->inputs[0]].type) &&
            vknn_op_check_rank(log, op, "auxiliary input", aux, 3);
@@ -259,8 +268,7 @@ static vknn_status read_cells(vknn_graph *graph, const vknn_operation *op, bidir
   bool fw_linked = b->run[0].aux_input != VKNN_LSTM_NONE;
   bool bw_linked = b->run[1].aux_input != VKNN_LSTM_NONE;
   if (fw_linked != bw_linked) {
-    VKNN_LOG_E(graph->log, "model", "BIDIRECTIONAL_SEQUENCE_LSTM: the forward and backward "
-               "auxiliary weights must be both given or both omitted");
+    VKNN_LOG_E(graph->log, "model", "%s", both_linked_rule);
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
   return VKNN_STATUS_NONE;
