@@ -131,9 +131,15 @@ static double lstm_macs(const lstm_kernel *k) {
   return per_row * k->batches * k->steps;
 }
 
+#define SHOWN_DISPATCHES 6
+
 typedef struct lstm_result {
   double prepare_ms, gpu_median_ms, gpu_p90_ms, wall_median_ms;
   uint32_t dispatch_count;
+  /* The kernels of the first dispatches, and their GPU times in the last
+   * execution (a step's dispatches, after the input projection). */
+  const char *kernels[SHOWN_DISPATCHES];
+  double dispatch_ms[SHOWN_DISPATCHES];
 } lstm_result;
 
 /* Execution -1 warms up (its outputs checked, its time dropped); the
@@ -155,6 +161,17 @@ static int time_lstm(bench_session *s, int iterations, lstm_result *r) {
   return rc;
 }
 
+static int last_dispatches(const bench_session *s, lstm_result *r) {
+  double *times = calloc(s->dispatch_count, sizeof(double)), total;
+  int rc = times != NULL ? bench_session_dispatch_ms(s, times, &total) : -1;
+  for (uint32_t i = 0; rc == 0 && i < SHOWN_DISPATCHES && i < s->dispatch_count; ++i) {
+    r->kernels[i] = vknn_prepared_model_get_dispatch_kernel(s->prepared, i);
+    r->dispatch_ms[i] = times[i];
+  }
+  free(times);
+  return rc;
+}
+
 static int run_lstm(vknn_device *device, const lstm_kernel *k, int iterations, lstm_result *r) {
   lstm_model *m = calloc(1, sizeof(*m));
   if (m == NULL) return 1;
@@ -166,6 +183,7 @@ static int run_lstm(vknn_device *device, const lstm_kernel *k, int iterations, l
     r->dispatch_count = s.dispatch_count;
     rc = time_lstm(&s, iterations, r);
   }
+  if (rc == 0) rc = last_dispatches(&s, r);
   bench_session_close(&s);
   bench_graph_free(&m->g);
   free(m);
@@ -232,6 +250,10 @@ int bench_kernel_lstm_main(int argc, char **argv) {
            k->batches, k->input, k->units, k->output, r.dispatch_count, lstm_macs(k) * 1e-6,
            r.gpu_median_ms, r.gpu_p90_ms, r.wall_median_ms,
            2.0 * lstm_macs(k) / (r.gpu_median_ms * 1e6));
+    printf("first dispatches (GPU ms, last execution):");
+    for (uint32_t i = 0; i < SHOWN_DISPATCHES && r.kernels[i] != NULL; ++i)
+      printf(" %s %.4f", r.kernels[i], r.dispatch_ms[i]);
+    printf("\n");
   }
   if (rc == 0 && bench_check_validation(device) != 0) rc = 1;
   if (rc == 0 && json_path != NULL) {
