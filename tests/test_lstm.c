@@ -406,12 +406,67 @@ static void test_row(void **state) {
   expect_outcome(r, &f->log, "prepare", s);
 }
 
+/* A valid sequence whose input projection (steps x 3 * units elements)
+ * exceeds the kernels' 32-bit element indices is reported unsupported, and
+ * prepare fails, with a log line: 70000 steps of 24576 units, float16 (its
+ * output within the model's 4 GiB per tensor), CIFG, no peephole, no
+ * projection, no normalization, weights given as model inputs. */
+static void build_too_large(ctx *c) {
+  enum { BIG_STEPS = 70000, BIG_UNITS = 24576 };
+  const uint32_t x[3] = {BIG_STEPS, 1, INPUT}, w[2] = {BIG_UNITS, INPUT},
+                 r[2] = {BIG_UNITS, BIG_UNITS}, v[1] = {BIG_UNITS}, state[2] = {1, BIG_UNITS},
+                 seq[3] = {BIG_STEPS, 1, BIG_UNITS};
+  const uint16_t zero = 0;
+  c->op_type = OP(UNIDIRECTIONAL_SEQUENCE_LSTM);
+  c->omitted = no_value(c);
+  set_x(c, x, 3);
+  c->x_type = F16;
+  for (uint32_t k = 0; k < 28; ++k) c->in[k] = c->omitted;
+  uint32_t in_w = mb_input(&c->b, F16, w, 2), rec_w = mb_input(&c->b, F16, r, 2),
+           bias = mb_input(&c->b, F16, v, 1);
+  for (uint32_t g = 1; g < 4; ++g) c->in[1 + g] = in_w, c->in[5 + g] = rec_w, c->in[12 + g] = bias;
+  c->in[18] = mb_input(&c->b, F16, state, 2);
+  c->in[19] = mb_input(&c->b, F16, state, 2);
+  c->in[20] = mb_const_i32(&c->b, 4);
+  c->in[21] = c->in[22] = mb_const_tensor(&c->b, VKNN_OPERAND_FLOAT16, NULL, 0, &zero, 2);
+  c->in[23] = scalar_bool(c, 1);
+  c->in_count = 28;
+  set_output(c, 0, seq, 3);
+  c->out_type[0] = F16;
+  c->out_count = 1;
+}
+
+static void test_too_large(void **state) {
+  (void)state;
+  runner_fixture *f = device_fixture;
+  ctx *c = calloc(1, sizeof(*c));
+  assert_non_null(c);
+  mb_init(&c->b);
+  build_too_large(c);
+  finish(c);
+  const vknn_model *model = mb_finish(&c->b);
+  bool supported[1] = {true};
+  f->log.last[0] = '\0';
+  vknn_status q = vknn_device_get_supported_operations(f->device, model, supported, 1);
+  if (q != VKNN_STATUS_NONE) fail_msg("support query: %s (%s)", vknn_status_name(q), f->log.last);
+  if (supported[0]) fail_msg("supported (log: %s)", f->log.last);
+  if (strstr(f->log.last, "too large") == NULL) fail_msg("logged \"%s\"", f->log.last);
+  vknn_prepared_model *pm = NULL;
+  vknn_status s = vknn_device_prepare_model(f->device, model, VKNN_PREFER_SUSTAINED_SPEED,
+                                            VKNN_PRIORITY_MEDIUM, NULL, &pm);
+  free(c);
+  assert_null(pm);
+  assert_int_not_equal(s, VKNN_STATUS_NONE);
+}
+
 #define ROW_COUNT (sizeof(rows) / sizeof(rows[0]))
 
 int main(void) {
-  static struct CMUnitTest tests[ROW_COUNT];
+  static struct CMUnitTest tests[ROW_COUNT + 1];
   for (size_t i = 0; i < ROW_COUNT; ++i)
     tests[i] = (struct CMUnitTest){.name = rows[i].name, .test_func = test_row,
                                    .initial_state = (void *)&rows[i]};
-  return _cmocka_run_group_tests("lstm", tests, ROW_COUNT, setup, teardown);
+  tests[ROW_COUNT] = (struct CMUnitTest){.name = "UNIDIRECTIONAL_SEQUENCE_LSTM too large",
+                                         .test_func = test_too_large};
+  return _cmocka_run_group_tests("lstm", tests, ROW_COUNT + 1, setup, teardown);
 }

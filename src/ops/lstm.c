@@ -513,10 +513,28 @@ static vknn_status make_temporaries(lstm_lowering *l, vknn_graph *graph) {
   return VKNN_STATUS_NONE;
 }
 
+/* The kernels index elements in 32 bits: every matrix of a run must fit. */
+static bool run_fits(const vknn_lstm_run *r) {
+  uint64_t rows = (uint64_t)r->steps * r->batches;
+  uint64_t k = (uint64_t)r->input_size + r->aux_size;
+  uint64_t cols = (uint64_t)gate_count(&r->cell) * r->cell.units;
+  uint64_t width = r->out_width > r->cell.units ? r->out_width : r->cell.units;
+  uint64_t largest[4] = {rows * cols, rows * k, rows * width, cols * (k + r->cell.output_size)};
+  for (uint32_t i = 0; i < 4; ++i)
+    if (largest[i] >= UINT32_MAX) return false;
+  return true;
+}
+
 vknn_status vknn_lstm_lower(vknn_graph *graph, const vknn_lstm_run *run,
                             vknn_dispatch_list *out_list) {
   lstm_lowering l = {.run = run, .type = graph->tensors[run->input].type};
   const vknn_lstm_cell *c = &run->cell;
+  if (!run_fits(run)) {
+    VKNN_LOG_E(graph->log, "compilation",
+               "LSTM: %u steps of %u batches, input %u, %u units are too large for 32-bit "
+               "element indices", run->steps, run->batches, run->input_size, c->units);
+    return VKNN_STATUS_GENERAL_FAILURE;
+  }
   vknn_status s = make_temporaries(&l, graph);
   if (s == VKNN_STATUS_NONE)
     s = assemble_gates(graph, l.type, c, c->t.rec_w, c->output_size, NULL, 0, &l.w_h, out_list);
