@@ -37,6 +37,7 @@ typedef struct ctx {
    * input (input 0) and the outputs. */
   int32_t x_type, out_type[6];
   uint32_t x_dims[3], x_rank, out_dims[6][3], out_rank[6];
+  bool x_omitted; /* input 0 given as NO_VALUE */
 } ctx;
 
 typedef struct row {
@@ -111,7 +112,7 @@ static void set_x(ctx *c, const uint32_t *dims, uint32_t rank) {
 
 /* The data input and the outputs, then the operation. */
 static void finish(ctx *c) {
-  c->in[0] = mb_input(&c->b, c->x_type, c->x_dims, c->x_rank);
+  c->in[0] = c->x_omitted ? c->omitted : mb_input(&c->b, c->x_type, c->x_dims, c->x_rank);
   for (uint32_t i = 0; i < c->out_count; ++i)
     c->out[i] = mb_output(&c->b, c->out_type[i], c->out_dims[i], c->out_rank[i]);
   mb_operation(&c->b, c->op_type, c->in, c->in_count, c->out, c->out_count);
@@ -151,6 +152,8 @@ static void lstm_no_optional(ctx *c) {
 }
 static void lstm_22_inputs(ctx *c) { c->in_count = 22; }
 static void lstm_3_outputs(ctx *c) { c->out_count = 3; }
+/* Input 0 given as omitted (NO_VALUE). */
+static void omit_input_0(ctx *c) { c->x_omitted = true; }
 static void input_int32(ctx *c) { c->x_type = VKNN_OPERAND_TENSOR_INT32; }
 static void input_rank_3(ctx *c) {
   const uint32_t x[3] = {1, BATCHES, INPUT};
@@ -306,6 +309,7 @@ static const row rows[] = {
     {"LSTM accepted (no optional inputs)", build_lstm, lstm_no_optional, NULL},
     {"LSTM: 22 inputs", build_lstm, lstm_22_inputs, "takes 23 or 27 inputs and 4 outputs"},
     {"LSTM: 3 outputs", build_lstm, lstm_3_outputs, "takes 23 or 27 inputs and 4 outputs"},
+    {"LSTM: input omitted", build_lstm, omit_input_0, "LSTM: input 0 is omitted but not optional"},
     {"LSTM: int32 input", build_lstm, input_int32, "input must be TENSOR_FLOAT32 or TENSOR_FLOAT16"},
     {"LSTM: input of rank 3", build_lstm, input_rank_3, "input must have rank 2"},
     {"LSTM: float16 weights", build_lstm, weights_f16, "input 2 must be TENSOR_FLOAT32"},
@@ -332,6 +336,7 @@ static const row rows[] = {
     {"UNIDIRECTIONAL_SEQUENCE_LSTM accepted (batch-major)", build_unidirectional, uni_batch_major, NULL},
     {"UNIDIRECTIONAL_SEQUENCE_LSTM: 27 inputs", build_unidirectional, uni_27_inputs, "takes 28 inputs and 1 or 3 outputs"},
     {"UNIDIRECTIONAL_SEQUENCE_LSTM: 2 outputs", build_unidirectional, uni_2_outputs, "takes 28 inputs and 1 or 3 outputs"},
+    {"UNIDIRECTIONAL_SEQUENCE_LSTM: input omitted", build_unidirectional, omit_input_0, "input 0 is omitted but not optional"},
     {"UNIDIRECTIONAL_SEQUENCE_LSTM: input of rank 2", build_unidirectional, uni_input_rank_2, "input must have rank 3"},
     {"UNIDIRECTIONAL_SEQUENCE_LSTM: int32 time_major", build_unidirectional, uni_time_major_int, "time_major must be BOOL"},
     {"UNIDIRECTIONAL_SEQUENCE_LSTM: state output of rank 3", build_unidirectional, uni_state_rank_3, "state output must have rank 2"},
@@ -342,6 +347,7 @@ static const row rows[] = {
     {"BIDIRECTIONAL_SEQUENCE_LSTM accepted (state outputs)", build_bidirectional, bidi_states, NULL},
     {"BIDIRECTIONAL_SEQUENCE_LSTM accepted (cross-linked auxiliary input)", build_bidirectional, bidi_cross_linked, NULL},
     {"BIDIRECTIONAL_SEQUENCE_LSTM accepted (parallel auxiliary input)", build_bidirectional, bidi_parallel, NULL},
+    {"BIDIRECTIONAL_SEQUENCE_LSTM: input omitted", build_bidirectional, omit_input_0, "BIDIRECTIONAL_SEQUENCE_LSTM: input 0 is omitted"},
     {"BIDIRECTIONAL_SEQUENCE_LSTM: 60 inputs", build_bidirectional, bidi_60_inputs, "takes 61 inputs"},
     {"BIDIRECTIONAL_SEQUENCE_LSTM: 3 outputs", build_bidirectional, bidi_3_outputs, "takes 1, 2, 5 or 6 outputs"},
     {"BIDIRECTIONAL_SEQUENCE_LSTM: merged with 2 outputs", build_bidirectional, bidi_merged_2_outputs, "2 outputs do not fit merge_outputs = 1"},

@@ -143,6 +143,21 @@ bool vknn_lstm_check_presence(const vknn_logger *log, const vknn_operation *op,
   return false;
 }
 
+bool vknn_lstm_check_input(const vknn_logger *log, const vknn_subgraph *sg,
+                           const vknn_operation *op, uint32_t rank) {
+  const vknn_operand *in = &sg->operands[op->inputs[0]];
+  if (in->lifetime == VKNN_LIFETIME_NO_VALUE) {
+    VKNN_LOG_E(log, "model", "%s: input 0 is omitted but not optional", op_name(op));
+    return false;
+  }
+  if (in->type != VKNN_OPERAND_TENSOR_FLOAT32 && in->type != VKNN_OPERAND_TENSOR_FLOAT16) {
+    VKNN_LOG_E(log, "model", "%s: input must be TENSOR_FLOAT32 or TENSOR_FLOAT16, not %s",
+               op_name(op), vknn_operand_type_name(in->type));
+    return false;
+  }
+  return vknn_op_check_rank(log, op, "input", in, rank);
+}
+
 bool vknn_lstm_check_scalars(const vknn_logger *log, const vknn_subgraph *sg,
                              const vknn_operation *op, uint32_t act) {
   bool f16 = sg->operands[op->inputs[0]].type == VKNN_OPERAND_TENSOR_FLOAT16;
@@ -563,14 +578,9 @@ static vknn_status validate_lstm(const vknn_logger *log, const vknn_model *model
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
   const vknn_operand *in = &sg->operands[op->inputs[0]];
-  if (in->type != VKNN_OPERAND_TENSOR_FLOAT32 && in->type != VKNN_OPERAND_TENSOR_FLOAT16) {
-    VKNN_LOG_E(log, "model", "LSTM: input must be TENSOR_FLOAT32 or TENSOR_FLOAT16, not %s",
-               vknn_operand_type_name(in->type));
-    return VKNN_STATUS_INVALID_ARGUMENT;
-  }
   vknn_lstm_slots slots;
   vknn_lstm_single_slots(op, &slots);
-  bool ok = in->lifetime != VKNN_LIFETIME_NO_VALUE && vknn_op_check_rank(log, op, "input", in, 2) &&
+  bool ok = vknn_lstm_check_input(log, sg, op, 2) &&
             vknn_lstm_check_cell(log, sg, op, &slots, "") &&
             vknn_lstm_check_scalars(log, sg, op, 20);
   static const char *names[4] = {"scratch buffer", "output state", "cell state", "output"};

@@ -39,6 +39,9 @@ bool vknn_lstm_check_cell(const vknn_logger *log, const vknn_subgraph *sg,
 bool vknn_lstm_check_presence(const vknn_logger *log, const vknn_operation *op,
                               const vknn_lstm_slots *slots, const vknn_presence *present,
                               const char *name);
+/* Input 0: given, TENSOR_FLOAT32 or TENSOR_FLOAT16, of the rank (logged when not). */
+bool vknn_lstm_check_input(const vknn_logger *log, const vknn_subgraph *sg,
+                           const vknn_operation *op, uint32_t rank);
 /* The scalar parameters: the activation (INT32), the two clipping thresholds
  * (FLOAT32, or FLOAT16 with float16 tensors) at positions act, act + 1, act + 2. */
 bool vknn_lstm_check_scalars(const vknn_logger *log, const vknn_subgraph *sg,

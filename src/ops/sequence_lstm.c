@@ -10,16 +10,6 @@
 
 #include "model/operand_type.h"
 
-static bool check_float_input(const vknn_logger *log, const vknn_subgraph *sg,
-                              const vknn_operation *op) {
-  const vknn_operand *in = &sg->operands[op->inputs[0]];
-  if (in->type == VKNN_OPERAND_TENSOR_FLOAT32 || in->type == VKNN_OPERAND_TENSOR_FLOAT16)
-    return in->lifetime != VKNN_LIFETIME_NO_VALUE && vknn_op_check_rank(log, op, "input", in, 3);
-  VKNN_LOG_E(log, "model", "%s: input must be TENSOR_FLOAT32 or TENSOR_FLOAT16, not %s",
-             vknn_operation_type_name(op->type), vknn_operand_type_name(in->type));
-  return false;
-}
-
 /* Outputs first..first+count of input 0's type; the sequence outputs of
  * rank 3, the states of rank 2. */
 static bool check_outputs(const vknn_logger *log, const vknn_subgraph *sg,
@@ -85,7 +75,7 @@ static vknn_status validate_unidirectional(const vknn_logger *log, const vknn_mo
   }
   vknn_lstm_slots slots;
   vknn_lstm_single_slots(op, &slots);
-  bool ok = check_float_input(log, sg, op) && vknn_lstm_check_cell(log, sg, op, &slots, "") &&
+  bool ok = vknn_lstm_check_input(log, sg, op, 3) && vknn_lstm_check_cell(log, sg, op, &slots, "") &&
             vknn_lstm_check_scalars(log, sg, op, 20) && check_bool(log, sg, op, 23, "time_major") &&
             check_outputs(log, sg, op, 1);
   return ok ? VKNN_STATUS_NONE : VKNN_STATUS_INVALID_ARGUMENT;
@@ -204,7 +194,7 @@ static vknn_status validate_bidirectional(const vknn_logger *log, const vknn_mod
                op->input_count);
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
-  bool ok = check_float_input(log, sg, op) && bidirectional_output_count_ok(log, sg, op);
+  bool ok = vknn_lstm_check_input(log, sg, op, 3) && bidirectional_output_count_ok(log, sg, op);
   for (uint32_t d = 0; ok && d < 2; ++d) {
     vknn_lstm_slots slots;
     bidirectional_slots(d, &slots);
