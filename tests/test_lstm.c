@@ -294,6 +294,14 @@ static void bidi_aux_forward_only(ctx *c) {
   bidi_cross_linked(c);
   for (uint32_t k = 44; k < 48; ++k) omit(c, k);
 }
+static void bidi_aux_cifg_with_input_weights(ctx *c) {
+  bidi_cross_linked(c);
+  omit(c, 1), omit(c, 5), omit(c, 12), omit(c, 9), omit(c, 53); /* forward CIFG */
+}
+static void bidi_aux_without_input_weights(ctx *c) {
+  bidi_cross_linked(c);
+  omit(c, 44);
+}
 static void bidi_merge_int(ctx *c) { c->in[51] = mb_const_i32(&c->b, 0); }
 static void bidi_backward_cifg_partial(ctx *c) { omit(c, 18); }
 static void bidi_aux_rank_2(ctx *c) {
@@ -354,6 +362,8 @@ static const row rows[] = {
     {"BIDIRECTIONAL_SEQUENCE_LSTM: auxiliary weights alone", build_bidirectional, bidi_aux_weights_alone, "without an auxiliary input"},
     {"BIDIRECTIONAL_SEQUENCE_LSTM: auxiliary weights partial", build_bidirectional, bidi_aux_weights_partial, "auxiliary forget, cell and output weights must be all"},
     {"BIDIRECTIONAL_SEQUENCE_LSTM: auxiliary weights forward only", build_bidirectional, bidi_aux_forward_only, "forward and backward auxiliary weights must be both"},
+    {"BIDIRECTIONAL_SEQUENCE_LSTM: CIFG with auxiliary input-to-input weights", build_bidirectional, bidi_aux_cifg_with_input_weights, "forward auxiliary input-to-input weights must be omitted with CIFG"},
+    {"BIDIRECTIONAL_SEQUENCE_LSTM: auxiliary input-to-input weights omitted", build_bidirectional, bidi_aux_without_input_weights, "backward auxiliary input-to-input weights must be given"},
     {"BIDIRECTIONAL_SEQUENCE_LSTM: int32 merge_outputs", build_bidirectional, bidi_merge_int, "merge_outputs must be BOOL"},
     {"BIDIRECTIONAL_SEQUENCE_LSTM: backward CIFG partial", build_bidirectional, bidi_backward_cifg_partial, "backward input-to-input weights"},
     {"BIDIRECTIONAL_SEQUENCE_LSTM: auxiliary input of rank 2", build_bidirectional, bidi_aux_rank_2, "auxiliary input must have rank 3"},
