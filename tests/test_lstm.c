@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -475,14 +476,149 @@ static void test_too_large(void **state) {
   assert_int_not_equal(s, VKNN_STATUS_NONE);
 }
 
+/* ---- numbers: activations and clipping ----------------------------------- */
+
+/* The conformance cases all use tanh and no clipping: one LSTM step with
+ * peepholes and a projection is checked here for every activation, with
+ * cell and projection clipping that bind, against the cell's equations in
+ * double precision. */
+enum { NB = 2, NI = 3, NU = 4, NO = 3 };
+
+typedef struct cell_values {
+  float in_w[4][NU * NI], rec_w[4][NU * NO], peep[3][NU], bias[4][NU], proj_w[NO * NU],
+      proj_b[NO];
+  float x[NB * NI], h[NB * NO], c[NB * NU];
+} cell_values;
+
+static float pseudo_random(uint32_t *state) {
+  *state = *state * 1664525u + 1013904223u;
+  return (float)((*state >> 8) & 0xffff) / 32768.f - 1.f;
+}
+
+static void fill_values(cell_values *v) {
+  uint32_t state = 7;
+  float *all = (float *)v;
+  for (size_t i = 0; i < sizeof(*v) / sizeof(float); ++i) all[i] = pseudo_random(&state);
+}
+
+static double activate(int32_t f, double x) {
+  if (f == 1) return x > 0 ? x : 0;
+  if (f == 3) return x < 0 ? 0 : x > 6 ? 6 : x;
+  if (f == 4) return tanh(x);
+  if (f == 6) return 1 / (1 + exp(-x));
+  return x;
+}
+
+static double clip(double x, double t) { return t > 0 && x > t ? t : t > 0 && x < -t ? -t : x; }
+
+/* The reference step: cell state and output of batch row b. */
+static void reference_step(const cell_values *v, int32_t f, double cell_clip, double proj_clip,
+                           uint32_t b, double c_out[NU], double h_out[NO]) {
+  double hidden[NU];
+  for (uint32_t u = 0; u < NU; ++u) {
+    double a[4];
+    for (uint32_t g = 0; g < 4; ++g) {
+      a[g] = v->bias[g][u];
+      for (uint32_t i = 0; i < NI; ++i) a[g] += v->in_w[g][u * NI + i] * v->x[b * NI + i];
+      for (uint32_t o = 0; o < NO; ++o) a[g] += v->rec_w[g][u * NO + o] * v->h[b * NO + o];
+    }
+    double c_prev = v->c[b * NU + u];
+    double i_gate = 1 / (1 + exp(-(a[0] + v->peep[0][u] * c_prev)));
+    double f_gate = 1 / (1 + exp(-(a[1] + v->peep[1][u] * c_prev)));
+    double c = clip(f_gate * c_prev + i_gate * activate(f, a[2]), cell_clip);
+    double o_gate = 1 / (1 + exp(-(a[3] + v->peep[2][u] * c)));
+    c_out[u] = c;
+    hidden[u] = o_gate * activate(f, c);
+  }
+  for (uint32_t o = 0; o < NO; ++o) {
+    double y = v->proj_b[o];
+    for (uint32_t u = 0; u < NU; ++u) y += v->proj_w[o * NU + u] * hidden[u];
+    h_out[o] = clip(y, proj_clip);
+  }
+}
+
+static uint32_t const_floats(model_builder *b, const float *data, uint32_t rows, uint32_t cols) {
+  const uint32_t dims[2] = {rows, cols};
+  return mb_const_tensor(b, F32, cols ? dims : &rows, cols ? 2 : 1, data,
+                         rows * (cols ? cols : 1) * sizeof(float));
+}
+
+static void build_numeric(model_builder *b, const cell_values *v, int32_t f, float cell_clip,
+                          float proj_clip) {
+  const uint32_t x[2] = {NB, NI}, h[2] = {NB, NO}, c[2] = {NB, NU}, scratch[2] = {NB, 4 * NU};
+  uint32_t in[23];
+  in[0] = mb_input(b, F32, x, 2);
+  for (uint32_t g = 0; g < 4; ++g) {
+    in[1 + g] = const_floats(b, v->in_w[g], NU, NI);
+    in[5 + g] = const_floats(b, v->rec_w[g], NU, NO);
+    in[12 + g] = const_floats(b, v->bias[g], NU, 0);
+  }
+  for (uint32_t k = 0; k < 3; ++k) in[9 + k] = const_floats(b, v->peep[k], NU, 0);
+  in[16] = const_floats(b, v->proj_w, NO, NU);
+  in[17] = const_floats(b, v->proj_b, NO, 0);
+  in[18] = mb_input(b, F32, h, 2);
+  in[19] = mb_input(b, F32, c, 2);
+  in[20] = mb_const_i32(b, f);
+  in[21] = mb_const_tensor(b, VKNN_OPERAND_FLOAT32, NULL, 0, &cell_clip, sizeof(float));
+  in[22] = mb_const_tensor(b, VKNN_OPERAND_FLOAT32, NULL, 0, &proj_clip, sizeof(float));
+  const uint32_t out[4] = {mb_output(b, F32, scratch, 2), mb_output(b, F32, h, 2),
+                           mb_output(b, F32, c, 2), mb_output(b, F32, h, 2)};
+  mb_operation(b, OP(LSTM), in, 23, out, 4);
+}
+
+static void expect_close(const char *what, int32_t f, uint32_t i, float got, double want) {
+  if (fabs(got - want) > 1e-5 + 1e-5 * fabs(want))
+    fail_msg("activation %d: %s[%u] = %.9g, the equations give %.9g", f, what, i, got, want);
+}
+
+static void test_activations_and_clipping(void **state) {
+  (void)state;
+  static const int32_t activations[5] = {0, 1, 3, 4, 6};
+  const float cell_clip = 0.3f, proj_clip = 0.2f;
+  cell_values v;
+  fill_values(&v);
+  uint32_t clipped_cells = 0, clipped_outputs = 0;
+  for (uint32_t a = 0; a < 5; ++a) {
+    model_builder *b = calloc(1, sizeof(*b));
+    assert_non_null(b);
+    mb_init(b);
+    build_numeric(b, &v, activations[a], cell_clip, proj_clip);
+    mb_finish(b);
+    float scratch[NB * 4 * NU], h[NB * NO], c[NB * NU], out[NB * NO];
+    const buffer_arg inputs[3] = {{v.x, NULL, sizeof(v.x)}, {v.h, NULL, sizeof(v.h)},
+                                  {v.c, NULL, sizeof(v.c)}};
+    buffer_arg outputs[4] = {{NULL, scratch, sizeof(scratch)}, {NULL, h, sizeof(h)},
+                             {NULL, c, sizeof(c)}, {NULL, out, sizeof(out)}};
+    model_runner_run(device_fixture->device, &device_fixture->log, b, inputs, outputs, NULL);
+    free(b);
+    for (uint32_t row = 0; row < NB; ++row) {
+      double want_c[NU], want_h[NO];
+      reference_step(&v, activations[a], cell_clip, proj_clip, row, want_c, want_h);
+      for (uint32_t u = 0; u < NU; ++u) {
+        expect_close("cell state", activations[a], row * NU + u, c[row * NU + u], want_c[u]);
+        clipped_cells += fabs(want_c[u]) == cell_clip;
+      }
+      for (uint32_t o = 0; o < NO; ++o) {
+        expect_close("output state", activations[a], row * NO + o, h[row * NO + o], want_h[o]);
+        expect_close("output", activations[a], row * NO + o, out[row * NO + o], want_h[o]);
+        clipped_outputs += fabs(want_h[o]) == proj_clip;
+      }
+    }
+  }
+  /* The thresholds must bind somewhere, or the test would not see them. */
+  assert_true(clipped_cells > 0 && clipped_outputs > 0);
+}
+
 #define ROW_COUNT (sizeof(rows) / sizeof(rows[0]))
 
 int main(void) {
-  static struct CMUnitTest tests[ROW_COUNT + 1];
+  static struct CMUnitTest tests[ROW_COUNT + 2];
   for (size_t i = 0; i < ROW_COUNT; ++i)
     tests[i] = (struct CMUnitTest){.name = rows[i].name, .test_func = test_row,
                                    .initial_state = (void *)&rows[i]};
   tests[ROW_COUNT] = (struct CMUnitTest){.name = "UNIDIRECTIONAL_SEQUENCE_LSTM too large",
                                          .test_func = test_too_large};
-  return _cmocka_run_group_tests("lstm", tests, ROW_COUNT + 1, setup, teardown);
+  tests[ROW_COUNT + 1] = (struct CMUnitTest){.name = "LSTM activations and clipping",
+                                             .test_func = test_activations_and_clipping};
+  return _cmocka_run_group_tests("lstm", tests, ROW_COUNT + 2, setup, teardown);
 }
