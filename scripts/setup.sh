@@ -7,6 +7,7 @@ packages=(
   libvulkan-dev libvulkan-volk-dev vulkan-validationlayers mesa-vulkan-drivers vulkan-tools
   glslang-tools spirv-tools spirv-cross
   libcmocka-dev libcjson-dev nettle-dev
+  graphviz
   clang libclang-rt-14-dev
 )
 

@@ -26,6 +26,8 @@ layout(constant_id = 3) const uint OC_BLOCK = 1;
 // row (oy + pad_top - ky) / stride_y where that divides evenly (and the same
 // for columns); other taps contribute nothing, like padding taps.
 layout(constant_id = 4) const int TRANSPOSED = 0;
+// 1: the output is a slice of a larger tensor (output_slice.glsl).
+layout(constant_id = 5) const uint SLICED = 0;
 
 #if defined(FILTER_I8) || defined(ELEM_Q8S)
 #define FILTER_T int8_t
@@ -59,7 +61,10 @@ layout(push_constant) uniform Params {
     uint cin_per_group, cout_per_group;
     float act_min, act_max;
     int in_zero_point, filter_zero_point, out_zero_point;
+    uint out_row, out_stride, out_offset; // SLICED
 } p;
+
+#include "output_slice.glsl"
 
 uint input_offset(uint n, uint yy, uint xx, uint c) {
     if (NCHW == 1) return ((n * p.in_c + c) * p.in_h + yy) * p.in_w + xx;
@@ -127,7 +132,7 @@ void main() {
     }
     for (uint j = 0; j < OC_BLOCK; ++j) {
         uint oc = oc0 + j;
-        uint yi = output_offset(n, oy, ox, oc);
+        uint yi = slice_index(output_offset(n, oy, ox, oc));
 #if defined(QUANTIZED)
         ivec2 m = multiplier[oc];
         int q = multiply_by_quantized_multiplier(acc[j] + bias[oc], m.x, m.y) + p.out_zero_point;

@@ -42,6 +42,9 @@ layout(constant_id = 3) const uint STRIDE_X = 1;
 layout(constant_id = 4) const uint STRIDE_Y = 1;
 layout(constant_id = 5) const uint OUT_BLOCK = 4; // output pixels along x per invocation
 layout(constant_id = 6) const uint VEC4_IO = 1;   // channels % 4 == 0: whole vec4 loads
+// 1: the output is a slice of a larger tensor (output_slice.glsl); with
+// VEC4_IO, out_row, out_stride and out_offset are multiples of 4.
+layout(constant_id = 7) const uint SLICED = 0;
 
 #if defined(ELEM_F16)
 #define STORAGE_VEC4 f16vec4
@@ -83,8 +86,11 @@ layout(push_constant) uniform Params {
     uint items;          // batches * out_h * x_blocks
     uint channel_blocks; // ceil(channels / 4)
     int in_zero_point, filter_zero_point, out_zero_point; // quantized variants
+    uint out_row, out_stride, out_offset; // SLICED
     float act_min, act_max;
 } p;
+
+#include "output_slice.glsl"
 
 const uint SPAN = (OUT_BLOCK - 1) * STRIDE_X + K_W; // input columns of one row
 
@@ -129,17 +135,17 @@ void store_quantized(uint i, uint c, ivec4 sums) {
         if (c + k >= p.channels) break;
         ivec2 m = multiplier[c + k];
         int q = multiply_by_quantized_multiplier(sums[k] + bias[c + k], m.x, m.y) + p.out_zero_point;
-        y[i + k] = STORAGE_T(clamp(q, int(p.act_min), int(p.act_max)));
+        y[slice_index(i + k)] = STORAGE_T(clamp(q, int(p.act_min), int(p.act_max)));
     }
 }
 #else
 void store4(uint i, uint c, vec4 v) {
     if (VEC4_IO == 1) {
-        y4[i / 4] = STORAGE_VEC4(v);
+        y4[slice_index(i) / 4] = STORAGE_VEC4(v);
         return;
     }
     for (uint k = 0; k < 4; ++k)
-        if (c + k < p.channels) y[i + k] = STORAGE_T(v[k]);
+        if (c + k < p.channels) y[slice_index(i + k)] = STORAGE_T(v[k]);
 }
 #endif
 

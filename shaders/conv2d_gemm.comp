@@ -10,6 +10,9 @@
 // variant conv2d_gemm_q8_texel: -DELEM_Q8 -DTEXEL_READS
 // variant conv2d_gemm_q8_filter_i8_texel: -DELEM_Q8 -DFILTER_I8 -DTEXEL_READS
 // variant conv2d_gemm_q8s_texel: -DELEM_Q8S -DTEXEL_READS
+// variant conv2d_gemm_q8_idot: -DELEM_Q8 -DINTEGER_DOT requires=shaderIntegerDotProduct
+// variant conv2d_gemm_q8_filter_i8_idot: -DELEM_Q8 -DFILTER_I8 -DINTEGER_DOT requires=shaderIntegerDotProduct
+// variant conv2d_gemm_q8s_idot: -DELEM_Q8S -DINTEGER_DOT requires=shaderIntegerDotProduct
 // Float CONV_2D, GROUPED_CONV_2D, TRANSPOSE_CONV_2D (NHWC) and
 // FULLY_CONNECTED as a matrix product: output [pixels x out_c] =
 // im2col(input) [pixels x k_h*k_w*in_c] * filter^T, the filter in NNAPI's
@@ -31,15 +34,29 @@
 // TEXEL_READS reads input and filter through uniform texel buffers
 // (operand_reads.glsl). The quantized ones, ELEM_Q8 (uint8 input and
 // filter; FILTER_I8: an int8 per-channel filter) and ELEM_Q8S (int8), sum
-// (input - zero point) * (filter - zero point) in int32 and requantize as
-// the direct kernel does (conv2d.comp, fixed_point.glsl): the same sums in
-// another order, so the same bits; four 8-bit channels are one 32-bit load.
+// (input - zero point) * (filter - zero point) and requantize as the direct
+// kernel does (conv2d.comp, fixed_point.glsl); four 8-bit channels are one
+// 32-bit load. Their products run as float32 multiply-adds, which on most
+// devices (lavapipe among them) outpace int32 multiplies and adds: each
+// factor lies in [-255, 255], so a product is an integer of at most 65025
+// and a float32 sum of up to 256 of them stays below 2^24, where every
+// integer is exact in any order of additions. The float partial sums are
+// moved into int32 sums every EXACT_SPAN products, so the result is the
+// reference's int32 sum bit for bit. INTEGER_DOT (devices with packed 8-bit
+// dot products, where IN_C % 4 == 0) sums the raw 8-bit words instead:
+// sum((x - zx)(w - zw)) = sum(x w) - zw sum(x) - zx sum(w) + n zx zw, each
+// sum one packed dot product per four channels (integer_dot.glsl); a
+// padding tap reads zx in every byte, which adds nothing, so n is TAP_SIZE.
+// The int32 sums wrap as the reference's do: the same bits.
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
 #include "elem_types.glsl"
 #if defined(QUANTIZED)
 #include "fixed_point.glsl"
 #include "quant_reads.glsl"
+#if defined(INTEGER_DOT)
+#include "integer_dot.glsl"
+#endif
 #else
 #include "operand_reads.glsl"
 #endif
@@ -51,12 +68,8 @@
 #endif
 
 #if defined(QUANTIZED)
-#define ACC_T int
-#define ACC4_T ivec4
 #define BIAS_T int
 #else
-#define ACC_T float
-#define ACC4_T vec4
 #define BIAS_T STORAGE_T
 #endif
 
@@ -80,6 +93,9 @@ layout(constant_id = 6) const uint TAPS = TAPS_POINTWISE;
 // 1: out_c % 4 == 0 (and CH_BLOCK a multiple of 4): results are stored four
 // channels at a time, a quarter of the store instructions (float variants).
 layout(constant_id = 7) const uint VEC4_STORES = 0;
+// 1: the output is a slice of a larger tensor (output_slice.glsl); with
+// VEC4_STORES, out_row, out_stride and out_offset are multiples of 4.
+layout(constant_id = 8) const uint SLICED = 0;
 
 // Input (binding 0) and filter (binding 1); READ4 only where IN_C % 4 == 0
 // (then p.in_c and every group's first channel are multiples of 4 too), so
@@ -118,11 +134,21 @@ layout(push_constant) uniform Params {
     uint stride_x, stride_y, dilation_x, dilation_y;
     int pad_left, pad_top;
     int in_zero_point, filter_zero_point, out_zero_point; // quantized variants
+    uint out_row, out_stride, out_offset; // SLICED
     float act_min, act_max;
 } p;
 
+#include "output_slice.glsl"
+
 const bool VEC4_LOADS = IN_C % 4 == 0;
 const uint TAP_SIZE = K_H * K_W * IN_C; // filter elements per output channel
+
+// Quantized: products summed exactly in float32 before they move into the
+// int32 sums (see above): after every TAPS_PER_FLUSH taps, and within a tap
+// of more channels every EXACT_SPAN channels.
+const uint EXACT_SPAN = 256;
+const uint TAPS_PER_FLUSH = IN_C >= EXACT_SPAN ? 1 : EXACT_SPAN / IN_C;
+const bool FLUSH_IN_TAP = IN_C > EXACT_SPAN;
 
 // Where a pixel's window starts: its batch's first row, and the input row
 // and column of tap (0, 0) (negative inside the padding); transposed, the
@@ -173,49 +199,52 @@ int tap_base(Window win, uint ky, uint kx, uint ic0) {
 // tap (-1); quantized, less the zero point (a padding tap adds nothing, as
 // in the reference). The index is clamped rather than branched on, so lanes
 // never diverge and never read outside the tensor.
-ACC4_T load_input4(int base, uint c) {
+vec4 load_input4(int base, uint c) {
 #if defined(QUANTIZED)
-    ivec4 v = READ4_X((uint(max(base, 0)) + c) / 4) - p.in_zero_point;
+    vec4 v = vec4(READ4_X((uint(max(base, 0)) + c) / 4) - p.in_zero_point);
 #else
     vec4 v = READ4_X((uint(max(base, 0)) + c) / 4);
 #endif
-    return base < 0 ? ACC4_T(0) : v;
+    return base < 0 ? vec4(0) : v;
 }
 
-ACC_T load_input(int base, uint c) {
+float load_input(int base, uint c) {
 #if defined(QUANTIZED)
-    int v = READ1_X(uint(max(base, 0)) + c) - p.in_zero_point;
+    float v = float(READ1_X(uint(max(base, 0)) + c) - p.in_zero_point);
 #else
     float v = READ1_X(uint(max(base, 0)) + c);
 #endif
-    return base < 0 ? ACC_T(0) : v;
+    return base < 0 ? 0.0 : v;
 }
 
-ACC4_T load_filter4(uint i) {
+vec4 load_filter4(uint i) {
 #if defined(QUANTIZED)
-    return READ4_W(i) - p.filter_zero_point;
+    return vec4(READ4_W(i) - p.filter_zero_point);
 #else
     return READ4_W(i);
 #endif
 }
 
-ACC_T load_filter(uint i) {
+float load_filter(uint i) {
 #if defined(QUANTIZED)
-    return READ1_W(i) - p.filter_zero_point;
+    return float(READ1_W(i) - p.filter_zero_point);
 #else
     return READ1_W(i);
 #endif
 }
 
-#if defined(QUANTIZED)
-int dot4(ivec4 a, ivec4 b) { return a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w; }
-#else
-float dot4(vec4 a, vec4 b) { return dot(a, b); }
-#endif
-
 uint filter_index(uint oc, uint ky, uint kx, uint c) {
     return oc * TAP_SIZE + (ky * K_W + kx) * IN_C + c;
 }
+
+#if defined(INTEGER_DOT)
+// The word of input channels c..c+3 at base, or pad_word (the input zero
+// point in every byte) for a padding tap.
+uint input_word(int base, uint c, uint pad_word) {
+    uint word = x4[(uint(max(base, 0)) + c) / 4];
+    return base < 0 ? pad_word : word;
+}
+#endif
 
 void main() {
     uint group = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
@@ -237,8 +266,47 @@ void main() {
         else win[j] = window_of(pixel);
     }
     uint oc_last = p.out_c - 1;
-    ACC_T acc[PIX_BLOCK * CH_BLOCK];
-    for (uint i = 0; i < PIX_BLOCK * CH_BLOCK; ++i) acc[i] = ACC_T(0);
+    float acc[PIX_BLOCK * CH_BLOCK];
+    for (uint i = 0; i < PIX_BLOCK * CH_BLOCK; ++i) acc[i] = 0.0;
+#if defined(QUANTIZED)
+    int sum[PIX_BLOCK * CH_BLOCK];
+    for (uint i = 0; i < PIX_BLOCK * CH_BLOCK; ++i) sum[i] = 0;
+#define FLUSH() for (uint i = 0; i < PIX_BLOCK * CH_BLOCK; ++i) { sum[i] += int(acc[i]); acc[i] = 0.0; }
+#else
+#define FLUSH()
+#endif
+#if defined(INTEGER_DOT)
+    if (VEC4_LOADS) {
+        int x_sums[PIX_BLOCK], w_sums[CH_BLOCK];
+        for (uint j = 0; j < PIX_BLOCK; ++j) x_sums[j] = 0;
+        for (uint k = 0; k < CH_BLOCK; ++k) w_sums[k] = 0;
+        uint pad_word = (uint(p.in_zero_point) & 0xffu) * ONES_4X8;
+        for (uint ky = 0; ky < K_H; ++ky) {
+            for (uint kx = 0; kx < K_W; ++kx) {
+                int base[PIX_BLOCK];
+                for (uint j = 0; j < PIX_BLOCK; ++j)
+                    base[j] = TAPS == TAPS_POINTWISE ? int(row[j]) : tap_base(win[j], ky, kx, ic0);
+                for (uint c = 0; c < IN_C; c += 4) {
+                    uint xv[PIX_BLOCK];
+                    for (uint j = 0; j < PIX_BLOCK; ++j) {
+                        xv[j] = input_word(base[j], c, pad_word);
+                        x_sums[j] += dot_input_ones(xv[j]);
+                    }
+                    for (uint k = 0; k < CH_BLOCK; ++k) {
+                        uint wv = w4[filter_index(min(oc0 + k, oc_last), ky, kx, c) / 4];
+                        w_sums[k] += dot_filter_ones(wv);
+                        for (uint j = 0; j < PIX_BLOCK; ++j) sum[j * CH_BLOCK + k] += dot_input_filter(xv[j], wv);
+                    }
+                }
+            }
+        }
+        int zx = p.in_zero_point, zw = p.filter_zero_point;
+        for (uint j = 0; j < PIX_BLOCK; ++j)
+            for (uint k = 0; k < CH_BLOCK; ++k)
+                sum[j * CH_BLOCK + k] += int(TAP_SIZE) * zx * zw - zw * x_sums[j] - zx * w_sums[k];
+    } else
+#endif
+    {
     for (uint ky = 0; ky < K_H; ++ky) {
         for (uint kx = 0; kx < K_W; ++kx) {
             int base[PIX_BLOCK];
@@ -246,24 +314,29 @@ void main() {
                 base[j] = TAPS == TAPS_POINTWISE ? int(row[j]) : tap_base(win[j], ky, kx, ic0);
             if (VEC4_LOADS) {
                 for (uint c = 0; c < IN_C; c += 4) {
-                    ACC4_T xv[PIX_BLOCK];
+                    vec4 xv[PIX_BLOCK];
                     for (uint j = 0; j < PIX_BLOCK; ++j) xv[j] = load_input4(base[j], c);
                     for (uint k = 0; k < CH_BLOCK; ++k) {
-                        ACC4_T wv = load_filter4(filter_index(min(oc0 + k, oc_last), ky, kx, c) / 4);
-                        for (uint j = 0; j < PIX_BLOCK; ++j) acc[j * CH_BLOCK + k] += dot4(xv[j], wv);
+                        vec4 wv = load_filter4(filter_index(min(oc0 + k, oc_last), ky, kx, c) / 4);
+                        for (uint j = 0; j < PIX_BLOCK; ++j) acc[j * CH_BLOCK + k] += dot(xv[j], wv);
                     }
+                    if (FLUSH_IN_TAP && (c + 4) % EXACT_SPAN == 0) { FLUSH() }
                 }
             } else {
                 for (uint c = 0; c < IN_C; ++c) {
-                    ACC_T xv[PIX_BLOCK];
+                    float xv[PIX_BLOCK];
                     for (uint j = 0; j < PIX_BLOCK; ++j) xv[j] = load_input(base[j], c);
                     for (uint k = 0; k < CH_BLOCK; ++k) {
-                        ACC_T wv = load_filter(filter_index(min(oc0 + k, oc_last), ky, kx, c));
+                        float wv = load_filter(filter_index(min(oc0 + k, oc_last), ky, kx, c));
                         for (uint j = 0; j < PIX_BLOCK; ++j) acc[j * CH_BLOCK + k] += xv[j] * wv;
                     }
+                    if (FLUSH_IN_TAP && (c + 1) % EXACT_SPAN == 0) { FLUSH() }
                 }
             }
+            if ((ky * K_W + kx + 1) % TAPS_PER_FLUSH == 0) { FLUSH() }
         }
+    }
+    FLUSH()
     }
 #if defined(QUANTIZED)
     for (uint j = 0; j < PIX_BLOCK; ++j) {
@@ -273,9 +346,9 @@ void main() {
             uint oc = oc0 + k;
             if (oc >= p.out_c) break;
             ivec2 m = multiplier[oc];
-            int q = multiply_by_quantized_multiplier(acc[j * CH_BLOCK + k] + bias[oc], m.x, m.y) +
+            int q = multiply_by_quantized_multiplier(sum[j * CH_BLOCK + k] + bias[oc], m.x, m.y) +
                     p.out_zero_point;
-            y[pixel * p.out_c + oc] = STORAGE_T(clamp(q, int(p.act_min), int(p.act_max)));
+            y[slice_index(pixel * p.out_c + oc)] = STORAGE_T(clamp(q, int(p.act_min), int(p.act_max)));
         }
     }
 #else
@@ -292,7 +365,7 @@ void main() {
                               float(bias[oc + 3]));
                 vec4 v = vec4(acc[j * CH_BLOCK + k], acc[j * CH_BLOCK + k + 1],
                               acc[j * CH_BLOCK + k + 2], acc[j * CH_BLOCK + k + 3]) + b;
-                y4[(pixel * p.out_c + oc) / 4] = OUTPUT_VEC4(clamp(v, p.act_min, p.act_max));
+                y4[slice_index(pixel * p.out_c + oc) / 4] = OUTPUT_VEC4(clamp(v, p.act_min, p.act_max));
             }
             continue;
         }
@@ -300,7 +373,7 @@ void main() {
             uint oc = oc0 + k;
             if (oc >= p.out_c) break;
             float v = acc[j * CH_BLOCK + k] + float(bias[oc]);
-            y[pixel * p.out_c + oc] = STORAGE_T(clamp(v, p.act_min, p.act_max));
+            y[slice_index(pixel * p.out_c + oc)] = STORAGE_T(clamp(v, p.act_min, p.act_max));
         }
     }
 #endif

@@ -32,6 +32,8 @@ OP_CAPABILITY = 17
 BASE_CAPABILITIES = {1: 'Shader', 46: 'SampledBuffer', 4433: 'StorageBuffer16BitAccess',
                      4448: 'StorageBuffer8BitAccess'}
 FEATURE_CAPABILITIES = {'shaderFloat16': {9: 'Float16'}, 'shaderInt8': {39: 'Int8'},
+                        'shaderIntegerDotProduct': {6018: 'DotProductInput4x8BitPacked',
+                                                    6019: 'DotProduct'},
                         'shaderFloat64': {10: 'Float64'}, 'shaderInt64': {11: 'Int64'}}
 VARIANT = re.compile(r'^// variant (\w+):(.*)$', re.M)
 STATUS_BLOCK = 'RuntimeStatus'

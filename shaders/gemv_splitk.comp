@@ -22,6 +22,8 @@
 
 layout(constant_id = 1) const uint CH_BLOCK = 4; // outputs per workgroup
 layout(constant_id = 2) const uint K = 4;        // row length
+// 1: the output is a slice of a larger tensor (output_slice.glsl).
+layout(constant_id = 3) const uint SLICED = 0;
 
 // Input (binding 0) and filter (binding 1); READ4 only where K % 4 == 0.
 OPERAND(0, Input, x)
@@ -31,8 +33,11 @@ layout(std430, set = 0, binding = 3) writeonly buffer Output { STORAGE_T y[]; };
 
 layout(push_constant) uniform Params {
     uint out_c;
+    uint out_row, out_stride, out_offset; // SLICED
     float act_min, act_max;
 } p;
+
+#include "output_slice.glsl"
 
 shared float partial[CH_BLOCK * gl_WorkGroupSize.x];
 
@@ -65,5 +70,5 @@ void main() {
     float sum = 0.0;
     for (uint i = 0; i < lanes; ++i) sum += partial[lane * lanes + i];
     uint oc = oc0 + lane;
-    y[oc] = STORAGE_T(clamp(sum + float(bias[oc]), p.act_min, p.act_max));
+    y[slice_index(oc)] = STORAGE_T(clamp(sum + float(bias[oc]), p.act_min, p.act_max));
 }

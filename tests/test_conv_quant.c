@@ -38,14 +38,51 @@ typedef struct quant_case {
   int32_t type, filter_type;
   uint32_t in_h, in_w, in_c, out_c, k, stride, pad, groups;
   int32_t activation;
+  /* Sums near their largest: every product large and positive, so a sum of
+   * over 2^24 would lose its low bits in float32 (the gemm kernel's exact
+   * float partial sums must move into int32 in time); the bias cancels
+   * the sum and the multiplier is 1, so an error of one shows. A 1x1
+   * convolution without padding, per-tensor filter. */
+  bool large_sums;
 } quant_case;
 
-/* Every case runs on two devices: operands read from storage buffers, and
- * through texel buffers (the kernels' _texel variants). */
-typedef reads_fixture fixture;
+/* Every case runs on three devices: operands read from storage buffers,
+ * through texel buffers (the kernels' _texel variants), and summed as packed
+ * 8-bit dot products where the device has them (conv2d_gemm's _idot
+ * variants, with integer_dot ON: lavapipe has the instructions but does not
+ * call them accelerated, so AUTO leaves them off there). */
+typedef struct fixture {
+  void *reads; /* the reads_fixture */
+  vknn_device *integer_dot;
+} fixture;
 
-static int setup(void **state) { return reads_fixture_setup(state, POOL_BYTES); }
-static int teardown(void **state) { return reads_fixture_teardown(state); }
+static int setup(void **state) {
+  fixture *f = calloc(1, sizeof(*f));
+  if (f == NULL) return -1;
+  *state = f;
+  if (reads_fixture_setup(&f->reads, POOL_BYTES) != 0) return -1;
+  vknn_device_options options = {.enable_validation = true,
+                                 .operand_reads = VKNN_OPERAND_READS_STORAGE,
+                                 .integer_dot = VKNN_INTEGER_DOT_ON};
+  return vknn_device_open(&options, &f->integer_dot) == VKNN_STATUS_NONE ? 0 : -1;
+}
+
+static int teardown(void **state) {
+  fixture *f = *state;
+  uint64_t messages = vknn_device_get_validation_message_count(f->integer_dot);
+  vknn_device_close(f->integer_dot);
+  int reads = reads_fixture_teardown(&f->reads);
+  free(f);
+  return reads == 0 && messages == 0 ? 0 : -1;
+}
+
+/* The kernel the integer_dot device runs: the packed variant where the
+ * matrix kernel reads four channels at once, else the storage one. */
+static void integer_dot_kernel(const quant_case *c, char *out, size_t size) {
+  uint32_t cin_per_group = c->op == OP_DEPTHWISE ? 1 : c->in_c / c->groups;
+  bool packed = strncmp(c->kernel, "conv2d_gemm", 11) == 0 && cin_per_group % 4 == 0;
+  snprintf(out, size, "%s%s", c->kernel, packed ? "_idot" : "");
+}
 
 /* ---- the case's tensors ----------------------------------------------------- */
 
@@ -59,6 +96,8 @@ typedef struct tensors {
 static uint32_t seed = 12345;
 static uint32_t next_random(void) { return seed = seed * 1664525u + 1013904223u; }
 static int32_t random_in(int32_t lo, int32_t hi) { return lo + (int32_t)(next_random() >> 8) % (hi - lo + 1); }
+
+static void make_large_sums(const quant_case *c, tensors *t);
 
 static void make_tensors(const quant_case *c, tensors *t) {
   bool signed_in = c->type == Q8S;
@@ -84,12 +123,15 @@ static void make_tensors(const quant_case *c, tensors *t) {
   for (uint32_t i = 0; i < t->filter_count; ++i)
     t->filter[i] = signed_filter ? random_in(-128, 127) : random_in(0, 255);
   for (uint32_t oc = 0; oc < c->out_c; ++oc) t->bias[oc] = random_in(-3000, 3000);
+  if (c->large_sums) make_large_sums(c, t);
 }
 
-static int32_t reference(const quant_case *c, const tensors *t, uint32_t oy, uint32_t ox, uint32_t oc) {
+/* The sum of (input - zero point) x (filter - zero point) over the window
+ * of output (oy, ox, oc). */
+static int32_t window_sum(const quant_case *c, const tensors *t, uint32_t oy, uint32_t ox, uint32_t oc) {
   uint32_t cout_per_group = c->op == OP_DEPTHWISE ? 1 : c->out_c / c->groups;
   uint32_t ic0 = oc / cout_per_group * t->cin_per_group;
-  int32_t acc = t->bias[oc];
+  int32_t acc = 0;
   for (uint32_t ky = 0; ky < c->k; ++ky)
     for (uint32_t kx = 0; kx < c->k; ++kx) {
       int64_t iy = (int64_t)(oy * c->stride + ky) - c->pad, ix = (int64_t)(ox * c->stride + kx) - c->pad;
@@ -102,6 +144,22 @@ static int32_t reference(const quant_case *c, const tensors *t, uint32_t oy, uin
         acc += x * w;
       }
     }
+  return acc;
+}
+
+/* large_sums: the largest values of the type, the same at every pixel; the
+ * bias leaves 40 of each sum (every output pixel has the same window). */
+static void make_large_sums(const quant_case *c, tensors *t) {
+  int32_t hi = c->type == Q8S ? 127 : 255;
+  for (uint32_t i = 0; i < t->in_count; ++i)
+    t->in[i] = i < c->in_c ? random_in(hi - 15, hi) : t->in[i % c->in_c];
+  for (uint32_t i = 0; i < t->filter_count; ++i) t->filter[i] = random_in(hi - 15, hi);
+  for (uint32_t oc = 0; oc < c->out_c; ++oc) t->bias[oc] = 40 - window_sum(c, t, 0, 0, oc);
+  t->out_scale = t->in_scale * t->filter_scales[0];
+}
+
+static int32_t reference(const quant_case *c, const tensors *t, uint32_t oy, uint32_t ox, uint32_t oc) {
+  int32_t acc = t->bias[oc] + window_sum(c, t, oy, ox, oc);
   double real = (double)(t->in_scale * t->filter_scales[oc]) / t->out_scale;
   int32_t q = ref_multiply(acc, ref_quantize_multiplier(real)) + t->out_zp;
   int32_t lo = c->type == Q8S ? -128 : 0, hi = c->type == Q8S ? 127 : 255;
@@ -209,10 +267,13 @@ static void run_case_on(vknn_device *device, shared_memory *pool, const char *ke
 static void run_cases(void **state, const quant_case *cases, size_t count) {
   fixture *f = *state;
   for (size_t i = 0; i < count; ++i) {
-    char texel_kernel[64];
+    char texel_kernel[64], dot_kernel[64];
     snprintf(texel_kernel, sizeof(texel_kernel), "%s_texel", cases[i].kernel);
-    run_case_on(f->devices[0], &f->pool, cases[i].kernel, &cases[i]);
-    run_case_on(f->devices[1], &f->pool, texel_kernel, &cases[i]);
+    integer_dot_kernel(&cases[i], dot_kernel, sizeof(dot_kernel));
+    reads_fixture *reads = f->reads;
+    run_case_on(reads->devices[0], &reads->pool, cases[i].kernel, &cases[i]);
+    run_case_on(reads->devices[1], &reads->pool, texel_kernel, &cases[i]);
+    run_case_on(f->integer_dot, &reads->pool, dot_kernel, &cases[i]);
   }
 }
 
@@ -247,10 +308,24 @@ static void test_single_channel_loads(void **state) {
   run_cases(state, cases, sizeof(cases) / sizeof(cases[0]));
 }
 
+/* Sums of more products than float32 holds exactly at once: over 256
+ * channels in one tap (partial sums moved into int32 within the tap), and
+ * 256 or fewer channels per tap over several taps (moved between taps). */
+static void test_large_sums(void **state) {
+  static const quant_case cases[] = {
+      {"conv2d_gemm_q8", OP_CONV, Q8, Q8, 2, 2, 520, 4, 1, 1, 0, 1, VKNN_FUSED_NONE, true},
+      {"conv2d_gemm_q8s", OP_FULLY_CONNECTED, Q8S, Q8S, 2, 1, 2000, 2, 1, 1, 0, 1, VKNN_FUSED_NONE, true},
+      {"conv2d_gemm_q8", OP_CONV, Q8, Q8, 3, 3, 64, 2, 3, 1, 0, 1, VKNN_FUSED_NONE, true},
+      {"conv2d_gemm_q8", OP_FULLY_CONNECTED, Q8, Q8, 2, 1, 1030, 2, 1, 1, 0, 1, VKNN_FUSED_NONE, true},
+  };
+  run_cases(state, cases, sizeof(cases) / sizeof(cases[0]));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_four_channel_loads),
       cmocka_unit_test(test_single_channel_loads),
+      cmocka_unit_test(test_large_sums),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

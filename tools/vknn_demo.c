@@ -1,8 +1,10 @@
-/* vknn-demo: one small model through the driver: out = relu(a + b) on the GPU. */
+/* vknn-demo: one small model through the driver: out = relu(a + b) on the
+ * GPU; or, given a conformance JSON file, its first case (demo_case.c). */
 #include <stdio.h>
 #include <string.h>
 
 #include "common/shared_memory.h"
+#include "demo_case.h"
 #include "vknn/vknn.h"
 
 #define N 8
@@ -64,9 +66,15 @@ static int run(vknn_device *device) {
   return s == VKNN_STATUS_NONE ? 0 : 1;
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+  if (argc > 2) {
+    fprintf(stderr, "usage: vknn-demo [CASE.json]\n");
+    return 2;
+  }
+  /* Per-dispatch timestamps, for the slowest dispatches of a case. */
+  const vknn_device_options options = {.profile_dispatches = argc == 2};
   vknn_device *device = NULL;
-  vknn_status s = vknn_device_open(NULL, &device);
+  vknn_status s = vknn_device_open(&options, &device);
   if (s != VKNN_STATUS_NONE) {
     fprintf(stderr, "vknn-demo: no device (%s)\n", vknn_status_name(s));
     return 1;
@@ -74,7 +82,7 @@ int main(void) {
   const char *version = NULL;
   vknn_device_get_version_string(device, &version);
   printf("device: %s\n", version);
-  int rc = run(device);
+  int rc = argc == 2 ? demo_case_run(device, argv[1]) : run(device);
   vknn_device_close(device);
   return rc;
 }

@@ -32,9 +32,19 @@ typedef enum vknn_operand_reads {
   VKNN_OPERAND_READS_TEXEL,    /* uniform texel buffers, where the device can read them */
 } vknn_operand_reads;
 
+/* Whether the quantized matrix kernels use packed 8-bit dot products
+ * (VK_KHR_shader_integer_dot_product). Results are the same either way. */
+typedef enum vknn_integer_dot {
+  VKNN_INTEGER_DOT_AUTO = 0, /* where the device reports them accelerated */
+  VKNN_INTEGER_DOT_OFF,      /* never */
+  VKNN_INTEGER_DOT_ON,       /* wherever the device has them (tests, benchmarks) */
+} vknn_integer_dot;
+
 typedef struct vknn_device_options {
   /* Log sink; NULL logs to stderr (errors always, verbose lines for the tags
-   * named in the VKNN_LOG environment variable: "all" or a comma list). */
+   * named in the VKNN_LOG environment variable, in the syntax of Android's
+   * debug.nn.vlog: "1" or "all", or tags separated by spaces, commas or
+   * colons; lines of other tags are not even formatted). */
   vknn_log_callback log_callback;
   void *log_user_data;
   /* Enable VK_LAYER_KHRONOS_validation; its messages are logged with the tag
@@ -56,6 +66,11 @@ typedef struct vknn_device_options {
   uint32_t executor_threads;
   /* Results are the same either way; for benchmarks and tests of both. */
   vknn_operand_reads operand_reads;
+  vknn_integer_dot integer_dot;
+  /* Chrome trace-event JSON written here (prepare and execution phases,
+   * each dispatch's GPU span); NULL: the environment variable VKNN_TRACE,
+   * if set. Tracing records a timestamp after every dispatch. */
+  const char *trace_path;
 } vknn_device_options;
 
 /* Counts of Vulkan work the device has done since it was opened. Executions

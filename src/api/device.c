@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "compiler/compiler.h"
 #include "runtime/compilation_cache.h"
@@ -18,10 +20,45 @@ static bool uses_texel_reads(const vknn_vk *vk, vknn_operand_reads reads) {
   return reads == VKNN_OPERAND_READS_TEXEL;
 }
 
+/* Packed dot products of the signedness pairs the quantized kernels use:
+ * uint8 x uint8, int8 x int8, int8 filter x uint8 input. */
+static bool uses_integer_dot(const vknn_vk *vk, vknn_integer_dot choice) {
+  if (!vknn_vk_has_shader(vk, VKNN_SHADER_CONV2D_GEMM_Q8_IDOT) || choice == VKNN_INTEGER_DOT_OFF)
+    return false;
+  if (choice == VKNN_INTEGER_DOT_ON) return true;
+  return vk->dot4x8_accelerated[0] && vk->dot4x8_accelerated[1] && vk->dot4x8_accelerated[2];
+}
+
+/* VKNN_GRAPH_DUMP's folder, kept only when it is a folder the driver can
+ * write in (checked once here; a failed write later is logged too). */
+static void configure_graph_dump(vknn_device *device) {
+  const char *dir = getenv("VKNN_GRAPH_DUMP");
+  if (dir == NULL || dir[0] == '\0') return;
+  struct stat st;
+  if (strlen(dir) >= sizeof(device->graph_dump_dir) || stat(dir, &st) != 0 ||
+      !S_ISDIR(st.st_mode) || access(dir, W_OK) != 0) {
+    VKNN_LOG_E(&device->log, "driver", "VKNN_GRAPH_DUMP=%s is not a folder the driver can write; "
+               "no graph dumps", dir);
+    return;
+  }
+  snprintf(device->graph_dump_dir, sizeof(device->graph_dump_dir), "%s", dir);
+}
+
+/* Tracing and graph dumps (VKNN_TRACE, VKNN_GRAPH_DUMP). A trace needs the
+ * timestamps after every dispatch for the GPU spans. */
+static void open_debugging(vknn_device *device, const vknn_device_options *options) {
+  const char *trace_path = options && options->trace_path ? options->trace_path
+                                                          : getenv("VKNN_TRACE");
+  vknn_trace_open(&device->trace, &device->log, trace_path);
+  if (vknn_trace_on(&device->trace)) device->profile_dispatches = true;
+  configure_graph_dump(device);
+}
+
 vknn_status vknn_device_open(const vknn_device_options *options, vknn_device **out_device) {
   if (out_device == NULL) return VKNN_STATUS_INVALID_ARGUMENT;
   *out_device = NULL;
-  if (options && (unsigned)options->operand_reads > VKNN_OPERAND_READS_TEXEL)
+  if (options && ((unsigned)options->operand_reads > VKNN_OPERAND_READS_TEXEL ||
+                  (unsigned)options->integer_dot > VKNN_INTEGER_DOT_ON))
     return VKNN_STATUS_INVALID_ARGUMENT;
   vknn_device *device = vknn_calloc(1, sizeof(*device));
   if (device == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
@@ -30,14 +67,17 @@ vknn_status vknn_device_open(const vknn_device_options *options, vknn_device **o
   const char *env = getenv("VKNN_VALIDATION");
   bool validation = (options && options->enable_validation) || (env && strcmp(env, "1") == 0);
   device->profile_dispatches = options && options->profile_dispatches;
+  open_debugging(device, options);
   vknn_status status = vknn_fence_waiter_init(&device->fence_waiter);
   if (status == VKNN_STATUS_NONE) status = vknn_vk_init(&device->vk, &device->log, validation);
   if (status != VKNN_STATUS_NONE) {
     vknn_fence_waiter_destroy(&device->fence_waiter);
+    vknn_trace_close(&device->trace);
     free(device);
     return status;
   }
   device->vk.texel_reads = uses_texel_reads(&device->vk, options ? options->operand_reads : 0);
+  device->vk.integer_dot = uses_integer_dot(&device->vk, options ? options->integer_dot : 0);
   snprintf(device->version, sizeof(device->version), "vknn-%s (%s)", VKNN_VERSION,
            device->vk.properties.deviceName);
   vknn_executor_init(&device->executor, options ? options->executor_threads : 0);
@@ -56,6 +96,7 @@ void vknn_device_close(vknn_device *device) {
   vknn_watchdog_destroy(&device->watchdog);
   vknn_buffer_table_destroy(&device->buffers);
   vknn_vk_destroy(&device->vk);
+  vknn_trace_close(&device->trace);
   free(device);
 }
 

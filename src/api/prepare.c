@@ -2,6 +2,7 @@
  * model, compile it, and make the prepared model from the plan. */
 #include "compiler/compiler.h"
 #include "compiler/control_flow_split.h"
+#include "compiler/graph_dump.h"
 #include "compiler/operation_registry.h"
 #include "runtime/compilation_cache.h"
 #include "runtime/prepared_model_internal.h"
@@ -23,20 +24,35 @@ static vknn_status validate_prepare_arguments(const vknn_logger *log,
   return VKNN_STATUS_NONE;
 }
 
+/* VKNN_GRAPH_DUMP: the model as received, and its plan where there is one. */
+static void dump_graphs(vknn_device *device, const vknn_model *model, const vknn_plan *plan) {
+  if (device->graph_dump_dir[0] == '\0') return;
+  uint64_t begin = vknn_trace_begin(&device->trace);
+  vknn_graph_dump_files(&device->log, device->graph_dump_dir, model, plan);
+  vknn_trace_end(&device->trace, "prepare", "graph dump", begin);
+}
+
 /* Compiles a valid model and makes the prepared model from the plan. */
 static vknn_status compile_and_create(vknn_device *device, const vknn_model *model,
                                       vknn_execution_preference preference,
                                       vknn_priority priority,
                                       vknn_prepared_model **out_prepared_model) {
-  if (vknn_subgraph_has_control_flow(&model->main))
+  if (vknn_subgraph_has_control_flow(&model->main)) {
+    dump_graphs(device, model, NULL); /* its segments are compiled one by one */
     return vknn_prepared_model_create_control_flow(device, model, priority, preference,
                                                    out_prepared_model);
+  }
   vknn_plan plan;
   vknn_plan_target target = vknn_recorded_graph_target(device);
+  uint64_t begin = vknn_trace_begin(&device->trace);
   vknn_status s = vknn_compile(&device->log, model, NULL, &target, &plan);
+  vknn_trace_end(&device->trace, "prepare", "compile", begin);
+  dump_graphs(device, model, s == VKNN_STATUS_NONE ? &plan : NULL);
   if (s != VKNN_STATUS_NONE) return s;
   vknn_prepared_model *pm = NULL;
+  begin = vknn_trace_begin(&device->trace);
   s = vknn_prepared_model_create(device, &plan, priority, preference, &pm);
+  vknn_trace_end(&device->trace, "prepare", "upload constants and record", begin);
   vknn_plan_release(&plan);
   if (s != VKNN_STATUS_NONE) return s;
   VKNN_LOG_V(&device->log, TAG, "prepared a model%s", pm->deferred ? " compiled per execution" : "");
@@ -61,8 +77,10 @@ vknn_status vknn_device_prepare_model_with_cache(vknn_device *device, const vknn
   if (out_prepared_model != NULL) *out_prepared_model = NULL;
   if (device == NULL || model == NULL || out_prepared_model == NULL)
     return VKNN_STATUS_INVALID_ARGUMENT;
+  uint64_t begin = vknn_trace_begin(&device->trace);
   vknn_status s = validate_prepare_arguments(&device->log, preference, priority);
   if (s == VKNN_STATUS_NONE) s = vknn_compiler_validate_model(&device->log, model);
+  vknn_trace_end(&device->trace, "prepare", "validate", begin);
   if (s == VKNN_STATUS_NONE) s = vknn_device_check_lost(device, TAG);
   if (s == VKNN_STATUS_NONE) s = vknn_check_deadline(&device->log, TAG, deadline);
   if (s == VKNN_STATUS_NONE)
@@ -70,6 +88,7 @@ vknn_status vknn_device_prepare_model_with_cache(vknn_device *device, const vknn
   /* After the prepare, whose result saving never changes. */
   if (s == VKNN_STATUS_NONE && vknn_cache_given(cache))
     vknn_cache_save(device, model, cache, preference, priority);
+  vknn_trace_end(&device->trace, "prepare", "prepare", begin);
   return s;
 }
 

@@ -117,8 +117,13 @@ static vknn_status lower_all(vknn_plan *plan) {
   for (uint32_t k = 0; k < graph->sg->operation_count; ++k) {
     const vknn_operation *op = &graph->sg->operations[k];
     if (graph->fusion[k].fused_away) continue;
+    uint32_t first = plan->dispatches.count;
     vknn_status s = vknn_op_find(op->type)->lower(graph, op, &plan->dispatches);
     if (s != VKNN_STATUS_NONE) return s;
+    for (uint32_t d = first; d < plan->dispatches.count; ++d) {
+      plan->dispatches.items[d].operation = k;
+      plan->dispatches.items[d].operation_type = op->type;
+    }
   }
   return VKNN_STATUS_NONE;
 }
@@ -148,6 +153,7 @@ vknn_status vknn_compile(const vknn_logger *log, const vknn_model *model,
   if (s == VKNN_STATUS_NONE) vknn_fuse_activations(&out_plan->graph);
   if (s == VKNN_STATUS_NONE) vknn_fuse_elementwise_chains(&out_plan->graph);
   if (s == VKNN_STATUS_NONE) vknn_fuse_pads(&out_plan->graph);
+  if (s == VKNN_STATUS_NONE) vknn_fuse_concat_slices(&out_plan->graph);
   if (s == VKNN_STATUS_NONE) s = lower_all(out_plan);
   if (s == VKNN_STATUS_NONE) s = check_grids(&out_plan->graph, &out_plan->dispatches, target);
   if (s == VKNN_STATUS_NONE) s = vknn_plan_memory(out_plan, target);

@@ -52,6 +52,11 @@ void vknn_fuse_elementwise_chains(vknn_graph *graph);
  * only, becomes part of that convolution's padding: the convolution reads
  * the PAD's input, and no dispatch is left for the PAD. */
 void vknn_fuse_pads(vknn_graph *graph);
+/* A CONCATENATION input that a convolution-family operation writes, a
+ * temporary only the CONCATENATION reads, is written by that operation
+ * directly into its slice of the CONCATENATION's output: no copy is left
+ * for it. */
+void vknn_fuse_concat_slices(vknn_graph *graph);
 
 /* Assigns every bound tensor a region and offset; temporaries whose
  * dispatch intervals do not overlap share arena bytes (memory_planner.c). */

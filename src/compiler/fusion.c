@@ -1,11 +1,14 @@
 /* Fusion: a RELU, RELU1 or RELU6 whose input is a temporary that only it
  * reads, produced by an operation that applies a fused activation, becomes
  * part of that producer: the producer clamps to both activations and writes
- * the activation's output directly. No dispatch is left for the activation. */
+ * the activation's output directly. No dispatch is left for the activation.
+ * Likewise unary chains into elementwise kernels, PADs into convolutions,
+ * and convolutions write their slice of a CONCATENATION directly. */
 #include <string.h>
 
 #include "compiler/compiler.h"
 #include "compiler/operation_registry.h"
+#include "ops/conv2d.h"
 #include "ops/op_common.h"
 
 static int32_t activation_code(int32_t type) {
@@ -136,5 +139,67 @@ void vknn_fuse_pads(vknn_graph *graph) {
     graph->fusion[pad].fused_away = true;
     VKNN_LOG_V(graph->log, "compilation", "operation %d (PAD) fused into operation %u (%s)", pad, k,
                vknn_operation_type_name(op->type));
+  }
+}
+
+/* Input i of the CONCATENATION (operation k) is a temporary that only the
+ * CONCATENATION reads, once, encoded as its output, and a convolution-family
+ * kernel writes it: that kernel can write the output's slice instead. */
+static int32_t slice_writer(const vknn_graph *graph, const vknn_operation *concat, uint32_t k,
+                            uint32_t i, uint32_t out) {
+  uint32_t in = concat->inputs[i];
+  if (in >= graph->sg->operand_count || graph->sg->operands[in].number_of_consumers != 1 ||
+      graph->tensors[in].lifetime != VKNN_LIFETIME_TEMPORARY_VARIABLE ||
+      graph->tensors[in].alias_of != UINT32_MAX ||
+      !same_encoding(&graph->tensors[in], &graph->tensors[out]))
+    return -1;
+  for (uint32_t j = 0; j + 1 < concat->input_count; ++j)
+    if (j != i && concat->inputs[j] == in) return -1;
+  int32_t w = writer_of(graph, in, k);
+  if (w < 0 || !vknn_conv_writes_slices(graph->sg->operations[w].type) ||
+      graph->fusion[w].out_slice.row != 0)
+    return -1;
+  return w;
+}
+
+/* The CONCATENATION's axis and the output's elements per axis step
+ * (inner); false when not known here. */
+static bool concat_axis(const vknn_graph *graph, const vknn_operation *concat, uint32_t *axis,
+                        uint32_t *inner) {
+  const vknn_tensor *out = &graph->tensors[vknn_graph_op_output(graph, concat, 0)];
+  int32_t value;
+  if (!out->shape_known || !vknn_graph_const_i32(graph, concat->inputs[concat->input_count - 1], &value) ||
+      value < -(int32_t)out->rank || value >= (int32_t)out->rank)
+    return false;
+  *axis = (uint32_t)(value < 0 ? value + (int32_t)out->rank : value);
+  uint64_t elements = 1;
+  for (uint32_t d = *axis + 1; d < out->rank; ++d) elements *= out->dims[d];
+  if (elements * out->dims[*axis] > UINT32_MAX) return false;
+  *inner = (uint32_t)elements;
+  return true;
+}
+
+void vknn_fuse_concat_slices(vknn_graph *graph) {
+  for (uint32_t k = 0; k < graph->sg->operation_count; ++k) {
+    const vknn_operation *op = &graph->sg->operations[k];
+    uint32_t axis, inner;
+    if (op->type != VKNN_OPERATION_CONCATENATION || graph->fusion[k].fused_away ||
+        !concat_axis(graph, op, &axis, &inner))
+      continue;
+    uint32_t out = vknn_graph_op_output(graph, op, 0);
+    uint32_t out_axis = graph->tensors[out].dims[axis], along = 0;
+    for (uint32_t i = 0; i + 1 < op->input_count && i < 64; ++i) {
+      uint32_t in_axis = graph->tensors[op->inputs[i]].dims[axis];
+      int32_t w = slice_writer(graph, op, k, i, out);
+      if (w >= 0) {
+        graph->fusion[w].output_override = out;
+        graph->fusion[w].out_slice = (vknn_out_slice){inner * in_axis, inner * out_axis, inner * along};
+        graph->fusion[k].inputs_in_place |= 1ull << i;
+        VKNN_LOG_V(graph->log, "compilation", "operation %d (%s) writes input %u of operation %u "
+                   "(CONCATENATION) in place", w, vknn_operation_type_name(graph->sg->operations[w].type),
+                   i, k);
+      }
+      along += in_axis;
+    }
   }
 }

@@ -48,6 +48,10 @@ typedef struct vknn_dispatch {
   uint8_t push[VKNN_PUSH_CONSTANT_SIZE];
   uint32_t push_size;
   uint64_t invocations; /* total; the grid is derived from it */
+  /* The model operation lowered to it (set by the compiler, for graph dumps
+   * and traces). */
+  uint32_t operation;
+  int32_t operation_type;
 } vknn_dispatch;
 
 typedef struct vknn_dispatch_list {

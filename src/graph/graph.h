@@ -36,6 +36,14 @@ typedef struct vknn_tensor {
   uint32_t alias_of;
 } vknn_tensor;
 
+/* Where a kernel stores its output when that output is a slice of a larger
+ * tensor (a CONCATENATION written in place): element o of its own flat
+ * output goes to (o / row) * stride + offset of the larger one. row 0: the
+ * kernel writes a tensor of its own. */
+typedef struct vknn_out_slice {
+  uint32_t row, stride, offset;
+} vknn_out_slice;
+
 /* Unary operations one elementwise kernel may run after its own. */
 #define VKNN_MAX_POST_OPS 3
 
@@ -54,6 +62,11 @@ typedef struct vknn_op_fusion {
    * more padding around it; UINT32_MAX when none. */
   uint32_t input_override;
   uint32_t pad[4];
+  /* Producer: writes output_override as this slice (vknn_fuse_concat_slices). */
+  vknn_out_slice out_slice;
+  /* CONCATENATION: the inputs (bit i: input i) whose producers write them in
+   * place; no copy is left for them. */
+  uint64_t inputs_in_place;
 } vknn_op_fusion;
 
 /* What kernel selection knows of the device (the compiler copies it from
@@ -61,6 +74,7 @@ typedef struct vknn_op_fusion {
  * storage-buffer reads everywhere. */
 typedef struct vknn_kernel_target {
   bool texel_reads;            /* read hot operands through uniform texel buffers */
+  bool integer_dot;            /* quantized matrix products as packed 8-bit dot products */
   bool int64_float64;          /* 64-bit integer and float arithmetic (shaderInt64, Float64) */
   uint64_t max_texel_elements; /* texels one texel-buffer view may hold */
 } vknn_kernel_target;

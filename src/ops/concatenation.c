@@ -1,5 +1,6 @@
 /* CONCATENATION: the inputs side by side along an axis; one copy dispatch per
- * input into its slice of the output. */
+ * input into its slice of the output, except for the inputs whose producers
+ * write their slice themselves (vknn_fuse_concat_slices). */
 #include <string.h>
 
 #include "model/operand_type.h"
@@ -80,9 +81,12 @@ static vknn_status lower_concatenation(vknn_graph *graph, const vknn_operation *
   vknn_slice slice = {.outer = 1, .inner = 1, .out_axis = out->dims[axis]};
   for (uint32_t d = 0; d < axis; ++d) slice.outer *= out->dims[d];
   for (uint32_t d = axis + 1; d < out->rank; ++d) slice.inner *= out->dims[d];
+  uint64_t in_place = graph->fusion[vknn_graph_op_index(graph, op)].inputs_in_place;
   for (uint32_t i = 0; i + 1 < op->input_count; ++i) {
     slice.in_axis = graph->tensors[op->inputs[i]].dims[axis];
-    s = vknn_lower_slice_copy(graph, op->inputs[i], op->outputs[0], &slice, out_list);
+    bool written = i < 64 && (in_place >> i & 1u);
+    s = written ? VKNN_STATUS_NONE
+                : vknn_lower_slice_copy(graph, op->inputs[i], op->outputs[0], &slice, out_list);
     if (s != VKNN_STATUS_NONE) return s;
     slice.axis_offset += slice.in_axis;
   }

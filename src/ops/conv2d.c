@@ -351,6 +351,7 @@ typedef struct conv_params {
   uint32_t cin_per_group, cout_per_group;
   float act_min, act_max;
   int32_t in_zero_point, filter_zero_point, out_zero_point;
+  uint32_t out_row, out_stride, out_offset;
 } conv_params;
 VKNN_PUSH_LAYOUT(conv2d, conv_params);
 
@@ -378,7 +379,8 @@ vknn_status vknn_lower_conv_tensors(vknn_graph *graph, const vknn_conv_tensors *
                    g->k_w, g->k_h, g->stride_x, g->stride_y, g->dilation_x, g->dilation_y,
                    g->pad_left, g->pad_top, g->cin_per_group, g->cout_per_group, t->act_min,
                    t->act_max, in->zero_point, filter->zero_point,
-                   graph->tensors[t->output].zero_point};
+                   graph->tensors[t->output].zero_point, g->out_slice.row, g->out_slice.stride,
+                   g->out_slice.offset};
   vknn_dispatch *d = vknn_dispatch_list_add(out_list);
   if (d == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
   d->shader = conv_shader(in->type, filter->type);
@@ -390,6 +392,7 @@ vknn_status vknn_lower_conv_tensors(vknn_graph *graph, const vknn_conv_tensors *
   d->spec[VKNN_SPEC_CONV2D_DEPTHWISE] = g->depthwise;
   d->spec[VKNN_SPEC_CONV2D_TRANSPOSED] = g->transposed;
   d->spec[VKNN_SPEC_CONV2D_OC_BLOCK] = block;
+  d->spec[VKNN_SPEC_CONV2D_SLICED] = g->out_slice.row != 0;
   d->spec_count = VKNN_SPEC_COUNT_CONV2D;
   vknn_dispatch_bind(d, t->input, VKNN_ACCESS_READ);
   vknn_dispatch_bind(d, t->filter, VKNN_ACCESS_READ);
@@ -402,8 +405,24 @@ vknn_status vknn_lower_conv_tensors(vknn_graph *graph, const vknn_conv_tensors *
   return VKNN_STATUS_NONE;
 }
 
+bool vknn_conv_writes_slices(int32_t operation_type) {
+  switch (operation_type) {
+    case VKNN_OPERATION_CONV_2D:
+    case VKNN_OPERATION_DEPTHWISE_CONV_2D:
+    case VKNN_OPERATION_GROUPED_CONV_2D:
+    case VKNN_OPERATION_TRANSPOSE_CONV_2D:
+    case VKNN_OPERATION_FULLY_CONNECTED: return true;
+    default: return false;
+  }
+}
+
 vknn_status vknn_lower_conv(vknn_graph *graph, const vknn_operation *op,
-                            const vknn_conv_geometry *g, vknn_dispatch_list *out_list) {
+                            const vknn_conv_geometry *geometry, vknn_dispatch_list *out_list) {
+  /* A CONCATENATION's slice, when the fusion pass chose this operation to
+   * write it in place. */
+  vknn_conv_geometry sliced = *geometry;
+  sliced.out_slice = graph->fusion[vknn_graph_op_index(graph, op)].out_slice;
+  const vknn_conv_geometry *g = &sliced;
   vknn_conv_tensors t = {vknn_graph_op_input(graph, op, 0), op->inputs[1], op->inputs[2],
                          vknn_graph_op_output(graph, op, 0), UINT32_MAX, 0.f, 0.f};
   vknn_op_activation_bounds(graph, op, g->activation, &t.act_min, &t.act_max);

@@ -19,6 +19,9 @@ typedef struct vknn_conv_geometry {
    * (oy + pad_top - ky) / stride_y where that divides evenly). */
   bool transposed;
   int32_t activation;
+  /* Where the result goes when it is a slice of a larger tensor (row 0:
+   * the output tensor whole). */
+  vknn_out_slice out_slice;
 } vknn_conv_geometry;
 
 /* The kernels a convolution may run on (src/ops/conv2d_select.c). */
@@ -82,6 +85,10 @@ typedef struct vknn_matmul {
   uint32_t rows, k, n;
 } vknn_matmul;
 vknn_status vknn_lower_matmul(vknn_graph *graph, const vknn_matmul *m, vknn_dispatch_list *out_list);
+
+/* The operations lowered through vknn_lower_conv, whose kernels can store
+ * their output as a slice of a larger tensor (fusion.c). */
+bool vknn_conv_writes_slices(int32_t operation_type);
 
 /* Type rules of input, filter, bias and output shared by the three operations
  * (per_channel_dim: the channel dimension a per-channel filter must use, or

@@ -107,6 +107,9 @@ typedef struct tiled_launch {
   const void *push;
   uint32_t push_size;
   uint64_t invocations;
+  /* Quantized variants summing packed 8-bit dot products (conv2d_gemm's
+   * _idot), where the reads are vec4 (texel_vec4). */
+  bool has_integer_dot;
 } tiled_launch;
 
 /* A tensor fits one texel-buffer view of the device: whole texels, and no
@@ -157,15 +160,26 @@ static vknn_shader_id tiled_shader(const vknn_graph *graph, const vknn_conv_tens
   }
 }
 
+/* The packed dot product variant for the operand types (conv2d_gemm's). */
+static vknn_shader_id integer_dot_shader(const vknn_graph *graph, const vknn_conv_tensors *t) {
+  if (graph->tensors[t->input].type == VKNN_OPERAND_TENSOR_QUANT8_ASYMM_SIGNED)
+    return VKNN_SHADER_CONV2D_GEMM_Q8S_IDOT;
+  if (graph->tensors[t->filter].type == VKNN_OPERAND_TENSOR_QUANT8_SYMM_PER_CHANNEL)
+    return VKNN_SHADER_CONV2D_GEMM_Q8_FILTER_I8_IDOT;
+  return VKNN_SHADER_CONV2D_GEMM_Q8_IDOT;
+}
+
 static vknn_status add_tiled_dispatch(vknn_graph *graph, const vknn_conv_tensors *t,
                                       const tiled_launch *l, vknn_dispatch_list *out_list) {
   bool quant = vknn_is_quant8(graph->tensors[t->input].type);
   if (quant && !l->has_quant) return VKNN_STATUS_GENERAL_FAILURE;
   vknn_dispatch *d = vknn_dispatch_list_add(out_list);
   if (d == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
+  /* Packed dot products read the 8-bit words from storage buffers. */
+  bool integer_dot = quant && l->has_integer_dot && l->texel_vec4 && graph->kernels.integer_dot;
   vknn_texel_format texel[2];
-  bool texel_reads = texel_formats(graph, t, l, texel);
-  d->shader = tiled_shader(graph, t, l, texel_reads);
+  bool texel_reads = !integer_dot && texel_formats(graph, t, l, texel);
+  d->shader = integer_dot ? integer_dot_shader(graph, t) : tiled_shader(graph, t, l, texel_reads);
   d->local_size = l->group;
   memcpy(d->spec, l->spec, sizeof(l->spec));
   d->spec_count = l->spec_count;
@@ -194,12 +208,20 @@ static void tensor_zero_points(const vknn_graph *graph, const vknn_conv_tensors 
   out[2] = graph->tensors[t->output].zero_point;
 }
 
+/* Stores of four consecutive output elements stay four consecutive ones in
+ * the slice (when there is one). */
+static bool slice_vec4(const vknn_conv_geometry *g) {
+  const vknn_out_slice *s = &g->out_slice;
+  return s->row == 0 || (s->row % 4 == 0 && s->stride % 4 == 0 && s->offset % 4 == 0);
+}
+
 /* Push constants of conv2d_gemm.comp, std430 layout. */
 typedef struct gemm_params {
   uint32_t in_h, in_w, out_h, out_w, in_c, cout_per_group, pixels, out_c, channel_blocks;
   uint32_t stride_x, stride_y, dilation_x, dilation_y;
   int32_t pad_left, pad_top;
   int32_t in_zero_point, filter_zero_point, out_zero_point;
+  uint32_t out_row, out_stride, out_offset;
   float act_min, act_max;
 } gemm_params;
 VKNN_PUSH_LAYOUT(conv2d_gemm, gemm_params);
@@ -221,7 +243,8 @@ static vknn_status lower_gemm(vknn_graph *graph, const vknn_conv_tensors *t,
   gemm_params p = {g->in_h, g->in_w, g->out_h, g->out_w, g->in_c, g->cout_per_group, pixels, g->out_c,
                    ceil_div(g->out_c, c.ch_block), g->stride_x, g->stride_y, g->dilation_x,
                    g->dilation_y, g->pad_left, g->pad_top, zero_points[0], zero_points[1],
-                   zero_points[2], 0.f, 0.f};
+                   zero_points[2], g->out_slice.row, g->out_slice.stride, g->out_slice.offset,
+                   0.f, 0.f};
   bool quant = vknn_is_quant8(graph->tensors[t->input].type);
   uint64_t tiles = ceil_div(pixels, (uint64_t)c.group * c.pix_block);
   tiled_launch l = {VKNN_SHADER_CONV2D_GEMM_F32, VKNN_SHADER_CONV2D_GEMM_F16,
@@ -236,10 +259,11 @@ static vknn_status lower_gemm(vknn_graph *graph, const vknn_conv_tensors *t,
                      [VKNN_SPEC_CONV2D_GEMM_K_H] = g->k_h,
                      [VKNN_SPEC_CONV2D_GEMM_K_W] = g->k_w,
                      [VKNN_SPEC_CONV2D_GEMM_TAPS] = gemm_taps(g),
-                     [VKNN_SPEC_CONV2D_GEMM_VEC4_STORES] =
-                         !quant && g->out_c % 4 == 0 && c.ch_block % 4 == 0},
+                     [VKNN_SPEC_CONV2D_GEMM_VEC4_STORES] = !quant && g->out_c % 4 == 0 &&
+                                                           c.ch_block % 4 == 0 && slice_vec4(g),
+                     [VKNN_SPEC_CONV2D_GEMM_SLICED] = g->out_slice.row != 0},
                     VKNN_SPEC_COUNT_CONV2D_GEMM,
-                    &p, sizeof(p), tiles * p.channel_blocks * c.group};
+                    &p, sizeof(p), tiles * p.channel_blocks * c.group, true};
   return add_tiled_dispatch(graph, t, &l, out_list);
 }
 
@@ -249,6 +273,7 @@ typedef struct depthwise_params {
   int32_t pad_left, pad_top;
   uint32_t x_blocks, items, channel_blocks;
   int32_t in_zero_point, filter_zero_point, out_zero_point;
+  uint32_t out_row, out_stride, out_offset;
   float act_min, act_max;
 } depthwise_params;
 VKNN_PUSH_LAYOUT(conv2d_depthwise, depthwise_params);
@@ -261,29 +286,34 @@ static vknn_status lower_depthwise(vknn_graph *graph, const vknn_conv_tensors *t
   tensor_zero_points(graph, t, zero_points);
   depthwise_params p = {g->in_h, g->in_w, g->out_c, g->out_h, g->out_w, g->pad_left, g->pad_top,
                         x_blocks, g->batches * g->out_h * x_blocks, ceil_div(g->out_c, 4),
-                        zero_points[0], zero_points[1], zero_points[2], 0.f, 0.f};
+                        zero_points[0], zero_points[1], zero_points[2], g->out_slice.row,
+                        g->out_slice.stride, g->out_slice.offset, 0.f, 0.f};
+  /* Whole vec4 loads and stores: four channels at a time, also in the slice. */
+  bool vec4_io = g->out_c % 4 == 0 && slice_vec4(g);
   tiled_launch l = {VKNN_SHADER_CONV2D_DEPTHWISE_F32, VKNN_SHADER_CONV2D_DEPTHWISE_F16,
                     true, VKNN_SHADER_CONV2D_DEPTHWISE_Q8, VKNN_SHADER_CONV2D_DEPTHWISE_Q8_FILTER_I8,
                     VKNN_SHADER_CONV2D_DEPTHWISE_Q8S, VKNN_SHADER_CONV2D_DEPTHWISE_Q8_TEXEL,
                     VKNN_SHADER_CONV2D_DEPTHWISE_Q8_FILTER_I8_TEXEL,
                     VKNN_SHADER_CONV2D_DEPTHWISE_Q8S_TEXEL,
                     true, VKNN_SHADER_CONV2D_DEPTHWISE_F32_TEXEL,
-                    VKNN_SHADER_CONV2D_DEPTHWISE_F16_TEXEL, g->out_c % 4 == 0, c.group,
+                    VKNN_SHADER_CONV2D_DEPTHWISE_F16_TEXEL, vec4_io, c.group,
                     {[VKNN_SPEC_CONV2D_DEPTHWISE_K_H] = g->k_h,
                      [VKNN_SPEC_CONV2D_DEPTHWISE_K_W] = g->k_w,
                      [VKNN_SPEC_CONV2D_DEPTHWISE_STRIDE_X] = g->stride_x,
                      [VKNN_SPEC_CONV2D_DEPTHWISE_STRIDE_Y] = g->stride_y,
                      [VKNN_SPEC_CONV2D_DEPTHWISE_OUT_BLOCK] = c.pix_block,
-                     [VKNN_SPEC_CONV2D_DEPTHWISE_VEC4_IO] = g->out_c % 4 == 0},
+                     [VKNN_SPEC_CONV2D_DEPTHWISE_VEC4_IO] = vec4_io,
+                     [VKNN_SPEC_CONV2D_DEPTHWISE_SLICED] = g->out_slice.row != 0},
                     VKNN_SPEC_COUNT_CONV2D_DEPTHWISE,
                     &p, sizeof(p),
-                    (uint64_t)ceil_div(p.items, c.group) * p.channel_blocks * c.group};
+                    (uint64_t)ceil_div(p.items, c.group) * p.channel_blocks * c.group, false};
   return add_tiled_dispatch(graph, t, &l, out_list);
 }
 
 /* Push constants of gemv_splitk.comp, std430 layout. */
 typedef struct gemv_params {
   uint32_t out_c;
+  uint32_t out_row, out_stride, out_offset;
   float act_min, act_max;
 } gemv_params;
 VKNN_PUSH_LAYOUT(gemv_splitk, gemv_params);
@@ -291,13 +321,14 @@ VKNN_PUSH_LAYOUT(gemv_splitk, gemv_params);
 static vknn_status lower_gemv(vknn_graph *graph, const vknn_conv_tensors *t,
                               const vknn_conv_geometry *g, vknn_conv_choice c,
                               vknn_dispatch_list *out_list) {
-  gemv_params p = {g->out_c, 0.f, 0.f};
+  gemv_params p = {g->out_c, g->out_slice.row, g->out_slice.stride, g->out_slice.offset, 0.f, 0.f};
   tiled_launch l = {VKNN_SHADER_GEMV_SPLITK_F32, VKNN_SHADER_GEMV_SPLITK_F16, false, 0, 0, 0, 0, 0, 0, true,
                     VKNN_SHADER_GEMV_SPLITK_F32_TEXEL, VKNN_SHADER_GEMV_SPLITK_F16_TEXEL,
                     g->in_c % 4 == 0, c.group,
-                    {[VKNN_SPEC_GEMV_SPLITK_CH_BLOCK] = c.ch_block, [VKNN_SPEC_GEMV_SPLITK_K] = g->in_c},
+                    {[VKNN_SPEC_GEMV_SPLITK_CH_BLOCK] = c.ch_block, [VKNN_SPEC_GEMV_SPLITK_K] = g->in_c,
+                     [VKNN_SPEC_GEMV_SPLITK_SLICED] = g->out_slice.row != 0},
                     VKNN_SPEC_COUNT_GEMV_SPLITK, &p, sizeof(p),
-                    (uint64_t)ceil_div(g->out_c, c.ch_block) * c.group};
+                    (uint64_t)ceil_div(g->out_c, c.ch_block) * c.group, false};
   return add_tiled_dispatch(graph, t, &l, out_list);
 }
 

@@ -7,6 +7,7 @@
 #include "runtime/fence_waiter.h"
 #include "util/clock.h"
 #include "util/log.h"
+#include "util/trace.h"
 #include "vk/vk_context.h"
 #include "runtime/watchdog.h"
 
@@ -26,6 +27,9 @@ struct vknn_device {
    * (device_state.c): executions, prepare and allocation fail from then on;
    * releases and close still work. */
   atomic_bool lost;
+  vknn_trace trace; /* VKNN_TRACE: off unless a file was given */
+  /* VKNN_GRAPH_DUMP: the folder prepare writes .dot files in; "" when off. */
+  char graph_dump_dir[1024];
 };
 
 /* Marks the device lost; the first mark logs it. */

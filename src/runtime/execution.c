@@ -172,13 +172,32 @@ static uint64_t device_time(vknn_graph_instance *inst, const vknn_execution_opti
   return vknn_graph_instance_read_timestamps(inst);
 }
 
+/* Submits and waits; while tracing, with the span of that and of each dispatch. */
+static vknn_status submit(vknn_graph_instance *inst, const vknn_recording *rec,
+                          const vknn_execution_options *o) {
+  vknn_trace *trace = &inst->graph->device->trace;
+  uint64_t begin = vknn_trace_begin(trace);
+  vknn_status s = vknn_graph_instance_submit(inst, rec, &o->deadline, timed(o));
+  vknn_trace_end(trace, "execution", "submit and wait", begin);
+  return s;
+}
+
+/* The timestamps' device time; while tracing, each dispatch's span too. */
+static uint64_t read_device_time(vknn_graph_instance *inst, const vknn_execution_options *o,
+                                 uint64_t submit_ns) {
+  uint64_t us = device_time(inst, o);
+  if (submit_ns != 0 && us != UINT64_MAX) vknn_graph_instance_trace_dispatches(inst, submit_ns);
+  return us;
+}
+
 /* The shaders read and write the request's memory: nothing to copy. */
 static vknn_status run_in_place(vknn_graph_instance *inst, const vknn_recording *rec,
                                 const vknn_execution_options *o, uint64_t *device_us) {
-  vknn_status s = vknn_graph_instance_submit(inst, rec, &o->deadline, timed(o));
+  uint64_t submit_ns = vknn_trace_begin(&inst->graph->device->trace);
+  vknn_status s = submit(inst, rec, o);
   if (s == VKNN_STATUS_NONE) s = vknn_graph_instance_check_status(inst);
   if (s == VKNN_STATUS_NONE) {
-    *device_us = device_time(inst, o);
+    *device_us = read_device_time(inst, o, submit_ns);
     atomic_fetch_add(&inst->graph->device->vk.counters.zero_copy_executions, 1);
   }
   return s;
@@ -187,12 +206,17 @@ static vknn_status run_in_place(vknn_graph_instance *inst, const vknn_recording 
 static vknn_status run_staged(vknn_graph_instance *inst, const vknn_request *request,
                               const request_pools *view, const vknn_execution_options *o,
                               uint64_t *device_us) {
+  vknn_trace *trace = &inst->graph->device->trace;
+  uint64_t begin = vknn_trace_begin(trace);
   vknn_status s = copy_inputs(inst, request, view);
-  if (s == VKNN_STATUS_NONE)
-    s = vknn_graph_instance_submit(inst, &inst->recording, &o->deadline, timed(o));
+  vknn_trace_end(trace, "execution", "copy inputs", begin);
+  uint64_t submit_ns = vknn_trace_begin(trace);
+  if (s == VKNN_STATUS_NONE) s = submit(inst, &inst->recording, o);
   if (s == VKNN_STATUS_NONE) s = vknn_graph_instance_check_status(inst);
-  if (s == VKNN_STATUS_NONE) *device_us = device_time(inst, o);
+  if (s == VKNN_STATUS_NONE) *device_us = read_device_time(inst, o, submit_ns);
+  begin = vknn_trace_begin(trace);
   if (s == VKNN_STATUS_NONE) s = copy_outputs(inst, request, view);
+  vknn_trace_end(trace, "execution", "copy outputs", begin);
   if (s == VKNN_STATUS_NONE)
     atomic_fetch_add(&inst->graph->device->vk.counters.staged_executions, 1);
   return s;
@@ -346,11 +370,15 @@ vknn_status vknn_execution_run_mapping(vknn_prepared_model *pm, const vknn_reque
                                        vknn_output_shape *out_shapes, uint32_t shape_count,
                                        vknn_timing *out_timing) {
   if (out_timing != NULL) *out_timing = (vknn_timing){UINT64_MAX, UINT64_MAX};
+  vknn_trace *trace = &pm->device->trace;
+  uint64_t begin = vknn_trace_begin(trace);
   request_pools pools;
   vknn_status s = map_pools(pm, request, &pools);
+  vknn_trace_end(trace, "execution", "map request memory", begin);
   if (s == VKNN_STATUS_NONE)
     s = vknn_execution_run(pm, request, pools.items, o, out_shapes, shape_count, out_timing);
   unmap_pools(pm, &pools);
+  vknn_trace_end(trace, "execution", "execute", begin);
   stamp_driver_time(o, out_timing); /* the unmapping is the driver's time too */
   return s;
 }

@@ -3,10 +3,12 @@
  * one prepared model overlap (recorded_graph.c). */
 #include "runtime/graph_instance.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "graph/runtime_check.h"
+#include "runtime/device_internal.h"
 #include "util/fault_injection.h"
 
 #define TAG "execution"
@@ -181,6 +183,29 @@ uint64_t vknn_graph_instance_read_timestamps(vknn_graph_instance *inst) {
   if (rg->info.profiled) vknn_recorded_graph_set_dispatch_times(rg, ticks, mask, ns_per_tick);
   uint64_t elapsed = (ticks[n - 1] - ticks[0]) & mask;
   return (uint64_t)((double)elapsed * ns_per_tick / 1000.0);
+}
+
+/* Each dispatch's GPU span from the timestamps read last (one after every
+ * dispatch: the graph is profiled while tracing). The GPU's clock is not the
+ * host's: the spans are placed from the host time of the submission. */
+void vknn_graph_instance_trace_dispatches(const vknn_graph_instance *inst, uint64_t submit_ns) {
+  const vknn_recorded_graph *rg = inst->graph;
+  vknn_device *device = rg->device;
+  if (!vknn_trace_on(&device->trace) || !rg->info.profiled) return;
+  const vknn_vk *vk = &device->vk;
+  uint64_t mask = vk->timestamp_valid_bits >= 64 ? UINT64_MAX
+                                                 : (1ull << vk->timestamp_valid_bits) - 1;
+  double ns_per_tick = vk->properties.limits.timestampPeriod;
+  for (uint32_t i = 0; i < rg->info.dispatch_count; ++i) {
+    const vknn_dispatch *d = &rg->dispatches.items[i];
+    const char *op = vknn_operation_type_name(d->operation_type);
+    char name[128];
+    snprintf(name, sizeof(name), "%s %s", op != NULL ? op : "extension",
+             vknn_embedded_shaders[d->shader].name);
+    uint64_t start = (uint64_t)((double)((inst->ticks[i] - inst->ticks[0]) & mask) * ns_per_tick);
+    uint64_t length = (uint64_t)((double)((inst->ticks[i + 1] - inst->ticks[i]) & mask) * ns_per_tick);
+    vknn_trace_span(&device->trace, "gpu", name, VKNN_TRACE_GPU_TRACK, submit_ns + start, length);
+  }
 }
 
 vknn_recording_resources vknn_graph_instance_resources(const vknn_graph_instance *inst) {

@@ -57,4 +57,7 @@ vknn_status vknn_graph_instance_check_status(const vknn_graph_instance *inst);
 /* Device time of the last submission in microseconds, when it was timed or
  * the graph is profiled (UINT64_MAX otherwise, or when unavailable);
  * per-dispatch times go to the graph when profiled. */
+/* VKNN_TRACE: the spans of the dispatches whose timestamps were read last,
+ * placed from submit_ns (host time of the submission). */
+void vknn_graph_instance_trace_dispatches(const vknn_graph_instance *inst, uint64_t submit_ns);
 uint64_t vknn_graph_instance_read_timestamps(vknn_graph_instance *inst);

@@ -239,6 +239,7 @@ vknn_plan_target vknn_recorded_graph_target(const vknn_device *device) {
                                 vk->properties.limits.maxComputeWorkGroupCount[1],
                             .import_pools = shared && vk->host_import_alignment != 0,
                             .kernels = {.texel_reads = vk->texel_reads,
+                                        .integer_dot = vk->integer_dot,
                                         .int64_float64 =
                                             (vk->shader_features &
                                              (VKNN_SHADER_NEEDS_SHADERINT64 |

@@ -195,6 +195,28 @@ static void enable_host_import(vknn_vk *vk) {
     vk->host_import_alignment = host.minImportedHostPointerAlignment;
 }
 
+/* Packed 8-bit dot products (VK_KHR_shader_integer_dot_product): the
+ * feature, and which signedness the device accelerates. */
+static bool query_integer_dot(vknn_vk *vk) {
+  if (!has_device_extension(vk->physical_device, VK_KHR_SHADER_INTEGER_DOT_PRODUCT_EXTENSION_NAME))
+    return false;
+  VkPhysicalDeviceShaderIntegerDotProductFeaturesKHR feature = {
+      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_FEATURES_KHR};
+  VkPhysicalDeviceFeatures2 features = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
+                                        .pNext = &feature};
+  vkGetPhysicalDeviceFeatures2(vk->physical_device, &features);
+  if (!feature.shaderIntegerDotProduct) return false;
+  VkPhysicalDeviceShaderIntegerDotProductPropertiesKHR dot = {
+      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_PROPERTIES_KHR};
+  VkPhysicalDeviceProperties2 props = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
+                                       .pNext = &dot};
+  vkGetPhysicalDeviceProperties2(vk->physical_device, &props);
+  vk->dot4x8_accelerated[0] = dot.integerDotProduct4x8BitPackedUnsignedAccelerated;
+  vk->dot4x8_accelerated[1] = dot.integerDotProduct4x8BitPackedSignedAccelerated;
+  vk->dot4x8_accelerated[2] = dot.integerDotProduct4x8BitPackedMixedSignednessAccelerated;
+  return true;
+}
+
 /* The driver's kernels read and write 8- and 16-bit elements in storage buffers. */
 static vknn_status create_logical_device(vknn_vk *vk) {
   VkPhysicalDevice16BitStorageFeatures storage16 = {
@@ -214,28 +236,38 @@ static vknn_status create_logical_device(vknn_vk *vk) {
   /* Kernels with float16, int8 or 64-bit arithmetic (variants that name the
    * feature) run only where the device has it; the others use 16- and 8-bit
    * storage and 32-bit arithmetic. */
+  bool integer_dot = query_integer_dot(vk);
   vk->shader_features = (arithmetic.shaderFloat16 ? VKNN_SHADER_NEEDS_SHADERFLOAT16 : 0) |
                         (arithmetic.shaderInt8 ? VKNN_SHADER_NEEDS_SHADERINT8 : 0) |
                         (features.features.shaderInt64 ? VKNN_SHADER_NEEDS_SHADERINT64 : 0) |
-                        (features.features.shaderFloat64 ? VKNN_SHADER_NEEDS_SHADERFLOAT64 : 0);
+                        (features.features.shaderFloat64 ? VKNN_SHADER_NEEDS_SHADERFLOAT64 : 0) |
+                        (integer_dot ? VKNN_SHADER_NEEDS_SHADERINTEGERDOTPRODUCT : 0);
   VkPhysicalDeviceFeatures want_core = {.shaderInt64 = features.features.shaderInt64,
                                         .shaderFloat64 = features.features.shaderFloat64};
   VkPhysicalDeviceShaderFloat16Int8Features want_arithmetic = {
       .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES,
       .shaderFloat16 = arithmetic.shaderFloat16,
       .shaderInt8 = arithmetic.shaderInt8};
+  VkPhysicalDeviceShaderIntegerDotProductFeaturesKHR want_dot = {
+      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_FEATURES_KHR,
+      .shaderIntegerDotProduct = VK_TRUE};
+  if (arithmetic.shaderFloat16 || arithmetic.shaderInt8)
+    want_arithmetic.pNext = integer_dot ? &want_dot : NULL;
   VkPhysicalDevice16BitStorageFeatures want16 = {
       .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES,
-      .pNext = (arithmetic.shaderFloat16 || arithmetic.shaderInt8) ? &want_arithmetic : NULL,
+      .pNext = (arithmetic.shaderFloat16 || arithmetic.shaderInt8) ? (void *)&want_arithmetic
+               : integer_dot                                       ? (void *)&want_dot
+                                                                   : NULL,
       .storageBuffer16BitAccess = VK_TRUE};
   VkPhysicalDevice8BitStorageFeatures want8 = {
       .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES,
       .pNext = &want16,
       .storageBuffer8BitAccess = VK_TRUE};
-  const char *extensions[2] = {VK_KHR_8BIT_STORAGE_EXTENSION_NAME};
+  const char *extensions[3] = {VK_KHR_8BIT_STORAGE_EXTENSION_NAME};
   uint32_t extension_count = 1;
-  if (has_device_extension(vk->physical_device, VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME))
-    extensions[extension_count++] = VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME;
+  if (integer_dot) extensions[extension_count++] = VK_KHR_SHADER_INTEGER_DOT_PRODUCT_EXTENSION_NAME;
+  bool host_import = has_device_extension(vk->physical_device, VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME);
+  if (host_import) extensions[extension_count++] = VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME;
   float priority = 1.0f;
   VkDeviceQueueCreateInfo queue = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
                                    .queueFamilyIndex = vk->queue_family,
@@ -254,7 +286,7 @@ static vknn_status create_logical_device(vknn_vk *vk) {
     return VKNN_STATUS_DEVICE_UNAVAILABLE;
   }
   vkGetDeviceQueue(vk->device, vk->queue_family, 0, &vk->queue);
-  if (extension_count > 1) enable_host_import(vk);
+  if (host_import) enable_host_import(vk);
   return VKNN_STATUS_NONE;
 }
 
@@ -303,6 +335,9 @@ static vknn_status create_shared_objects(vknn_vk *vk) {
   VkPipelineCacheCreateInfo cache = {.sType = VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
   VkResult r = vkCreatePipelineCache(vk->device, &cache, NULL, &vk->pipeline_cache);
   for (uint32_t i = 0; i < VKNN_SHADER_COUNT && r == VK_SUCCESS; ++i) {
+    /* A variant using a feature the device lacks is never created (its
+     * SPIR-V declares a capability the device does not enable). */
+    if (!vknn_vk_has_shader(vk, (vknn_shader_id)i)) continue;
     VkShaderModuleCreateInfo info = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
                                      .codeSize = vknn_embedded_shaders[i].size_bytes,
                                      .pCode = vknn_embedded_shaders[i].words};

@@ -44,6 +44,14 @@ typedef struct vknn_vk {
   VkDeviceSize host_import_alignment;
   PFN_vkGetMemoryHostPointerPropertiesEXT get_host_pointer_properties;
   uint32_t shader_features; /* VKNN_SHADER_NEEDS_* the device has enabled */
+  /* VK_KHR_shader_integer_dot_product: dot products of four packed 8-bit
+   * values that the device runs faster than the plain multiply-adds (its
+   * properties' ...4x8BitPacked...Accelerated), by signedness of the two
+   * operands: unsigned x unsigned, signed x signed, signed x unsigned. */
+  bool dot4x8_accelerated[3];
+  /* Quantized matrix kernels use packed dot products (set when the device
+   * opens: the device option integer_dot). */
+  bool integer_dot;
   VkPipelineCache pipeline_cache;
   /* Pipeline creation reads the cache (shared); merging saved data into it
    * and reading its data out need it alone (exclusive). */

@@ -305,11 +305,13 @@ static void usage(void) {
   fprintf(stderr,
           "usage: vknn-cts [--modes LIST] [--filter GLOB] [--sample N] [--jobs N] [--timeout S] [--json FILE]\n"
           "                [--quant-tolerance STEPS] [--baseline FILE] [--write-baseline FILE]\n"
-          "                [--operand-reads auto|storage|texel] [--loop-timeout MS] [PATH...]\n"
+          "                [--operand-reads auto|storage|texel] [--integer-dot auto|off|on]\n"
+          "                [--loop-timeout MS] [PATH...]\n"
           "  --baseline: every case FILE lists must pass (when selected); unlisted passes are printed\n"
           "  --write-baseline: list the passing cases in FILE\n"
           "  --quant-tolerance: allowed error of quantized outputs (0: bit-exact)\n"
           "  --operand-reads: how float convolutions read input and filter (device option)\n"
+          "  --integer-dot: whether quantized matrix kernels use packed dot products (device option)\n"
           "  --loop-timeout: the loop timeout of every execution (default: the driver's, 2 s)\n"
           "  PATH: a data file or a folder searched recursively (default: %s)\n",
           VKNN_CTS_DATA);
@@ -341,6 +343,12 @@ static int parse_args(int argc, char **argv, options *opt, int *first_path) {
       if (strcmp(v, "auto") == 0) cts_set_operand_reads(VKNN_OPERAND_READS_AUTO);
       else if (strcmp(v, "storage") == 0) cts_set_operand_reads(VKNN_OPERAND_READS_STORAGE);
       else if (strcmp(v, "texel") == 0) cts_set_operand_reads(VKNN_OPERAND_READS_TEXEL);
+      else return usage(), -1;
+    } else if (strcmp(arg, "--integer-dot") == 0) {
+      const char *v = argv[++i];
+      if (strcmp(v, "auto") == 0) cts_set_integer_dot(VKNN_INTEGER_DOT_AUTO);
+      else if (strcmp(v, "off") == 0) cts_set_integer_dot(VKNN_INTEGER_DOT_OFF);
+      else if (strcmp(v, "on") == 0) cts_set_integer_dot(VKNN_INTEGER_DOT_ON);
       else return usage(), -1;
     } else return usage(), -1;
   }

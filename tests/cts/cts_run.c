@@ -42,6 +42,10 @@ static vknn_operand_reads operand_reads = VKNN_OPERAND_READS_AUTO;
 
 void cts_set_operand_reads(vknn_operand_reads reads) { operand_reads = reads; }
 
+static vknn_integer_dot integer_dot = VKNN_INTEGER_DOT_AUTO;
+
+void cts_set_integer_dot(vknn_integer_dot choice) { integer_dot = choice; }
+
 static vknn_duration loop_timeout;
 
 void cts_set_loop_timeout_ms(uint32_t ms) {
@@ -54,7 +58,8 @@ static vknn_status open_device(cts_worker *worker, vknn_device **out) {
   vknn_device_options options = {.log_callback = on_log,
                                  .log_user_data = worker,
                                  .enable_validation = true,
-                                 .operand_reads = operand_reads};
+                                 .operand_reads = operand_reads,
+                                 .integer_dot = integer_dot};
   return vknn_device_open(&options, out);
 }
 

@@ -1,4 +1,5 @@
 #include "bench_common.h"
+#include "common/tool_stats.h"
 
 #include <errno.h>
 #include <math.h>
@@ -6,22 +7,10 @@
 #include <stdlib.h>
 #include <time.h>
 
-double bench_now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
-
-static int compare_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
+double bench_now_ms(void) { return tool_now_ms(); }
 
 double bench_quantile(double *values, size_t count, double q) {
-  if (count == 0) return 0.0;
-  qsort(values, count, sizeof(double), compare_double);
-  size_t index = (size_t)(q * (double)count);
-  return values[index < count ? index : count - 1];
+  return tool_quantile(values, count, q);
 }
 
 int bench_parse_count(const char *option, const char *text, int *out) {
@@ -52,8 +41,18 @@ static vknn_operand_reads operand_reads = VKNN_OPERAND_READS_AUTO;
 
 void bench_set_operand_reads(vknn_operand_reads reads) { operand_reads = reads; }
 
+static vknn_integer_dot integer_dot = VKNN_INTEGER_DOT_AUTO;
+
+void bench_set_integer_dot(vknn_integer_dot choice) { integer_dot = choice; }
+
+static const char *trace_path = NULL;
+
+void bench_set_trace(const char *path) { trace_path = path; }
+
 int bench_open_device(bool profile, vknn_device **out_device, const char **out_name) {
-  vknn_device_options options = {.profile_dispatches = profile, .operand_reads = operand_reads};
+  vknn_device_options options = {.profile_dispatches = profile, .operand_reads = operand_reads,
+                                 .integer_dot = integer_dot, .trace_path = trace_path};
+  trace_path = NULL; /* the first device only: a second would write over its file */
   vknn_status s = vknn_device_open(&options, out_device);
   if (s != VKNN_STATUS_NONE) {
     fprintf(stderr, "vknn-bench: no Vulkan device (%s)\n", vknn_status_name(s));

@@ -25,6 +25,12 @@ int bench_parse_positive(const char *option, const char *text, double *out);
 int bench_open_device(bool profile, vknn_device **out_device, const char **out_name);
 /* The operand_reads option of the devices bench_open_device opens. */
 void bench_set_operand_reads(vknn_operand_reads reads);
+/* The integer_dot option of the devices bench_open_device opens. */
+void bench_set_integer_dot(vknn_integer_dot choice);
+
+/* The trace file (VKNN_TRACE's JSON) of the first device bench_open_device
+ * opens after this call. */
+void bench_set_trace(const char *path);
 
 /* -1 with a message when the validation layer reported anything on the device. */
 int bench_check_validation(const vknn_device *device);

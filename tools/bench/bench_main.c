@@ -5,10 +5,13 @@
  *   kernel  one convolution or fully-connected operation at MobileNet shapes
  *   synth   whole MobileNet v1 / v2 models with random weights
  *   loop    what IF and one WHILE iteration cost beyond the operations they run
+ *   capabilities  the HAL's performance figures: reference workloads, device / host
  *
- * Before the verb, --operand-reads auto|storage|texel sets the device option of
- * that name (how float convolutions read input and filter), for comparing the
- * two ways in one run.
+ * Before the verb, --operand-reads auto|storage|texel and --integer-dot
+ * auto|off|on set the device options of those names (how float convolutions
+ * read input and filter; whether quantized matrix kernels use packed dot
+ * products), for comparing the ways in one run; --trace FILE writes the
+ * Chrome trace-event JSON of the device the verb opens first (as VKNN_TRACE).
  *
  * See README.md (Tools) and docs/perf.md. */
 #include <stdio.h>
@@ -29,13 +32,15 @@ static const bench_verb verbs[] = {
     {"kernel", bench_kernel_main, BENCH_KERNEL_USAGE},
     {"synth", bench_synth_main, BENCH_SYNTH_USAGE},
     {"loop", bench_loop_main, BENCH_LOOP_USAGE},
+    {"capabilities", bench_capabilities_main, BENCH_CAPABILITIES_USAGE},
 };
 #define VERB_COUNT (sizeof(verbs) / sizeof(verbs[0]))
 
 static int usage(void) {
   fprintf(stderr, "usage:\n");
   for (size_t i = 0; i < VERB_COUNT; ++i)
-    fprintf(stderr, "  vknn-bench [--operand-reads auto|storage|texel] %s\n", verbs[i].usage);
+    fprintf(stderr, "  vknn-bench [--operand-reads auto|storage|texel] [--integer-dot auto|off|on] [--trace FILE] %s\n",
+            verbs[i].usage);
   return 2;
 }
 
@@ -46,9 +51,20 @@ static int parse_reads(const char *text) {
   return -1;
 }
 
+static int parse_integer_dot(const char *text) {
+  static const char *names[] = {"auto", "off", "on"};
+  for (int i = 0; i < 3; ++i)
+    if (strcmp(text, names[i]) == 0) return bench_set_integer_dot((vknn_integer_dot)i), 0;
+  return -1;
+}
+
 int main(int argc, char **argv) {
-  if (argc >= 3 && strcmp(argv[1], "--operand-reads") == 0) {
-    if (parse_reads(argv[2]) != 0) return usage();
+  while (argc >= 3 && strncmp(argv[1], "--", 2) == 0) {
+    int rc = strcmp(argv[1], "--operand-reads") == 0 ? parse_reads(argv[2])
+             : strcmp(argv[1], "--integer-dot") == 0  ? parse_integer_dot(argv[2])
+             : strcmp(argv[1], "--trace") == 0        ? (bench_set_trace(argv[2]), 0)
+                                                      : -1;
+    if (rc != 0) return usage();
     argc -= 2;
     argv += 2;
   }

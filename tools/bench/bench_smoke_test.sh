@@ -56,4 +56,8 @@ grep -q '^outputs: *finite, softmax sums to 1' "$dir/log" || fail "outputs not c
 run loop loop --iterations 2 --loop 4
 check loop execution_us execution_series_us while_one_iteration_us while_long_us ~while_iteration_us if_us
 grep -q '^WHILE iteration: ' "$dir/log" || fail "no WHILE iteration row"
+run capabilities capabilities --rounds 1
+check capabilities float32.ratio relaxed.ratio quant8_asymm.ratio int32.ratio bool8.ratio if.ratio \
+  while.ratio float32.host_ms while.device_ms
+grep -q '^WHILE (4 x conv) ' "$dir/log" || fail "no WHILE row"
 echo "vknn-bench smoke test passed"

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cts_multinomial.h"
 #include "cts_values.h"
 
 typedef struct tolerance {
@@ -53,6 +54,7 @@ static int compare_output(const cts_case *c, const uint8_t *pool, uint32_t index
   const cts_expected *e = &c->expected[index];
   if (e->ignored) return 0;
   if (shape != NULL && compare_shape(e, shape, index, reason, reason_size) != 0) return -1;
+  if (c->multinomial_tolerance > 0) return cts_check_multinomial(c, pool, index, reason, reason_size);
   tolerance tol = tolerance_for(c, e->type);
   const uint8_t *bytes = pool + c->outputs[index].location.offset;
   for (size_t i = 0; i < e->count; ++i) {

@@ -1,0 +1,329 @@
+/* RNN and UNIDIRECTIONAL_SEQUENCE_RNN: state = activation(input * weights' +
+ * state * recurrent_weights' + bias), once (RNN) or per step of a sequence.
+ * Also the cell's lowering that BIDIRECTIONAL_SEQUENCE_RNN shares (rnn.h).
+ * Products on the matrix kernels (vknn_lower_matmul), the rest in
+ * shaders/rnn_step.comp; every step's dispatches are recorded at prepare. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ops/rnn.h"
+#include "ops/conv2d.h"
+#include "model/operand_type.h"
+#include "util/fault_injection.h"
+
+bool vknn_rnn_check_float(const vknn_logger *log, const vknn_operation *op, const char *what,
+                          const vknn_operand *operand, int32_t type) {
+  if (!vknn_is_float_tensor(type)) {
+    VKNN_LOG_E(log, "model", "%s: %s of type %s is not allowed (float32 or float16)",
+               vknn_operation_type_name(op->type), what, vknn_operand_type_name(type));
+    return false;
+  }
+  return vknn_op_check_type(log, op, what, operand, type);
+}
+
+bool vknn_rnn_check_tensor(const vknn_logger *log, const vknn_operation *op, const char *what,
+                           const vknn_operand *operand, int32_t type, uint32_t rank) {
+  return vknn_rnn_check_float(log, op, what, operand, type) &&
+         vknn_op_check_rank(log, op, what, operand, rank);
+}
+
+/* Inputs 0-4 (input, weights, recurrent weights, bias, hidden state) and
+ * every output: one float type; the activation (input 5) INT32. */
+static bool check_cell_operands(const vknn_logger *log, const vknn_subgraph *sg,
+                                const vknn_operation *op, uint32_t input_rank) {
+  static const char *names[] = {"the input", "the weights", "the recurrent weights", "the bias",
+                                "the hidden state"};
+  const uint32_t ranks[] = {input_rank, 2, 2, 1, 2};
+  int32_t type = sg->operands[op->inputs[0]].type;
+  for (uint32_t i = 0; i < 5; ++i)
+    if (!vknn_rnn_check_tensor(log, op, names[i], &sg->operands[op->inputs[i]], type, ranks[i]))
+      return false;
+  for (uint32_t o = 0; o < op->output_count; ++o)
+    if (!vknn_rnn_check_float(log, op, "every output", &sg->operands[op->outputs[o]], type))
+      return false;
+  return vknn_op_check_type(log, op, "the activation", &sg->operands[op->inputs[5]],
+                            VKNN_OPERAND_INT32);
+}
+
+static vknn_status validate_rnn(const vknn_logger *log, const vknn_model *model,
+                                const vknn_subgraph *sg, const vknn_operation *op) {
+  (void)model;
+  if (!vknn_op_check_counts(log, sg, op, 6, 6, 2)) return VKNN_STATUS_INVALID_ARGUMENT;
+  bool ok = check_cell_operands(log, sg, op, 2) &&
+            vknn_op_check_rank(log, op, "the state output", &sg->operands[op->outputs[0]], 2) &&
+            vknn_op_check_rank(log, op, "the output", &sg->operands[op->outputs[1]], 2);
+  return ok ? VKNN_STATUS_NONE : VKNN_STATUS_INVALID_ARGUMENT;
+}
+
+/* Outputs: the sequence, and (since NNAPI 1.3) the last step's state. */
+static vknn_status validate_unidirectional(const vknn_logger *log, const vknn_model *model,
+                                           const vknn_subgraph *sg, const vknn_operation *op) {
+  (void)model;
+  uint32_t outputs = op->output_count == 2 ? 2 : 1;
+  if (!vknn_op_check_counts(log, sg, op, 7, 7, outputs)) return VKNN_STATUS_INVALID_ARGUMENT;
+  bool ok = check_cell_operands(log, sg, op, 3) &&
+            vknn_op_check_type(log, op, "timeMajor", &sg->operands[op->inputs[6]],
+                               VKNN_OPERAND_INT32) &&
+            vknn_op_check_rank(log, op, "the output", &sg->operands[op->outputs[0]], 3) &&
+            (outputs == 1 ||
+             vknn_op_check_rank(log, op, "the state output", &sg->operands[op->outputs[1]], 2));
+  return ok ? VKNN_STATUS_NONE : VKNN_STATUS_INVALID_ARGUMENT;
+}
+
+static bool dims_are(const vknn_tensor *t, uint32_t d0, uint32_t d1) {
+  return t->rank == (d1 == 0 ? 1u : 2u) && t->dims[0] == d0 && (d1 == 0 || t->dims[1] == d1);
+}
+
+vknn_status vknn_rnn_check_cell(vknn_graph *graph, const vknn_operation *op,
+                                const vknn_rnn_sequence *seq, vknn_rnn_direction *dir) {
+  const vknn_tensor *w = &graph->tensors[dir->weights];
+  dir->units = w->rank == 2 ? w->dims[0] : 0;
+  uint32_t u = dir->units;
+  bool ok = dims_are(w, u, dir->input_size) &&
+            dims_are(&graph->tensors[dir->recurrent], u, u) &&
+            dims_are(&graph->tensors[dir->bias], u, 0) &&
+            dims_are(&graph->tensors[dir->hidden_in], seq->batch, u) &&
+            (dir->aux_weights == VKNN_NONE_TENSOR ||
+             dims_are(&graph->tensors[dir->aux_weights], u, dir->aux_size));
+  if (!ok) {
+    VKNN_LOG_E(graph->log, "model",
+               "%s: the weights, recurrent weights, bias and hidden state do not agree with a "
+               "batch of %u and %u inputs", vknn_operation_type_name(op->type), seq->batch,
+               dir->input_size);
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
+  /* The kernels index in 32 bits; merged outputs hold two cells' units. */
+  uint64_t limit = INT32_MAX / 2;
+  if ((uint64_t)seq->batch * seq->steps * u > limit || (uint64_t)u * u > limit) {
+    VKNN_LOG_E(graph->log, "compilation", "%s: %u units over %u x %u rows are too many",
+               vknn_operation_type_name(op->type), u, seq->batch, seq->steps);
+    return VKNN_STATUS_GENERAL_FAILURE;
+  }
+  return VKNN_STATUS_NONE;
+}
+
+vknn_status vknn_rnn_read_sequence(vknn_graph *graph, const vknn_operation *op, uint32_t input,
+                                   int32_t activation, bool time_major, vknn_rnn_sequence *seq) {
+  const vknn_tensor *in = &graph->tensors[input];
+  const char *name = vknn_operation_type_name(op->type);
+  if (!vknn_activation_valid(activation)) {
+    VKNN_LOG_E(graph->log, "model", "%s: activation %d is not a fused activation code", name,
+               activation);
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
+  if (in->rank != (op->type == VKNN_OPERATION_RNN ? 2u : 3u)) {
+    VKNN_LOG_E(graph->log, "model", "%s: an input of rank %u", name, in->rank);
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
+  seq->type = in->type;
+  seq->time_major = time_major;
+  seq->steps = in->rank == 3 ? in->dims[time_major ? 0 : 1] : 1;
+  seq->batch = in->rank == 3 ? in->dims[time_major ? 1 : 0] : in->dims[0];
+  vknn_activation_bounds(activation, in, &seq->act_min, &seq->act_max);
+  if (seq->steps > VKNN_RNN_MAX_STEPS ||
+      vknn_shape_element_count(in->dims, in->rank) > INT32_MAX) {
+    VKNN_LOG_E(graph->log, "compilation",
+               "%s: %u steps (at most %u) or an input of this size are not supported", name,
+               seq->steps, VKNN_RNN_MAX_STEPS);
+    return VKNN_STATUS_GENERAL_FAILURE;
+  }
+  return VKNN_STATUS_NONE;
+}
+
+/* A zero bias for the products that have none. */
+static uint32_t add_zeros(vknn_graph *graph, int32_t type, uint32_t count) {
+  void *zeros = vknn_calloc(count, type == VKNN_OPERAND_TENSOR_FLOAT16 ? 2 : 4);
+  if (zeros == NULL) return UINT32_MAX;
+  return vknn_graph_add_constant(graph, type, &count, 1, zeros);
+}
+
+static uint32_t add_temporary_2d(vknn_graph *graph, int32_t type, uint32_t rows, uint32_t cols) {
+  uint32_t dims[2] = {rows, cols};
+  return vknn_graph_add_temporary(graph, type, dims, 2);
+}
+
+typedef struct rnn_step_params {
+  uint32_t batch, units;
+  uint32_t proj_base, proj_batch_stride;
+  uint32_t out_base, out_batch_stride;
+  uint32_t has_aux;
+  float act_min, act_max;
+} rnn_step_params;
+VKNN_PUSH_LAYOUT(rnn_step, rnn_step_params);
+
+/* The tensors one direction's steps use. */
+typedef struct rnn_buffers {
+  uint32_t proj, aux_proj, rec, state, zeros;
+} rnn_buffers;
+
+static vknn_status add_step(vknn_graph *graph, const vknn_rnn_sequence *seq,
+                            const vknn_rnn_direction *dir, const rnn_buffers *b, uint32_t s,
+                            vknn_dispatch_list *out_list) {
+  uint32_t t = dir->reverse ? seq->steps - 1 - s : s;
+  bool first = s == 0, last = s + 1 == seq->steps;
+  vknn_matmul m = {.t = {first ? dir->hidden_in : b->state, dir->recurrent, b->zeros, b->rec, 0,
+                         -INFINITY, INFINITY},
+                   .rows = seq->batch, .k = dir->units, .n = dir->units};
+  vknn_status st = vknn_lower_matmul(graph, &m, out_list);
+  if (st != VKNN_STATUS_NONE) return st;
+  /* Rows of step t: t * batch + b (time-major) or b * steps + t. */
+  uint32_t step_rows = seq->time_major ? seq->batch : 1, batch_rows = seq->time_major ? 1 : seq->steps;
+  rnn_step_params p = {seq->batch, dir->units,
+                       t * step_rows * dir->units, batch_rows * dir->units,
+                       t * step_rows * dir->out_width + dir->out_col, batch_rows * dir->out_width,
+                       b->aux_proj != VKNN_NONE_TENSOR, seq->act_min, seq->act_max};
+  vknn_dispatch *d = vknn_dispatch_list_add(out_list);
+  if (d == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
+  bool f16 = seq->type == VKNN_OPERAND_TENSOR_FLOAT16;
+  d->shader = f16 ? VKNN_SHADER_RNN_STEP_F16 : VKNN_SHADER_RNN_STEP_F32;
+  d->local_size = 64;
+  vknn_dispatch_bind(d, b->proj, VKNN_ACCESS_READ);
+  vknn_dispatch_bind(d, b->aux_proj != VKNN_NONE_TENSOR ? b->aux_proj : b->proj, VKNN_ACCESS_READ);
+  vknn_dispatch_bind(d, b->rec, VKNN_ACCESS_READ);
+  /* The last step writes the operation's state output where it has one. */
+  bool to_output = last && dir->state_out != VKNN_NONE_TENSOR;
+  vknn_dispatch_bind(d, to_output ? dir->state_out : b->state, VKNN_ACCESS_WRITE);
+  vknn_dispatch_bind(d, dir->output, VKNN_ACCESS_WRITE);
+  memcpy(d->push, &p, sizeof(p));
+  d->push_size = sizeof(p);
+  d->invocations = (uint64_t)seq->batch * dir->units;
+  return VKNN_STATUS_NONE;
+}
+
+/* The projections of every step's input (with the bias) and auxiliary input. */
+static vknn_status add_projections(vknn_graph *graph, const vknn_rnn_sequence *seq,
+                                   const vknn_rnn_direction *dir, const rnn_buffers *b,
+                                   vknn_dispatch_list *out_list) {
+  uint32_t rows = seq->batch * seq->steps;
+  vknn_matmul m = {.t = {dir->input, dir->weights, dir->bias, b->proj, 0, -INFINITY, INFINITY},
+                   .rows = rows, .k = dir->input_size, .n = dir->units};
+  vknn_status s = vknn_lower_matmul(graph, &m, out_list);
+  if (s != VKNN_STATUS_NONE || b->aux_proj == VKNN_NONE_TENSOR) return s;
+  m.t.input = dir->aux_input;
+  m.t.filter = dir->aux_weights;
+  m.t.bias = b->zeros;
+  m.t.output = b->aux_proj;
+  m.k = dir->aux_size;
+  return vknn_lower_matmul(graph, &m, out_list);
+}
+
+vknn_status vknn_lower_rnn_direction(vknn_graph *graph, const vknn_rnn_sequence *seq,
+                                     const vknn_rnn_direction *dir, vknn_dispatch_list *out_list) {
+  uint32_t rows = seq->batch * seq->steps;
+  rnn_buffers b = {add_temporary_2d(graph, seq->type, rows, dir->units), VKNN_NONE_TENSOR,
+                   add_temporary_2d(graph, seq->type, seq->batch, dir->units),
+                   add_temporary_2d(graph, seq->type, seq->batch, dir->units),
+                   add_zeros(graph, seq->type, dir->units)};
+  if (dir->aux_weights != VKNN_NONE_TENSOR)
+    b.aux_proj = add_temporary_2d(graph, seq->type, rows, dir->units);
+  bool aux_missing = dir->aux_weights != VKNN_NONE_TENSOR && b.aux_proj == UINT32_MAX;
+  if (b.proj == UINT32_MAX || b.rec == UINT32_MAX || b.state == UINT32_MAX ||
+      b.zeros == UINT32_MAX || aux_missing)
+    return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
+  vknn_status s = add_projections(graph, seq, dir, &b, out_list);
+  for (uint32_t step = 0; step < seq->steps && s == VKNN_STATUS_NONE; ++step)
+    s = add_step(graph, seq, dir, &b, step, out_list);
+  return s;
+}
+
+/* ---- RNN ---------------------------------------------------------------- */
+
+/* One step: the state output (0) and the output (1) hold the same values. */
+static vknn_status read_rnn(vknn_graph *graph, const vknn_operation *op, vknn_rnn_sequence *seq,
+                            vknn_rnn_direction *dir) {
+  vknn_status s = VKNN_STATUS_NONE;
+  for (uint32_t i = 0; i < 5 && s == VKNN_STATUS_NONE; ++i)
+    s = vknn_op_require_input_shape(graph, op, i);
+  if (s == VKNN_STATUS_NONE) s = vknn_op_require_constant_params(graph, op, 5, 1);
+  int32_t activation;
+  if (s == VKNN_STATUS_NONE && !vknn_graph_const_i32_list(graph, op, 5, 1, &activation))
+    s = VKNN_STATUS_GENERAL_FAILURE;
+  if (s == VKNN_STATUS_NONE) s = vknn_rnn_read_sequence(graph, op, op->inputs[0], activation, true, seq);
+  if (s != VKNN_STATUS_NONE) return s;
+  const vknn_tensor *in = &graph->tensors[op->inputs[0]];
+  *dir = (vknn_rnn_direction){.input = op->inputs[0], .input_size = in->dims[1],
+                              .aux_input = VKNN_NONE_TENSOR, .aux_weights = VKNN_NONE_TENSOR,
+                              .weights = op->inputs[1], .recurrent = op->inputs[2],
+                              .bias = op->inputs[3], .hidden_in = op->inputs[4],
+                              .output = op->outputs[1], .state_out = op->outputs[0]};
+  s = vknn_rnn_check_cell(graph, op, seq, dir);
+  dir->out_width = dir->units;
+  return s;
+}
+
+static vknn_status infer_rnn(vknn_graph *graph, const vknn_operation *op) {
+  vknn_rnn_sequence seq;
+  vknn_rnn_direction dir;
+  vknn_status s = read_rnn(graph, op, &seq, &dir);
+  uint32_t dims[2] = {seq.batch, dir.units};
+  for (uint32_t o = 0; o < 2 && s == VKNN_STATUS_NONE; ++o)
+    s = vknn_op_set_output_shape(graph, op, o, dims, 2);
+  return s;
+}
+
+static vknn_status lower_rnn(vknn_graph *graph, const vknn_operation *op,
+                             vknn_dispatch_list *out_list) {
+  vknn_rnn_sequence seq;
+  vknn_rnn_direction dir;
+  vknn_status s = read_rnn(graph, op, &seq, &dir);
+  return s == VKNN_STATUS_NONE ? vknn_lower_rnn_direction(graph, &seq, &dir, out_list) : s;
+}
+
+/* ---- UNIDIRECTIONAL_SEQUENCE_RNN --------------------------------------- */
+
+static vknn_status read_unidirectional(vknn_graph *graph, const vknn_operation *op,
+                                       vknn_rnn_sequence *seq, vknn_rnn_direction *dir) {
+  vknn_status s = VKNN_STATUS_NONE;
+  for (uint32_t i = 0; i < 5 && s == VKNN_STATUS_NONE; ++i)
+    s = vknn_op_require_input_shape(graph, op, i);
+  if (s == VKNN_STATUS_NONE) s = vknn_op_require_constant_params(graph, op, 5, 2);
+  int32_t params[2]; /* activation, timeMajor */
+  if (s == VKNN_STATUS_NONE && !vknn_graph_const_i32_list(graph, op, 5, 2, params))
+    s = VKNN_STATUS_GENERAL_FAILURE;
+  if (s != VKNN_STATUS_NONE) return s;
+  if (params[1] != 0 && params[1] != 1) {
+    VKNN_LOG_E(graph->log, "model", "UNIDIRECTIONAL_SEQUENCE_RNN: timeMajor %d is not 0 or 1",
+               params[1]);
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
+  const vknn_tensor *in = &graph->tensors[op->inputs[0]];
+  s = vknn_rnn_read_sequence(graph, op, op->inputs[0], params[0], params[1] == 1, seq);
+  if (s != VKNN_STATUS_NONE) return s;
+  *dir = (vknn_rnn_direction){.input = op->inputs[0], .input_size = in->dims[2],
+                              .aux_input = VKNN_NONE_TENSOR, .aux_weights = VKNN_NONE_TENSOR,
+                              .weights = op->inputs[1], .recurrent = op->inputs[2],
+                              .bias = op->inputs[3], .hidden_in = op->inputs[4],
+                              .output = op->outputs[0],
+                              .state_out = op->output_count > 1 ? op->outputs[1]
+                                                                : VKNN_NONE_TENSOR};
+  s = vknn_rnn_check_cell(graph, op, seq, dir);
+  dir->out_width = dir->units;
+  return s;
+}
+
+static vknn_status infer_unidirectional(vknn_graph *graph, const vknn_operation *op) {
+  vknn_rnn_sequence seq;
+  vknn_rnn_direction dir;
+  vknn_status s = read_unidirectional(graph, op, &seq, &dir);
+  if (s != VKNN_STATUS_NONE) return s;
+  const vknn_tensor *in = &graph->tensors[op->inputs[0]];
+  uint32_t out[3] = {in->dims[0], in->dims[1], dir.units}, state[2] = {seq.batch, dir.units};
+  s = vknn_op_set_output_shape(graph, op, 0, out, 3);
+  if (s == VKNN_STATUS_NONE && op->output_count > 1)
+    s = vknn_op_set_output_shape(graph, op, 1, state, 2);
+  return s;
+}
+
+static vknn_status lower_unidirectional(vknn_graph *graph, const vknn_operation *op,
+                                        vknn_dispatch_list *out_list) {
+  vknn_rnn_sequence seq;
+  vknn_rnn_direction dir;
+  vknn_status s = read_unidirectional(graph, op, &seq, &dir);
+  return s == VKNN_STATUS_NONE ? vknn_lower_rnn_direction(graph, &seq, &dir, out_list) : s;
+}
+
+const vknn_op_def vknn_op_rnn = {VKNN_OPERATION_RNN, false, validate_rnn, infer_rnn, lower_rnn};
+const vknn_op_def vknn_op_unidirectional_sequence_rnn = {
+    VKNN_OPERATION_UNIDIRECTIONAL_SEQUENCE_RNN, false, validate_unidirectional,
+    infer_unidirectional, lower_unidirectional};

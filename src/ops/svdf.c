@@ -1,0 +1,182 @@
+/* SVDF: a rank-limited dense layer over a sequence of frames. The feature
+ * filters (weights_feature [filters, input_size], filters = units * rank)
+ * run as one matrix product on the matrix kernels; shaders/svdf.comp
+ * shifts the state's memory ([batch, filters, memory_size]) by one frame,
+ * appends the new activations, and filters it in time (weights_time
+ * [filters, memory_size]), summing each unit's rank filters. */
+#include <math.h>
+#include <string.h>
+
+#include "ops/rnn.h"
+#include "ops/conv2d.h"
+#include "model/operand_type.h"
+#include "util/fault_injection.h"
+
+enum {
+  IN_INPUT, IN_FEATURE, IN_TIME, IN_BIAS, IN_STATE, IN_RANK, IN_ACTIVATION, INPUT_COUNT,
+};
+
+static bool check_tensors(const vknn_logger *log, const vknn_subgraph *sg,
+                          const vknn_operation *op) {
+  static const char *names[] = {"the input", "weights_feature", "weights_time", "the bias",
+                                "the state"};
+  static const uint32_t ranks[] = {2, 2, 2, 1, 2};
+  int32_t type = sg->operands[op->inputs[IN_INPUT]].type;
+  for (uint32_t i = 0; i <= IN_STATE; ++i) {
+    const vknn_operand *operand = &sg->operands[op->inputs[i]];
+    if (i == IN_BIAS && operand->lifetime == VKNN_LIFETIME_NO_VALUE) continue;
+    /* The bias may be a model input declared [0], to be omitted. */
+    uint32_t rank = i == IN_BIAS ? 0 : ranks[i];
+    if (!vknn_rnn_check_float(log, op, names[i], operand, type) ||
+        (rank != 0 && !vknn_op_check_rank(log, op, names[i], operand, rank)))
+      return false;
+  }
+  for (uint32_t o = 0; o < 2; ++o)
+    if (!vknn_rnn_check_tensor(log, op, o == 0 ? "the state output" : "the output",
+                               &sg->operands[op->outputs[o]], type, 2))
+      return false;
+  return true;
+}
+
+static vknn_status validate_svdf(const vknn_logger *log, const vknn_model *model,
+                                 const vknn_subgraph *sg, const vknn_operation *op) {
+  (void)model;
+  if (op->input_count != INPUT_COUNT || op->output_count != 2) {
+    VKNN_LOG_E(log, "model", "SVDF takes 7 inputs and 2 outputs, got %u and %u", op->input_count,
+               op->output_count);
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
+  for (uint32_t i = 0; i < INPUT_COUNT; ++i) {
+    if (i == IN_BIAS || sg->operands[op->inputs[i]].lifetime != VKNN_LIFETIME_NO_VALUE) continue;
+    VKNN_LOG_E(log, "model", "SVDF: input %u is omitted but not optional", i);
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
+  bool ok = check_tensors(log, sg, op) &&
+            vknn_op_check_type(log, op, "the rank", &sg->operands[op->inputs[IN_RANK]],
+                               VKNN_OPERAND_INT32) &&
+            vknn_op_check_type(log, op, "the activation", &sg->operands[op->inputs[IN_ACTIVATION]],
+                               VKNN_OPERAND_INT32);
+  return ok ? VKNN_STATUS_NONE : VKNN_STATUS_INVALID_ARGUMENT;
+}
+
+typedef struct svdf_shape {
+  int32_t type;
+  uint32_t batch, input_size, filters, memory, rank, units;
+  bool has_bias;
+  float act_min, act_max;
+} svdf_shape;
+
+/* Shapes known, and whether the bias is given (known at execution when it is
+ * a model input). */
+static vknn_status require_inputs(vknn_graph *graph, const vknn_operation *op, bool *has_bias) {
+  const vknn_tensor *bias = &graph->tensors[op->inputs[IN_BIAS]];
+  if (bias->lifetime == VKNN_LIFETIME_SUBGRAPH_INPUT && !graph->input_presence_known)
+    return vknn_graph_defer(graph, op, "whether the bias is omitted is known at execution");
+  *has_bias = bias->lifetime != VKNN_LIFETIME_NO_VALUE;
+  vknn_status s = VKNN_STATUS_NONE;
+  for (uint32_t i = 0; i <= IN_STATE && s == VKNN_STATUS_NONE; ++i)
+    if (i != IN_BIAS || *has_bias) s = vknn_op_require_input_shape(graph, op, i);
+  return s;
+}
+
+static bool shapes_agree(const vknn_graph *graph, const vknn_operation *op, const svdf_shape *s) {
+  const vknn_tensor *feature = &graph->tensors[op->inputs[IN_FEATURE]];
+  const vknn_tensor *state = &graph->tensors[op->inputs[IN_STATE]];
+  const vknn_tensor *bias = &graph->tensors[op->inputs[IN_BIAS]];
+  return graph->tensors[op->inputs[IN_INPUT]].rank == 2 && feature->rank == 2 &&
+         feature->dims[0] == s->filters && feature->dims[1] == s->input_size &&
+         state->rank == 2 && state->dims[0] == s->batch &&
+         (uint64_t)state->dims[1] == (uint64_t)s->memory * s->filters &&
+         (!s->has_bias || (bias->rank == 1 && bias->dims[0] == s->units));
+}
+
+static vknn_status read_svdf(vknn_graph *graph, const vknn_operation *op, svdf_shape *s) {
+  vknn_status st = require_inputs(graph, op, &s->has_bias);
+  if (st == VKNN_STATUS_NONE) st = vknn_op_require_constant_params(graph, op, IN_RANK, 2);
+  int32_t params[2]; /* rank, activation */
+  if (st == VKNN_STATUS_NONE && !vknn_graph_const_i32_list(graph, op, IN_RANK, 2, params))
+    st = VKNN_STATUS_GENERAL_FAILURE;
+  if (st != VKNN_STATUS_NONE) return st;
+  const vknn_tensor *in = &graph->tensors[op->inputs[IN_INPUT]];
+  const vknn_tensor *time = &graph->tensors[op->inputs[IN_TIME]];
+  s->type = in->type;
+  s->batch = in->dims[0];
+  s->input_size = in->rank == 2 ? in->dims[1] : 0;
+  s->filters = time->dims[0];
+  s->memory = time->rank == 2 ? time->dims[1] : 0;
+  s->rank = params[0] > 0 ? (uint32_t)params[0] : 0;
+  s->units = s->rank != 0 ? s->filters / s->rank : 0;
+  if (!vknn_activation_valid(params[1]) || s->rank == 0 || s->filters % s->rank != 0 ||
+      !shapes_agree(graph, op, s)) {
+    VKNN_LOG_E(graph->log, "model",
+               "SVDF: rank %d, activation %d and the shapes of the input, weights, bias and state "
+               "do not agree", params[0], params[1]);
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
+  vknn_activation_bounds(params[1], in, &s->act_min, &s->act_max);
+  if ((uint64_t)s->batch * s->filters * s->memory > INT32_MAX) {
+    VKNN_LOG_E(graph->log, "compilation", "SVDF: a state of %u x %u x %u is too large", s->batch,
+               s->filters, s->memory);
+    return VKNN_STATUS_GENERAL_FAILURE;
+  }
+  return VKNN_STATUS_NONE;
+}
+
+static vknn_status infer_svdf(vknn_graph *graph, const vknn_operation *op) {
+  svdf_shape s;
+  vknn_status st = read_svdf(graph, op, &s);
+  if (st != VKNN_STATUS_NONE) return st;
+  uint32_t state[2] = {s.batch, s.memory * s.filters}, out[2] = {s.batch, s.units};
+  st = vknn_op_set_output_shape(graph, op, 0, state, 2);
+  return st == VKNN_STATUS_NONE ? vknn_op_set_output_shape(graph, op, 1, out, 2) : st;
+}
+
+typedef struct svdf_params {
+  uint32_t batch, units, rank, memory;
+  uint32_t has_bias;
+  float act_min, act_max;
+} svdf_params;
+VKNN_PUSH_LAYOUT(svdf, svdf_params);
+
+/* act[b, f] = input[b] . weights_feature[f], into a temporary. */
+static vknn_status add_features(vknn_graph *graph, const vknn_operation *op, const svdf_shape *s,
+                                uint32_t *out_act, vknn_dispatch_list *out_list) {
+  uint32_t dims[2] = {s->batch, s->filters};
+  void *zeros = vknn_calloc(s->filters, s->type == VKNN_OPERAND_TENSOR_FLOAT16 ? 2 : 4);
+  uint32_t bias = zeros != NULL ? vknn_graph_add_constant(graph, s->type, &s->filters, 1, zeros)
+                                : UINT32_MAX;
+  *out_act = vknn_graph_add_temporary(graph, s->type, dims, 2);
+  if (bias == UINT32_MAX || *out_act == UINT32_MAX) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
+  vknn_matmul m = {.t = {op->inputs[IN_INPUT], op->inputs[IN_FEATURE], bias, *out_act, 0,
+                         -INFINITY, INFINITY},
+                   .rows = s->batch, .k = s->input_size, .n = s->filters};
+  return vknn_lower_matmul(graph, &m, out_list);
+}
+
+static vknn_status lower_svdf(vknn_graph *graph, const vknn_operation *op,
+                              vknn_dispatch_list *out_list) {
+  svdf_shape s;
+  uint32_t act;
+  vknn_status st = read_svdf(graph, op, &s);
+  if (st == VKNN_STATUS_NONE) st = add_features(graph, op, &s, &act, out_list);
+  if (st != VKNN_STATUS_NONE) return st;
+  vknn_dispatch *d = vknn_dispatch_list_add(out_list);
+  if (d == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
+  d->shader = s.type == VKNN_OPERAND_TENSOR_FLOAT16 ? VKNN_SHADER_SVDF_F16 : VKNN_SHADER_SVDF_F32;
+  d->local_size = 64;
+  vknn_dispatch_bind(d, act, VKNN_ACCESS_READ);
+  vknn_dispatch_bind(d, op->inputs[IN_STATE], VKNN_ACCESS_READ);
+  vknn_dispatch_bind(d, op->inputs[IN_TIME], VKNN_ACCESS_READ);
+  /* Without a bias the kernel reads none: the activations stand in. */
+  vknn_dispatch_bind(d, s.has_bias ? op->inputs[IN_BIAS] : act, VKNN_ACCESS_READ);
+  vknn_dispatch_bind(d, op->outputs[0], VKNN_ACCESS_WRITE);
+  vknn_dispatch_bind(d, op->outputs[1], VKNN_ACCESS_WRITE);
+  svdf_params p = {s.batch, s.units, s.rank, s.memory, s.has_bias, s.act_min, s.act_max};
+  memcpy(d->push, &p, sizeof(p));
+  d->push_size = sizeof(p);
+  d->invocations = (uint64_t)s.batch * s.units;
+  return VKNN_STATUS_NONE;
+}
+
+const vknn_op_def vknn_op_svdf = {VKNN_OPERATION_SVDF, false, validate_svdf, infer_svdf,
+                                  lower_svdf};
