@@ -97,3 +97,6 @@ VKNN_OP(AXIS_ALIGNED_BBOX_TRANSFORM, bbox_transform, axis_aligned_bbox_transform
 VKNN_OP(EMBEDDING_LOOKUP, gather, embedding_lookup)
 VKNN_OP(HASHTABLE_LOOKUP, hashtable_lookup, hashtable_lookup)
 VKNN_OP(LSH_PROJECTION, lsh_projection, lsh_projection)
+VKNN_OP(LSTM, lstm, lstm)
+VKNN_OP(UNIDIRECTIONAL_SEQUENCE_LSTM, sequence_lstm, unidirectional_sequence_lstm)
+VKNN_OP(BIDIRECTIONAL_SEQUENCE_LSTM, sequence_lstm, bidirectional_sequence_lstm)

@@ -14,6 +14,7 @@
 
 #include "bench_common.h"
 #include "bench_kernel_bytes.h"
+#include "bench_kernel_lstm.h"
 #include "bench_layers.h"
 #include "bench_peak.h"
 #include "bench_session.h"
@@ -335,6 +336,7 @@ static int measure_peaks(const kernel_spec **selected, size_t count, const kerne
 int bench_kernel_main(int argc, char **argv) {
   /* Memory-bound operations report bytes moved against the copy bandwidth. */
   if (argc >= 2 && bench_kernel_bytes_known(argv[1])) return bench_kernel_bytes_main(argc, argv);
+  if (argc >= 2 && bench_kernel_lstm_known(argv[1])) return bench_kernel_lstm_main(argc, argv);
   kernel_options opt;
   const kernel_spec *selected[KERNEL_COUNT];
   size_t count;
