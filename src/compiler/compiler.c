@@ -15,6 +15,15 @@ static vknn_status infer_operation(vknn_graph *graph, uint32_t k) {
                name ? name : "extension");
     return VKNN_STATUS_GENERAL_FAILURE;
   }
+  /* A value whose rows the data decide holds rows past its real end:
+   * no kernel reads it (see vknn_tensor.count_slot). */
+  for (uint32_t i = 0; i < op->input_count; ++i) {
+    if (op->inputs[i] >= graph->tensor_count || graph->tensors[op->inputs[i]].count_slot == 0) continue;
+    VKNN_LOG_E(graph->log, "compilation",
+               "operation %u (%s) reads a value whose length the data decide: not supported", k,
+               vknn_operation_type_name(op->type));
+    return VKNN_STATUS_GENERAL_FAILURE;
+  }
   return def->infer(graph, op);
 }
 

@@ -92,3 +92,4 @@ VKNN_OP(AXIS_ALIGNED_BBOX_TRANSFORM, bbox_transform, axis_aligned_bbox_transform
 VKNN_OP(EMBEDDING_LOOKUP, gather, embedding_lookup)
 VKNN_OP(HASHTABLE_LOOKUP, hashtable_lookup, hashtable_lookup)
 VKNN_OP(LSH_PROJECTION, lsh_projection, lsh_projection)
+VKNN_OP(BOX_WITH_NMS_LIMIT, box_nms, box_with_nms_limit)
