@@ -439,5 +439,19 @@ void main() {
         out_classes[at] = int(cls);
         out_batches[at] = int(meta[meta_run_batch() + first]);
     }
+    // Rows past the real ones: zero boxes of batch 0, which operations
+    // reading every planned row (ROI_ALIGN after this) accept.
+    for (uint at = rows + lane; at < lists(); at += LANES) {
+        store_score(at, 0.0);
+        for (uint k = 0u; k < 4u; ++k) {
+#if defined(QUANTIZED)
+            out_boxes[4u * at + k] = BOX_T(0u);
+#else
+            out_boxes[4u * at + k] = BOX_T(0.0);
+#endif
+        }
+        out_classes[at] = 0;
+        out_batches[at] = 0;
+    }
 }
 #endif

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compiler/dynamic_rows.h"
 #include "compiler/operation_registry.h"
 #include "util/fault_injection.h"
 
@@ -15,15 +16,9 @@ static vknn_status infer_operation(vknn_graph *graph, uint32_t k) {
                name ? name : "extension");
     return VKNN_STATUS_GENERAL_FAILURE;
   }
-  /* A value whose rows the data decide holds rows past its real end:
-   * no kernel reads it (see vknn_tensor.count_slot). */
-  for (uint32_t i = 0; i < op->input_count; ++i) {
-    if (op->inputs[i] >= graph->tensor_count || graph->tensors[op->inputs[i]].count_slot == 0) continue;
-    VKNN_LOG_E(graph->log, "compilation",
-               "operation %u (%s) reads a value whose length the data decide: not supported", k,
-               vknn_operation_type_name(op->type));
-    return VKNN_STATUS_GENERAL_FAILURE;
-  }
+  bool handled = false;
+  vknn_status s = vknn_dynamic_rows_infer(graph, op, def, &handled);
+  if (handled) return s;
   return def->infer(graph, op);
 }
 

@@ -38,9 +38,11 @@ typedef struct vknn_tensor {
    * decide"): 0 for none; else the word of the graph instance's status
    * buffer where the producing kernel writes the real first dimension, dims[0]
    * being the most it can be; declared_rows: the model's first dimension (0:
-   * unknown), which the real one must then equal. */
+   * unknown), which the real one must then equal; rows_per_count: rows per
+   * counted item (FULLY_CONNECTED may split one into several). */
   uint32_t count_slot;
   uint32_t declared_rows;
+  uint32_t rows_per_count;
 } vknn_tensor;
 
 /* Unary operations one elementwise kernel may run after its own. */

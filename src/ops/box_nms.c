@@ -183,6 +183,7 @@ static vknn_status set_output(vknn_graph *graph, const vknn_operation *op, uint3
   vknn_tensor_set_shape(out, dims, rank);
   out->count_slot = count_slot;
   out->declared_rows = declared;
+  out->rows_per_count = 1;
   return VKNN_STATUS_NONE;
 }
 

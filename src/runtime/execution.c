@@ -192,14 +192,14 @@ static vknn_status read_rows(const vknn_graph_instance *inst, const vknn_request
     const vknn_io_slot *slot = &rg->outputs[i];
     rows[i] = slot->rank > 0 ? slot->dims[0] : 0;
     if (slot->count_slot == 0) continue;
-    uint32_t n = vknn_graph_instance_read_count(inst, slot->count_slot);
+    uint64_t n = (uint64_t)vknn_graph_instance_read_count(inst, slot->count_slot) * slot->rows_per_count;
     if (n > rows[i]) {
-      VKNN_LOG_E(log, TAG, "output %u: %u rows reported, at most %u fit", i, n, rows[i]);
+      VKNN_LOG_E(log, TAG, "output %u: %llu rows reported, at most %u fit", i, (unsigned long long)n, rows[i]);
       return VKNN_STATUS_GENERAL_FAILURE;
     }
-    rows[i] = n;
+    rows[i] = (uint32_t)n;
     if (slot->declared_rows != 0 && n != slot->declared_rows) {
-      VKNN_LOG_E(log, TAG, "output %u has %u rows, the model declares %u", i, n, slot->declared_rows);
+      VKNN_LOG_E(log, TAG, "output %u has %u rows, the model declares %u", i, rows[i], slot->declared_rows);
       return VKNN_STATUS_GENERAL_FAILURE;
     }
     const vknn_request_argument *arg = &request->outputs[i];

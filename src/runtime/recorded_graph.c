@@ -156,6 +156,7 @@ static vknn_status describe_io(vknn_io_slot **out_slots, uint32_t count, const u
     slot->bound = t->first_dispatch >= 0;
     slot->count_slot = t->count_slot;
     slot->declared_rows = t->declared_rows;
+    slot->rows_per_count = t->rows_per_count;
     slot->row_bytes = t->rank > 0 && t->dims[0] > 0 ? slot->byte_size / t->dims[0] : 0;
   }
   return VKNN_STATUS_NONE;

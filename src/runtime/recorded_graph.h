@@ -18,6 +18,7 @@ typedef struct vknn_io_slot {
    * of one row; dims and byte_size are then the most it can be. */
   uint32_t count_slot;
   uint32_t declared_rows;
+  uint32_t rows_per_count; /* rows per unit of the count word */
   uint64_t row_bytes;
 } vknn_io_slot;
 
