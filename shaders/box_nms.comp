@@ -223,19 +223,20 @@ uint best_place(uint lane, uint start, uint stop) {
 void swap_entries(uint a, uint b) {
     uint box = s_box[a];
     float score = s_score[a];
-    uint removed = s_removed[a];
     s_box[a] = s_box[b];
     s_score[a] = s_score[b];
-    s_removed[a] = s_removed[b];
     s_box[b] = box;
     s_score[b] = score;
-    s_removed[b] = removed;
 }
 
 // One NMS step after choosing place start: the other scores decay, those
-// below the NMS threshold leave [start + 1, stop) by swaps with its end, in
-// the reference's order (a swapped-in entry is tested in its turn). Returns
-// the new stop.
+// below the NMS threshold leave [start + 1, stop). The reference swaps each
+// with the end of the range in turn (a swapped-in entry tested in its
+// turn): the kept entries end up in front, the i-th removed one among the
+// first places taken by the i-th kept one counted from the end. That order
+// (it decides ties later) is made here in parallel: each lane takes a chunk
+// of places, prefix sums count the kept entries before each, s_removed then
+// holds the holes' places by rank. Returns the new stop.
 uint suppress(uint lane, uint start, uint stop, uint cls) {
     vec4 chosen = box_at(s_box[start], cls);
     for (uint q = start + 1u + lane; q < stop; q += LANES) {
@@ -244,16 +245,34 @@ uint suppress(uint lane, uint start, uint stop, uint cls) {
         s_removed[q] = v < p.nms_score_threshold ? 1u : 0u;
     }
     barrier();
-    if (lane == 0u) {
-        uint i = start + 1u, end = stop;
-        while (i < end) {
-            if (s_removed[i] != 0u) swap_entries(i, --end);
-            else i++;
-        }
-        s_value = end;
+    uint first = start + 1u, length = stop - min(stop, first);
+    uint per_lane = (length + LANES - 1u) / LANES;  // at most 8: MAX_CANDIDATES / LANES
+    uint begin = first + min(lane * per_lane, length), end = first + min((lane + 1u) * per_lane, length);
+    uint removed = 0u, kept = 0u;
+    for (uint q = begin; q < end; ++q) {
+        uint bit = s_removed[q];
+        removed |= bit << (q - begin);
+        kept += 1u - bit;
+    }
+    uint kept_before = lane_prefix(lane, kept);  // barriers: every flag read
+    uint total = s_value, new_stop = first + total;
+    uint k = kept_before;
+    for (uint q = begin; q < end; ++q) {
+        bool gone = (removed >> (q - begin) & 1u) != 0u;
+        if (gone && q < new_stop) s_removed[(q - first) - k] = q;  // the hole's rank
+        if (!gone) k++;
     }
     barrier();
-    uint new_stop = s_value;
+    k = kept_before;
+    for (uint q = begin; q < end; ++q) {
+        if ((removed >> (q - begin) & 1u) != 0u) continue;
+        if (q >= new_stop) {
+            uint hole = s_removed[total - k - 1u];
+            s_box[hole] = s_box[q];
+            s_score[hole] = s_score[q];
+        }
+        k++;
+    }
     barrier();
     return new_stop;
 }

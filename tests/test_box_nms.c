@@ -429,6 +429,148 @@ static void test_mixing_rows_unsupported(void **state) {
   free(m);
 }
 
+/* ---- many boxes, against a model of the reference -------------------------- */
+
+enum { MANY = 300, MANY_CLASSES = 3, MANY_ROWS = MANY * (MANY_CLASSES - 1), FIRST_BATCH = 170 };
+
+typedef struct pick {
+  uint32_t box, cls;
+  float score;
+} pick;
+
+static float ref_iou(const float *a, const float *b) {
+  float area_a = (a[2] - a[0]) * (a[3] - a[1]), area_b = (b[2] - b[0]) * (b[3] - b[1]);
+  float w = fmaxf(fminf(a[2], b[2]) - fmaxf(a[0], b[0]), 0.f);
+  float h = fmaxf(fminf(a[3], b[3]) - fmaxf(a[1], b[1]), 0.f);
+  float inter = w * h;
+  float uni = area_a + area_b - inter;
+  return inter / uni;
+}
+
+/* The reference's steps for one class of the batch [first, first + n):
+ * the first highest score chosen and swapped to the front, the others
+ * decayed, those below the NMS threshold swapped with the end in turn. */
+static uint32_t ref_class(float *scores, const float *boxes, uint32_t first, uint32_t n, uint32_t cls, int32_t kernel,
+                          int32_t max_detections, pick *out) {
+  uint32_t idx[MANY], count = 0;
+  for (uint32_t b = first; b < first + n; ++b)
+    if (scores[b * MANY_CLASSES + cls] > 0.0625f) idx[count++] = b * MANY_CLASSES + cls;
+  uint32_t start = 0, end = count, limit = max_detections < 0 ? count : (uint32_t)max_detections;
+  while (start < end && start < limit) {
+    uint32_t best = start;
+    for (uint32_t i = start + 1; i < end; ++i)
+      if (scores[idx[best]] < scores[idx[i]]) best = i;
+    uint32_t t = idx[start];
+    idx[start] = idx[best];
+    idx[best] = t;
+    for (uint32_t i = start + 1; i < end; ++i) {
+      float iou = ref_iou(&boxes[4 * idx[i]], &boxes[4 * idx[start]]);
+      float w = iou < 0.5f ? 1.f : (kernel == 1 ? 1.f - iou : 0.f);
+      scores[idx[i]] *= w;
+      if (scores[idx[i]] < 0.0625f) {
+        t = idx[i];
+        idx[i--] = idx[--end];
+        idx[end] = t;
+      }
+    }
+    out[start] = (pick){idx[start] / MANY_CLASSES, cls, scores[idx[start]]};
+    start++;
+  }
+  return start;
+}
+
+/* Stable: ties keep their order (the reference's sorts of so few entries). */
+static void sort_picks(pick *p, uint32_t n, bool by_class) {
+  for (uint32_t i = 1; i < n; ++i) {
+    pick v = p[i];
+    uint32_t j = i;
+    while (j > 0 && (by_class ? (p[j - 1].cls > v.cls || (p[j - 1].cls == v.cls && p[j - 1].score < v.score))
+                              : p[j - 1].score < v.score)) {
+      p[j] = p[j - 1];
+      j--;
+    }
+    p[j] = v;
+  }
+}
+
+static uint32_t ref_batch(float *scores, const float *boxes, uint32_t first, uint32_t n, int32_t kernel,
+                          int32_t max_detections, pick *out) {
+  uint32_t total = 0;
+  for (uint32_t cls = 1; cls < MANY_CLASSES; ++cls)
+    total += ref_class(scores, boxes, first, n, cls, kernel, max_detections, out + total);
+  sort_picks(out, total, false);
+  if (max_detections >= 0 && total > (uint32_t)max_detections) total = (uint32_t)max_detections;
+  sort_picks(out, total, true);
+  return total;
+}
+
+typedef struct many_data {
+  float scores[MANY * MANY_CLASSES], boxes[MANY * MANY_CLASSES * 4];
+  int32_t batches[MANY];
+  float out_scores[MANY_ROWS], out_boxes[MANY_ROWS * 4];
+  int32_t out_classes[MANY_ROWS], out_batches[MANY_ROWS];
+  pick picks[MANY_ROWS];
+} many_data;
+
+/* Overlapping boxes on a grid, scores in steps of 1/16 (many ties). */
+static void fill_many(many_data *d) {
+  uint32_t state = 12345;
+  for (uint32_t i = 0; i < MANY * MANY_CLASSES; ++i) {
+    state = state * 1103515245u + 12345u;
+    d->scores[i] = (float)((state >> 16) % 16) / 16.f;
+    float x = (float)((state >> 8) % 12) * 3.f, y = (float)((state >> 20) % 12) * 3.f;
+    float w = 4.f + (float)((state >> 4) % 8), h = 4.f + (float)((state >> 12) % 8);
+    const float box[4] = {x, y, x + w, y + h};
+    memcpy(&d->boxes[4 * i], box, sizeof(box));
+  }
+  for (uint32_t b = 0; b < MANY; ++b) d->batches[b] = b < FIRST_BATCH ? 0 : 1;
+}
+
+static void run_many(runner_fixture *f, int32_t kernel, int32_t max_detections) {
+  many_data *d = calloc(1, sizeof(*d));
+  model_builder *b = calloc(1, sizeof(*b));
+  assert_true(d != NULL && b != NULL);
+  fill_many(d);
+  mb_init(b);
+  const uint32_t score_dims[2] = {MANY, MANY_CLASSES}, box_dims[2] = {MANY, 4 * MANY_CLASSES}, n = MANY;
+  const uint32_t out_dims[2] = {0, 4};
+  const float reals[4] = {0.0625f, 0.5f, 0.5f, 0.0625f};
+  uint32_t in[9] = {mb_input(b, F32, score_dims, 2), mb_input(b, F32, box_dims, 2), mb_input(b, I32, &n, 1),
+                    real_scalar(b, VKNN_OPERAND_FLOAT32, reals[0]), mb_const_i32(b, max_detections),
+                    mb_const_i32(b, kernel)};
+  for (uint32_t i = 6; i < 9; ++i) in[i] = real_scalar(b, VKNN_OPERAND_FLOAT32, reals[i - 5]);
+  const uint32_t outs[4] = {mb_output(b, F32, out_dims, 1), mb_output(b, F32, out_dims, 2),
+                            mb_output(b, I32, out_dims, 1), mb_output(b, I32, out_dims, 1)};
+  mb_operation(b, VKNN_OPERATION_BOX_WITH_NMS_LIMIT, in, 9, outs, 4);
+  const buffer_arg args[3] = {{d->scores, NULL, sizeof(d->scores)},
+                              {d->boxes, NULL, sizeof(d->boxes)},
+                              {d->batches, NULL, sizeof(d->batches)}};
+  buffer_arg results[4] = {{NULL, d->out_scores, sizeof(d->out_scores)},
+                           {NULL, d->out_boxes, sizeof(d->out_boxes)},
+                           {NULL, d->out_classes, sizeof(d->out_classes)},
+                           {NULL, d->out_batches, sizeof(d->out_batches)}};
+  vknn_output_shape shapes[4];
+  model_runner_run(f->device, &f->log, b, args, results, shapes);
+  uint32_t rows = ref_batch(d->scores, d->boxes, 0, FIRST_BATCH, kernel, max_detections, d->picks);
+  uint32_t first_rows = rows;
+  rows += ref_batch(d->scores, d->boxes, FIRST_BATCH, MANY - FIRST_BATCH, kernel, max_detections, d->picks + rows);
+  assert_int_equal(shapes[0].dimensions[0], rows);
+  for (uint32_t r = 0; r < rows; ++r) {
+    const pick *p = &d->picks[r];
+    if (d->out_scores[r] != p->score || d->out_classes[r] != (int32_t)p->cls ||
+        d->out_batches[r] != (r < first_rows ? 0 : 1) ||
+        memcmp(&d->out_boxes[4 * r], &d->boxes[4 * (p->box * MANY_CLASSES + p->cls)], 4 * sizeof(float)) != 0)
+      fail_msg("row %u: score %g class %d box x1 %g, the reference %g %u %g", r, d->out_scores[r],
+               d->out_classes[r], d->out_boxes[4 * r], p->score, p->cls,
+               d->boxes[4 * (p->box * MANY_CLASSES + p->cls)]);
+  }
+  free(b);
+  free(d);
+}
+
+static void test_many_boxes_hard(void **state) { run_many(*state, 0, -1); }
+static void test_many_boxes_linear_limited(void **state) { run_many(*state, 1, 20); }
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_rules),
@@ -440,6 +582,8 @@ int main(void) {
       cmocka_unit_test(test_inverted_box),
       cmocka_unit_test(test_roi_align_reads_the_rows),
       cmocka_unit_test(test_mixing_rows_unsupported),
+      cmocka_unit_test(test_many_boxes_hard),
+      cmocka_unit_test(test_many_boxes_linear_limited),
   };
   return cmocka_run_group_tests(tests, runner_fixture_setup, runner_fixture_teardown);
 }
