@@ -242,7 +242,7 @@ static vknn_status run_staged(vknn_graph_instance *inst, const vknn_request *req
   if (s == VKNN_STATUS_NONE)
     s = vknn_graph_instance_submit(inst, &inst->recording, &o->deadline, timed(o));
   if (s == VKNN_STATUS_NONE) s = vknn_graph_instance_check_status(inst);
-  if (s == VKNN_STATUS_NONE) s = read_rows(inst, request, rows);
+  if (s == VKNN_STATUS_NONE && rows != NULL) s = read_rows(inst, request, rows);
   if (s == VKNN_STATUS_NONE) *device_us = device_time(inst, o);
   if (s == VKNN_STATUS_NONE) s = copy_outputs(inst, request, view, rows);
   if (s == VKNN_STATUS_NONE)
@@ -278,11 +278,15 @@ static vknn_status run_graph(vknn_recorded_graph *rg, const vknn_request *reques
   if (shapes != NULL && (s == VKNN_STATUS_NONE || s == VKNN_STATUS_OUTPUT_INSUFFICIENT_SIZE))
     fill_shapes(rg, request, NULL, shapes, shape_count);
   if (s != VKNN_STATUS_NONE) return s;
-  uint32_t *rows = vknn_calloc(rg->output_count ? rg->output_count : 1, sizeof(uint32_t));
-  if (rows == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
+  /* Rows the data decide: read after the run (none: nothing allocated). */
+  uint32_t *rows = NULL;
+  if (rg->count_slots > 0) {
+    rows = vknn_calloc(rg->output_count ? rg->output_count : 1, sizeof(uint32_t));
+    if (rows == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
+  }
   s = run_on_instance(rg, request, view, o, rows, device_us);
   /* The shapes the run told (rows the data decide). */
-  if (shapes != NULL && rg->count_slots > 0 &&
+  if (shapes != NULL && rows != NULL &&
       (s == VKNN_STATUS_NONE || s == VKNN_STATUS_OUTPUT_INSUFFICIENT_SIZE))
     fill_shapes(rg, request, rows, shapes, shape_count);
   free(rows);
