@@ -429,6 +429,21 @@ static void test_mixing_rows_unsupported(void **state) {
   free(m);
 }
 
+/* More boxes than a workgroup holds: unsupported, not an error. */
+static void test_too_many_boxes_unsupported(void **state) {
+  runner_fixture *f = *state;
+  nms_model *m = calloc(1, sizeof(*m));
+  assert_non_null(m);
+  build_nms(m, F32, -1, 0, 0);
+  m->b.dims[m->scores][0] = m->b.dims[m->boxes][0] = m->b.dims[m->batches][0] = 1025;
+  bool supported[1] = {true};
+  assert_int_equal(vknn_device_get_supported_operations(f->device, mb_finish(&m->b), supported, 1),
+                   VKNN_STATUS_NONE);
+  assert_false(supported[0]);
+  assert_non_null(strstr(f->log.last, "at most 1024 boxes are supported"));
+  free(m);
+}
+
 /* ---- many boxes, against a model of the reference -------------------------- */
 
 enum { MANY = 300, MANY_CLASSES = 3, MANY_ROWS = MANY * (MANY_CLASSES - 1), FIRST_BATCH = 170 };
@@ -582,6 +597,7 @@ int main(void) {
       cmocka_unit_test(test_inverted_box),
       cmocka_unit_test(test_roi_align_reads_the_rows),
       cmocka_unit_test(test_mixing_rows_unsupported),
+      cmocka_unit_test(test_too_many_boxes_unsupported),
       cmocka_unit_test(test_many_boxes_hard),
       cmocka_unit_test(test_many_boxes_linear_limited),
   };

@@ -137,9 +137,9 @@ static vknn_status check_shapes(vknn_graph *graph, const vknn_operation *op, con
                kName);
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
-  if (g->boxes > NMS_MAX_BOXES) {
-    VKNN_LOG_E(graph->log, "compilation", "%s: %u boxes: at most %u are supported", kName, g->boxes,
-               NMS_MAX_BOXES);
+  if (g->boxes > NMS_MAX_BOXES || (uint64_t)g->boxes * (g->classes - 1u) > UINT32_MAX / 8u) {
+    VKNN_LOG_E(graph->log, "compilation", "%s: %u boxes of %u classes: at most %u boxes are supported", kName,
+               g->boxes, g->classes, NMS_MAX_BOXES);
     return VKNN_STATUS_GENERAL_FAILURE;
   }
   return VKNN_STATUS_NONE;
