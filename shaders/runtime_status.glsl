@@ -7,7 +7,14 @@
 // the start of each recording and reads it after the fence: non-zero fails
 // the execution with INVALID_ARGUMENT. A violating kernel still writes only
 // in bounds.
+// A kernel whose output rows the data decide defines RUNTIME_COUNTS and
+// writes the rows into runtime_counts (docs/architecture.md, "Outputs whose
+// size the data decide"); the driver sizes the buffer for them.
+#if defined(RUNTIME_COUNTS)
+layout(std430, set = 0, binding = 7) coherent buffer RuntimeStatus { uint runtime_status; uint runtime_counts[]; };
+#else
 layout(std430, set = 0, binding = 7) coherent buffer RuntimeStatus { uint runtime_status; };
+#endif
 
 // Keeps the first code reported: the failing operation, as the host encoded
 // it in the kernel's push constants (graph/runtime_check.h).

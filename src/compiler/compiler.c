@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compiler/dynamic_rows.h"
 #include "compiler/operation_registry.h"
 #include "util/fault_injection.h"
 
@@ -15,6 +16,9 @@ static vknn_status infer_operation(vknn_graph *graph, uint32_t k) {
                name ? name : "extension");
     return VKNN_STATUS_GENERAL_FAILURE;
   }
+  bool handled = false;
+  vknn_status s = vknn_dynamic_rows_infer(graph, op, def, &handled);
+  if (handled) return s;
   return def->infer(graph, op);
 }
 

@@ -34,6 +34,15 @@ typedef struct vknn_tensor {
   /* A view of another tensor's bytes (a reshape that moves nothing): placed
    * where that tensor is; UINT32_MAX when the tensor has bytes of its own. */
   uint32_t alias_of;
+  /* Rows the data decide (docs/architecture.md, "Outputs whose size the data
+   * decide"): 0 for none; else the word of the graph instance's status
+   * buffer where the producing kernel writes the real first dimension, dims[0]
+   * being the most it can be; declared_rows: the model's first dimension (0:
+   * unknown), which the real one must then equal; rows_per_count: rows per
+   * counted item (FULLY_CONNECTED may split one into several). */
+  uint32_t count_slot;
+  uint32_t declared_rows;
+  uint32_t rows_per_count;
 } vknn_tensor;
 
 /* Where a kernel stores its output when that output is a slice of a larger
@@ -99,6 +108,8 @@ typedef struct vknn_graph {
   /* Built for one execution (overrides given): a model input is omitted
    * exactly when its tensor's lifetime is NO_VALUE. */
   bool input_presence_known;
+  /* Count words handed out to tensors whose rows the data decide. */
+  uint32_t count_slots;
 } vknn_graph;
 
 /* What an execution tells about one model input that the model may leave

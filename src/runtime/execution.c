@@ -61,15 +61,29 @@ static vknn_status map_pools(vknn_prepared_model *pm, const vknn_request *reques
   return VKNN_STATUS_NONE;
 }
 
+/* Bytes and first dimension of output i: rows[i] where the data decide its
+ * rows and the run has told them (rows not NULL), the declared first
+ * dimension before (0 when unknown). */
+static uint64_t output_bytes(const vknn_io_slot *slot, const uint32_t *rows, uint32_t i,
+                             uint32_t *out_first) {
+  if (slot->count_slot == 0) {
+    *out_first = slot->rank > 0 ? slot->dims[0] : 0;
+    return slot->byte_size;
+  }
+  *out_first = rows != NULL ? rows[i] : slot->declared_rows;
+  return *out_first * slot->row_bytes;
+}
+
 static void fill_shapes(const vknn_recorded_graph *rg, const vknn_request *request,
-                        vknn_output_shape *shapes, uint32_t shape_count) {
+                        const uint32_t *rows, vknn_output_shape *shapes, uint32_t shape_count) {
   for (uint32_t i = 0; i < rg->output_count && i < shape_count; ++i) {
     const vknn_io_slot *slot = &rg->outputs[i];
     shapes[i].rank = slot->rank;
     memset(shapes[i].dimensions, 0, sizeof(shapes[i].dimensions));
     memcpy(shapes[i].dimensions, slot->dims, slot->rank * sizeof(uint32_t));
+    uint64_t bytes = output_bytes(slot, rows, i, &shapes[i].dimensions[0]);
     const vknn_request_argument *arg = &request->outputs[i];
-    shapes[i].is_sufficient = arg->has_no_value || arg->location.length >= slot->byte_size;
+    shapes[i].is_sufficient = arg->has_no_value || arg->location.length >= bytes;
   }
 }
 
@@ -82,7 +96,8 @@ static vknn_status check_dimensions(const vknn_logger *log, const char *what,
     if (arg->has_no_value || arg->dimension_count == 0) continue;
     bool ok = arg->dimension_count == slots[i].rank;
     for (uint32_t d = 0; ok && d < arg->dimension_count; ++d)
-      ok = arg->dimensions[d] == 0 || arg->dimensions[d] == slots[i].dims[d];
+      ok = arg->dimensions[d] == 0 || arg->dimensions[d] == slots[i].dims[d] ||
+           (d == 0 && slots[i].count_slot != 0); /* rows the data decide: checked after the run */
     if (!ok) {
       VKNN_LOG_E(log, TAG, "%s %u: the request's dimensions are not those of the value", what, i);
       return VKNN_STATUS_INVALID_ARGUMENT;
@@ -103,7 +118,8 @@ static vknn_status check_output_sizes(const vknn_recorded_graph *rg, const vknn_
       VKNN_LOG_E(log, TAG, "output %u lies in a read-only pool", i);
       return VKNN_STATUS_INVALID_ARGUMENT;
     }
-    if (arg->location.length < rg->outputs[i].byte_size) {
+    /* Rows the data decide: checked once the run has told them (read_rows). */
+    if (rg->outputs[i].count_slot == 0 && arg->location.length < rg->outputs[i].byte_size) {
       if (!quiet)
         VKNN_LOG_E(log, TAG, "output %u needs %llu bytes, its location has %u", i,
                    (unsigned long long)rg->outputs[i].byte_size, arg->location.length);
@@ -142,7 +158,7 @@ static vknn_status copy_inputs(vknn_graph_instance *inst, const vknn_request *re
 }
 
 static vknn_status copy_outputs(vknn_graph_instance *inst, const vknn_request *request,
-                                const request_pools *pools) {
+                                const request_pools *pools, const uint32_t *rows) {
   const vknn_recorded_graph *rg = inst->graph;
   const uint8_t *staging = inst->staging.mapped;
   for (uint32_t i = 0; i < rg->output_count; ++i) {
@@ -150,15 +166,50 @@ static vknn_status copy_outputs(vknn_graph_instance *inst, const vknn_request *r
     if (arg->has_no_value) continue;
     const vknn_mapped_pool *pool = &pools->items[arg->location.pool_index];
     const vknn_io_slot *slot = &rg->outputs[i];
+    uint32_t dims[VKNN_MAX_RANK];
+    memcpy(dims, slot->dims, sizeof(dims));
+    uint64_t bytes = output_bytes(slot, rows, i, &dims[0]);
     if (pool->buffer == NULL) {
-      memcpy(pool->data + arg->location.offset, staging + slot->offset, slot->byte_size);
+      memcpy(pool->data + arg->location.offset, staging + slot->offset, bytes);
       continue;
     }
-    vknn_status s = vknn_buffer_write(pool->buffer, staging + slot->offset, slot->byte_size,
-                                      slot->dims, slot->rank);
+    vknn_status s = vknn_buffer_write(pool->buffer, staging + slot->offset, bytes, dims, slot->rank);
     if (s != VKNN_STATUS_NONE) return s;
   }
   return VKNN_STATUS_NONE;
+}
+
+/* After the fence: the first dimension of every output, read from the
+ * status buffer where the data decide it (docs/architecture.md, "Outputs
+ * whose size the data decide"). The real rows must be those the model
+ * declares, when it declares them, and must fit the request's location:
+ * OUTPUT_INSUFFICIENT_SIZE otherwise, with the shapes reported. */
+static vknn_status read_rows(const vknn_graph_instance *inst, const vknn_request *request, uint32_t *rows) {
+  const vknn_recorded_graph *rg = inst->graph;
+  const vknn_logger *log = &rg->device->log;
+  vknn_status s = VKNN_STATUS_NONE;
+  for (uint32_t i = 0; i < rg->output_count; ++i) {
+    const vknn_io_slot *slot = &rg->outputs[i];
+    rows[i] = slot->rank > 0 ? slot->dims[0] : 0;
+    if (slot->count_slot == 0) continue;
+    uint64_t n = (uint64_t)vknn_graph_instance_read_count(inst, slot->count_slot) * slot->rows_per_count;
+    if (n > rows[i]) {
+      VKNN_LOG_E(log, TAG, "output %u: %llu rows reported, at most %u fit", i, (unsigned long long)n, rows[i]);
+      return VKNN_STATUS_GENERAL_FAILURE;
+    }
+    rows[i] = (uint32_t)n;
+    if (slot->declared_rows != 0 && n != slot->declared_rows) {
+      VKNN_LOG_E(log, TAG, "output %u has %u rows, the model declares %u", i, rows[i], slot->declared_rows);
+      return VKNN_STATUS_GENERAL_FAILURE;
+    }
+    const vknn_request_argument *arg = &request->outputs[i];
+    if (!arg->has_no_value && arg->location.length < n * slot->row_bytes) {
+      VKNN_LOG_E(log, TAG, "output %u needs %llu bytes, its location has %u", i,
+                 (unsigned long long)(n * slot->row_bytes), arg->location.length);
+      s = VKNN_STATUS_OUTPUT_INSUFFICIENT_SIZE;
+    }
+  }
+  return s;
 }
 
 static bool timed(const vknn_execution_options *o) {
@@ -205,7 +256,7 @@ static vknn_status run_in_place(vknn_graph_instance *inst, const vknn_recording 
 
 static vknn_status run_staged(vknn_graph_instance *inst, const vknn_request *request,
                               const request_pools *view, const vknn_execution_options *o,
-                              uint64_t *device_us) {
+                              uint32_t *rows, uint64_t *device_us) {
   vknn_trace *trace = &inst->graph->device->trace;
   uint64_t begin = vknn_trace_begin(trace);
   vknn_status s = copy_inputs(inst, request, view);
@@ -213,9 +264,10 @@ static vknn_status run_staged(vknn_graph_instance *inst, const vknn_request *req
   uint64_t submit_ns = vknn_trace_begin(trace);
   if (s == VKNN_STATUS_NONE) s = submit(inst, &inst->recording, o);
   if (s == VKNN_STATUS_NONE) s = vknn_graph_instance_check_status(inst);
+  if (s == VKNN_STATUS_NONE && rows != NULL) s = read_rows(inst, request, rows);
   if (s == VKNN_STATUS_NONE) *device_us = read_device_time(inst, o, submit_ns);
   begin = vknn_trace_begin(trace);
-  if (s == VKNN_STATUS_NONE) s = copy_outputs(inst, request, view);
+  if (s == VKNN_STATUS_NONE) s = copy_outputs(inst, request, view, rows);
   vknn_trace_end(trace, "execution", "copy outputs", begin);
   if (s == VKNN_STATUS_NONE)
     atomic_fetch_add(&inst->graph->device->vk.counters.staged_executions, 1);
@@ -224,14 +276,16 @@ static vknn_status run_staged(vknn_graph_instance *inst, const vknn_request *req
 
 static vknn_status run_on_instance(vknn_recorded_graph *rg, const vknn_request *request,
                                    const request_pools *view, const vknn_execution_options *o,
-                                   uint64_t *device_us) {
+                                   uint32_t *rows, uint64_t *device_us) {
   vknn_graph_instance *inst = NULL;
   vknn_status s = vknn_recorded_graph_acquire(rg, &inst);
   if (s != VKNN_STATUS_NONE) return s;
   const vknn_recording *in_place = NULL;
-  s = vknn_zero_copy_select(inst, request, &in_place);
+  /* Outputs whose rows the data decide are written at their largest size:
+   * staged, never into the caller's memory. */
+  if (rg->count_slots == 0) s = vknn_zero_copy_select(inst, request, &in_place);
   if (s == VKNN_STATUS_NONE && in_place != NULL) s = run_in_place(inst, in_place, o, device_us);
-  else if (s == VKNN_STATUS_NONE) s = run_staged(inst, request, view, o, device_us);
+  else if (s == VKNN_STATUS_NONE) s = run_staged(inst, request, view, o, rows, device_us);
   vknn_recorded_graph_release(rg, inst);
   return s;
 }
@@ -246,9 +300,21 @@ static vknn_status run_graph(vknn_recorded_graph *rg, const vknn_request *reques
     s = check_dimensions(log, "output", request->outputs, rg->outputs, rg->output_count);
   if (s == VKNN_STATUS_NONE) s = check_output_sizes(rg, request, view, o->segment);
   if (shapes != NULL && (s == VKNN_STATUS_NONE || s == VKNN_STATUS_OUTPUT_INSUFFICIENT_SIZE))
-    fill_shapes(rg, request, shapes, shape_count);
+    fill_shapes(rg, request, NULL, shapes, shape_count);
   if (s != VKNN_STATUS_NONE) return s;
-  return run_on_instance(rg, request, view, o, device_us);
+  /* Rows the data decide: read after the run (none: nothing allocated). */
+  uint32_t *rows = NULL;
+  if (rg->count_slots > 0) {
+    rows = vknn_calloc(rg->output_count ? rg->output_count : 1, sizeof(uint32_t));
+    if (rows == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
+  }
+  s = run_on_instance(rg, request, view, o, rows, device_us);
+  /* The shapes the run told (rows the data decide). */
+  if (shapes != NULL && rows != NULL &&
+      (s == VKNN_STATUS_NONE || s == VKNN_STATUS_OUTPUT_INSUFFICIENT_SIZE))
+    fill_shapes(rg, request, rows, shapes, shape_count);
+  free(rows);
+  return s;
 }
 
 /* The graph for this request, with a reference the caller drops: the

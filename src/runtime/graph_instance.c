@@ -15,6 +15,7 @@
 
 /* Whether some dispatch's kernel checks values read at run time. */
 static bool graph_reports_status(const vknn_recorded_graph *rg) {
+  if (rg->count_slots > 0) return true;
   for (uint32_t i = 0; i < rg->dispatches.count; ++i)
     if (vknn_embedded_shaders[rg->dispatches.items[i].shader].reports_status) return true;
   return false;
@@ -29,7 +30,8 @@ static vknn_status create_buffers(vknn_graph_instance *inst) {
     s = vknn_vk_buffer_create(vk, vknn_vk_buffer_size_for(rg->staging_size), VKNN_BUFFER_HOST_VISIBLE,
                               &inst->staging);
   if (s == VKNN_STATUS_NONE && graph_reports_status(rg))
-    s = vknn_vk_buffer_create(vk, sizeof(uint32_t), VKNN_BUFFER_HOST_VISIBLE, &inst->status);
+    s = vknn_vk_buffer_create(vk, sizeof(uint32_t) * (1 + (uint64_t)rg->count_slots), VKNN_BUFFER_HOST_VISIBLE,
+                              &inst->status);
   return s;
 }
 
@@ -152,6 +154,11 @@ vknn_status vknn_graph_instance_submit(vknn_graph_instance *inst, const vknn_rec
     if (s != VKNN_STATUS_NONE) return s;
   }
   return VKNN_STATUS_NONE;
+}
+
+uint32_t vknn_graph_instance_read_count(const vknn_graph_instance *inst, uint32_t slot) {
+  if (inst->status.mapped == NULL || slot == 0 || slot > inst->graph->count_slots) return 0;
+  return ((const volatile uint32_t *)inst->status.mapped)[slot]; /* coherent memory */
 }
 
 vknn_status vknn_graph_instance_check_status(const vknn_graph_instance *inst) {

@@ -54,6 +54,10 @@ vknn_status vknn_graph_instance_submit(vknn_graph_instance *inst, const vknn_rec
  * status word being non-zero; NONE otherwise. */
 vknn_status vknn_graph_instance_check_status(const vknn_graph_instance *inst);
 
+/* After a submission's fence: the rows a kernel wrote into count word slot
+ * (1.., vknn_io_slot.count_slot) of the status buffer; 0 without one. */
+uint32_t vknn_graph_instance_read_count(const vknn_graph_instance *inst, uint32_t slot);
+
 /* Device time of the last submission in microseconds, when it was timed or
  * the graph is profiled (UINT64_MAX otherwise, or when unavailable);
  * per-dispatch times go to the graph when profiled. */

@@ -154,6 +154,10 @@ static vknn_status describe_io(vknn_io_slot **out_slots, uint32_t count, const u
     slot->byte_size = vknn_tensor_byte_size(t);
     slot->offset = base + t->offset;
     slot->bound = t->first_dispatch >= 0;
+    slot->count_slot = t->count_slot;
+    slot->declared_rows = t->declared_rows;
+    slot->rows_per_count = t->rows_per_count;
+    slot->row_bytes = t->rank > 0 && t->dims[0] > 0 ? slot->byte_size / t->dims[0] : 0;
   }
   return VKNN_STATUS_NONE;
 }
@@ -202,6 +206,7 @@ static void create_pipelines(vknn_recorded_graph *rg, const vknn_plan *plan) {
 static vknn_status build(vknn_recorded_graph *rg, const vknn_plan *plan) {
   const vknn_subgraph *sg = plan->graph.sg;
   rg->info.dispatch_count = plan->dispatches.count;
+  rg->count_slots = plan->graph.count_slots;
   rg->info.arena_bytes = plan->region_size[VKNN_REGION_ARENA];
   rg->info.constant_bytes = plan->region_size[VKNN_REGION_CONSTANT];
   rg->staging_size = plan->region_size[VKNN_REGION_INPUT] + plan->region_size[VKNN_REGION_OUTPUT];

@@ -13,6 +13,13 @@ typedef struct vknn_io_slot {
   uint64_t byte_size; /* exact bytes of the value */
   uint64_t offset;    /* in the staging buffer */
   bool bound;         /* read or written by some dispatch */
+  /* An output whose rows the data decide: its count word in the status
+   * buffer (0: none), the model's first dimension (0: unknown) and the bytes
+   * of one row; dims and byte_size are then the most it can be. */
+  uint32_t count_slot;
+  uint32_t declared_rows;
+  uint32_t rows_per_count; /* rows per unit of the count word */
+  uint64_t row_bytes;
 } vknn_io_slot;
 
 /* Where a tensor lives once planned (a copy of the compiler's placement). */
@@ -55,6 +62,7 @@ typedef struct vknn_recorded_graph {
   uint32_t input_count;
   vknn_io_slot *outputs;
   uint32_t output_count;
+  uint32_t count_slots; /* words after the status word (vknn_io_slot.count_slot) */
   vknn_tensor_place *places;
   vknn_dispatch_list dispatches;
   uint64_t staging_size;

@@ -70,8 +70,39 @@ void cts_run_burst(cts_worker *w, cts_case *c, vknn_prepared_model *pm, cts_judg
 
 /* ---- fenced -------------------------------------------------------------- */
 
+/* Whether the model leaves a dimension of an output open (0): its real shape
+ * comes from the data (the outputs of BOX_WITH_NMS_LIMIT and what follows). */
+static bool output_shape_open(const cts_case *c) {
+  for (uint32_t i = 0; i < c->model.main.output_count; ++i) {
+    const vknn_operand *o = &c->model.main.operands[c->model.main.output_indexes[i]];
+    for (uint32_t d = 0; d < o->dimension_count; ++d)
+      if (o->dimensions[d] == 0) return true;
+  }
+  return false;
+}
+
+/* A fenced execution reports no shapes, so the HAL has the driver refuse one
+ * whose outputs' shapes the model leaves open: INVALID_ARGUMENT passes. */
+static void expect_fenced_refused(cts_case *c, vknn_prepared_model *pm, cts_judgement *j) {
+  int signaled = eventfd(1, EFD_CLOEXEC), fence = -1;
+  vknn_fenced_execution *execution = NULL;
+  vknn_status s = vknn_prepared_model_execute_fenced(pm, &c->request, &signaled, 1, VKNN_MEASURE_TIMING_NO,
+                                                     NULL, cts_loop_timeout(), NULL, &fence, &execution);
+  if (fence >= 0) close(fence);
+  vknn_fenced_execution_release(execution);
+  close(signaled);
+  if (s == VKNN_STATUS_INVALID_ARGUMENT) return;
+  j->status = CTS_FAILED;
+  snprintf(j->reason, sizeof(j->reason), "a fenced execution with an output of open shape gave %s",
+           vknn_status_name(s));
+}
+
 /* Waits on an already signaled fence; polls the fence it gets back. */
 void cts_run_fenced(cts_worker *w, cts_case *c, vknn_prepared_model *pm, cts_judgement *j) {
+  if (!c->expect_failure && output_shape_open(c)) {
+    expect_fenced_refused(c, pm, j);
+    return;
+  }
   int signaled = eventfd(1, EFD_CLOEXEC), fence = -1;
   vknn_fenced_execution *execution = NULL;
   vknn_timing launched = {UINT64_MAX, UINT64_MAX}, fenced = launched;

@@ -1,0 +1,476 @@
+#version 450
+// Variants (built by embed_shaders.py; "name: defines"):
+// variant box_nms_class_f32: -DSTAGE_CLASS -DELEM_F32
+// variant box_nms_class_f16: -DSTAGE_CLASS -DELEM_F16
+// variant box_nms_class_q8: -DSTAGE_CLASS -DELEM_Q8
+// variant box_nms_class_q8s: -DSTAGE_CLASS -DELEM_Q8S
+// variant box_nms_limit: -DSTAGE_LIMIT -DELEM_F32
+// variant box_nms_write_f32: -DSTAGE_WRITE -DELEM_F32
+// variant box_nms_write_f16: -DSTAGE_WRITE -DELEM_F16
+// variant box_nms_write_q8: -DSTAGE_WRITE -DELEM_Q8
+// variant box_nms_write_q8s: -DSTAGE_WRITE -DELEM_Q8S
+// BOX_WITH_NMS_LIMIT in three passes (src/ops/box_nms.c). The boxes of a
+// batch are a run of equal batch indices; every run is treated apart.
+//   class: a workgroup per (first box of a run, class other than 0): the
+//     run's boxes scoring above the threshold, in box order, in shared
+//     memory; then the NMS steps as the reference takes them: the first
+//     highest score is chosen and moved to the front, every other score is
+//     multiplied by the kernel of its IoU with the chosen box (hard: 0 at or
+//     above the IoU threshold; linear: 1 - IoU there; gaussian: exp(-IoU^2 /
+//     sigma)), those below the NMS score threshold are swapped to the end.
+//     The chosen entries, sorted by score (then by step), go to the
+//     selection list of (run, class).
+//   limit: an invocation per list entry: its rank among the run's entries of
+//     every class (score, then class, then step: the reference's order),
+//     by binary searches of the other sorted lists; those ranked below the
+//     maximum count as kept (a prefix of each list).
+//   write: one workgroup: the kept entries' places (runs in order, classes
+//     in order inside a run), the outputs, and the number of rows, written
+//     into the count word the driver reads after the fence.
+// Scratch: the selection lists (uvec2: box, score bits) and the meta words:
+// list lengths, kept counts, output offsets ([classes - 1][boxes] each), the
+// run each box belongs to, the batch index of each run.
+// A box with x1 > x2 or y1 > y2 is reported in the status word (as the
+// reference fails it).
+#extension GL_GOOGLE_include_directive : require
+#include "common.glsl"
+#include "elem_types.glsl"
+#define RUNTIME_COUNTS 1
+#include "runtime_status.glsl"
+
+#if defined(QUANTIZED)
+#define BOX_T uint16_t
+#define BOX_VALUE(v) (0.125 * float(uint(v)))
+#else
+#define BOX_T STORAGE_T
+#define BOX_VALUE(v) float(v)
+#endif
+
+// Entries one class list of a run may hold in shared memory (the driver
+// refuses more boxes than this).
+const uint MAX_CANDIDATES = 1024u;
+const uint LANES = 128u;  // the workgroup size of the class and write passes
+const uint NONE = 0xffffffffu;
+
+layout(push_constant) uniform Params {
+    uint boxes_count, classes;
+    float score_threshold;
+    int max_detections;  // per run (and per class of a run); negative: no limit
+    int nms_kernel;      // 0 hard, 1 linear, 2 gaussian
+    float iou_threshold, sigma, nms_score_threshold;
+    float score_scale;  // quantized scores
+    int score_zero;
+    uint count_word;  // the status buffer's count word (1..) of the rows
+    uint check_code;  // reported for a box with x1 > x2 or y1 > y2
+} p;
+
+#if defined(STAGE_CLASS)
+layout(std430, set = 0, binding = 0) readonly buffer Scores { STORAGE_T scores[]; };
+layout(std430, set = 0, binding = 1) readonly buffer Boxes { BOX_T boxes[]; };
+layout(std430, set = 0, binding = 2) readonly buffer Batches { int batch_of[]; };
+layout(std430, set = 0, binding = 3) writeonly buffer Selected { uvec2 selected[]; };
+layout(std430, set = 0, binding = 4) buffer Meta { uint meta[]; };
+#elif defined(STAGE_LIMIT)
+layout(std430, set = 0, binding = 0) readonly buffer Selected { uvec2 selected[]; };
+layout(std430, set = 0, binding = 1) buffer Meta { uint meta[]; };
+#else
+layout(std430, set = 0, binding = 0) readonly buffer Boxes { BOX_T boxes[]; };
+layout(std430, set = 0, binding = 1) readonly buffer Selected { uvec2 selected[]; };
+layout(std430, set = 0, binding = 2) buffer Meta { uint meta[]; };
+layout(std430, set = 0, binding = 3) writeonly buffer OutScores { STORAGE_T out_scores[]; };
+layout(std430, set = 0, binding = 4) writeonly buffer OutBoxes { BOX_T out_boxes[]; };
+layout(std430, set = 0, binding = 5) writeonly buffer OutClasses { int out_classes[]; };
+layout(std430, set = 0, binding = 6) writeonly buffer OutBatches { int out_batches[]; };
+#endif
+
+// Lists of (run, class): entry (class - 1) * boxes + first box of the run.
+uint lists() { return p.boxes_count * (p.classes - 1u); }
+uint meta_lengths() { return 0u; }
+uint meta_kept() { return lists(); }
+uint meta_offsets() { return 2u * lists(); }
+uint meta_run_of() { return 3u * lists(); }
+uint meta_run_batch() { return 3u * lists() + p.boxes_count; }
+
+// A float's bits as an unsigned key in the order of the values (-0 == +0).
+uint float_key(float v) {
+    uint bits = v == 0.0 ? 0u : floatBitsToUint(v);
+    return (bits & 0x80000000u) != 0u ? ~bits : bits | 0x80000000u;
+}
+
+#if defined(STAGE_CLASS)
+shared uint s_box[MAX_CANDIDATES];
+shared float s_score[MAX_CANDIDATES];
+shared uint s_removed[MAX_CANDIDATES];
+shared float s_best_score[LANES];
+shared uint s_best_at[LANES];
+shared uint s_value;
+
+float score_at(uint box, uint cls) {
+    uint at = box * p.classes + cls;
+#if defined(QUANTIZED)
+    precise float real = p.score_scale * float(int(scores[at]) - p.score_zero);
+    return real;
+#else
+    return float(scores[at]);
+#endif
+}
+
+vec4 box_at(uint box, uint cls) {
+    uint at = 4u * (box * p.classes + cls);
+    return vec4(BOX_VALUE(boxes[at]), BOX_VALUE(boxes[at + 1u]), BOX_VALUE(boxes[at + 2u]),
+                BOX_VALUE(boxes[at + 3u]));
+}
+
+void check_box(uint box, uint cls) {
+    vec4 b = box_at(box, cls);
+    if (!(b.x <= b.z && b.y <= b.w)) report_invalid_value(p.check_code);
+}
+
+// The reference's intersection over union, in its order.
+float iou_of(vec4 a, vec4 b) {
+    precise float area_a = (a.z - a.x) * (a.w - a.y);
+    precise float area_b = (b.z - b.x) * (b.w - b.y);
+    precise float w = max(min(a.z, b.z) - max(a.x, b.x), 0.0);
+    precise float h = max(min(a.w, b.w) - max(a.y, b.y), 0.0);
+    precise float inter = w * h;
+    precise float uni = area_a + area_b - inter;
+    return uni > 0.0 ? nearest_quotient(inter, uni) : inter / uni;
+}
+
+float kernel_weight(float iou) {
+    if (p.nms_kernel == 2) {
+        precise float t = -1.0 * iou * iou;
+        return exp(p.sigma > 0.0 ? nearest_quotient(t, p.sigma) : t / p.sigma);
+    }
+    if (iou < p.iou_threshold) return 1.0;
+    if (p.nms_kernel == 1) {
+        precise float w = 1.0 - iou;
+        return w;
+    }
+    return 0.0;
+}
+
+// Exclusive prefix sum of each lane's value over the workgroup; the total
+// in s_value.
+uint lane_prefix(uint lane, uint value) {
+    s_best_at[lane] = value;
+    barrier();
+    for (uint offset = 1u; offset < LANES; offset <<= 1) {
+        uint add = lane >= offset ? s_best_at[lane - offset] : 0u;
+        barrier();
+        s_best_at[lane] += add;
+        barrier();
+    }
+    uint inclusive = s_best_at[lane];
+    if (lane == LANES - 1u) s_value = inclusive;
+    barrier();
+    return inclusive - value;
+}
+
+// The run's candidates of class cls (score above the threshold) into
+// shared memory, in box order; returns their number.
+uint gather_candidates(uint lane, uint first, uint length, uint cls) {
+    uint per_lane = (length + LANES - 1u) / LANES;
+    uint begin = min(lane * per_lane, length), end = min(begin + per_lane, length);
+    uint mine = 0u;
+    for (uint j = begin; j < end; ++j)
+        if (score_at(first + j, cls) > p.score_threshold) mine++;
+    uint at = lane_prefix(lane, mine);
+    uint total = s_value;
+    for (uint j = begin; j < end; ++j) {
+        float v = score_at(first + j, cls);
+        if (v > p.score_threshold) {
+            s_box[at] = first + j;
+            s_score[at] = v;
+            at++;
+        }
+    }
+    barrier();
+    return total;
+}
+
+// b replaces a as the best: a higher score, or the same at an earlier place.
+bool better(float a, uint a_at, float b, uint b_at) {
+    if (b_at == NONE) return false;
+    return a_at == NONE || a < b || (a == b && b_at < a_at);
+}
+
+// The place of the first highest score in [start, stop).
+uint best_place(uint lane, uint start, uint stop) {
+    float best = 0.0;
+    uint best_at = NONE;
+    for (uint q = start + lane; q < stop; q += LANES)
+        if (better(best, best_at, s_score[q], q)) {
+            best = s_score[q];
+            best_at = q;
+        }
+    s_best_score[lane] = best;
+    s_best_at[lane] = best_at;
+    barrier();
+    for (uint width = LANES / 2u; width > 0u; width >>= 1) {
+        if (lane < width && better(s_best_score[lane], s_best_at[lane], s_best_score[lane + width],
+                                  s_best_at[lane + width])) {
+            s_best_score[lane] = s_best_score[lane + width];
+            s_best_at[lane] = s_best_at[lane + width];
+        }
+        barrier();
+    }
+    uint chosen = s_best_at[0];
+    barrier();
+    return chosen;
+}
+
+void swap_entries(uint a, uint b) {
+    uint box = s_box[a];
+    float score = s_score[a];
+    s_box[a] = s_box[b];
+    s_score[a] = s_score[b];
+    s_box[b] = box;
+    s_score[b] = score;
+}
+
+// One NMS step after choosing place start: the other scores decay, those
+// below the NMS threshold leave [start + 1, stop). The reference swaps each
+// with the end of the range in turn (a swapped-in entry tested in its
+// turn): the kept entries end up in front, the i-th removed one among the
+// first places taken by the i-th kept one counted from the end. That order
+// (it decides ties later) is made here in parallel: each lane takes a chunk
+// of places, prefix sums count the kept entries before each, s_removed then
+// holds the holes' places by rank. Returns the new stop.
+uint suppress(uint lane, uint start, uint stop, uint cls) {
+    vec4 chosen = box_at(s_box[start], cls);
+    for (uint q = start + 1u + lane; q < stop; q += LANES) {
+        precise float v = s_score[q] * kernel_weight(iou_of(box_at(s_box[q], cls), chosen));
+        s_score[q] = v;
+        s_removed[q] = v < p.nms_score_threshold ? 1u : 0u;
+    }
+    barrier();
+    uint first = start + 1u, length = stop - min(stop, first);
+    uint per_lane = (length + LANES - 1u) / LANES;  // at most 8: MAX_CANDIDATES / LANES
+    uint begin = first + min(lane * per_lane, length), end = first + min((lane + 1u) * per_lane, length);
+    uint removed = 0u, kept = 0u;
+    for (uint q = begin; q < end; ++q) {
+        uint bit = s_removed[q];
+        removed |= bit << (q - begin);
+        kept += 1u - bit;
+    }
+    uint kept_before = lane_prefix(lane, kept);  // barriers: every flag read
+    uint total = s_value, new_stop = first + total;
+    uint k = kept_before;
+    for (uint q = begin; q < end; ++q) {
+        bool gone = (removed >> (q - begin) & 1u) != 0u;
+        if (gone && q < new_stop) s_removed[(q - first) - k] = q;  // the hole's rank
+        if (!gone) k++;
+    }
+    barrier();
+    k = kept_before;
+    for (uint q = begin; q < end; ++q) {
+        if ((removed >> (q - begin) & 1u) != 0u) continue;
+        if (q >= new_stop) {
+            uint hole = s_removed[total - k - 1u];
+            s_box[hole] = s_box[q];
+            s_score[hole] = s_score[q];
+        }
+        k++;
+    }
+    barrier();
+    return new_stop;
+}
+
+// The chosen entries [0, count) sorted by score, then step, into the list.
+void write_list(uint lane, uint list, uint count) {
+    for (uint q = lane; q < count; q += LANES) {
+        uint key = float_key(s_score[q]), rank = 0u;
+        for (uint o = 0u; o < count; ++o) {
+            uint other = float_key(s_score[o]);
+            if (other > key || (other == key && o < q)) rank++;
+        }
+        selected[list + rank] = uvec2(s_box[q], floatBitsToUint(s_score[q]));
+    }
+}
+
+// The run starting at first: its length; class 1 records the run of each box.
+uint run_length(uint lane, uint first, uint cls) {
+    if (lane == 0u) {
+        uint end = first + 1u;
+        while (end < p.boxes_count && batch_of[end] == batch_of[first]) end++;
+        s_value = end - first;
+    }
+    barrier();
+    uint length = s_value;
+    barrier();
+    if (cls == 1u) {
+        for (uint j = lane; j < length; j += LANES) meta[meta_run_of() + first + j] = first;
+        if (lane == 0u) meta[meta_run_batch() + first] = uint(batch_of[first]);
+    }
+    for (uint j = lane; j < length; j += LANES) {
+        check_box(first + j, cls);
+        if (cls == 1u) check_box(first + j, 0u);
+    }
+    return length;
+}
+
+void main() {
+    uint list = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+    uint lane = gl_LocalInvocationID.x;
+    if (list >= lists()) return;
+    uint first = list % p.boxes_count, cls = list / p.boxes_count + 1u;
+    if (first > 0u && batch_of[first] == batch_of[first - 1u]) {
+        if (lane == 0u) {
+            meta[meta_lengths() + list] = 0u;
+            meta[meta_kept() + list] = 0u;
+        }
+        return;
+    }
+    uint length = min(run_length(lane, first, cls), MAX_CANDIDATES);
+    uint stop = gather_candidates(lane, first, length, cls);
+    uint limit = p.max_detections < 0 ? stop : min(stop, uint(p.max_detections));
+    uint start = 0u;
+    while (start < stop && start < limit) {
+        uint chosen = best_place(lane, start, stop);
+        if (lane == 0u) swap_entries(start, chosen);
+        barrier();
+        stop = suppress(lane, start, stop, cls);
+        start++;
+    }
+    write_list(lane, list, start);
+    if (lane == 0u) {
+        meta[meta_lengths() + list] = start;
+        meta[meta_kept() + list] = 0u;
+    }
+}
+#endif
+
+#if defined(STAGE_LIMIT)
+// Entries of list (of length n, sorted by key, highest first) whose key is
+// above key, or not below it when at_or_above.
+uint count_above(uint list, uint n, uint key, bool at_or_above) {
+    uint lo = 0u, hi = n;
+    while (lo < hi) {
+        uint mid = (lo + hi) / 2u;
+        uint other = float_key(uintBitsToFloat(selected[list + mid].y));
+        if (other > key || (at_or_above && other == key)) lo = mid + 1u;
+        else hi = mid;
+    }
+    return lo;
+}
+
+void main() {
+    uint slot = flat_invocation_index();
+    if (slot >= lists()) return;
+    uint cls = slot / p.boxes_count + 1u, box = slot % p.boxes_count;
+    uint first = meta[meta_run_of() + box];
+    if (first > box) return;
+    uint list = slot - (box - first), step = box - first;
+    if (step >= meta[meta_lengths() + list]) return;
+    if (p.max_detections >= 0) {
+        uint key = float_key(uintBitsToFloat(selected[slot].y)), rank = step;
+        for (uint other = 1u; other < p.classes && rank < uint(p.max_detections); ++other) {
+            if (other == cls) continue;
+            uint other_list = (other - 1u) * p.boxes_count + first;
+            rank += count_above(other_list, meta[meta_lengths() + other_list], key, other < cls);
+        }
+        if (rank >= uint(p.max_detections)) return;
+    }
+    atomicAdd(meta[meta_kept() + list], 1u);
+}
+#endif
+
+#if defined(STAGE_WRITE)
+shared uint s_total;
+shared uint s_sums[LANES];
+
+void store_score(uint at, float v) {
+#if defined(QUANTIZED)
+    precise float code = nearest_quotient(v, p.score_scale) + float(p.score_zero);
+#if defined(ELEM_Q8)
+    out_scores[at] = uint8_t(uint(clamp(round_half_away(code), 0.0, 255.0)));
+#else
+    out_scores[at] = int8_t(int(clamp(round_half_away(code), -128.0, 127.0)));
+#endif
+#else
+    out_scores[at] = STORAGE_T(v);
+#endif
+}
+
+// Kept entries of the list item t names (runs in box order, classes in
+// order inside a run); 0 where box t / (classes - 1) starts no run.
+uint kept_at(uint t) {
+    uint per_box = p.classes - 1u;
+    uint box = t / per_box, cls = t % per_box + 1u;
+    if (meta[meta_run_of() + box] != box) return 0u;
+    return meta[meta_kept() + (cls - 1u) * p.boxes_count + box];
+}
+
+// Output offsets of every list (an exclusive prefix sum in list order);
+// the number of rows into the count word.
+void place_lists(uint lane) {
+    if (lane == 0u) s_total = 0u;
+    barrier();
+    uint per_box = p.classes - 1u;
+    for (uint base = 0u; base < lists(); base += LANES) {
+        uint t = base + lane;
+        uint value = t < lists() ? kept_at(t) : 0u;
+        s_sums[lane] = value;
+        barrier();
+        for (uint offset = 1u; offset < LANES; offset <<= 1) {
+            uint add = lane >= offset ? s_sums[lane - offset] : 0u;
+            barrier();
+            s_sums[lane] += add;
+            barrier();
+        }
+        if (t < lists() && value > 0u) {
+            uint box = t / per_box, cls = t % per_box + 1u;
+            meta[meta_offsets() + (cls - 1u) * p.boxes_count + box] = s_total + s_sums[lane] - value;
+        }
+        barrier();
+        if (lane == LANES - 1u) s_total += s_sums[lane];
+        barrier();
+    }
+    if (lane == 0u) runtime_counts[p.count_word - 1u] = s_total;
+    memoryBarrierBuffer();
+    barrier();
+}
+
+void main() {
+    uint lane = gl_LocalInvocationID.x;
+    if (gl_WorkGroupID.x != 0u || gl_WorkGroupID.y != 0u) return;
+    place_lists(lane);
+    uint rows = s_total;
+    for (uint slot = lane; slot < lists(); slot += LANES) {
+        uint cls = slot / p.boxes_count + 1u, box = slot % p.boxes_count;
+        uint first = meta[meta_run_of() + box];
+        if (first > box) continue;
+        uint list = slot - (box - first), step = box - first;
+        if (step >= meta[meta_kept() + list]) continue;
+        uint at = meta[meta_offsets() + list] + step;
+        uvec2 entry = selected[slot];
+        if (at >= rows || entry.x >= p.boxes_count) continue;
+        store_score(at, uintBitsToFloat(entry.y));
+        uint from = 4u * (entry.x * p.classes + cls);
+        for (uint k = 0u; k < 4u; ++k) {
+#if defined(QUANTIZED)
+            out_boxes[4u * at + k] = BOX_T(uint(boxes[from + k]));
+#else
+            out_boxes[4u * at + k] = BOX_T(float(boxes[from + k]));
+#endif
+        }
+        out_classes[at] = int(cls);
+        out_batches[at] = int(meta[meta_run_batch() + first]);
+    }
+    // Rows past the real ones: zero boxes of batch 0, which operations
+    // reading every planned row (ROI_ALIGN after this) accept.
+    for (uint at = rows + lane; at < lists(); at += LANES) {
+        store_score(at, 0.0);
+        for (uint k = 0u; k < 4u; ++k) {
+#if defined(QUANTIZED)
+            out_boxes[4u * at + k] = BOX_T(0u);
+#else
+            out_boxes[4u * at + k] = BOX_T(0.0);
+#endif
+        }
+        out_classes[at] = 0;
+        out_batches[at] = 0;
+    }
+}
+#endif

@@ -1,0 +1,280 @@
+/* BOX_WITH_NMS_LIMIT: per batch (a run of boxes with equal batch indices)
+ * and class other than 0 (the background), the boxes scoring above a
+ * threshold go through non-maximum suppression (hard, linear or gaussian
+ * decay of the scores), then the run keeps its best ones up to a maximum,
+ * ordered by class, then score. Kernel: shaders/box_nms.comp, three passes
+ * (per (run, class) lists, the limit, the writes). How many boxes come out
+ * depends on the data: the outputs are planned at their largest ((classes -
+ * 1) x boxes rows) and the last pass writes the real number into a count
+ * word the execution reads after the fence (docs/architecture.md, "Outputs
+ * whose size the data decide"). Inputs: scores [boxes, classes], boxes
+ * [boxes, 4 x classes] (quant16 in 1/8 pixel with quant8 scores), batch
+ * indices [boxes], then the score threshold, the maximum per batch (negative:
+ * none), the kernel, the IoU threshold, sigma and the NMS score threshold. */
+#include <string.h>
+
+#include "ops/op_common.h"
+#include "graph/runtime_check.h"
+#include "model/operand_type.h"
+
+enum {
+  INPUT_SCORES = 0,
+  INPUT_BOXES = 1,
+  INPUT_BATCHES = 2,
+  INPUT_SCORE_THRESHOLD = 3,
+  INPUT_MAX_DETECTIONS = 4,
+  INPUT_KERNEL = 5,
+  INPUT_IOU_THRESHOLD = 6,
+  INPUT_SIGMA = 7,
+  INPUT_NMS_SCORE_THRESHOLD = 8,
+  INPUT_COUNT = 9,
+};
+
+enum { OUTPUT_SCORES = 0, OUTPUT_BOXES = 1, OUTPUT_CLASSES = 2, OUTPUT_BATCHES = 3, OUTPUT_COUNT = 4 };
+
+/* Boxes of one batch a workgroup holds in shared memory (box_nms.comp's
+ * MAX_CANDIDATES): more boxes in all are unsupported. */
+#define NMS_MAX_BOXES 1024u
+#define NMS_LANES 128u /* box_nms.comp's LANES */
+#define NMS_LIMIT_LANES 64u
+
+static const char *const kName = "BOX_WITH_NMS_LIMIT";
+
+/* The boxes' type NNAPI pairs with a score type. */
+static int32_t box_type_for(int32_t type) {
+  return vknn_is_quant8(type) ? VKNN_OPERAND_TENSOR_QUANT16_ASYMM : type;
+}
+
+static bool check_parameter_types(const vknn_logger *log, const vknn_subgraph *sg, const vknn_operation *op,
+                                  int32_t real_type) {
+  const vknn_operand *o = sg->operands;
+  return vknn_op_check_type(log, op, "the score threshold", &o[op->inputs[INPUT_SCORE_THRESHOLD]], real_type) &&
+         vknn_op_check_type(log, op, "the maximum detections", &o[op->inputs[INPUT_MAX_DETECTIONS]],
+                            VKNN_OPERAND_INT32) &&
+         vknn_op_check_type(log, op, "the NMS kernel", &o[op->inputs[INPUT_KERNEL]], VKNN_OPERAND_INT32) &&
+         vknn_op_check_type(log, op, "the IoU threshold", &o[op->inputs[INPUT_IOU_THRESHOLD]], real_type) &&
+         vknn_op_check_type(log, op, "sigma", &o[op->inputs[INPUT_SIGMA]], real_type) &&
+         vknn_op_check_type(log, op, "the NMS score threshold", &o[op->inputs[INPUT_NMS_SCORE_THRESHOLD]],
+                            real_type);
+}
+
+static bool check_outputs(const vknn_logger *log, const vknn_subgraph *sg, const vknn_operation *op) {
+  const vknn_operand *o = sg->operands;
+  const vknn_operand *scores = &o[op->inputs[INPUT_SCORES]];
+  const vknn_operand *boxes_out = &o[op->outputs[OUTPUT_BOXES]];
+  bool ok = vknn_op_check_type(log, op, "the output scores", &o[op->outputs[OUTPUT_SCORES]], scores->type) &&
+            vknn_op_check_type(log, op, "the output boxes", boxes_out, box_type_for(scores->type)) &&
+            vknn_op_check_type(log, op, "the output classes", &o[op->outputs[OUTPUT_CLASSES]],
+                               VKNN_OPERAND_TENSOR_INT32) &&
+            vknn_op_check_type(log, op, "the output batch indices", &o[op->outputs[OUTPUT_BATCHES]],
+                               VKNN_OPERAND_TENSOR_INT32) &&
+            vknn_op_check_rank(log, op, "the output scores", &o[op->outputs[OUTPUT_SCORES]], 1) &&
+            vknn_op_check_rank(log, op, "the output boxes", boxes_out, 2) &&
+            vknn_op_check_rank(log, op, "the output classes", &o[op->outputs[OUTPUT_CLASSES]], 1) &&
+            vknn_op_check_rank(log, op, "the output batch indices", &o[op->outputs[OUTPUT_BATCHES]], 1) &&
+            vknn_op_check_box_quant16(log, op, "output boxes", boxes_out);
+  /* Quantized scores keep their encoding. */
+  return ok && vknn_op_check_same_quant(log, sg, op, OUTPUT_SCORES);
+}
+
+static vknn_status validate_box_nms(const vknn_logger *log, const vknn_model *model, const vknn_subgraph *sg,
+                                    const vknn_operation *op) {
+  (void)model;
+  if (!vknn_op_check_counts(log, sg, op, INPUT_COUNT, INPUT_COUNT, OUTPUT_COUNT))
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  const vknn_operand *o = sg->operands;
+  const vknn_operand *scores = &o[op->inputs[INPUT_SCORES]], *boxes = &o[op->inputs[INPUT_BOXES]];
+  const vknn_operand *batches = &o[op->inputs[INPUT_BATCHES]];
+  if (vknn_variant_of(scores->type) < 0) {
+    VKNN_LOG_E(log, "model", "%s: score type %s is not allowed", kName, vknn_operand_type_name(scores->type));
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
+  int32_t real_type = scores->type == VKNN_OPERAND_TENSOR_FLOAT16 ? VKNN_OPERAND_FLOAT16 : VKNN_OPERAND_FLOAT32;
+  bool ok = vknn_op_check_type(log, op, "the boxes", boxes, box_type_for(scores->type)) &&
+            vknn_op_check_type(log, op, "the batch indices", batches, VKNN_OPERAND_TENSOR_INT32) &&
+            check_parameter_types(log, sg, op, real_type) && vknn_op_check_rank(log, op, "the scores", scores, 2) &&
+            vknn_op_check_rank(log, op, "the boxes", boxes, 2) &&
+            vknn_op_check_rank(log, op, "the batch indices", batches, 1) &&
+            vknn_op_check_box_quant16(log, op, "boxes", boxes) && check_outputs(log, sg, op);
+  return ok ? VKNN_STATUS_NONE : VKNN_STATUS_INVALID_ARGUMENT;
+}
+
+typedef struct nms_geometry {
+  uint32_t boxes, classes;
+  float score_threshold, iou_threshold, sigma, nms_score_threshold;
+  int32_t max_detections, kernel;
+} nms_geometry;
+
+static vknn_status read_parameters(vknn_graph *graph, const vknn_operation *op, nms_geometry *g) {
+  vknn_status s = vknn_op_require_constant_params(graph, op, INPUT_SCORE_THRESHOLD, 6);
+  if (s != VKNN_STATUS_NONE) return s;
+  const uint32_t *in = op->inputs;
+  if (!vknn_graph_const_float(graph, in[INPUT_SCORE_THRESHOLD], &g->score_threshold) ||
+      !vknn_graph_const_i32(graph, in[INPUT_MAX_DETECTIONS], &g->max_detections) ||
+      !vknn_graph_const_i32(graph, in[INPUT_KERNEL], &g->kernel) ||
+      !vknn_graph_const_float(graph, in[INPUT_IOU_THRESHOLD], &g->iou_threshold) ||
+      !vknn_graph_const_float(graph, in[INPUT_SIGMA], &g->sigma) ||
+      !vknn_graph_const_float(graph, in[INPUT_NMS_SCORE_THRESHOLD], &g->nms_score_threshold)) {
+    VKNN_LOG_E(graph->log, "compilation", "%s: the parameters must be constants", kName);
+    return VKNN_STATUS_GENERAL_FAILURE;
+  }
+  if (g->kernel < 0 || g->kernel > 2) {
+    VKNN_LOG_E(graph->log, "model", "%s: NMS kernel %d is none of 0 (hard), 1 (linear), 2 (gaussian)", kName,
+               g->kernel);
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
+  return VKNN_STATUS_NONE;
+}
+
+static vknn_status check_shapes(vknn_graph *graph, const vknn_operation *op, const nms_geometry *g) {
+  const vknn_tensor *boxes = &graph->tensors[op->inputs[INPUT_BOXES]];
+  const vknn_tensor *batches = &graph->tensors[op->inputs[INPUT_BATCHES]];
+  if (boxes->rank != 2 || boxes->dims[0] != g->boxes || boxes->dims[1] != 4u * g->classes ||
+      batches->rank != 1 || batches->dims[0] != g->boxes || g->classes < 2) {
+    VKNN_LOG_E(graph->log, "model",
+               "%s: scores must be [boxes, classes] with classes > 1, boxes [boxes, 4 x classes] and batch "
+               "indices [boxes]",
+               kName);
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
+  if (g->boxes > NMS_MAX_BOXES || (uint64_t)g->boxes * (g->classes - 1u) > UINT32_MAX / 8u) {
+    VKNN_LOG_E(graph->log, "compilation", "%s: %u boxes of %u classes: at most %u boxes are supported", kName,
+               g->boxes, g->classes, NMS_MAX_BOXES);
+    return VKNN_STATUS_GENERAL_FAILURE;
+  }
+  return VKNN_STATUS_NONE;
+}
+
+static vknn_status read_geometry(vknn_graph *graph, const vknn_operation *op, nms_geometry *g) {
+  vknn_status s = VKNN_STATUS_NONE;
+  for (uint32_t i = INPUT_SCORES; i <= INPUT_BATCHES && s == VKNN_STATUS_NONE; ++i)
+    s = vknn_op_require_input_shape(graph, op, i);
+  if (s == VKNN_STATUS_NONE) s = read_parameters(graph, op, g);
+  if (s != VKNN_STATUS_NONE) return s;
+  const vknn_tensor *scores = &graph->tensors[op->inputs[INPUT_SCORES]];
+  if (scores->rank != 2) {
+    VKNN_LOG_E(graph->log, "model", "%s: the scores must have rank 2, not %u", kName, scores->rank);
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
+  g->boxes = scores->dims[0];
+  g->classes = scores->dims[1];
+  return check_shapes(graph, op, g);
+}
+
+/* An output planned at its largest, rows rows of row (the dimensions after
+ * the first): the model's first dimension, when it gives one, is what the
+ * run must produce; the count word tells the real rows. */
+static vknn_status set_output(vknn_graph *graph, const vknn_operation *op, uint32_t output, uint32_t rows,
+                              const uint32_t *row, uint32_t rank, uint32_t count_slot) {
+  vknn_tensor *out = &graph->tensors[op->outputs[output]];
+  if (out->rank != 0 && out->rank != rank) {
+    VKNN_LOG_E(graph->log, "model", "%s: output %u has rank %u, expected %u", kName, output, out->rank, rank);
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
+  uint32_t declared = out->rank == rank ? out->dims[0] : 0;
+  uint32_t dims[2] = {rows, rank > 1 ? row[0] : 0};
+  for (uint32_t d = 1; d < rank && out->rank == rank; ++d) {
+    if (out->dims[d] != 0 && out->dims[d] != dims[d]) {
+      VKNN_LOG_E(graph->log, "model", "%s: output %u's dimension %u is %u, expected %u", kName, output, d,
+                 out->dims[d], dims[d]);
+      return VKNN_STATUS_INVALID_ARGUMENT;
+    }
+  }
+  vknn_tensor_set_shape(out, dims, rank);
+  out->count_slot = count_slot;
+  out->declared_rows = declared;
+  out->rows_per_count = 1;
+  return VKNN_STATUS_NONE;
+}
+
+static vknn_status infer_box_nms(vknn_graph *graph, const vknn_operation *op) {
+  nms_geometry g;
+  vknn_status s = read_geometry(graph, op, &g);
+  if (s != VKNN_STATUS_NONE) return s;
+  if (g.boxes == 0) {
+    VKNN_LOG_E(graph->log, "compilation", "%s: no boxes: zero-sized tensors are not supported", kName);
+    return VKNN_STATUS_GENERAL_FAILURE;
+  }
+  uint32_t rows = g.boxes * (g.classes - 1u); /* every (box, class) kept, at most */
+  uint32_t slot = ++graph->count_slots;
+  const uint32_t four = 4;
+  s = set_output(graph, op, OUTPUT_SCORES, rows, NULL, 1, slot);
+  if (s == VKNN_STATUS_NONE) s = set_output(graph, op, OUTPUT_BOXES, rows, &four, 2, slot);
+  if (s == VKNN_STATUS_NONE) s = set_output(graph, op, OUTPUT_CLASSES, rows, NULL, 1, slot);
+  if (s == VKNN_STATUS_NONE) s = set_output(graph, op, OUTPUT_BATCHES, rows, NULL, 1, slot);
+  return s;
+}
+
+/* Push constants of box_nms.comp (every pass). */
+typedef struct nms_params {
+  uint32_t boxes_count, classes;
+  float score_threshold;
+  int32_t max_detections, nms_kernel;
+  float iou_threshold, sigma, nms_score_threshold;
+  float score_scale;
+  int32_t score_zero;
+  uint32_t count_word, check_code;
+} nms_params;
+VKNN_PUSH_LAYOUT(box_nms, nms_params);
+
+static nms_params params_of(const vknn_graph *graph, const vknn_operation *op, const nms_geometry *g) {
+  const vknn_tensor *scores = &graph->tensors[op->inputs[INPUT_SCORES]];
+  const vknn_tensor *out = &graph->tensors[op->outputs[OUTPUT_SCORES]];
+  return (nms_params){g->boxes, g->classes, g->score_threshold, g->max_detections, g->kernel, g->iou_threshold,
+                      g->sigma, g->nms_score_threshold, scores->scale, scores->zero_point, out->count_slot,
+                      vknn_runtime_check_code(vknn_graph_op_index(graph, op), op->type)};
+}
+
+static vknn_dispatch *add_pass(vknn_dispatch_list *list, vknn_shader_id shader, const nms_params *p,
+                               uint32_t local_size, uint64_t invocations) {
+  vknn_dispatch *d = vknn_dispatch_list_add(list);
+  if (d == NULL) return NULL;
+  d->shader = shader;
+  d->local_size = local_size;
+  d->invocations = invocations;
+  memcpy(d->push, p, sizeof(*p));
+  d->push_size = sizeof(*p);
+  return d;
+}
+
+static vknn_status lower_box_nms(vknn_graph *graph, const vknn_operation *op, vknn_dispatch_list *out_list) {
+  nms_geometry g;
+  vknn_status s = read_geometry(graph, op, &g);
+  if (s != VKNN_STATUS_NONE) return s;
+  static const vknn_shader_id class_pass[] = {VKNN_SHADER_BOX_NMS_CLASS_F32, VKNN_SHADER_BOX_NMS_CLASS_F16,
+                                              VKNN_SHADER_BOX_NMS_CLASS_Q8, VKNN_SHADER_BOX_NMS_CLASS_Q8S};
+  static const vknn_shader_id write_pass[] = {VKNN_SHADER_BOX_NMS_WRITE_F32, VKNN_SHADER_BOX_NMS_WRITE_F16,
+                                              VKNN_SHADER_BOX_NMS_WRITE_Q8, VKNN_SHADER_BOX_NMS_WRITE_Q8S};
+  int variant = vknn_variant_of(graph->tensors[op->inputs[INPUT_SCORES]].type);
+  nms_params p = params_of(graph, op, &g);
+  uint32_t lists = g.boxes * (g.classes - 1u);
+  uint32_t selected_words = 2u * lists, meta_words = 3u * lists + 2u * g.boxes;
+  uint32_t selected = vknn_graph_add_temporary(graph, VKNN_OPERAND_TENSOR_INT32, &selected_words, 1);
+  uint32_t meta = selected == UINT32_MAX
+                      ? UINT32_MAX
+                      : vknn_graph_add_temporary(graph, VKNN_OPERAND_TENSOR_INT32, &meta_words, 1);
+  vknn_dispatch *d = meta == UINT32_MAX ? NULL
+                                        : add_pass(out_list, class_pass[variant], &p, NMS_LANES,
+                                                   (uint64_t)lists * NMS_LANES);
+  if (d == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
+  vknn_dispatch_bind(d, op->inputs[INPUT_SCORES], VKNN_ACCESS_READ);
+  vknn_dispatch_bind(d, op->inputs[INPUT_BOXES], VKNN_ACCESS_READ);
+  vknn_dispatch_bind(d, op->inputs[INPUT_BATCHES], VKNN_ACCESS_READ);
+  vknn_dispatch_bind(d, selected, VKNN_ACCESS_WRITE);
+  vknn_dispatch_bind(d, meta, VKNN_ACCESS_READ | VKNN_ACCESS_WRITE);
+  d = add_pass(out_list, VKNN_SHADER_BOX_NMS_LIMIT, &p, NMS_LIMIT_LANES, lists);
+  if (d == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
+  vknn_dispatch_bind(d, selected, VKNN_ACCESS_READ);
+  vknn_dispatch_bind(d, meta, VKNN_ACCESS_READ | VKNN_ACCESS_WRITE);
+  d = add_pass(out_list, write_pass[variant], &p, NMS_LANES, NMS_LANES);
+  if (d == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
+  vknn_dispatch_bind(d, op->inputs[INPUT_BOXES], VKNN_ACCESS_READ);
+  vknn_dispatch_bind(d, selected, VKNN_ACCESS_READ);
+  vknn_dispatch_bind(d, meta, VKNN_ACCESS_READ | VKNN_ACCESS_WRITE);
+  for (uint32_t i = 0; i < OUTPUT_COUNT; ++i)
+    vknn_dispatch_bind(d, vknn_graph_op_output(graph, op, i), VKNN_ACCESS_WRITE);
+  return VKNN_STATUS_NONE;
+}
+
+const vknn_op_def vknn_op_box_with_nms_limit = {VKNN_OPERATION_BOX_WITH_NMS_LIMIT, false, validate_box_nms,
+                                                infer_box_nms, lower_box_nms};
