@@ -188,13 +188,20 @@ void cts_run_case(cts_worker *w, const cJSON *test, unsigned modes, cts_result *
   }
   uint64_t messages_before = vknn_device_get_validation_message_count(w->device);
   w->last_error[0] = '\0';
-  cts_judgement o;
+  cts_judgement o, ndk = {CTS_PASSED, ""};
   vknn_prepared_model *pm = NULL;
-  prepare_case(w, &c, &pm, &o);
+  if (modes & (1u << CTS_MODE_NDK)) cts_run_ndk(w, &c, &ndk);
+  if (modes == (1u << CTS_MODE_NDK)) o = ndk; /* the C API alone */
+  else prepare_case(w, &c, &pm, &o);
   out->status = o.status;
   snprintf(out->reason, sizeof(out->reason), "%s", o.reason);
+  if (ndk.status != o.status) { /* the C API must agree with the HAL-shaped API */
+    append_mode(out, CTS_MODE_NDK);
+    out->status = CTS_FAILED;
+    snprintf(out->reason, sizeof(out->reason), "ndk: %s", ndk.reason);
+  }
   for (int m = 0; m < CTS_MODE_COUNT && pm != NULL; ++m) {
-    if (!(modes & (1u << m))) continue;
+    if (!(modes & (1u << m)) || m == CTS_MODE_NDK) continue;
     o = (cts_judgement){CTS_PASSED, ""};
     if (c.output_count > CTS_MAX_OUTPUTS) set_outcome(&o, CTS_FAILED, "too many outputs");
     else if (m == CTS_MODE_DYNAMIC) cts_run_dynamic(w, test, &o);

@@ -16,7 +16,8 @@ typedef enum cts_status {
   X(SYNC, "sync", true) X(ASYNC, "async", true) X(BURST, "burst", true)               \
   X(FENCED, "fenced", true) X(DYNAMIC, "dynamic", true)                               \
   X(DEVICE_MEMORY, "device-memory", true) X(QUANT_COUPLING, "quant-coupling", true) \
-  X(CACHE, "cache", true) X(THREADS, "threads", true) X(VALIDATION, "validation", true)
+  X(CACHE, "cache", true) X(THREADS, "threads", true) X(VALIDATION, "validation", true)         \
+  X(NDK, "ndk", true)
 
 typedef enum cts_mode {
 #define CTS_MODE_ENUM_(id, name, implemented) CTS_MODE_##id,
