@@ -6,7 +6,6 @@
  * startCompute with memory arguments, burstCompute (twice on one burst),
  * startComputeWithDependencies on a signaled sync fence. Each result is
  * judged as sync judges its own (cts_compare.c). */
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,17 +31,6 @@ typedef struct ndk_case {
   char failed_call[256];
   int result;
 } ndk_case;
-
-static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
-
-/* The library logs from its callers' and vknn's threads. */
-static void on_log(void *user_data, vknn_log_level level, const char *tag, const char *message) {
-  cts_worker *w = user_data;
-  if (level != VKNN_LOG_ERROR) return;
-  pthread_mutex_lock(&log_lock);
-  snprintf(w->last_error, sizeof(w->last_error), "%s: %s", tag, message);
-  pthread_mutex_unlock(&log_lock);
-}
 
 /* Records the first failed call; true while every call succeeded. */
 static bool ok(ndk_case *n, int result, const char *call) {
@@ -308,7 +296,7 @@ static void judge(ndk_case *n, bool unsupported, cts_judgement *j) {
 void cts_run_ndk(cts_worker *w, cts_case *c, cts_judgement *j) {
   ndk_case n = {.w = w, .c = c};
   ANeuralNetworksDevice *device = NULL;
-  vknn_ndk_set_log_callback(on_log, w);
+  vknn_ndk_set_log_callback(cts_worker_log, w);
   *j = (cts_judgement){CTS_PASSED, ""};
   bool unsupported = false;
   if (CALL(&n, ANeuralNetworks_getDevice(0, &device))) {

@@ -30,7 +30,7 @@ int cts_mode_from_name(const char *name) {
  * last error is written under a lock. */
 static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static void on_log(void *user_data, vknn_log_level level, const char *tag, const char *message) {
+void cts_worker_log(void *user_data, vknn_log_level level, const char *tag, const char *message) {
   cts_worker *worker = user_data;
   if (level != VKNN_LOG_ERROR) return;
   pthread_mutex_lock(&log_lock);
@@ -51,7 +51,7 @@ void cts_set_loop_timeout_ms(uint32_t ms) {
 const vknn_duration *cts_loop_timeout(void) { return loop_timeout.has_value ? &loop_timeout : NULL; }
 
 static vknn_status open_device(cts_worker *worker, vknn_device **out) {
-  vknn_device_options options = {.log_callback = on_log,
+  vknn_device_options options = {.log_callback = cts_worker_log,
                                  .log_user_data = worker,
                                  .enable_validation = true,
                                  .operand_reads = operand_reads};

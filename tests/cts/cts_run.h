@@ -52,6 +52,8 @@ void cts_set_operand_reads(vknn_operand_reads reads);
  * wall-clock time. */
 void cts_set_loop_timeout_ms(uint32_t ms);
 const vknn_duration *cts_loop_timeout(void);
+/* The worker's log callback: keeps the last error (under a lock). */
+void cts_worker_log(void *user_data, vknn_log_level level, const char *tag, const char *message);
 /* Opens the worker's device with the validation layer on. */
 vknn_status cts_worker_open(cts_worker *worker);
 void cts_worker_close(cts_worker *worker);
