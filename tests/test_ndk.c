@@ -16,6 +16,7 @@
 
 #include "android/NeuralNetworks.h"
 #include "vknn_ndk.h"
+#include "vknn_sl.h"
 
 #define N 4
 #define OK ANEURALNETWORKS_NO_ERROR
@@ -730,6 +731,98 @@ static void test_memory_device_buffers(void **state) {
   close(out_fd);
 }
 
+/* ---- feature level 5 and the Support Library table ----------------------------- */
+
+static void test_reusable_execution(void **state) {
+  fixture *f = *state;
+  float out[N] = {0};
+  ANeuralNetworksExecution *e = execution_with_inputs(f->compilation, out);
+  assert_int_equal(ANeuralNetworksExecution_enableInputAndOutputPadding(e, true), ANEURALNETWORKS_BAD_STATE);
+  assert_int_equal(ANeuralNetworksExecution_setReusable(e, true), OK);
+  for (int i = 0; i < 3; ++i) {
+    memset(out, 0, sizeof(out));
+    assert_int_equal(ANeuralNetworksExecution_compute(e), OK);
+    check_sum(out);
+  }
+  ANeuralNetworksEvent *ev = NULL;
+  assert_int_equal(ANeuralNetworksExecution_startCompute(e, &ev), OK);
+  assert_int_equal(ANeuralNetworksEvent_wait(ev), OK);
+  ANeuralNetworksEvent_free(ev);
+  ANeuralNetworksExecution_free(e);
+  uint32_t value = 0;
+  assert_int_equal(ANeuralNetworksCompilation_getPreferredMemoryAlignmentForInput(f->compilation, 0, &value), OK);
+  assert_true(value >= 1 && (value & (value - 1)) == 0);
+  assert_int_equal(ANeuralNetworksCompilation_getPreferredMemoryPaddingForOutput(f->compilation, 0, &value), OK);
+  assert_int_equal(ANeuralNetworksCompilation_getPreferredMemoryAlignmentForOutput(f->compilation, 1, &value),
+                   ANEURALNETWORKS_BAD_DATA);
+  assert_int_equal(ANeuralNetworksCompilation_getPreferredMemoryPaddingForInput(NULL, 0, &value),
+                   ANEURALNETWORKS_UNEXPECTED_NULL);
+}
+
+static void count_operand(SL_ANeuralNetworksOperandPerformanceInfo info, void *context) {
+  assert_true(info.performanceInfo.execTime > 0.f);
+  ++*(int *)context;
+}
+
+static void test_sl_table(void **state) {
+  (void)state;
+  NnApiSLDriverImpl *impl = ANeuralNetworks_getSLDriverImpl();
+  assert_non_null(impl);
+  assert_int_equal(impl->implFeatureLevel, ANEURALNETWORKS_FEATURE_LEVEL_5);
+  const NnApiSLDriverImplFL5 *t = (const NnApiSLDriverImplFL5 *)impl;
+  /* Every member after the base is a function pointer, and every one is filled. */
+  const size_t count = (sizeof(*t) - sizeof(t->base)) / sizeof(void (*)(void));
+  void (*const *fns)(void) = (void (*const *)(void))(const void *)((const char *)t + sizeof(t->base));
+  for (size_t i = 0; i < count; ++i) assert_non_null(fns[i]);
+  assert_int_equal(count, 78); /* the members of NnApiSLDriverImplFL5 */
+  /* Through the table: a model, a compilation, an execution. */
+  uint32_t devices = 0;
+  assert_int_equal(t->ANeuralNetworks_getDeviceCount(&devices), OK);
+  ANeuralNetworksDevice *d = NULL;
+  assert_int_equal(t->ANeuralNetworks_getDevice(0, &d), OK);
+  ANeuralNetworksModel *m = add_model();
+  ANeuralNetworksCompilation *c = NULL;
+  assert_int_equal(t->ANeuralNetworksCompilation_createForDevices(m, (const ANeuralNetworksDevice *const *)&d, 1, &c), OK);
+  int fds[2] = {memfd_create("model-cache", MFD_CLOEXEC), memfd_create("data-cache", MFD_CLOEXEC)};
+  uint8_t token[ANEURALNETWORKS_BYTE_SIZE_OF_CACHE_TOKEN] = {7};
+  assert_int_equal(t->SL_ANeuralNetworksCompilation_setCachingFromFds(c, &fds[0], 2, &fds[1], 1, token), ANEURALNETWORKS_BAD_DATA);
+  assert_int_equal(t->SL_ANeuralNetworksCompilation_setCachingFromFds(c, &fds[0], 1, &fds[1], 1, token), OK);
+  assert_int_equal(t->ANeuralNetworksCompilation_finish(c), OK);
+  assert_true(lseek(fds[0], 0, SEEK_END) > 0); /* the cache was written */
+  float out[N] = {0};
+  ANeuralNetworksExecution *e = NULL;
+  assert_int_equal(t->ANeuralNetworksExecution_create(c, &e), OK);
+  assert_int_equal(t->ANeuralNetworksExecution_setInput(e, 0, NULL, A, sizeof(A)), OK);
+  assert_int_equal(t->ANeuralNetworksExecution_setInput(e, 1, NULL, B, sizeof(B)), OK);
+  assert_int_equal(t->ANeuralNetworksExecution_setOutput(e, 0, NULL, out, sizeof(out)), OK);
+  assert_int_equal(t->ANeuralNetworksExecution_compute(e), OK);
+  check_sum(out);
+  t->ANeuralNetworksExecution_free(e);
+  t->ANeuralNetworksCompilation_free(c);
+  ANeuralNetworksModel_free(m);
+  close(fds[0]);
+  close(fds[1]);
+  /* The SL_ device queries. */
+  uint32_t model_files = 0, data_files = 0, extensions = 9;
+  assert_int_equal(t->SL_ANeuralNetworksDevice_getNumberOfCacheFilesNeeded(d, &model_files, &data_files), OK);
+  assert_int_equal(model_files, 1);
+  assert_int_equal(data_files, 1);
+  SL_ANeuralNetworksPerformanceInfo info;
+  assert_int_equal(t->SL_ANeuralNetworksDevice_getPerformanceInfo(d, SL_ANEURALNETWORKS_CAPABILITIES_PERFORMANCE_WHILE, &info), OK);
+  assert_true(info.execTime > 0.f);
+  assert_int_equal(t->SL_ANeuralNetworksDevice_getPerformanceInfo(d, 9, &info), ANEURALNETWORKS_BAD_DATA);
+  int operands = 0;
+  assert_int_equal(t->SL_ANeuralNetworksDevice_forEachOperandPerformanceInfo(d, &operands, count_operand), OK);
+  assert_true(operands > 0);
+  assert_int_equal(t->SL_ANeuralNetworksDevice_getVendorExtensionCount(d, &extensions), OK);
+  assert_int_equal(extensions, 0);
+  const char *name = NULL;
+  assert_int_equal(t->SL_ANeuralNetworksDevice_getVendorExtensionName(d, 0, &name), ANEURALNETWORKS_BAD_DATA);
+  assert_int_equal(t->SL_ANeuralNetworksDevice_getNumberOfCacheFilesNeeded(NULL, &model_files, &data_files),
+                   ANEURALNETWORKS_UNEXPECTED_NULL);
+  assert_int_equal(t->ANeuralNetworks_getRuntimeFeatureLevel(), ANEURALNETWORKS_FEATURE_LEVEL_5);
+}
+
 static void test_no_validation_messages(void **state) {
   (void)state;
   assert_int_equal(vknn_device_get_validation_message_count(vknn_ndk_device(device())), 0);
@@ -759,6 +852,8 @@ int main(void) {
       cmocka_unit_test(test_memory_constant),
       cmocka_unit_test_setup_teardown(test_memory_desc_rules, setup, teardown),
       cmocka_unit_test_setup_teardown(test_memory_device_buffers, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_reusable_execution, setup, teardown),
+      cmocka_unit_test(test_sl_table),
       cmocka_unit_test(test_no_validation_messages),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -15,6 +15,7 @@
 #include "android/NeuralNetworks.h"
 #include "vknn/vknn.h"
 #include "vknn_ndk.h"
+#include "vknn_sl.h"
 
 /* The feature level this library implements: Android 11 (API level 30). */
 #define NDK_FEATURE_LEVEL 30
@@ -180,10 +181,19 @@ struct ANeuralNetworksCompilation {
   bool has_timeout;
   uint64_t timeout_ns;
   char *cache_dir;
+  int cache_fds[2]; /* model and data cache files given as descriptors (Support Library), or -1 */
   uint8_t token[ANEURALNETWORKS_BYTE_SIZE_OF_CACHE_TOKEN];
   bool finished;
   vknn_prepared_model *prepared;
 };
+
+/* The alignment and padding the library asks of io buffers: its scratch pool
+ * lays pointer arguments out at this alignment. */
+#define NDK_ARGUMENT_ALIGNMENT 64
+
+int ndk_compilation_set_caching_from_fds(ANeuralNetworksCompilation *compilation, const int *model_fds,
+                                         uint32_t model_count, const int *data_fds, uint32_t data_count,
+                                         const uint8_t *token);
 
 /* ---- request (the memory an execution hands to vknn) --------------------- */
 
@@ -243,6 +253,8 @@ struct ANeuralNetworksExecution {
   ndk_argument *inputs, *outputs;
   uint32_t input_count, output_count;
   bool measure;
+  bool reusable; /* feature level 5: computes again once completed */
+  bool padding;  /* feature level 5: io lengths may exceed the values' sizes */
   bool has_timeout;
   uint64_t timeout_ns;
   uint64_t loop_timeout_ns;

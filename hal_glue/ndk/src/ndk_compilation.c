@@ -17,6 +17,7 @@ static int create_compilation(ANeuralNetworksModel *model, ANeuralNetworksDevice
   c->explicit_device = explicit_device;
   c->preference = ANEURALNETWORKS_PREFER_FAST_SINGLE_ANSWER;
   c->priority = ANEURALNETWORKS_PRIORITY_DEFAULT;
+  c->cache_fds[0] = c->cache_fds[1] = -1;
   *out = c;
   return ANEURALNETWORKS_NO_ERROR;
 }
@@ -50,6 +51,8 @@ int ANeuralNetworksCompilation_createForDevices(ANeuralNetworksModel *model,
 void ANeuralNetworksCompilation_free(ANeuralNetworksCompilation *compilation) {
   if (compilation == NULL) return;
   vknn_prepared_model_release(compilation->prepared);
+  for (int i = 0; i < 2; ++i)
+    if (compilation->cache_fds[i] >= 0) close(compilation->cache_fds[i]);
   ndk_free(compilation->cache_dir);
   ndk_free(compilation);
 }
@@ -119,22 +122,26 @@ typedef struct cache_files {
   bool existed;
 } cache_files;
 
-static int open_cache_file(const ANeuralNetworksCompilation *c, const char *suffix, bool *existed) {
+static bool has_bytes(int fd) {
+  struct stat st;
+  return fd >= 0 && fstat(fd, &st) == 0 && st.st_size > 0;
+}
+
+static int open_cache_file(const ANeuralNetworksCompilation *c, const char *suffix) {
   char path[4096], hex[2 * ANEURALNETWORKS_BYTE_SIZE_OF_CACHE_TOKEN + 1];
   for (int i = 0; i < ANEURALNETWORKS_BYTE_SIZE_OF_CACHE_TOKEN; ++i) sprintf(hex + 2 * i, "%02x", c->token[i]);
   snprintf(path, sizeof(path), "%s/%s.%s", c->cache_dir, hex, suffix);
   int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-  struct stat st;
   if (fd < 0) ndk_log_error("ANeuralNetworksCompilation_finish", "cannot open the cache file %s", path);
-  else if (fstat(fd, &st) == 0 && st.st_size > 0) *existed = true;
   return fd;
 }
 
+/* The files of setCaching (by token in the directory) or of setCachingFromFds. */
 static void open_cache(const ANeuralNetworksCompilation *c, cache_files *cache) {
-  bool model_existed = false, data_existed = false;
-  cache->fds[0] = open_cache_file(c, "model", &model_existed);
-  cache->fds[1] = open_cache_file(c, "data", &data_existed);
-  cache->existed = model_existed && data_existed;
+  for (int i = 0; i < 2; ++i)
+    cache->fds[i] = c->cache_fds[i] >= 0 ? fcntl(c->cache_fds[i], F_DUPFD_CLOEXEC, 0)
+                                         : open_cache_file(c, i == 0 ? "model" : "data");
+  cache->existed = has_bytes(cache->fds[0]) && has_bytes(cache->fds[1]);
   for (int i = 0; i < 2; ++i) cache->handles[i] = (vknn_cache_handle){&cache->fds[i], 1};
   cache->files = (vknn_cache_files){&cache->handles[0], 1, &cache->handles[1], 1, c->token};
 }
@@ -185,7 +192,7 @@ int ANeuralNetworksCompilation_finish(ANeuralNetworksCompilation *compilation) {
   if (r != ANEURALNETWORKS_NO_ERROR) return r;
   vknn_deadline deadline = {compilation->has_timeout, ndk_now_boottime_ns() + compilation->timeout_ns};
   vknn_status s;
-  if (compilation->cache_dir != NULL) s = prepare_cached(compilation, &flat.model, &deadline);
+  if (compilation->cache_dir != NULL || compilation->cache_fds[0] >= 0) s = prepare_cached(compilation, &flat.model, &deadline);
   else
     s = vknn_device_prepare_model(compilation->device->vk, &flat.model,
                                   (vknn_execution_preference)compilation->preference,
@@ -206,4 +213,60 @@ const ndk_operand *ndk_compilation_io_operand(const ANeuralNetworksCompilation *
   const ANeuralNetworksModel *m = c->model;
   if (is_input) return index < m->input_count ? &m->operands[m->inputs[index]] : NULL;
   return index < m->output_count ? &m->operands[m->outputs[index]] : NULL;
+}
+
+/* Support Library: the cache files as descriptors, one of each kind (what
+ * vknn_device_get_number_of_cache_files_needed asks for). */
+int ndk_compilation_set_caching_from_fds(ANeuralNetworksCompilation *compilation, const int *model_fds,
+                                         uint32_t model_count, const int *data_fds, uint32_t data_count,
+                                         const uint8_t *token) {
+  NDK_NOT_NULL(token);
+  NDK_COMPILATION_SETTER(compilation);
+  NDK_REQUIRE(model_count == 1 && data_count == 1 && model_fds != NULL && data_fds != NULL,
+              ANEURALNETWORKS_BAD_DATA, "vknn needs one model cache file and one data cache file");
+  int fds[2] = {fcntl(model_fds[0], F_DUPFD_CLOEXEC, 0), fcntl(data_fds[0], F_DUPFD_CLOEXEC, 0)};
+  if (fds[0] < 0 || fds[1] < 0) {
+    for (int i = 0; i < 2; ++i)
+      if (fds[i] >= 0) close(fds[i]);
+    NDK_REQUIRE(false, ANEURALNETWORKS_BAD_DATA, "a cache file descriptor is not open");
+  }
+  for (int i = 0; i < 2; ++i) {
+    if (compilation->cache_fds[i] >= 0) close(compilation->cache_fds[i]);
+    compilation->cache_fds[i] = fds[i];
+  }
+  memcpy(compilation->token, token, ANEURALNETWORKS_BYTE_SIZE_OF_CACHE_TOKEN);
+  return ANEURALNETWORKS_NO_ERROR;
+}
+
+/* Feature level 5: what the library prefers of io buffers. Any alignment and
+ * padding work (pointer arguments are copied); these avoid nothing more. */
+static int preferred(const ANeuralNetworksCompilation *c, uint32_t index, bool is_input, uint32_t *out,
+                     uint32_t value, const char *function) {
+  NDK_REQUIRE_IN(function, c != NULL && out != NULL, ANEURALNETWORKS_UNEXPECTED_NULL, "an argument is NULL");
+  NDK_REQUIRE_IN(function, c->finished && c->prepared != NULL, ANEURALNETWORKS_BAD_STATE,
+                 "the compilation is not finished successfully");
+  NDK_REQUIRE_IN(function, ndk_compilation_io_operand(c, index, is_input) != NULL, ANEURALNETWORKS_BAD_DATA,
+                 "the model has no %s %u", is_input ? "input" : "output", index);
+  *out = value;
+  return ANEURALNETWORKS_NO_ERROR;
+}
+
+int ANeuralNetworksCompilation_getPreferredMemoryAlignmentForInput(const ANeuralNetworksCompilation *compilation,
+                                                                   uint32_t index, uint32_t *alignment) {
+  return preferred(compilation, index, true, alignment, NDK_ARGUMENT_ALIGNMENT, __func__);
+}
+
+int ANeuralNetworksCompilation_getPreferredMemoryAlignmentForOutput(const ANeuralNetworksCompilation *compilation,
+                                                                    uint32_t index, uint32_t *alignment) {
+  return preferred(compilation, index, false, alignment, NDK_ARGUMENT_ALIGNMENT, __func__);
+}
+
+int ANeuralNetworksCompilation_getPreferredMemoryPaddingForInput(const ANeuralNetworksCompilation *compilation,
+                                                                 uint32_t index, uint32_t *padding) {
+  return preferred(compilation, index, true, padding, 1, __func__);
+}
+
+int ANeuralNetworksCompilation_getPreferredMemoryPaddingForOutput(const ANeuralNetworksCompilation *compilation,
+                                                                  uint32_t index, uint32_t *padding) {
+  return preferred(compilation, index, false, padding, 1, __func__);
 }

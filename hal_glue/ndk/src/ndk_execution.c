@@ -227,6 +227,27 @@ int ANeuralNetworksExecution_setLoopTimeout(ANeuralNetworksExecution *execution,
   return ANEURALNETWORKS_NO_ERROR;
 }
 
+/* Feature level 5: an execution that computes more than once. */
+int ANeuralNetworksExecution_setReusable(ANeuralNetworksExecution *execution, bool reusable) {
+  NDK_EXECUTION_SETTER(execution);
+  execution->reusable = reusable;
+  return ANEURALNETWORKS_NO_ERROR;
+}
+
+/* Feature level 5: io lengths above the values' sizes. This library always
+ * takes them (it copies or binds only the value's bytes); the call keeps the
+ * rule that it comes before any argument is set. */
+int ANeuralNetworksExecution_enableInputAndOutputPadding(ANeuralNetworksExecution *execution, bool enable) {
+  NDK_EXECUTION_SETTER(execution);
+  for (uint32_t i = 0; i < execution->input_count + execution->output_count; ++i) {
+    const ndk_argument *a = i < execution->input_count ? &execution->inputs[i]
+                                                       : &execution->outputs[i - execution->input_count];
+    NDK_REQUIRE(a->kind == NDK_ARGUMENT_UNSET, ANEURALNETWORKS_BAD_STATE, "an input or output is already set");
+  }
+  execution->padding = enable;
+  return ANEURALNETWORKS_NO_ERROR;
+}
+
 /* ---- computing ------------------------------------------------------------ */
 
 typedef struct compute_args {
@@ -236,8 +257,26 @@ typedef struct compute_args {
 } compute_args;
 
 /* Every argument set, then the request built; the execution starts. */
+/* A reusable execution that completed starts over with the same arguments;
+ * its earlier event keeps the earlier result. */
+static void reset_for_reuse(ANeuralNetworksExecution *e) {
+  if (e->event != NULL) {
+    e->event->result = e->result;
+    e->event->execution = NULL;
+    e->event = NULL;
+  }
+  vknn_fenced_execution_release(e->fenced);
+  e->fenced = NULL;
+  if (e->fence_fd >= 0) close(e->fence_fd);
+  e->fence_fd = -1;
+  ndk_request_release(&e->request);
+  e->timing = e->fenced_timing = (vknn_timing){UINT64_MAX, UINT64_MAX};
+  e->state = NDK_EXECUTION_PREPARATION;
+}
+
 static int begin_compute(ANeuralNetworksExecution *e, ndk_scratch *scratch, compute_args *args,
                          const char *function) {
+  if (e->reusable && e->state == NDK_EXECUTION_COMPLETED) reset_for_reuse(e);
   if (e->state != NDK_EXECUTION_PREPARATION) {
     ndk_log_error(function, "the execution was already computed (an execution computes once)");
     return ANEURALNETWORKS_BAD_STATE;

@@ -9,8 +9,6 @@
 
 #include "ndk.h"
 
-#define NDK_ARGUMENT_ALIGNMENT 64
-
 void ndk_scratch_release(ndk_scratch *scratch) {
   if (scratch->data != NULL) munmap(scratch->data, scratch->size);
   if (scratch->fd >= 0) close(scratch->fd);
