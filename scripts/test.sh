@@ -22,7 +22,8 @@
 # 4th case took 4.4 CPU-minutes: a full pass about 17, over 8 minutes of CI
 # on 2 cores); every 5th case took 4.7 CPU-minutes on a loaded machine
 # (about 2.5 minutes on 2 cores), and the cache code is the same for every
-# model.
+# model. Stage 1 runs the ndk mode too (each case through the NNAPI C API of
+# libneuralnetworks.so) over every 20th case, as a pass of its own.
 # Ends with one line: "Total: N passed, N failed, N skipped".
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -87,6 +88,9 @@ if build build -Dbuildtype=debugoptimized; then
   # The device chooses one way of reading convolution operands (texel
   # buffers on lavapipe); the other way must pass too.
   conformance build storage-reads --modes sync --operand-reads storage --baseline "$baseline"
+  # The NNAPI C API (libneuralnetworks.so): every 20th case; a full pass costs more
+  # than a full sync pass (each case is compiled through the C API and run four ways).
+  conformance build ndk --modes ndk --sample 20 --baseline "$baseline"
 fi
 
 if build build-sanitize -Dbuildtype=debug -Db_sanitize=address,undefined -Db_lundef=false; then
