@@ -297,6 +297,9 @@ void cts_run_ndk(cts_worker *w, cts_case *c, cts_judgement *j) {
   ndk_case n = {.w = w, .c = c};
   ANeuralNetworksDevice *device = NULL;
   vknn_ndk_set_log_callback(cts_worker_log, w);
+  /* The library opens its device on first use: with the validation layer,
+   * as the runner opens its own. */
+  setenv("VKNN_VALIDATION", "1", 1);
   *j = (cts_judgement){CTS_PASSED, ""};
   bool unsupported = false;
   if (CALL(&n, ANeuralNetworks_getDevice(0, &device))) {
