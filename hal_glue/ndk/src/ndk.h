@@ -61,6 +61,10 @@ struct ANeuralNetworksDevice {
 };
 /* The device, opened on first use. UNAVAILABLE_DEVICE when it cannot be. */
 int ndk_device_get(ANeuralNetworksDevice **out);
+/* Counts a prepared model or a buffer of the device (closed at unload only
+ * when none is left). */
+void ndk_device_hold(void);
+void ndk_device_drop(void);
 /* The devices argument of createForDevices and getSupportedOperationsForDevices. */
 int ndk_device_check_list(const char *function, const ANeuralNetworksDevice *const *devices,
                           uint32_t count);

@@ -50,6 +50,7 @@ int ANeuralNetworksCompilation_createForDevices(ANeuralNetworksModel *model,
 
 void ANeuralNetworksCompilation_free(ANeuralNetworksCompilation *compilation) {
   if (compilation == NULL) return;
+  if (compilation->prepared != NULL) ndk_device_drop();
   vknn_prepared_model_release(compilation->prepared);
   for (int i = 0; i < 2; ++i)
     if (compilation->cache_fds[i] >= 0) close(compilation->cache_fds[i]);
@@ -203,6 +204,8 @@ int ANeuralNetworksCompilation_finish(ANeuralNetworksCompilation *compilation) {
   if (r != ANEURALNETWORKS_NO_ERROR) {
     compilation->prepared = NULL;
     ndk_log_error(__func__, "vknn could not prepare the model: %s", vknn_status_name(s));
+  } else {
+    ndk_device_hold();
   }
   return r;
 }

@@ -1,6 +1,7 @@
 /* ANeuralNetworksDevice: the one device of this library, vknn's, opened on
- * first use and kept for the life of the process (the NDK has no call that
+ * first use and kept until the library unloads (the NDK has no call that
  * releases a device). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "ndk.h"
@@ -15,6 +16,22 @@ static void forward_log(void *user_data, vknn_log_level level, const char *tag, 
   ndk_log_line(level, tag, message);
 }
 
+/* Prepared models and buffers still alive: vknn closes a device only after them. */
+static atomic_int live_objects;
+
+void ndk_device_hold(void) { atomic_fetch_add(&live_objects, 1); }
+void ndk_device_drop(void) { atomic_fetch_sub(&live_objects, 1); }
+
+/* At exit or unload the device is closed, unless the client left objects of
+ * it alive (closing it under them would break them). An atexit handler, not a
+ * destructor: registered when the device opens, it runs before the handlers
+ * registered earlier, such as a leak checker's. */
+static void close_device(void) {
+  if (!device_open || atomic_load(&live_objects) != 0) return;
+  device_open = false;
+  vknn_device_close(the_device.vk);
+}
+
 static void open_device(void) {
   vknn_device_options options = {.log_callback = forward_log};
   vknn_status s = vknn_device_open(&options, &the_device.vk);
@@ -26,6 +43,7 @@ static void open_device(void) {
   vknn_device_get_version_string(the_device.vk, &the_device.version);
   vknn_device_get_type(the_device.vk, &the_device.type);
   device_open = true;
+  atexit(close_device);
 }
 
 int ndk_device_get(ANeuralNetworksDevice **out) {

@@ -51,8 +51,12 @@ int ANeuralNetworksMemory_createFromAHardwareBuffer(const AHardwareBuffer *ahwb,
 
 void ANeuralNetworksMemory_free(ANeuralNetworksMemory *memory) {
   if (memory == NULL) return;
-  if (memory->kind == NDK_MEMORY_FD) close(memory->fd);
-  else vknn_buffer_release(memory->buffer);
+  if (memory->kind == NDK_MEMORY_FD) {
+    close(memory->fd);
+  } else {
+    vknn_buffer_release(memory->buffer);
+    ndk_device_drop();
+  }
   ndk_free(memory->roles);
   ndk_free(memory);
 }
@@ -217,6 +221,7 @@ int ANeuralNetworksMemory_createFromDesc(const ANeuralNetworksMemoryDesc *desc,
     return r;
   }
   memcpy(roles, desc->roles, n * sizeof(*roles));
+  ndk_device_hold();
   m->kind = NDK_MEMORY_DEVICE;
   m->slot = ndk_next_slot();
   m->fd = -1;
