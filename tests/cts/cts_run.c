@@ -198,7 +198,7 @@ void cts_run_case(cts_worker *w, const cJSON *test, unsigned modes, cts_result *
   if ((modes & (1u << CTS_MODE_NDK)) && ndk.status != o.status) { /* the C API must agree with the HAL-shaped API */
     append_mode(out, CTS_MODE_NDK);
     out->status = CTS_FAILED;
-    snprintf(out->reason, sizeof(out->reason), "ndk: %s", ndk.reason);
+    snprintf(out->reason, sizeof(out->reason), "ndk: %.500s", ndk.reason);
   }
   for (int m = 0; m < CTS_MODE_COUNT && pm != NULL; ++m) {
     if (!(modes & (1u << m)) || m == CTS_MODE_NDK) continue;

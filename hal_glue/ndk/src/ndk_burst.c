@@ -16,7 +16,8 @@ int ANeuralNetworksBurst_create(ANeuralNetworksCompilation *compilation, ANeural
   vknn_status s = vknn_burst_create(compilation->prepared, &b->vk);
   if (s != VKNN_STATUS_NONE) {
     ndk_free(b);
-    NDK_REQUIRE(false, ndk_result_of(s), "vknn cannot create the burst: %s", vknn_status_name(s));
+    ndk_log_error(__func__, "vknn cannot create the burst: %s", vknn_status_name(s));
+    return ndk_result_of(s);
   }
   *burst = b;
   return ANEURALNETWORKS_NO_ERROR;

@@ -231,7 +231,8 @@ int ndk_compilation_set_caching_from_fds(ANeuralNetworksCompilation *compilation
   if (fds[0] < 0 || fds[1] < 0) {
     for (int i = 0; i < 2; ++i)
       if (fds[i] >= 0) close(fds[i]);
-    NDK_REQUIRE(false, ANEURALNETWORKS_BAD_DATA, "a cache file descriptor is not open");
+    ndk_log_error(__func__, "a cache file descriptor is not open");
+    return ANEURALNETWORKS_BAD_DATA;
   }
   for (int i = 0; i < 2; ++i) {
     if (compilation->cache_fds[i] >= 0) close(compilation->cache_fds[i]);

@@ -28,7 +28,8 @@ int ANeuralNetworksEvent_createFromSyncFenceFd(int sync_fence_fd, ANeuralNetwork
   e->fd = fcntl(sync_fence_fd, F_DUPFD_CLOEXEC, 0);
   if (e->fd < 0) {
     ndk_free(e);
-    NDK_REQUIRE(false, ANEURALNETWORKS_BAD_DATA, "cannot duplicate sync fence %d", sync_fence_fd);
+    ndk_log_error(__func__, "cannot duplicate sync fence %d", sync_fence_fd);
+    return ANEURALNETWORKS_BAD_DATA;
   }
   *event = e;
   return ANEURALNETWORKS_NO_ERROR;

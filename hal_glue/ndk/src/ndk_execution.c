@@ -427,7 +427,7 @@ static void known_output_shapes(ANeuralNetworksExecution *e) {
     const ndk_argument *a = &e->outputs[i];
     vknn_output_shape *s = &e->shapes[i];
     s->rank = a->rank ? a->rank : o->rank;
-    memcpy(s->dimensions, a->rank ? a->dimensions : o->dimensions, s->rank * sizeof(uint32_t));
+    if (s->rank > 0) memcpy(s->dimensions, a->rank ? a->dimensions : o->dimensions, s->rank * sizeof(uint32_t));
     s->is_sufficient = true;
   }
 }

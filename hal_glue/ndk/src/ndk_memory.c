@@ -27,7 +27,8 @@ int ANeuralNetworksMemory_createFromFd(size_t size, int protect, int fd, size_t 
   m->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
   if (m->fd < 0) {
     ndk_free(m);
-    NDK_REQUIRE(false, ANEURALNETWORKS_BAD_DATA, "cannot duplicate fd %d", fd);
+    ndk_log_error(__func__, "cannot duplicate fd %d", fd);
+    return ANEURALNETWORKS_BAD_DATA;
   }
   m->kind = NDK_MEMORY_FD;
   m->slot = ndk_next_slot();
@@ -46,7 +47,8 @@ int ANeuralNetworksMemory_createFromAHardwareBuffer(const AHardwareBuffer *ahwb,
   NDK_NOT_NULL(ahwb);
   NDK_NOT_NULL(memory);
   *memory = NULL;
-  NDK_REQUIRE(false, ANEURALNETWORKS_BAD_DATA, "AHardwareBuffer is not available on this platform");
+  ndk_log_error(__func__, "AHardwareBuffer is not available on this platform");
+  return ANEURALNETWORKS_BAD_DATA;
 }
 
 void ANeuralNetworksMemory_free(ANeuralNetworksMemory *memory) {
@@ -127,7 +129,8 @@ static int add_role(ANeuralNetworksMemoryDesc *desc, const ANeuralNetworksCompil
   ANeuralNetworksMemoryDesc saved = *desc;
   if (!combine_dimensions(desc, operand->rank, operand->dimensions)) {
     *desc = saved;
-    NDK_REQUIRE_IN(function, false, ANEURALNETWORKS_BAD_DATA, "the operand's dimensions disagree with the descriptor's");
+    ndk_log_error(function, "the operand's dimensions disagree with the descriptor's");
+    return ANEURALNETWORKS_BAD_DATA;
   }
   if (ndk_reserve((void **)&desc->roles, &desc->role_capacity, desc->role_count + 1, sizeof(ndk_role)) != 0) {
     *desc = saved;
@@ -162,7 +165,8 @@ int ANeuralNetworksMemoryDesc_setDimensions(ANeuralNetworksMemoryDesc *desc, uin
   ANeuralNetworksMemoryDesc saved = *desc;
   if (!combine_dimensions(desc, rank, dimensions)) {
     *desc = saved;
-    NDK_REQUIRE(false, ANEURALNETWORKS_BAD_DATA, "the dimensions disagree with the roles'");
+    ndk_log_error(__func__, "the dimensions disagree with the roles'");
+    return ANEURALNETWORKS_BAD_DATA;
   }
   return ANEURALNETWORKS_NO_ERROR;
 }

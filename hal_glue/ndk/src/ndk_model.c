@@ -296,7 +296,9 @@ int ANeuralNetworksModel_identifyInputsAndOutputs(ANeuralNetworksModel *model,
   clear_io_flags(model);
   if (!io_list_valid(model, inputs, inputCount, true) || !io_list_valid(model, outputs, outputCount, false)) {
     clear_io_flags(model);
-    NDK_MODEL_CHECK(model, false, "an input or output is out of range, has a value, or is listed twice");
+    ndk_log_error(__func__, "an input or output is out of range, has a value, or is listed twice");
+    model->invalid = true;
+    return ANEURALNETWORKS_BAD_DATA;
   }
   uint32_t *in = copy_indexes(inputs, inputCount), *out = copy_indexes(outputs, outputCount);
   if (in == NULL || out == NULL) {
@@ -400,7 +402,8 @@ int ANeuralNetworksModel_getExtensionOperandType(ANeuralNetworksModel *model,
   NDK_NOT_NULL(type);
   NDK_MODEL_NOT_FINISHED(model);
   (void)operandCodeWithinExtension;
-  NDK_REQUIRE(false, ANEURALNETWORKS_BAD_DATA, "no device supports the extension %s", extensionName);
+  ndk_log_error(__func__, "no device supports the extension %s", extensionName);
+  return ANEURALNETWORKS_BAD_DATA;
 }
 
 int ANeuralNetworksModel_getExtensionOperationType(ANeuralNetworksModel *model,
@@ -412,7 +415,8 @@ int ANeuralNetworksModel_getExtensionOperationType(ANeuralNetworksModel *model,
   NDK_NOT_NULL(type);
   NDK_MODEL_NOT_FINISHED(model);
   (void)operationCodeWithinExtension;
-  NDK_REQUIRE(false, ANEURALNETWORKS_BAD_DATA, "no device supports the extension %s", extensionName);
+  ndk_log_error(__func__, "no device supports the extension %s", extensionName);
+  return ANEURALNETWORKS_BAD_DATA;
 }
 
 /* Only an operand of an extension type takes extension data, and no such
@@ -423,5 +427,7 @@ int ANeuralNetworksModel_setOperandExtensionData(ANeuralNetworksModel *model, in
   NDK_REQUIRE(data != NULL || length == 0, ANEURALNETWORKS_UNEXPECTED_NULL, "data is NULL");
   int r = check_value_target(model, index, __func__);
   if (r != ANEURALNETWORKS_NO_ERROR) return r;
-  NDK_MODEL_CHECK(model, false, "operand %d is not of an extension type", index);
+  ndk_log_error(__func__, "operand %d is not of an extension type", index);
+  model->invalid = true;
+  return ANEURALNETWORKS_BAD_DATA;
 }

@@ -82,7 +82,8 @@ static int sl_extension_name(const ANeuralNetworksDevice *device, uint32_t index
   vknn_device *vk;
   int r = device_vk(device, &vk, __func__);
   if (r != ANEURALNETWORKS_NO_ERROR) return r;
-  NDK_REQUIRE(false, ANEURALNETWORKS_BAD_DATA, "no extension %u (the device has none)", index);
+  ndk_log_error(__func__, "no extension %u (the device has none)", index);
+  return ANEURALNETWORKS_BAD_DATA;
 }
 
 static int sl_for_each_extension_operand_type(const ANeuralNetworksDevice *device, uint32_t index, void *context,
@@ -93,7 +94,8 @@ static int sl_for_each_extension_operand_type(const ANeuralNetworksDevice *devic
   vknn_device *vk;
   int r = device_vk(device, &vk, __func__);
   if (r != ANEURALNETWORKS_NO_ERROR) return r;
-  NDK_REQUIRE(false, ANEURALNETWORKS_BAD_DATA, "no extension %u (the device has none)", index);
+  ndk_log_error(__func__, "no extension %u (the device has none)", index);
+  return ANEURALNETWORKS_BAD_DATA;
 }
 
 #define NDK_FN(name) .name = name
