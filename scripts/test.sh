@@ -22,7 +22,8 @@
 # 4th case took 4.4 CPU-minutes: a full pass about 17, over 8 minutes of CI
 # on 2 cores); every 5th case took 4.7 CPU-minutes on a loaded machine
 # (about 2.5 minutes on 2 cores), and the cache code is the same for every
-# model.
+# model. Stage 1 runs the ndk mode too (each case through the NNAPI C API of
+# libneuralnetworks.so) over every 20th case, as a pass of its own.
 # Ends with one line: "Total: N passed, N failed, N skipped".
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -90,6 +91,10 @@ if build build -Dbuildtype=debugoptimized; then
   # not call them accelerated, so the device leaves them off by itself).
   conformance build storage-reads --modes sync --operand-reads storage --integer-dot on \
     --baseline "$baseline"
+  # The NNAPI C API (libneuralnetworks.so): every 20th case; a full pass costs as
+  # much as a full sync pass (17.6 against 17.0 minutes, --jobs 2 on a shared
+  # 2-core machine: each case compiled through the C API and run four ways).
+  conformance build ndk --modes ndk --sample 20 --baseline "$baseline"
 fi
 
 if build build-sanitize -Dbuildtype=debug -Db_sanitize=address,undefined -Db_lundef=false; then

@@ -42,3 +42,7 @@ void cts_run_async(cts_worker *w, cts_case *c, vknn_prepared_model *pm, cts_judg
 void cts_run_burst(cts_worker *w, cts_case *c, vknn_prepared_model *pm, cts_judgement *j);
 void cts_run_fenced(cts_worker *w, cts_case *c, vknn_prepared_model *pm, cts_judgement *j);
 void cts_run_threads(cts_worker *w, cts_case *c, vknn_prepared_model *pm, cts_judgement *j);
+
+/* The case built and run through the NNAPI C API (cts_ndk.c), on its own:
+ * it needs no prepared model of the worker's device. */
+void cts_run_ndk(cts_worker *w, cts_case *c, cts_judgement *j);

@@ -30,7 +30,7 @@ int cts_mode_from_name(const char *name) {
  * last error is written under a lock. */
 static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static void on_log(void *user_data, vknn_log_level level, const char *tag, const char *message) {
+void cts_worker_log(void *user_data, vknn_log_level level, const char *tag, const char *message) {
   cts_worker *worker = user_data;
   if (level != VKNN_LOG_ERROR) return;
   pthread_mutex_lock(&log_lock);
@@ -55,7 +55,7 @@ void cts_set_loop_timeout_ms(uint32_t ms) {
 const vknn_duration *cts_loop_timeout(void) { return loop_timeout.has_value ? &loop_timeout : NULL; }
 
 static vknn_status open_device(cts_worker *worker, vknn_device **out) {
-  vknn_device_options options = {.log_callback = on_log,
+  vknn_device_options options = {.log_callback = cts_worker_log,
                                  .log_user_data = worker,
                                  .enable_validation = true,
                                  .operand_reads = operand_reads,
@@ -193,13 +193,20 @@ void cts_run_case(cts_worker *w, const cJSON *test, unsigned modes, cts_result *
   }
   uint64_t messages_before = vknn_device_get_validation_message_count(w->device);
   w->last_error[0] = '\0';
-  cts_judgement o;
+  cts_judgement o, ndk = {CTS_PASSED, ""};
   vknn_prepared_model *pm = NULL;
-  prepare_case(w, &c, &pm, &o);
+  if (modes & (1u << CTS_MODE_NDK)) cts_run_ndk(w, &c, &ndk);
+  if (modes == (1u << CTS_MODE_NDK)) o = ndk; /* the C API alone */
+  else prepare_case(w, &c, &pm, &o);
   out->status = o.status;
   snprintf(out->reason, sizeof(out->reason), "%s", o.reason);
+  if ((modes & (1u << CTS_MODE_NDK)) && ndk.status != o.status) { /* the C API must agree with the HAL-shaped API */
+    append_mode(out, CTS_MODE_NDK);
+    out->status = CTS_FAILED;
+    snprintf(out->reason, sizeof(out->reason), "ndk: %.500s", ndk.reason);
+  }
   for (int m = 0; m < CTS_MODE_COUNT && pm != NULL; ++m) {
-    if (!(modes & (1u << m))) continue;
+    if (!(modes & (1u << m)) || m == CTS_MODE_NDK) continue;
     o = (cts_judgement){CTS_PASSED, ""};
     if (c.output_count > CTS_MAX_OUTPUTS) set_outcome(&o, CTS_FAILED, "too many outputs");
     else if (m == CTS_MODE_DYNAMIC) cts_run_dynamic(w, test, &o);

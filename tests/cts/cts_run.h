@@ -16,7 +16,8 @@ typedef enum cts_status {
   X(SYNC, "sync", true) X(ASYNC, "async", true) X(BURST, "burst", true)               \
   X(FENCED, "fenced", true) X(DYNAMIC, "dynamic", true)                               \
   X(DEVICE_MEMORY, "device-memory", true) X(QUANT_COUPLING, "quant-coupling", true) \
-  X(CACHE, "cache", true) X(THREADS, "threads", true) X(VALIDATION, "validation", true)
+  X(CACHE, "cache", true) X(THREADS, "threads", true) X(VALIDATION, "validation", true)         \
+  X(NDK, "ndk", true)
 
 typedef enum cts_mode {
 #define CTS_MODE_ENUM_(id, name, implemented) CTS_MODE_##id,
@@ -53,6 +54,8 @@ void cts_set_integer_dot(vknn_integer_dot choice);
  * wall-clock time. */
 void cts_set_loop_timeout_ms(uint32_t ms);
 const vknn_duration *cts_loop_timeout(void);
+/* The worker's log callback: keeps the last error (under a lock). */
+void cts_worker_log(void *user_data, vknn_log_level level, const char *tag, const char *message);
 /* Opens the worker's device with the validation layer on. */
 vknn_status cts_worker_open(cts_worker *worker);
 void cts_worker_close(cts_worker *worker);

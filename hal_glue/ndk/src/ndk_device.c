@@ -1,0 +1,162 @@
+/* ANeuralNetworksDevice: the one device of this library, vknn's, opened on
+ * first use and kept until the library unloads (the NDK has no call that
+ * releases a device). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ndk.h"
+
+static pthread_once_t device_once = PTHREAD_ONCE_INIT;
+static ANeuralNetworksDevice the_device;
+static bool device_open;
+
+/* The device's log lines go wherever the library's go. */
+static void forward_log(void *user_data, vknn_log_level level, const char *tag, const char *message) {
+  (void)user_data;
+  ndk_log_line(level, tag, message);
+}
+
+/* Prepared models and buffers still alive: vknn closes a device only after them. */
+static atomic_int live_objects;
+
+void ndk_device_hold(void) { atomic_fetch_add(&live_objects, 1); }
+void ndk_device_drop(void) { atomic_fetch_sub(&live_objects, 1); }
+
+/* At exit or unload the device is closed, unless the client left objects of
+ * it alive (closing it under them would break them). An atexit handler, not a
+ * destructor: registered when the device opens, it runs before the handlers
+ * registered earlier, such as a leak checker's. */
+static void close_device(void) {
+  if (!device_open || atomic_load(&live_objects) != 0) return;
+  device_open = false;
+  vknn_device_close(the_device.vk);
+}
+
+static void open_device(void) {
+  vknn_device_options options = {.log_callback = forward_log};
+  vknn_status s = vknn_device_open(&options, &the_device.vk);
+  if (s != VKNN_STATUS_NONE) {
+    ndk_log_error("ANeuralNetworks", "no vknn device: %s", vknn_status_name(s));
+    return;
+  }
+  vknn_device_get_name(the_device.vk, &the_device.name);
+  vknn_device_get_version_string(the_device.vk, &the_device.version);
+  vknn_device_get_type(the_device.vk, &the_device.type);
+  device_open = true;
+  atexit(close_device);
+}
+
+int ndk_device_get(ANeuralNetworksDevice **out) {
+  pthread_once(&device_once, open_device);
+  *out = device_open ? &the_device : NULL;
+  return device_open ? ANEURALNETWORKS_NO_ERROR : ANEURALNETWORKS_UNAVAILABLE_DEVICE;
+}
+
+static bool is_device(const ANeuralNetworksDevice *device) {
+  return device != NULL && device == &the_device && device_open;
+}
+
+int ndk_device_check_list(const char *function, const ANeuralNetworksDevice *const *devices,
+                          uint32_t count) {
+  if (devices == NULL) {
+    ndk_log_error(function, "devices is NULL");
+    return ANEURALNETWORKS_UNEXPECTED_NULL;
+  }
+  if (count == 0) {
+    ndk_log_error(function, "no devices");
+    return ANEURALNETWORKS_BAD_DATA;
+  }
+  for (uint32_t i = 0; i < count; ++i) {
+    if (devices[i] == NULL) {
+      ndk_log_error(function, "devices[%u] is NULL", i);
+      return ANEURALNETWORKS_UNEXPECTED_NULL;
+    }
+    if (!is_device(devices[i])) {
+      ndk_log_error(function, "devices[%u] is not a device of this library", i);
+      return ANEURALNETWORKS_BAD_DATA;
+    }
+    for (uint32_t j = 0; j < i; ++j)
+      if (devices[j] == devices[i]) {
+        ndk_log_error(function, "devices[%u] is given twice", i);
+        return ANEURALNETWORKS_BAD_DATA;
+      }
+  }
+  return ANEURALNETWORKS_NO_ERROR;
+}
+
+vknn_device *vknn_ndk_device(const ANeuralNetworksDevice *device) {
+  return is_device(device) ? device->vk : NULL;
+}
+
+int ANeuralNetworks_getDeviceCount(uint32_t *numDevices) {
+  NDK_NOT_NULL(numDevices);
+  ANeuralNetworksDevice *device;
+  *numDevices = ndk_device_get(&device) == ANEURALNETWORKS_NO_ERROR ? 1 : 0;
+  return ANEURALNETWORKS_NO_ERROR;
+}
+
+int ANeuralNetworks_getDevice(uint32_t devIndex, ANeuralNetworksDevice **device) {
+  NDK_NOT_NULL(device);
+  *device = NULL;
+  ANeuralNetworksDevice *d;
+  int r = ndk_device_get(&d);
+  NDK_REQUIRE(r == ANEURALNETWORKS_NO_ERROR && devIndex == 0, ANEURALNETWORKS_BAD_DATA,
+              "no device %u (%u devices)", devIndex, r == ANEURALNETWORKS_NO_ERROR ? 1u : 0u);
+  *device = d;
+  return ANEURALNETWORKS_NO_ERROR;
+}
+
+#define NDK_DEVICE_ARG(device)                                                      \
+  NDK_NOT_NULL(device);                                                             \
+  NDK_REQUIRE(is_device(device), ANEURALNETWORKS_BAD_DATA, "not a device of this library")
+
+int ANeuralNetworksDevice_getName(const ANeuralNetworksDevice *device, const char **name) {
+  NDK_NOT_NULL(name);
+  NDK_DEVICE_ARG(device);
+  /* NNAPI device names are "<vendor>-<kind>"; the Vulkan device's name is in
+   * the version string. */
+  *name = "vknn-gpu";
+  return ANEURALNETWORKS_NO_ERROR;
+}
+
+int ANeuralNetworksDevice_getType(const ANeuralNetworksDevice *device, int32_t *type) {
+  NDK_NOT_NULL(type);
+  NDK_DEVICE_ARG(device);
+  *type = (int32_t)device->type; /* vknn_device_type has the DeviceTypeCode values */
+  return ANEURALNETWORKS_NO_ERROR;
+}
+
+int ANeuralNetworksDevice_getVersion(const ANeuralNetworksDevice *device, const char **version) {
+  NDK_NOT_NULL(version);
+  NDK_DEVICE_ARG(device);
+  *version = device->version;
+  return ANEURALNETWORKS_NO_ERROR;
+}
+
+int ANeuralNetworksDevice_getFeatureLevel(const ANeuralNetworksDevice *device,
+                                          int64_t *featureLevel) {
+  NDK_NOT_NULL(featureLevel);
+  NDK_DEVICE_ARG(device);
+  *featureLevel = NDK_FEATURE_LEVEL;
+  return ANEURALNETWORKS_NO_ERROR;
+}
+
+/* The device is ready once opened: nothing to wait for. */
+int ANeuralNetworksDevice_wait(const ANeuralNetworksDevice *device) {
+  NDK_DEVICE_ARG(device);
+  return ANEURALNETWORKS_NO_ERROR;
+}
+
+/* vknn supports no vendor extension. */
+int ANeuralNetworksDevice_getExtensionSupport(const ANeuralNetworksDevice *device,
+                                              const char *extensionName,
+                                              bool *isExtensionSupported) {
+  NDK_NOT_NULL(extensionName);
+  NDK_NOT_NULL(isExtensionSupported);
+  NDK_DEVICE_ARG(device);
+  *isExtensionSupported = false;
+  return ANEURALNETWORKS_NO_ERROR;
+}
+
+uint64_t ANeuralNetworks_getDefaultLoopTimeout(void) { return VKNN_LOOP_TIMEOUT_DEFAULT_NS; }
+uint64_t ANeuralNetworks_getMaximumLoopTimeout(void) { return VKNN_LOOP_TIMEOUT_MAXIMUM_NS; }

@@ -1,0 +1,860 @@
+/* The NNAPI C API of libneuralnetworks.so: one test per runtime rule (NULL
+ * arguments, frozen models, finished compilations, executions used once,
+ * index and type checks), and each way of computing, checked against values
+ * computed here. Every model runs on vknn's device. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "android/NeuralNetworks.h"
+#include "vknn_ndk.h"
+#include "vknn_sl.h"
+
+#define N 4
+#define OK ANEURALNETWORKS_NO_ERROR
+
+static const ANeuralNetworksOperandType tensor_type = {ANEURALNETWORKS_TENSOR_FLOAT32, 1, (const uint32_t[]){N}, 0.f, 0};
+static const ANeuralNetworksOperandType scalar_type = {ANEURALNETWORKS_INT32, 0, NULL, 0.f, 0};
+
+static ANeuralNetworksDevice *device(void) {
+  ANeuralNetworksDevice *d = NULL;
+  assert_int_equal(ANeuralNetworks_getDevice(0, &d), OK);
+  return d;
+}
+
+/* Operands 0: a, 1: b, 2: activation, 3: out = a + b; b is an input unless
+ * b_count values are given for it (a tensor of b_count elements, broadcast). */
+static ANeuralNetworksModel *add_model_unfinished(const float *b, uint32_t b_count) {
+  ANeuralNetworksModel *m = NULL;
+  assert_int_equal(ANeuralNetworksModel_create(&m), OK);
+  ANeuralNetworksOperandType b_type = tensor_type;
+  b_type.dimensions = (const uint32_t[]){b ? b_count : N};
+  assert_int_equal(ANeuralNetworksModel_addOperand(m, &tensor_type), OK);
+  assert_int_equal(ANeuralNetworksModel_addOperand(m, &b_type), OK);
+  assert_int_equal(ANeuralNetworksModel_addOperand(m, &scalar_type), OK);
+  assert_int_equal(ANeuralNetworksModel_addOperand(m, &tensor_type), OK);
+  int32_t none = ANEURALNETWORKS_FUSED_NONE;
+  assert_int_equal(ANeuralNetworksModel_setOperandValue(m, 2, &none, sizeof(none)), OK);
+  if (b) assert_int_equal(ANeuralNetworksModel_setOperandValue(m, 1, b, b_count * sizeof(float)), OK);
+  assert_int_equal(ANeuralNetworksModel_addOperation(m, ANEURALNETWORKS_ADD, 3, (uint32_t[]){0, 1, 2}, 1, (uint32_t[]){3}), OK);
+  assert_int_equal(ANeuralNetworksModel_identifyInputsAndOutputs(m, b ? 1 : 2, (uint32_t[]){0, 1}, 1, (uint32_t[]){3}), OK);
+  return m;
+}
+
+static ANeuralNetworksModel *add_model(void) {
+  ANeuralNetworksModel *m = add_model_unfinished(NULL, 0);
+  assert_int_equal(ANeuralNetworksModel_finish(m), OK);
+  return m;
+}
+
+static ANeuralNetworksCompilation *compile(ANeuralNetworksModel *m, bool for_devices) {
+  ANeuralNetworksCompilation *c = NULL;
+  if (for_devices) {
+    const ANeuralNetworksDevice *d = device();
+    assert_int_equal(ANeuralNetworksCompilation_createForDevices(m, &d, 1, &c), OK);
+  } else {
+    assert_int_equal(ANeuralNetworksCompilation_create(m, &c), OK);
+  }
+  assert_int_equal(ANeuralNetworksCompilation_finish(c), OK);
+  return c;
+}
+
+static const float A[N] = {1, 2, 3, 4}, B[N] = {10, 20, 30, 40};
+
+static ANeuralNetworksExecution *execution_with_inputs(ANeuralNetworksCompilation *c, float *out) {
+  ANeuralNetworksExecution *e = NULL;
+  assert_int_equal(ANeuralNetworksExecution_create(c, &e), OK);
+  assert_int_equal(ANeuralNetworksExecution_setInput(e, 0, NULL, A, sizeof(A)), OK);
+  assert_int_equal(ANeuralNetworksExecution_setInput(e, 1, NULL, B, sizeof(B)), OK);
+  assert_int_equal(ANeuralNetworksExecution_setOutput(e, 0, NULL, out, N * sizeof(float)), OK);
+  return e;
+}
+
+static void check_sum(const float *out) {
+  for (int i = 0; i < N; ++i) assert_true(out[i] == A[i] + B[i]);
+}
+
+/* ---- devices -------------------------------------------------------------- */
+
+static void test_device_queries(void **state) {
+  (void)state;
+  uint32_t count = 0;
+  assert_int_equal(ANeuralNetworks_getDeviceCount(&count), OK);
+  assert_int_equal(count, 1);
+  assert_int_equal(ANeuralNetworks_getDeviceCount(NULL), ANEURALNETWORKS_UNEXPECTED_NULL);
+  ANeuralNetworksDevice *d = NULL;
+  assert_int_equal(ANeuralNetworks_getDevice(1, &d), ANEURALNETWORKS_BAD_DATA);
+  assert_null(d);
+  d = device();
+  const char *name = NULL, *version = NULL;
+  int32_t type = 0;
+  int64_t level = 0;
+  assert_int_equal(ANeuralNetworksDevice_getName(d, &name), OK);
+  assert_int_equal(ANeuralNetworksDevice_getVersion(d, &version), OK);
+  assert_non_null(strstr(version, "vknn"));
+  assert_int_equal(ANeuralNetworksDevice_getType(d, &type), OK);
+  assert_true(type == ANEURALNETWORKS_DEVICE_CPU || type == ANEURALNETWORKS_DEVICE_GPU ||
+              type == ANEURALNETWORKS_DEVICE_OTHER);
+  assert_int_equal(ANeuralNetworksDevice_getFeatureLevel(d, &level), OK);
+  assert_int_equal(level, 30);
+  assert_int_equal(ANeuralNetworksDevice_wait(d), OK);
+  assert_int_equal(ANeuralNetworksDevice_getName(NULL, &name), ANEURALNETWORKS_UNEXPECTED_NULL);
+  assert_int_equal(ANeuralNetworksDevice_getName(d, NULL), ANEURALNETWORKS_UNEXPECTED_NULL);
+  assert_int_equal(ANeuralNetworksDevice_getFeatureLevel((ANeuralNetworksDevice *)&count, &level),
+                   ANEURALNETWORKS_BAD_DATA);
+  bool supported = true;
+  assert_int_equal(ANeuralNetworksDevice_getExtensionSupport(d, "com.example.ext", &supported), OK);
+  assert_false(supported);
+  assert_int_equal(ANeuralNetworks_getDefaultLoopTimeout(), 2000000000ull);
+  assert_int_equal(ANeuralNetworks_getMaximumLoopTimeout(), 15000000000ull);
+  assert_non_null(vknn_ndk_device(d));
+}
+
+/* ---- models ---------------------------------------------------------------- */
+
+static void test_model_null_arguments(void **state) {
+  (void)state;
+  assert_int_equal(ANeuralNetworksModel_create(NULL), ANEURALNETWORKS_UNEXPECTED_NULL);
+  ANeuralNetworksModel *m = NULL;
+  assert_int_equal(ANeuralNetworksModel_create(&m), OK);
+  assert_int_equal(ANeuralNetworksModel_addOperand(NULL, &tensor_type), ANEURALNETWORKS_UNEXPECTED_NULL);
+  assert_int_equal(ANeuralNetworksModel_addOperand(m, NULL), ANEURALNETWORKS_UNEXPECTED_NULL);
+  assert_int_equal(ANeuralNetworksModel_addOperand(m, &tensor_type), OK);
+  assert_int_equal(ANeuralNetworksModel_setOperandValue(m, 0, NULL, 4), ANEURALNETWORKS_UNEXPECTED_NULL);
+  assert_int_equal(ANeuralNetworksModel_addOperation(m, ANEURALNETWORKS_ADD, 1, NULL, 1, (uint32_t[]){0}),
+                   ANEURALNETWORKS_UNEXPECTED_NULL);
+  assert_int_equal(ANeuralNetworksModel_identifyInputsAndOutputs(m, 1, (uint32_t[]){0}, 1, NULL),
+                   ANEURALNETWORKS_UNEXPECTED_NULL);
+  assert_int_equal(ANeuralNetworksModel_finish(NULL), ANEURALNETWORKS_UNEXPECTED_NULL);
+  ANeuralNetworksModel_free(m);
+  ANeuralNetworksModel_free(NULL);
+}
+
+static void test_model_operand_checks(void **state) {
+  (void)state;
+  ANeuralNetworksModel *m = NULL;
+  assert_int_equal(ANeuralNetworksModel_create(&m), OK);
+  ANeuralNetworksOperandType t = {1234, 0, NULL, 0.f, 0};
+  assert_int_equal(ANeuralNetworksModel_addOperand(m, &t), ANEURALNETWORKS_BAD_DATA);
+  t = (ANeuralNetworksOperandType){ANEURALNETWORKS_INT32, 1, (const uint32_t[]){2}, 0.f, 0};
+  assert_int_equal(ANeuralNetworksModel_addOperand(m, &t), ANEURALNETWORKS_BAD_DATA);
+  t = (ANeuralNetworksOperandType){ANEURALNETWORKS_TENSOR_QUANT8_ASYMM, 1, (const uint32_t[]){2}, 0.5f, 300};
+  assert_int_equal(ANeuralNetworksModel_addOperand(m, &t), ANEURALNETWORKS_BAD_DATA);
+  t = (ANeuralNetworksOperandType){ANEURALNETWORKS_TENSOR_FLOAT32, 2, NULL, 0.f, 0};
+  assert_int_equal(ANeuralNetworksModel_addOperand(m, &t), ANEURALNETWORKS_BAD_DATA);
+  assert_int_equal(ANeuralNetworksModel_addOperand(m, &tensor_type), OK);
+  float v[N + 1] = {0};
+  assert_int_equal(ANeuralNetworksModel_setOperandValue(m, 1, v, sizeof(float) * N), ANEURALNETWORKS_BAD_DATA);
+  assert_int_equal(ANeuralNetworksModel_setOperandValue(m, -1, v, sizeof(float) * N), ANEURALNETWORKS_BAD_DATA);
+  assert_int_equal(ANeuralNetworksModel_setOperandValue(m, 0, v, sizeof(v)), ANEURALNETWORKS_BAD_DATA);
+  assert_int_equal(ANeuralNetworksModel_addOperation(m, ANEURALNETWORKS_RELU, 1, (uint32_t[]){0}, 1, (uint32_t[]){7}),
+                   ANEURALNETWORKS_BAD_DATA);
+  assert_int_equal(ANeuralNetworksModel_addOperation(m, 5000, 1, (uint32_t[]){0}, 1, (uint32_t[]){0}),
+                   ANEURALNETWORKS_BAD_DATA);
+  /* A model that failed a call stays invalid. */
+  assert_int_equal(ANeuralNetworksModel_identifyInputsAndOutputs(m, 1, (uint32_t[]){0}, 0, (uint32_t[]){0}), OK);
+  assert_int_equal(ANeuralNetworksModel_finish(m), ANEURALNETWORKS_BAD_DATA);
+  ANeuralNetworksModel_free(m);
+}
+
+static void test_model_io_checks(void **state) {
+  (void)state;
+  ANeuralNetworksModel *m = add_model_unfinished((const float[]){1, 2, 3, 4}, N);
+  /* An input with a value, an index twice, an index out of range. */
+  assert_int_equal(ANeuralNetworksModel_identifyInputsAndOutputs(m, 1, (uint32_t[]){1}, 1, (uint32_t[]){3}),
+                   ANEURALNETWORKS_BAD_DATA);
+  ANeuralNetworksModel_free(m);
+  m = add_model_unfinished(NULL, 0);
+  assert_int_equal(ANeuralNetworksModel_identifyInputsAndOutputs(m, 2, (uint32_t[]){0, 0}, 1, (uint32_t[]){3}),
+                   ANEURALNETWORKS_BAD_DATA);
+  ANeuralNetworksModel_free(m);
+  m = add_model_unfinished(NULL, 0);
+  assert_int_equal(ANeuralNetworksModel_identifyInputsAndOutputs(m, 1, (uint32_t[]){0}, 1, (uint32_t[]){9}),
+                   ANEURALNETWORKS_BAD_DATA);
+  ANeuralNetworksModel_free(m);
+  /* No inputs and outputs at all. */
+  assert_int_equal(ANeuralNetworksModel_create(&m), OK);
+  assert_int_equal(ANeuralNetworksModel_finish(m), ANEURALNETWORKS_BAD_DATA);
+  ANeuralNetworksModel_free(m);
+}
+
+static void test_model_frozen_after_finish(void **state) {
+  (void)state;
+  ANeuralNetworksModel *m = add_model();
+  int32_t v = 0;
+  assert_int_equal(ANeuralNetworksModel_addOperand(m, &tensor_type), ANEURALNETWORKS_BAD_STATE);
+  assert_int_equal(ANeuralNetworksModel_setOperandValue(m, 2, &v, sizeof(v)), ANEURALNETWORKS_BAD_STATE);
+  assert_int_equal(ANeuralNetworksModel_addOperation(m, ANEURALNETWORKS_ADD, 3, (uint32_t[]){0, 1, 2}, 1, (uint32_t[]){3}),
+                   ANEURALNETWORKS_BAD_STATE);
+  assert_int_equal(ANeuralNetworksModel_identifyInputsAndOutputs(m, 1, (uint32_t[]){0}, 1, (uint32_t[]){3}),
+                   ANEURALNETWORKS_BAD_STATE);
+  assert_int_equal(ANeuralNetworksModel_relaxComputationFloat32toFloat16(m, true), ANEURALNETWORKS_BAD_STATE);
+  assert_int_equal(ANeuralNetworksModel_finish(m), ANEURALNETWORKS_BAD_STATE);
+  ANeuralNetworksModel_free(m);
+}
+
+static void test_model_references_and_extensions(void **state) {
+  (void)state;
+  ANeuralNetworksModel *body = add_model_unfinished(NULL, 0), *m = NULL;
+  assert_int_equal(ANeuralNetworksModel_create(&m), OK);
+  ANeuralNetworksOperandType model_type = {ANEURALNETWORKS_MODEL, 0, NULL, 0.f, 0};
+  assert_int_equal(ANeuralNetworksModel_addOperand(m, &model_type), OK);
+  assert_int_equal(ANeuralNetworksModel_addOperand(m, &tensor_type), OK);
+  assert_int_equal(ANeuralNetworksModel_setOperandValueFromModel(m, 0, body), ANEURALNETWORKS_BAD_STATE);
+  assert_int_equal(ANeuralNetworksModel_finish(body), OK);
+  assert_int_equal(ANeuralNetworksModel_setOperandValueFromModel(m, 1, body), ANEURALNETWORKS_BAD_DATA);
+  assert_int_equal(ANeuralNetworksModel_setOperandValueFromModel(m, 0, NULL), ANEURALNETWORKS_UNEXPECTED_NULL);
+  int32_t type = 0;
+  assert_int_equal(ANeuralNetworksModel_getExtensionOperandType(m, "com.example.ext", 1, &type), ANEURALNETWORKS_BAD_DATA);
+  assert_int_equal(ANeuralNetworksModel_getExtensionOperationType(m, "com.example.ext", 1, &type), ANEURALNETWORKS_BAD_DATA);
+  assert_int_equal(ANeuralNetworksModel_setOperandExtensionData(m, 1, "x", 1), ANEURALNETWORKS_BAD_DATA);
+  ANeuralNetworksModel_free(m);
+  ANeuralNetworksModel_free(body);
+}
+
+static ANeuralNetworksModel *add_constant_model(uint32_t count, float *b) {
+  ANeuralNetworksModel *m = NULL;
+  ANeuralNetworksOperandType t = {ANEURALNETWORKS_TENSOR_FLOAT32, 1, (const uint32_t[]){count}, 0.f, 0};
+  assert_int_equal(ANeuralNetworksModel_create(&m), OK);
+  assert_int_equal(ANeuralNetworksModel_addOperand(m, &t), OK);
+  assert_int_equal(ANeuralNetworksModel_addOperand(m, &t), OK);
+  assert_int_equal(ANeuralNetworksModel_addOperand(m, &scalar_type), OK);
+  assert_int_equal(ANeuralNetworksModel_addOperand(m, &t), OK);
+  int32_t none = 0;
+  assert_int_equal(ANeuralNetworksModel_setOperandValue(m, 2, &none, sizeof(none)), OK);
+  assert_int_equal(ANeuralNetworksModel_setOperandValue(m, 1, b, count * sizeof(float)), OK);
+  assert_int_equal(ANeuralNetworksModel_addOperation(m, ANEURALNETWORKS_ADD, 3, (uint32_t[]){0, 1, 2}, 1, (uint32_t[]){3}), OK);
+  assert_int_equal(ANeuralNetworksModel_identifyInputsAndOutputs(m, 1, (uint32_t[]){0}, 1, (uint32_t[]){3}), OK);
+  return m;
+}
+
+/* Values below 128 bytes are copied at the call; from 128 bytes the model
+ * reads the client's buffer at compilation. */
+static float constant_seen(uint32_t count) {
+  float b[64], a[64] = {0}, out[64] = {0};
+  for (uint32_t i = 0; i < count; ++i) b[i] = 1.f;
+  ANeuralNetworksModel *m = add_constant_model(count, b);
+  for (uint32_t i = 0; i < count; ++i) b[i] = 2.f; /* after setOperandValue, before compilation */
+  assert_int_equal(ANeuralNetworksModel_finish(m), OK);
+  ANeuralNetworksCompilation *c = compile(m, false);
+  ANeuralNetworksExecution *e = NULL;
+  assert_int_equal(ANeuralNetworksExecution_create(c, &e), OK);
+  assert_int_equal(ANeuralNetworksExecution_setInput(e, 0, NULL, a, count * sizeof(float)), OK);
+  assert_int_equal(ANeuralNetworksExecution_setOutput(e, 0, NULL, out, count * sizeof(float)), OK);
+  assert_int_equal(ANeuralNetworksExecution_compute(e), OK);
+  ANeuralNetworksExecution_free(e);
+  ANeuralNetworksCompilation_free(c);
+  ANeuralNetworksModel_free(m);
+  return out[count - 1];
+}
+
+static void test_model_small_values_copied_large_referenced(void **state) {
+  (void)state;
+  assert_true(constant_seen(31) == 1.f); /* 124 bytes: copied at the call */
+  assert_true(constant_seen(32) == 2.f); /* 128 bytes: read at compilation */
+}
+
+/* Operations added out of order run in dependency order. */
+static void test_model_operations_sorted(void **state) {
+  (void)state;
+  ANeuralNetworksModel *m = NULL;
+  assert_int_equal(ANeuralNetworksModel_create(&m), OK);
+  for (int i = 0; i < 3; ++i) assert_int_equal(ANeuralNetworksModel_addOperand(m, &tensor_type), OK);
+  assert_int_equal(ANeuralNetworksModel_addOperation(m, ANEURALNETWORKS_RELU, 1, (uint32_t[]){1}, 1, (uint32_t[]){2}), OK);
+  assert_int_equal(ANeuralNetworksModel_addOperation(m, ANEURALNETWORKS_FLOOR, 1, (uint32_t[]){0}, 1, (uint32_t[]){1}), OK);
+  assert_int_equal(ANeuralNetworksModel_identifyInputsAndOutputs(m, 1, (uint32_t[]){0}, 1, (uint32_t[]){2}), OK);
+  assert_int_equal(ANeuralNetworksModel_finish(m), OK);
+  ANeuralNetworksCompilation *c = compile(m, false);
+  ANeuralNetworksExecution *e = NULL;
+  float in[N] = {-1.5f, 0.5f, 2.5f, -0.5f}, out[N];
+  assert_int_equal(ANeuralNetworksExecution_create(c, &e), OK);
+  assert_int_equal(ANeuralNetworksExecution_setInput(e, 0, NULL, in, sizeof(in)), OK);
+  assert_int_equal(ANeuralNetworksExecution_setOutput(e, 0, NULL, out, sizeof(out)), OK);
+  assert_int_equal(ANeuralNetworksExecution_compute(e), OK);
+  assert_true(out[0] == 0.f && out[1] == 0.f && out[2] == 2.f && out[3] == 0.f);
+  ANeuralNetworksExecution_free(e);
+  ANeuralNetworksCompilation_free(c);
+  ANeuralNetworksModel_free(m);
+}
+
+static void test_supported_operations(void **state) {
+  (void)state;
+  ANeuralNetworksModel *m = NULL;
+  assert_int_equal(ANeuralNetworksModel_create(&m), OK);
+  assert_int_equal(ANeuralNetworksModel_addOperand(m, &tensor_type), OK);
+  assert_int_equal(ANeuralNetworksModel_addOperand(m, &tensor_type), OK);
+  assert_int_equal(ANeuralNetworksModel_addOperation(m, 10000 /* OEM_OPERATION */, 1, (uint32_t[]){0}, 1, (uint32_t[]){1}), OK);
+  assert_int_equal(ANeuralNetworksModel_identifyInputsAndOutputs(m, 1, (uint32_t[]){0}, 1, (uint32_t[]){1}), OK);
+  const ANeuralNetworksDevice *d = device();
+  bool supported[1] = {true};
+  assert_int_equal(ANeuralNetworksModel_getSupportedOperationsForDevices(m, &d, 1, supported), ANEURALNETWORKS_BAD_STATE);
+  assert_int_equal(ANeuralNetworksModel_finish(m), OK);
+  assert_int_equal(ANeuralNetworksModel_getSupportedOperationsForDevices(m, NULL, 1, supported), ANEURALNETWORKS_UNEXPECTED_NULL);
+  assert_int_equal(ANeuralNetworksModel_getSupportedOperationsForDevices(m, &d, 0, supported), ANEURALNETWORKS_BAD_DATA);
+  assert_int_equal(ANeuralNetworksModel_getSupportedOperationsForDevices(m, &d, 1, supported), OK);
+  assert_false(supported[0]);
+  /* Unsupported stays unsupported: the compilation fails. */
+  ANeuralNetworksCompilation *c = NULL;
+  assert_int_equal(ANeuralNetworksCompilation_createForDevices(m, &d, 1, &c), OK);
+  assert_int_equal(ANeuralNetworksCompilation_finish(c), ANEURALNETWORKS_BAD_DATA);
+  ANeuralNetworksExecution *e = NULL;
+  assert_int_equal(ANeuralNetworksExecution_create(c, &e), ANEURALNETWORKS_BAD_STATE);
+  ANeuralNetworksCompilation_free(c);
+  ANeuralNetworksModel_free(m);
+  m = add_model();
+  assert_int_equal(ANeuralNetworksModel_getSupportedOperationsForDevices(m, &d, 1, supported), OK);
+  assert_true(supported[0]);
+  ANeuralNetworksModel_free(m);
+}
+
+/* ---- compilations ------------------------------------------------------------ */
+
+static void test_compilation_rules(void **state) {
+  (void)state;
+  ANeuralNetworksModel *unfinished = add_model_unfinished(NULL, 0), *m = add_model();
+  ANeuralNetworksCompilation *c = NULL;
+  assert_int_equal(ANeuralNetworksCompilation_create(unfinished, &c), ANEURALNETWORKS_BAD_STATE);
+  assert_int_equal(ANeuralNetworksCompilation_create(NULL, &c), ANEURALNETWORKS_UNEXPECTED_NULL);
+  const ANeuralNetworksDevice *twice[2] = {device(), device()};
+  assert_int_equal(ANeuralNetworksCompilation_createForDevices(m, twice, 2, &c), ANEURALNETWORKS_BAD_DATA);
+  assert_int_equal(ANeuralNetworksCompilation_createForDevices(m, NULL, 1, &c), ANEURALNETWORKS_UNEXPECTED_NULL);
+  assert_int_equal(ANeuralNetworksCompilation_create(m, &c), OK);
+  assert_int_equal(ANeuralNetworksCompilation_setPreference(c, 7), ANEURALNETWORKS_BAD_DATA);
+  assert_int_equal(ANeuralNetworksCompilation_setPriority(c, 95), ANEURALNETWORKS_BAD_DATA);
+  assert_int_equal(ANeuralNetworksCompilation_setTimeout(c, 1000000000ull), ANEURALNETWORKS_BAD_DATA);
+  assert_int_equal(ANeuralNetworksCompilation_setPreference(c, ANEURALNETWORKS_PREFER_SUSTAINED_SPEED), OK);
+  assert_int_equal(ANeuralNetworksCompilation_setPriority(c, ANEURALNETWORKS_PRIORITY_HIGH), OK);
+  ANeuralNetworksExecution *e = NULL;
+  assert_int_equal(ANeuralNetworksExecution_create(c, &e), ANEURALNETWORKS_BAD_STATE);
+  ANeuralNetworksBurst *b = NULL;
+  assert_int_equal(ANeuralNetworksBurst_create(c, &b), ANEURALNETWORKS_BAD_STATE);
+  assert_int_equal(ANeuralNetworksCompilation_finish(c), OK);
+  assert_int_equal(ANeuralNetworksCompilation_finish(c), ANEURALNETWORKS_BAD_STATE);
+  assert_int_equal(ANeuralNetworksCompilation_setPreference(c, 0), ANEURALNETWORKS_BAD_STATE);
+  assert_int_equal(ANeuralNetworksCompilation_setCaching(c, "/tmp", (uint8_t[32]){0}), ANEURALNETWORKS_BAD_STATE);
+  ANeuralNetworksCompilation_free(c);
+  /* With one device named, a timeout is allowed. */
+  assert_int_equal(ANeuralNetworksCompilation_createForDevices(m, twice, 1, &c), OK);
+  assert_int_equal(ANeuralNetworksCompilation_setTimeout(c, 60000000000ull), OK);
+  assert_int_equal(ANeuralNetworksCompilation_finish(c), OK);
+  float out[N];
+  e = execution_with_inputs(c, out);
+  assert_int_equal(ANeuralNetworksExecution_compute(e), OK);
+  check_sum(out);
+  ANeuralNetworksExecution_free(e);
+  ANeuralNetworksCompilation_free(c);
+  ANeuralNetworksModel_free(m);
+  ANeuralNetworksModel_free(unfinished);
+}
+
+static void test_compilation_caching(void **state) {
+  (void)state;
+  char dir[] = "/tmp/vknn-ndk-cache-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  uint8_t token[ANEURALNETWORKS_BYTE_SIZE_OF_CACHE_TOKEN];
+  for (int i = 0; i < ANEURALNETWORKS_BYTE_SIZE_OF_CACHE_TOKEN; ++i) token[i] = (uint8_t)i;
+  ANeuralNetworksModel *m = add_model();
+  for (int round = 0; round < 2; ++round) { /* writes the cache, then prepares from it */
+    ANeuralNetworksCompilation *c = NULL;
+    assert_int_equal(ANeuralNetworksCompilation_create(m, &c), OK);
+    assert_int_equal(ANeuralNetworksCompilation_setCaching(c, dir, NULL), ANEURALNETWORKS_UNEXPECTED_NULL);
+    assert_int_equal(ANeuralNetworksCompilation_setCaching(c, dir, token), OK);
+    assert_int_equal(ANeuralNetworksCompilation_finish(c), OK);
+    float out[N];
+    ANeuralNetworksExecution *e = execution_with_inputs(c, out);
+    assert_int_equal(ANeuralNetworksExecution_compute(e), OK);
+    check_sum(out);
+    ANeuralNetworksExecution_free(e);
+    ANeuralNetworksCompilation_free(c);
+  }
+  char cmd[128];
+  snprintf(cmd, sizeof(cmd), "rm -r %s", dir);
+  assert_int_equal(system(cmd), 0);
+  ANeuralNetworksModel_free(m);
+}
+
+/* ---- executions -------------------------------------------------------------- */
+
+typedef struct fixture {
+  ANeuralNetworksModel *model;
+  ANeuralNetworksCompilation *compilation;
+} fixture;
+
+static int setup(void **state) {
+  fixture *f = calloc(1, sizeof(*f));
+  f->model = add_model();
+  f->compilation = compile(f->model, true);
+  *state = f;
+  return 0;
+}
+
+static int teardown(void **state) {
+  fixture *f = *state;
+  ANeuralNetworksCompilation_free(f->compilation);
+  ANeuralNetworksModel_free(f->model);
+  free(f);
+  return 0;
+}
+
+static void test_execution_argument_checks(void **state) {
+  fixture *f = *state;
+  ANeuralNetworksExecution *e = NULL;
+  float out[N];
+  assert_int_equal(ANeuralNetworksExecution_create(f->compilation, &e), OK);
+  assert_int_equal(ANeuralNetworksExecution_setInput(e, 2, NULL, A, sizeof(A)), ANEURALNETWORKS_BAD_DATA);
+  assert_int_equal(ANeuralNetworksExecution_setInput(e, -1, NULL, A, sizeof(A)), ANEURALNETWORKS_BAD_DATA);
+  assert_int_equal(ANeuralNetworksExecution_setInput(e, 0, NULL, A, sizeof(A) - 1), ANEURALNETWORKS_BAD_DATA);
+  assert_int_equal(ANeuralNetworksExecution_setInput(e, 0, NULL, NULL, 4), ANEURALNETWORKS_UNEXPECTED_NULL);
+  ANeuralNetworksOperandType wrong = tensor_type;
+  wrong.type = ANEURALNETWORKS_TENSOR_INT32;
+  assert_int_equal(ANeuralNetworksExecution_setInput(e, 0, &wrong, A, sizeof(A)), ANEURALNETWORKS_BAD_DATA);
+  wrong = tensor_type;
+  wrong.dimensions = (const uint32_t[]){N + 1};
+  assert_int_equal(ANeuralNetworksExecution_setInput(e, 0, &wrong, A, sizeof(A)), ANEURALNETWORKS_BAD_DATA);
+  assert_int_equal(ANeuralNetworksExecution_setInput(e, 0, &tensor_type, A, sizeof(A)), OK);
+  assert_int_equal(ANeuralNetworksExecution_setOutput(e, 0, NULL, out, sizeof(out)), OK);
+  /* Input 1 was never set. */
+  assert_int_equal(ANeuralNetworksExecution_compute(e), ANEURALNETWORKS_BAD_DATA);
+  assert_int_equal(ANeuralNetworksExecution_compute(NULL), ANEURALNETWORKS_UNEXPECTED_NULL);
+  ANeuralNetworksExecution_free(e);
+  assert_int_equal(ANeuralNetworksExecution_create(NULL, &e), ANEURALNETWORKS_UNEXPECTED_NULL);
+}
+
+static void test_execution_used_once(void **state) {
+  fixture *f = *state;
+  float out[N] = {0};
+  ANeuralNetworksExecution *e = execution_with_inputs(f->compilation, out);
+  uint32_t rank = 0, dims[1] = {0};
+  uint64_t ns = 0;
+  assert_int_equal(ANeuralNetworksExecution_getOutputOperandRank(e, 0, &rank), ANEURALNETWORKS_BAD_STATE);
+  assert_int_equal(ANeuralNetworksExecution_setMeasureTiming(e, true), OK);
+  assert_int_equal(ANeuralNetworksExecution_setLoopTimeout(e, UINT64_MAX), OK);
+  assert_int_equal(ANeuralNetworksExecution_setTimeout(e, 60000000000ull), OK);
+  assert_int_equal(ANeuralNetworksExecution_getDuration(e, ANEURALNETWORKS_DURATION_ON_HARDWARE, &ns), ANEURALNETWORKS_BAD_STATE);
+  assert_int_equal(ANeuralNetworksExecution_compute(e), OK);
+  check_sum(out);
+  assert_int_equal(ANeuralNetworksExecution_compute(e), ANEURALNETWORKS_BAD_STATE);
+  assert_int_equal(ANeuralNetworksExecution_setInput(e, 0, NULL, A, sizeof(A)), ANEURALNETWORKS_BAD_STATE);
+  assert_int_equal(ANeuralNetworksExecution_setMeasureTiming(e, false), ANEURALNETWORKS_BAD_STATE);
+  ANeuralNetworksEvent *ev = NULL;
+  assert_int_equal(ANeuralNetworksExecution_startCompute(e, &ev), ANEURALNETWORKS_BAD_STATE);
+  assert_null(ev);
+  assert_int_equal(ANeuralNetworksExecution_getOutputOperandRank(e, 0, &rank), OK);
+  assert_int_equal(rank, 1);
+  assert_int_equal(ANeuralNetworksExecution_getOutputOperandDimensions(e, 0, dims), OK);
+  assert_int_equal(dims[0], N);
+  assert_int_equal(ANeuralNetworksExecution_getOutputOperandRank(e, 1, &rank), ANEURALNETWORKS_BAD_DATA);
+  uint64_t hw = 0, driver = 0;
+  assert_int_equal(ANeuralNetworksExecution_getDuration(e, ANEURALNETWORKS_DURATION_ON_HARDWARE, &hw), OK);
+  assert_int_equal(ANeuralNetworksExecution_getDuration(e, ANEURALNETWORKS_DURATION_IN_DRIVER, &driver), OK);
+  assert_true(driver != UINT64_MAX && (hw == UINT64_MAX || hw <= driver));
+  assert_int_equal(ANeuralNetworksExecution_getDuration(e, 9, &hw), ANEURALNETWORKS_BAD_DATA);
+  ANeuralNetworksExecution_free(e);
+}
+
+/* Timing needs a compilation for one named device. */
+static void test_execution_timing_needs_device(void **state) {
+  (void)state;
+  ANeuralNetworksModel *m = add_model();
+  ANeuralNetworksCompilation *c = compile(m, false);
+  float out[N];
+  ANeuralNetworksExecution *e = execution_with_inputs(c, out);
+  assert_int_equal(ANeuralNetworksExecution_setMeasureTiming(e, true), ANEURALNETWORKS_BAD_DATA);
+  assert_int_equal(ANeuralNetworksExecution_setTimeout(e, 1000), ANEURALNETWORKS_BAD_DATA);
+  assert_int_equal(ANeuralNetworksExecution_compute(e), OK);
+  uint64_t ns;
+  assert_int_equal(ANeuralNetworksExecution_getDuration(e, ANEURALNETWORKS_DURATION_IN_DRIVER, &ns), ANEURALNETWORKS_BAD_STATE);
+  ANeuralNetworksExecution_free(e);
+  ANeuralNetworksCompilation_free(c);
+  ANeuralNetworksModel_free(m);
+}
+
+static void test_execution_async(void **state) {
+  fixture *f = *state;
+  float out[N] = {0};
+  ANeuralNetworksExecution *e = execution_with_inputs(f->compilation, out);
+  ANeuralNetworksEvent *ev = NULL;
+  assert_int_equal(ANeuralNetworksExecution_startCompute(e, NULL), ANEURALNETWORKS_UNEXPECTED_NULL);
+  assert_int_equal(ANeuralNetworksExecution_startCompute(e, &ev), OK);
+  assert_int_equal(ANeuralNetworksEvent_wait(ev), OK);
+  check_sum(out);
+  int fd = 0;
+  assert_int_equal(ANeuralNetworksEvent_getSyncFenceFd(ev, &fd), ANEURALNETWORKS_BAD_DATA);
+  assert_int_equal(fd, -1);
+  /* The event outlives its execution. */
+  ANeuralNetworksExecution_free(e);
+  assert_int_equal(ANeuralNetworksEvent_wait(ev), OK);
+  ANeuralNetworksEvent_free(ev);
+}
+
+static void test_execution_fenced(void **state) {
+  fixture *f = *state;
+  assert_int_equal(ANeuralNetworksEvent_createFromSyncFenceFd(-1, NULL), ANEURALNETWORKS_UNEXPECTED_NULL);
+  ANeuralNetworksEvent *dep = NULL, *ev = NULL;
+  assert_int_equal(ANeuralNetworksEvent_createFromSyncFenceFd(-1, &dep), ANEURALNETWORKS_BAD_DATA);
+  int signaled = eventfd(1, EFD_CLOEXEC);
+  assert_int_equal(ANeuralNetworksEvent_createFromSyncFenceFd(signaled, &dep), OK);
+  close(signaled); /* the event has its own descriptor */
+  assert_int_equal(ANeuralNetworksEvent_wait(dep), OK);
+  float out[N] = {0};
+  ANeuralNetworksExecution *e = execution_with_inputs(f->compilation, out);
+  assert_int_equal(ANeuralNetworksExecution_setMeasureTiming(e, true), OK);
+  const ANeuralNetworksEvent *deps[1] = {dep};
+  assert_int_equal(ANeuralNetworksExecution_startComputeWithDependencies(e, NULL, 1, 0, &ev), ANEURALNETWORKS_UNEXPECTED_NULL);
+  assert_int_equal(ANeuralNetworksExecution_startComputeWithDependencies(e, deps, 1, 0, &ev), OK);
+  int fence = -1;
+  assert_int_equal(ANeuralNetworksEvent_getSyncFenceFd(ev, &fence), OK);
+  assert_true(fence >= 0);
+  close(fence);
+  assert_int_equal(ANeuralNetworksEvent_wait(ev), OK);
+  check_sum(out);
+  uint64_t fenced = 0;
+  assert_int_equal(ANeuralNetworksExecution_getDuration(e, ANEURALNETWORKS_FENCED_DURATION_IN_DRIVER, &fenced), OK);
+  uint32_t dims[1];
+  assert_int_equal(ANeuralNetworksExecution_getOutputOperandDimensions(e, 0, dims), OK);
+  assert_int_equal(dims[0], N);
+  ANeuralNetworksEvent_free(ev);
+  ANeuralNetworksEvent_free(dep);
+  ANeuralNetworksExecution_free(e);
+}
+
+static void test_execution_burst(void **state) {
+  fixture *f = *state;
+  ANeuralNetworksBurst *burst = NULL, *other = NULL;
+  assert_int_equal(ANeuralNetworksBurst_create(f->compilation, &burst), OK);
+  for (int i = 0; i < 3; ++i) {
+    float out[N] = {0};
+    ANeuralNetworksExecution *e = execution_with_inputs(f->compilation, out);
+    assert_int_equal(ANeuralNetworksExecution_burstCompute(e, burst), OK);
+    check_sum(out);
+    assert_int_equal(ANeuralNetworksExecution_burstCompute(e, burst), ANEURALNETWORKS_BAD_STATE);
+    ANeuralNetworksExecution_free(e);
+  }
+  ANeuralNetworksModel *m = add_model();
+  ANeuralNetworksCompilation *c = compile(m, false);
+  assert_int_equal(ANeuralNetworksBurst_create(c, &other), OK);
+  float out[N];
+  ANeuralNetworksExecution *e = execution_with_inputs(f->compilation, out);
+  assert_int_equal(ANeuralNetworksExecution_burstCompute(e, other), ANEURALNETWORKS_BAD_DATA);
+  assert_int_equal(ANeuralNetworksExecution_burstCompute(e, NULL), ANEURALNETWORKS_UNEXPECTED_NULL);
+  ANeuralNetworksExecution_free(e);
+  ANeuralNetworksBurst_free(other);
+  ANeuralNetworksBurst_free(burst);
+  ANeuralNetworksCompilation_free(c);
+  ANeuralNetworksModel_free(m);
+}
+
+/* An output of unknown size: too small a buffer reports the size it needs. */
+static void test_execution_dynamic_output(void **state) {
+  (void)state;
+  ANeuralNetworksModel *m = NULL;
+  ANeuralNetworksOperandType unknown = {ANEURALNETWORKS_TENSOR_FLOAT32, 1, (const uint32_t[]){0}, 0.f, 0};
+  assert_int_equal(ANeuralNetworksModel_create(&m), OK);
+  assert_int_equal(ANeuralNetworksModel_addOperand(m, &tensor_type), OK);
+  assert_int_equal(ANeuralNetworksModel_addOperand(m, &unknown), OK);
+  assert_int_equal(ANeuralNetworksModel_addOperation(m, ANEURALNETWORKS_RELU, 1, (uint32_t[]){0}, 1, (uint32_t[]){1}), OK);
+  assert_int_equal(ANeuralNetworksModel_identifyInputsAndOutputs(m, 1, (uint32_t[]){0}, 1, (uint32_t[]){1}), OK);
+  assert_int_equal(ANeuralNetworksModel_finish(m), OK);
+  ANeuralNetworksCompilation *c = compile(m, false);
+  ANeuralNetworksExecution *e = NULL;
+  float out[N];
+  assert_int_equal(ANeuralNetworksExecution_create(c, &e), OK);
+  assert_int_equal(ANeuralNetworksExecution_setInput(e, 0, NULL, A, sizeof(A)), OK);
+  assert_int_equal(ANeuralNetworksExecution_setOutput(e, 0, NULL, out, 2 * sizeof(float)), OK);
+  assert_int_equal(ANeuralNetworksExecution_compute(e), ANEURALNETWORKS_OUTPUT_INSUFFICIENT_SIZE);
+  uint32_t rank = 0, dims[1] = {0};
+  assert_int_equal(ANeuralNetworksExecution_getOutputOperandRank(e, 0, &rank), ANEURALNETWORKS_OUTPUT_INSUFFICIENT_SIZE);
+  assert_int_equal(ANeuralNetworksExecution_getOutputOperandDimensions(e, 0, dims), ANEURALNETWORKS_OUTPUT_INSUFFICIENT_SIZE);
+  assert_int_equal(rank, 1);
+  assert_int_equal(dims[0], N);
+  ANeuralNetworksExecution_free(e);
+  ANeuralNetworksCompilation_free(c);
+  ANeuralNetworksModel_free(m);
+}
+
+/* ---- memory ------------------------------------------------------------------ */
+
+static int memfd_with(const void *bytes, size_t size) {
+  int fd = memfd_create("test-ndk", MFD_CLOEXEC);
+  assert_true(fd >= 0);
+  assert_int_equal(ftruncate(fd, (off_t)size), 0);
+  if (bytes) assert_int_equal(pwrite(fd, bytes, size, 0), (ssize_t)size);
+  return fd;
+}
+
+static void test_memory_from_fd(void **state) {
+  fixture *f = *state;
+  ANeuralNetworksMemory *mem = NULL, *out_mem = NULL;
+  float ab[2 * N];
+  memcpy(ab, A, sizeof(A));
+  memcpy(ab + N, B, sizeof(B));
+  int fd = memfd_with(ab, sizeof(ab)), out_fd = memfd_with(NULL, sizeof(A));
+  assert_int_equal(ANeuralNetworksMemory_createFromFd(sizeof(ab), PROT_READ, -1, 0, &mem), ANEURALNETWORKS_BAD_DATA);
+  assert_int_equal(ANeuralNetworksMemory_createFromFd(sizeof(ab), PROT_READ, fd, 0, NULL), ANEURALNETWORKS_UNEXPECTED_NULL);
+  assert_int_equal(ANeuralNetworksMemory_createFromFd(sizeof(ab) + 1, PROT_READ, fd, 0, &mem), ANEURALNETWORKS_BAD_DATA);
+  assert_int_equal(ANeuralNetworksMemory_createFromFd(sizeof(ab), PROT_READ | PROT_WRITE, fd, 0, &mem), OK);
+  assert_int_equal(ANeuralNetworksMemory_createFromFd(sizeof(A), PROT_READ | PROT_WRITE, out_fd, 0, &out_mem), OK);
+  close(fd);
+  ANeuralNetworksExecution *e = NULL;
+  assert_int_equal(ANeuralNetworksExecution_create(f->compilation, &e), OK);
+  assert_int_equal(ANeuralNetworksExecution_setInputFromMemory(e, 0, NULL, mem, sizeof(ab), sizeof(A)), ANEURALNETWORKS_BAD_DATA);
+  assert_int_equal(ANeuralNetworksExecution_setInputFromMemory(e, 0, NULL, NULL, 0, sizeof(A)), ANEURALNETWORKS_UNEXPECTED_NULL);
+  assert_int_equal(ANeuralNetworksExecution_setInputFromMemory(e, 0, NULL, mem, 0, sizeof(A)), OK);
+  assert_int_equal(ANeuralNetworksExecution_setInputFromMemory(e, 1, NULL, mem, sizeof(A), sizeof(B)), OK);
+  assert_int_equal(ANeuralNetworksExecution_setOutputFromMemory(e, 0, NULL, out_mem, 0, sizeof(A)), OK);
+  assert_int_equal(ANeuralNetworksExecution_compute(e), OK);
+  float out[N];
+  assert_int_equal(pread(out_fd, out, sizeof(out), 0), (ssize_t)sizeof(out));
+  check_sum(out);
+  ANeuralNetworksExecution_free(e);
+  /* Copies between shared memories must have equal sizes. */
+  assert_int_equal(ANeuralNetworksMemory_copy(mem, out_mem), ANEURALNETWORKS_BAD_DATA);
+  assert_int_equal(ANeuralNetworksMemory_copy(NULL, out_mem), ANEURALNETWORKS_UNEXPECTED_NULL);
+  ANeuralNetworksMemory_free(mem);
+  ANeuralNetworksMemory_free(out_mem);
+  close(out_fd);
+}
+
+/* A constant in memory (setOperandValueFromMemory). */
+static void test_memory_constant(void **state) {
+  (void)state;
+  int fd = memfd_with(B, sizeof(B));
+  ANeuralNetworksMemory *mem = NULL;
+  assert_int_equal(ANeuralNetworksMemory_createFromFd(sizeof(B), PROT_READ, fd, 0, &mem), OK);
+  ANeuralNetworksModel *m = NULL;
+  assert_int_equal(ANeuralNetworksModel_create(&m), OK);
+  for (int i = 0; i < 2; ++i) assert_int_equal(ANeuralNetworksModel_addOperand(m, &tensor_type), OK);
+  assert_int_equal(ANeuralNetworksModel_addOperand(m, &scalar_type), OK);
+  assert_int_equal(ANeuralNetworksModel_addOperand(m, &tensor_type), OK);
+  int32_t none = 0;
+  assert_int_equal(ANeuralNetworksModel_setOperandValue(m, 2, &none, sizeof(none)), OK);
+  assert_int_equal(ANeuralNetworksModel_setOperandValueFromMemory(m, 1, mem, 4, sizeof(B)), ANEURALNETWORKS_BAD_DATA);
+  ANeuralNetworksModel_free(m);
+  assert_int_equal(ANeuralNetworksModel_create(&m), OK);
+  for (int i = 0; i < 2; ++i) assert_int_equal(ANeuralNetworksModel_addOperand(m, &tensor_type), OK);
+  assert_int_equal(ANeuralNetworksModel_addOperand(m, &scalar_type), OK);
+  assert_int_equal(ANeuralNetworksModel_addOperand(m, &tensor_type), OK);
+  assert_int_equal(ANeuralNetworksModel_setOperandValue(m, 2, &none, sizeof(none)), OK);
+  assert_int_equal(ANeuralNetworksModel_setOperandValueFromMemory(m, 1, mem, 0, sizeof(B)), OK);
+  assert_int_equal(ANeuralNetworksModel_addOperation(m, ANEURALNETWORKS_ADD, 3, (uint32_t[]){0, 1, 2}, 1, (uint32_t[]){3}), OK);
+  assert_int_equal(ANeuralNetworksModel_identifyInputsAndOutputs(m, 1, (uint32_t[]){0}, 1, (uint32_t[]){3}), OK);
+  assert_int_equal(ANeuralNetworksModel_finish(m), OK);
+  ANeuralNetworksCompilation *c = compile(m, false);
+  ANeuralNetworksExecution *e = NULL;
+  float out[N];
+  assert_int_equal(ANeuralNetworksExecution_create(c, &e), OK);
+  assert_int_equal(ANeuralNetworksExecution_setInput(e, 0, NULL, A, sizeof(A)), OK);
+  assert_int_equal(ANeuralNetworksExecution_setOutput(e, 0, NULL, out, sizeof(out)), OK);
+  assert_int_equal(ANeuralNetworksExecution_compute(e), OK);
+  check_sum(out);
+  ANeuralNetworksExecution_free(e);
+  ANeuralNetworksCompilation_free(c);
+  ANeuralNetworksModel_free(m);
+  ANeuralNetworksMemory_free(mem);
+  close(fd);
+}
+
+static void test_memory_desc_rules(void **state) {
+  fixture *f = *state;
+  ANeuralNetworksMemoryDesc *desc = NULL;
+  ANeuralNetworksMemory *mem = NULL;
+  assert_int_equal(ANeuralNetworksMemoryDesc_create(&desc), OK);
+  assert_int_equal(ANeuralNetworksMemory_createFromDesc(desc, &mem), ANEURALNETWORKS_BAD_STATE);
+  assert_int_equal(ANeuralNetworksMemoryDesc_finish(desc), ANEURALNETWORKS_BAD_DATA);
+  assert_int_equal(ANeuralNetworksMemoryDesc_addInputRole(desc, f->compilation, 5, 1.f), ANEURALNETWORKS_BAD_DATA);
+  assert_int_equal(ANeuralNetworksMemoryDesc_addInputRole(desc, f->compilation, 0, 0.f), ANEURALNETWORKS_BAD_DATA);
+  assert_int_equal(ANeuralNetworksMemoryDesc_addInputRole(desc, NULL, 0, 1.f), ANEURALNETWORKS_UNEXPECTED_NULL);
+  assert_int_equal(ANeuralNetworksMemoryDesc_addInputRole(desc, f->compilation, 0, 1.f), OK);
+  assert_int_equal(ANeuralNetworksMemoryDesc_addInputRole(desc, f->compilation, 0, 1.f), ANEURALNETWORKS_BAD_DATA);
+  assert_int_equal(ANeuralNetworksMemoryDesc_setDimensions(desc, 1, (uint32_t[]){N + 1}), ANEURALNETWORKS_BAD_DATA);
+  assert_int_equal(ANeuralNetworksMemoryDesc_setDimensions(desc, 1, (uint32_t[]){N}), OK);
+  assert_int_equal(ANeuralNetworksMemoryDesc_addOutputRole(desc, f->compilation, 0, 1.f), OK);
+  assert_int_equal(ANeuralNetworksMemoryDesc_finish(desc), OK);
+  assert_int_equal(ANeuralNetworksMemoryDesc_finish(desc), ANEURALNETWORKS_BAD_STATE);
+  assert_int_equal(ANeuralNetworksMemoryDesc_addInputRole(desc, f->compilation, 1, 1.f), ANEURALNETWORKS_BAD_STATE);
+  ANeuralNetworksMemoryDesc_free(desc);
+}
+
+/* Inputs and the output through driver buffers: copy in, compute, copy out. */
+static void test_memory_device_buffers(void **state) {
+  fixture *f = *state;
+  ANeuralNetworksMemory *bufs[3] = {NULL}, *host_a = NULL, *host_out = NULL;
+  for (int i = 0; i < 3; ++i) {
+    ANeuralNetworksMemoryDesc *desc = NULL;
+    assert_int_equal(ANeuralNetworksMemoryDesc_create(&desc), OK);
+    if (i < 2) assert_int_equal(ANeuralNetworksMemoryDesc_addInputRole(desc, f->compilation, (uint32_t)i, 1.f), OK);
+    else assert_int_equal(ANeuralNetworksMemoryDesc_addOutputRole(desc, f->compilation, 0, 1.f), OK);
+    assert_int_equal(ANeuralNetworksMemoryDesc_finish(desc), OK);
+    assert_int_equal(ANeuralNetworksMemory_createFromDesc(desc, &bufs[i]), OK);
+    ANeuralNetworksMemoryDesc_free(desc);
+  }
+  int a_fd = memfd_with(A, sizeof(A)), b_fd = memfd_with(B, sizeof(B)), out_fd = memfd_with(NULL, sizeof(A));
+  ANeuralNetworksMemory *host_b = NULL;
+  assert_int_equal(ANeuralNetworksMemory_createFromFd(sizeof(A), PROT_READ | PROT_WRITE, a_fd, 0, &host_a), OK);
+  assert_int_equal(ANeuralNetworksMemory_createFromFd(sizeof(B), PROT_READ | PROT_WRITE, b_fd, 0, &host_b), OK);
+  assert_int_equal(ANeuralNetworksMemory_createFromFd(sizeof(A), PROT_READ | PROT_WRITE, out_fd, 0, &host_out), OK);
+  assert_int_equal(ANeuralNetworksMemory_copy(host_a, bufs[0]), OK);
+  assert_int_equal(ANeuralNetworksMemory_copy(host_b, bufs[1]), OK);
+  ANeuralNetworksExecution *e = NULL;
+  assert_int_equal(ANeuralNetworksExecution_create(f->compilation, &e), OK);
+  /* A buffer only serves its roles, at offset 0 and length 0. */
+  assert_int_equal(ANeuralNetworksExecution_setInputFromMemory(e, 1, NULL, bufs[0], 0, 0), ANEURALNETWORKS_BAD_DATA);
+  assert_int_equal(ANeuralNetworksExecution_setInputFromMemory(e, 0, NULL, bufs[0], 0, 4), ANEURALNETWORKS_BAD_DATA);
+  assert_int_equal(ANeuralNetworksExecution_setInputFromMemory(e, 0, NULL, bufs[0], 0, 0), OK);
+  assert_int_equal(ANeuralNetworksExecution_setInputFromMemory(e, 1, NULL, bufs[1], 0, 0), OK);
+  assert_int_equal(ANeuralNetworksExecution_setOutputFromMemory(e, 0, NULL, bufs[2], 0, 0), OK);
+  assert_int_equal(ANeuralNetworksExecution_compute(e), OK);
+  ANeuralNetworksExecution_free(e);
+  assert_int_equal(ANeuralNetworksMemory_copy(bufs[2], host_out), OK);
+  float out[N];
+  assert_int_equal(pread(out_fd, out, sizeof(out), 0), (ssize_t)sizeof(out));
+  check_sum(out);
+  /* A device-to-device copy, then read back. */
+  assert_int_equal(ANeuralNetworksMemory_copy(bufs[2], bufs[0]), OK);
+  assert_int_equal(ANeuralNetworksMemory_copy(bufs[0], host_a), OK);
+  assert_int_equal(pread(a_fd, out, sizeof(out), 0), (ssize_t)sizeof(out));
+  check_sum(out);
+  for (int i = 0; i < 3; ++i) ANeuralNetworksMemory_free(bufs[i]);
+  ANeuralNetworksMemory_free(host_a);
+  ANeuralNetworksMemory_free(host_b);
+  ANeuralNetworksMemory_free(host_out);
+  close(a_fd);
+  close(b_fd);
+  close(out_fd);
+}
+
+/* ---- feature level 5 and the Support Library table ----------------------------- */
+
+static void test_reusable_execution(void **state) {
+  fixture *f = *state;
+  float out[N] = {0};
+  ANeuralNetworksExecution *e = execution_with_inputs(f->compilation, out);
+  assert_int_equal(ANeuralNetworksExecution_enableInputAndOutputPadding(e, true), ANEURALNETWORKS_BAD_STATE);
+  assert_int_equal(ANeuralNetworksExecution_setReusable(e, true), OK);
+  for (int i = 0; i < 3; ++i) {
+    memset(out, 0, sizeof(out));
+    assert_int_equal(ANeuralNetworksExecution_compute(e), OK);
+    check_sum(out);
+  }
+  ANeuralNetworksEvent *ev = NULL;
+  assert_int_equal(ANeuralNetworksExecution_startCompute(e, &ev), OK);
+  assert_int_equal(ANeuralNetworksEvent_wait(ev), OK);
+  ANeuralNetworksEvent_free(ev);
+  ANeuralNetworksExecution_free(e);
+  uint32_t value = 0;
+  assert_int_equal(ANeuralNetworksCompilation_getPreferredMemoryAlignmentForInput(f->compilation, 0, &value), OK);
+  assert_true(value >= 1 && (value & (value - 1)) == 0);
+  assert_int_equal(ANeuralNetworksCompilation_getPreferredMemoryPaddingForOutput(f->compilation, 0, &value), OK);
+  assert_int_equal(ANeuralNetworksCompilation_getPreferredMemoryAlignmentForOutput(f->compilation, 1, &value),
+                   ANEURALNETWORKS_BAD_DATA);
+  assert_int_equal(ANeuralNetworksCompilation_getPreferredMemoryPaddingForInput(NULL, 0, &value),
+                   ANEURALNETWORKS_UNEXPECTED_NULL);
+}
+
+static void count_operand(SL_ANeuralNetworksOperandPerformanceInfo info, void *context) {
+  assert_true(info.performanceInfo.execTime > 0.f);
+  ++*(int *)context;
+}
+
+static void test_sl_table(void **state) {
+  (void)state;
+  NnApiSLDriverImpl *impl = ANeuralNetworks_getSLDriverImpl();
+  assert_non_null(impl);
+  assert_int_equal(impl->implFeatureLevel, ANEURALNETWORKS_FEATURE_LEVEL_5);
+  const NnApiSLDriverImplFL5 *t = (const NnApiSLDriverImplFL5 *)impl;
+  /* Every member after the base is a function pointer, and every one is filled. */
+  const size_t count = (sizeof(*t) - sizeof(t->base)) / sizeof(void (*)(void));
+  void (*const *fns)(void) = (void (*const *)(void))(const void *)((const char *)t + sizeof(t->base));
+  for (size_t i = 0; i < count; ++i) assert_non_null(fns[i]);
+  assert_int_equal(count, 78); /* the members of NnApiSLDriverImplFL5 */
+  /* Through the table: a model, a compilation, an execution. */
+  uint32_t devices = 0;
+  assert_int_equal(t->ANeuralNetworks_getDeviceCount(&devices), OK);
+  ANeuralNetworksDevice *d = NULL;
+  assert_int_equal(t->ANeuralNetworks_getDevice(0, &d), OK);
+  ANeuralNetworksModel *m = add_model();
+  ANeuralNetworksCompilation *c = NULL;
+  assert_int_equal(t->ANeuralNetworksCompilation_createForDevices(m, (const ANeuralNetworksDevice *const *)&d, 1, &c), OK);
+  int fds[2] = {memfd_create("model-cache", MFD_CLOEXEC), memfd_create("data-cache", MFD_CLOEXEC)};
+  uint8_t token[ANEURALNETWORKS_BYTE_SIZE_OF_CACHE_TOKEN] = {7};
+  assert_int_equal(t->SL_ANeuralNetworksCompilation_setCachingFromFds(c, &fds[0], 2, &fds[1], 1, token), ANEURALNETWORKS_BAD_DATA);
+  assert_int_equal(t->SL_ANeuralNetworksCompilation_setCachingFromFds(c, &fds[0], 1, &fds[1], 1, token), OK);
+  assert_int_equal(t->ANeuralNetworksCompilation_finish(c), OK);
+  assert_true(lseek(fds[0], 0, SEEK_END) > 0); /* the cache was written */
+  float out[N] = {0};
+  ANeuralNetworksExecution *e = NULL;
+  assert_int_equal(t->ANeuralNetworksExecution_create(c, &e), OK);
+  assert_int_equal(t->ANeuralNetworksExecution_setInput(e, 0, NULL, A, sizeof(A)), OK);
+  assert_int_equal(t->ANeuralNetworksExecution_setInput(e, 1, NULL, B, sizeof(B)), OK);
+  assert_int_equal(t->ANeuralNetworksExecution_setOutput(e, 0, NULL, out, sizeof(out)), OK);
+  assert_int_equal(t->ANeuralNetworksExecution_compute(e), OK);
+  check_sum(out);
+  t->ANeuralNetworksExecution_free(e);
+  t->ANeuralNetworksCompilation_free(c);
+  ANeuralNetworksModel_free(m);
+  close(fds[0]);
+  close(fds[1]);
+  /* The SL_ device queries. */
+  uint32_t model_files = 0, data_files = 0, extensions = 9;
+  assert_int_equal(t->SL_ANeuralNetworksDevice_getNumberOfCacheFilesNeeded(d, &model_files, &data_files), OK);
+  assert_int_equal(model_files, 1);
+  assert_int_equal(data_files, 1);
+  SL_ANeuralNetworksPerformanceInfo info;
+  assert_int_equal(t->SL_ANeuralNetworksDevice_getPerformanceInfo(d, SL_ANEURALNETWORKS_CAPABILITIES_PERFORMANCE_WHILE, &info), OK);
+  assert_true(info.execTime > 0.f);
+  assert_int_equal(t->SL_ANeuralNetworksDevice_getPerformanceInfo(d, 9, &info), ANEURALNETWORKS_BAD_DATA);
+  int operands = 0;
+  assert_int_equal(t->SL_ANeuralNetworksDevice_forEachOperandPerformanceInfo(d, &operands, count_operand), OK);
+  assert_true(operands > 0);
+  assert_int_equal(t->SL_ANeuralNetworksDevice_getVendorExtensionCount(d, &extensions), OK);
+  assert_int_equal(extensions, 0);
+  const char *name = NULL;
+  assert_int_equal(t->SL_ANeuralNetworksDevice_getVendorExtensionName(d, 0, &name), ANEURALNETWORKS_BAD_DATA);
+  assert_int_equal(t->SL_ANeuralNetworksDevice_getNumberOfCacheFilesNeeded(NULL, &model_files, &data_files),
+                   ANEURALNETWORKS_UNEXPECTED_NULL);
+  assert_int_equal(t->ANeuralNetworks_getRuntimeFeatureLevel(), ANEURALNETWORKS_FEATURE_LEVEL_5);
+}
+
+static void test_no_validation_messages(void **state) {
+  (void)state;
+  assert_int_equal(vknn_device_get_validation_message_count(vknn_ndk_device(device())), 0);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_device_queries),
+      cmocka_unit_test(test_model_null_arguments),
+      cmocka_unit_test(test_model_operand_checks),
+      cmocka_unit_test(test_model_io_checks),
+      cmocka_unit_test(test_model_frozen_after_finish),
+      cmocka_unit_test(test_model_references_and_extensions),
+      cmocka_unit_test(test_model_small_values_copied_large_referenced),
+      cmocka_unit_test(test_model_operations_sorted),
+      cmocka_unit_test(test_supported_operations),
+      cmocka_unit_test(test_compilation_rules),
+      cmocka_unit_test(test_compilation_caching),
+      cmocka_unit_test_setup_teardown(test_execution_argument_checks, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_execution_used_once, setup, teardown),
+      cmocka_unit_test(test_execution_timing_needs_device),
+      cmocka_unit_test_setup_teardown(test_execution_async, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_execution_fenced, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_execution_burst, setup, teardown),
+      cmocka_unit_test(test_execution_dynamic_output),
+      cmocka_unit_test_setup_teardown(test_memory_from_fd, setup, teardown),
+      cmocka_unit_test(test_memory_constant),
+      cmocka_unit_test_setup_teardown(test_memory_desc_rules, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_memory_device_buffers, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_reusable_execution, setup, teardown),
+      cmocka_unit_test(test_sl_table),
+      cmocka_unit_test(test_no_validation_messages),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
