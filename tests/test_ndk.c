@@ -607,6 +607,8 @@ static void test_memory_from_fd(void **state) {
   assert_int_equal(ANeuralNetworksExecution_create(f->compilation, &e), OK);
   assert_int_equal(ANeuralNetworksExecution_setInputFromMemory(e, 0, NULL, mem, sizeof(ab), sizeof(A)), ANEURALNETWORKS_BAD_DATA);
   assert_int_equal(ANeuralNetworksExecution_setInputFromMemory(e, 0, NULL, NULL, 0, sizeof(A)), ANEURALNETWORKS_UNEXPECTED_NULL);
+  /* Offset 0 and length 0: the size cannot be implied from an fd memory. */
+  assert_int_equal(ANeuralNetworksExecution_setInputFromMemory(e, 0, NULL, mem, 0, 0), ANEURALNETWORKS_BAD_DATA);
   assert_int_equal(ANeuralNetworksExecution_setInputFromMemory(e, 0, NULL, mem, 0, sizeof(A)), OK);
   assert_int_equal(ANeuralNetworksExecution_setInputFromMemory(e, 1, NULL, mem, sizeof(A), sizeof(B)), OK);
   assert_int_equal(ANeuralNetworksExecution_setOutputFromMemory(e, 0, NULL, out_mem, 0, sizeof(A)), OK);

@@ -72,7 +72,7 @@ void cts_run_burst(cts_worker *w, cts_case *c, vknn_prepared_model *pm, cts_judg
 
 /* Whether the model leaves a dimension of an output open (0): its real shape
  * comes from the data (the outputs of BOX_WITH_NMS_LIMIT and what follows). */
-static bool output_shape_open(const cts_case *c) {
+bool cts_output_shape_open(const cts_case *c) {
   for (uint32_t i = 0; i < c->model.main.output_count; ++i) {
     const vknn_operand *o = &c->model.main.operands[c->model.main.output_indexes[i]];
     for (uint32_t d = 0; d < o->dimension_count; ++d)
@@ -99,7 +99,7 @@ static void expect_fenced_refused(cts_case *c, vknn_prepared_model *pm, cts_judg
 
 /* Waits on an already signaled fence; polls the fence it gets back. */
 void cts_run_fenced(cts_worker *w, cts_case *c, vknn_prepared_model *pm, cts_judgement *j) {
-  if (!c->expect_failure && output_shape_open(c)) {
+  if (!c->expect_failure && cts_output_shape_open(c)) {
     expect_fenced_refused(c, pm, j);
     return;
   }

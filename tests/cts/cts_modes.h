@@ -40,6 +40,9 @@ void cts_run_cache(cts_worker *w, cts_case *c, vknn_prepared_model *pm, cts_judg
 
 void cts_run_async(cts_worker *w, cts_case *c, vknn_prepared_model *pm, cts_judgement *j);
 void cts_run_burst(cts_worker *w, cts_case *c, vknn_prepared_model *pm, cts_judgement *j);
+/* Whether the model leaves a dimension of an output open (0): its real shape
+ * comes from the data; fenced executions, which report no shapes, are refused. */
+bool cts_output_shape_open(const cts_case *c);
 void cts_run_fenced(cts_worker *w, cts_case *c, vknn_prepared_model *pm, cts_judgement *j);
 void cts_run_threads(cts_worker *w, cts_case *c, vknn_prepared_model *pm, cts_judgement *j);
 

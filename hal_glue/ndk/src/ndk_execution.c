@@ -144,8 +144,14 @@ static int check_memory_range(const ANeuralNetworksExecution *e, int32_t index, 
                     is_input ? "input" : "output");
       return ANEURALNETWORKS_BAD_DATA;
     }
-  } else if (offset > memory->size || length > memory->size - offset || length == 0) {
+  } else if (offset > memory->size || length > memory->size - offset) {
     ndk_log_error(function, "bytes [%zu, +%zu) are outside the memory (%zu bytes)", offset, length, memory->size);
+    return ANEURALNETWORKS_BAD_DATA;
+  } else if (offset == 0 && length == 0) {
+    /* As the NNAPI runtime does: offset and length 0 would mean the whole
+     * memory, which only memories from descriptors may imply. A zero-sized
+     * value elsewhere in the memory is fine. */
+    ndk_log_error(function, "offset 0 and length 0: the size cannot be implied from this memory");
     return ANEURALNETWORKS_BAD_DATA;
   }
   return ANEURALNETWORKS_NO_ERROR;
