@@ -7,8 +7,8 @@
 #      validation), checked against tests/cts/baseline.txt: a listed case that
 #      does not pass fails the run;
 #   2. the same under AddressSanitizer + UndefinedBehaviorSanitizer: all unit
-#      tests and a sample of the conformance cases (every 9th);
-#   3. under ThreadSanitizer: all unit tests and every 30th case through the
+#      tests and a sample of the conformance cases (every 12th);
+#   3. under ThreadSanitizer: all unit tests and every 40th case through the
 #      concurrent paths (threads, async, fenced, burst). tests/tsan.supp
 #      silences only reports inside the uninstrumented Vulkan driver, loader
 #      and validation layer;
@@ -101,14 +101,14 @@ if build build-sanitize -Dbuildtype=debug -Db_sanitize=address,undefined -Db_lun
   unit_tests build-sanitize
   # The loop timeout is wall-clock time and a sanitized WHILE runs several
   # times slower: the HAL's maximum (15 s) instead of the default 2 s.
-  conformance build-sanitize sampled --modes "$modes" --sample 9 --loop-timeout 15000 \
+  conformance build-sanitize sampled --modes "$modes" --sample 12 --loop-timeout 15000 \
     --baseline "$baseline"
 fi
 
 if build build-tsan -Dbuildtype=debug -Db_sanitize=thread -Db_lundef=false; then
   export TSAN_OPTIONS="halt_on_error=1 suppressions=$PWD/tests/tsan.supp"
   unit_tests build-tsan
-  conformance build-tsan concurrent --modes threads,async,fenced,burst --sample 30 \
+  conformance build-tsan concurrent --modes threads,async,fenced,burst --sample 40 \
     --loop-timeout 15000 --baseline "$baseline"
   unset TSAN_OPTIONS
 fi
