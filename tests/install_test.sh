@@ -1,7 +1,8 @@
 #!/bin/sh
 # `meson install` into a temporary prefix, then two clients built against
 # that prefix with pkg-config alone: the NNAPI example (neuralnetworks.pc),
-# run on the conformance MobileNet, and vknn-info (vknn.pc, static).
+# run on the conformance MobileNet, and the vknn API example (vknn.pc,
+# static), run once.
 #   install_test.sh BUILD_DIR SOURCE_DIR CTS_DATA
 set -eu
 build=$1 src=$2 data=$3
@@ -17,11 +18,11 @@ prefix=$tmp$(pkg-config --variable=prefix neuralnetworks)
 pc() { pkg-config --define-variable=prefix="$prefix" "$@"; }
 cc -std=c11 -Wall -Wextra -Werror -o "$tmp/nnapi-mobilenet" "$src/examples/nnapi_mobilenet.c" \
   $(pc --cflags --libs neuralnetworks libcjson) -lm
-cc -std=c11 -D_GNU_SOURCE -DVK_NO_PROTOTYPES -Wall -Werror -o "$tmp/vknn-info" "$src/tools/vknn_info.c" \
+cc -std=c11 -Wall -Wextra -Werror -o "$tmp/vknn-capabilities" "$src/examples/vknn_capabilities.c" \
   $(pc --static --cflags --libs vknn)
 libdir=$(pc --variable=libdir neuralnetworks)
 # Nothing may come from the build tree.
 if ldd "$tmp/nnapi-mobilenet" | grep -q "$(cd "$build" && pwd)"; then echo "linked into the build tree"; exit 1; fi
-"$tmp/vknn-info" > /dev/null
+"$tmp/vknn-capabilities" > /dev/null
 if [ ! -f "$model" ]; then echo "no conformance data at $data: skipped"; exit 77; fi
 LD_LIBRARY_PATH=$libdir "$tmp/nnapi-mobilenet" "$model"
