@@ -229,6 +229,22 @@ vknn_status vknn_lower_rnn_direction(vknn_graph *graph, const vknn_rnn_sequence 
 
 /* ---- RNN ---------------------------------------------------------------- */
 
+/* The one direction of RNN and UNIDIRECTIONAL_SEQUENCE_RNN: inputs 0-4 are
+ * the input, weights, recurrent weights, bias and hidden state; its shapes
+ * checked (vknn_rnn_check_cell). */
+static vknn_status read_cell(vknn_graph *graph, const vknn_operation *op, uint32_t input_size,
+                             uint32_t output, uint32_t state_out, const vknn_rnn_sequence *seq,
+                             vknn_rnn_direction *dir) {
+  *dir = (vknn_rnn_direction){.input = op->inputs[0], .input_size = input_size,
+                              .aux_input = VKNN_NONE_TENSOR, .aux_weights = VKNN_NONE_TENSOR,
+                              .weights = op->inputs[1], .recurrent = op->inputs[2],
+                              .bias = op->inputs[3], .hidden_in = op->inputs[4],
+                              .output = output, .state_out = state_out};
+  vknn_status s = vknn_rnn_check_cell(graph, op, seq, dir);
+  dir->out_width = dir->units;
+  return s;
+}
+
 /* One step: the state output (0) and the output (1) hold the same values. */
 static vknn_status read_rnn(vknn_graph *graph, const vknn_operation *op, vknn_rnn_sequence *seq,
                             vknn_rnn_direction *dir) {
@@ -242,14 +258,7 @@ static vknn_status read_rnn(vknn_graph *graph, const vknn_operation *op, vknn_rn
   if (s == VKNN_STATUS_NONE) s = vknn_rnn_read_sequence(graph, op, op->inputs[0], activation, true, seq);
   if (s != VKNN_STATUS_NONE) return s;
   const vknn_tensor *in = &graph->tensors[op->inputs[0]];
-  *dir = (vknn_rnn_direction){.input = op->inputs[0], .input_size = in->dims[1],
-                              .aux_input = VKNN_NONE_TENSOR, .aux_weights = VKNN_NONE_TENSOR,
-                              .weights = op->inputs[1], .recurrent = op->inputs[2],
-                              .bias = op->inputs[3], .hidden_in = op->inputs[4],
-                              .output = op->outputs[1], .state_out = op->outputs[0]};
-  s = vknn_rnn_check_cell(graph, op, seq, dir);
-  dir->out_width = dir->units;
-  return s;
+  return read_cell(graph, op, in->dims[1], op->outputs[1], op->outputs[0], seq, dir);
 }
 
 static vknn_status infer_rnn(vknn_graph *graph, const vknn_operation *op) {
@@ -290,16 +299,8 @@ static vknn_status read_unidirectional(vknn_graph *graph, const vknn_operation *
   const vknn_tensor *in = &graph->tensors[op->inputs[0]];
   s = vknn_rnn_read_sequence(graph, op, op->inputs[0], params[0], params[1] == 1, seq);
   if (s != VKNN_STATUS_NONE) return s;
-  *dir = (vknn_rnn_direction){.input = op->inputs[0], .input_size = in->dims[2],
-                              .aux_input = VKNN_NONE_TENSOR, .aux_weights = VKNN_NONE_TENSOR,
-                              .weights = op->inputs[1], .recurrent = op->inputs[2],
-                              .bias = op->inputs[3], .hidden_in = op->inputs[4],
-                              .output = op->outputs[0],
-                              .state_out = op->output_count > 1 ? op->outputs[1]
-                                                                : VKNN_NONE_TENSOR};
-  s = vknn_rnn_check_cell(graph, op, seq, dir);
-  dir->out_width = dir->units;
-  return s;
+  return read_cell(graph, op, in->dims[2], op->outputs[0],
+                   op->output_count > 1 ? op->outputs[1] : VKNN_NONE_TENSOR, seq, dir);
 }
 
 static vknn_status infer_unidirectional(vknn_graph *graph, const vknn_operation *op) {
