@@ -36,6 +36,11 @@ baseline=$PWD/tests/cts/baseline.txt
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 export ASAN_OPTIONS=detect_leaks=1
 
+# Each stage prints its wall time ("stage NAME: S s"): CI must stay under an
+# hour on 2 cores, and these lines show where it goes.
+stage_start=$SECONDS
+stage_done() { echo "stage $1: $((SECONDS - stage_start)) s"; stage_start=$SECONDS; }
+
 count() { passed=$((passed + ${1:-0})); failed=$((failed + ${2:-0})); skipped=$((skipped + ${3:-0})); }
 
 # Configures (once) and builds a build directory; a failed build counts as a failure.
@@ -81,41 +86,54 @@ conformance() {
 }
 
 if build build -Dbuildtype=debugoptimized; then
+  stage_done build
   unit_tests build
+  stage_done unit-tests
   conformance build all-modes --modes "$modes" --baseline "$baseline"
   grep -E '^[A-Z_0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+$|^operation' build/cts-all-modes.log
+  stage_done all-modes
   conformance build cache --modes cache --sample 5 --baseline "$baseline"
+  stage_done cache
   # The device chooses one way of reading convolution operands (texel
   # buffers on lavapipe); the other way must pass too, and with it the
   # quantized matrix kernels' packed dot products (lavapipe has them but does
   # not call them accelerated, so the device leaves them off by itself).
   conformance build storage-reads --modes sync --operand-reads storage --integer-dot on \
     --baseline "$baseline"
+  stage_done storage-reads
   # The NNAPI C API (libneuralnetworks.so): every 20th case; a full pass costs as
   # much as a full sync pass (17.6 against 17.0 minutes, --jobs 2 on a shared
   # 2-core machine: each case compiled through the C API and run four ways).
   conformance build ndk --modes ndk --sample 20 --baseline "$baseline"
+  stage_done ndk
 fi
 
 if build build-sanitize -Dbuildtype=debug -Db_sanitize=address,undefined -Db_lundef=false; then
+  stage_done asan-build
   unit_tests build-sanitize
+  stage_done asan-unit-tests
   # The loop timeout is wall-clock time and a sanitized WHILE runs several
   # times slower: the HAL's maximum (15 s) instead of the default 2 s.
   conformance build-sanitize sampled --modes "$modes" --sample 12 --loop-timeout 15000 \
     --baseline "$baseline"
+  stage_done asan-conformance
 fi
 
 if build build-tsan -Dbuildtype=debug -Db_sanitize=thread -Db_lundef=false; then
+  stage_done tsan-build
   export TSAN_OPTIONS="halt_on_error=1 suppressions=$PWD/tests/tsan.supp"
   unit_tests build-tsan
+  stage_done tsan-unit-tests
   conformance build-tsan concurrent --modes threads,async,fenced,burst --sample 40 \
     --loop-timeout 15000 --baseline "$baseline"
   unset TSAN_OPTIONS
+  stage_done tsan-conformance
 fi
 
 fuzz_log=build-fuzz.log
 scripts/fuzz.sh 60 > "$fuzz_log" 2>&1
 fuzz_rc=$?
+stage_done fuzz
 if [ "$fuzz_rc" -ne 0 ]; then tail -20 "$fuzz_log"; else grep -E '^fuzz fuzz_' "$fuzz_log"; fi
 count "$(grep -cE '^fuzz fuzz_[a-z_]+: passed' "$fuzz_log")" "$(grep -cE '^fuzz fuzz_[a-z_]+: failed' "$fuzz_log")" 0
 if [ "$fuzz_rc" -ne 0 ] && ! grep -qE '^fuzz fuzz_[a-z_]+: failed' "$fuzz_log"; then count 0 1 0; fi

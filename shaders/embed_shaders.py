@@ -21,7 +21,7 @@ source of truth of the C/GLSL interface (--out-layout):
 --depfile lists every file read (and the folder, so that a new kernel file
 rebuilds), for ninja.
 """
-import argparse, glob, json, os, re, subprocess, sys, tempfile
+import argparse, concurrent.futures, glob, json, os, re, subprocess, sys, tempfile
 
 PUSH_LIMIT = 128
 # SPIR-V capabilities every device the driver accepts has (vk_context.c requires
@@ -296,9 +296,16 @@ def main():
         p.add_argument(opt, required=True)
     args = p.parse_args()
     compiled, words = [], []
-    with tempfile.TemporaryDirectory() as tmp:
-        for name, family, source, defines, requires in variants(args.src_dir):
-            w, interface = compile_variant(args, tmp, name, source, defines, requires)
+    found = list(variants(args.src_dir))
+    # The variants compile apart (four tool runs each, hundreds of variants):
+    # one thread per core, results kept in the variants' order. The build
+    # waits on this step before most others, so it runs alone.
+    with tempfile.TemporaryDirectory() as tmp, \
+            concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 1) as pool:
+        jobs = [pool.submit(compile_variant, args, tmp, name, source, defines, requires)
+                for name, _, source, defines, requires in found]
+        for (name, family, source, _, requires), job in zip(found, jobs):
+            w, interface = job.result()
             words.append((name, w, requires))
             compiled.append((name, family, source, interface))
     families = family_interfaces(compiled)

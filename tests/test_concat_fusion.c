@@ -5,7 +5,7 @@
  * model twice: as it is, and with every branch's result also a model output
  * (so the branches write tensors of their own and the CONCATENATION copies
  * them). Both run the same kernels, so the concatenated bytes must be equal;
- * the first has no copy dispatches. Covered: the matrix kernel (vec4 and
+ * the first has no copy dispatches and no barrier between its writers. Covered: the matrix kernel (vec4 and
  * scalar stores), the depthwise kernel (vec4 stores, and scalar ones at an
  * offset that is no multiple of 4), a 3x3 convolution, an axis other than
  * the last, the one-row split-K kernel (FULLY_CONNECTED), and the direct
@@ -137,7 +137,8 @@ static void build(model_builder *b, const concat_case *c, bool exposed) {
 
 /* Runs the model on a fixed input; the CONCATENATION's bytes go to out;
  * returns the dispatch count. */
-static uint32_t run(fixture *f, const concat_case *c, bool exposed, uint8_t *out, uint32_t out_bytes) {
+static vknn_prepared_model_info run(fixture *f, const concat_case *c, bool exposed, uint8_t *out,
+                                   uint32_t out_bytes) {
   model_builder *b = malloc(sizeof(*b));
   assert_non_null(b);
   assert_true(c->branch_count <= MAX_BRANCHES);
@@ -167,7 +168,7 @@ static uint32_t run(fixture *f, const concat_case *c, bool exposed, uint8_t *out
   vknn_prepared_model_release(pm);
   for (uint32_t i = 0; i < MAX_BRANCHES; ++i) free(branch_out[i]);
   free(input), free(b);
-  return info.dispatch_count;
+  return info;
 }
 
 static void check(fixture *f, const concat_case *c) {
@@ -176,8 +177,12 @@ static void check(fixture *f, const concat_case *c) {
   uint32_t out_bytes = element_count(dims, c->rank) * elem_bytes(c);
   uint8_t *in_place = malloc(out_bytes), *copied = malloc(out_bytes);
   assert_true(in_place && copied);
-  assert_int_equal(run(f, c, false, in_place, out_bytes), c->branch_count);
-  assert_int_equal(run(f, c, true, copied, out_bytes), 2 * c->branch_count);
+  vknn_prepared_model_info fused = run(f, c, false, in_place, out_bytes);
+  assert_int_equal(fused.dispatch_count, c->branch_count);
+  /* The branches read only the model input and write disjoint slices: no
+   * barrier between them. */
+  assert_int_equal(fused.barrier_count, 0);
+  assert_int_equal(run(f, c, true, copied, out_bytes).dispatch_count, 2 * c->branch_count);
   assert_memory_equal(in_place, copied, out_bytes);
   free(in_place), free(copied);
 }

@@ -116,6 +116,14 @@ static bool outputs_known(const vknn_graph *graph) {
   return true;
 }
 
+/* A producer writing its slice of a CONCATENATION's output writes only
+ * that slice of it. */
+static void mark_disjoint_writes(vknn_dispatch *d, uint32_t tensor) {
+  for (uint32_t b = 0; b < d->binding_count; ++b)
+    if (d->bindings[b].tensor == tensor && (d->bindings[b].access & VKNN_ACCESS_WRITE))
+      d->bindings[b].access |= VKNN_ACCESS_DISJOINT;
+}
+
 static vknn_status lower_all(vknn_plan *plan) {
   vknn_graph *graph = &plan->graph;
   for (uint32_t k = 0; k < graph->sg->operation_count; ++k) {
@@ -127,6 +135,8 @@ static vknn_status lower_all(vknn_plan *plan) {
     for (uint32_t d = first; d < plan->dispatches.count; ++d) {
       plan->dispatches.items[d].operation = k;
       plan->dispatches.items[d].operation_type = op->type;
+      if (graph->fusion[k].out_slice.row != 0)
+        mark_disjoint_writes(&plan->dispatches.items[d], graph->fusion[k].output_override);
     }
   }
   return VKNN_STATUS_NONE;

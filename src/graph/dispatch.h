@@ -8,6 +8,10 @@
 typedef enum vknn_access {
   VKNN_ACCESS_READ = 1,
   VKNN_ACCESS_WRITE = 2,
+  /* With WRITE: the dispatch writes only its own slice of the tensor, which
+   * no other such writer touches (a CONCATENATION's inputs written in place):
+   * two of them need no barrier between them; readers still wait for both. */
+  VKNN_ACCESS_DISJOINT = 4,
 } vknn_access;
 
 /* How a kernel reads a tensor bound as a uniform texel buffer (its view's

@@ -210,17 +210,27 @@ typedef struct hazard_tracker {
   struct {
     vknn_region region;
     uint64_t begin, end;
-    bool write;
+    uint32_t tensor;
+    vknn_access access;
   } pending[64];
   uint32_t count;
 } hazard_tracker;
 
+/* Two accesses of overlapping bytes conflict when either writes, unless both
+ * write disjoint slices of the same tensor. */
 static bool conflicts(const hazard_tracker *h, vknn_region region, uint64_t begin, uint64_t end,
-                      bool write) {
-  for (uint32_t i = 0; i < h->count; ++i)
-    if (h->pending[i].region == region && begin < h->pending[i].end &&
-        h->pending[i].begin < end && (write || h->pending[i].write))
-      return true;
+                      uint32_t tensor, vknn_access access) {
+  const vknn_access disjoint_write = VKNN_ACCESS_WRITE | VKNN_ACCESS_DISJOINT;
+  for (uint32_t i = 0; i < h->count; ++i) {
+    if (h->pending[i].region != region || begin >= h->pending[i].end || h->pending[i].begin >= end)
+      continue;
+    if (!((access | h->pending[i].access) & VKNN_ACCESS_WRITE)) continue;
+    bool both_disjoint = (access & disjoint_write) == disjoint_write &&
+                         (h->pending[i].access & disjoint_write) == disjoint_write &&
+                         !(access & VKNN_ACCESS_READ) && !(h->pending[i].access & VKNN_ACCESS_READ) &&
+                         h->pending[i].tensor == tensor;
+    if (!both_disjoint) return true;
+  }
   return false;
 }
 
@@ -228,8 +238,8 @@ static bool needs_barrier(hazard_tracker *h, const vknn_recorded_graph *rg, cons
   bool barrier = h->count + d->binding_count > 64;
   for (uint32_t b = 0; b < d->binding_count && !barrier; ++b) {
     const vknn_tensor_place *t = &rg->places[d->bindings[b].tensor];
-    barrier = conflicts(h, t->region, t->offset, t->offset + t->byte_size,
-                        d->bindings[b].access & VKNN_ACCESS_WRITE);
+    barrier = conflicts(h, t->region, t->offset, t->offset + t->byte_size, d->bindings[b].tensor,
+                        d->bindings[b].access);
   }
   if (barrier) h->count = 0;
   for (uint32_t b = 0; b < d->binding_count; ++b) {
@@ -237,7 +247,8 @@ static bool needs_barrier(hazard_tracker *h, const vknn_recorded_graph *rg, cons
     h->pending[h->count].region = t->region;
     h->pending[h->count].begin = t->offset;
     h->pending[h->count].end = t->offset + t->byte_size;
-    h->pending[h->count].write = d->bindings[b].access & VKNN_ACCESS_WRITE;
+    h->pending[h->count].tensor = d->bindings[b].tensor;
+    h->pending[h->count].access = d->bindings[b].access;
     h->count++;
   }
   return barrier;
