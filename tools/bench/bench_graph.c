@@ -1,4 +1,5 @@
 #include "bench_graph.h"
+#include "bench_graph_half.h"
 #include "bench_graph_quant.h"
 
 #include <stdio.h>
@@ -200,20 +201,24 @@ int bench_graph_finish(bench_graph *g, uint32_t output, bool relaxed) {
   g->operands[output].operand.lifetime = VKNN_LIFETIME_SUBGRAPH_OUTPUT;
   const void *pool_bytes = g->weights;
   size_t pool_size = g->weight_count * sizeof(float);
-  uint8_t *quantized = NULL;
-  if (g->quant8 && bench_graph_quantize(g, &quantized, &pool_size) != 0) {
+  uint8_t *converted = NULL;
+  if (g->quant8 && bench_graph_quantize(g, &converted, &pool_size) != 0) {
     g->pool.fd = -1;
     return -1;
   }
-  if (quantized != NULL) pool_bytes = quantized;
+  if (g->float16 && !g->quant8 && bench_graph_to_float16(g, &converted, &pool_size) != 0) {
+    g->pool.fd = -1;
+    return -1;
+  }
+  if (converted != NULL) pool_bytes = converted;
   if (build_arrays(g) != 0 || shared_memory_create(&g->pool, pool_size) != 0) {
     g->pool.fd = -1; /* nothing to release: a failed create closes what it opened */
-    free(quantized);
+    free(converted);
     fprintf(stderr, "vknn-bench: no memory for the model\n");
     return -1;
   }
   if (pool_size > 0) memcpy(g->pool.data, pool_bytes, pool_size);
-  free(quantized);
+  free(converted);
   g->model = (vknn_model){
       .main = {g->model_operands, g->operand_count, g->model_operations, g->operation_count,
                &g->input, 1, &g->output, 1},

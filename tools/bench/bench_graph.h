@@ -33,6 +33,9 @@ typedef struct bench_graph {
   /* Set before bench_graph_finish: the model quantized (bench_graph_quant.c),
    * its input and output QUANT8_ASYMM. */
   bool quant8;
+  /* Set before bench_graph_finish: every float operand as float16
+   * (bench_graph_half.c). */
+  bool float16;
   /* Valid after bench_graph_finish, while the graph lives. */
   vknn_operand *model_operands;
   vknn_operation *model_operations;

@@ -52,6 +52,7 @@ typedef struct kernel_options {
   int iterations;
   bool relaxed;
   bool quant8; /* convolutions and fully connected layers as QUANT8_ASYMM */
+  bool float16; /* every float tensor as TENSOR_FLOAT16 */
   double peak_gflops; /* 0: measure */
   double peak_gbs;    /* copy bandwidth for reductions; 0: measure */
   const char *json_path;
@@ -197,6 +198,7 @@ static int run_kernel(vknn_device *device, const kernel_spec *spec, const kernel
   uint32_t output = build_kernel(&g, spec, &shape, &filter);
   bench_session s = {0};
   g.quant8 = opt->quant8;
+  g.float16 = opt->float16;
   int rc = bench_graph_finish(&g, output, opt->relaxed);
   if (rc == 0 && !is_reduction(spec)) r->macs = bench_layer_macs(&g, spec->type, output, filter);
   if (rc == 0 && is_reduction(spec))
@@ -270,6 +272,7 @@ static int parse_args(int argc, char **argv, kernel_options *opt) {
     bool has_value = i + 1 < argc;
     if (strcmp(argv[i], "--relaxed") == 0) opt->relaxed = true;
     else if (strcmp(argv[i], "--quant8") == 0) opt->quant8 = true;
+    else if (strcmp(argv[i], "--float16") == 0) opt->float16 = true;
     else if (strcmp(argv[i], "--shape") == 0 && has_value) opt->shape = argv[++i];
     else if (strcmp(argv[i], "--json") == 0 && has_value) opt->json_path = argv[++i];
     else if (strcmp(argv[i], "--iterations") == 0 && has_value) {
@@ -358,13 +361,15 @@ int bench_kernel_main(int argc, char **argv) {
     printf("copy bandwidth: %.1f GB/s (%s; reductions: bytes moved / median GPU time)\n", peaks[1],
            opt.peak_gbs > 0 ? "given" : "measured");
   printf("%s%s, %d iterations, median GPU time = sum of the operation's dispatches\n",
-         opt.quant8 ? "quant8 asymm" : "float32", opt.relaxed ? " relaxed" : "", opt.iterations);
+         opt.quant8 ? "quant8 asymm" : opt.float16 ? "float16" : "float32", opt.relaxed ? " relaxed" : "",
+         opt.iterations);
   cJSON *root = cJSON_CreateObject();
   cJSON_AddStringToObject(root, "device", device_name);
   if (peak > 0) cJSON_AddNumberToObject(root, "peak_fma_gflops", peak);
   if (peaks[1] > 0) cJSON_AddNumberToObject(root, "peak_bandwidth_gbs", peaks[1]);
   cJSON_AddBoolToObject(root, "relaxed", opt.relaxed);
   cJSON_AddBoolToObject(root, "quant8", opt.quant8);
+  cJSON_AddBoolToObject(root, "float16", opt.float16);
   cJSON_AddNumberToObject(root, "iterations", opt.iterations);
   int rc = run_selected(device, selected, count, &opt, peaks, cJSON_AddArrayToObject(root, "kernels"));
   if (rc == 0 && bench_check_validation(device) != 0) rc = 1;

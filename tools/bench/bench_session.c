@@ -6,12 +6,14 @@
 #include <string.h>
 
 #include "bench_common.h"
+#include "common/cts_values.h"
 
 static int create_pools(bench_session *s, bench_graph *g) {
   size_t input_count = bench_graph_element_count(g, g->input);
   s->output_count = bench_graph_element_count(g, g->output);
   s->quant8 = g->quant8;
-  size_t element = s->quant8 ? 1 : sizeof(float);
+  s->float16 = g->float16 && !g->quant8;
+  size_t element = s->quant8 ? 1 : s->float16 ? sizeof(uint16_t) : sizeof(float);
   if (shared_memory_create(&s->input_pool, input_count * element) != 0) return -1;
   if (shared_memory_create(&s->output_pool, s->output_count * element) != 0) {
     shared_memory_destroy(&s->input_pool);
@@ -21,6 +23,7 @@ static int create_pools(bench_session *s, bench_graph *g) {
   for (size_t i = 0; i < input_count; ++i) {
     float v = bench_graph_random(g);
     if (s->quant8) s->input_pool.data[i] = (uint8_t)(128 + (int)(v * 127.f));
+    else if (s->float16) ((uint16_t *)(void *)input)[i] = cts_float_to_half(v);
     else input[i] = v;
   }
   s->input = (vknn_request_argument){.location = {0, 0, (uint32_t)(input_count * element)}};
@@ -91,5 +94,12 @@ int bench_session_dispatch_ms(const bench_session *s, double *times, double *out
 
 int bench_session_check_outputs(const bench_session *s) {
   if (s->quant8) return 0; /* every byte is a value */
-  return bench_check_finite("output", (const float *)s->output_pool.data, s->output_count);
+  if (!s->float16) return bench_check_finite("output", (const float *)s->output_pool.data, s->output_count);
+  float *values = malloc(s->output_count * sizeof(float) + 1);
+  if (values == NULL) return -1;
+  const uint16_t *halves = (const uint16_t *)(const void *)s->output_pool.data;
+  for (size_t i = 0; i < s->output_count; ++i) values[i] = cts_half_to_float(halves[i]);
+  int rc = bench_check_finite("output", values, s->output_count);
+  free(values);
+  return rc;
 }

@@ -12,6 +12,7 @@ typedef struct bench_session {
   vknn_request request;
   size_t output_count; /* elements */
   bool quant8;         /* input and output QUANT8_ASYMM (else float32) */
+  bool float16;        /* input and output TENSOR_FLOAT16 */
   uint32_t dispatch_count;
 } bench_session;
 

@@ -12,7 +12,7 @@ int bench_capabilities_main(int argc, char **argv);
 #define BENCH_MODEL_USAGE "model PATH.json [--case NAME] [--iterations N] [--json FILE] [--profile]"
 #define BENCH_PEAK_USAGE "peak [--json FILE]"
 #define BENCH_KERNEL_USAGE                                                                   \
-  "kernel NAME|all [--shape SHAPE|small] [--iterations N] [--relaxed] [--quant8] " \
+  "kernel NAME|all [--shape SHAPE|small] [--iterations N] [--relaxed] [--quant8] [--float16] " \
   "[--peak-gflops X] [--peak-gbs X] [--json FILE]"
 #define BENCH_SYNTH_USAGE                                                                      \
   "synth mobilenet_v1|mobilenet_v2 [--width W] [--input-size N] [--relaxed] [--iterations N] " \
