@@ -3,7 +3,10 @@
  * and the recording, bursts too; unaligned arguments are staged. Constants
  * in model pools (CONSTANT_REFERENCE) are read in place from prepare on,
  * from read-only pools too, where the device shares the host's memory;
- * unaligned ones, and all on a discrete GPU, are copied. */
+ * unaligned ones, and all on a discrete GPU, are copied. With the device
+ * option io_copies (the default on discrete GPUs) the kernels use
+ * device-local copies of the inputs and outputs, copied in the execution's
+ * own submission from and to the staged or imported request memory. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -102,6 +105,37 @@ static void test_unaligned_is_staged(void **state) {
   assert_int_equal(after.zero_copy_executions, before.zero_copy_executions);
 }
 
+static int setup_io_copies(void **state) {
+  return add_fixture_setup_with(state, NULL, (vknn_device_options){.io_copies = VKNN_IO_COPIES_ON});
+}
+
+static uint64_t io_copy_bytes(const fixture *f) {
+  vknn_prepared_model_info info;
+  assert_int_equal(vknn_prepared_model_get_info(f->pm, &info), VKNN_STATUS_NONE);
+  return info.io_copy_bytes;
+}
+
+/* Lavapipe shares the host's memory: AUTO copies nothing there. */
+static void test_io_copies_off_on_host_memory(void **state) {
+  assert_int_equal(io_copy_bytes(*state), 0);
+}
+
+/* Staged, imported (zero copy) and burst executions, each through the
+ * device-local copies: two inputs and the output, 24 bytes each. */
+static void test_io_copies_every_path(void **state) {
+  fixture *f = *state;
+  assert_int_equal(io_copy_bytes(f), 3 * 24);
+  for (int i = 0; i < 2; ++i) execute_and_check(f, &f->r.pool, 24); /* unaligned: staged */
+  shared_memory pool;
+  lay_out(f, &pool, 256);
+  vknn_device_statistics before = stats(f);
+  for (int i = 0; i < 3; ++i) execute_and_check(f, &pool, 256);
+  vknn_device_statistics after = stats(f);
+  assert_int_equal(after.zero_copy_executions, before.zero_copy_executions + 2);
+  shared_memory_destroy(&pool);
+  test_burst_reuses_import(state);
+}
+
 /* The ADD model with in1 a constant 10 i in a model pool at weight_offset,
  * the pool described as weight_kind with weight_protection. */
 static shared_memory weights;
@@ -197,6 +231,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_aligned_memfd_runs_in_place, setup, teardown),
       cmocka_unit_test_setup_teardown(test_burst_reuses_import, setup, teardown),
       cmocka_unit_test_setup_teardown(test_unaligned_is_staged, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_io_copies_off_on_host_memory, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_io_copies_every_path, setup_io_copies, teardown),
       cmocka_unit_test_setup_teardown(test_constant_reference_read_in_place, setup_aligned,
                                       teardown_weights),
       cmocka_unit_test_setup_teardown(test_read_only_pool_read_in_place, setup_read_only,

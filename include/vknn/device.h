@@ -40,6 +40,16 @@ typedef enum vknn_integer_dot {
   VKNN_INTEGER_DOT_ON,       /* wherever the device has them (tests, benchmarks) */
 } vknn_integer_dot;
 
+/* Whether model inputs and outputs are copied between the request's memory
+ * and device-local memory in the execution's own submission, so that the
+ * kernels never read or write host memory (across the bus on a discrete
+ * GPU). Results are the same either way. */
+typedef enum vknn_io_copies {
+  VKNN_IO_COPIES_AUTO = 0, /* on discrete GPUs */
+  VKNN_IO_COPIES_OFF,      /* kernels bind the request's memory (or the staging buffer) */
+  VKNN_IO_COPIES_ON,       /* on any device (tests, benchmarks) */
+} vknn_io_copies;
+
 typedef struct vknn_device_options {
   /* Log sink; NULL logs to stderr (errors always, verbose lines for the tags
    * named in the VKNN_LOG environment variable, in the syntax of Android's
@@ -67,6 +77,7 @@ typedef struct vknn_device_options {
   /* Results are the same either way; for benchmarks and tests of both. */
   vknn_operand_reads operand_reads;
   vknn_integer_dot integer_dot;
+  vknn_io_copies io_copies;
   /* Chrome trace-event JSON written here (prepare and execution phases,
    * each dispatch's GPU span); NULL: the environment variable VKNN_TRACE,
    * if set. Tracing records a timestamp after every dispatch. */

@@ -97,6 +97,10 @@ typedef struct vknn_prepared_model_info {
   uint64_t constant_bytes; /* device memory of constants */
   uint64_t constant_bytes_in_place; /* constants read from imported model pools, not copied */
   bool profiled;           /* per-dispatch GPU times are recorded */
+  /* Bytes each execution copies between the request's memory and the
+   * device-local copies of the inputs and outputs the kernels use (device
+   * option io_copies); 0 when the kernels use the request's memory. */
+  uint64_t io_copy_bytes;
 } vknn_prepared_model_info;
 
 vknn_status vknn_prepared_model_get_info(const vknn_prepared_model *prepared_model,

@@ -29,6 +29,13 @@ static bool uses_integer_dot(const vknn_vk *vk, vknn_integer_dot choice) {
   return vk->dot4x8_accelerated[0] && vk->dot4x8_accelerated[1] && vk->dot4x8_accelerated[2];
 }
 
+/* Kernels reading host memory cross the bus on a discrete GPU: there the
+ * inputs and outputs are copied into device memory by default. */
+static bool uses_io_copies(const vknn_vk *vk, vknn_io_copies choice) {
+  if (choice == VKNN_IO_COPIES_AUTO) return vk->properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU;
+  return choice == VKNN_IO_COPIES_ON;
+}
+
 /* VKNN_GRAPH_DUMP's folder, kept only when it is a folder the driver can
  * write in (checked once here; a failed write later is logged too). */
 static void configure_graph_dump(vknn_device *device) {
@@ -58,7 +65,8 @@ vknn_status vknn_device_open(const vknn_device_options *options, vknn_device **o
   if (out_device == NULL) return VKNN_STATUS_INVALID_ARGUMENT;
   *out_device = NULL;
   if (options && ((unsigned)options->operand_reads > VKNN_OPERAND_READS_TEXEL ||
-                  (unsigned)options->integer_dot > VKNN_INTEGER_DOT_ON))
+                  (unsigned)options->integer_dot > VKNN_INTEGER_DOT_ON ||
+                  (unsigned)options->io_copies > VKNN_IO_COPIES_ON))
     return VKNN_STATUS_INVALID_ARGUMENT;
   vknn_device *device = vknn_calloc(1, sizeof(*device));
   if (device == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
@@ -78,6 +86,7 @@ vknn_status vknn_device_open(const vknn_device_options *options, vknn_device **o
   }
   device->vk.texel_reads = uses_texel_reads(&device->vk, options ? options->operand_reads : 0);
   device->vk.integer_dot = uses_integer_dot(&device->vk, options ? options->integer_dot : 0);
+  device->vk.io_copies = uses_io_copies(&device->vk, options ? options->io_copies : 0);
   snprintf(device->version, sizeof(device->version), "vknn-%s (%s)", VKNN_VERSION,
            device->vk.properties.deviceName);
   vknn_executor_init(&device->executor, options ? options->executor_threads : 0);

@@ -23,8 +23,12 @@ static vknn_status create_buffer(vknn_vk *vk, vknn_host_import *out, VkDeviceSiz
   VkBufferCreateInfo info = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
                              .pNext = &external,
                              .size = size,
+                             /* Kernels bind it, or (io_copies) copies read
+                              * and write it. */
                              .usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
-                                      VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT,
+                                      VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT |
+                                      VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+                                      VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                              .sharingMode = VK_SHARING_MODE_EXCLUSIVE};
   if (r == VK_SUCCESS) r = vkCreateBuffer(vk->device, &info, NULL, &out->buffer);
   if (r != VK_SUCCESS) return vknn_vk_status(r);

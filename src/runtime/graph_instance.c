@@ -29,6 +29,9 @@ static vknn_status create_buffers(vknn_graph_instance *inst) {
   if (s == VKNN_STATUS_NONE)
     s = vknn_vk_buffer_create(vk, vknn_vk_buffer_size_for(rg->staging_size), VKNN_BUFFER_HOST_VISIBLE,
                               &inst->staging);
+  if (s == VKNN_STATUS_NONE && vk->io_copies && rg->info.io_copy_bytes > 0)
+    s = vknn_vk_buffer_create(vk, vknn_vk_buffer_size_for(rg->staging_size), VKNN_BUFFER_DEVICE_LOCAL,
+                              &inst->io);
   if (s == VKNN_STATUS_NONE && graph_reports_status(rg))
     s = vknn_vk_buffer_create(vk, sizeof(uint32_t) * (1 + (uint64_t)rg->count_slots), VKNN_BUFFER_HOST_VISIBLE,
                               &inst->status);
@@ -117,6 +120,7 @@ void vknn_graph_instance_destroy(vknn_graph_instance *inst) {
     vkDestroyCommandPool(vk->device, inst->command_pool, NULL);
   vknn_vk_buffer_destroy(vk, &inst->arena);
   vknn_vk_buffer_destroy(vk, &inst->staging);
+  vknn_vk_buffer_destroy(vk, &inst->io);
   vknn_vk_buffer_destroy(vk, &inst->status);
   free(inst->ticks);
   free(inst);
@@ -219,6 +223,7 @@ vknn_recording_resources vknn_graph_instance_resources(const vknn_graph_instance
   return (vknn_recording_resources){.graph = inst->graph,
                                     .arena = inst->arena.buffer,
                                     .staging = inst->staging.buffer,
+                                    .io = inst->io.buffer,
                                     .status = inst->status.buffer,
                                     .command_pool = inst->command_pool,
                                     .timestamps = inst->timestamps,

@@ -12,6 +12,9 @@ struct vknn_graph_instance {
   vknn_recorded_graph *graph;
   vknn_vk_buffer arena;
   vknn_vk_buffer staging; /* host-visible: inputs, then outputs */
+  /* Device-local, laid out as the staging buffer: the inputs and outputs
+   * the kernels use when the device copies them (vknn_vk.io_copies). */
+  vknn_vk_buffer io;
   /* Host-visible status word of the kernels that check run-time values
    * (docs/architecture.md, "Run-time checks"); none when no dispatch checks. */
   vknn_vk_buffer status;

@@ -22,26 +22,43 @@ typedef struct recording_target {
   vknn_recording *rec; /* its descriptor pool and texel-buffer views */
 } recording_target;
 
+/* Where model input or output i lies in the request (or the staging
+ * buffer): the memory the execution reads it from or writes it to. */
+static vknn_io_binding request_side(const recording_target *t, bool input, uint32_t i) {
+  const vknn_recorded_graph *rg = t->inst->graph;
+  const vknn_io_binding *bound = input ? t->inputs : t->outputs;
+  if (bound != NULL) return bound[i];
+  return (vknn_io_binding){t->inst->staging, input ? rg->inputs[i].offset : rg->outputs[i].offset};
+}
+
 static void tensor_buffer(const recording_target *t, const vknn_tensor_place *place,
                           VkDescriptorBufferInfo *out) {
   const vknn_recording_resources *inst = t->inst;
   const vknn_recorded_graph *rg = inst->graph;
   out->offset = place->offset;
+  out->range = place->byte_size;
+  if (inst->io != VK_NULL_HANDLE &&
+      (place->region == VKNN_REGION_INPUT || place->region == VKNN_REGION_OUTPUT)) {
+    /* The device-local copy, at the value's staging offset. */
+    out->buffer = inst->io;
+    if (place->region == VKNN_REGION_OUTPUT) out->offset += rg->input_region_size;
+    return;
+  }
   switch (place->region) {
     case VKNN_REGION_CONSTANT: out->buffer = rg->constants.buffer; break;
     case VKNN_REGION_ARENA: out->buffer = inst->arena; break;
     case VKNN_REGION_POOL: out->buffer = vknn_pool_binding_buffer(&rg->pools[place->pool_index]); break;
-    case VKNN_REGION_INPUT:
-      out->buffer = t->inputs ? t->inputs[place->io_index].buffer : inst->staging;
-      out->offset = t->inputs ? t->inputs[place->io_index].offset : place->offset;
+    case VKNN_REGION_INPUT: {
+      vknn_io_binding b = request_side(t, true, place->io_index);
+      out->buffer = b.buffer, out->offset = b.offset;
       break;
-    default:
-      out->buffer = t->outputs ? t->outputs[place->io_index].buffer : inst->staging;
-      out->offset = t->outputs ? t->outputs[place->io_index].offset
-                               : rg->input_region_size + place->offset;
+    }
+    default: {
+      vknn_io_binding b = request_side(t, false, place->io_index);
+      out->buffer = b.buffer, out->offset = b.offset;
       break;
+    }
   }
-  out->range = place->byte_size;
 }
 
 static uint32_t texel_binding_count(const vknn_recorded_graph *rg) {
@@ -306,6 +323,51 @@ static void reset_status(VkCommandBuffer cmd, VkBuffer status) {
                        1, &barrier, 0, NULL, 0, NULL);
 }
 
+/* io_copies: the model inputs the dispatches read, copied from the request
+ * into their device-local places before the first dispatch. */
+static void copy_inputs(const recording_target *t, VkCommandBuffer cmd) {
+  const vknn_recorded_graph *rg = t->inst->graph;
+  for (uint32_t i = 0; i < rg->input_count; ++i) {
+    const vknn_io_slot *slot = &rg->inputs[i];
+    if (!slot->bound || slot->byte_size == 0) continue;
+    vknn_io_binding from = request_side(t, true, i);
+    VkBufferCopy region = {from.offset, slot->offset, slot->byte_size};
+    vkCmdCopyBuffer(cmd, from.buffer, t->inst->io, 1, &region);
+  }
+  VkMemoryBarrier barrier = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+                             .srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
+                             .dstAccessMask = VK_ACCESS_SHADER_READ_BIT};
+  vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0,
+                       1, &barrier, 0, NULL, 0, NULL);
+}
+
+/* io_copies: the outputs, copied from their device-local places into the
+ * request after the last dispatch (the host barrier follows). */
+static void copy_outputs(const recording_target *t, VkCommandBuffer cmd) {
+  const vknn_recorded_graph *rg = t->inst->graph;
+  memory_barrier(cmd, VK_ACCESS_SHADER_WRITE_BIT, VK_ACCESS_TRANSFER_READ_BIT,
+                 VK_PIPELINE_STAGE_TRANSFER_BIT);
+  for (uint32_t i = 0; i < rg->output_count; ++i) {
+    const vknn_io_slot *slot = &rg->outputs[i];
+    if (!slot->bound || slot->byte_size == 0) continue;
+    vknn_io_binding to = request_side(t, false, i);
+    VkBufferCopy region = {slot->offset, to.offset, slot->byte_size};
+    vkCmdCopyBuffer(cmd, t->inst->io, to.buffer, 1, &region);
+  }
+}
+
+/* The outputs, the status word and the count words made visible to the
+ * host: written by the kernels, and by the output copies (copied). */
+static void host_barrier(VkCommandBuffer cmd, bool copied) {
+  VkMemoryBarrier barrier = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+                             .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT |
+                                              (copied ? VK_ACCESS_TRANSFER_WRITE_BIT : 0),
+                             .dstAccessMask = VK_ACCESS_HOST_READ_BIT};
+  VkPipelineStageFlags src = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT |
+                             (copied ? VK_PIPELINE_STAGE_TRANSFER_BIT : 0);
+  vkCmdPipelineBarrier(cmd, src, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &barrier, 0, NULL, 0, NULL);
+}
+
 /* Dispatches [first, end) into one segment; the first segment resets the
  * status word, the last one makes the outputs (and the status word) visible
  * to the host. Profiled graphs write a timestamp after every dispatch, the
@@ -324,6 +386,7 @@ static vknn_status record_segment(const recording_target *t, hazard_tracker *haz
     vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, timestamps, 0);
   }
   if (first == 0 && t->inst->status != VK_NULL_HANDLE) reset_status(cmd, t->inst->status);
+  if (first == 0 && t->inst->io != VK_NULL_HANDLE) copy_inputs(t, cmd);
   vknn_status s = VKNN_STATUS_NONE;
   for (uint32_t i = first; i < end && s == VKNN_STATUS_NONE; ++i) {
     const vknn_dispatch *d = &rg->dispatches.items[i];
@@ -337,9 +400,8 @@ static vknn_status record_segment(const recording_target *t, hazard_tracker *haz
     if (rg->info.profiled)
       vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, timestamps, i + 1);
   }
-  if (last)
-    memory_barrier(cmd, VK_ACCESS_SHADER_WRITE_BIT, VK_ACCESS_HOST_READ_BIT,
-                   VK_PIPELINE_STAGE_HOST_BIT);
+  if (last && t->inst->io != VK_NULL_HANDLE) copy_outputs(t, cmd);
+  if (last) host_barrier(cmd, t->inst->io != VK_NULL_HANDLE);
   r = vkEndCommandBuffer(cmd);
   atomic_fetch_add(&rg->device->vk.counters.command_buffers_recorded, 1);
   return s != VKNN_STATUS_NONE ? s : vknn_vk_status(r);

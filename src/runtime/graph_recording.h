@@ -29,6 +29,11 @@ typedef struct vknn_recording_resources {
   const vknn_recorded_graph *graph;
   VkBuffer arena;
   VkBuffer staging;
+  /* Device-local copies of the inputs and outputs, laid out as the staging
+   * buffer, which the kernels bind instead of the request's memory: the
+   * recording copies the inputs in first and the outputs out last.
+   * VK_NULL_HANDLE when the kernels bind the request's memory. */
+  VkBuffer io;
   /* The status word of the kernels that check run-time values (bound at
    * VKNN_STATUS_BINDING, zeroed at the start of the recording);
    * VK_NULL_HANDLE when no dispatch checks. */

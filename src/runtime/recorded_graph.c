@@ -162,6 +162,17 @@ static vknn_status describe_io(vknn_io_slot **out_slots, uint32_t count, const u
   return VKNN_STATUS_NONE;
 }
 
+/* Bytes an execution copies with io_copies: every input and output a
+ * dispatch binds, whole (graph_recording.c, copy_inputs / copy_outputs). */
+static uint64_t io_copy_bytes(const vknn_recorded_graph *rg) {
+  uint64_t bytes = 0;
+  for (uint32_t i = 0; i < rg->input_count; ++i)
+    if (rg->inputs[i].bound) bytes += rg->inputs[i].byte_size;
+  for (uint32_t i = 0; i < rg->output_count; ++i)
+    if (rg->outputs[i].bound) bytes += rg->outputs[i].byte_size;
+  return bytes;
+}
+
 /* What recording needs again for other bindings: where every tensor lives,
  * and the dispatches. */
 static vknn_status keep_layout(vknn_recorded_graph *rg, const vknn_plan *plan) {
@@ -219,6 +230,7 @@ static vknn_status build(vknn_recorded_graph *rg, const vknn_plan *plan) {
   if (s == VKNN_STATUS_NONE)
     s = describe_io(&rg->outputs, sg->output_count, sg->output_indexes, plan,
                     plan->region_size[VKNN_REGION_INPUT]);
+  if (s == VKNN_STATUS_NONE && rg->device->vk.io_copies) rg->info.io_copy_bytes = io_copy_bytes(rg);
   if (s == VKNN_STATUS_NONE)
     s = vknn_vk_buffer_create(&rg->device->vk, vknn_vk_buffer_size_for(rg->info.constant_bytes),
                               VKNN_BUFFER_DEVICE_LOCAL, &rg->constants);

@@ -64,6 +64,10 @@ typedef struct vknn_vk {
    * their hot operands through them (set when the device opens). */
   bool texel_reads_possible;
   bool texel_reads;
+  /* Model inputs and outputs live in device-local memory during an
+   * execution, copied from and to the request's memory in its submission
+   * (the device option io_copies). */
+  bool io_copies;
   pthread_mutex_t pipeline_lock;
   vknn_pipeline_entry *pipelines;
   atomic_uint_fast64_t validation_messages;

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fnmatch.h>
 #include <ftw.h>
+#include <malloc.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -306,15 +307,25 @@ static void usage(void) {
           "usage: vknn-cts [--modes LIST] [--filter GLOB] [--sample N] [--jobs N] [--timeout S] [--json FILE]\n"
           "                [--quant-tolerance STEPS] [--baseline FILE] [--write-baseline FILE]\n"
           "                [--operand-reads auto|storage|texel] [--integer-dot auto|off|on]\n"
+          "                [--io-copies auto|off|on]\n"
           "                [--loop-timeout MS] [PATH...]\n"
           "  --baseline: every case FILE lists must pass (when selected); unlisted passes are printed\n"
           "  --write-baseline: list the passing cases in FILE\n"
           "  --quant-tolerance: allowed error of quantized outputs (0: bit-exact)\n"
           "  --operand-reads: how float convolutions read input and filter (device option)\n"
           "  --integer-dot: whether quantized matrix kernels use packed dot products (device option)\n"
+          "  --io-copies: whether inputs and outputs are copied to device memory (device option)\n"
           "  --loop-timeout: the loop timeout of every execution (default: the driver's, 2 s)\n"
           "  PATH: a data file or a folder searched recursively (default: %s)\n",
           VKNN_CTS_DATA);
+}
+
+/* A device option's auto, off or on: 0, 1 or 2 (the enums' order), or -1. */
+static int parse_switch(const char *text) {
+  static const char *names[] = {"auto", "off", "on"};
+  for (int i = 0; i < 3; ++i)
+    if (strcmp(text, names[i]) == 0) return i;
+  return -1;
 }
 
 static int parse_args(int argc, char **argv, options *opt, int *first_path) {
@@ -345,11 +356,13 @@ static int parse_args(int argc, char **argv, options *opt, int *first_path) {
       else if (strcmp(v, "texel") == 0) cts_set_operand_reads(VKNN_OPERAND_READS_TEXEL);
       else return usage(), -1;
     } else if (strcmp(arg, "--integer-dot") == 0) {
-      const char *v = argv[++i];
-      if (strcmp(v, "auto") == 0) cts_set_integer_dot(VKNN_INTEGER_DOT_AUTO);
-      else if (strcmp(v, "off") == 0) cts_set_integer_dot(VKNN_INTEGER_DOT_OFF);
-      else if (strcmp(v, "on") == 0) cts_set_integer_dot(VKNN_INTEGER_DOT_ON);
-      else return usage(), -1;
+      int choice = parse_switch(argv[++i]);
+      if (choice < 0) return usage(), -1;
+      cts_set_integer_dot((vknn_integer_dot)choice);
+    } else if (strcmp(arg, "--io-copies") == 0) {
+      int choice = parse_switch(argv[++i]);
+      if (choice < 0) return usage(), -1;
+      cts_set_io_copies((vknn_io_copies)choice);
     } else return usage(), -1;
   }
   if (opt->jobs < 1 || opt->timeout_s < 1 || opt->sample < 1) return usage(), -1;
@@ -375,6 +388,10 @@ int main(int argc, char **argv) {
     }
     nftw(paths[i], collect_file, 16, FTW_PHYS);
   }
+  /* Parsing every file left the heap large and full of freed chunks, which
+   * each forked worker would inherit: its first allocations would walk them,
+   * copying the parent's pages one fault at a time. Hand them back first. */
+  malloc_trim(0);
   scheduler s = {.opt = &opt, .report = report};
   for (size_t f = 0; f < report->file_count; ++f)
     if (cts_report_file_has_cases(report, f)) push_job(&s, f, 0);

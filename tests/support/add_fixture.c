@@ -3,11 +3,16 @@
 #include <stdlib.h>
 
 int add_fixture_setup(void **state, void (*edit)(test_model *model)) {
+  return add_fixture_setup_with(state, edit, (vknn_device_options){0});
+}
+
+int add_fixture_setup_with(void **state, void (*edit)(test_model *model), vknn_device_options options) {
   add_fixture *f = calloc(1, sizeof(*f));
   if (f == NULL) return -1;
   *state = f;
-  vknn_device_options options = {
-      .log_callback = test_log_callback, .log_user_data = &f->log, .enable_validation = true};
+  options.log_callback = test_log_callback;
+  options.log_user_data = &f->log;
+  options.enable_validation = true;
   if (vknn_device_open(&options, &f->device) != VKNN_STATUS_NONE) return -1;
   test_model_init_add(&f->model, VKNN_OPERAND_TENSOR_FLOAT32);
   if (edit != NULL) edit(&f->model);

@@ -16,6 +16,9 @@ typedef struct add_fixture {
 
 /* cmocka setup: edit (may be NULL) changes the model before prepare. */
 int add_fixture_setup(void **state, void (*edit)(test_model *model));
+/* The same on a device opened with options (its log fields and validation
+ * are the fixture's). */
+int add_fixture_setup_with(void **state, void (*edit)(test_model *model), vknn_device_options options);
 /* cmocka teardown: fails when the validation layer reported anything. */
 int add_fixture_teardown(void **state);
 
