@@ -179,6 +179,16 @@ static vknn_status lower_quantized_16bit_lstm(vknn_graph *graph, const vknn_oper
   uint32_t x, w, bias;
   int32_t multiplier[2];
   vknn_status s = read_cell(graph, op, &c);
+  /* The kernels index elements in 32 bits. */
+  uint64_t k = (uint64_t)c.input_size + c.units;
+  if (s == VKNN_STATUS_NONE && (4ull * c.units * k >= UINT32_MAX || c.batches * k >= UINT32_MAX ||
+                                4ull * c.batches * c.units >= UINT32_MAX)) {
+    VKNN_LOG_E(graph->log, "compilation",
+               "QUANTIZED_16BIT_LSTM: input %u and output %u are too large for 32-bit element "
+               "indices",
+               c.input_size, c.units);
+    return VKNN_STATUS_GENERAL_FAILURE;
+  }
   /* The gates' Q3.12: 2^12 times the sums' scale (the biases'). */
   float ratio = 4096.f * graph->tensors[op->inputs[IN_BIAS]].scale;
   if (s == VKNN_STATUS_NONE) s = vknn_qlstm_multiplier(graph, op, "gate", ratio, multiplier);

@@ -537,12 +537,30 @@ static vknn_status lower_projection(vknn_graph *graph, const vknn_operation *op,
   return vknn_lower_quant_matmul(graph, &m, out_list);
 }
 
+/* The kernels index elements in 32 bits, and a row's int32 sums of up to
+ * 65535 int16 gate values cannot overflow. */
+static bool fits(const qlstm *q) {
+  uint64_t cols = 4ull * q->units, widest = q->input_size > q->output_size ? q->input_size
+                                                                         : q->output_size;
+  uint64_t largest[3] = {cols * widest, 2ull * q->batches * cols,
+                         (uint64_t)q->output_size * q->units};
+  return q->units < 65536 && largest[0] < UINT32_MAX && largest[1] < UINT32_MAX &&
+         largest[2] < UINT32_MAX;
+}
+
 static vknn_status lower_quantized_lstm(vknn_graph *graph, const vknn_operation *op,
                                         vknn_dispatch_list *out_list) {
   qlstm q;
   qlstm_scalars sc;
   cell_inputs c;
   vknn_status s = read_qlstm(graph, op, &q);
+  if (s == VKNN_STATUS_NONE && !fits(&q)) {
+    VKNN_LOG_E(graph->log, "compilation",
+               "QUANTIZED_LSTM: %u units of input %u and output %u are too large for the "
+               "kernels (65535 units, 32-bit element indices)",
+               q.units, q.input_size, q.output_size);
+    return VKNN_STATUS_GENERAL_FAILURE;
+  }
   if (s == VKNN_STATUS_NONE) s = read_scalars(graph, op, &q, &sc);
   if (s == VKNN_STATUS_NONE) s = lower_cell_inputs(graph, op, &q, &sc, &c, out_list);
   if (s != VKNN_STATUS_NONE) return s;
