@@ -9,7 +9,8 @@
  * model cannot pass unseen there. The cases cover what the conformance
  * data does not: peepholes, clipping, a nonzero hidden zero point, no layer
  * normalization, CIFG without layer normalization, more units than a
- * workgroup has lanes, and both the 4-wide and the 1-wide product loops.
+ * workgroup has lanes, cell states whose tanh takes exp below -32, and both
+ * the 4-wide and the 1-wide product loops.
  *
  * Rules: one row per signature rule, a valid single-operation model broken
  * in one way, rejected with INVALID_ARGUMENT by the support query and by
@@ -613,6 +614,23 @@ static void test_qlstm_cifg_no_norm(void **state) {
   free(q);
 }
 
+/* Cell states past 16 at scale 2^-9: the hidden state's tanh (6 integer
+ * bits) takes exp of values below -32, which the reference's exp clamps to
+ * 0. Layer normalization without peepholes, no projection. */
+static void test_qlstm_large_cells(void **state) {
+  (void)state;
+  ql_case *q = calloc(1, sizeof(*q));
+  assert_non_null(q);
+  *q = (ql_case){.batches = 2, .input_size = 4, .units = 8, .output_size = 8, .layer_norm = true,
+                 .x_scale = 0.0078125f, .h_scale = 0.0078125f, .c_scale = 1.f / 512.f,
+                 .hidden_scale = 0.007f};
+  ql_fill(q, 9);
+  for (uint32_t k = 0; k < q->batches * q->units; ++k) q->c[k] = (int16_t)(k % 2 ? 30000 : -30000);
+  uint32_t clipped_cells, clipped_outputs;
+  ql_run(q, &clipped_cells, &clipped_outputs);
+  free(q);
+}
+
 /* ---- signature rules ---------------------------------------------------------- */
 
 typedef struct ctx {
@@ -880,6 +898,7 @@ int main(void) {
       {"QUANTIZED_LSTM peepholes, projection, clips", test_qlstm_peephole_projection, NULL, NULL,
        NULL},
       {"QUANTIZED_LSTM CIFG without normalization", test_qlstm_cifg_no_norm, NULL, NULL, NULL},
+      {"QUANTIZED_LSTM cell states past 16", test_qlstm_large_cells, NULL, NULL, NULL},
   };
   enum { VALUES = sizeof(values) / sizeof(values[0]) };
   static struct CMUnitTest tests[ROW_COUNT + VALUES];
