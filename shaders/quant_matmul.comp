@@ -12,10 +12,11 @@
 // + n; EPILOGUE 1 (a projection) writes clamp(round(sum + bias[n]) * M) + zp
 // to int8, clipped to [-clip, clip] when clip > 0, into two outputs (the
 // output and the output state).
-// Work split: an invocation owns a 4 x 4 block (4 rows, 4 columns), so an
-// x word and a w word each serve four products; VEC4 (k % 4 == 0) reads
-// four 8-bit values per 32-bit load. Rows and columns past the end repeat
-// the last one and store nothing.
+// Work split: an invocation owns a block of ROWS rows (4, or the rows there
+// are when fewer: a single row computes no copies) and 4 columns, so an x
+// word serves four products and a w word ROWS; VEC4 (k % 4 == 0) reads four
+// 8-bit values per 32-bit load. Rows and columns past the end repeat the
+// last one and store nothing.
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
 #include "elem_types.glsl"
@@ -24,6 +25,7 @@
 
 layout(constant_id = 1) const uint VEC4 = 0;
 layout(constant_id = 2) const uint EPILOGUE = 0;
+layout(constant_id = 3) const uint ROWS = 4;
 
 QUANT_INPUT(0, x)
 QUANT_FILTER(1, w)
@@ -39,7 +41,7 @@ layout(push_constant) uniform Params {
     int multiplier, shift, out_zero_point, clip;
 } p;
 
-const uint B = 4u; // rows and columns per invocation
+const uint B = 4u; // columns per invocation
 
 void store(uint r, uint c, int sum) {
     if (EPILOGUE == 0u) {
@@ -56,23 +58,21 @@ void store(uint r, uint c, int sum) {
 
 void main() {
     uint index = flat_invocation_index();
-    uint row0 = (index / p.col_blocks) * B;
+    uint row0 = (index / p.col_blocks) * ROWS;
     uint col0 = (index % p.col_blocks) * B;
     if (row0 >= p.rows) return;
-    uint xr[B], wr[B];
-    for (uint i = 0u; i < B; ++i) {
-        xr[i] = min(row0 + i, p.rows - 1u) * p.k;
-        wr[i] = min(col0 + i, p.n - 1u) * p.k;
-    }
-    int acc[B * B];
-    for (uint i = 0u; i < B * B; ++i) acc[i] = 0;
+    uint xr[ROWS], wr[B];
+    for (uint i = 0u; i < ROWS; ++i) xr[i] = min(row0 + i, p.rows - 1u) * p.k;
+    for (uint j = 0u; j < B; ++j) wr[j] = min(col0 + j, p.n - 1u) * p.k;
+    int acc[ROWS * B];
+    for (uint i = 0u; i < ROWS * B; ++i) acc[i] = 0;
     if (VEC4 == 1u) {
         for (uint kk = 0u; kk < p.k; kk += 4u) {
-            ivec4 xv[B];
-            for (uint i = 0u; i < B; ++i) xv[i] = READ4_INPUT(x, (xr[i] + kk) / 4u) - p.zx;
+            ivec4 xv[ROWS];
+            for (uint i = 0u; i < ROWS; ++i) xv[i] = READ4_INPUT(x, (xr[i] + kk) / 4u) - p.zx;
             for (uint j = 0u; j < B; ++j) {
                 ivec4 wv = READ4_FILTER(w, (wr[j] + kk) / 4u) - p.zw;
-                for (uint i = 0u; i < B; ++i) {
+                for (uint i = 0u; i < ROWS; ++i) {
                     ivec4 prod = xv[i] * wv;
                     acc[i * B + j] += prod.x + prod.y + prod.z + prod.w;
                 }
@@ -80,15 +80,15 @@ void main() {
         }
     } else {
         for (uint kk = 0u; kk < p.k; ++kk) {
-            int xv[B];
-            for (uint i = 0u; i < B; ++i) xv[i] = READ1_Q(x, xr[i] + kk) - p.zx;
+            int xv[ROWS];
+            for (uint i = 0u; i < ROWS; ++i) xv[i] = READ1_Q(x, xr[i] + kk) - p.zx;
             for (uint j = 0u; j < B; ++j) {
                 int wv = READ1_Q(w, wr[j] + kk) - p.zw;
-                for (uint i = 0u; i < B; ++i) acc[i * B + j] += xv[i] * wv;
+                for (uint i = 0u; i < ROWS; ++i) acc[i * B + j] += xv[i] * wv;
             }
         }
     }
-    for (uint i = 0u; i < B; ++i) {
+    for (uint i = 0u; i < ROWS; ++i) {
         if (row0 + i >= p.rows) break;
         for (uint j = 0u; j < B; ++j)
             if (col0 + j < p.n) store(row0 + i, col0 + j, acc[i * B + j]);

@@ -48,8 +48,9 @@ VKNN_PUSH_LAYOUT(quant_matmul, quant_matmul_params);
 
 vknn_status vknn_lower_quant_matmul(vknn_graph *graph, const vknn_quant_matmul *m,
                                     vknn_dispatch_list *out_list) {
-  enum { BLOCK = 4 };
-  uint32_t col_blocks = (m->n + BLOCK - 1) / BLOCK, row_blocks = (m->rows + BLOCK - 1) / BLOCK;
+  /* Blocks of 4 columns and of up to 4 rows (quant_matmul.comp). */
+  uint32_t block_rows = m->rows < 4 ? m->rows : 4;
+  uint32_t col_blocks = (m->n + 3) / 4, row_blocks = (m->rows + block_rows - 1) / block_rows;
   vknn_dispatch *d = vknn_dispatch_list_add(out_list);
   if (d == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
   bool is_signed = graph->tensors[m->x].type != VKNN_OPERAND_TENSOR_QUANT8_ASYMM;
@@ -57,6 +58,7 @@ vknn_status vknn_lower_quant_matmul(vknn_graph *graph, const vknn_quant_matmul *
   d->spec_count = VKNN_SPEC_COUNT_QUANT_MATMUL;
   d->spec[VKNN_SPEC_QUANT_MATMUL_VEC4] = m->k % 4 == 0;
   d->spec[VKNN_SPEC_QUANT_MATMUL_EPILOGUE] = m->project;
+  d->spec[VKNN_SPEC_QUANT_MATMUL_ROWS] = block_rows;
   d->local_size = 64;
   quant_matmul_params p = {m->rows, m->k, m->n, col_blocks, m->zx, m->zw, m->out_offset,
                            m->out_stride, m->multiplier, m->shift, m->out_zero_point, m->clip};
