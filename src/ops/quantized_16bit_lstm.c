@@ -106,10 +106,13 @@ typedef struct q16_cell {
   uint32_t batches, input_size, units;
 } q16_cell;
 
+/* The shape of input i is [d0] (d1 == 0) or [d0, d1] (a rank the model
+ * left open is known now, from the execution). */
 static bool dims_are(const vknn_graph *graph, const vknn_operation *op, uint32_t i, uint32_t d0,
                      uint32_t d1) {
   const vknn_tensor *t = &graph->tensors[op->inputs[i]];
-  return t->dims[0] == d0 && (t->rank == 1 || t->dims[1] == d1);
+  return d1 == 0 ? t->rank == 1 && t->dims[0] == d0
+                 : t->rank == 2 && t->dims[0] == d0 && t->dims[1] == d1;
 }
 
 static vknn_status read_cell(vknn_graph *graph, const vknn_operation *op, q16_cell *out) {
@@ -119,6 +122,11 @@ static vknn_status read_cell(vknn_graph *graph, const vknn_operation *op, q16_ce
   }
   const vknn_tensor *in = &graph->tensors[op->inputs[IN_INPUT]];
   const vknn_tensor *h = &graph->tensors[op->inputs[IN_H]];
+  if (in->rank != 2 || h->rank != 2) {
+    VKNN_LOG_E(graph->log, "model",
+               "QUANTIZED_16BIT_LSTM: the input and the output state must have rank 2");
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
   *out = (q16_cell){.batches = in->dims[0], .input_size = in->dims[1], .units = h->dims[1]};
   bool ok = h->dims[0] == out->batches && dims_are(graph, op, IN_C, out->batches, out->units);
   for (uint32_t g = 0; g < 4 && ok; ++g)

@@ -233,12 +233,14 @@ static bool given(const vknn_graph *graph, const vknn_operation *op, uint32_t i)
   return !vknn_graph_omitted(graph, op->inputs[i]);
 }
 
-/* Dims of input i equal (d0) or (d0, d1), when given. */
+/* The shape of input i is [d0] (d1 == 0) or [d0, d1], when given (a rank
+ * the model left open is known now, from the execution). */
 static bool shape_is(const vknn_graph *graph, const vknn_operation *op, uint32_t i, uint32_t d0,
                      uint32_t d1) {
   if (!given(graph, op, i)) return true;
   const vknn_tensor *t = &graph->tensors[op->inputs[i]];
-  return t->dims[0] == d0 && (t->rank == 1 || t->dims[1] == d1);
+  return d1 == 0 ? t->rank == 1 && t->dims[0] == d0
+                 : t->rank == 2 && t->dims[0] == d0 && t->dims[1] == d1;
 }
 
 static vknn_status check_shapes(vknn_graph *graph, const vknn_operation *op, const qlstm *q) {
@@ -275,6 +277,11 @@ static vknn_status read_qlstm(vknn_graph *graph, const vknn_operation *op, qlstm
   if (s != VKNN_STATUS_NONE) return s;
   const vknn_tensor *in = &graph->tensors[op->inputs[IN_INPUT]];
   const vknn_tensor *rec_o = &graph->tensors[op->inputs[IN_REC_W + 3]];
+  if (in->rank != 2 || rec_o->rank != 2 || graph->tensors[op->inputs[IN_INPUT_W + 3]].rank != 2) {
+    VKNN_LOG_E(graph->log, "model",
+               "QUANTIZED_LSTM: the input and the output gate's weights must have rank 2");
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
   *out = (qlstm){.batches = in->dims[0], .input_size = in->dims[1],
                  .units = graph->tensors[op->inputs[IN_INPUT_W + 3]].dims[0],
                  .output_size = rec_o->dims[1]};
