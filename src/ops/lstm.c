@@ -286,10 +286,7 @@ vknn_status vknn_lstm_read_single(vknn_graph *graph, const vknn_operation *op,
 
 /* ---- lowering ------------------------------------------------------------ */
 
-/* A block of a matrix being assembled: src [rows, cols] at (row, col). */
-typedef struct block {
-  uint32_t src, rows, cols, row, col;
-} block;
+typedef vknn_lstm_block block;
 
 static bool all_constant(const vknn_graph *graph, const block *b, uint32_t count) {
   for (uint32_t i = 0; i < count; ++i)
@@ -297,15 +294,9 @@ static bool all_constant(const vknn_graph *graph, const block *b, uint32_t count
   return true;
 }
 
-/* Gathers blocks into one [rows, width] matrix of type: a constant built
- * now when every block is a constant (the usual model: weights do not
- * change), else a temporary filled by copy dispatches at every execution
- * (weights given as model inputs or computed). Parts no block covers are
- * zero in a constant and unwritten in a temporary (the kernels do not read
- * them). */
-static vknn_status assemble(vknn_graph *graph, int32_t type, const block *b, uint32_t count,
-                            uint32_t rows, uint32_t width, uint32_t *out_tensor,
-                            vknn_dispatch_list *out_list) {
+vknn_status vknn_lstm_assemble(vknn_graph *graph, int32_t type, const vknn_lstm_block *b,
+                               uint32_t count, uint32_t rows, uint32_t width, uint32_t *out_tensor,
+                               vknn_dispatch_list *out_list) {
   uint32_t dims[2] = {rows, width};
   uint32_t esize = vknn_operand_type_element_size(type);
   if (all_constant(graph, b, count)) {
@@ -321,6 +312,9 @@ static vknn_status assemble(vknn_graph *graph, int32_t type, const block *b, uin
   }
   *out_tensor = vknn_graph_add_temporary(graph, type, dims, 2);
   if (*out_tensor == UINT32_MAX) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
+  /* The blocks' encoding (quantized blocks share one), so copies move bits. */
+  graph->tensors[*out_tensor].scale = graph->tensors[b[0].src].scale;
+  graph->tensors[*out_tensor].zero_point = graph->tensors[b[0].src].zero_point;
   for (uint32_t i = 0; i < count; ++i) {
     /* Rows of cols elements, placed width apart from (row, col). */
     vknn_slice slice = {b[i].rows, b[i].cols, 1, width, (uint64_t)b[i].row * width + b[i].col};
@@ -345,8 +339,8 @@ static vknn_status assemble_gates(vknn_graph *graph, int32_t type, const vknn_ls
     b[count++] = (block){w[g], c->units, cols, row, 0};
     if (aux != NULL) b[count++] = (block){aux[g], c->units, aux_cols, row, cols};
   }
-  return assemble(graph, type, b, count, gate_count(c) * c->units, cols + aux_cols, out_tensor,
-                  out_list);
+  return vknn_lstm_assemble(graph, type, b, count, gate_count(c) * c->units, cols + aux_cols,
+                            out_tensor, out_list);
 }
 
 /* Rows of units values the gate kernel reads (lstm_gates.comp): biases,
@@ -360,7 +354,7 @@ static vknn_status assemble_params(vknn_graph *graph, int32_t type, const vknn_l
   for (uint32_t k = 0; k < 3; ++k)
     for (uint32_t i = 0; i < counts[k]; ++i, ++row)
       if (rows[k][i] != VKNN_LSTM_NONE) b[count++] = (block){rows[k][i], 1, c->units, row, 0};
-  return assemble(graph, type, b, count, 11, c->units, out_tensor, out_list);
+  return vknn_lstm_assemble(graph, type, b, count, 11, c->units, out_tensor, out_list);
 }
 
 static uint32_t zeros(vknn_graph *graph, int32_t type, uint32_t count) {
@@ -501,7 +495,7 @@ static vknn_status lower_input_projection(lstm_lowering *l, vknn_graph *graph,
   if (s == VKNN_STATUS_NONE && aux) {
     block b[2] = {{r->input, rows, r->input_size, 0, 0}, {r->aux_input, rows, r->aux_size, 0,
                                                          r->input_size}};
-    s = assemble(graph, l->type, b, 2, rows, k, &x, out_list);
+    s = vknn_lstm_assemble(graph, l->type, b, 2, rows, k, &x, out_list);
   }
   if (s != VKNN_STATUS_NONE) return s;
   l->gx = temp2(graph, l->type, rows, cols);

@@ -105,6 +105,21 @@ void vknn_lstm_single_slots(const vknn_operation *op, vknn_lstm_slots *out);
 vknn_status vknn_lstm_read_single(vknn_graph *graph, const vknn_operation *op,
                                   vknn_lstm_run *run);
 
+/* A block of a matrix being assembled: src [rows, cols] at (row, col). */
+typedef struct vknn_lstm_block {
+  uint32_t src, rows, cols, row, col;
+} vknn_lstm_block;
+
+/* Gathers blocks into one [rows, width] matrix of type: a constant built
+ * now when every block is a constant (the usual model: weights do not
+ * change), else a temporary (with the first block's encoding) filled by copy
+ * dispatches at every execution (weights given as model inputs or computed).
+ * Parts no block covers are zero in a constant and unwritten in a temporary
+ * (the kernels do not read them). Also used by the quantized LSTM cells. */
+vknn_status vknn_lstm_assemble(vknn_graph *graph, int32_t type, const vknn_lstm_block *b,
+                               uint32_t count, uint32_t rows, uint32_t width, uint32_t *out_tensor,
+                               vknn_dispatch_list *out_list);
+
 /* Lowers the one run an operation's reader describes. */
 typedef vknn_status (*vknn_lstm_reader)(vknn_graph *graph, const vknn_operation *op,
                                         vknn_lstm_run *run);

@@ -104,3 +104,45 @@ void model_runner_run(vknn_device *device, const test_log *log, model_builder *b
   vknn_status s = model_runner_try(device, log, b, inputs, outputs, shapes);
   if (s != VKNN_STATUS_NONE) fail_msg("execute: %s (%s)", vknn_status_name(s), log->last);
 }
+
+/* The outcome a rule expects, and the rule's log line among the errors (the
+ * last one the fixture keeps). */
+static void expect_rule_outcome(const char *name, const char *expected_log, const test_log *log,
+                                const char *what, vknn_status s) {
+  vknn_status want = expected_log ? VKNN_STATUS_INVALID_ARGUMENT : VKNN_STATUS_NONE;
+  if (s != want) fail_msg("%s: %s gave %s (log: %s)", name, what, vknn_status_name(s), log->last);
+  if (expected_log && strstr(log->last, expected_log) == NULL)
+    fail_msg("%s: %s logged \"%s\", not \"%s\"", name, what, log->last, expected_log);
+}
+
+void model_runner_expect_rule(runner_fixture *f, const vknn_model *model, const char *name,
+                              const char *expected_log) {
+  bool supported[1] = {false};
+  f->log.last[0] = '\0';
+  vknn_status s = vknn_device_get_supported_operations(f->device, model, supported, 1);
+  expect_rule_outcome(name, expected_log, &f->log, "the support query", s);
+  if (!expected_log && !supported[0]) fail_msg("%s: not supported (log: %s)", name, f->log.last);
+  f->log.last[0] = '\0';
+  vknn_prepared_model *pm = NULL;
+  s = vknn_device_prepare_model(f->device, model, VKNN_PREFER_SUSTAINED_SPEED,
+                                VKNN_PRIORITY_MEDIUM, NULL, &pm);
+  if (pm != NULL) vknn_prepared_model_release(pm);
+  expect_rule_outcome(name, expected_log, &f->log, "prepare", s);
+}
+
+runner_fixture *runner_group_fixture;
+
+int runner_group_setup(void **state) {
+  (void)state;
+  void *fixture = NULL;
+  int rc = runner_fixture_setup(&fixture);
+  runner_group_fixture = fixture;
+  return rc;
+}
+
+int runner_group_teardown(void **state) {
+  (void)state;
+  void *fixture = runner_group_fixture;
+  runner_group_fixture = NULL;
+  return runner_fixture_teardown(&fixture);
+}

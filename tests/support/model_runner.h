@@ -19,6 +19,11 @@ typedef struct runner_fixture {
 /* cmocka setup and teardown (teardown fails when the layer reported anything). */
 int runner_fixture_setup(void **state);
 int runner_fixture_teardown(void **state);
+/* The same for a group whose tests keep their own state (a table row): the
+ * group's fixture is runner_group_fixture. */
+extern runner_fixture *runner_group_fixture;
+int runner_group_setup(void **state);
+int runner_group_teardown(void **state);
 
 typedef struct buffer_arg {
   const void *data; /* inputs; NULL: the input is omitted (has_no_value) */
@@ -47,3 +52,10 @@ vknn_status model_runner_execute(vknn_prepared_model *pm, const model_builder *b
 vknn_status model_runner_try(vknn_device *device, const test_log *log, model_builder *b,
                              const buffer_arg *inputs, buffer_arg *outputs,
                              vknn_output_shape *shapes);
+
+/* A signature rule on a single-operation model: the support query and
+ * prepare give INVALID_ARGUMENT with a log line holding expected_log, or,
+ * with expected_log NULL, succeed with the operation supported; fails the
+ * test (naming name) otherwise. */
+void model_runner_expect_rule(runner_fixture *f, const vknn_model *model, const char *name,
+                              const char *expected_log);
