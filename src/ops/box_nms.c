@@ -85,12 +85,9 @@ static vknn_status validate_box_nms(const vknn_logger *log, const vknn_model *mo
   const vknn_operand *o = sg->operands;
   const vknn_operand *scores = &o[op->inputs[INPUT_SCORES]], *boxes = &o[op->inputs[INPUT_BOXES]];
   const vknn_operand *batches = &o[op->inputs[INPUT_BATCHES]];
-  if (vknn_variant_of(scores->type) < 0) {
-    VKNN_LOG_E(log, "model", "%s: score type %s is not allowed", kName, vknn_operand_type_name(scores->type));
-    return VKNN_STATUS_INVALID_ARGUMENT;
-  }
-  int32_t real_type = scores->type == VKNN_OPERAND_TENSOR_FLOAT16 ? VKNN_OPERAND_FLOAT16 : VKNN_OPERAND_FLOAT32;
-  bool ok = vknn_op_check_type(log, op, "the boxes", boxes, box_type_for(scores->type)) &&
+  int32_t type, real_type;
+  if (!vknn_op_check_score_type(log, sg, op, true, &type, &real_type)) return VKNN_STATUS_INVALID_ARGUMENT;
+  bool ok = vknn_op_check_type(log, op, "the boxes", boxes, box_type_for(type)) &&
             vknn_op_check_type(log, op, "the batch indices", batches, VKNN_OPERAND_TENSOR_INT32) &&
             check_parameter_types(log, sg, op, real_type) && vknn_op_check_rank(log, op, "the scores", scores, 2) &&
             vknn_op_check_rank(log, op, "the boxes", boxes, 2) &&
@@ -146,9 +143,7 @@ static vknn_status check_shapes(vknn_graph *graph, const vknn_operation *op, con
 }
 
 static vknn_status read_geometry(vknn_graph *graph, const vknn_operation *op, nms_geometry *g) {
-  vknn_status s = VKNN_STATUS_NONE;
-  for (uint32_t i = INPUT_SCORES; i <= INPUT_BATCHES && s == VKNN_STATUS_NONE; ++i)
-    s = vknn_op_require_input_shape(graph, op, i);
+  vknn_status s = vknn_op_require_input_shapes(graph, op, INPUT_BATCHES + 1);
   if (s == VKNN_STATUS_NONE) s = read_parameters(graph, op, g);
   if (s != VKNN_STATUS_NONE) return s;
   const vknn_tensor *scores = &graph->tensors[op->inputs[INPUT_SCORES]];

@@ -97,12 +97,8 @@ static vknn_status validate_proposals(const vknn_logger *log, const vknn_model *
   if (!vknn_op_check_counts(log, sg, op, INPUT_COUNT, INPUT_COUNT, OUTPUT_COUNT))
     return VKNN_STATUS_INVALID_ARGUMENT;
   const vknn_operand *o = sg->operands;
-  int32_t type = o[op->inputs[INPUT_SCORES]].type;
-  if (vknn_variant_of(type) < 0) {
-    VKNN_LOG_E(log, "model", "%s: score type %s is not allowed", kName, vknn_operand_type_name(type));
-    return VKNN_STATUS_INVALID_ARGUMENT;
-  }
-  int32_t real = type == VKNN_OPERAND_TENSOR_FLOAT16 ? VKNN_OPERAND_FLOAT16 : VKNN_OPERAND_FLOAT32;
+  int32_t type, real;
+  if (!vknn_op_check_score_type(log, sg, op, true, &type, &real)) return VKNN_STATUS_INVALID_ARGUMENT;
   bool ok = check_tensor_types(log, op, o, type) && check_parameter_types(log, op, o, real) &&
             check_ranks(log, op, o) && check_outputs(log, sg, op);
   return ok ? VKNN_STATUS_NONE : VKNN_STATUS_INVALID_ARGUMENT;
@@ -170,9 +166,7 @@ static vknn_status size_lists(const vknn_logger *log, proposals_geometry *g, con
 }
 
 static vknn_status read_geometry(vknn_graph *graph, const vknn_operation *op, proposals_geometry *g) {
-  vknn_status s = VKNN_STATUS_NONE;
-  for (uint32_t i = INPUT_SCORES; i <= INPUT_IMAGES && s == VKNN_STATUS_NONE; ++i)
-    s = vknn_op_require_input_shape(graph, op, i);
+  vknn_status s = vknn_op_require_input_shapes(graph, op, INPUT_IMAGES + 1);
   int32_t limits[2];
   if (s == VKNN_STATUS_NONE) s = read_parameters(graph, op, g, limits);
   if (s != VKNN_STATUS_NONE) return s;

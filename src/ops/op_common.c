@@ -415,3 +415,21 @@ vknn_dispatch *vknn_op_add_pass(vknn_dispatch_list *list, vknn_shader_id shader,
   d->push_size = push_size;
   return d;
 }
+
+vknn_status vknn_op_require_input_shapes(vknn_graph *graph, const vknn_operation *op, uint32_t count) {
+  vknn_status s = VKNN_STATUS_NONE;
+  for (uint32_t i = 0; i < count && s == VKNN_STATUS_NONE; ++i) s = vknn_op_require_input_shape(graph, op, i);
+  return s;
+}
+
+bool vknn_op_check_score_type(const vknn_logger *log, const vknn_subgraph *sg, const vknn_operation *op,
+                              bool quant8, int32_t *out_type, int32_t *out_real) {
+  int32_t type = sg->operands[op->inputs[0]].type;
+  if (!vknn_is_float_tensor(type) && !(quant8 && vknn_is_quant8(type))) {
+    VKNN_LOG_E(log, "model", "%s: score type %s is not allowed", op_name(op), vknn_operand_type_name(type));
+    return false;
+  }
+  *out_type = type;
+  *out_real = type == VKNN_OPERAND_TENSOR_FLOAT16 ? VKNN_OPERAND_FLOAT16 : VKNN_OPERAND_FLOAT32;
+  return true;
+}

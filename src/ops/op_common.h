@@ -152,3 +152,10 @@ vknn_status vknn_op_set_dynamic_output(vknn_graph *graph, const vknn_operation *
  * workgroup size and invocations; NULL when out of memory. */
 vknn_dispatch *vknn_op_add_pass(vknn_dispatch_list *list, vknn_shader_id shader, const void *push, uint32_t push_size,
                                 uint32_t local_size, uint64_t invocations);
+/* Inputs [0, count) of op have known shapes (vknn_op_require_input_shape). */
+vknn_status vknn_op_require_input_shapes(vknn_graph *graph, const vknn_operation *op, uint32_t count);
+/* The detection operations' input 0 (scores): float32 or float16, or with
+ * quant8 allowed, quant8 asymm or signed (logged when not); its type and the
+ * type of its real scalar parameters (FLOAT16 for float16, FLOAT32 else). */
+bool vknn_op_check_score_type(const vknn_logger *log, const vknn_subgraph *sg, const vknn_operation *op,
+                              bool quant8, int32_t *out_type, int32_t *out_real);

@@ -102,3 +102,4 @@ VKNN_OP(UNIDIRECTIONAL_SEQUENCE_LSTM, sequence_lstm, unidirectional_sequence_lst
 VKNN_OP(BIDIRECTIONAL_SEQUENCE_LSTM, sequence_lstm, bidirectional_sequence_lstm)
 VKNN_OP(BOX_WITH_NMS_LIMIT, box_nms, box_with_nms_limit)
 VKNN_OP(GENERATE_PROPOSALS, generate_proposals, generate_proposals)
+VKNN_OP(DETECTION_POSTPROCESSING, detection_postprocess, detection_postprocessing)
