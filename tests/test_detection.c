@@ -510,6 +510,44 @@ static void run_gp_quant(runner_fixture *f, int32_t type) {
 static void test_proposals_quant8(void **state) { run_gp_quant(*state, Q8); }
 static void test_proposals_quant8_signed(void **state) { run_gp_quant(*state, Q8S); }
 
+/* The boxes concatenated along the rows, after a constant row and twice:
+ * the real rows one after the other, then the count the GPU wrote. */
+static void test_proposals_rows_concatenated(void **state) {
+  runner_fixture *f = *state;
+  det_model *m = calloc(1, sizeof(*m));
+  gp_result *r = calloc(1, sizeof(*r));
+  assert_true(m != NULL && r != NULL);
+  gp_build(m, F32, -1, -1);
+  model_builder *b = &m->b;
+  b->operands[m->out[1]].lifetime = VKNN_LIFETIME_TEMPORARY_VARIABLE;
+  b->outputs[1] = m->out[2];
+  b->output_count = 2;
+  const float first[4] = {1, 2, 3, 4};
+  const uint32_t row_dims[2] = {1, 4}, out_dims[2] = {0, 4};
+  uint32_t joined = mb_output(b, F32, out_dims, 2);
+  const uint32_t in[4] = {mb_const_tensor(b, F32, row_dims, 2, first, sizeof(first)), m->out[1], m->out[1],
+                          mb_const_i32(b, 0)};
+  mb_operation(b, VKNN_OPERATION_CONCATENATION, in, 4, &joined, 1);
+  static const float deltas[GP_IMAGES * GP_POSITIONS * 4] = {0};
+  float rows[11 * 4];
+  const buffer_arg args[4] = {{kGpScores, NULL, sizeof(kGpScores)},
+                              {deltas, NULL, sizeof(deltas)},
+                              {kGpAnchors, NULL, sizeof(kGpAnchors)},
+                              {kGpImages, NULL, sizeof(kGpImages)}};
+  buffer_arg out[3] = {{NULL, r->scores, sizeof(r->scores)},
+                       {NULL, r->batches, sizeof(r->batches)},
+                       {NULL, rows, sizeof(rows)}};
+  model_runner_run(f->device, &f->log, b, args, out, r->shapes);
+  assert_int_equal(r->shapes[2].dimensions[0], 11);
+  const uint32_t positions[5] = {0, 1, 2, 3, 0};
+  for (uint32_t c = 0; c < 4; ++c) assert_float_equal(rows[c], first[c], 0.f);
+  for (uint32_t i = 0; i < 10; ++i)
+    for (uint32_t c = 0; c < 4; ++c)
+      assert_float_equal(rows[4 * (1 + i) + c], kGpBoxes[positions[i % 5]][c], 0.f);
+  free(r);
+  free(m);
+}
+
 /* ---- post-processing executions ------------------------------------------------ */
 
 enum { DP_MAX_ROWS = 8 };
@@ -595,6 +633,7 @@ int main(void) {
       cmocka_unit_test(test_proposals_empty_anchor),
       cmocka_unit_test(test_proposals_quant8),
       cmocka_unit_test(test_proposals_quant8_signed),
+      cmocka_unit_test(test_proposals_rows_concatenated),
       cmocka_unit_test(test_postprocess_regular),
       cmocka_unit_test(test_postprocess_regular_zero_rows),
       cmocka_unit_test(test_postprocess_fast),
