@@ -201,11 +201,16 @@ void main() {
 #endif
 
 #if defined(STAGE_SELECT)
+// Entries come from the decode pass; a NaN score breaks the ranks (two
+// positions in one place, another place left unwritten), so an entry is
+// still checked before its box is read.
 bool nms_candidate(uint j, uvec2 context, out uint box, out float score) {
     uint entry = order[context.x * p.candidates + j];
     box = entry & ~FILTERED;
+    score = 0.0;
+    if ((entry & FILTERED) != 0u || box >= positions()) return false;
     score = real_scores[context.x * positions() + box];
-    return (entry & FILTERED) == 0u;
+    return true;
 }
 
 // Hard NMS: the boxes whose IoU with the chosen one reaches the threshold.

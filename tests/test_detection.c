@@ -7,6 +7,7 @@
  * (OUTPUT_INSUFFICIENT_SIZE with the needed shape), an empty anchor found on
  * the GPU; SSD post-processing with regular and fast NMS, the rows past the
  * detections zero and the counts per batch. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -470,6 +471,32 @@ static void test_proposals_empty_anchor(void **state) {
   free(m);
 }
 
+/* A NaN score breaks the ranking for the pre-NMS maximum (the reference's
+ * sort has no order for it either): the execution still completes, its
+ * rows within the planned ones, nothing read out of bounds. */
+static void test_proposals_nan_score(void **state) {
+  runner_fixture *f = *state;
+  det_model *m = calloc(1, sizeof(*m));
+  gp_result *r = calloc(1, sizeof(*r));
+  assert_true(m != NULL && r != NULL);
+  gp_build(m, F32, 2, -1);
+  float scores[GP_IMAGES * GP_POSITIONS];
+  memcpy(scores, kGpScores, sizeof(scores));
+  scores[1] = scores[6] = nanf("");
+  static const float deltas[GP_IMAGES * GP_POSITIONS * 4] = {0};
+  const buffer_arg in[4] = {{scores, NULL, sizeof(scores)},
+                            {deltas, NULL, sizeof(deltas)},
+                            {kGpAnchors, NULL, sizeof(kGpAnchors)},
+                            {kGpImages, NULL, sizeof(kGpImages)}};
+  buffer_arg out[3] = {{NULL, r->scores, sizeof(r->scores)},
+                       {NULL, r->boxes, sizeof(r->boxes)},
+                       {NULL, r->batches, sizeof(r->batches)}};
+  assert_int_equal(model_runner_try(f->device, &f->log, &m->b, in, out, r->shapes), VKNN_STATUS_NONE);
+  assert_true(r->shapes[0].dimensions[0] <= 2 * GP_IMAGES);
+  free(r);
+  free(m);
+}
+
 /* The same in quant8 (signed): scores in steps of 0.1, boxes in 1/8 pixel. */
 static void run_gp_quant(runner_fixture *f, int32_t type) {
   det_model *m = calloc(1, sizeof(*m));
@@ -631,6 +658,7 @@ int main(void) {
       cmocka_unit_test(test_proposals_post_nms_maximum),
       cmocka_unit_test(test_proposals_insufficient_size),
       cmocka_unit_test(test_proposals_empty_anchor),
+      cmocka_unit_test(test_proposals_nan_score),
       cmocka_unit_test(test_proposals_quant8),
       cmocka_unit_test(test_proposals_quant8_signed),
       cmocka_unit_test(test_proposals_rows_concatenated),
