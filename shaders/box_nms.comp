@@ -13,11 +13,12 @@
 // batch are a run of equal batch indices; every run is treated apart.
 //   class: a workgroup per (first box of a run, class other than 0): the
 //     run's boxes scoring above the threshold, in box order, in shared
-//     memory; then the NMS steps as the reference takes them: the first
-//     highest score is chosen and moved to the front, every other score is
-//     multiplied by the kernel of its IoU with the chosen box (hard: 0 at or
-//     above the IoU threshold; linear: 1 - IoU there; gaussian: exp(-IoU^2 /
-//     sigma)), those below the NMS score threshold are swapped to the end.
+//     memory; then the NMS steps as the reference takes them
+//     (nms_steps.glsl): the first highest score is chosen and moved to the
+//     front, every other score is multiplied by the kernel of its IoU with
+//     the chosen box (hard: 0 at or above the IoU threshold; linear: 1 - IoU
+//     there; gaussian: exp(-IoU^2 / sigma)), those below the NMS score
+//     threshold are swapped to the end.
 //     The chosen entries, sorted by score (then by step), go to the
 //     selection list of (run, class).
 //   limit: an invocation per list entry: its rank among the run's entries of
