@@ -4,22 +4,28 @@
 // variant proposals_decode_f16: -DSTAGE_DECODE -DELEM_F16
 // variant proposals_decode_q8: -DSTAGE_DECODE -DELEM_Q8
 // variant proposals_decode_q8s: -DSTAGE_DECODE -DELEM_Q8S
+// variant proposals_sort: -DSTAGE_SORT -DELEM_F32
 // variant proposals_select: -DSTAGE_SELECT -DELEM_F32
 // variant proposals_write_f32: -DSTAGE_WRITE -DELEM_F32
 // variant proposals_write_f16: -DSTAGE_WRITE -DELEM_F16
 // variant proposals_write_q8: -DSTAGE_WRITE -DELEM_Q8
 // variant proposals_write_q8s: -DSTAGE_WRITE -DELEM_Q8S
-// GENERATE_PROPOSALS in three passes (src/ops/generate_proposals.c), each
-// image of the batch apart, as the reference takes its steps:
+// GENERATE_PROPOSALS in three passes, four with a pre-NMS maximum
+// (src/ops/generate_proposals.c), each image of the batch apart, as the
+// reference takes its steps:
 //   decode: an invocation per (image, anchor position): the anchor moved to
 //     its place on the feature map (height and width strides), then moved
 //     and scaled by its deltas [dx, dy, dw, dh] and clipped to the image (the
-//     bounding-box transform); its rank among the image's scores (higher
-//     first, then earlier) puts it into the image's candidate list when it
-//     ranks below the pre-NMS maximum (every box, in order, without one),
-//     flagged when it is too small (width or height not above min_size) or
-//     its centre lies outside the image. A shifted anchor with x1 >= x2 or
+//     bounding-box transform); its list entry (score key, position) flagged
+//     when the box is too small (width or height not above min_size) or its
+//     centre lies outside the image. A shifted anchor with x1 >= x2 or
 //     y1 >= y2 is reported in the status word, as the reference fails it.
+//   sort (with a pre-NMS maximum below the positions): a workgroup per image
+//     sorts its list (padded to a power of two) by score, higher first, then
+//     by position, a bitonic sort in the scratch buffer; the first entries
+//     are the candidates. Ties keep the position order, as the reference's
+//     sort of these cases keeps them. Without a maximum, every position is a
+//     candidate, in order.
 //   select: a workgroup per image: the unflagged candidates in list order,
 //     hard NMS (nms_steps.glsl: first highest score chosen, the boxes whose
 //     IoU with it reaches the threshold dropped) up to the post-NMS maximum;
@@ -29,8 +35,9 @@
 //     into the count word the driver reads after the fence, and harmless rows
 //     (zero boxes of batch 0) past them.
 // Scratch: the decoded boxes (vec4 per image and position), the scores
-// (float), the candidate lists ([images][candidates]), and the kept lists
-// with their lengths and output offsets.
+// (float), the lists ([images][positions, padded when sorted] of (score
+// key, position and flag)), and the kept lists with their lengths and
+// output offsets.
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
 #include "elem_types.glsl"
@@ -77,13 +84,15 @@ layout(std430, set = 0, binding = 1) readonly buffer Deltas { STORAGE_T deltas[]
 layout(std430, set = 0, binding = 2) readonly buffer Anchors { ANCHOR_T anchors[]; };
 layout(std430, set = 0, binding = 3) readonly buffer Images { IMAGE_T images[]; };
 layout(std430, set = 0, binding = 4) writeonly buffer Decoded { vec4 decoded[]; };
-layout(std430, set = 0, binding = 5) writeonly buffer Order { uint order[]; };
+layout(std430, set = 0, binding = 5) writeonly buffer Order { uvec2 order[]; };
 layout(std430, set = 0, binding = 6) writeonly buffer RealScores { float real_scores[]; };
 #elif defined(STAGE_SELECT)
 layout(std430, set = 0, binding = 0) readonly buffer Decoded { vec4 decoded[]; };
-layout(std430, set = 0, binding = 1) readonly buffer Order { uint order[]; };
+layout(std430, set = 0, binding = 1) readonly buffer Order { uvec2 order[]; };
 layout(std430, set = 0, binding = 2) readonly buffer RealScores { float real_scores[]; };
 layout(std430, set = 0, binding = 3) buffer Meta { uint meta[]; };
+#elif defined(STAGE_SORT)
+layout(std430, set = 0, binding = 0) coherent buffer Order { uvec2 order[]; };
 #else
 layout(std430, set = 0, binding = 0) readonly buffer Decoded { vec4 decoded[]; };
 layout(std430, set = 0, binding = 1) readonly buffer RealScores { float real_scores[]; };
@@ -101,6 +110,11 @@ layout(std430, set = 0, binding = 5) writeonly buffer OutBatches { int out_batch
 #include "nms_steps.glsl"
 
 uint positions() { return p.height * p.width * p.anchors; }
+// List entries per image: the positions, padded to a power of two for the sort.
+uint list_length() {
+    uint n = positions();
+    return p.candidates < n ? 1u << uint(findMSB(n - 1u) + 1) : n;
+}
 // Meta: the kept boxes ([images][candidates]), their numbers, the offsets.
 uint meta_kept() { return 0u; }
 uint meta_counts() { return p.batches * p.candidates; }
@@ -173,17 +187,6 @@ bool passes_filter(vec4 b, vec2 image_size) {
     return w > p.min_size && h > p.min_size && cx < image_size.x && cy < image_size.y;
 }
 
-// Place of position k in the image's score order: higher first, then earlier.
-uint rank_of(uint image, uint k, float score) {
-    if (p.candidates >= positions()) return k;
-    uint rank = 0u;
-    for (uint o = 0u; o < positions(); ++o) {
-        float other = score_of(image, o);
-        if (other > score || (other == score && o < k)) rank++;
-    }
-    return rank;
-}
-
 void main() {
     uint i = flat_invocation_index();
     if (i >= p.batches * positions()) return;
@@ -195,17 +198,48 @@ void main() {
     float score = score_of(image, k);
     decoded[i] = box;
     real_scores[i] = score;
-    uint rank = rank_of(image, k, score);
-    if (rank < p.candidates) order[image * p.candidates + rank] = k | (passes_filter(box, image_size) ? 0u : FILTERED);
+    order[image * list_length() + k] = uvec2(float_key(score), k | (passes_filter(box, image_size) ? 0u : FILTERED));
+}
+#endif
+
+#if defined(STAGE_SORT)
+// a comes before b: a higher score, or the same at an earlier position.
+bool before(uvec2 a, uvec2 b) {
+    return a.x > b.x || (a.x == b.x && (a.y & ~FILTERED) < (b.y & ~FILTERED));
+}
+
+void main() {
+    uint image = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+    uint lane = gl_LocalInvocationID.x;
+    if (image >= p.batches) return;
+    uint n = list_length(), base = image * n;
+    // Padding after every real entry: the lowest key, the last position.
+    for (uint k = positions() + lane; k < n; k += LANES) order[base + k] = uvec2(0u, ~FILTERED);
+    memoryBarrierBuffer();
+    barrier();
+    for (uint size = 2u; size <= n; size <<= 1) {
+        for (uint stride = size >> 1; stride > 0u; stride >>= 1) {
+            for (uint t = lane; t < n / 2u; t += LANES) {
+                uint i = 2u * stride * (t / stride) + t % stride, j = i + stride;
+                uvec2 a = order[base + i], b = order[base + j];
+                bool forwards = (i & size) == 0u;  // this block's direction (the last block: all)
+                if (forwards ? before(b, a) : before(a, b)) {
+                    order[base + i] = b;
+                    order[base + j] = a;
+                }
+            }
+            memoryBarrierBuffer();
+            barrier();
+        }
+    }
 }
 #endif
 
 #if defined(STAGE_SELECT)
-// Entries come from the decode pass; a NaN score breaks the ranks (two
-// positions in one place, another place left unwritten), so an entry is
-// still checked before its box is read.
+// Entries come from the decode and sort passes; an entry is still checked
+// before its box is read.
 bool nms_candidate(uint j, uvec2 context, out uint box, out float score) {
-    uint entry = order[context.x * p.candidates + j];
+    uint entry = order[context.x * list_length() + j].y;
     box = entry & ~FILTERED;
     score = 0.0;
     if ((entry & FILTERED) != 0u || box >= positions()) return false;

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "support/box_reference.h"
 #include "support/model_runner.h"
 
 #define F32 VKNN_OPERAND_TENSOR_FLOAT32
@@ -436,15 +437,6 @@ typedef struct pick {
   float score;
 } pick;
 
-static float ref_iou(const float *a, const float *b) {
-  float area_a = (a[2] - a[0]) * (a[3] - a[1]), area_b = (b[2] - b[0]) * (b[3] - b[1]);
-  float w = fmaxf(fminf(a[2], b[2]) - fmaxf(a[0], b[0]), 0.f);
-  float h = fmaxf(fminf(a[3], b[3]) - fmaxf(a[1], b[1]), 0.f);
-  float inter = w * h;
-  float uni = area_a + area_b - inter;
-  return inter / uni;
-}
-
 /* The reference's steps for one class of the batch [first, first + n):
  * the first highest score chosen and swapped to the front, the others
  * decayed, those below the NMS threshold swapped with the end in turn. */
@@ -462,7 +454,7 @@ static uint32_t ref_class(float *scores, const float *boxes, uint32_t first, uin
     idx[start] = idx[best];
     idx[best] = t;
     for (uint32_t i = start + 1; i < end; ++i) {
-      float iou = ref_iou(&boxes[4 * idx[i]], &boxes[4 * idx[start]]);
+      float iou = box_reference_iou(&boxes[4 * idx[i]], &boxes[4 * idx[start]]);
       float w = iou < 0.5f ? 1.f : (kernel == 1 ? 1.f - iou : 0.f);
       scores[idx[i]] *= w;
       if (scores[idx[i]] < 0.0625f) {

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "support/box_reference.h"
 #include "support/model_runner.h"
 
 #define F32 VKNN_OPERAND_TENSOR_FLOAT32
@@ -575,6 +576,119 @@ static void test_proposals_rows_concatenated(void **state) {
   free(m);
 }
 
+/* ---- many positions, against a model of the reference -------------------- */
+
+enum { MANY_H = 8, MANY_W = 16, MANY_A = 3, MANY_POSITIONS = MANY_H * MANY_W * MANY_A, MANY_PRE = 100, MANY_POST = 30 };
+
+typedef struct many_gp {
+  float scores[MANY_POSITIONS], deltas[MANY_POSITIONS * 4], anchors[MANY_A * 4], images[2];
+  float boxes[MANY_POSITIONS * 4];
+  float out_scores[MANY_POST], out_boxes[MANY_POST * 4];
+  int32_t out_batches[MANY_POST];
+  uint32_t select[MANY_POSITIONS];
+} many_gp;
+
+/* Anchors of 3 sizes on a stride-4 grid of a 32 x 64 image, zero deltas (the
+ * boxes are the anchors clipped), scores in steps of 1/16 (many ties). */
+static void fill_many_gp(many_gp *d) {
+  uint32_t state = 777;
+  for (uint32_t i = 0; i < MANY_POSITIONS; ++i) {
+    state = state * 1103515245u + 12345u;
+    d->scores[i] = (float)((state >> 16) % 16) / 16.f;
+  }
+  const float anchors[MANY_A * 4] = {0, 0, 6, 6, 0, 0, 12, 4, 0, 0, 3, 9};
+  memcpy(d->anchors, anchors, sizeof(anchors));
+  d->images[0] = 32.f;
+  d->images[1] = 64.f;
+  for (uint32_t k = 0; k < MANY_POSITIONS; ++k) {
+    uint32_t a = k % MANY_A, cell = k / MANY_A;
+    float x = (float)(cell % MANY_W) * 4.f, y = (float)(cell / MANY_W) * 4.f;
+    const float box[4] = {fminf(anchors[4 * a] + x, 64.f), fminf(anchors[4 * a + 1] + y, 32.f),
+                          fminf(anchors[4 * a + 2] + x, 64.f), fminf(anchors[4 * a + 3] + y, 32.f)};
+    memcpy(&d->boxes[4 * k], box, sizeof(box));
+  }
+}
+
+/* The reference's steps: the best MANY_PRE by score (a stable sort: ties keep
+ * their order), the filter, then hard NMS up to MANY_POST. */
+static uint32_t reference_gp(many_gp *d) {
+  uint32_t n = 0;
+  for (uint32_t k = 0; k < MANY_POSITIONS; ++k) {
+    uint32_t j = n++;
+    while (j > 0 && d->scores[d->select[j - 1]] < d->scores[k]) {
+      d->select[j] = d->select[j - 1];
+      j--;
+    }
+    d->select[j] = k;
+  }
+  n = 0;
+  for (uint32_t i = 0; i < MANY_PRE; ++i) {
+    const float *b = &d->boxes[4 * d->select[i]];
+    float w = b[2] - b[0], h = b[3] - b[1];
+    if (w > 1.f && h > 1.f && b[0] + w / 2.f < 64.f && b[1] + h / 2.f < 32.f) d->select[n++] = d->select[i];
+  }
+  uint32_t start = 0, end = n;
+  while (start < end && start < MANY_POST) {
+    uint32_t best = start;
+    for (uint32_t i = start + 1; i < end; ++i)
+      if (d->scores[d->select[best]] < d->scores[d->select[i]]) best = i;
+    uint32_t t = d->select[start];
+    d->select[start] = d->select[best];
+    d->select[best] = t;
+    for (uint32_t i = start + 1; i < end; ++i) {
+      if (box_reference_iou(&d->boxes[4 * d->select[i]], &d->boxes[4 * d->select[start]]) >= 0.5f) {
+        t = d->select[i];
+        d->select[i--] = d->select[--end];
+        d->select[end] = t;
+      }
+    }
+    start++;
+  }
+  return start;
+}
+
+/* The sort of 384 positions (padded to 512) for the pre-NMS maximum, the
+ * filter and NMS, as the reference takes them. */
+static void test_proposals_many_positions(void **state) {
+  runner_fixture *f = *state;
+  many_gp *d = calloc(1, sizeof(*d));
+  model_builder *b = calloc(1, sizeof(*b));
+  assert_true(d != NULL && b != NULL);
+  fill_many_gp(d);
+  mb_init(b);
+  const uint32_t score_dims[4] = {1, MANY_H, MANY_W, MANY_A}, delta_dims[4] = {1, MANY_H, MANY_W, 4 * MANY_A};
+  const uint32_t anchor_dims[2] = {MANY_A, 4}, image_dims[2] = {1, 2}, out_dims[2] = {0, 4};
+  uint32_t in[11] = {mb_input(b, F32, score_dims, 4), mb_input(b, F32, delta_dims, 4),
+                     mb_input(b, F32, anchor_dims, 2), mb_input(b, F32, image_dims, 2),
+                     runner_real_scalar(b, REAL32, 4.f), runner_real_scalar(b, REAL32, 4.f),
+                     mb_const_i32(b, MANY_PRE), mb_const_i32(b, MANY_POST),
+                     runner_real_scalar(b, REAL32, 0.5f), runner_real_scalar(b, REAL32, 1.f),
+                     bool_scalar(b, false)};
+  const uint32_t outs[3] = {mb_output(b, F32, out_dims, 1), mb_output(b, F32, out_dims, 2),
+                            mb_output(b, I32, out_dims, 1)};
+  mb_operation(b, VKNN_OPERATION_GENERATE_PROPOSALS, in, 11, outs, 3);
+  const buffer_arg args[4] = {{d->scores, NULL, sizeof(d->scores)},
+                              {d->deltas, NULL, sizeof(d->deltas)},
+                              {d->anchors, NULL, sizeof(d->anchors)},
+                              {d->images, NULL, sizeof(d->images)}};
+  buffer_arg results[3] = {{NULL, d->out_scores, sizeof(d->out_scores)},
+                           {NULL, d->out_boxes, sizeof(d->out_boxes)},
+                           {NULL, d->out_batches, sizeof(d->out_batches)}};
+  vknn_output_shape shapes[3];
+  model_runner_run(f->device, &f->log, b, args, results, shapes);
+  uint32_t rows = reference_gp(d);
+  assert_true(rows > MANY_POST / 2); /* enough rows to tell orders apart */
+  assert_int_equal(shapes[0].dimensions[0], rows);
+  for (uint32_t r = 0; r < rows; ++r) {
+    uint32_t k = d->select[r];
+    if (d->out_scores[r] != d->scores[k] || memcmp(&d->out_boxes[4 * r], &d->boxes[4 * k], 4 * sizeof(float)) != 0)
+      fail_msg("row %u: score %g box x1 %g y1 %g, the reference position %u: %g %g %g", r, d->out_scores[r],
+               d->out_boxes[4 * r], d->out_boxes[4 * r + 1], k, d->scores[k], d->boxes[4 * k], d->boxes[4 * k + 1]);
+  }
+  free(b);
+  free(d);
+}
+
 /* ---- post-processing executions ------------------------------------------------ */
 
 enum { DP_MAX_ROWS = 8 };
@@ -662,6 +776,7 @@ int main(void) {
       cmocka_unit_test(test_proposals_quant8),
       cmocka_unit_test(test_proposals_quant8_signed),
       cmocka_unit_test(test_proposals_rows_concatenated),
+      cmocka_unit_test(test_proposals_many_positions),
       cmocka_unit_test(test_postprocess_regular),
       cmocka_unit_test(test_postprocess_regular_zero_rows),
       cmocka_unit_test(test_postprocess_fast),

@@ -2,7 +2,9 @@
  * feature map, moved and scaled by its deltas and clipped to the image; the
  * best pre-NMS maximum of them by score, those big enough and centred inside
  * the image, hard NMS, at most the post-NMS maximum kept. Kernel:
- * shaders/proposals.comp, three passes (decode and rank, select, write). How
+ * shaders/proposals.comp, three passes (decode, select, write), with a sort
+ * of each image's positions by score before the select when a pre-NMS
+ * maximum leaves out some. How
  * many boxes come out depends on the data: the outputs are planned at their
  * largest and the last pass writes the real number into a count word the
  * execution reads after the fence (docs/architecture.md, "Outputs whose size
@@ -36,8 +38,9 @@ enum {
 enum { OUTPUT_SCORES = 0, OUTPUT_BOXES = 1, OUTPUT_BATCHES = 2, OUTPUT_COUNT = 3 };
 
 #define PROPOSALS_MAX_CANDIDATES 1024u /* proposals.comp's MAX_CANDIDATES */
-/* Positions of one image ranked against each other (quadratic work). */
-#define PROPOSALS_MAX_RANKED 16384u
+/* Positions of one image sorted by one workgroup (a bitonic sort over a
+ * power of two of them). */
+#define PROPOSALS_MAX_SORTED 65536u
 #define PROPOSALS_LANES 128u /* proposals.comp's LANES */
 #define DECODE_LANES 64u
 
@@ -107,7 +110,8 @@ static vknn_status validate_proposals(const vknn_logger *log, const vknn_model *
 typedef struct proposals_geometry {
   vknn_image_shape scores; /* channels: the anchors */
   uint32_t positions;      /* height x width x anchors, per image */
-  uint32_t candidates;     /* list entries per image */
+  uint32_t candidates;     /* list entries per image that may go through NMS */
+  uint32_t list_length;    /* entries per image: positions, padded to a power of two when sorted */
   uint32_t kept;           /* boxes kept per image at most */
   bool nchw;
   float height_stride, width_stride, iou_threshold, min_size;
@@ -150,17 +154,20 @@ static vknn_status size_lists(const vknn_logger *log, proposals_geometry *g, con
     return VKNN_STATUS_GENERAL_FAILURE;
   }
   uint64_t candidates = limits[0] > 0 && (uint64_t)limits[0] < positions ? (uint64_t)limits[0] : positions;
-  if (candidates > PROPOSALS_MAX_CANDIDATES || (candidates < positions && positions > PROPOSALS_MAX_RANKED) ||
+  if (candidates > PROPOSALS_MAX_CANDIDATES || (candidates < positions && positions > PROPOSALS_MAX_SORTED) ||
       positions * g->scores.batches > UINT32_MAX / 16u) {
     VKNN_LOG_E(log, "compilation",
                "%s: %llu anchor positions per image, %llu candidates: at most %u candidates (and %u positions "
                "with a pre-NMS maximum) are supported",
                kName, (unsigned long long)positions, (unsigned long long)candidates, PROPOSALS_MAX_CANDIDATES,
-               PROPOSALS_MAX_RANKED);
+               PROPOSALS_MAX_SORTED);
     return VKNN_STATUS_GENERAL_FAILURE;
   }
   g->positions = (uint32_t)positions;
   g->candidates = (uint32_t)candidates;
+  g->list_length = g->positions;
+  if (candidates < positions) /* sorted: padded to a power of two */
+    for (g->list_length = 1; g->list_length < g->positions;) g->list_length <<= 1;
   g->kept = limits[1] > 0 && (uint32_t)limits[1] < g->candidates ? (uint32_t)limits[1] : g->candidates;
   return VKNN_STATUS_NONE;
 }
@@ -237,8 +244,8 @@ static proposals_params params_of(const vknn_graph *graph, const vknn_operation 
                             vknn_runtime_check_code(vknn_graph_op_index(graph, op), op->type)};
 }
 
-/* The scratch of the passes: decoded boxes, real scores, candidate lists,
- * kept lists with their numbers and offsets. */
+/* The scratch of the passes: decoded boxes, real scores, the lists (score
+ * key and position each), kept lists with their numbers and offsets. */
 typedef struct proposals_scratch {
   uint32_t decoded, real_scores, order, meta;
 } proposals_scratch;
@@ -246,9 +253,10 @@ typedef struct proposals_scratch {
 static bool add_scratch(vknn_graph *graph, const proposals_geometry *g, proposals_scratch *out) {
   uint32_t boxes = g->scores.batches * g->positions, lists = g->scores.batches * g->candidates;
   const uint32_t decoded_words = 4u * boxes, meta_words = lists + 2u * g->scores.batches;
+  const uint32_t list_words = 2u * g->scores.batches * g->list_length;
   out->decoded = vknn_graph_add_temporary(graph, VKNN_OPERAND_TENSOR_FLOAT32, &decoded_words, 1);
   out->real_scores = vknn_graph_add_temporary(graph, VKNN_OPERAND_TENSOR_FLOAT32, &boxes, 1);
-  out->order = vknn_graph_add_temporary(graph, VKNN_OPERAND_TENSOR_INT32, &lists, 1);
+  out->order = vknn_graph_add_temporary(graph, VKNN_OPERAND_TENSOR_INT32, &list_words, 1);
   out->meta = vknn_graph_add_temporary(graph, VKNN_OPERAND_TENSOR_INT32, &meta_words, 1);
   return out->decoded != UINT32_MAX && out->real_scores != UINT32_MAX && out->order != UINT32_MAX &&
          out->meta != UINT32_MAX;
@@ -274,6 +282,12 @@ static vknn_status lower_proposals(vknn_graph *graph, const vknn_operation *op, 
   vknn_dispatch_bind(d, x.decoded, VKNN_ACCESS_WRITE);
   vknn_dispatch_bind(d, x.order, VKNN_ACCESS_WRITE);
   vknn_dispatch_bind(d, x.real_scores, VKNN_ACCESS_WRITE);
+  if (g.candidates < g.positions) {
+    d = vknn_op_add_pass(out_list, VKNN_SHADER_PROPOSALS_SORT, &p, sizeof(p), PROPOSALS_LANES,
+                         (uint64_t)g.scores.batches * PROPOSALS_LANES);
+    if (d == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
+    vknn_dispatch_bind(d, x.order, VKNN_ACCESS_READ | VKNN_ACCESS_WRITE);
+  }
   d = vknn_op_add_pass(out_list, VKNN_SHADER_PROPOSALS_SELECT, &p, sizeof(p), PROPOSALS_LANES,
                        (uint64_t)g.scores.batches * PROPOSALS_LANES);
   if (d == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
