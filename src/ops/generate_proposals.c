@@ -145,8 +145,9 @@ static bool shapes_agree(const vknn_graph *graph, const vknn_operation *op, cons
          images->dims[1] == 2;
 }
 
-/* Candidates and kept boxes per image from the maxima (non-positive: none,
- * as the documentation says), within what the kernels hold. */
+/* Candidates and kept boxes per image from the maxima (non-positive: no
+ * limit, as the documentation says; the reference keeps no box for a
+ * post-NMS maximum of 0), within what the kernels hold. */
 static vknn_status size_lists(const vknn_logger *log, proposals_geometry *g, const int32_t limits[2]) {
   uint64_t positions = (uint64_t)g->scores.height * g->scores.width * g->scores.channels;
   if (positions == 0 || g->scores.batches == 0) {
