@@ -472,9 +472,9 @@ static void test_proposals_empty_anchor(void **state) {
   free(m);
 }
 
-/* A NaN score breaks the ranking for the pre-NMS maximum (the reference's
- * sort has no order for it either): the execution still completes, its
- * rows within the planned ones, nothing read out of bounds. */
+/* A NaN score has no place in the reference's sort for the pre-NMS maximum
+ * (the kernels' sort puts it first: its key is the highest): the execution
+ * still completes, its rows within the planned ones. */
 static void test_proposals_nan_score(void **state) {
   runner_fixture *f = *state;
   det_model *m = calloc(1, sizeof(*m));
@@ -573,6 +573,29 @@ static void test_proposals_rows_concatenated(void **state) {
     for (uint32_t c = 0; c < 4; ++c)
       assert_float_equal(rows[4 * (1 + i) + c], kGpBoxes[positions[i % 5]][c], 0.f);
   free(r);
+  free(m);
+}
+
+/* More inputs along the rows than one dispatch binds: the CONCATENATION is
+ * unsupported, the proposals still run. */
+static void test_proposals_rows_concatenated_five_times(void **state) {
+  runner_fixture *f = *state;
+  det_model *m = calloc(1, sizeof(*m));
+  assert_non_null(m);
+  gp_build(m, F32, -1, -1);
+  model_builder *b = &m->b;
+  b->operands[m->out[1]].lifetime = VKNN_LIFETIME_TEMPORARY_VARIABLE;
+  b->outputs[1] = m->out[2];
+  b->output_count = 2;
+  const uint32_t out_dims[2] = {0, 4};
+  uint32_t joined = mb_output(b, F32, out_dims, 2);
+  const uint32_t in[6] = {m->out[1], m->out[1], m->out[1], m->out[1], m->out[1], mb_const_i32(b, 0)};
+  mb_operation(b, VKNN_OPERATION_CONCATENATION, in, 6, &joined, 1);
+  bool supported[2] = {false, true};
+  assert_int_equal(vknn_device_get_supported_operations(f->device, mb_finish(b), supported, 2), VKNN_STATUS_NONE);
+  assert_true(supported[0]);
+  assert_false(supported[1]);
+  assert_non_null(strstr(f->log.last, "5 inputs along rows the data decide, at most 4"));
   free(m);
 }
 
@@ -776,6 +799,7 @@ int main(void) {
       cmocka_unit_test(test_proposals_quant8),
       cmocka_unit_test(test_proposals_quant8_signed),
       cmocka_unit_test(test_proposals_rows_concatenated),
+      cmocka_unit_test(test_proposals_rows_concatenated_five_times),
       cmocka_unit_test(test_proposals_many_positions),
       cmocka_unit_test(test_postprocess_regular),
       cmocka_unit_test(test_postprocess_regular_zero_rows),
