@@ -13,11 +13,12 @@
 // batch are a run of equal batch indices; every run is treated apart.
 //   class: a workgroup per (first box of a run, class other than 0): the
 //     run's boxes scoring above the threshold, in box order, in shared
-//     memory; then the NMS steps as the reference takes them: the first
-//     highest score is chosen and moved to the front, every other score is
-//     multiplied by the kernel of its IoU with the chosen box (hard: 0 at or
-//     above the IoU threshold; linear: 1 - IoU there; gaussian: exp(-IoU^2 /
-//     sigma)), those below the NMS score threshold are swapped to the end.
+//     memory; then the NMS steps as the reference takes them
+//     (nms_steps.glsl): the first highest score is chosen and moved to the
+//     front, every other score is multiplied by the kernel of its IoU with
+//     the chosen box (hard: 0 at or above the IoU threshold; linear: 1 - IoU
+//     there; gaussian: exp(-IoU^2 / sigma)), those below the NMS score
+//     threshold are swapped to the end.
 //     The chosen entries, sorted by score (then by step), go to the
 //     selection list of (run, class).
 //   limit: an invocation per list entry: its rank among the run's entries of
@@ -50,7 +51,6 @@
 // refuses more boxes than this).
 const uint MAX_CANDIDATES = 1024u;
 const uint LANES = 128u;  // the workgroup size of the class and write passes
-const uint NONE = 0xffffffffu;
 
 layout(push_constant) uniform Params {
     uint boxes_count, classes;
@@ -83,6 +83,16 @@ layout(std430, set = 0, binding = 5) writeonly buffer OutClasses { int out_class
 layout(std430, set = 0, binding = 6) writeonly buffer OutBatches { int out_batches[]; };
 #endif
 
+#if defined(STAGE_CLASS)
+#define NMS_STEPS 1
+#define NMS_SORTED_LISTS 1
+#define NMS_LANES LANES
+#define NMS_CAPACITY MAX_CANDIDATES
+#elif defined(STAGE_LIMIT)
+#define NMS_SEARCH_LISTS 1
+#endif
+#include "nms_steps.glsl"
+
 // Lists of (run, class): entry (class - 1) * boxes + first box of the run.
 uint lists() { return p.boxes_count * (p.classes - 1u); }
 uint meta_lengths() { return 0u; }
@@ -91,20 +101,7 @@ uint meta_offsets() { return 2u * lists(); }
 uint meta_run_of() { return 3u * lists(); }
 uint meta_run_batch() { return 3u * lists() + p.boxes_count; }
 
-// A float's bits as an unsigned key in the order of the values (-0 == +0).
-uint float_key(float v) {
-    uint bits = v == 0.0 ? 0u : floatBitsToUint(v);
-    return (bits & 0x80000000u) != 0u ? ~bits : bits | 0x80000000u;
-}
-
 #if defined(STAGE_CLASS)
-shared uint s_box[MAX_CANDIDATES];
-shared float s_score[MAX_CANDIDATES];
-shared uint s_removed[MAX_CANDIDATES];
-shared float s_best_score[LANES];
-shared uint s_best_at[LANES];
-shared uint s_value;
-
 float score_at(uint box, uint cls) {
     uint at = box * p.classes + cls;
 #if defined(QUANTIZED)
@@ -126,17 +123,6 @@ void check_box(uint box, uint cls) {
     if (!(b.x <= b.z && b.y <= b.w)) report_invalid_value(p.check_code);
 }
 
-// The reference's intersection over union, in its order.
-float iou_of(vec4 a, vec4 b) {
-    precise float area_a = (a.z - a.x) * (a.w - a.y);
-    precise float area_b = (b.z - b.x) * (b.w - b.y);
-    precise float w = max(min(a.z, b.z) - max(a.x, b.x), 0.0);
-    precise float h = max(min(a.w, b.w) - max(a.y, b.y), 0.0);
-    precise float inter = w * h;
-    precise float uni = area_a + area_b - inter;
-    return uni > 0.0 ? nearest_quotient(inter, uni) : inter / uni;
-}
-
 float kernel_weight(float iou) {
     if (p.nms_kernel == 2) {
         precise float t = -1.0 * iou * iou;
@@ -150,142 +136,20 @@ float kernel_weight(float iou) {
     return 0.0;
 }
 
-// Exclusive prefix sum of each lane's value over the workgroup; the total
-// in s_value.
-uint lane_prefix(uint lane, uint value) {
-    s_best_at[lane] = value;
-    barrier();
-    for (uint offset = 1u; offset < LANES; offset <<= 1) {
-        uint add = lane >= offset ? s_best_at[lane - offset] : 0u;
-        barrier();
-        s_best_at[lane] += add;
-        barrier();
-    }
-    uint inclusive = s_best_at[lane];
-    if (lane == LANES - 1u) s_value = inclusive;
-    barrier();
-    return inclusive - value;
+bool nms_candidate(uint j, uvec2 context, out uint box, out float score) {
+    box = context.x + j;
+    score = score_at(box, context.y);
+    return score > p.score_threshold;
 }
 
-// The run's candidates of class cls (score above the threshold) into
-// shared memory, in box order; returns their number.
-uint gather_candidates(uint lane, uint first, uint length, uint cls) {
-    uint per_lane = (length + LANES - 1u) / LANES;
-    uint begin = min(lane * per_lane, length), end = min(begin + per_lane, length);
-    uint mine = 0u;
-    for (uint j = begin; j < end; ++j)
-        if (score_at(first + j, cls) > p.score_threshold) mine++;
-    uint at = lane_prefix(lane, mine);
-    uint total = s_value;
-    for (uint j = begin; j < end; ++j) {
-        float v = score_at(first + j, cls);
-        if (v > p.score_threshold) {
-            s_box[at] = first + j;
-            s_score[at] = v;
-            at++;
-        }
-    }
-    barrier();
-    return total;
-}
-
-// b replaces a as the best: a higher score, or the same at an earlier place.
-bool better(float a, uint a_at, float b, uint b_at) {
-    if (b_at == NONE) return false;
-    return a_at == NONE || a < b || (a == b && b_at < a_at);
-}
-
-// The place of the first highest score in [start, stop).
-uint best_place(uint lane, uint start, uint stop) {
-    float best = 0.0;
-    uint best_at = NONE;
-    for (uint q = start + lane; q < stop; q += LANES)
-        if (better(best, best_at, s_score[q], q)) {
-            best = s_score[q];
-            best_at = q;
-        }
-    s_best_score[lane] = best;
-    s_best_at[lane] = best_at;
-    barrier();
-    for (uint width = LANES / 2u; width > 0u; width >>= 1) {
-        if (lane < width && better(s_best_score[lane], s_best_at[lane], s_best_score[lane + width],
-                                  s_best_at[lane + width])) {
-            s_best_score[lane] = s_best_score[lane + width];
-            s_best_at[lane] = s_best_at[lane + width];
-        }
-        barrier();
-    }
-    uint chosen = s_best_at[0];
-    barrier();
-    return chosen;
-}
-
-void swap_entries(uint a, uint b) {
-    uint box = s_box[a];
-    float score = s_score[a];
-    s_box[a] = s_box[b];
-    s_score[a] = s_score[b];
-    s_box[b] = box;
-    s_score[b] = score;
-}
-
-// One NMS step after choosing place start: the other scores decay, those
-// below the NMS threshold leave [start + 1, stop). The reference swaps each
-// with the end of the range in turn (a swapped-in entry tested in its
-// turn): the kept entries end up in front, the i-th removed one among the
-// first places taken by the i-th kept one counted from the end. That order
-// (it decides ties later) is made here in parallel: each lane takes a chunk
-// of places, prefix sums count the kept entries before each, s_removed then
-// holds the holes' places by rank. Returns the new stop.
-uint suppress(uint lane, uint start, uint stop, uint cls) {
-    vec4 chosen = box_at(s_box[start], cls);
+// Soft NMS: the other scores decay by the kernel of their IoU with the
+// chosen box; those below the NMS score threshold leave.
+void nms_mark(uint lane, uint start, uint stop, uvec2 context) {
+    vec4 chosen = box_at(s_box[start], context.y);
     for (uint q = start + 1u + lane; q < stop; q += LANES) {
-        precise float v = s_score[q] * kernel_weight(iou_of(box_at(s_box[q], cls), chosen));
+        precise float v = s_score[q] * kernel_weight(nms_iou(box_at(s_box[q], context.y), chosen));
         s_score[q] = v;
         s_removed[q] = v < p.nms_score_threshold ? 1u : 0u;
-    }
-    barrier();
-    uint first = start + 1u, length = stop - min(stop, first);
-    uint per_lane = (length + LANES - 1u) / LANES;  // at most 8: MAX_CANDIDATES / LANES
-    uint begin = first + min(lane * per_lane, length), end = first + min((lane + 1u) * per_lane, length);
-    uint removed = 0u, kept = 0u;
-    for (uint q = begin; q < end; ++q) {
-        uint bit = s_removed[q];
-        removed |= bit << (q - begin);
-        kept += 1u - bit;
-    }
-    uint kept_before = lane_prefix(lane, kept);  // barriers: every flag read
-    uint total = s_value, new_stop = first + total;
-    uint k = kept_before;
-    for (uint q = begin; q < end; ++q) {
-        bool gone = (removed >> (q - begin) & 1u) != 0u;
-        if (gone && q < new_stop) s_removed[(q - first) - k] = q;  // the hole's rank
-        if (!gone) k++;
-    }
-    barrier();
-    k = kept_before;
-    for (uint q = begin; q < end; ++q) {
-        if ((removed >> (q - begin) & 1u) != 0u) continue;
-        if (q >= new_stop) {
-            uint hole = s_removed[total - k - 1u];
-            s_box[hole] = s_box[q];
-            s_score[hole] = s_score[q];
-        }
-        k++;
-    }
-    barrier();
-    return new_stop;
-}
-
-// The chosen entries [0, count) sorted by score, then step, into the list.
-void write_list(uint lane, uint list, uint count) {
-    for (uint q = lane; q < count; q += LANES) {
-        uint key = float_key(s_score[q]), rank = 0u;
-        for (uint o = 0u; o < count; ++o) {
-            uint other = float_key(s_score[o]);
-            if (other > key || (other == key && o < q)) rank++;
-        }
-        selected[list + rank] = uvec2(s_box[q], floatBitsToUint(s_score[q]));
     }
 }
 
@@ -323,17 +187,11 @@ void main() {
         return;
     }
     uint length = min(run_length(lane, first, cls), MAX_CANDIDATES);
-    uint stop = gather_candidates(lane, first, length, cls);
+    uvec2 context = uvec2(first, cls);
+    uint stop = nms_gather(lane, length, context);
     uint limit = p.max_detections < 0 ? stop : min(stop, uint(p.max_detections));
-    uint start = 0u;
-    while (start < stop && start < limit) {
-        uint chosen = best_place(lane, start, stop);
-        if (lane == 0u) swap_entries(start, chosen);
-        barrier();
-        stop = suppress(lane, start, stop, cls);
-        start++;
-    }
-    write_list(lane, list, start);
+    uint start = nms_run(lane, stop, limit, context);
+    nms_write_sorted(lane, list, start);
     if (lane == 0u) {
         meta[meta_lengths() + list] = start;
         meta[meta_kept() + list] = 0u;
@@ -342,19 +200,6 @@ void main() {
 #endif
 
 #if defined(STAGE_LIMIT)
-// Entries of list (of length n, sorted by key, highest first) whose key is
-// above key, or not below it when at_or_above.
-uint count_above(uint list, uint n, uint key, bool at_or_above) {
-    uint lo = 0u, hi = n;
-    while (lo < hi) {
-        uint mid = (lo + hi) / 2u;
-        uint other = float_key(uintBitsToFloat(selected[list + mid].y));
-        if (other > key || (at_or_above && other == key)) lo = mid + 1u;
-        else hi = mid;
-    }
-    return lo;
-}
-
 void main() {
     uint slot = flat_invocation_index();
     if (slot >= lists()) return;
@@ -368,7 +213,7 @@ void main() {
         for (uint other = 1u; other < p.classes && rank < uint(p.max_detections); ++other) {
             if (other == cls) continue;
             uint other_list = (other - 1u) * p.boxes_count + first;
-            rank += count_above(other_list, meta[meta_lengths() + other_list], key, other < cls);
+            rank += nms_count_above(other_list, meta[meta_lengths() + other_list], key, other < cls);
         }
         if (rank >= uint(p.max_detections)) return;
     }

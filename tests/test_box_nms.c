@@ -14,6 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "support/box_reference.h"
 #include "support/model_runner.h"
 
 #define F32 VKNN_OPERAND_TENSOR_FLOAT32
@@ -40,19 +41,6 @@ typedef struct nms_model {
   uint32_t scores, boxes, batches, params[6], outs[4];
 } nms_model;
 
-static uint32_t real_scalar(model_builder *b, int32_t type, float v) {
-  if (type == VKNN_OPERAND_FLOAT16) {
-    uint16_t h = runner_half(v);
-    return mb_const_tensor(b, type, NULL, 0, &h, sizeof(h));
-  }
-  return mb_const_tensor(b, type, NULL, 0, &v, sizeof(v));
-}
-
-static void set_quant(model_builder *b, uint32_t operand, float scale, int32_t zero) {
-  b->operands[operand].scale = scale;
-  b->operands[operand].zero_point = zero;
-}
-
 /* Scores of type; output rows declared as rows (0: unknown). */
 static void build_nms(nms_model *m, int32_t type, int32_t max_detections, int32_t kernel, uint32_t rows) {
   model_builder *b = &m->b;
@@ -64,23 +52,23 @@ static void build_nms(nms_model *m, int32_t type, int32_t max_detections, int32_
   m->boxes = mb_input(b, box_type, box_dims, 2);
   m->batches = mb_input(b, I32, &n, 1);
   if (quant) {
-    set_quant(b, m->scores, 0.01f, type == Q8 ? 0 : -128);
-    set_quant(b, m->boxes, 0.125f, 0);
+    mb_set_quant(b, m->scores, 0.01f, type == Q8 ? 0 : -128);
+    mb_set_quant(b, m->boxes, 0.125f, 0);
   }
-  m->params[0] = real_scalar(b, real, 0.0625f);
+  m->params[0] = runner_real_scalar(b, real, 0.0625f);
   m->params[1] = mb_const_i32(b, max_detections);
   m->params[2] = mb_const_i32(b, kernel);
-  m->params[3] = real_scalar(b, real, 0.5f);
-  m->params[4] = real_scalar(b, real, 0.5f);
-  m->params[5] = real_scalar(b, real, 0.0625f);
+  m->params[3] = runner_real_scalar(b, real, 0.5f);
+  m->params[4] = runner_real_scalar(b, real, 0.5f);
+  m->params[5] = runner_real_scalar(b, real, 0.0625f);
   const uint32_t out_dims[2] = {rows, 4};
   m->outs[0] = mb_output(b, type, out_dims, 1);
   m->outs[1] = mb_output(b, box_type, out_dims, 2);
   m->outs[2] = mb_output(b, I32, out_dims, 1);
   m->outs[3] = mb_output(b, I32, out_dims, 1);
   if (quant) {
-    set_quant(b, m->outs[0], 0.01f, type == Q8 ? 0 : -128);
-    set_quant(b, m->outs[1], 0.125f, 0);
+    mb_set_quant(b, m->outs[0], 0.01f, type == Q8 ? 0 : -128);
+    mb_set_quant(b, m->outs[1], 0.125f, 0);
   }
   const uint32_t in[9] = {m->scores, m->boxes, m->batches, m->params[0], m->params[1],
                           m->params[2], m->params[3], m->params[4], m->params[5]};
@@ -100,11 +88,7 @@ static vknn_operand *operand(nms_model *m, uint32_t i) { return &m->b.operands[i
 static vknn_operation *nms_op(nms_model *m) { return &m->b.operations[0]; }
 
 /* Operation input k becomes another operand. */
-static void replace_input(nms_model *m, uint32_t k, uint32_t operand_index) {
-  operand(m, nms_op(m)->inputs[k])->number_of_consumers--;
-  operand(m, operand_index)->number_of_consumers++;
-  ((uint32_t *)nms_op(m)->inputs)[k] = operand_index;
-}
+static void replace_input(nms_model *m, uint32_t k, uint32_t operand_index) { mb_replace_input(&m->b, 0, k, operand_index); }
 
 static void set_dims(nms_model *m, uint32_t i, uint32_t rank, uint32_t d0, uint32_t d1) {
   m->b.dims[i][0] = d0;
@@ -120,16 +104,16 @@ static void scores_int32(nms_model *m) { operand(m, m->scores)->type = operand(m
 static void boxes_f16(nms_model *m) { operand(m, m->boxes)->type = F16; }
 static void boxes_f32(nms_model *m) {
   operand(m, m->boxes)->type = F32;
-  set_quant(&m->b, m->boxes, 0.f, 0);
+  mb_set_quant(&m->b, m->boxes, 0.f, 0);
 }
 static void boxes_scale(nms_model *m) { operand(m, m->boxes)->scale = 0.25f; }
 static void boxes_zero_point(nms_model *m) { operand(m, m->boxes)->zero_point = 2; }
 static void batches_f32(nms_model *m) { operand(m, m->batches)->type = F32; }
 static void score_threshold_f16(nms_model *m) {
-  replace_input(m, 3, real_scalar(&m->b, VKNN_OPERAND_FLOAT16, 0.5f));
+  replace_input(m, 3, runner_real_scalar(&m->b, VKNN_OPERAND_FLOAT16, 0.5f));
 }
-static void max_detections_float(nms_model *m) { replace_input(m, 4, real_scalar(&m->b, VKNN_OPERAND_FLOAT32, 1.f)); }
-static void kernel_float(nms_model *m) { replace_input(m, 5, real_scalar(&m->b, VKNN_OPERAND_FLOAT32, 0.f)); }
+static void max_detections_float(nms_model *m) { replace_input(m, 4, runner_real_scalar(&m->b, VKNN_OPERAND_FLOAT32, 1.f)); }
+static void kernel_float(nms_model *m) { replace_input(m, 5, runner_real_scalar(&m->b, VKNN_OPERAND_FLOAT32, 0.f)); }
 static void iou_int(nms_model *m) { replace_input(m, 6, mb_const_i32(&m->b, 0)); }
 static void sigma_int(nms_model *m) { replace_input(m, 7, mb_const_i32(&m->b, 0)); }
 static void nms_threshold_int(nms_model *m) { replace_input(m, 8, mb_const_i32(&m->b, 0)); }
@@ -453,15 +437,6 @@ typedef struct pick {
   float score;
 } pick;
 
-static float ref_iou(const float *a, const float *b) {
-  float area_a = (a[2] - a[0]) * (a[3] - a[1]), area_b = (b[2] - b[0]) * (b[3] - b[1]);
-  float w = fmaxf(fminf(a[2], b[2]) - fmaxf(a[0], b[0]), 0.f);
-  float h = fmaxf(fminf(a[3], b[3]) - fmaxf(a[1], b[1]), 0.f);
-  float inter = w * h;
-  float uni = area_a + area_b - inter;
-  return inter / uni;
-}
-
 /* The reference's steps for one class of the batch [first, first + n):
  * the first highest score chosen and swapped to the front, the others
  * decayed, those below the NMS threshold swapped with the end in turn. */
@@ -479,7 +454,7 @@ static uint32_t ref_class(float *scores, const float *boxes, uint32_t first, uin
     idx[start] = idx[best];
     idx[best] = t;
     for (uint32_t i = start + 1; i < end; ++i) {
-      float iou = ref_iou(&boxes[4 * idx[i]], &boxes[4 * idx[start]]);
+      float iou = box_reference_iou(&boxes[4 * idx[i]], &boxes[4 * idx[start]]);
       float w = iou < 0.5f ? 1.f : (kernel == 1 ? 1.f - iou : 0.f);
       scores[idx[i]] *= w;
       if (scores[idx[i]] < 0.0625f) {
@@ -551,9 +526,9 @@ static void run_many(runner_fixture *f, int32_t kernel, int32_t max_detections) 
   const uint32_t out_dims[2] = {0, 4};
   const float reals[4] = {0.0625f, 0.5f, 0.5f, 0.0625f};
   uint32_t in[9] = {mb_input(b, F32, score_dims, 2), mb_input(b, F32, box_dims, 2), mb_input(b, I32, &n, 1),
-                    real_scalar(b, VKNN_OPERAND_FLOAT32, reals[0]), mb_const_i32(b, max_detections),
+                    runner_real_scalar(b, VKNN_OPERAND_FLOAT32, reals[0]), mb_const_i32(b, max_detections),
                     mb_const_i32(b, kernel)};
-  for (uint32_t i = 6; i < 9; ++i) in[i] = real_scalar(b, VKNN_OPERAND_FLOAT32, reals[i - 5]);
+  for (uint32_t i = 6; i < 9; ++i) in[i] = runner_real_scalar(b, VKNN_OPERAND_FLOAT32, reals[i - 5]);
   const uint32_t outs[4] = {mb_output(b, F32, out_dims, 1), mb_output(b, F32, out_dims, 2),
                             mb_output(b, I32, out_dims, 1), mb_output(b, I32, out_dims, 1)};
   mb_operation(b, VKNN_OPERATION_BOX_WITH_NMS_LIMIT, in, 9, outs, 4);

@@ -1,12 +1,13 @@
 /* Operations reading a value whose rows the data decide (BOX_WITH_NMS_LIMIT's
- * outputs, and what row-wise operations make of them). Such a value is
- * planned at its largest rows; the rows past the real ones hold harmless
- * values (its producer writes them: zero boxes, batch 0), so an operation
- * that treats each row apart may run over all of them, and its output's
- * real rows are the input's: the same count word tells them. Anything that
- * mixes rows (an axis 0 reduction, softmax or concatenation along the rows,
- * a transpose moving them) would read rows past the real end as data: it is
- * reported unsupported. */
+ * and GENERATE_PROPOSALS' outputs, and what row-wise operations make of
+ * them). Such a value is planned at its largest rows; the rows past the real
+ * ones hold harmless values (its producer writes them: zero boxes, batch 0),
+ * so an operation that treats each row apart may run over all of them, and
+ * its output's real rows are the input's: the same count word tells them.
+ * CONCATENATION along the rows places the real rows one after the other on
+ * the GPU and writes a count word of its own (their sum). Anything else that
+ * mixes rows (an axis 0 reduction or softmax, a transpose moving them) would
+ * read rows past the real end as data: it is reported unsupported. */
 #include "compiler/dynamic_rows.h"
 
 #include <string.h>
@@ -145,11 +146,10 @@ static vknn_status unsupported(const vknn_graph *graph, const vknn_operation *op
   return VKNN_STATUS_GENERAL_FAILURE;
 }
 
-/* Inference with the outputs' first dimensions open (the declared ones are
- * the real rows, not the largest), then the count word handed on. */
-static vknn_status infer_rows(vknn_graph *graph, const vknn_operation *op, const vknn_op_def *def, uint32_t slot,
-                              uint32_t rows, uint32_t per_count) {
-  uint32_t declared[MAX_DYNAMIC_OUTPUTS];
+/* Inference with the outputs' first dimensions open: the declared ones
+ * (into declared) are the real rows, not the largest. */
+static vknn_status infer_open(vknn_graph *graph, const vknn_operation *op, const vknn_op_def *def,
+                              uint32_t declared[MAX_DYNAMIC_OUTPUTS]) {
   for (uint32_t o = 0; o < op->output_count; ++o) {
     vknn_tensor *t = &graph->tensors[op->outputs[o]];
     declared[o] = t->rank > 0 ? t->dims[0] : 0;
@@ -162,6 +162,15 @@ static vknn_status infer_rows(vknn_graph *graph, const vknn_operation *op, const
   vknn_status s = def->infer(graph, op);
   /* The shapes are the largest, not the real ones: a mismatch is no model error. */
   if (s == VKNN_STATUS_INVALID_ARGUMENT) return unsupported(graph, op, "its shapes do not follow the rows");
+  return s;
+}
+
+/* Inference with the outputs' first dimensions open, then the count word
+ * handed on. */
+static vknn_status infer_rows(vknn_graph *graph, const vknn_operation *op, const vknn_op_def *def, uint32_t slot,
+                              uint32_t rows, uint32_t per_count) {
+  uint32_t declared[MAX_DYNAMIC_OUTPUTS];
+  vknn_status s = infer_open(graph, op, def, declared);
   if (s != VKNN_STATUS_NONE) return s;
   for (uint32_t o = 0; o < op->output_count; ++o) {
     vknn_tensor *t = &graph->tensors[op->outputs[o]];
@@ -176,8 +185,35 @@ static vknn_status infer_rows(vknn_graph *graph, const vknn_operation *op, const
   return VKNN_STATUS_NONE;
 }
 
+/* A CONCATENATION along axis 0 with an input whose rows the data decide. */
+static bool concatenates_rows(const vknn_graph *graph, const vknn_operation *op) {
+  if (op->type != VKNN_OPERATION_CONCATENATION || op->input_count < 2) return false;
+  uint32_t n = op->input_count - 1;
+  bool dynamic = false;
+  for (uint32_t i = 0; i < n; ++i) dynamic = dynamic || is_dynamic(graph, op, i);
+  const vknn_tensor *in0 = input_tensor(graph, op, 0);
+  int32_t axis;
+  if (!dynamic || in0 == NULL || !vknn_graph_const_i32(graph, op->inputs[n], &axis)) return false;
+  return axis == 0 || axis == -(int32_t)in0->rank;
+}
+
+/* The output planned at the sum of the inputs' planned rows, with a count
+ * word of its own that the kernel writes (concatenation.c). */
+static vknn_status infer_concatenated_rows(vknn_graph *graph, const vknn_operation *op, const vknn_op_def *def) {
+  uint32_t declared[MAX_DYNAMIC_OUTPUTS];
+  vknn_status s = infer_open(graph, op, def, declared);
+  if (s != VKNN_STATUS_NONE) return s;
+  vknn_tensor *out = &graph->tensors[op->outputs[0]];
+  out->count_slot = ++graph->count_slots;
+  out->declared_rows = declared[0];
+  out->rows_per_count = 1;
+  return VKNN_STATUS_NONE;
+}
+
 vknn_status vknn_dynamic_rows_infer(vknn_graph *graph, const vknn_operation *op, const vknn_op_def *def,
                                     bool *handled) {
+  *handled = concatenates_rows(graph, op);
+  if (*handled) return infer_concatenated_rows(graph, op, def);
   uint32_t slot, rows, per_count;
   bool one_slot = input_slot(graph, op, &slot, &rows, &per_count);
   *handled = !one_slot || slot != 0;

@@ -172,6 +172,8 @@ static bool concat_axis(const vknn_graph *graph, const vknn_operation *concat, u
       value < -(int32_t)out->rank || value >= (int32_t)out->rank)
     return false;
   *axis = (uint32_t)(value < 0 ? value + (int32_t)out->rank : value);
+  /* Along rows the data decide, the slices' places are known only on the GPU. */
+  if (*axis == 0 && out->count_slot != 0) return false;
   uint64_t elements = 1;
   for (uint32_t d = *axis + 1; d < out->rank; ++d) elements *= out->dims[d];
   if (elements * out->dims[*axis] > UINT32_MAX) return false;

@@ -85,12 +85,9 @@ static vknn_status validate_box_nms(const vknn_logger *log, const vknn_model *mo
   const vknn_operand *o = sg->operands;
   const vknn_operand *scores = &o[op->inputs[INPUT_SCORES]], *boxes = &o[op->inputs[INPUT_BOXES]];
   const vknn_operand *batches = &o[op->inputs[INPUT_BATCHES]];
-  if (vknn_variant_of(scores->type) < 0) {
-    VKNN_LOG_E(log, "model", "%s: score type %s is not allowed", kName, vknn_operand_type_name(scores->type));
-    return VKNN_STATUS_INVALID_ARGUMENT;
-  }
-  int32_t real_type = scores->type == VKNN_OPERAND_TENSOR_FLOAT16 ? VKNN_OPERAND_FLOAT16 : VKNN_OPERAND_FLOAT32;
-  bool ok = vknn_op_check_type(log, op, "the boxes", boxes, box_type_for(scores->type)) &&
+  int32_t type, real_type;
+  if (!vknn_op_check_score_type(log, sg, op, true, &type, &real_type)) return VKNN_STATUS_INVALID_ARGUMENT;
+  bool ok = vknn_op_check_type(log, op, "the boxes", boxes, box_type_for(type)) &&
             vknn_op_check_type(log, op, "the batch indices", batches, VKNN_OPERAND_TENSOR_INT32) &&
             check_parameter_types(log, sg, op, real_type) && vknn_op_check_rank(log, op, "the scores", scores, 2) &&
             vknn_op_check_rank(log, op, "the boxes", boxes, 2) &&
@@ -146,9 +143,7 @@ static vknn_status check_shapes(vknn_graph *graph, const vknn_operation *op, con
 }
 
 static vknn_status read_geometry(vknn_graph *graph, const vknn_operation *op, nms_geometry *g) {
-  vknn_status s = VKNN_STATUS_NONE;
-  for (uint32_t i = INPUT_SCORES; i <= INPUT_BATCHES && s == VKNN_STATUS_NONE; ++i)
-    s = vknn_op_require_input_shape(graph, op, i);
+  vknn_status s = vknn_op_require_input_shapes(graph, op, INPUT_BATCHES + 1);
   if (s == VKNN_STATUS_NONE) s = read_parameters(graph, op, g);
   if (s != VKNN_STATUS_NONE) return s;
   const vknn_tensor *scores = &graph->tensors[op->inputs[INPUT_SCORES]];
@@ -159,32 +154,6 @@ static vknn_status read_geometry(vknn_graph *graph, const vknn_operation *op, nm
   g->boxes = scores->dims[0];
   g->classes = scores->dims[1];
   return check_shapes(graph, op, g);
-}
-
-/* An output planned at its largest, rows rows of row (the dimensions after
- * the first): the model's first dimension, when it gives one, is what the
- * run must produce; the count word tells the real rows. */
-static vknn_status set_output(vknn_graph *graph, const vknn_operation *op, uint32_t output, uint32_t rows,
-                              const uint32_t *row, uint32_t rank, uint32_t count_slot) {
-  vknn_tensor *out = &graph->tensors[op->outputs[output]];
-  if (out->rank != 0 && out->rank != rank) {
-    VKNN_LOG_E(graph->log, "model", "%s: output %u has rank %u, expected %u", kName, output, out->rank, rank);
-    return VKNN_STATUS_INVALID_ARGUMENT;
-  }
-  uint32_t declared = out->rank == rank ? out->dims[0] : 0;
-  uint32_t dims[2] = {rows, rank > 1 ? row[0] : 0};
-  for (uint32_t d = 1; d < rank && out->rank == rank; ++d) {
-    if (out->dims[d] != 0 && out->dims[d] != dims[d]) {
-      VKNN_LOG_E(graph->log, "model", "%s: output %u's dimension %u is %u, expected %u", kName, output, d,
-                 out->dims[d], dims[d]);
-      return VKNN_STATUS_INVALID_ARGUMENT;
-    }
-  }
-  vknn_tensor_set_shape(out, dims, rank);
-  out->count_slot = count_slot;
-  out->declared_rows = declared;
-  out->rows_per_count = 1;
-  return VKNN_STATUS_NONE;
 }
 
 static vknn_status infer_box_nms(vknn_graph *graph, const vknn_operation *op) {
@@ -198,10 +167,10 @@ static vknn_status infer_box_nms(vknn_graph *graph, const vknn_operation *op) {
   uint32_t rows = g.boxes * (g.classes - 1u); /* every (box, class) kept, at most */
   uint32_t slot = ++graph->count_slots;
   const uint32_t four = 4;
-  s = set_output(graph, op, OUTPUT_SCORES, rows, NULL, 1, slot);
-  if (s == VKNN_STATUS_NONE) s = set_output(graph, op, OUTPUT_BOXES, rows, &four, 2, slot);
-  if (s == VKNN_STATUS_NONE) s = set_output(graph, op, OUTPUT_CLASSES, rows, NULL, 1, slot);
-  if (s == VKNN_STATUS_NONE) s = set_output(graph, op, OUTPUT_BATCHES, rows, NULL, 1, slot);
+  s = vknn_op_set_dynamic_output(graph, op, OUTPUT_SCORES, rows, NULL, 1, slot);
+  if (s == VKNN_STATUS_NONE) s = vknn_op_set_dynamic_output(graph, op, OUTPUT_BOXES, rows, &four, 2, slot);
+  if (s == VKNN_STATUS_NONE) s = vknn_op_set_dynamic_output(graph, op, OUTPUT_CLASSES, rows, NULL, 1, slot);
+  if (s == VKNN_STATUS_NONE) s = vknn_op_set_dynamic_output(graph, op, OUTPUT_BATCHES, rows, NULL, 1, slot);
   return s;
 }
 
@@ -227,14 +196,7 @@ static nms_params params_of(const vknn_graph *graph, const vknn_operation *op, c
 
 static vknn_dispatch *add_pass(vknn_dispatch_list *list, vknn_shader_id shader, const nms_params *p,
                                uint32_t local_size, uint64_t invocations) {
-  vknn_dispatch *d = vknn_dispatch_list_add(list);
-  if (d == NULL) return NULL;
-  d->shader = shader;
-  d->local_size = local_size;
-  d->invocations = invocations;
-  memcpy(d->push, p, sizeof(*p));
-  d->push_size = sizeof(*p);
-  return d;
+  return vknn_op_add_pass(list, shader, p, sizeof(*p), local_size, invocations);
 }
 
 static vknn_status lower_box_nms(vknn_graph *graph, const vknn_operation *op, vknn_dispatch_list *out_list) {

@@ -1,12 +1,17 @@
 /* CONCATENATION: the inputs side by side along an axis; one copy dispatch per
  * input into its slice of the output, except for the inputs whose producers
- * write their slice themselves (vknn_fuse_concat_slices). */
+ * write their slice themselves (vknn_fuse_concat_slices). Along axis 0 of
+ * values whose rows the data decide, one dispatch of
+ * shaders/concat_rows.comp places the real rows one after the other and
+ * writes the output's count word (docs/architecture.md, "Outputs whose size
+ * the data decide"). */
 #include <string.h>
 
 #include "model/operand_type.h"
 #include "ops/slice_copy.h"
 
 #define CONCAT_MAX_RANK 4
+#define ROW_CONCAT_MAX_INPUTS 4 /* concat_rows.comp's MAX_INPUTS */
 
 static vknn_status validate_concatenation(const vknn_logger *log, const vknn_model *model,
                                           const vknn_subgraph *sg, const vknn_operation *op) {
@@ -72,12 +77,81 @@ static vknn_status infer_concatenation(vknn_graph *graph, const vknn_operation *
   return vknn_op_set_output_shape(graph, op, 0, dims, first->rank);
 }
 
+/* Push constants of concat_rows.comp. */
+typedef struct row_concat_params {
+  uint32_t inner, inputs, planned_rows, count_word;
+  uint32_t count_words[ROW_CONCAT_MAX_INPUTS], rows[ROW_CONCAT_MAX_INPUTS];
+  float scale_ratio[ROW_CONCAT_MAX_INPUTS];
+  int32_t in_zero_point[ROW_CONCAT_MAX_INPUTS];
+  uint32_t requantize;
+  int32_t out_zero_point;
+  float q_min, q_max;
+} row_concat_params;
+VKNN_PUSH_LAYOUT(concat_rows, row_concat_params);
+
+static vknn_shader_id row_concat_shader(int32_t type) {
+  switch (type) {
+    case VKNN_OPERAND_TENSOR_QUANT8_ASYMM:
+    case VKNN_OPERAND_TENSOR_BOOL8: return VKNN_SHADER_CONCAT_ROWS_Q8;
+    case VKNN_OPERAND_TENSOR_QUANT8_ASYMM_SIGNED:
+    case VKNN_OPERAND_TENSOR_QUANT8_SYMM: return VKNN_SHADER_CONCAT_ROWS_Q8S;
+    default:
+      return vknn_operand_type_element_size(type) == 2 ? VKNN_SHADER_CONCAT_ROWS_RAW16
+                                                       : VKNN_SHADER_CONCAT_ROWS_RAW32;
+  }
+}
+
+/* Input i's part of the push constants: its count word and rows per count,
+ * or its fixed rows; its requantization into the output's encoding. */
+static void describe_input(const vknn_tensor *in, const vknn_tensor *out, uint32_t i, row_concat_params *p) {
+  p->count_words[i] = in->count_slot;
+  p->rows[i] = in->count_slot != 0 ? in->rows_per_count : in->dims[0];
+  bool requantize = vknn_is_quant8(in->type) && (in->scale != out->scale || in->zero_point != out->zero_point);
+  p->scale_ratio[i] = requantize ? in->scale / out->scale : 1.f;
+  p->in_zero_point[i] = in->zero_point;
+  p->requantize |= (requantize ? 1u : 0u) << i;
+}
+
+/* Along axis 0 of values whose rows the data decide: one dispatch over the
+ * output's planned rows (the inputs bound first, input 0 again for the
+ * missing ones, then the output). */
+static vknn_status lower_row_concat(vknn_graph *graph, const vknn_operation *op, vknn_dispatch_list *out_list) {
+  const vknn_tensor *out = &graph->tensors[op->outputs[0]];
+  uint32_t n = op->input_count - 1;
+  if (n > ROW_CONCAT_MAX_INPUTS) {
+    VKNN_LOG_E(graph->log, "compilation",
+               "CONCATENATION: %u inputs along rows the data decide, at most %u are supported", n,
+               ROW_CONCAT_MAX_INPUTS);
+    return VKNN_STATUS_GENERAL_FAILURE;
+  }
+  uint64_t inner = out->dims[0] == 0 ? 0 : vknn_tensor_byte_size(out) / vknn_operand_type_element_size(out->type) /
+                                                   out->dims[0];
+  row_concat_params p;
+  memset(&p, 0, sizeof(p));
+  p.inner = (uint32_t)inner;
+  p.inputs = n;
+  p.planned_rows = out->dims[0];
+  p.count_word = out->count_slot;
+  p.out_zero_point = out->zero_point;
+  p.q_min = (float)vknn_quant_min(out->type);
+  p.q_max = (float)vknn_quant_max(out->type);
+  for (uint32_t i = 0; i < n; ++i) describe_input(&graph->tensors[op->inputs[i]], out, i, &p);
+  vknn_dispatch *d = vknn_op_add_pass(out_list, row_concat_shader(out->type), &p, sizeof(p), 64,
+                                      (uint64_t)out->dims[0] * inner);
+  if (d == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
+  for (uint32_t i = 0; i < ROW_CONCAT_MAX_INPUTS; ++i)
+    vknn_dispatch_bind(d, op->inputs[i < n ? i : 0], VKNN_ACCESS_READ);
+  vknn_dispatch_bind(d, op->outputs[0], VKNN_ACCESS_WRITE);
+  return VKNN_STATUS_NONE;
+}
+
 static vknn_status lower_concatenation(vknn_graph *graph, const vknn_operation *op,
                                        vknn_dispatch_list *out_list) {
   uint32_t axis;
   const vknn_tensor *out = &graph->tensors[op->outputs[0]];
   vknn_status s = read_axis(graph, op, out->rank, &axis);
   if (s != VKNN_STATUS_NONE) return s;
+  if (axis == 0 && out->count_slot != 0) return lower_row_concat(graph, op, out_list);
   vknn_slice slice = {.outer = 1, .inner = 1, .out_axis = out->dims[axis]};
   for (uint32_t d = 0; d < axis; ++d) slice.outer *= out->dims[d];
   for (uint32_t d = axis + 1; d < out->rank; ++d) slice.inner *= out->dims[d];

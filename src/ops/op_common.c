@@ -379,3 +379,57 @@ void vknn_op_set_post_ops(const vknn_graph *graph, const vknn_operation *op, vkn
   }
   d->spec_count = 1 + VKNN_MAX_POST_OPS;
 }
+
+vknn_status vknn_op_set_dynamic_output(vknn_graph *graph, const vknn_operation *op, uint32_t output,
+                                       uint32_t rows, const uint32_t *row, uint32_t rank, uint32_t count_slot) {
+  vknn_tensor *out = &graph->tensors[op->outputs[output]];
+  if (out->rank != 0 && out->rank != rank) {
+    VKNN_LOG_E(graph->log, "model", "%s: output %u has rank %u, expected %u", op_name(op), output, out->rank, rank);
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
+  uint32_t declared = out->rank == rank ? out->dims[0] : 0;
+  uint32_t dims[VKNN_MAX_RANK] = {rows};
+  for (uint32_t d = 1; d < rank; ++d) dims[d] = row[d - 1];
+  for (uint32_t d = 1; d < rank && out->rank == rank; ++d) {
+    if (out->dims[d] != 0 && out->dims[d] != dims[d]) {
+      VKNN_LOG_E(graph->log, "model", "%s: output %u's dimension %u is %u, expected %u", op_name(op), output, d,
+                 out->dims[d], dims[d]);
+      return VKNN_STATUS_INVALID_ARGUMENT;
+    }
+  }
+  vknn_tensor_set_shape(out, dims, rank);
+  out->count_slot = count_slot;
+  out->declared_rows = declared;
+  out->rows_per_count = 1;
+  return VKNN_STATUS_NONE;
+}
+
+vknn_dispatch *vknn_op_add_pass(vknn_dispatch_list *list, vknn_shader_id shader, const void *push, uint32_t push_size,
+                                uint32_t local_size, uint64_t invocations) {
+  vknn_dispatch *d = vknn_dispatch_list_add(list);
+  if (d == NULL) return NULL;
+  d->shader = shader;
+  d->local_size = local_size;
+  d->invocations = invocations;
+  memcpy(d->push, push, push_size);
+  d->push_size = push_size;
+  return d;
+}
+
+vknn_status vknn_op_require_input_shapes(vknn_graph *graph, const vknn_operation *op, uint32_t count) {
+  vknn_status s = VKNN_STATUS_NONE;
+  for (uint32_t i = 0; i < count && s == VKNN_STATUS_NONE; ++i) s = vknn_op_require_input_shape(graph, op, i);
+  return s;
+}
+
+bool vknn_op_check_score_type(const vknn_logger *log, const vknn_subgraph *sg, const vknn_operation *op,
+                              bool quant8, int32_t *out_type, int32_t *out_real) {
+  int32_t type = sg->operands[op->inputs[0]].type;
+  if (!vknn_is_float_tensor(type) && !(quant8 && vknn_is_quant8(type))) {
+    VKNN_LOG_E(log, "model", "%s: score type %s is not allowed", op_name(op), vknn_operand_type_name(type));
+    return false;
+  }
+  *out_type = type;
+  *out_real = type == VKNN_OPERAND_TENSOR_FLOAT16 ? VKNN_OPERAND_FLOAT16 : VKNN_OPERAND_FLOAT32;
+  return true;
+}

@@ -139,3 +139,23 @@ bool vknn_conv_absorbs_pad(const vknn_graph *graph, const vknn_operation *op, bo
  * for none), ELU's alphas into the kernel's push constants. */
 void vknn_op_set_post_ops(const vknn_graph *graph, const vknn_operation *op, vknn_dispatch *d,
                           float alphas[VKNN_MAX_POST_OPS]);
+
+/* Output `output` of op, whose rows the data decide, planned at its largest:
+ * rows rows of row (the rank - 1 dimensions after the first), its rows told
+ * by count word count_slot (docs/architecture.md, "Outputs whose size the
+ * data decide"). The model's first dimension, when it gives one, is what
+ * the run must produce; other declared dimensions must agree
+ * (INVALID_ARGUMENT, logged). */
+vknn_status vknn_op_set_dynamic_output(vknn_graph *graph, const vknn_operation *op, uint32_t output,
+                                       uint32_t rows, const uint32_t *row, uint32_t rank, uint32_t count_slot);
+/* Appends a dispatch of shader with its push constants (push_size bytes),
+ * workgroup size and invocations; NULL when out of memory. */
+vknn_dispatch *vknn_op_add_pass(vknn_dispatch_list *list, vknn_shader_id shader, const void *push, uint32_t push_size,
+                                uint32_t local_size, uint64_t invocations);
+/* Inputs [0, count) of op have known shapes (vknn_op_require_input_shape). */
+vknn_status vknn_op_require_input_shapes(vknn_graph *graph, const vknn_operation *op, uint32_t count);
+/* The detection operations' input 0 (scores): float32 or float16, or with
+ * quant8 allowed, quant8 asymm or signed (logged when not); its type and the
+ * type of its real scalar parameters (FLOAT16 for float16, FLOAT32 else). */
+bool vknn_op_check_score_type(const vknn_logger *log, const vknn_subgraph *sg, const vknn_operation *op,
+                              bool quant8, int32_t *out_type, int32_t *out_real);

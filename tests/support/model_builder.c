@@ -78,3 +78,15 @@ const vknn_model *mb_finish_referencing(model_builder *b, model_builder *subgrap
   b->model.referenced_count = count;
   return &b->model;
 }
+
+void mb_replace_input(model_builder *b, uint32_t operation, uint32_t k, uint32_t operand) {
+  vknn_operation *op = &b->operations[operation];
+  b->operands[op->inputs[k]].number_of_consumers--;
+  b->operands[operand].number_of_consumers++;
+  ((uint32_t *)op->inputs)[k] = operand;
+}
+
+void mb_set_quant(model_builder *b, uint32_t operand, float scale, int32_t zero) {
+  b->operands[operand].scale = scale;
+  b->operands[operand].zero_point = zero;
+}

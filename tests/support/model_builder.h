@@ -35,6 +35,11 @@ uint32_t mb_const_tensor(model_builder *b, int32_t type, const uint32_t *dims, u
 /* An operation; counts the consumers of its inputs. */
 void mb_operation(model_builder *b, int32_t type, const uint32_t *inputs, uint32_t input_count,
                   const uint32_t *outputs, uint32_t output_count);
+/* Operation input k of operation `operation` becomes operand (the consumer
+ * counts follow). */
+void mb_replace_input(model_builder *b, uint32_t operation, uint32_t k, uint32_t operand);
+/* An operand's scale and zero point. */
+void mb_set_quant(model_builder *b, uint32_t operand, float scale, int32_t zero);
 /* A SUBGRAPH operand naming referenced subgraph index. */
 uint32_t mb_subgraph(model_builder *b, uint32_t index);
 /* The model, valid while b lives. */

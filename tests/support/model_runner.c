@@ -39,6 +39,14 @@ uint16_t runner_half(float v) {
   return (uint16_t)(sign | ((uint32_t)exponent << 10) | ((bits >> 13) & 0x3ffu));
 }
 
+uint32_t runner_real_scalar(model_builder *b, int32_t type, float v) {
+  if (type == VKNN_OPERAND_FLOAT16) {
+    uint16_t h = runner_half(v);
+    return mb_const_tensor(b, type, NULL, 0, &h, sizeof(h));
+  }
+  return mb_const_tensor(b, type, NULL, 0, &v, sizeof(v));
+}
+
 float runner_float(uint16_t h) {
   int32_t exponent = (h >> 10) & 0x1f;
   float magnitude = exponent == 0 ? ldexpf((float)(h & 0x3ff), -24)

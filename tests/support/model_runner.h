@@ -34,6 +34,8 @@ typedef struct buffer_arg {
 /* float16 bits of a value exact in it (zero or normal; asserted), and back. */
 uint16_t runner_half(float v);
 float runner_float(uint16_t h);
+/* A constant FLOAT16 (v exact in it) or FLOAT32 scalar, by type. */
+uint32_t runner_real_scalar(model_builder *b, int32_t type, float v);
 
 /* Prepares b's model, runs it once with the inputs, copies the outputs and
  * their shapes (when shapes is not NULL); fails the test (naming log's last

@@ -95,7 +95,7 @@ int ndk_request_build(ndk_request *r, const ndk_argument *inputs, uint32_t input
   }
   for (uint32_t i = 0; i < input_count; ++i) {
     set_argument(r, &inputs[i], r->scratch_offsets[i], &pool_count, &r->arguments[i]);
-    if (inputs[i].kind == NDK_ARGUMENT_POINTER)
+    if (inputs[i].kind == NDK_ARGUMENT_POINTER && inputs[i].length > 0)
       memcpy(r->scratch->data + r->scratch_offsets[i], inputs[i].buffer, inputs[i].length);
   }
   for (uint32_t i = 0; i < output_count; ++i)
@@ -108,7 +108,7 @@ int ndk_request_build(ndk_request *r, const ndk_argument *inputs, uint32_t input
 void ndk_request_copy_outputs(const ndk_request *r, const ndk_argument *outputs, uint32_t input_count,
                               uint32_t output_count) {
   for (uint32_t i = 0; i < output_count; ++i)
-    if (outputs[i].kind == NDK_ARGUMENT_POINTER)
+    if (outputs[i].kind == NDK_ARGUMENT_POINTER && outputs[i].length > 0) /* zero rows: no buffer */
       memcpy(outputs[i].buffer, r->scratch->data + r->scratch_offsets[input_count + i], outputs[i].length);
 }
 

@@ -1,0 +1,269 @@
+/* DETECTION_POSTPROCESSING (SSD post-processing): per batch, every anchor
+ * [ctr_y, ctr_x, h, w] moved by its deltas [dy, dx, dh, dw] over their
+ * scales into a box [y1, x1, y2, x2]; then hard NMS, regular (per class
+ * other than 0, at most a maximum per class, the best of all classes up to
+ * the maximum detections) or fast (once over each anchor's highest class
+ * score, up to the maximum detections, each chosen anchor giving its best
+ * classes up to a maximum per detection). Kernel:
+ * shaders/detection_postprocess.comp, three passes (decode, nms, write).
+ * The outputs have a fixed size, [batches, detections] (fast: times the
+ * classes per detection): the rows past a batch's detections are zero, and
+ * the number of detections of each batch is the last output. Inputs: scores
+ * [batches, anchors, classes], deltas [batches, anchors, length >= 4],
+ * anchors [anchors, 4], the scales of y, x, h and w, regular or fast, the
+ * maximum detections, classes per detection and detections per class, the
+ * score and IoU thresholds, whether labels count the background. */
+#include <string.h>
+
+#include "ops/op_common.h"
+#include "model/operand_type.h"
+
+enum {
+  INPUT_SCORES = 0,
+  INPUT_DELTAS = 1,
+  INPUT_ANCHORS = 2,
+  INPUT_SCALE_Y = 3, /* then x, h, w */
+  INPUT_REGULAR = 7,
+  INPUT_MAX_DETECTIONS = 8,
+  INPUT_MAX_CLASSES_PER_DETECTION = 9,
+  INPUT_MAX_PER_CLASS = 10,
+  INPUT_SCORE_THRESHOLD = 11,
+  INPUT_IOU_THRESHOLD = 12,
+  INPUT_BACKGROUND_LABEL = 13,
+  INPUT_COUNT = 14,
+};
+
+enum { OUTPUT_SCORES = 0, OUTPUT_BOXES = 1, OUTPUT_CLASSES = 2, OUTPUT_DETECTIONS = 3, OUTPUT_COUNT = 4 };
+
+#define POSTPROCESS_MAX_ANCHORS 1024u /* detection_postprocess.comp's MAX_CANDIDATES */
+#define POSTPROCESS_LANES 128u       /* its LANES */
+#define DECODE_LANES 64u
+
+static const char *const kName = "DETECTION_POSTPROCESSING";
+static const char *const kScaleNames[4] = {"the scale of y", "the scale of x", "the scale of h", "the scale of w"};
+
+static bool check_parameter_types(const vknn_logger *log, const vknn_operation *op, const vknn_operand *o,
+                                  int32_t real) {
+  for (uint32_t i = 0; i < 4; ++i)
+    if (!vknn_op_check_type(log, op, kScaleNames[i], &o[op->inputs[INPUT_SCALE_Y + i]], real)) return false;
+  return vknn_op_check_type(log, op, "the NMS choice", &o[op->inputs[INPUT_REGULAR]], VKNN_OPERAND_BOOL) &&
+         vknn_op_check_type(log, op, "the maximum detections", &o[op->inputs[INPUT_MAX_DETECTIONS]],
+                            VKNN_OPERAND_INT32) &&
+         vknn_op_check_type(log, op, "the maximum classes per detection",
+                            &o[op->inputs[INPUT_MAX_CLASSES_PER_DETECTION]], VKNN_OPERAND_INT32) &&
+         vknn_op_check_type(log, op, "the maximum detections per class", &o[op->inputs[INPUT_MAX_PER_CLASS]],
+                            VKNN_OPERAND_INT32) &&
+         vknn_op_check_type(log, op, "the score threshold", &o[op->inputs[INPUT_SCORE_THRESHOLD]], real) &&
+         vknn_op_check_type(log, op, "the IoU threshold", &o[op->inputs[INPUT_IOU_THRESHOLD]], real) &&
+         vknn_op_check_type(log, op, "the background label choice", &o[op->inputs[INPUT_BACKGROUND_LABEL]],
+                            VKNN_OPERAND_BOOL);
+}
+
+static bool check_outputs(const vknn_logger *log, const vknn_operation *op, const vknn_operand *o, int32_t type) {
+  const vknn_operand *out = &o[op->outputs[OUTPUT_SCORES]];
+  return vknn_op_check_type(log, op, "the output scores", out, type) &&
+         vknn_op_check_type(log, op, "the output boxes", &o[op->outputs[OUTPUT_BOXES]], type) &&
+         vknn_op_check_type(log, op, "the output classes", &o[op->outputs[OUTPUT_CLASSES]],
+                            VKNN_OPERAND_TENSOR_INT32) &&
+         vknn_op_check_type(log, op, "the detection counts", &o[op->outputs[OUTPUT_DETECTIONS]],
+                            VKNN_OPERAND_TENSOR_INT32) &&
+         vknn_op_check_rank(log, op, "the output scores", out, 2) &&
+         vknn_op_check_rank(log, op, "the output boxes", &o[op->outputs[OUTPUT_BOXES]], 3) &&
+         vknn_op_check_rank(log, op, "the output classes", &o[op->outputs[OUTPUT_CLASSES]], 2) &&
+         vknn_op_check_rank(log, op, "the detection counts", &o[op->outputs[OUTPUT_DETECTIONS]], 1);
+}
+
+static vknn_status validate_postprocess(const vknn_logger *log, const vknn_model *model, const vknn_subgraph *sg,
+                                        const vknn_operation *op) {
+  (void)model;
+  int32_t type, real; /* float only: no quantized types */
+  if (!vknn_op_check_counts(log, sg, op, INPUT_COUNT, INPUT_COUNT, OUTPUT_COUNT) ||
+      !vknn_op_check_score_type(log, sg, op, false, &type, &real))
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  const vknn_operand *o = sg->operands;
+  bool ok = vknn_op_check_type(log, op, "the deltas", &o[op->inputs[INPUT_DELTAS]], type) &&
+            vknn_op_check_type(log, op, "the anchors", &o[op->inputs[INPUT_ANCHORS]], type) &&
+            check_parameter_types(log, op, o, real) &&
+            vknn_op_check_rank(log, op, "the scores", &o[op->inputs[INPUT_SCORES]], 3) &&
+            vknn_op_check_rank(log, op, "the deltas", &o[op->inputs[INPUT_DELTAS]], 3) &&
+            vknn_op_check_rank(log, op, "the anchors", &o[op->inputs[INPUT_ANCHORS]], 2) &&
+            check_outputs(log, op, o, type);
+  return ok ? VKNN_STATUS_NONE : VKNN_STATUS_INVALID_ARGUMENT;
+}
+
+typedef struct postprocess_params {
+  uint32_t batches, anchors, classes, box_length;
+  float scale_y, scale_x, scale_h, scale_w;
+  uint32_t regular;
+  uint32_t max_detections, max_classes_per_detection, max_per_class;
+  float score_threshold, iou_threshold;
+  uint32_t background_label;
+  uint32_t rows;
+} postprocess_params;
+VKNN_PUSH_LAYOUT(detection_postprocess, postprocess_params);
+
+/* The constant parameters, read as the kernels take them. */
+typedef struct postprocess_values {
+  float scales[4], score_threshold, iou_threshold;
+  int32_t limits[3]; /* detections, classes per detection, detections per class */
+  bool regular, background_label;
+} postprocess_values;
+
+static vknn_status read_parameters(vknn_graph *graph, const vknn_operation *op, postprocess_values *v) {
+  vknn_status s = vknn_op_require_constant_params(graph, op, INPUT_SCALE_Y, INPUT_COUNT - INPUT_SCALE_Y);
+  if (s != VKNN_STATUS_NONE) return s;
+  const uint32_t *in = op->inputs;
+  bool ok = vknn_graph_const_bool(graph, in[INPUT_REGULAR], &v->regular) &&
+            vknn_graph_const_i32_list(graph, op, INPUT_MAX_DETECTIONS, 3, v->limits) &&
+            vknn_graph_const_float(graph, in[INPUT_SCORE_THRESHOLD], &v->score_threshold) &&
+            vknn_graph_const_float(graph, in[INPUT_IOU_THRESHOLD], &v->iou_threshold) &&
+            vknn_graph_const_bool(graph, in[INPUT_BACKGROUND_LABEL], &v->background_label);
+  for (uint32_t i = 0; i < 4 && ok; ++i) ok = vknn_graph_const_float(graph, in[INPUT_SCALE_Y + i], &v->scales[i]);
+  if (!ok) {
+    VKNN_LOG_E(graph->log, "compilation", "%s: the parameters must be constants", kName);
+    return VKNN_STATUS_GENERAL_FAILURE;
+  }
+  return VKNN_STATUS_NONE;
+}
+
+/* The documented ranges of the parameters. */
+static vknn_status check_values(const vknn_logger *log, const postprocess_values *v) {
+  for (uint32_t i = 0; i < 4; ++i)
+    if (!(v->scales[i] > 0.f)) {
+      VKNN_LOG_E(log, "model", "%s: %s must be above 0, not %g", kName, kScaleNames[i], (double)v->scales[i]);
+      return VKNN_STATUS_INVALID_ARGUMENT;
+    }
+  const char *broken = !(v->score_threshold >= 0.f)                 ? "the score threshold must not be negative"
+                       : !(v->iou_threshold >= 0.f)                 ? "the IoU threshold must not be negative"
+                       : v->limits[0] <= 0                          ? "the maximum detections must be above 0"
+                       : v->regular && v->limits[2] <= 0            ? "the maximum detections per class must be above 0"
+                       : !v->regular && v->limits[1] <= 0           ? "the maximum classes per detection must be above 0"
+                                                                    : NULL;
+  if (broken != NULL) {
+    VKNN_LOG_E(log, "model", "%s: %s", kName, broken);
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
+  return VKNN_STATUS_NONE;
+}
+
+/* Shapes: scores [batches, anchors, classes > 1], deltas [batches, anchors,
+ * length >= 4], anchors [anchors, 4]. */
+static vknn_status check_shapes(const vknn_graph *graph, const vknn_operation *op) {
+  const vknn_tensor *t = graph->tensors;
+  const vknn_tensor *scores = &t[op->inputs[INPUT_SCORES]], *deltas = &t[op->inputs[INPUT_DELTAS]];
+  const vknn_tensor *anchors = &t[op->inputs[INPUT_ANCHORS]];
+  if (scores->rank != 3 || deltas->rank != 3 || anchors->rank != 2 || scores->dims[2] < 2 || deltas->dims[2] < 4 ||
+      deltas->dims[0] != scores->dims[0] || deltas->dims[1] != scores->dims[1] ||
+      anchors->dims[0] != scores->dims[1] || anchors->dims[1] != 4) {
+    VKNN_LOG_E(graph->log, "model",
+               "%s: scores must be [batches, anchors, classes] with classes > 1, deltas [batches, anchors, "
+               "length] with length >= 4, anchors [anchors, 4]",
+               kName);
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
+  if (scores->dims[0] == 0 || scores->dims[1] == 0) {
+    VKNN_LOG_E(graph->log, "compilation", "%s: zero-sized tensors are not supported", kName);
+    return VKNN_STATUS_GENERAL_FAILURE;
+  }
+  if (scores->dims[1] > POSTPROCESS_MAX_ANCHORS) {
+    VKNN_LOG_E(graph->log, "compilation", "%s: %u anchors: at most %u are supported", kName, scores->dims[1],
+               POSTPROCESS_MAX_ANCHORS);
+    return VKNN_STATUS_GENERAL_FAILURE;
+  }
+  return VKNN_STATUS_NONE;
+}
+
+static vknn_status read_geometry(vknn_graph *graph, const vknn_operation *op, postprocess_params *p) {
+  vknn_status s = vknn_op_require_input_shapes(graph, op, INPUT_ANCHORS + 1);
+  postprocess_values v;
+  if (s == VKNN_STATUS_NONE) s = read_parameters(graph, op, &v);
+  if (s == VKNN_STATUS_NONE) s = check_values(graph->log, &v);
+  if (s == VKNN_STATUS_NONE) s = check_shapes(graph, op);
+  if (s != VKNN_STATUS_NONE) return s;
+  const vknn_tensor *scores = &graph->tensors[op->inputs[INPUT_SCORES]];
+  uint64_t rows = (uint64_t)v.limits[0] * (v.regular ? 1u : (uint32_t)v.limits[1]);
+  if (rows * scores->dims[0] > UINT32_MAX / 16u) {
+    VKNN_LOG_E(graph->log, "compilation", "%s: %llu detections per batch are too many", kName,
+               (unsigned long long)rows);
+    return VKNN_STATUS_GENERAL_FAILURE;
+  }
+  *p = (postprocess_params){scores->dims[0],   scores->dims[1],
+                            scores->dims[2],   graph->tensors[op->inputs[INPUT_DELTAS]].dims[2],
+                            v.scales[0],       v.scales[1],
+                            v.scales[2],       v.scales[3],
+                            v.regular,         (uint32_t)v.limits[0],
+                            (uint32_t)v.limits[1], (uint32_t)v.limits[2],
+                            v.score_threshold, v.iou_threshold,
+                            v.background_label, (uint32_t)rows};
+  return VKNN_STATUS_NONE;
+}
+
+static vknn_status infer_postprocess(vknn_graph *graph, const vknn_operation *op) {
+  postprocess_params p;
+  vknn_status s = read_geometry(graph, op, &p);
+  if (s != VKNN_STATUS_NONE) return s;
+  const uint32_t dims[3] = {p.batches, p.rows, 4};
+  s = vknn_op_set_output_shape(graph, op, OUTPUT_SCORES, dims, 2);
+  if (s == VKNN_STATUS_NONE) s = vknn_op_set_output_shape(graph, op, OUTPUT_BOXES, dims, 3);
+  if (s == VKNN_STATUS_NONE) s = vknn_op_set_output_shape(graph, op, OUTPUT_CLASSES, dims, 2);
+  if (s == VKNN_STATUS_NONE) s = vknn_op_set_output_shape(graph, op, OUTPUT_DETECTIONS, dims, 1);
+  return s;
+}
+
+/* The scratch of the passes: decoded boxes, scores in float32, each
+ * anchor's best score, the chosen lists and their lengths. */
+typedef struct postprocess_scratch {
+  uint32_t decoded, real_scores, best_scores, selected, lengths;
+} postprocess_scratch;
+
+static bool add_scratch(vknn_graph *graph, const postprocess_params *p, postprocess_scratch *out) {
+  uint32_t boxes = p->batches * p->anchors, lists = p->batches * (p->classes - 1u);
+  const uint32_t decoded_words = 4u * boxes, score_words = boxes * p->classes, selected_words = 2u * lists * p->anchors;
+  out->decoded = vknn_graph_add_temporary(graph, VKNN_OPERAND_TENSOR_FLOAT32, &decoded_words, 1);
+  out->real_scores = vknn_graph_add_temporary(graph, VKNN_OPERAND_TENSOR_FLOAT32, &score_words, 1);
+  out->best_scores = vknn_graph_add_temporary(graph, VKNN_OPERAND_TENSOR_FLOAT32, &boxes, 1);
+  out->selected = vknn_graph_add_temporary(graph, VKNN_OPERAND_TENSOR_INT32, &selected_words, 1);
+  out->lengths = vknn_graph_add_temporary(graph, VKNN_OPERAND_TENSOR_INT32, &lists, 1);
+  return out->decoded != UINT32_MAX && out->real_scores != UINT32_MAX && out->best_scores != UINT32_MAX &&
+         out->selected != UINT32_MAX && out->lengths != UINT32_MAX;
+}
+
+static vknn_status lower_postprocess(vknn_graph *graph, const vknn_operation *op, vknn_dispatch_list *out_list) {
+  postprocess_params p;
+  vknn_status s = read_geometry(graph, op, &p);
+  if (s != VKNN_STATUS_NONE) return s;
+  bool f16 = graph->tensors[op->inputs[INPUT_SCORES]].type == VKNN_OPERAND_TENSOR_FLOAT16;
+  postprocess_scratch x;
+  if (!add_scratch(graph, &p, &x)) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
+  vknn_dispatch *d = vknn_op_add_pass(
+      out_list, f16 ? VKNN_SHADER_DETECTION_POSTPROCESS_DECODE_F16 : VKNN_SHADER_DETECTION_POSTPROCESS_DECODE_F32,
+      &p, sizeof(p), DECODE_LANES, (uint64_t)p.batches * p.anchors);
+  if (d == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
+  for (uint32_t i = INPUT_SCORES; i <= INPUT_ANCHORS; ++i) vknn_dispatch_bind(d, op->inputs[i], VKNN_ACCESS_READ);
+  vknn_dispatch_bind(d, x.decoded, VKNN_ACCESS_WRITE);
+  vknn_dispatch_bind(d, x.real_scores, VKNN_ACCESS_WRITE);
+  vknn_dispatch_bind(d, x.best_scores, VKNN_ACCESS_WRITE);
+  uint64_t groups = (uint64_t)p.batches * (p.regular ? p.classes - 1u : 1u);
+  d = vknn_op_add_pass(out_list, VKNN_SHADER_DETECTION_POSTPROCESS_NMS, &p, sizeof(p), POSTPROCESS_LANES,
+                       groups * POSTPROCESS_LANES);
+  if (d == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
+  vknn_dispatch_bind(d, x.decoded, VKNN_ACCESS_READ);
+  vknn_dispatch_bind(d, x.real_scores, VKNN_ACCESS_READ);
+  vknn_dispatch_bind(d, x.best_scores, VKNN_ACCESS_READ);
+  vknn_dispatch_bind(d, x.selected, VKNN_ACCESS_WRITE);
+  vknn_dispatch_bind(d, x.lengths, VKNN_ACCESS_WRITE);
+  d = vknn_op_add_pass(
+      out_list, f16 ? VKNN_SHADER_DETECTION_POSTPROCESS_WRITE_F16 : VKNN_SHADER_DETECTION_POSTPROCESS_WRITE_F32, &p,
+      sizeof(p), POSTPROCESS_LANES, (uint64_t)p.batches * POSTPROCESS_LANES);
+  if (d == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
+  vknn_dispatch_bind(d, x.decoded, VKNN_ACCESS_READ);
+  vknn_dispatch_bind(d, x.real_scores, VKNN_ACCESS_READ);
+  vknn_dispatch_bind(d, x.selected, VKNN_ACCESS_READ);
+  vknn_dispatch_bind(d, x.lengths, VKNN_ACCESS_READ);
+  for (uint32_t i = 0; i < OUTPUT_COUNT; ++i)
+    vknn_dispatch_bind(d, vknn_graph_op_output(graph, op, i), VKNN_ACCESS_WRITE);
+  return VKNN_STATUS_NONE;
+}
+
+const vknn_op_def vknn_op_detection_postprocessing = {VKNN_OPERATION_DETECTION_POSTPROCESSING, false,
+                                                      validate_postprocess, infer_postprocess, lower_postprocess};

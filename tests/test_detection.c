@@ -1,0 +1,810 @@
+/* GENERATE_PROPOSALS and DETECTION_POSTPROCESSING: every rule of their NNAPI
+ * documentation rejected (a valid model broken one way, refused with
+ * INVALID_ARGUMENT by the support query and by prepare, logging the
+ * problem), and executions checked against results worked out by hand:
+ * proposals' rows the data decide (per image, with the pre- and post-NMS
+ * maxima, quantized), a location too small for them
+ * (OUTPUT_INSUFFICIENT_SIZE with the needed shape), an empty anchor found on
+ * the GPU; SSD post-processing with regular and fast NMS, the rows past the
+ * detections zero and the counts per batch. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "support/box_reference.h"
+#include "support/model_runner.h"
+
+#define F32 VKNN_OPERAND_TENSOR_FLOAT32
+#define F16 VKNN_OPERAND_TENSOR_FLOAT16
+#define I32 VKNN_OPERAND_TENSOR_INT32
+#define Q8 VKNN_OPERAND_TENSOR_QUANT8_ASYMM
+#define Q8S VKNN_OPERAND_TENSOR_QUANT8_ASYMM_SIGNED
+#define Q16 VKNN_OPERAND_TENSOR_QUANT16_ASYMM
+#define Q16S VKNN_OPERAND_TENSOR_QUANT16_SYMM
+#define REAL32 VKNN_OPERAND_FLOAT32
+#define REAL16 VKNN_OPERAND_FLOAT16
+
+/* A model under test and the operands a mutation changes: the operation's
+ * inputs and outputs by position. */
+typedef struct det_model {
+  model_builder b;
+  uint32_t in[14], out[4];
+} det_model;
+
+static uint32_t bool_scalar(model_builder *b, bool v) {
+  uint8_t byte = v ? 1 : 0;
+  return mb_const_tensor(b, VKNN_OPERAND_BOOL, NULL, 0, &byte, 1);
+}
+
+static vknn_operand *operand(det_model *m, uint32_t i) { return &m->b.operands[i]; }
+static vknn_operation *det_op(det_model *m) { return &m->b.operations[0]; }
+
+/* Operation input k becomes another operand. */
+static void replace_input(det_model *m, uint32_t k, uint32_t operand_index) {
+  mb_replace_input(&m->b, 0, k, operand_index);
+  m->in[k] = operand_index;
+}
+
+static void set_dims(det_model *m, uint32_t i, uint32_t rank, const uint32_t *dims) {
+  memcpy(m->b.dims[i], dims, rank * sizeof(uint32_t));
+  m->b.operands[i].dimension_count = rank;
+}
+
+/* ---- GENERATE_PROPOSALS -------------------------------------------------------
+ * Two images of a 1 x 2 feature map with two anchors (stride 4): positions
+ * k = w * 2 + a. With zero deltas the boxes are the shifted anchors, [0, 0,
+ * 4, 4], [0, 0, 8, 2], [4, 0, 8, 4], [4, 0, 12, 2] (clipped to [4, 0, 10,
+ * 2] by the 10 x 10 images). IoUs: 0-1 and 1-2 1/3, 1-3 and 2-3 0.4, 0-2 and
+ * 0-3 0. At an IoU threshold of 0.375, image 0 (scores 0.9 0.8 0.7 0.6)
+ * keeps 0, 1, 2; image 1 (reversed) keeps 3 then 0. */
+enum { GP_IMAGES = 2, GP_POSITIONS = 4, GP_MAX_ROWS = GP_IMAGES * GP_POSITIONS };
+static const float kGpScores[GP_IMAGES * GP_POSITIONS] = {0.9f, 0.8f, 0.7f, 0.6f, 0.6f, 0.7f, 0.8f, 0.9f};
+static const float kGpAnchors[8] = {0, 0, 4, 4, 0, 0, 8, 2};
+static const float kGpImages[4] = {10, 10, 10, 10};
+static const float kGpBoxes[GP_POSITIONS][4] = {{0, 0, 4, 4}, {0, 0, 8, 2}, {4, 0, 8, 4}, {4, 0, 10, 2}};
+
+static bool is_quant(int32_t type) { return type == Q8 || type == Q8S; }
+
+static void gp_build(det_model *m, int32_t type, int32_t pre, int32_t post) {
+  model_builder *b = &m->b;
+  mb_init(b);
+  bool quant = is_quant(type);
+  int32_t real = type == F16 ? REAL16 : REAL32;
+  const uint32_t score_dims[4] = {GP_IMAGES, 1, 2, 2}, delta_dims[4] = {GP_IMAGES, 1, 2, 8};
+  const uint32_t anchor_dims[2] = {2, 4}, image_dims[2] = {GP_IMAGES, 2}, out_dims[2] = {0, 4};
+  m->in[0] = mb_input(b, type, score_dims, 4);
+  m->in[1] = mb_input(b, type, delta_dims, 4);
+  m->in[2] = mb_input(b, quant ? Q16S : type, anchor_dims, 2);
+  m->in[3] = mb_input(b, quant ? Q16 : type, image_dims, 2);
+  m->in[4] = runner_real_scalar(b, real, 4.f);
+  m->in[5] = runner_real_scalar(b, real, 4.f);
+  m->in[6] = mb_const_i32(b, pre);
+  m->in[7] = mb_const_i32(b, post);
+  m->in[8] = runner_real_scalar(b, real, 0.375f);
+  m->in[9] = runner_real_scalar(b, real, 1.f);
+  m->in[10] = bool_scalar(b, false);
+  m->out[0] = mb_output(b, type, out_dims, 1);
+  m->out[1] = mb_output(b, quant ? Q16 : type, out_dims, 2);
+  m->out[2] = mb_output(b, I32, out_dims, 1);
+  if (quant) {
+    int32_t zero = type == Q8 ? 0 : -128;
+    mb_set_quant(b, m->in[0], 0.1f, zero);
+    mb_set_quant(b, m->out[0], 0.1f, zero);
+    mb_set_quant(b, m->in[1], 0.05f, type == Q8 ? 128 : 0);
+    mb_set_quant(b, m->in[2], 0.125f, 0);
+    mb_set_quant(b, m->in[3], 0.125f, 0);
+    mb_set_quant(b, m->out[1], 0.125f, 0);
+  }
+  mb_operation(b, VKNN_OPERATION_GENERATE_PROPOSALS, m->in, 11, m->out, 3);
+}
+
+/* ---- DETECTION_POSTPROCESSING -------------------------------------------------
+ * One batch, four anchors [ctr_y, ctr_x, h, w] with zero deltas: boxes
+ * [0, 0, 2, 2], [0, 0.5, 2, 2.5] (IoU 0.6 with the first), [4, 4, 6, 6] and
+ * [0, 9, 2, 11]; classes: background, 1, 2. */
+enum { DP_ANCHORS = 4, DP_CLASSES = 3 };
+static const float kDpScores[DP_ANCHORS * DP_CLASSES] = {0, 0.9f, 0.1f, 0, 0.8f, 0.7f,
+                                                         0, 0.2f, 0.6f, 0, 0.05f, 0.3f};
+static const float kDpAnchors[DP_ANCHORS * 4] = {1, 1, 2, 2, 1, 1.5f, 2, 2, 5, 5, 2, 2, 1, 10, 2, 2};
+static const float kDpDeltas[DP_ANCHORS * 4] = {0};
+static const float kDpBoxes[DP_ANCHORS][4] = {{0, 0, 2, 2}, {0, 0.5f, 2, 2.5f}, {4, 4, 6, 6}, {0, 9, 2, 11}};
+
+typedef struct dp_config {
+  bool regular, background_label;
+  int32_t max_detections, classes_per_detection, per_class;
+} dp_config;
+
+static void dp_build(det_model *m, int32_t type, dp_config c) {
+  model_builder *b = &m->b;
+  mb_init(b);
+  int32_t real = type == F16 ? REAL16 : REAL32;
+  const uint32_t score_dims[3] = {1, DP_ANCHORS, DP_CLASSES}, delta_dims[3] = {1, DP_ANCHORS, 4};
+  const uint32_t anchor_dims[2] = {DP_ANCHORS, 4}, out_dims[3] = {0, 0, 4};
+  m->in[0] = mb_input(b, type, score_dims, 3);
+  m->in[1] = mb_input(b, type, delta_dims, 3);
+  m->in[2] = mb_input(b, type, anchor_dims, 2);
+  for (uint32_t i = 3; i < 7; ++i) m->in[i] = runner_real_scalar(b, real, 10.f);
+  m->in[7] = bool_scalar(b, c.regular);
+  m->in[8] = mb_const_i32(b, c.max_detections);
+  m->in[9] = mb_const_i32(b, c.classes_per_detection);
+  m->in[10] = mb_const_i32(b, c.per_class);
+  m->in[11] = runner_real_scalar(b, real, 0.125f);
+  m->in[12] = runner_real_scalar(b, real, 0.5f);
+  m->in[13] = bool_scalar(b, c.background_label);
+  m->out[0] = mb_output(b, type, out_dims, 2);
+  m->out[1] = mb_output(b, type, out_dims, 3);
+  m->out[2] = mb_output(b, I32, out_dims, 2);
+  m->out[3] = mb_output(b, I32, out_dims, 1);
+  mb_operation(b, VKNN_OPERATION_DETECTION_POSTPROCESSING, m->in, 14, m->out, 4);
+}
+
+static const dp_config kRegular = {true, false, 3, 1, 2};
+
+/* ---- rules ------------------------------------------------------------------ */
+
+typedef struct rule {
+  const char *name;
+  bool proposals; /* GENERATE_PROPOSALS, or DETECTION_POSTPROCESSING */
+  int32_t type;
+  void (*mutate)(det_model *m);
+  const char *expected_log;
+} rule;
+
+static void drop_last_input(det_model *m) {
+  vknn_operation *op = det_op(m);
+  operand(m, op->inputs[op->input_count - 1])->number_of_consumers = 0;
+  op->input_count--;
+}
+static void input_f16(det_model *m, uint32_t k) { operand(m, m->in[k])->type = F16; }
+static void input_rank(det_model *m, uint32_t k, uint32_t rank) {
+  const uint32_t dims[4] = {2, 2, 2, 2};
+  set_dims(m, m->in[k], rank, dims);
+}
+static void output_rank(det_model *m, uint32_t k, uint32_t rank) {
+  const uint32_t dims[4] = {0, 0, 0, 0};
+  set_dims(m, m->out[k], rank, dims);
+}
+
+static void scores_int32(det_model *m) { operand(m, m->in[0])->type = operand(m, m->out[0])->type = I32; }
+static void deltas_f16(det_model *m) { input_f16(m, 1); }
+static void anchors_f16(det_model *m) { input_f16(m, 2); }
+static void images_f16(det_model *m) { input_f16(m, 3); }
+static void anchors_q16_asymm(det_model *m) { operand(m, m->in[2])->type = Q16; }
+static void anchors_scale(det_model *m) { operand(m, m->in[2])->scale = 0.25f; }
+static void images_f32(det_model *m) {
+  operand(m, m->in[3])->type = F32;
+  mb_set_quant(&m->b, m->in[3], 0.f, 0);
+}
+static void images_scale(det_model *m) { operand(m, m->in[3])->scale = 0.25f; }
+static void images_zero_point(det_model *m) { operand(m, m->in[3])->zero_point = 1; }
+static void gp_height_stride_f16(det_model *m) { replace_input(m, 4, runner_real_scalar(&m->b, REAL16, 4.f)); }
+static void gp_width_stride_int(det_model *m) { replace_input(m, 5, mb_const_i32(&m->b, 4)); }
+static void gp_pre_float(det_model *m) { replace_input(m, 6, runner_real_scalar(&m->b, REAL32, 1.f)); }
+static void gp_post_float(det_model *m) { replace_input(m, 7, runner_real_scalar(&m->b, REAL32, 1.f)); }
+static void gp_iou_int(det_model *m) { replace_input(m, 8, mb_const_i32(&m->b, 0)); }
+static void gp_min_size_f32(det_model *m) { replace_input(m, 9, runner_real_scalar(&m->b, REAL32, 1.f)); }
+static void gp_layout_int(det_model *m) { replace_input(m, 10, mb_const_i32(&m->b, 0)); }
+static void scores_rank_3(det_model *m) { input_rank(m, 0, 3); }
+static void deltas_rank_3(det_model *m) { input_rank(m, 1, 3); }
+static void anchors_rank_1(det_model *m) { input_rank(m, 2, 1); }
+static void images_rank_3(det_model *m) { input_rank(m, 3, 3); }
+static void out_scores_f16(det_model *m) { operand(m, m->out[0])->type = F16; }
+static void out_boxes_f16(det_model *m) { operand(m, m->out[1])->type = F16; }
+static void out_third_f32(det_model *m) { operand(m, m->out[2])->type = F32; }
+static void out_scores_scale(det_model *m) { operand(m, m->out[0])->scale = 0.2f; }
+static void out_boxes_scale(det_model *m) { operand(m, m->out[1])->scale = 0.5f; }
+static void out_scores_rank_2(det_model *m) { output_rank(m, 0, 2); }
+static void out_boxes_rank_1(det_model *m) { output_rank(m, 1, 1); }
+static void out_third_rank_2(det_model *m) { output_rank(m, 2, 2); }
+static void gp_delta_channels(det_model *m) { m->b.dims[m->in[1]][3] = 12; }
+static void gp_anchor_count(det_model *m) { m->b.dims[m->in[2]][0] = 3; }
+static void gp_image_count(det_model *m) { m->b.dims[m->in[3]][0] = 3; }
+static void gp_boxes_width(det_model *m) { m->b.dims[m->out[1]][1] = 5; }
+
+static void dp_scores_q8(det_model *m) {
+  operand(m, m->in[0])->type = operand(m, m->out[0])->type = Q8;
+  mb_set_quant(&m->b, m->in[0], 0.1f, 0);
+  mb_set_quant(&m->b, m->out[0], 0.1f, 0);
+}
+static void dp_scale_y_f16(det_model *m) { replace_input(m, 3, runner_real_scalar(&m->b, REAL16, 10.f)); }
+static void dp_scale_w_int(det_model *m) { replace_input(m, 6, mb_const_i32(&m->b, 10)); }
+static void dp_regular_int(det_model *m) { replace_input(m, 7, mb_const_i32(&m->b, 1)); }
+static void dp_max_float(det_model *m) { replace_input(m, 8, runner_real_scalar(&m->b, REAL32, 3.f)); }
+static void dp_classes_per_float(det_model *m) { replace_input(m, 9, runner_real_scalar(&m->b, REAL32, 1.f)); }
+static void dp_per_class_float(det_model *m) { replace_input(m, 10, runner_real_scalar(&m->b, REAL32, 1.f)); }
+static void dp_score_threshold_int(det_model *m) { replace_input(m, 11, mb_const_i32(&m->b, 0)); }
+static void dp_iou_f16(det_model *m) { replace_input(m, 12, runner_real_scalar(&m->b, REAL16, 0.5f)); }
+static void dp_background_int(det_model *m) { replace_input(m, 13, mb_const_i32(&m->b, 0)); }
+static void dp_scores_rank_2(det_model *m) { input_rank(m, 0, 2); }
+static void dp_deltas_rank_4(det_model *m) { input_rank(m, 1, 4); }
+static void dp_anchors_rank_3(det_model *m) { input_rank(m, 2, 3); }
+static void dp_out_scores_rank_1(det_model *m) { output_rank(m, 0, 1); }
+static void dp_out_boxes_rank_2(det_model *m) { output_rank(m, 1, 2); }
+static void dp_out_classes_rank_1(det_model *m) { output_rank(m, 2, 1); }
+static void dp_out_counts_f32(det_model *m) { operand(m, m->out[3])->type = F32; }
+static void dp_out_counts_rank_2(det_model *m) { output_rank(m, 3, 2); }
+static void dp_one_class(det_model *m) { m->b.dims[m->in[0]][2] = 1; }
+static void dp_box_length_3(det_model *m) { m->b.dims[m->in[1]][2] = 3; }
+static void dp_delta_anchors(det_model *m) { m->b.dims[m->in[1]][1] = DP_ANCHORS + 1; }
+static void dp_anchor_width(det_model *m) { m->b.dims[m->in[2]][1] = 3; }
+static void dp_scale_y_zero(det_model *m) { replace_input(m, 3, runner_real_scalar(&m->b, REAL32, 0.f)); }
+static void dp_scale_h_negative(det_model *m) { replace_input(m, 5, runner_real_scalar(&m->b, REAL32, -1.f)); }
+static void dp_score_threshold_negative(det_model *m) { replace_input(m, 11, runner_real_scalar(&m->b, REAL32, -0.5f)); }
+static void dp_iou_negative(det_model *m) { replace_input(m, 12, runner_real_scalar(&m->b, REAL32, -0.5f)); }
+static void dp_max_zero(det_model *m) { replace_input(m, 8, mb_const_i32(&m->b, 0)); }
+static void dp_per_class_zero(det_model *m) { replace_input(m, 10, mb_const_i32(&m->b, 0)); }
+static void dp_fast_classes_per_zero(det_model *m) {
+  replace_input(m, 7, bool_scalar(&m->b, false));
+  replace_input(m, 9, mb_const_i32(&m->b, 0));
+}
+static void dp_declared_rows(det_model *m) {
+  const uint32_t dims[2] = {1, 5};
+  set_dims(m, m->out[0], 2, dims);
+}
+
+static const rule kRules[] = {
+    {"proposals float32 accepted", true, F32, NULL, NULL},
+    {"proposals float16 accepted", true, F16, NULL, NULL},
+    {"proposals quant8 accepted", true, Q8, NULL, NULL},
+    {"proposals quant8 signed accepted", true, Q8S, NULL, NULL},
+    {"proposals with 10 inputs", true, F32, drop_last_input, "takes 11 inputs and 3 outputs"},
+    {"proposals int32 scores", true, F32, scores_int32, "score type TENSOR_INT32 is not allowed"},
+    {"proposals float16 deltas", true, F32, deltas_f16, "the deltas must be TENSOR_FLOAT32"},
+    {"proposals float16 anchors", true, F32, anchors_f16, "the anchors must be TENSOR_FLOAT32"},
+    {"proposals float16 image sizes", true, F32, images_f16, "the image sizes must be TENSOR_FLOAT32"},
+    {"proposals quant16 asymm anchors", true, Q8, anchors_q16_asymm, "the anchors must be TENSOR_QUANT16_SYMM"},
+    {"proposals anchors of scale 0.25", true, Q8S, anchors_scale, "quant16 anchors must have scale 0.125"},
+    {"proposals float32 image sizes with quant8", true, Q8, images_f32,
+     "the image sizes must be TENSOR_QUANT16_ASYMM"},
+    {"proposals image sizes of scale 0.25", true, Q8, images_scale, "quant16 image sizes must have scale 0.125"},
+    {"proposals image sizes of zero point 1", true, Q8S, images_zero_point,
+     "quant16 image sizes must have scale 0.125"},
+    {"proposals float16 height stride", true, F32, gp_height_stride_f16, "the height stride must be FLOAT32"},
+    {"proposals int width stride", true, F32, gp_width_stride_int, "the width stride must be FLOAT32"},
+    {"proposals float pre-NMS maximum", true, F32, gp_pre_float, "the pre-NMS maximum must be INT32"},
+    {"proposals float post-NMS maximum", true, F32, gp_post_float, "the post-NMS maximum must be INT32"},
+    {"proposals int IoU threshold", true, F32, gp_iou_int, "the IoU threshold must be FLOAT32"},
+    {"proposals float32 minimum size with float16", true, F16, gp_min_size_f32, "the minimum size must be FLOAT16"},
+    {"proposals int layout", true, F32, gp_layout_int, "the layout must be BOOL"},
+    {"proposals scores of rank 3", true, F32, scores_rank_3, "the scores must have rank 4"},
+    {"proposals deltas of rank 3", true, F32, deltas_rank_3, "the deltas must have rank 4"},
+    {"proposals anchors of rank 1", true, F32, anchors_rank_1, "the anchors must have rank 2"},
+    {"proposals image sizes of rank 3", true, F32, images_rank_3, "the image sizes must have rank 2"},
+    {"proposals float16 output scores", true, F32, out_scores_f16, "the output scores must be TENSOR_FLOAT32"},
+    {"proposals float16 output boxes", true, F32, out_boxes_f16, "the output boxes must be TENSOR_FLOAT32"},
+    {"proposals float batch indices", true, F32, out_third_f32, "the output batch indices must be TENSOR_INT32"},
+    {"proposals output scores of another scale", true, Q8, out_scores_scale, "must keep input 0's scale"},
+    {"proposals output boxes of scale 0.5", true, Q8, out_boxes_scale, "quant16 output boxes must have scale 0.125"},
+    {"proposals output scores of rank 2", true, F32, out_scores_rank_2, "the output scores must have rank 1"},
+    {"proposals output boxes of rank 1", true, F32, out_boxes_rank_1, "the output boxes must have rank 2"},
+    {"proposals batch indices of rank 2", true, F32, out_third_rank_2, "the output batch indices must have rank 1"},
+    {"proposals deltas not 4 x anchors", true, F32, gp_delta_channels, "the deltas must have 4 x anchors channels"},
+    {"proposals anchors not one per anchor", true, F32, gp_anchor_count, "the anchors be [anchors, 4]"},
+    {"proposals image sizes not one per image", true, F32, gp_image_count, "the image sizes [batches, 2]"},
+    {"proposals output boxes 5 wide", true, F32, gp_boxes_width, "output 1's dimension 1 is 5, expected 4"},
+
+    {"postprocessing float32 accepted", false, F32, NULL, NULL},
+    {"postprocessing float16 accepted", false, F16, NULL, NULL},
+    {"postprocessing with 13 inputs", false, F32, drop_last_input, "takes 14 inputs and 4 outputs"},
+    {"postprocessing quant8 scores", false, F32, dp_scores_q8, "score type TENSOR_QUANT8_ASYMM is not allowed"},
+    {"postprocessing float16 deltas", false, F32, deltas_f16, "the deltas must be TENSOR_FLOAT32"},
+    {"postprocessing float16 anchors", false, F32, anchors_f16, "the anchors must be TENSOR_FLOAT32"},
+    {"postprocessing float16 scale of y", false, F32, dp_scale_y_f16, "the scale of y must be FLOAT32"},
+    {"postprocessing int scale of w", false, F16, dp_scale_w_int, "the scale of w must be FLOAT16"},
+    {"postprocessing int NMS choice", false, F32, dp_regular_int, "the NMS choice must be BOOL"},
+    {"postprocessing float maximum detections", false, F32, dp_max_float, "the maximum detections must be INT32"},
+    {"postprocessing float classes per detection", false, F32, dp_classes_per_float,
+     "the maximum classes per detection must be INT32"},
+    {"postprocessing float detections per class", false, F32, dp_per_class_float,
+     "the maximum detections per class must be INT32"},
+    {"postprocessing int score threshold", false, F32, dp_score_threshold_int, "the score threshold must be FLOAT32"},
+    {"postprocessing float16 IoU threshold", false, F32, dp_iou_f16, "the IoU threshold must be FLOAT32"},
+    {"postprocessing int background choice", false, F32, dp_background_int,
+     "the background label choice must be BOOL"},
+    {"postprocessing scores of rank 2", false, F32, dp_scores_rank_2, "the scores must have rank 3"},
+    {"postprocessing deltas of rank 4", false, F32, dp_deltas_rank_4, "the deltas must have rank 3"},
+    {"postprocessing anchors of rank 3", false, F32, dp_anchors_rank_3, "the anchors must have rank 2"},
+    {"postprocessing float16 output scores", false, F32, out_scores_f16, "the output scores must be TENSOR_FLOAT32"},
+    {"postprocessing float16 output boxes", false, F32, out_boxes_f16, "the output boxes must be TENSOR_FLOAT32"},
+    {"postprocessing float output classes", false, F32, out_third_f32, "the output classes must be TENSOR_INT32"},
+    {"postprocessing float detection counts", false, F32, dp_out_counts_f32,
+     "the detection counts must be TENSOR_INT32"},
+    {"postprocessing output scores of rank 1", false, F32, dp_out_scores_rank_1, "the output scores must have rank 2"},
+    {"postprocessing output boxes of rank 2", false, F32, dp_out_boxes_rank_2, "the output boxes must have rank 3"},
+    {"postprocessing output classes of rank 1", false, F32, dp_out_classes_rank_1,
+     "the output classes must have rank 2"},
+    {"postprocessing detection counts of rank 2", false, F32, dp_out_counts_rank_2,
+     "the detection counts must have rank 1"},
+    {"postprocessing one class", false, F32, dp_one_class, "with classes > 1"},
+    {"postprocessing box encodings of length 3", false, F32, dp_box_length_3, "length >= 4"},
+    {"postprocessing deltas of other anchors", false, F32, dp_delta_anchors, "deltas [batches, anchors"},
+    {"postprocessing anchors 3 wide", false, F32, dp_anchor_width, "anchors [anchors, 4]"},
+    {"postprocessing scale of y 0", false, F32, dp_scale_y_zero, "the scale of y must be above 0"},
+    {"postprocessing scale of h -1", false, F32, dp_scale_h_negative, "the scale of h must be above 0"},
+    {"postprocessing negative score threshold", false, F32, dp_score_threshold_negative,
+     "the score threshold must not be negative"},
+    {"postprocessing negative IoU threshold", false, F32, dp_iou_negative, "the IoU threshold must not be negative"},
+    {"postprocessing no detections", false, F32, dp_max_zero, "the maximum detections must be above 0"},
+    {"postprocessing regular, no detections per class", false, F32, dp_per_class_zero,
+     "the maximum detections per class must be above 0"},
+    {"postprocessing fast, no classes per detection", false, F32, dp_fast_classes_per_zero,
+     "the maximum classes per detection must be above 0"},
+    {"postprocessing 5 rows declared for 3", false, F32, dp_declared_rows, "output dimension 1 is 5, expected 3"},
+};
+
+/* Support query and prepare of one rule's model give want (logging the
+ * expected line when refused). */
+static void expect_status(runner_fixture *f, const rule *r, const vknn_model *model, vknn_status want) {
+  bool supported[1] = {false};
+  f->log.last[0] = '\0';
+  vknn_status s = vknn_device_get_supported_operations(f->device, model, supported, 1);
+  if (s != want || (want == VKNN_STATUS_NONE && !supported[0]))
+    fail_msg("%s: support query gave %s, supported %d (%s)", r->name, vknn_status_name(s), supported[0],
+             f->log.last);
+  if (r->expected_log != NULL && strstr(f->log.last, r->expected_log) == NULL)
+    fail_msg("%s: logged \"%s\", not \"%s\"", r->name, f->log.last, r->expected_log);
+  vknn_prepared_model *pm = NULL;
+  s = vknn_device_prepare_model(f->device, model, VKNN_PREFER_FAST_SINGLE_ANSWER, VKNN_PRIORITY_MEDIUM, NULL, &pm);
+  vknn_prepared_model_release(pm);
+  if (s != want) fail_msg("%s: prepare gave %s (%s)", r->name, vknn_status_name(s), f->log.last);
+}
+
+static void test_rules(void **state) {
+  runner_fixture *f = *state;
+  det_model *m = calloc(1, sizeof(*m));
+  assert_non_null(m);
+  for (size_t i = 0; i < sizeof(kRules) / sizeof(kRules[0]); ++i) {
+    const rule *r = &kRules[i];
+    if (r->proposals)
+      gp_build(m, r->type, -1, -1);
+    else
+      dp_build(m, r->type, kRegular);
+    if (r->mutate != NULL) r->mutate(m);
+    expect_status(f, r, mb_finish(&m->b), r->expected_log ? VKNN_STATUS_INVALID_ARGUMENT : VKNN_STATUS_NONE);
+  }
+  free(m);
+}
+
+/* ---- proposals executions ---------------------------------------------------- */
+
+typedef struct gp_result {
+  float scores[GP_MAX_ROWS], boxes[GP_MAX_ROWS * 4];
+  int32_t batches[GP_MAX_ROWS];
+  vknn_output_shape shapes[3];
+} gp_result;
+
+static vknn_status gp_run(runner_fixture *f, det_model *m, const float *anchors, size_t score_bytes, gp_result *r) {
+  static const float deltas[GP_IMAGES * GP_POSITIONS * 4] = {0};
+  const buffer_arg in[4] = {{kGpScores, NULL, sizeof(kGpScores)},
+                            {deltas, NULL, sizeof(deltas)},
+                            {anchors, NULL, sizeof(kGpAnchors)},
+                            {kGpImages, NULL, sizeof(kGpImages)}};
+  buffer_arg out[3] = {{NULL, r->scores, score_bytes},
+                       {NULL, r->boxes, sizeof(r->boxes)},
+                       {NULL, r->batches, sizeof(r->batches)}};
+  return model_runner_try(f->device, &f->log, &m->b, in, out, r->shapes);
+}
+
+/* Rows: (image, position, score) each. */
+typedef struct gp_row {
+  int32_t image;
+  uint32_t position;
+  float score;
+} gp_row;
+
+static void expect_gp_rows(const gp_result *r, const gp_row *rows, uint32_t count) {
+  for (uint32_t i = 0; i < 3; ++i) {
+    assert_int_equal(r->shapes[i].rank, i == 1 ? 2 : 1);
+    assert_int_equal(r->shapes[i].dimensions[0], count);
+  }
+  for (uint32_t i = 0; i < count; ++i) {
+    assert_float_equal(r->scores[i], rows[i].score, 0.f);
+    assert_int_equal(r->batches[i], rows[i].image);
+    for (uint32_t c = 0; c < 4; ++c) assert_float_equal(r->boxes[4 * i + c], kGpBoxes[rows[i].position][c], 0.f);
+  }
+}
+
+static void run_gp_limits(runner_fixture *f, int32_t pre, int32_t post, const gp_row *rows, uint32_t count) {
+  det_model *m = calloc(1, sizeof(*m));
+  gp_result *r = calloc(1, sizeof(*r));
+  assert_true(m != NULL && r != NULL);
+  gp_build(m, F32, pre, post);
+  assert_int_equal(gp_run(f, m, kGpAnchors, sizeof(r->scores), r), VKNN_STATUS_NONE);
+  expect_gp_rows(r, rows, count);
+  free(r);
+  free(m);
+}
+
+static void test_proposals_rows_from_the_data(void **state) {
+  const gp_row rows[5] = {{0, 0, 0.9f}, {0, 1, 0.8f}, {0, 2, 0.7f}, {1, 3, 0.9f}, {1, 0, 0.6f}};
+  run_gp_limits(*state, -1, 0, rows, 5);
+}
+
+/* The best 2 before NMS: image 0 keeps 0 and 1, image 1 only 3 (2 dropped). */
+static void test_proposals_pre_nms_maximum(void **state) {
+  const gp_row rows[3] = {{0, 0, 0.9f}, {0, 1, 0.8f}, {1, 3, 0.9f}};
+  run_gp_limits(*state, 2, -1, rows, 3);
+}
+
+/* One box per image after NMS. */
+static void test_proposals_post_nms_maximum(void **state) {
+  const gp_row rows[2] = {{0, 0, 0.9f}, {1, 3, 0.9f}};
+  run_gp_limits(*state, 0, 1, rows, 2);
+}
+
+/* Room for 2 scores where 5 come out: the needed shape, then a retry fits. */
+static void test_proposals_insufficient_size(void **state) {
+  runner_fixture *f = *state;
+  det_model *m = calloc(1, sizeof(*m));
+  gp_result *r = calloc(1, sizeof(*r));
+  assert_true(m != NULL && r != NULL);
+  gp_build(m, F32, -1, -1);
+  assert_int_equal(gp_run(f, m, kGpAnchors, 2 * sizeof(float), r), VKNN_STATUS_OUTPUT_INSUFFICIENT_SIZE);
+  assert_false(r->shapes[0].is_sufficient);
+  assert_true(r->shapes[1].is_sufficient);
+  assert_int_equal(r->shapes[0].dimensions[0], 5);
+  assert_int_equal(r->shapes[1].dimensions[0], 5);
+  assert_int_equal(gp_run(f, m, kGpAnchors, 5 * sizeof(float), r), VKNN_STATUS_NONE);
+  assert_int_equal(r->shapes[0].dimensions[0], 5);
+  free(r);
+  free(m);
+}
+
+/* An anchor with x1 > x2, found by the kernel: INVALID_ARGUMENT naming the
+ * operation, nothing read or written out of bounds. */
+static void test_proposals_empty_anchor(void **state) {
+  runner_fixture *f = *state;
+  det_model *m = calloc(1, sizeof(*m));
+  gp_result *r = calloc(1, sizeof(*r));
+  assert_true(m != NULL && r != NULL);
+  gp_build(m, F32, -1, -1);
+  float anchors[8];
+  memcpy(anchors, kGpAnchors, sizeof(anchors));
+  anchors[4] = 9.f; /* anchor 1: x1 9 > x2 8 */
+  assert_int_equal(gp_run(f, m, anchors, sizeof(r->scores), r), VKNN_STATUS_INVALID_ARGUMENT);
+  assert_non_null(strstr(f->log.last, "GENERATE_PROPOSALS"));
+  free(r);
+  free(m);
+}
+
+/* A NaN score has no place in the reference's sort for the pre-NMS maximum
+ * (the kernels' sort puts it first: its key is the highest): the execution
+ * still completes, its rows within the planned ones. */
+static void test_proposals_nan_score(void **state) {
+  runner_fixture *f = *state;
+  det_model *m = calloc(1, sizeof(*m));
+  gp_result *r = calloc(1, sizeof(*r));
+  assert_true(m != NULL && r != NULL);
+  gp_build(m, F32, 2, -1);
+  float scores[GP_IMAGES * GP_POSITIONS];
+  memcpy(scores, kGpScores, sizeof(scores));
+  scores[1] = scores[6] = nanf("");
+  static const float deltas[GP_IMAGES * GP_POSITIONS * 4] = {0};
+  const buffer_arg in[4] = {{scores, NULL, sizeof(scores)},
+                            {deltas, NULL, sizeof(deltas)},
+                            {kGpAnchors, NULL, sizeof(kGpAnchors)},
+                            {kGpImages, NULL, sizeof(kGpImages)}};
+  buffer_arg out[3] = {{NULL, r->scores, sizeof(r->scores)},
+                       {NULL, r->boxes, sizeof(r->boxes)},
+                       {NULL, r->batches, sizeof(r->batches)}};
+  assert_int_equal(model_runner_try(f->device, &f->log, &m->b, in, out, r->shapes), VKNN_STATUS_NONE);
+  assert_true(r->shapes[0].dimensions[0] <= 2 * GP_IMAGES);
+  free(r);
+  free(m);
+}
+
+/* The same in quant8 (signed): scores in steps of 0.1, boxes in 1/8 pixel. */
+static void run_gp_quant(runner_fixture *f, int32_t type) {
+  det_model *m = calloc(1, sizeof(*m));
+  assert_non_null(m);
+  gp_build(m, type, -1, -1);
+  int32_t zero = type == Q8 ? 0 : -128, delta_zero = type == Q8 ? 128 : 0;
+  uint8_t scores[GP_IMAGES * GP_POSITIONS], deltas[GP_IMAGES * GP_POSITIONS * 4];
+  for (uint32_t i = 0; i < GP_IMAGES * GP_POSITIONS; ++i)
+    scores[i] = (uint8_t)((int32_t)(kGpScores[i] * 10.f + 0.5f) + zero);
+  memset(deltas, (uint8_t)delta_zero, sizeof(deltas));
+  int16_t anchors[8];
+  uint16_t images[4];
+  for (uint32_t i = 0; i < 8; ++i) anchors[i] = (int16_t)(kGpAnchors[i] * 8.f);
+  for (uint32_t i = 0; i < 4; ++i) images[i] = (uint16_t)(kGpImages[i] * 8.f);
+  uint8_t out_scores[GP_MAX_ROWS];
+  uint16_t out_boxes[GP_MAX_ROWS * 4];
+  int32_t out_batches[GP_MAX_ROWS];
+  const buffer_arg in[4] = {{scores, NULL, sizeof(scores)},
+                            {deltas, NULL, sizeof(deltas)},
+                            {anchors, NULL, sizeof(anchors)},
+                            {images, NULL, sizeof(images)}};
+  buffer_arg out[3] = {{NULL, out_scores, sizeof(out_scores)},
+                       {NULL, out_boxes, sizeof(out_boxes)},
+                       {NULL, out_batches, sizeof(out_batches)}};
+  vknn_output_shape shapes[3];
+  model_runner_run(f->device, &f->log, &m->b, in, out, shapes);
+  const gp_row rows[5] = {{0, 0, 9}, {0, 1, 8}, {0, 2, 7}, {1, 3, 9}, {1, 0, 6}};
+  assert_int_equal(shapes[0].dimensions[0], 5);
+  for (uint32_t i = 0; i < 5; ++i) {
+    assert_int_equal((int8_t)(out_scores[i] - (uint8_t)zero), (int32_t)rows[i].score);
+    assert_int_equal(out_batches[i], rows[i].image);
+    for (uint32_t c = 0; c < 4; ++c)
+      assert_int_equal(out_boxes[4 * i + c], (uint16_t)(kGpBoxes[rows[i].position][c] * 8.f));
+  }
+  free(m);
+}
+
+static void test_proposals_quant8(void **state) { run_gp_quant(*state, Q8); }
+static void test_proposals_quant8_signed(void **state) { run_gp_quant(*state, Q8S); }
+
+/* The boxes concatenated along the rows, after a constant row and twice:
+ * the real rows one after the other, then the count the GPU wrote. */
+static void test_proposals_rows_concatenated(void **state) {
+  runner_fixture *f = *state;
+  det_model *m = calloc(1, sizeof(*m));
+  gp_result *r = calloc(1, sizeof(*r));
+  assert_true(m != NULL && r != NULL);
+  gp_build(m, F32, -1, -1);
+  model_builder *b = &m->b;
+  b->operands[m->out[1]].lifetime = VKNN_LIFETIME_TEMPORARY_VARIABLE;
+  b->outputs[1] = m->out[2];
+  b->output_count = 2;
+  const float first[4] = {1, 2, 3, 4};
+  const uint32_t row_dims[2] = {1, 4}, out_dims[2] = {0, 4};
+  uint32_t joined = mb_output(b, F32, out_dims, 2);
+  const uint32_t in[4] = {mb_const_tensor(b, F32, row_dims, 2, first, sizeof(first)), m->out[1], m->out[1],
+                          mb_const_i32(b, 0)};
+  mb_operation(b, VKNN_OPERATION_CONCATENATION, in, 4, &joined, 1);
+  static const float deltas[GP_IMAGES * GP_POSITIONS * 4] = {0};
+  float rows[11 * 4];
+  const buffer_arg args[4] = {{kGpScores, NULL, sizeof(kGpScores)},
+                              {deltas, NULL, sizeof(deltas)},
+                              {kGpAnchors, NULL, sizeof(kGpAnchors)},
+                              {kGpImages, NULL, sizeof(kGpImages)}};
+  buffer_arg out[3] = {{NULL, r->scores, sizeof(r->scores)},
+                       {NULL, r->batches, sizeof(r->batches)},
+                       {NULL, rows, sizeof(rows)}};
+  model_runner_run(f->device, &f->log, b, args, out, r->shapes);
+  assert_int_equal(r->shapes[2].dimensions[0], 11);
+  const uint32_t positions[5] = {0, 1, 2, 3, 0};
+  for (uint32_t c = 0; c < 4; ++c) assert_float_equal(rows[c], first[c], 0.f);
+  for (uint32_t i = 0; i < 10; ++i)
+    for (uint32_t c = 0; c < 4; ++c)
+      assert_float_equal(rows[4 * (1 + i) + c], kGpBoxes[positions[i % 5]][c], 0.f);
+  free(r);
+  free(m);
+}
+
+/* More inputs along the rows than one dispatch binds: the CONCATENATION is
+ * unsupported, the proposals still run. */
+static void test_proposals_rows_concatenated_five_times(void **state) {
+  runner_fixture *f = *state;
+  det_model *m = calloc(1, sizeof(*m));
+  assert_non_null(m);
+  gp_build(m, F32, -1, -1);
+  model_builder *b = &m->b;
+  b->operands[m->out[1]].lifetime = VKNN_LIFETIME_TEMPORARY_VARIABLE;
+  b->outputs[1] = m->out[2];
+  b->output_count = 2;
+  const uint32_t out_dims[2] = {0, 4};
+  uint32_t joined = mb_output(b, F32, out_dims, 2);
+  const uint32_t in[6] = {m->out[1], m->out[1], m->out[1], m->out[1], m->out[1], mb_const_i32(b, 0)};
+  mb_operation(b, VKNN_OPERATION_CONCATENATION, in, 6, &joined, 1);
+  bool supported[2] = {false, true};
+  assert_int_equal(vknn_device_get_supported_operations(f->device, mb_finish(b), supported, 2), VKNN_STATUS_NONE);
+  assert_true(supported[0]);
+  assert_false(supported[1]);
+  assert_non_null(strstr(f->log.last, "5 inputs along rows the data decide, at most 4"));
+  free(m);
+}
+
+/* ---- many positions, against a model of the reference -------------------- */
+
+enum { MANY_H = 8, MANY_W = 16, MANY_A = 3, MANY_POSITIONS = MANY_H * MANY_W * MANY_A, MANY_PRE = 100, MANY_POST = 30 };
+
+typedef struct many_gp {
+  float scores[MANY_POSITIONS], deltas[MANY_POSITIONS * 4], anchors[MANY_A * 4], images[2];
+  float boxes[MANY_POSITIONS * 4];
+  float out_scores[MANY_POST], out_boxes[MANY_POST * 4];
+  int32_t out_batches[MANY_POST];
+  uint32_t select[MANY_POSITIONS];
+} many_gp;
+
+/* Anchors of 3 sizes on a stride-4 grid of a 32 x 64 image, zero deltas (the
+ * boxes are the anchors clipped), scores in steps of 1/16 (many ties). */
+static void fill_many_gp(many_gp *d) {
+  uint32_t state = 777;
+  for (uint32_t i = 0; i < MANY_POSITIONS; ++i) {
+    state = state * 1103515245u + 12345u;
+    d->scores[i] = (float)((state >> 16) % 16) / 16.f;
+  }
+  const float anchors[MANY_A * 4] = {0, 0, 6, 6, 0, 0, 12, 4, 0, 0, 3, 9};
+  memcpy(d->anchors, anchors, sizeof(anchors));
+  d->images[0] = 32.f;
+  d->images[1] = 64.f;
+  for (uint32_t k = 0; k < MANY_POSITIONS; ++k) {
+    uint32_t a = k % MANY_A, cell = k / MANY_A;
+    float x = (float)(cell % MANY_W) * 4.f, y = (float)(cell / MANY_W) * 4.f;
+    const float box[4] = {fminf(anchors[4 * a] + x, 64.f), fminf(anchors[4 * a + 1] + y, 32.f),
+                          fminf(anchors[4 * a + 2] + x, 64.f), fminf(anchors[4 * a + 3] + y, 32.f)};
+    memcpy(&d->boxes[4 * k], box, sizeof(box));
+  }
+}
+
+/* The reference's steps: the best MANY_PRE by score (a stable sort: ties keep
+ * their order), the filter, then hard NMS up to MANY_POST. */
+static uint32_t reference_gp(many_gp *d) {
+  uint32_t n = 0;
+  for (uint32_t k = 0; k < MANY_POSITIONS; ++k) {
+    uint32_t j = n++;
+    while (j > 0 && d->scores[d->select[j - 1]] < d->scores[k]) {
+      d->select[j] = d->select[j - 1];
+      j--;
+    }
+    d->select[j] = k;
+  }
+  n = 0;
+  for (uint32_t i = 0; i < MANY_PRE; ++i) {
+    const float *b = &d->boxes[4 * d->select[i]];
+    float w = b[2] - b[0], h = b[3] - b[1];
+    if (w > 1.f && h > 1.f && b[0] + w / 2.f < 64.f && b[1] + h / 2.f < 32.f) d->select[n++] = d->select[i];
+  }
+  uint32_t start = 0, end = n;
+  while (start < end && start < MANY_POST) {
+    uint32_t best = start;
+    for (uint32_t i = start + 1; i < end; ++i)
+      if (d->scores[d->select[best]] < d->scores[d->select[i]]) best = i;
+    uint32_t t = d->select[start];
+    d->select[start] = d->select[best];
+    d->select[best] = t;
+    for (uint32_t i = start + 1; i < end; ++i) {
+      if (box_reference_iou(&d->boxes[4 * d->select[i]], &d->boxes[4 * d->select[start]]) >= 0.5f) {
+        t = d->select[i];
+        d->select[i--] = d->select[--end];
+        d->select[end] = t;
+      }
+    }
+    start++;
+  }
+  return start;
+}
+
+/* The sort of 384 positions (padded to 512) for the pre-NMS maximum, the
+ * filter and NMS, as the reference takes them. */
+static void test_proposals_many_positions(void **state) {
+  runner_fixture *f = *state;
+  many_gp *d = calloc(1, sizeof(*d));
+  model_builder *b = calloc(1, sizeof(*b));
+  assert_true(d != NULL && b != NULL);
+  fill_many_gp(d);
+  mb_init(b);
+  const uint32_t score_dims[4] = {1, MANY_H, MANY_W, MANY_A}, delta_dims[4] = {1, MANY_H, MANY_W, 4 * MANY_A};
+  const uint32_t anchor_dims[2] = {MANY_A, 4}, image_dims[2] = {1, 2}, out_dims[2] = {0, 4};
+  uint32_t in[11] = {mb_input(b, F32, score_dims, 4), mb_input(b, F32, delta_dims, 4),
+                     mb_input(b, F32, anchor_dims, 2), mb_input(b, F32, image_dims, 2),
+                     runner_real_scalar(b, REAL32, 4.f), runner_real_scalar(b, REAL32, 4.f),
+                     mb_const_i32(b, MANY_PRE), mb_const_i32(b, MANY_POST),
+                     runner_real_scalar(b, REAL32, 0.5f), runner_real_scalar(b, REAL32, 1.f),
+                     bool_scalar(b, false)};
+  const uint32_t outs[3] = {mb_output(b, F32, out_dims, 1), mb_output(b, F32, out_dims, 2),
+                            mb_output(b, I32, out_dims, 1)};
+  mb_operation(b, VKNN_OPERATION_GENERATE_PROPOSALS, in, 11, outs, 3);
+  const buffer_arg args[4] = {{d->scores, NULL, sizeof(d->scores)},
+                              {d->deltas, NULL, sizeof(d->deltas)},
+                              {d->anchors, NULL, sizeof(d->anchors)},
+                              {d->images, NULL, sizeof(d->images)}};
+  buffer_arg results[3] = {{NULL, d->out_scores, sizeof(d->out_scores)},
+                           {NULL, d->out_boxes, sizeof(d->out_boxes)},
+                           {NULL, d->out_batches, sizeof(d->out_batches)}};
+  vknn_output_shape shapes[3];
+  model_runner_run(f->device, &f->log, b, args, results, shapes);
+  uint32_t rows = reference_gp(d);
+  assert_true(rows > MANY_POST / 2); /* enough rows to tell orders apart */
+  assert_int_equal(shapes[0].dimensions[0], rows);
+  for (uint32_t r = 0; r < rows; ++r) {
+    uint32_t k = d->select[r];
+    if (d->out_scores[r] != d->scores[k] || memcmp(&d->out_boxes[4 * r], &d->boxes[4 * k], 4 * sizeof(float)) != 0)
+      fail_msg("row %u: score %g box x1 %g y1 %g, the reference position %u: %g %g %g", r, d->out_scores[r],
+               d->out_boxes[4 * r], d->out_boxes[4 * r + 1], k, d->scores[k], d->boxes[4 * k], d->boxes[4 * k + 1]);
+  }
+  free(b);
+  free(d);
+}
+
+/* ---- post-processing executions ------------------------------------------------ */
+
+enum { DP_MAX_ROWS = 8 };
+
+typedef struct dp_result {
+  float scores[DP_MAX_ROWS], boxes[DP_MAX_ROWS * 4];
+  int32_t classes[DP_MAX_ROWS], count;
+  vknn_output_shape shapes[4];
+} dp_result;
+
+/* Rows: (anchor, label, score); the rows after them up to rows are zero. */
+typedef struct dp_row {
+  uint32_t anchor;
+  int32_t label;
+  float score;
+} dp_row;
+
+static void run_dp(runner_fixture *f, dp_config c, const dp_row *rows, uint32_t count, uint32_t planned) {
+  det_model *m = calloc(1, sizeof(*m));
+  dp_result *r = calloc(1, sizeof(*r));
+  assert_true(m != NULL && r != NULL);
+  dp_build(m, F32, c);
+  memset(r, 0x7f, sizeof(*r)); /* no zero the kernels did not write */
+  const buffer_arg in[3] = {{kDpScores, NULL, sizeof(kDpScores)},
+                            {kDpDeltas, NULL, sizeof(kDpDeltas)},
+                            {kDpAnchors, NULL, sizeof(kDpAnchors)}};
+  buffer_arg out[4] = {{NULL, r->scores, planned * sizeof(float)},
+                       {NULL, r->boxes, planned * 4 * sizeof(float)},
+                       {NULL, r->classes, planned * sizeof(int32_t)},
+                       {NULL, &r->count, sizeof(int32_t)}};
+  model_runner_run(f->device, &f->log, &m->b, in, out, r->shapes);
+  assert_int_equal(r->shapes[0].dimensions[1], planned);
+  assert_int_equal(r->shapes[1].dimensions[2], 4);
+  assert_int_equal(r->shapes[3].dimensions[0], 1);
+  assert_int_equal(r->count, count);
+  for (uint32_t i = 0; i < planned; ++i) {
+    bool real = i < count;
+    assert_float_equal(r->scores[i], real ? rows[i].score : 0.f, 0.f);
+    assert_int_equal(r->classes[i], real ? rows[i].label : 0);
+    for (uint32_t k = 0; k < 4; ++k)
+      assert_float_equal(r->boxes[4 * i + k], real ? kDpBoxes[rows[i].anchor][k] : 0.f, 0.f);
+  }
+  free(r);
+  free(m);
+}
+
+/* Class 1 keeps anchors 0 and 2 (1 suppressed by 0), class 2 keeps 1 and 2
+ * (at most 2 per class); the best 3 of them, labels from 0. */
+static void test_postprocess_regular(void **state) {
+  const dp_row rows[3] = {{0, 0, 0.9f}, {1, 1, 0.7f}, {2, 1, 0.6f}};
+  run_dp(*state, kRegular, rows, 3, 3);
+}
+
+/* Room for 5: the 4 detections, then a zero row. */
+static void test_postprocess_regular_zero_rows(void **state) {
+  const dp_row rows[4] = {{0, 0, 0.9f}, {1, 1, 0.7f}, {2, 1, 0.6f}, {2, 0, 0.2f}};
+  const dp_config c = {true, false, 5, 1, 2};
+  run_dp(*state, c, rows, 4, 5);
+}
+
+/* Fast: NMS over the anchors' best scores keeps 0 and 2 (1 suppressed),
+ * each with its best class; labels count the background. */
+static void test_postprocess_fast(void **state) {
+  const dp_row rows[2] = {{0, 1, 0.9f}, {2, 2, 0.6f}};
+  const dp_config c = {false, true, 2, 1, 0};
+  run_dp(*state, c, rows, 2, 2);
+}
+
+/* Fast with two classes per detection: each anchor's classes by score. */
+static void test_postprocess_fast_two_classes(void **state) {
+  const dp_row rows[4] = {{0, 1, 0.9f}, {0, 2, 0.1f}, {2, 2, 0.6f}, {2, 1, 0.2f}};
+  const dp_config c = {false, true, 2, 2, 0};
+  run_dp(*state, c, rows, 4, 4);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_rules),
+      cmocka_unit_test(test_proposals_rows_from_the_data),
+      cmocka_unit_test(test_proposals_pre_nms_maximum),
+      cmocka_unit_test(test_proposals_post_nms_maximum),
+      cmocka_unit_test(test_proposals_insufficient_size),
+      cmocka_unit_test(test_proposals_empty_anchor),
+      cmocka_unit_test(test_proposals_nan_score),
+      cmocka_unit_test(test_proposals_quant8),
+      cmocka_unit_test(test_proposals_quant8_signed),
+      cmocka_unit_test(test_proposals_rows_concatenated),
+      cmocka_unit_test(test_proposals_rows_concatenated_five_times),
+      cmocka_unit_test(test_proposals_many_positions),
+      cmocka_unit_test(test_postprocess_regular),
+      cmocka_unit_test(test_postprocess_regular_zero_rows),
+      cmocka_unit_test(test_postprocess_fast),
+      cmocka_unit_test(test_postprocess_fast_two_classes),
+  };
+  return cmocka_run_group_tests(tests, runner_fixture_setup, runner_fixture_teardown);
+}
