@@ -88,8 +88,10 @@ if build build -Dbuildtype=debugoptimized; then
   # The device chooses one way of reading convolution operands (texel
   # buffers on lavapipe); the other way must pass too, and with it the
   # quantized matrix kernels' packed dot products (lavapipe has them but does
-  # not call them accelerated, so the device leaves them off by itself).
-  conformance build storage-reads --modes sync --operand-reads storage --integer-dot on \
+  # not call them accelerated, so the device leaves them off by itself). Every
+  # float 3x3 stride-1 convolution with a constant filter runs as a Winograd
+  # convolution there (AUTO keeps the small ones on the implicit product).
+  conformance build storage-reads --modes sync --operand-reads storage --integer-dot on --winograd on \
     --baseline "$baseline"
   # The NNAPI C API (libneuralnetworks.so): every 20th case; a full pass costs as
   # much as a full sync pass (17.6 against 17.0 minutes, --jobs 2 on a shared

@@ -46,6 +46,10 @@ static vknn_integer_dot integer_dot = VKNN_INTEGER_DOT_AUTO;
 
 void cts_set_integer_dot(vknn_integer_dot choice) { integer_dot = choice; }
 
+static vknn_winograd winograd = VKNN_WINOGRAD_AUTO;
+
+void cts_set_winograd(vknn_winograd choice) { winograd = choice; }
+
 static vknn_duration loop_timeout;
 
 void cts_set_loop_timeout_ms(uint32_t ms) {
@@ -59,7 +63,8 @@ static vknn_status open_device(cts_worker *worker, vknn_device **out) {
                                  .log_user_data = worker,
                                  .enable_validation = true,
                                  .operand_reads = operand_reads,
-                                 .integer_dot = integer_dot};
+                                 .integer_dot = integer_dot,
+                                 .winograd = winograd};
   return vknn_device_open(&options, out);
 }
 

@@ -48,6 +48,8 @@ typedef struct cts_worker {
 void cts_set_operand_reads(vknn_operand_reads reads);
 /* The integer_dot device option of every worker opened from now on. */
 void cts_set_integer_dot(vknn_integer_dot choice);
+/* The winograd device option of every worker opened from now on. */
+void cts_set_winograd(vknn_winograd choice);
 /* The loop timeout every execution gives (--loop-timeout); NULL, the
  * driver's default (2 s), unless set. Sanitizer stages set the HAL's
  * maximum: a WHILE there runs several times slower, and the timeout is

@@ -45,13 +45,18 @@ static vknn_integer_dot integer_dot = VKNN_INTEGER_DOT_AUTO;
 
 void bench_set_integer_dot(vknn_integer_dot choice) { integer_dot = choice; }
 
+static vknn_winograd winograd = VKNN_WINOGRAD_AUTO;
+
+void bench_set_winograd(vknn_winograd choice) { winograd = choice; }
+
 static const char *trace_path = NULL;
 
 void bench_set_trace(const char *path) { trace_path = path; }
 
 int bench_open_device(bool profile, vknn_device **out_device, const char **out_name) {
   vknn_device_options options = {.profile_dispatches = profile, .operand_reads = operand_reads,
-                                 .integer_dot = integer_dot, .trace_path = trace_path};
+                                 .integer_dot = integer_dot, .winograd = winograd,
+                                 .trace_path = trace_path};
   trace_path = NULL; /* the first device only: a second would write over its file */
   vknn_status s = vknn_device_open(&options, out_device);
   if (s != VKNN_STATUS_NONE) {

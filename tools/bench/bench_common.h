@@ -27,6 +27,8 @@ int bench_open_device(bool profile, vknn_device **out_device, const char **out_n
 void bench_set_operand_reads(vknn_operand_reads reads);
 /* The integer_dot option of the devices bench_open_device opens. */
 void bench_set_integer_dot(vknn_integer_dot choice);
+/* The winograd option of the devices bench_open_device opens. */
+void bench_set_winograd(vknn_winograd choice);
 
 /* The trace file (VKNN_TRACE's JSON) of the first device bench_open_device
  * opens after this call. */
