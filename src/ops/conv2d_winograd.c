@@ -57,17 +57,27 @@ static winograd_shape shape_of(const vknn_conv_geometry *g, uint32_t m) {
   return s;
 }
 
-/* A 3x3 stride-1 float convolution the transforms cover, whose
- * intermediate tensors index in 32 bits on the F(4,3) tile (the larger). */
+/* A 3x3 stride-1 float convolution the transforms cover. */
 static bool eligible(const vknn_conv_geometry *g, int32_t type) {
   if (!vknn_is_float_tensor(type) || g->nchw || g->depthwise || g->transposed) return false;
   if (g->cin_per_group != g->in_c || g->cout_per_group != g->out_c) return false;
-  if (g->k_h != 3 || g->k_w != 3 || g->stride_x != 1 || g->stride_y != 1 || g->dilation_x != 1 ||
-      g->dilation_y != 1)
-    return false;
-  winograd_shape s = shape_of(g, 2); /* the most tiles */
-  uint64_t per_tile = (uint64_t)36 * (s.in_c4 * 4 > s.out_c_padded ? s.in_c4 * 4 : s.out_c_padded);
-  return (uint64_t)s.tiles * per_tile <= INT32_MAX;
+  return g->k_h == 3 && g->k_w == 3 && g->stride_x == 1 && g->stride_y == 1 &&
+         g->dilation_x == 1 && g->dilation_y == 1;
+}
+
+/* The most bytes an intermediate tensor may take: 2^27, the storage-buffer
+ * range every Vulkan device binds (maxStorageBufferRange), so that Winograd
+ * never makes a convolution the implicit product runs unsupported; it also
+ * keeps every element index well inside 32 bits. */
+#define MAX_INTERMEDIATE_BYTES (1ull << 27)
+
+static bool intermediates_fit(const vknn_conv_geometry *g, vknn_conv_kernel kernel) {
+  winograd_shape s = shape_of(g, tile_of(kernel));
+  uint64_t per_position = (uint64_t)s.positions * sizeof(float);
+  uint64_t u = per_position * s.out_c_padded * s.in_c4 * 4;
+  uint64_t v = per_position * s.tiles * s.in_c4 * 4;
+  uint64_t m = per_position * s.tiles * s.out_c_padded;
+  return u <= MAX_INTERMEDIATE_BYTES && v <= MAX_INTERMEDIATE_BYTES && m <= MAX_INTERMEDIATE_BYTES;
 }
 
 /* The tile: 4x4 where that gives the matrix products at least 16 tiles
@@ -93,12 +103,16 @@ static bool measured_faster(const vknn_conv_geometry *g) { return g->in_c >= 64 
 
 bool vknn_winograd_select(const vknn_kernel_target *target, const vknn_conv_geometry *g,
                           int32_t type, vknn_conv_choice *out) {
-  vknn_winograd mode = target != NULL ? target->winograd : VKNN_WINOGRAD_AUTO;
+  vknn_winograd mode = target != NULL ? target->winograd : VKNN_WINOGRAD_OFF;
   if (mode == VKNN_WINOGRAD_OFF || !eligible(g, type)) return false;
   if (mode == VKNN_WINOGRAD_AUTO && !measured_faster(g)) return false;
   vknn_conv_kernel kernel = tile_kernel(g);
   if (mode == VKNN_WINOGRAD_F2X3) kernel = VKNN_CONV_KERNEL_WINOGRAD_F2X3;
   if (mode == VKNN_WINOGRAD_F4X3) kernel = VKNN_CONV_KERNEL_WINOGRAD_F4X3;
+  /* F(2,3)'s U is 16/36 of F(4,3)'s: the smaller tile where the larger's
+   * does not fit (unless a tile is forced). */
+  if (!intermediates_fit(g, kernel) && mode != VKNN_WINOGRAD_F4X3) kernel = VKNN_CONV_KERNEL_WINOGRAD_F2X3;
+  if (!intermediates_fit(g, kernel)) return false;
   *out = (vknn_conv_choice){.kernel = kernel, .group = TRANSFORM_GROUP};
   return true;
 }
@@ -123,26 +137,31 @@ static double filter_value(const vknn_tensor *filter, size_t index) {
   return f;
 }
 
+/* out[i * n + j] = (G w G^T)[i][j] for one 3x3 filter w, G being n x 3. */
+static void transform_3x3(const double (*gm)[3], uint32_t n, const double w[3][3], double *out) {
+  double left[6][3];
+  for (uint32_t i = 0; i < n; ++i)
+    for (uint32_t j = 0; j < 3; ++j) left[i][j] = gm[i][0] * w[0][j] + gm[i][1] * w[1][j] + gm[i][2] * w[2][j];
+  for (uint32_t i = 0; i < n; ++i)
+    for (uint32_t j = 0; j < n; ++j)
+      out[i * n + j] = left[i][0] * gm[j][0] + left[i][1] * gm[j][1] + left[i][2] * gm[j][2];
+}
+
 /* U[t][oc][ic] = (G g G^T)[t] of filter [oc][3][3][ic], in double, rounded
  * once to float32; rows and channels of the padding are zeros. */
 static float *transform_filter(const vknn_tensor *filter, const vknn_conv_geometry *g,
                                const winograd_shape *s) {
-  uint32_t in_c = s->in_c4 * 4, n = s->n;
+  uint32_t in_c = s->in_c4 * 4;
   float *u = vknn_calloc((size_t)s->positions * s->out_c_padded * in_c, sizeof(float));
   if (u == NULL) return NULL;
   const double(*gm)[3] = s->m == 4 ? G4 : G2;
   for (uint32_t oc = 0; oc < g->out_c; ++oc) {
     for (uint32_t ic = 0; ic < g->in_c; ++ic) {
-      double w[3][3], left[6][3];
+      double w[3][3], transformed[36];
       for (uint32_t k = 0; k < 9; ++k) w[k / 3][k % 3] = filter_value(filter, ((size_t)oc * 9 + k) * g->in_c + ic);
-      for (uint32_t i = 0; i < n; ++i)
-        for (uint32_t j = 0; j < 3; ++j)
-          left[i][j] = gm[i][0] * w[0][j] + gm[i][1] * w[1][j] + gm[i][2] * w[2][j];
-      for (uint32_t i = 0; i < n; ++i)
-        for (uint32_t j = 0; j < n; ++j) {
-          double v = left[i][0] * gm[j][0] + left[i][1] * gm[j][1] + left[i][2] * gm[j][2];
-          u[((size_t)(i * n + j) * s->out_c_padded + oc) * in_c + ic] = (float)v;
-        }
+      transform_3x3(gm, s->n, w, transformed);
+      for (uint32_t t = 0; t < s->positions; ++t)
+        u[((size_t)t * s->out_c_padded + oc) * in_c + ic] = (float)transformed[t];
     }
   }
   return u;
