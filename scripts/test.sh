@@ -7,8 +7,8 @@
 #      validation), checked against tests/cts/baseline.txt: a listed case that
 #      does not pass fails the run;
 #   2. the same under AddressSanitizer + UndefinedBehaviorSanitizer: all unit
-#      tests and a sample of the conformance cases (every 12th);
-#   3. under ThreadSanitizer: all unit tests and every 40th case through the
+#      tests and a sample of the conformance cases (every 16th);
+#   3. under ThreadSanitizer: all unit tests and every 50th case through the
 #      concurrent paths (threads, async, fenced, burst). tests/tsan.supp
 #      silences only reports inside the uninstrumented Vulkan driver, loader
 #      and validation layer;
@@ -17,13 +17,16 @@
 #      fuzz_execute, fuzz_cache).
 # Stage 1 also runs the compilation-cache mode (cache: prepare with cache
 # files, prepare from them on a second device, run) as a pass of its own over
-# every 5th case: each case is prepared three times there (plain, with cache,
+# every 8th case: each case is prepared three times there (plain, with cache,
 # from cache), so a full pass costs about as much as a full sync pass (every
 # 4th case took 4.4 CPU-minutes: a full pass about 17, over 8 minutes of CI
 # on 2 cores); every 5th case took 4.7 CPU-minutes on a loaded machine
 # (about 2.5 minutes on 2 cores), and the cache code is the same for every
 # model. Stage 1 runs the ndk mode too (each case through the NNAPI C API of
-# libneuralnetworks.so) over every 20th case, as a pass of its own.
+# libneuralnetworks.so) over every 30th case, as a pass of its own. The
+# samples were widened (cache 5 -> 8, ndk 20 -> 30, ASan 12 -> 16, TSan
+# 40 -> 50) when a whole run took 71 minutes; "stage NAME: S s" lines show
+# each stage's share.
 # Ends with one line: "Total: N passed, N failed, N skipped".
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -92,19 +95,24 @@ if build build -Dbuildtype=debugoptimized; then
   conformance build all-modes --modes "$modes" --baseline "$baseline"
   grep -E '^[A-Z_0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+$|^operation' build/cts-all-modes.log
   stage_done all-modes
-  conformance build cache --modes cache --sample 5 --baseline "$baseline"
+  conformance build cache --modes cache --sample 8 --baseline "$baseline"
   stage_done cache
   # The device chooses one way of reading convolution operands (texel
   # buffers on lavapipe); the other way must pass too, and with it the
   # quantized matrix kernels' packed dot products (lavapipe has them but does
-  # not call them accelerated, so the device leaves them off by itself).
-  conformance build storage-reads --modes sync --operand-reads storage --integer-dot on \
-    --baseline "$baseline"
+  # not call them accelerated, so the device leaves them off by itself). Every
+  # float 3x3 stride-1 convolution with a constant filter runs as a Winograd
+  # convolution there (AUTO keeps the small ones on the implicit product), and
+  # the kernels use device-local copies of the inputs and outputs (io_copies,
+  # the default on discrete GPUs); burst runs the imported (zero-copy) path
+  # through them too.
+  conformance build storage-reads --modes sync,burst --operand-reads storage --integer-dot on \
+    --winograd on --io-copies on --baseline "$baseline"
   stage_done storage-reads
-  # The NNAPI C API (libneuralnetworks.so): every 20th case; a full pass costs as
+  # The NNAPI C API (libneuralnetworks.so): every 30th case; a full pass costs as
   # much as a full sync pass (17.6 against 17.0 minutes, --jobs 2 on a shared
   # 2-core machine: each case compiled through the C API and run four ways).
-  conformance build ndk --modes ndk --sample 20 --baseline "$baseline"
+  conformance build ndk --modes ndk --sample 30 --baseline "$baseline"
   stage_done ndk
 fi
 
@@ -114,7 +122,7 @@ if build build-sanitize -Dbuildtype=debug -Db_sanitize=address,undefined -Db_lun
   stage_done asan-unit-tests
   # The loop timeout is wall-clock time and a sanitized WHILE runs several
   # times slower: the HAL's maximum (15 s) instead of the default 2 s.
-  conformance build-sanitize sampled --modes "$modes" --sample 12 --loop-timeout 15000 \
+  conformance build-sanitize sampled --modes "$modes" --sample 16 --loop-timeout 15000 \
     --baseline "$baseline"
   stage_done asan-conformance
 fi
@@ -124,7 +132,7 @@ if build build-tsan -Dbuildtype=debug -Db_sanitize=thread -Db_lundef=false; then
   export TSAN_OPTIONS="halt_on_error=1 suppressions=$PWD/tests/tsan.supp"
   unit_tests build-tsan
   stage_done tsan-unit-tests
-  conformance build-tsan concurrent --modes threads,async,fenced,burst --sample 40 \
+  conformance build-tsan concurrent --modes threads,async,fenced,burst --sample 50 \
     --loop-timeout 15000 --baseline "$baseline"
   unset TSAN_OPTIONS
   stage_done tsan-conformance

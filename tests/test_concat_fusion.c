@@ -8,8 +8,9 @@
  * the first has no copy dispatches and no barrier between its writers. Covered: the matrix kernel (vec4 and
  * scalar stores), the depthwise kernel (vec4 stores, and scalar ones at an
  * offset that is no multiple of 4), a 3x3 convolution, an axis other than
- * the last, the one-row split-K kernel (FULLY_CONNECTED), and the direct
- * kernel (a quantized FULLY_CONNECTED of one row). */
+ * the last, the one-row split-K kernel (FULLY_CONNECTED), the direct
+ * kernel (a quantized FULLY_CONNECTED of one row), and Winograd
+ * convolutions (their output transform stores the slice). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -171,21 +172,25 @@ static vknn_prepared_model_info run(fixture *f, const concat_case *c, bool expos
   return info;
 }
 
-static void check(fixture *f, const concat_case *c) {
+/* extra: dispatches of the branches beyond one each (a Winograd
+ * convolution's transforms). */
+static void check_dispatches(fixture *f, const concat_case *c, uint32_t extra) {
   uint32_t dims[4];
   concat_dims(c, dims);
   uint32_t out_bytes = element_count(dims, c->rank) * elem_bytes(c);
   uint8_t *in_place = malloc(out_bytes), *copied = malloc(out_bytes);
   assert_true(in_place && copied);
   vknn_prepared_model_info fused = run(f, c, false, in_place, out_bytes);
-  assert_int_equal(fused.dispatch_count, c->branch_count);
-  /* The branches read only the model input and write disjoint slices: no
-   * barrier between them. */
-  assert_int_equal(fused.barrier_count, 0);
-  assert_int_equal(run(f, c, true, copied, out_bytes).dispatch_count, 2 * c->branch_count);
+  assert_int_equal(fused.dispatch_count, c->branch_count + extra);
+  /* One dispatch a branch, each reading only the model input and writing a
+   * disjoint slice: no barrier between them. */
+  if (extra == 0) assert_int_equal(fused.barrier_count, 0);
+  assert_int_equal(run(f, c, true, copied, out_bytes).dispatch_count, 2 * c->branch_count + extra);
   assert_memory_equal(in_place, copied, out_bytes);
   free(in_place), free(copied);
 }
+
+static void check(fixture *f, const concat_case *c) { check_dispatches(f, c, 0); }
 
 /* Channels: the matrix kernel with vec4 stores (8 channels at offset 0),
  * the depthwise kernel with vec4 stores (offset 8), a 3x3 convolution
@@ -228,6 +233,29 @@ static void test_fully_connected(void **state) {
   check(*state, &q8);
 }
 
+/* Winograd convolutions (forced, both tiles) writing slices: 8 channels at
+ * offset 0 (vec4 stores), 5 at offset 11 (scalar stores); and along the
+ * height. Each adds two transforms. */
+static void test_winograd(void **state) {
+  static const branch channels[] = {{CONV_3X3, 8}, {CONV_1X1, 3}, {CONV_3X3, 5}};
+  static const concat_case by_channel = {F32, {1, 5, 6, 4}, 4, channels, 3, 3};
+  static const branch rows[] = {{CONV_3X3, 8}, {CONV_3X3, 8}};
+  static const concat_case by_row = {F32, {2, 5, 6, 4}, 4, rows, 2, 1};
+  fixture *f = *state;
+  vknn_device *usual = f->device;
+  static const vknn_winograd tiles[2] = {VKNN_WINOGRAD_F2X3, VKNN_WINOGRAD_F4X3};
+  for (int i = 0; i < 2; ++i) {
+    vknn_device_options options = {.log_callback = test_log_callback, .log_user_data = &f->log,
+                                   .enable_validation = true, .winograd = tiles[i]};
+    assert_int_equal(vknn_device_open(&options, &f->device), VKNN_STATUS_NONE);
+    check_dispatches(f, &by_channel, 2 * 2);
+    check_dispatches(f, &by_row, 2 * 2);
+    assert_int_equal(vknn_device_get_validation_message_count(f->device), 0);
+    vknn_device_close(f->device);
+  }
+  f->device = usual;
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_channels_vec4),
@@ -235,6 +263,7 @@ int main(void) {
       cmocka_unit_test(test_height_axis),
       cmocka_unit_test(test_quantized_channels),
       cmocka_unit_test(test_fully_connected),
+      cmocka_unit_test(test_winograd),
   };
   return cmocka_run_group_tests(tests, runner_fixture_setup, runner_fixture_teardown);
 }

@@ -330,8 +330,10 @@ static void test_null_arguments(void **state) {
   vknn_device *other = NULL;
   vknn_device_options bad_reads = {.operand_reads = (vknn_operand_reads)3};
   vknn_device_options bad_dot = {.integer_dot = (vknn_integer_dot)3};
+  vknn_device_options bad_winograd = {.winograd = (vknn_winograd)5};
   assert_int_equal(vknn_device_open(&bad_reads, &other), VKNN_STATUS_INVALID_ARGUMENT);
   assert_int_equal(vknn_device_open(&bad_dot, &other), VKNN_STATUS_INVALID_ARGUMENT);
+  assert_int_equal(vknn_device_open(&bad_winograd, &other), VKNN_STATUS_INVALID_ARGUMENT);
   assert_null(other);
   assert_int_equal(vknn_device_get_capabilities(NULL, &caps), VKNN_STATUS_INVALID_ARGUMENT);
   assert_int_equal(vknn_device_get_capabilities(device, NULL), VKNN_STATUS_INVALID_ARGUMENT);

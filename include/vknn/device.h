@@ -49,6 +49,18 @@ typedef enum vknn_io_copies {
   VKNN_IO_COPIES_OFF,      /* kernels bind the request's memory (or the staging buffer) */
   VKNN_IO_COPIES_ON,       /* on any device (tests, benchmarks) */
 } vknn_io_copies;
+/* Whether float 3x3 stride-1 convolutions with constant filters run as
+ * Winograd convolutions (transforms around batched matrix products:
+ * src/ops/conv2d_winograd.c) rather than as implicit matrix products.
+ * Results agree within float rounding, not bit for bit. */
+typedef enum vknn_winograd {
+  VKNN_WINOGRAD_AUTO = 0, /* where measured faster on this kind of device (docs/perf.md); */
+                          /* OFF on devices not measured */
+  VKNN_WINOGRAD_OFF,      /* never */
+  VKNN_WINOGRAD_ON,       /* every such convolution, on the tile size AUTO would pick */
+  VKNN_WINOGRAD_F2X3,     /* every such convolution, 2x2 output tiles (tests) */
+  VKNN_WINOGRAD_F4X3,     /* every such convolution, 4x4 output tiles (tests) */
+} vknn_winograd;
 
 typedef struct vknn_device_options {
   /* Log sink; NULL logs to stderr (errors always, verbose lines for the tags
@@ -78,6 +90,7 @@ typedef struct vknn_device_options {
   vknn_operand_reads operand_reads;
   vknn_integer_dot integer_dot;
   vknn_io_copies io_copies;
+  vknn_winograd winograd;
   /* Chrome trace-event JSON written here (prepare and execution phases,
    * each dispatch's GPU span); NULL: the environment variable VKNN_TRACE,
    * if set. Tracing records a timestamp after every dispatch. */

@@ -66,7 +66,8 @@ vknn_status vknn_device_open(const vknn_device_options *options, vknn_device **o
   *out_device = NULL;
   if (options && ((unsigned)options->operand_reads > VKNN_OPERAND_READS_TEXEL ||
                   (unsigned)options->integer_dot > VKNN_INTEGER_DOT_ON ||
-                  (unsigned)options->io_copies > VKNN_IO_COPIES_ON))
+                  (unsigned)options->io_copies > VKNN_IO_COPIES_ON ||
+                  (unsigned)options->winograd > VKNN_WINOGRAD_F4X3))
     return VKNN_STATUS_INVALID_ARGUMENT;
   vknn_device *device = vknn_calloc(1, sizeof(*device));
   if (device == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
@@ -87,6 +88,10 @@ vknn_status vknn_device_open(const vknn_device_options *options, vknn_device **o
   device->vk.texel_reads = uses_texel_reads(&device->vk, options ? options->operand_reads : 0);
   device->vk.integer_dot = uses_integer_dot(&device->vk, options ? options->integer_dot : 0);
   device->vk.io_copies = uses_io_copies(&device->vk, options ? options->io_copies : 0);
+  /* AUTO applies the measured rule only where it was measured. */
+  device->vk.winograd = options ? options->winograd : VKNN_WINOGRAD_AUTO;
+  if (device->vk.winograd == VKNN_WINOGRAD_AUTO && !vknn_vk_winograd_measured(&device->vk))
+    device->vk.winograd = VKNN_WINOGRAD_OFF;
   snprintf(device->version, sizeof(device->version), "vknn-%s (%s)", VKNN_VERSION,
            device->vk.properties.deviceName);
   vknn_executor_init(&device->executor, options ? options->executor_threads : 0);

@@ -87,6 +87,7 @@ typedef struct vknn_kernel_target {
   bool int64_float64;          /* 64-bit integer and float arithmetic (shaderInt64, Float64) */
   uint64_t max_texel_elements; /* texels one texel-buffer view may hold */
   uint32_t subgroup_size;      /* the compute stage's subgroup (0: unknown) */
+  vknn_winograd winograd;      /* the device option (src/ops/conv2d_winograd.c) */
 } vknn_kernel_target;
 
 typedef struct vknn_graph {

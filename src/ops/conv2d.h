@@ -30,6 +30,10 @@ typedef enum vknn_conv_kernel {
   VKNN_CONV_KERNEL_GEMM,      /* conv2d_gemm.comp: tiled (implicit) matrix product */
   VKNN_CONV_KERNEL_DEPTHWISE, /* conv2d_depthwise.comp: a row of outputs x 4 channels */
   VKNN_CONV_KERNEL_GEMV,      /* gemv_splitk.comp: one row, the reduction split */
+  /* conv2d_winograd.comp around conv2d_gemm.comp: 2x2 / 4x4 output tiles
+   * (src/ops/conv2d_winograd.c) */
+  VKNN_CONV_KERNEL_WINOGRAD_F2X3,
+  VKNN_CONV_KERNEL_WINOGRAD_F4X3,
 } vknn_conv_kernel;
 
 typedef struct vknn_conv_choice {
@@ -45,6 +49,12 @@ typedef struct vknn_conv_choice {
 vknn_conv_choice vknn_conv_select(const vknn_kernel_target *target, const vknn_conv_geometry *g,
                                   int32_t type);
 
+/* Whether a convolution runs as a Winograd convolution on this device
+ * (the device option winograd, and where AUTO, the measured rule), and
+ * on which tile: *out the choice when true (conv2d_winograd.c). */
+bool vknn_winograd_select(const vknn_kernel_target *target, const vknn_conv_geometry *g,
+                          int32_t type, vknn_conv_choice *out);
+
 /* The tensors a convolution's dispatch binds (graph tensor indices) and the
  * bounds its result is clamped to. multipliers: a quantized convolution's
  * per-channel requantization constant (vknn_conv_add_multipliers); unused
@@ -58,6 +68,14 @@ typedef struct vknn_conv_tensors {
 vknn_status vknn_lower_conv_tiled(vknn_graph *graph, const vknn_conv_tensors *t,
                                   const vknn_conv_geometry *g, vknn_conv_choice c,
                                   vknn_dispatch_list *out_list);
+
+/* Appends the dispatches of a Winograd convolution (c.kernel
+ * VKNN_CONV_KERNEL_WINOGRAD_*): input transform, matrix products, output
+ * transform. A filter that is no constant gets the implicit matrix product
+ * instead (the filter transform runs at prepare). */
+vknn_status vknn_lower_conv_winograd(vknn_graph *graph, const vknn_conv_tensors *t,
+                                     const vknn_conv_geometry *g, vknn_conv_choice c,
+                                     vknn_dispatch_list *out_list);
 
 /* Appends the dispatch of a convolution of explicit tensors, on the kernel
  * vknn_conv_select chooses. */

@@ -79,6 +79,7 @@ vknn_conv_choice vknn_conv_select(const vknn_kernel_target *target, const vknn_c
     c.group = smallest_group(GEMV_GROUP, floor, ceil_div(g->in_c, 8)); /* 2 vec4 slices a lane */
     return c;
   }
+  if (vknn_winograd_select(target, g, type, &c)) return c;
   /* 8 output channels (4 when out_c < 8, so that a block is not mostly
    * channels past the end) x 4 pixels: 8x8, 16x4 and 16x2 measured the same. */
   c.kernel = VKNN_CONV_KERNEL_GEMM;
@@ -349,6 +350,8 @@ vknn_status vknn_lower_conv_tiled(vknn_graph *graph, const vknn_conv_tensors *t,
     case VKNN_CONV_KERNEL_GEMM: return lower_gemm(graph, t, g, c, out_list);
     case VKNN_CONV_KERNEL_DEPTHWISE: return lower_depthwise(graph, t, g, c, out_list);
     case VKNN_CONV_KERNEL_GEMV: return lower_gemv(graph, t, g, c, out_list);
+    case VKNN_CONV_KERNEL_WINOGRAD_F2X3:
+    case VKNN_CONV_KERNEL_WINOGRAD_F4X3: return vknn_lower_conv_winograd(graph, t, g, c, out_list);
     default: return VKNN_STATUS_GENERAL_FAILURE;
   }
 }

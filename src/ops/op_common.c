@@ -72,7 +72,7 @@ bool vknn_graph_const_bool(const vknn_graph *graph, uint32_t operand, bool *out_
   return true;
 }
 
-static float half_to_float(uint16_t h) {
+float vknn_half_to_float(uint16_t h) {
   uint32_t sign = (uint32_t)(h >> 15), exponent = (h >> 10) & 0x1fu, mantissa = h & 0x3ffu;
   float value;
   if (exponent == 0) value = ldexpf((float)mantissa, -24);
@@ -91,7 +91,7 @@ bool vknn_graph_const_float(const vknn_graph *graph, uint32_t operand, float *ou
   if (t->type == VKNN_OPERAND_FLOAT16) {
     uint16_t h;
     memcpy(&h, t->constant_data, sizeof(h));
-    *out_value = half_to_float(h);
+    *out_value = vknn_half_to_float(h);
     return true;
   }
   return false;

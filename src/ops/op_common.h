@@ -17,6 +17,8 @@ bool vknn_op_check_rank(const vknn_logger *log, const vknn_operation *op, const 
 /* A constant scalar parameter's value (INT32, BOOL, FLOAT32/FLOAT16 as float). */
 bool vknn_graph_const_bool(const vknn_graph *graph, uint32_t operand, bool *out_value);
 bool vknn_graph_const_float(const vknn_graph *graph, uint32_t operand, float *out_value);
+/* An IEEE binary16 value (its bits) as float. */
+float vknn_half_to_float(uint16_t h);
 /* Reads every INT32 parameter in inputs[first..first+count); logs which is not
  * a constant (tag "compilation"). */
 bool vknn_graph_const_i32_list(const vknn_graph *graph, const vknn_operation *op, uint32_t first,

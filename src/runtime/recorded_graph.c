@@ -265,7 +265,8 @@ vknn_plan_target vknn_recorded_graph_target(const vknn_device *device) {
                                              VKNN_SHADER_NEEDS_SHADERFLOAT64),
                                         .max_texel_elements =
                                             vk->properties.limits.maxTexelBufferElements,
-                                        .subgroup_size = vk->subgroup_size}};
+                                        .subgroup_size = vk->subgroup_size,
+                                        .winograd = vk->winograd}};
 }
 
 void vknn_recorded_graph_set_dispatch_times(vknn_recorded_graph *rg, const uint64_t *ticks,

@@ -314,19 +314,35 @@ static bool texel_formats_readable(const vknn_vk *vk) {
  * (docs/perf.md, "Operand reads"): lavapipe, where a storage-buffer load is
  * a loop over the lanes and a texel fetch one gather. Devices not listed
  * keep storage buffers: the NVIDIA H100 was measured with them. */
-static const struct {
+typedef struct device_kind {
   uint32_t vendor_id;
   VkPhysicalDeviceType type;
-} texel_reads_faster[] = {
+} device_kind;
+
+static const device_kind texel_reads_faster[] = {
     {0x10005 /* VK_VENDOR_ID_MESA */, VK_PHYSICAL_DEVICE_TYPE_CPU}, /* lavapipe */
 };
 
-bool vknn_vk_texel_reads_measured_faster(const vknn_vk *vk) {
-  for (uint32_t i = 0; i < sizeof(texel_reads_faster) / sizeof(texel_reads_faster[0]); ++i)
-    if (texel_reads_faster[i].vendor_id == vk->properties.vendorID &&
-        texel_reads_faster[i].type == vk->properties.deviceType)
+/* Devices whose Winograd rule was measured (src/ops/conv2d_winograd.c,
+ * docs/perf.md "Winograd convolution"): lavapipe. Others keep the implicit
+ * matrix product unless the device option asks for Winograd. */
+static const device_kind winograd_measured[] = {
+    {0x10005 /* VK_VENDOR_ID_MESA */, VK_PHYSICAL_DEVICE_TYPE_CPU}, /* lavapipe */
+};
+
+static bool listed(const vknn_vk *vk, const device_kind *kinds, uint32_t count) {
+  for (uint32_t i = 0; i < count; ++i)
+    if (kinds[i].vendor_id == vk->properties.vendorID && kinds[i].type == vk->properties.deviceType)
       return true;
   return false;
+}
+
+bool vknn_vk_texel_reads_measured_faster(const vknn_vk *vk) {
+  return listed(vk, texel_reads_faster, sizeof(texel_reads_faster) / sizeof(texel_reads_faster[0]));
+}
+
+bool vknn_vk_winograd_measured(const vknn_vk *vk) {
+  return listed(vk, winograd_measured, sizeof(winograd_measured) / sizeof(winograd_measured[0]));
 }
 
 VkDeviceSize vknn_vk_binding_alignment(const vknn_vk *vk) {

@@ -53,6 +53,8 @@ typedef struct vknn_vk {
   /* Quantized matrix kernels use packed dot products (set when the device
    * opens: the device option integer_dot). */
   bool integer_dot;
+  /* The device option winograd (set when the device opens). */
+  vknn_winograd winograd;
   VkPipelineCache pipeline_cache;
   /* Pipeline creation reads the cache (shared); merging saved data into it
    * and reading its data out need it alone (exclusive). */
@@ -81,6 +83,10 @@ VkDeviceSize vknn_vk_binding_alignment(const vknn_vk *vk);
 /* Whether this kind of device was measured faster reading operands
  * through texel buffers (a table in vk_context.c). */
 bool vknn_vk_texel_reads_measured_faster(const vknn_vk *vk);
+
+/* Whether the Winograd convolution's selection rule was measured on this
+ * kind of device (a table in vk_context.c). */
+bool vknn_vk_winograd_measured(const vknn_vk *vk);
 
 /* Brings up Vulkan (see vknn_device_open for the device choice). */
 vknn_status vknn_vk_init(vknn_vk *vk, const vknn_logger *log, bool enable_validation);

@@ -308,6 +308,7 @@ static void usage(void) {
           "                [--quant-tolerance STEPS] [--baseline FILE] [--write-baseline FILE]\n"
           "                [--operand-reads auto|storage|texel] [--integer-dot auto|off|on]\n"
           "                [--io-copies auto|off|on]\n"
+          "                [--winograd auto|off|on|f2x3|f4x3]\n"
           "                [--loop-timeout MS] [PATH...]\n"
           "  --baseline: every case FILE lists must pass (when selected); unlisted passes are printed\n"
           "  --write-baseline: list the passing cases in FILE\n"
@@ -315,6 +316,7 @@ static void usage(void) {
           "  --operand-reads: how float convolutions read input and filter (device option)\n"
           "  --integer-dot: whether quantized matrix kernels use packed dot products (device option)\n"
           "  --io-copies: whether inputs and outputs are copied to device memory (device option)\n"
+          "  --winograd: whether float 3x3 stride-1 convolutions run as Winograd convolutions (device option)\n"
           "  --loop-timeout: the loop timeout of every execution (default: the driver's, 2 s)\n"
           "  PATH: a data file or a folder searched recursively (default: %s)\n",
           VKNN_CTS_DATA);
@@ -363,6 +365,13 @@ static int parse_args(int argc, char **argv, options *opt, int *first_path) {
       int choice = parse_switch(argv[++i]);
       if (choice < 0) return usage(), -1;
       cts_set_io_copies((vknn_io_copies)choice);
+    } else if (strcmp(arg, "--winograd") == 0) {
+      static const char *const names[] = {"auto", "off", "on", "f2x3", "f4x3"};
+      const char *v = argv[++i];
+      int k = 0;
+      while (k < 5 && strcmp(v, names[k]) != 0) ++k;
+      if (k == 5) return usage(), -1;
+      cts_set_winograd((vknn_winograd)k);
     } else return usage(), -1;
   }
   if (opt->jobs < 1 || opt->timeout_s < 1 || opt->sample < 1) return usage(), -1;

@@ -49,6 +49,9 @@ void cts_set_integer_dot(vknn_integer_dot choice) { integer_dot = choice; }
 static vknn_io_copies io_copies = VKNN_IO_COPIES_AUTO;
 
 void cts_set_io_copies(vknn_io_copies choice) { io_copies = choice; }
+static vknn_winograd winograd = VKNN_WINOGRAD_AUTO;
+
+void cts_set_winograd(vknn_winograd choice) { winograd = choice; }
 
 static vknn_duration loop_timeout;
 
@@ -64,7 +67,8 @@ static vknn_status open_device(cts_worker *worker, vknn_device **out) {
                                  .enable_validation = true,
                                  .operand_reads = operand_reads,
                                  .integer_dot = integer_dot,
-                                 .io_copies = io_copies};
+                                 .io_copies = io_copies,
+                                 .winograd = winograd};
   return vknn_device_open(&options, out);
 }
 

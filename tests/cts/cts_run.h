@@ -50,6 +50,8 @@ void cts_set_operand_reads(vknn_operand_reads reads);
 void cts_set_integer_dot(vknn_integer_dot choice);
 /* The io_copies device option of every worker opened from now on. */
 void cts_set_io_copies(vknn_io_copies choice);
+/* The winograd device option of every worker opened from now on. */
+void cts_set_winograd(vknn_winograd choice);
 /* The loop timeout every execution gives (--loop-timeout); NULL, the
  * driver's default (2 s), unless set. Sanitizer stages set the HAL's
  * maximum: a WHILE there runs several times slower, and the timeout is

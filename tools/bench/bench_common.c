@@ -48,6 +48,9 @@ void bench_set_integer_dot(vknn_integer_dot choice) { integer_dot = choice; }
 static vknn_io_copies io_copies = VKNN_IO_COPIES_AUTO;
 
 void bench_set_io_copies(vknn_io_copies choice) { io_copies = choice; }
+static vknn_winograd winograd = VKNN_WINOGRAD_AUTO;
+
+void bench_set_winograd(vknn_winograd choice) { winograd = choice; }
 
 static const char *trace_path = NULL;
 
@@ -56,6 +59,7 @@ void bench_set_trace(const char *path) { trace_path = path; }
 int bench_open_device(bool profile, vknn_device **out_device, const char **out_name) {
   vknn_device_options options = {.profile_dispatches = profile, .operand_reads = operand_reads,
                                  .integer_dot = integer_dot, .io_copies = io_copies,
+                                 .winograd = winograd,
                                  .trace_path = trace_path};
   trace_path = NULL; /* the first device only: a second would write over its file */
   vknn_status s = vknn_device_open(&options, out_device);

@@ -29,6 +29,8 @@ void bench_set_operand_reads(vknn_operand_reads reads);
 void bench_set_integer_dot(vknn_integer_dot choice);
 /* The io_copies option of the devices bench_open_device opens. */
 void bench_set_io_copies(vknn_io_copies choice);
+/* The winograd option of the devices bench_open_device opens. */
+void bench_set_winograd(vknn_winograd choice);
 
 /* The trace file (VKNN_TRACE's JSON) of the first device bench_open_device
  * opens after this call. */

@@ -8,10 +8,12 @@
  *   capabilities  the HAL's performance figures: reference workloads, device / host
  *
  * Before the verb, --operand-reads auto|storage|texel, --integer-dot
- * auto|off|on and --io-copies auto|off|on set the device options of those
- * names (how float convolutions read input and filter; whether quantized
- * matrix kernels use packed dot products; whether inputs and outputs are
- * copied into device memory), for comparing the ways in one run; --trace FILE writes the
+ * auto|off|on, --io-copies auto|off|on and --winograd auto|off|on|f2x3|f4x3
+ * set the device options of those names (how float convolutions read input
+ * and filter; whether quantized matrix kernels use packed dot products;
+ * whether inputs and outputs are copied into device memory; whether 3x3
+ * stride-1 float convolutions run as Winograd convolutions), for comparing
+ * the ways in one run; --trace FILE writes the
  * Chrome trace-event JSON of the device the verb opens first (as VKNN_TRACE).
  *
  * See README.md (Tools) and docs/perf.md. */
@@ -41,7 +43,7 @@ static int usage(void) {
   fprintf(stderr, "usage:\n");
   for (size_t i = 0; i < VERB_COUNT; ++i)
     fprintf(stderr, "  vknn-bench [--operand-reads auto|storage|texel] [--integer-dot auto|off|on] "
-                    "[--io-copies auto|off|on] [--trace FILE] %s\n",
+                    "[--io-copies auto|off|on] [--winograd auto|off|on|f2x3|f4x3] [--trace FILE] %s\n",
             verbs[i].usage);
   return 2;
 }
@@ -71,11 +73,19 @@ static int parse_io_copies(const char *text) {
   return i < 0 ? -1 : (bench_set_io_copies((vknn_io_copies)i), 0);
 }
 
+static int parse_winograd(const char *text) {
+  static const char *names[] = {"auto", "off", "on", "f2x3", "f4x3"};
+  for (int i = 0; i < 5; ++i)
+    if (strcmp(text, names[i]) == 0) return bench_set_winograd((vknn_winograd)i), 0;
+  return -1;
+}
+
 int main(int argc, char **argv) {
   while (argc >= 3 && strncmp(argv[1], "--", 2) == 0) {
     int rc = strcmp(argv[1], "--operand-reads") == 0 ? parse_reads(argv[2])
              : strcmp(argv[1], "--integer-dot") == 0  ? parse_integer_dot(argv[2])
              : strcmp(argv[1], "--io-copies") == 0    ? parse_io_copies(argv[2])
+             : strcmp(argv[1], "--winograd") == 0     ? parse_winograd(argv[2])
              : strcmp(argv[1], "--trace") == 0        ? (bench_set_trace(argv[2]), 0)
                                                       : -1;
     if (rc != 0) return usage();
