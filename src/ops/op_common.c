@@ -40,6 +40,24 @@ bool vknn_op_check_counts(const vknn_logger *log, const vknn_subgraph *sg, const
   return false;
 }
 
+bool vknn_op_check_counts_optional(const vknn_logger *log, const vknn_subgraph *sg,
+                                   const vknn_operation *op, uint32_t inputs, uint32_t outputs,
+                                   uint32_t optional) {
+  if (op->input_count != inputs || op->output_count != outputs) {
+    VKNN_LOG_E(log, "model", "%s takes %u inputs and %u outputs, got %u and %u", op_name(op),
+               inputs, outputs, op->input_count, op->output_count);
+    return false;
+  }
+  for (uint32_t i = 0; i < op->input_count; ++i) {
+    if (sg->operands[op->inputs[i]].lifetime == VKNN_LIFETIME_NO_VALUE &&
+        (i >= 32 || !(optional & (1u << i)))) {
+      VKNN_LOG_E(log, "model", "%s: input %u is omitted but not optional", op_name(op), i);
+      return false;
+    }
+  }
+  return true;
+}
+
 bool vknn_op_check_type(const vknn_logger *log, const vknn_operation *op, const char *what,
                         const vknn_operand *operand, int32_t type) {
   if (operand->type == type) return true;

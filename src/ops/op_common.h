@@ -8,6 +8,12 @@
  * weights) may be omitted (lifetime NO_VALUE). */
 bool vknn_op_check_counts(const vknn_logger *log, const vknn_subgraph *sg, const vknn_operation *op,
                           uint32_t min_inputs, uint32_t max_inputs, uint32_t outputs);
+/* Exactly inputs and outputs; input i may be omitted where bit i of
+ * optional is set (operations that name their optional inputs: the
+ * extensions'). */
+bool vknn_op_check_counts_optional(const vknn_logger *log, const vknn_subgraph *sg,
+                                   const vknn_operation *op, uint32_t inputs, uint32_t outputs,
+                                   uint32_t optional);
 bool vknn_op_check_type(const vknn_logger *log, const vknn_operation *op, const char *what,
                         const vknn_operand *operand, int32_t type);
 /* Rank must be exactly rank (when known: 0 means unknown). */
