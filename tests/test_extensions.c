@@ -19,6 +19,7 @@
 #include "model/extension.h"
 #include "support/model_builder.h"
 #include "support/model_runner.h"
+#include "support/rule_rows.h"
 #include "vknn/extensions/fibonacci.h"
 #include "vknn/extensions/transformer.h"
 #include "vknn/vknn.h"
@@ -430,29 +431,6 @@ static const row rows[] = {
 
 /* ---- running -------------------------------------------------------------- */
 
-static void expect_outcome(const row *r, const test_log *log, const char *what, vknn_status s) {
-  vknn_status want = r->expected_log ? VKNN_STATUS_INVALID_ARGUMENT : VKNN_STATUS_NONE;
-  if (s != want) fail_msg("%s: %s gave %s (log: %s)", r->name, what, vknn_status_name(s), log->last);
-  if (r->expected_log && strstr(log->last, r->expected_log) == NULL)
-    fail_msg("%s: %s logged \"%s\", not \"%s\"", r->name, what, log->last, r->expected_log);
-}
-
-static runner_fixture *device_fixture;
-
-static int setup(void **state) {
-  (void)state;
-  void *fixture = NULL;
-  int rc = runner_fixture_setup(&fixture);
-  device_fixture = fixture;
-  return rc;
-}
-
-static int teardown(void **state) {
-  (void)state;
-  void *fixture = device_fixture;
-  return runner_fixture_teardown(&fixture);
-}
-
 static ctx *build_row(const row *r) {
   ctx *c = calloc(1, sizeof(*c));
   assert_non_null(c);
@@ -464,26 +442,14 @@ static ctx *build_row(const row *r) {
 
 static void test_row(void **state) {
   const row *r = *state;
-  runner_fixture *f = device_fixture;
   ctx *c = build_row(r);
-  const vknn_model *model = finish(c);
-  bool supported[1] = {false};
-  f->log.last[0] = '\0';
-  vknn_status s = vknn_device_get_supported_operations(f->device, model, supported, 1);
-  expect_outcome(r, &f->log, "the support query", s);
-  if (!r->expected_log && !supported[0]) fail_msg("%s: not supported (log: %s)", r->name, f->log.last);
-  f->log.last[0] = '\0';
-  vknn_prepared_model *pm = NULL;
-  s = vknn_device_prepare_model(f->device, model, VKNN_PREFER_SUSTAINED_SPEED,
-                                VKNN_PRIORITY_MEDIUM, NULL, &pm);
-  if (pm != NULL) vknn_prepared_model_release(pm);
+  rule_rows_check(r->name, r->expected_log, finish(c));
   free(c);
-  expect_outcome(r, &f->log, "prepare", s);
 }
 
 /* Valid, reported unsupported, refused by prepare with GENERAL_FAILURE. */
 static void expect_unsupported(const char *name, const vknn_model *model) {
-  runner_fixture *f = device_fixture;
+  runner_fixture *f = rule_rows_fixture();
   bool supported[1] = {true};
   vknn_status s = vknn_device_get_supported_operations(f->device, model, supported, 1);
   if (s != VKNN_STATUS_NONE) fail_msg("%s: support query %s (%s)", name, vknn_status_name(s), f->log.last);
@@ -519,9 +485,9 @@ static void test_supported_extensions(void **state) {
   const vknn_extension *e = NULL;
   uint32_t count = 0;
   assert_int_equal(vknn_device_get_supported_extensions(NULL, &e, &count), VKNN_STATUS_INVALID_ARGUMENT);
-  assert_int_equal(vknn_device_get_supported_extensions(device_fixture->device, NULL, &count),
+  assert_int_equal(vknn_device_get_supported_extensions(rule_rows_fixture()->device, NULL, &count),
                    VKNN_STATUS_INVALID_ARGUMENT);
-  assert_int_equal(vknn_device_get_supported_extensions(device_fixture->device, &e, &count),
+  assert_int_equal(vknn_device_get_supported_extensions(rule_rows_fixture()->device, &e, &count),
                    VKNN_STATUS_NONE);
   /* lavapipe has 64-bit integers and floats: both extensions. */
   assert_int_equal(count, 2);
@@ -579,7 +545,7 @@ static void test_decoding(void **state) {
  * that execution with INVALID_ARGUMENT, and the next good one runs. */
 static void test_fibonacci_n_input(void **state) {
   (void)state;
-  runner_fixture *f = device_fixture;
+  runner_fixture *f = rule_rows_fixture();
   ctx *c = calloc(1, sizeof(*c));
   assert_non_null(c);
   mb_init(&c->b);
@@ -620,5 +586,5 @@ int main(void) {
   tests[ROWS + 1] = (struct CMUnitTest)cmocka_unit_test(test_supported_extensions);
   tests[ROWS + 2] = (struct CMUnitTest)cmocka_unit_test(test_decoding);
   tests[ROWS + 3] = (struct CMUnitTest)cmocka_unit_test(test_fibonacci_n_input);
-  return _cmocka_run_group_tests("extensions", tests, ROWS + 4, setup, teardown);
+  return _cmocka_run_group_tests("extensions", tests, ROWS + 4, rule_rows_setup, rule_rows_teardown);
 }

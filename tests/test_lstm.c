@@ -18,6 +18,7 @@
 
 #include "support/model_builder.h"
 #include "support/model_runner.h"
+#include "support/rule_rows.h"
 #include "vknn/vknn.h"
 
 #define F32 VKNN_OPERAND_TENSOR_FLOAT32
@@ -373,54 +374,16 @@ static const row rows[] = {
 
 /* ---- running -------------------------------------------------------------- */
 
-/* The outcome a row expects, and the rule's log line among the errors (the
- * last one a fixture keeps, or an earlier one forwarded to stderr). */
-static void expect_outcome(const row *r, const test_log *log, const char *what, vknn_status s) {
-  vknn_status want = r->expected_log ? VKNN_STATUS_INVALID_ARGUMENT : VKNN_STATUS_NONE;
-  if (s != want) fail_msg("%s: %s gave %s (log: %s)", r->name, what, vknn_status_name(s), log->last);
-  if (r->expected_log && strstr(log->last, r->expected_log) == NULL)
-    fail_msg("%s: %s logged \"%s\", not \"%s\"", r->name, what, log->last, r->expected_log);
-}
-
-static runner_fixture *device_fixture;
-
-/* The group's device, kept apart from cmocka's state: each test's state is its row. */
-static int setup(void **state) {
-  (void)state;
-  void *fixture = NULL;
-  int rc = runner_fixture_setup(&fixture);
-  device_fixture = fixture;
-  return rc;
-}
-
-static int teardown(void **state) {
-  (void)state;
-  void *fixture = device_fixture;
-  return runner_fixture_teardown(&fixture);
-}
-
 static void test_row(void **state) {
   const row *r = *state;
-  runner_fixture *f = device_fixture;
   ctx *c = calloc(1, sizeof(*c));
   assert_non_null(c);
   mb_init(&c->b);
   r->build(c);
   if (r->mutate) r->mutate(c);
   finish(c);
-  const vknn_model *model = mb_finish(&c->b);
-  bool supported[1] = {false};
-  f->log.last[0] = '\0';
-  vknn_status s = vknn_device_get_supported_operations(f->device, model, supported, 1);
-  expect_outcome(r, &f->log, "the support query", s);
-  if (!r->expected_log && !supported[0]) fail_msg("%s: not supported (log: %s)", r->name, f->log.last);
-  f->log.last[0] = '\0';
-  vknn_prepared_model *pm = NULL;
-  s = vknn_device_prepare_model(f->device, model, VKNN_PREFER_SUSTAINED_SPEED,
-                                VKNN_PRIORITY_MEDIUM, NULL, &pm);
-  if (pm != NULL) vknn_prepared_model_release(pm);
+  rule_rows_check(r->name, r->expected_log, mb_finish(&c->b));
   free(c);
-  expect_outcome(r, &f->log, "prepare", s);
 }
 
 /* A valid sequence whose input projection (steps x 3 * units elements)
@@ -455,7 +418,7 @@ static void build_too_large(ctx *c) {
 
 static void test_too_large(void **state) {
   (void)state;
-  runner_fixture *f = device_fixture;
+  runner_fixture *f = rule_rows_fixture();
   ctx *c = calloc(1, sizeof(*c));
   assert_non_null(c);
   mb_init(&c->b);
@@ -589,7 +552,7 @@ static void test_activations_and_clipping(void **state) {
                                   {v.c, NULL, sizeof(v.c)}};
     buffer_arg outputs[4] = {{NULL, scratch, sizeof(scratch)}, {NULL, h, sizeof(h)},
                              {NULL, c, sizeof(c)}, {NULL, out, sizeof(out)}};
-    model_runner_run(device_fixture->device, &device_fixture->log, b, inputs, outputs, NULL);
+    model_runner_run(rule_rows_fixture()->device, &rule_rows_fixture()->log, b, inputs, outputs, NULL);
     free(b);
     for (uint32_t row = 0; row < NB; ++row) {
       double want_c[NU], want_h[NO];
@@ -620,5 +583,5 @@ int main(void) {
                                          .test_func = test_too_large};
   tests[ROW_COUNT + 1] = (struct CMUnitTest){.name = "LSTM activations and clipping",
                                              .test_func = test_activations_and_clipping};
-  return _cmocka_run_group_tests("lstm", tests, ROW_COUNT + 2, setup, teardown);
+  return _cmocka_run_group_tests("lstm", tests, ROW_COUNT + 2, rule_rows_setup, rule_rows_teardown);
 }
