@@ -316,7 +316,8 @@ def batch_matmul_case(name, xd, yd, adj_x, adj_y, seed, y_const=False, expect_fa
     return cases
 
 
-def layer_norm_case(name, dims, axis, affine, eps, seed, expect_failure=False, gamma_len=None):
+def layer_norm_case(name, dims, axis, affine, eps, seed, expect_failure=False, gamma_len=None,
+                    affine_inputs=False):
     cases = []
     for variant, t, relaxed in VARIANTS:
         rng = Lcg(seed)
@@ -326,8 +327,9 @@ def layer_norm_case(name, dims, axis, affine, eps, seed, expect_failure=False, g
         beta = rounded(rng.values(extent), t) if affine else None
         m = Model(t)
         xi = m.input(dims, x)
-        gi = m.const([extent], gamma) if affine else m.omitted()
-        bi = m.const([extent], beta) if affine else m.omitted()
+        affine_operand = m.input if affine_inputs else m.const
+        gi = affine_operand([extent], gamma) if affine else m.omitted()
+        bi = affine_operand([extent], beta) if affine else m.omitted()
         ai = m.scalar("INT32", axis)
         ei = m.scalar(scalar_float_type(t), eps)
         eps_used = to_half(eps) if t == "TENSOR_FLOAT16" else struct.unpack("<f", struct.pack("<f", eps))[0]
@@ -354,7 +356,8 @@ def gelu_case(name, dims, approximate, seed, approximate_type="BOOL", expect_fai
     return cases
 
 
-def attention_case(name, qd, kd, vd, md, scale, seed, masked_out=(), expect_failure=False):
+def attention_case(name, qd, kd, vd, md, scale, seed, masked_out=(), expect_failure=False,
+                   mask_input=False):
     cases = []
     for variant, t, relaxed in VARIANTS:
         rng = Lcg(seed)
@@ -368,7 +371,9 @@ def attention_case(name, qd, kd, vd, md, scale, seed, masked_out=(), expect_fail
                 mask[j] = -math.inf
         m = Model(t)
         qi, ki, vi = m.input(qd, q), m.input(kd, k), m.input(vd, v)
-        mi = m.const(md, ["-inf" if x == -math.inf else x for x in mask]) if mask is not None else m.omitted()
+        mask_operand = m.input if mask_input else m.const
+        mi = (mask_operand(md, ["-inf" if x == -math.inf else x for x in mask]) if mask is not None
+              else m.omitted())
         si = m.scalar(scalar_float_type(t), scale)
         scale_used = to_half(scale) if t == "TENSOR_FLOAT16" else struct.unpack("<f", struct.pack("<f", scale))[0]
         if expect_failure:
@@ -379,6 +384,27 @@ def attention_case(name, qd, kd, vd, md, scale, seed, masked_out=(), expect_fail
         m.operation(op_type(ATTENTION), [qi, ki, vi, mi, si], [oi])
         cases.append(case("extensions_attention_%s_%s" % (name, variant), "extensions_attention", m,
                           TRANSFORMER_EXT, relaxed, expect_failure))
+    return cases
+
+
+def gelu_after_add_case(name, dims, approximate, seed):
+    """ADD then GELU: GELU may run inside the ADD's kernel (fusion)."""
+    cases = []
+    for variant, t, relaxed in VARIANTS:
+        rng = Lcg(seed)
+        x = rounded(rng.values(count_of(dims), -3.0, 3.0), t)
+        y = rounded(rng.values(count_of(dims), -3.0, 3.0), t)
+        m = Model(t)
+        xi, yi = m.input(dims, x), m.input(dims, y)
+        act = m.scalar("INT32", 0)
+        total = rounded([a + b for a, b in zip(x, y)], t)
+        si = m.operand(t, dims, "TEMPORARY_VARIABLE")
+        m.operation("ADD", [xi, yi, act], [si])
+        ai = m.scalar("BOOL", int(approximate))
+        oi = m.output(dims, [gelu_ref(v, approximate) for v in total])
+        m.operation(op_type(GELU), [si, ai], [oi])
+        cases.append(case("extensions_gelu_%s_%s" % (name, variant), "extensions_gelu", m,
+                          TRANSFORMER_EXT, relaxed))
     return cases
 
 
@@ -394,6 +420,7 @@ def transformer_cases():
     cases += layer_norm_case("last_axis", [2, 3, 8], -1, True, 1e-5, 11)
     cases += layer_norm_case("axis1_no_affine", [2, 5, 3], 1, False, 1e-3, 12)
     cases += layer_norm_case("long_rows", [2, 600], 1, True, 1e-5, 13)
+    cases += layer_norm_case("affine_inputs", [3, 4, 5], 0, True, 1e-4, 16, affine_inputs=True)
     cases += layer_norm_case("gamma_length", [2, 8], 1, True, 1e-5, 14, expect_failure=True,
                              gamma_len=7)
     cases += layer_norm_case("epsilon_zero", [2, 8], 1, True, 0.0, 15, expect_failure=True)
@@ -401,11 +428,14 @@ def transformer_cases():
     cases += gelu_case("tanh", [3, 2, 5], True, 22)
     cases += gelu_case("approximate_not_bool", [4], False, 23, approximate_type="INT32",
                        expect_failure=True)
+    cases += gelu_after_add_case("after_add", [2, 7], False, 24)
     cases += attention_case("basic", [2, 3, 4], [2, 5, 4], [2, 5, 6], None, 0.5, 31)
     cases += attention_case("mask", [1, 2, 3, 4], [1, 2, 6, 4], [1, 2, 6, 3], [3, 6], 0.5, 32,
                             masked_out=(5, 10, 11))
     cases += attention_case("mask_rows", [2, 4, 8], [2, 40, 8], [2, 40, 5], [2, 1, 40],
                             0.35355339059327373, 33)
+    cases += attention_case("mask_input", [3, 5, 4], [3, 5, 4], [3, 5, 2], [5, 5], 0.5, 35,
+                            mask_input=True)
     cases += attention_case("batch_mismatch", [2, 3, 4], [3, 5, 4], [3, 5, 6], None, 0.5, 34,
                             expect_failure=True)
     return cases
