@@ -10,17 +10,35 @@
 // at most two dimensions, outer x inner. The optional mask is added after
 // the scaling, broadcast the same way (ATTENTION's additive mask).
 //
-// Tiled: a workgroup of 256 lanes computes a 32 x 32 tile of c, each lane
-// a 2 x 2 block; 32 x 16 slices of a and 16 x 32 of b pass through shared
-// memory, every loaded element serving 32 products. Sums are float32, in
-// order of k.
+// Work split, as conv2d_gemm's: a workgroup owns COLS output columns of one
+// batch (the same for all its invocations, so every load of b is uniform
+// across the group: one load broadcast to every lane) and local_size * ROWS
+// rows; each invocation keeps a ROWS x COLS register block of sums, each
+// element of a it loads serving COLS products and each of b ROWS. No shared
+// memory and no barrier (on lavapipe a barrier switches every lane). Rows
+// and columns past the matrix read its last row or column (in bounds) and
+// store nothing. VEC_K (a and b both contiguous along k, k a multiple of 4:
+// a[m][k] times b[n][k], the host transposing a b that is not) loads four
+// k at a time. Sums are float32, in order of k (VEC_K: of groups of four).
 // Variants by element type (float16 stored, float32 computed).
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
 #include "elem_types.glsl"
 
+layout(constant_id = 1) const uint COLS = 4;   // output columns per workgroup: 4 or 8
+layout(constant_id = 2) const uint VEC_K = 0;  // 1: vec4 loads along k
+const uint ROWS = 4;                           // output rows per invocation
+
+#if defined(ELEM_F16)
+#define VEC4_T f16vec4
+#else
+#define VEC4_T vec4
+#endif
+
 layout(std430, set = 0, binding = 0) readonly buffer A { STORAGE_T a[]; };
 layout(std430, set = 0, binding = 1) readonly buffer B { STORAGE_T b[]; };
+layout(std430, set = 0, binding = 0) readonly buffer A4 { VEC4_T a4[]; };
+layout(std430, set = 0, binding = 1) readonly buffer B4 { VEC4_T b4[]; };
 layout(std430, set = 0, binding = 2) readonly buffer Mask { STORAGE_T mask[]; };
 layout(std430, set = 0, binding = 3) writeonly buffer C { STORAGE_T c[]; };
 
@@ -32,56 +50,53 @@ layout(push_constant) uniform Params {
     uint a_outer, a_inner, b_outer, b_inner;  // batch strides (0: broadcast)
     uint mask_outer, mask_inner, mask_row, mask_col;
     uint has_mask;
-    uint tiles_n;               // tiles along n; a workgroup per (batch, tile)
-    uint tiles;                 // tiles per batch
+    uint row_groups;            // workgroups along m per column block
+    uint col_blocks;            // column blocks along n
     float alpha;
 } p;
 
-const uint TILE = 32u, SLICE = 16u, LANES = 256u;
-
-shared float tile_a[SLICE][TILE];  // [k][m]
-shared float tile_b[SLICE][TILE];  // [k][n]
-
-void load_slices(uint a_base, uint b_base, uint m0, uint n0, uint k0) {
-    for (uint e = gl_LocalInvocationID.x; e < SLICE * TILE; e += LANES) {
-        uint kk = e / TILE, i = e % TILE;
-        uint gk = k0 + kk, gm = m0 + i, gn = n0 + i;
-        tile_a[kk][i] = gk < p.k && gm < p.m ? float(a[a_base + gm * p.a_row + gk * p.a_col]) : 0.0;
-        tile_b[kk][i] = gk < p.k && gn < p.n ? float(b[b_base + gk * p.b_row + gn * p.b_col]) : 0.0;
-    }
+void store(uint batch, uint mask_base, uint row, uint col, float sum) {
+    float v = p.alpha * sum;
+    if (p.has_mask != 0u) v += float(mask[mask_base + row * p.mask_row + col * p.mask_col]);
+    c[(batch * p.m + row) * p.n + col] = STORAGE_T(v);
 }
 
 void main() {
     uint group = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
-    uint batch = group / p.tiles;
-    if (batch >= p.batches) return;  // the whole workgroup: grid padding
-    uint tile = group % p.tiles;
-    uint m0 = (tile / p.tiles_n) * TILE, n0 = (tile % p.tiles_n) * TILE;
+    uint per_batch = p.row_groups * p.col_blocks;
+    uint batch = group / per_batch;
+    if (batch >= p.batches) return;  // grid padding: the whole workgroup
+    uint rest = group % per_batch;
+    uint n0 = (rest / p.row_groups) * COLS;
+    uint m0 = ((rest % p.row_groups) * gl_WorkGroupSize.x + gl_LocalInvocationID.x) * ROWS;
     uint outer = batch / p.batch_inner, inner = batch % p.batch_inner;
     uint a_base = outer * p.a_outer + inner * p.a_inner;
     uint b_base = outer * p.b_outer + inner * p.b_inner;
-    uint row = gl_LocalInvocationID.x / 16u * 2u, col = gl_LocalInvocationID.x % 16u * 2u;
-    vec2 acc0 = vec2(0.0), acc1 = vec2(0.0);  // rows row, row + 1; columns col, col + 1
-    for (uint k0 = 0u; k0 < p.k; k0 += SLICE) {
-        load_slices(a_base, b_base, m0, n0, k0);
-        barrier();
-        for (uint kk = 0u; kk < SLICE; ++kk) {
-            vec2 bv = vec2(tile_b[kk][col], tile_b[kk][col + 1u]);
-            acc0 += tile_a[kk][row] * bv;
-            acc1 += tile_a[kk][row + 1u] * bv;
+    uint a_at[ROWS];
+    for (uint i = 0u; i < ROWS; ++i) a_at[i] = a_base + min(m0 + i, p.m - 1u) * p.a_row;
+    uint b_at[COLS];
+    for (uint j = 0u; j < COLS; ++j) b_at[j] = b_base + min(n0 + j, p.n - 1u) * p.b_col;
+    float sums[ROWS][COLS];
+    for (uint i = 0u; i < ROWS; ++i)
+        for (uint j = 0u; j < COLS; ++j) sums[i][j] = 0.0;
+    for (uint kk = 0u; VEC_K == 1u && kk < p.k; kk += 4u) {
+        vec4 av[ROWS];
+        for (uint i = 0u; i < ROWS; ++i) av[i] = vec4(a4[(a_at[i] + kk) / 4u]);
+        for (uint j = 0u; j < COLS; ++j) {
+            vec4 bv = vec4(b4[(b_at[j] + kk) / 4u]);
+            for (uint i = 0u; i < ROWS; ++i) sums[i][j] += dot(av[i], bv);
         }
-        barrier();
+    }
+    for (uint kk = 0u; VEC_K == 0u && kk < p.k; ++kk) {
+        float av[ROWS];
+        for (uint i = 0u; i < ROWS; ++i) av[i] = float(a[a_at[i] + kk * p.a_col]);
+        for (uint j = 0u; j < COLS; ++j) {
+            float bv = float(b[b_at[j] + kk * p.b_row]);
+            for (uint i = 0u; i < ROWS; ++i) sums[i][j] += av[i] * bv;
+        }
     }
     uint mask_base = outer * p.mask_outer + inner * p.mask_inner;
-    for (uint i = 0u; i < 2u; ++i) {
-        uint gm = m0 + row + i;
-        vec2 acc = i == 0u ? acc0 : acc1;
-        for (uint j = 0u; j < 2u; ++j) {
-            uint gn = n0 + col + j;
-            if (gm >= p.m || gn >= p.n) continue;
-            float v = p.alpha * acc[j];
-            if (p.has_mask != 0u) v += float(mask[mask_base + gm * p.mask_row + gn * p.mask_col]);
-            c[(batch * p.m + gm) * p.n + gn] = STORAGE_T(v);
-        }
-    }
+    for (uint i = 0u; i < ROWS; ++i)
+        for (uint j = 0u; j < COLS; ++j)
+            if (m0 + i < p.m && n0 + j < p.n) store(batch, mask_base, m0 + i, n0 + j, sums[i][j]);
 }

@@ -3,7 +3,7 @@
  * lowered at prepare to three dispatches: the scaled, masked scores on the
  * batched matrix kernel (ext_batch_matmul.h), SOFTMAX's row kernel along
  * the keys (softmax.h), and the product with the values on the batched
- * kernel again. The scores and probabilities are temporaries of the arena
+ * kernel again (which may copy the values transposed first). The scores and probabilities are temporaries of the arena
  * ([batch..., Sq, Sk], the query's type). */
 #include <math.h>
 #include <string.h>

@@ -12,10 +12,11 @@
 #include "model/operand_type.h"
 #include "ops/conv2d.h"
 #include "ops/ext_batch_matmul.h"
+#include "ops/remap.h"
 #include "util/fault_injection.h"
 
-#define TILE 32u
-#define LANES 256u
+#define LANES 64u
+#define ROWS 4u /* batch_matmul.comp: output rows per invocation */
 
 enum { IN_X = 0, IN_Y = 1, IN_ADJ_X = 2, IN_ADJ_Y = 3 };
 
@@ -62,24 +63,84 @@ typedef struct ext_batch_matmul_params {
   uint32_t a_outer, a_inner, b_outer, b_inner;
   uint32_t mask_outer, mask_inner, mask_row, mask_col;
   uint32_t has_mask;
-  uint32_t tiles_n, tiles;
+  uint32_t row_groups, col_blocks;
   float alpha;
 } ext_batch_matmul_params;
 VKNN_PUSH_LAYOUT(batch_matmul, ext_batch_matmul_params);
 
-vknn_status vknn_lower_batch_matmul(vknn_graph *graph, const vknn_batch_matmul *bm,
+/* A copy of a tensor with its last two dimensions swapped (remap.comp);
+ * UINT32_MAX when out of memory. */
+static uint32_t transposed_copy(vknn_graph *graph, uint32_t tensor, vknn_dispatch_list *out_list) {
+  const vknn_tensor *t = &graph->tensors[tensor];
+  uint32_t rank = t->rank, dims[VKNN_MAX_RANK];
+  memcpy(dims, t->dims, rank * sizeof(uint32_t));
+  dims[rank - 2] = t->dims[rank - 1];
+  dims[rank - 1] = t->dims[rank - 2];
+  vknn_remap r = {0};
+  vknn_remap_set_axes(&r, t);
+  for (uint32_t d = 0; d + 2 < rank; ++d) vknn_remap_add_view(&r, dims[d], d, 1);
+  vknn_remap_add_view(&r, dims[rank - 2], rank - 1, 1);
+  vknn_remap_add_view(&r, dims[rank - 1], rank - 2, 1);
+  uint32_t copy = vknn_graph_add_temporary(graph, t->type, dims, rank);
+  if (copy == UINT32_MAX || vknn_lower_remap(graph, tensor, copy, &r, out_list) != VKNN_STATUS_NONE)
+    return UINT32_MAX;
+  return copy;
+}
+
+/* Operands not contiguous along k are copied transposed, so that the kernel
+ * loads four k at a time (VEC_K): a copy costs one pass over the operand,
+ * the product reads it m or n times. */
+static vknn_status make_contiguous_along_k(vknn_graph *graph, vknn_batch_matmul *bm,
+                                           vknn_dispatch_list *out_list) {
+  uint32_t strides[2];
+  if (bm->k % 4 != 0) return VKNN_STATUS_NONE;
+  if (bm->a_col != 1) {
+    bm->a = transposed_copy(graph, bm->a, out_list);
+    if (bm->a == UINT32_MAX) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
+    vknn_batch_strides(graph->tensors[bm->a].dims, graph->tensors[bm->a].rank, strides);
+    bm->a_row = bm->k;
+    bm->a_col = 1;
+    bm->a_outer = strides[0];
+    bm->a_inner = strides[1];
+  }
+  if (bm->b_row != 1) {
+    bm->b = transposed_copy(graph, bm->b, out_list);
+    if (bm->b == UINT32_MAX) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
+    vknn_batch_strides(graph->tensors[bm->b].dims, graph->tensors[bm->b].rank, strides);
+    bm->b_row = 1;
+    bm->b_col = bm->k;
+    bm->b_outer = strides[0];
+    bm->b_inner = strides[1];
+  }
+  return VKNN_STATUS_NONE;
+}
+
+vknn_status vknn_lower_batch_matmul(vknn_graph *graph, const vknn_batch_matmul *product,
                                     vknn_dispatch_list *out_list) {
-  uint32_t tiles_n = (bm->n + TILE - 1) / TILE, tiles_m = (bm->m + TILE - 1) / TILE;
+  vknn_batch_matmul contiguous = *product;
+  const vknn_batch_matmul *bm = &contiguous;
+  vknn_status s = make_contiguous_along_k(graph, &contiguous, out_list);
+  if (s != VKNN_STATUS_NONE) return s;
+  /* 8 columns per workgroup where the rows are many enough to keep the
+   * device busy with fewer workgroups. */
+  uint32_t cols = bm->n >= 32 ? 8 : 4;
+  uint32_t row_groups = (bm->m + LANES * ROWS - 1) / (LANES * ROWS);
+  uint32_t col_blocks = (bm->n + cols - 1) / cols;
   ext_batch_matmul_params p = {bm->m, bm->n, bm->k, bm->a_row, bm->a_col, bm->b_row, bm->b_col,
                                bm->batches, bm->batch_inner, bm->a_outer, bm->a_inner,
                                bm->b_outer, bm->b_inner, bm->mask_outer, bm->mask_inner,
-                               bm->mask_row, bm->mask_col, bm->mask != UINT32_MAX, tiles_n,
-                               tiles_n * tiles_m, bm->alpha};
+                               bm->mask_row, bm->mask_col, bm->mask != UINT32_MAX, row_groups,
+                               col_blocks, bm->alpha};
   vknn_dispatch *d = vknn_dispatch_list_add(out_list);
   if (d == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
   bool f16 = graph->tensors[bm->c].type == VKNN_OPERAND_TENSOR_FLOAT16;
   d->shader = f16 ? VKNN_SHADER_BATCH_MATMUL_F16 : VKNN_SHADER_BATCH_MATMUL_F32;
   d->local_size = LANES;
+  d->spec[VKNN_SPEC_BATCH_MATMUL_COLS] = cols;
+  /* Both operands contiguous along k, every row starting at a multiple of 4
+   * elements (the batch strides are multiples of the rows'). */
+  d->spec[VKNN_SPEC_BATCH_MATMUL_VEC_K] = bm->a_col == 1 && bm->b_row == 1 && bm->k % 4 == 0;
+  d->spec_count = VKNN_SPEC_COUNT_BATCH_MATMUL;
   vknn_dispatch_bind(d, bm->a, VKNN_ACCESS_READ);
   vknn_dispatch_bind(d, bm->b, VKNN_ACCESS_READ);
   /* Without a mask the kernel reads none: a stands in. */
@@ -87,7 +148,7 @@ vknn_status vknn_lower_batch_matmul(vknn_graph *graph, const vknn_batch_matmul *
   vknn_dispatch_bind(d, bm->c, VKNN_ACCESS_WRITE);
   memcpy(d->push, &p, sizeof(p));
   d->push_size = sizeof(p);
-  d->invocations = (uint64_t)bm->batches * p.tiles * LANES;
+  d->invocations = (uint64_t)bm->batches * row_groups * col_blocks * LANES;
   return VKNN_STATUS_NONE;
 }
 

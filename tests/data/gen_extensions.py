@@ -415,7 +415,7 @@ def transformer_cases():
     cases += batch_matmul_case("adj_x", [2, 4, 3], [2, 4, 5], True, False, 3)
     cases += batch_matmul_case("broadcast", [2, 1, 3, 4], [3, 4, 2], False, False, 4)
     cases += batch_matmul_case("rows_weights", [2, 3, 6], [5, 6], False, True, 5, y_const=True)
-    cases += batch_matmul_case("tiles", [2, 40, 20], [20, 33], False, False, 6)
+    cases += batch_matmul_case("tiles", [2, 40, 21], [21, 33], False, False, 6)
     cases += batch_matmul_case("k_mismatch", [2, 3], [4, 5], False, False, 7, expect_failure=True)
     cases += layer_norm_case("last_axis", [2, 3, 8], -1, True, 1e-5, 11)
     cases += layer_norm_case("axis1_no_affine", [2, 5, 3], 1, False, 1e-3, 12)
