@@ -52,23 +52,26 @@ static vknn_status read_n(vknn_graph *graph, const vknn_operation *op, uint32_t 
     VKNN_LOG_E(graph->log, "compilation", "EXAMPLE_FIBONACCI: n must be a constant or a model input");
     return VKNN_STATUS_GENERAL_FAILURE;
   }
-  double n;
   if (t->type == VKNN_OPERAND_EXAMPLE_INT64) {
     int64_t v;
     memcpy(&v, t->constant_data, sizeof(v));
-    n = v < -1 ? -1.0 : v > FIBONACCI_MAX_N ? FIBONACCI_MAX_N + 1 : (double)v;
-  } else {
-    if (vknn_shape_element_count(t->dims, t->rank) != 1) {
-      VKNN_LOG_E(graph->log, "model", "EXAMPLE_FIBONACCI: a TENSOR_FLOAT32 n must hold one element");
+    if (v < 1 || v > FIBONACCI_MAX_N) {
+      VKNN_LOG_E(graph->log, "model", "EXAMPLE_FIBONACCI: n = %lld is not an integer in [1, %d]",
+                 (long long)v, FIBONACCI_MAX_N);
       return VKNN_STATUS_INVALID_ARGUMENT;
     }
-    float v;
-    memcpy(&v, t->constant_data, sizeof(v));
-    n = v;
+    *out_n = (uint32_t)v;
+    return VKNN_STATUS_NONE;
   }
-  if (!(n >= 1.0 && n <= FIBONACCI_MAX_N) || n != floor(n)) {
-    VKNN_LOG_E(graph->log, "model", "EXAMPLE_FIBONACCI: n = %g is not an integer in [1, %d]", n,
-               FIBONACCI_MAX_N);
+  if (vknn_shape_element_count(t->dims, t->rank) != 1) {
+    VKNN_LOG_E(graph->log, "model", "EXAMPLE_FIBONACCI: a TENSOR_FLOAT32 n must hold one element");
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
+  float n;
+  memcpy(&n, t->constant_data, sizeof(n));
+  if (!(n >= 1.f && n <= FIBONACCI_MAX_N) || n != floorf(n)) {
+    VKNN_LOG_E(graph->log, "model", "EXAMPLE_FIBONACCI: n = %g is not an integer in [1, %d]",
+               (double)n, FIBONACCI_MAX_N);
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
   *out_n = (uint32_t)n;
