@@ -104,6 +104,8 @@ if build build -Dbuildtype=debugoptimized; then
   # not call them accelerated, so the device leaves them off by itself).
   conformance build storage-reads --modes sync --operand-reads storage --integer-dot on \
     --baseline "$baseline"
+  conformance build extensions-storage-reads --modes sync --operand-reads storage \
+    --baseline "$baseline" tests/data
   stage_done storage-reads
   # The NNAPI C API (libneuralnetworks.so): every 20th case; a full pass costs as
   # much as a full sync pass (17.6 against 17.0 minutes, --jobs 2 on a shared

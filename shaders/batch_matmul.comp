@@ -2,6 +2,8 @@
 // Variants (built by embed_shaders.py; "name: defines"):
 // variant batch_matmul_f32: -DELEM_F32
 // variant batch_matmul_f16: -DELEM_F16
+// variant batch_matmul_f32_texel: -DELEM_F32 -DTEXEL_READS
+// variant batch_matmul_f16_texel: -DELEM_F16 -DTEXEL_READS
 // Batched matrix products of org.vknn.transformer (BATCH_MATMUL, and
 // ATTENTION's two products):
 //   c[batch, m, n] = alpha * sum_k a[batch, m, k] * b[batch, k, n] (+ mask)
@@ -20,25 +22,20 @@
 // store nothing. VEC_K (a and b both contiguous along k, k a multiple of 4:
 // a[m][k] times b[n][k], the host transposing a b that is not) loads four
 // k at a time. Sums are float32, in order of k (VEC_K: of groups of four).
-// Variants by element type (float16 stored, float32 computed).
+// Variants by element type (float16 stored, float32 computed); TEXEL_READS
+// reads a and b through uniform texel buffers (operand_reads.glsl: four
+// elements a texel with VEC_K, one without; the host binds them so).
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
 #include "elem_types.glsl"
+#include "operand_reads.glsl"
 
 layout(constant_id = 1) const uint COLS = 4;   // output columns per workgroup: 4 or 8
 layout(constant_id = 2) const uint VEC_K = 0;  // 1: vec4 loads along k
 const uint ROWS = 4;                           // output rows per invocation
 
-#if defined(ELEM_F16)
-#define VEC4_T f16vec4
-#else
-#define VEC4_T vec4
-#endif
-
-layout(std430, set = 0, binding = 0) readonly buffer A { STORAGE_T a[]; };
-layout(std430, set = 0, binding = 1) readonly buffer B { STORAGE_T b[]; };
-layout(std430, set = 0, binding = 0) readonly buffer A4 { VEC4_T a4[]; };
-layout(std430, set = 0, binding = 1) readonly buffer B4 { VEC4_T b4[]; };
+OPERAND(0, A, a)
+OPERAND(1, B, b)
 layout(std430, set = 0, binding = 2) readonly buffer Mask { STORAGE_T mask[]; };
 layout(std430, set = 0, binding = 3) writeonly buffer C { STORAGE_T c[]; };
 
@@ -81,17 +78,17 @@ void main() {
         for (uint j = 0u; j < COLS; ++j) sums[i][j] = 0.0;
     for (uint kk = 0u; VEC_K == 1u && kk < p.k; kk += 4u) {
         vec4 av[ROWS];
-        for (uint i = 0u; i < ROWS; ++i) av[i] = vec4(a4[(a_at[i] + kk) / 4u]);
+        for (uint i = 0u; i < ROWS; ++i) av[i] = READ4(a, (a_at[i] + kk) / 4u);
         for (uint j = 0u; j < COLS; ++j) {
-            vec4 bv = vec4(b4[(b_at[j] + kk) / 4u]);
+            vec4 bv = READ4(b, (b_at[j] + kk) / 4u);
             for (uint i = 0u; i < ROWS; ++i) sums[i][j] += dot(av[i], bv);
         }
     }
     for (uint kk = 0u; VEC_K == 0u && kk < p.k; ++kk) {
         float av[ROWS];
-        for (uint i = 0u; i < ROWS; ++i) av[i] = float(a[a_at[i] + kk * p.a_col]);
+        for (uint i = 0u; i < ROWS; ++i) av[i] = READ1(a, a_at[i] + kk * p.a_col);
         for (uint j = 0u; j < COLS; ++j) {
-            float bv = float(b[b_at[j] + kk * p.b_row]);
+            float bv = READ1(b, b_at[j] + kk * p.b_row);
             for (uint i = 0u; i < ROWS; ++i) sums[i][j] += av[i] * bv;
         }
     }

@@ -133,16 +133,28 @@ vknn_status vknn_lower_batch_matmul(vknn_graph *graph, const vknn_batch_matmul *
                                col_blocks, bm->alpha};
   vknn_dispatch *d = vknn_dispatch_list_add(out_list);
   if (d == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
-  bool f16 = graph->tensors[bm->c].type == VKNN_OPERAND_TENSOR_FLOAT16;
-  d->shader = f16 ? VKNN_SHADER_BATCH_MATMUL_F16 : VKNN_SHADER_BATCH_MATMUL_F32;
-  d->local_size = LANES;
-  d->spec[VKNN_SPEC_BATCH_MATMUL_COLS] = cols;
   /* Both operands contiguous along k, every row starting at a multiple of 4
    * elements (the batch strides are multiples of the rows'). */
-  d->spec[VKNN_SPEC_BATCH_MATMUL_VEC_K] = bm->a_col == 1 && bm->b_row == 1 && bm->k % 4 == 0;
+  bool vec_k = bm->a_col == 1 && bm->b_row == 1 && bm->k % 4 == 0;
+  /* Texel reads where the device prefers them (operand_reads.glsl). */
+  bool texel = graph->kernels.texel_reads && vknn_fits_texels(graph, bm->a, vec_k) &&
+               vknn_fits_texels(graph, bm->b, vec_k);
+  int32_t type = graph->tensors[bm->c].type;
+  static const vknn_shader_id shaders[2][2] = {
+      {VKNN_SHADER_BATCH_MATMUL_F32, VKNN_SHADER_BATCH_MATMUL_F32_TEXEL},
+      {VKNN_SHADER_BATCH_MATMUL_F16, VKNN_SHADER_BATCH_MATMUL_F16_TEXEL}};
+  d->shader = shaders[type == VKNN_OPERAND_TENSOR_FLOAT16][texel];
+  d->local_size = LANES;
+  d->spec[VKNN_SPEC_BATCH_MATMUL_COLS] = cols;
+  d->spec[VKNN_SPEC_BATCH_MATMUL_VEC_K] = vec_k;
   d->spec_count = VKNN_SPEC_COUNT_BATCH_MATMUL;
-  vknn_dispatch_bind(d, bm->a, VKNN_ACCESS_READ);
-  vknn_dispatch_bind(d, bm->b, VKNN_ACCESS_READ);
+  if (texel) {
+    vknn_dispatch_bind_texel(d, bm->a, vknn_texel_format_of(type, vec_k));
+    vknn_dispatch_bind_texel(d, bm->b, vknn_texel_format_of(type, vec_k));
+  } else {
+    vknn_dispatch_bind(d, bm->a, VKNN_ACCESS_READ);
+    vknn_dispatch_bind(d, bm->b, VKNN_ACCESS_READ);
+  }
   /* Without a mask the kernel reads none: a stands in. */
   vknn_dispatch_bind(d, bm->mask != UINT32_MAX ? bm->mask : bm->a, VKNN_ACCESS_READ);
   vknn_dispatch_bind(d, bm->c, VKNN_ACCESS_WRITE);

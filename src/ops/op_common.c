@@ -397,3 +397,20 @@ void vknn_op_set_post_ops(const vknn_graph *graph, const vknn_operation *op, vkn
   }
   d->spec_count = 1 + VKNN_MAX_POST_OPS;
 }
+
+bool vknn_fits_texels(const vknn_graph *graph, uint32_t tensor, bool vec4) {
+  const vknn_tensor *t = &graph->tensors[tensor];
+  uint64_t elements = vknn_shape_element_count(t->dims, t->rank);
+  uint32_t per_texel = vec4 ? 4 : 1;
+  return elements % per_texel == 0 && elements / per_texel <= graph->kernels.max_texel_elements;
+}
+
+vknn_texel_format vknn_texel_format_of(int32_t type, bool vec4) {
+  switch (type) {
+    case VKNN_OPERAND_TENSOR_FLOAT16: return vec4 ? VKNN_TEXEL_F16X4 : VKNN_TEXEL_F16;
+    case VKNN_OPERAND_TENSOR_QUANT8_ASYMM: return vec4 ? VKNN_TEXEL_U8X4 : VKNN_TEXEL_U8;
+    case VKNN_OPERAND_TENSOR_QUANT8_ASYMM_SIGNED:
+    case VKNN_OPERAND_TENSOR_QUANT8_SYMM_PER_CHANNEL: return vec4 ? VKNN_TEXEL_I8X4 : VKNN_TEXEL_I8;
+    default: return vec4 ? VKNN_TEXEL_F32X4 : VKNN_TEXEL_F32;
+  }
+}
