@@ -96,6 +96,7 @@ if build build -Dbuildtype=debugoptimized; then
   stage_done all-modes
   # The vendor extensions' cases (tests/data, a few seconds): every mode.
   conformance build extensions --modes "$modes,cache,ndk" --baseline "$baseline" tests/data
+  stage_done extensions
   conformance build cache --modes cache --sample 5 --baseline "$baseline"
   stage_done cache
   # The device chooses one way of reading convolution operands (texel
