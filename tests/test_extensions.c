@@ -16,6 +16,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "common/shared_memory.h"
 #include "model/extension.h"
 #include "support/model_builder.h"
 #include "support/model_runner.h"
@@ -577,14 +578,71 @@ static void test_fibonacci_n_input(void **state) {
   free(c);
 }
 
+/* GELU inside the branches of an IF: the segments the control flow is cut
+ * into decode the extension through the model's table (exact form in the
+ * then branch, tanh form in the else branch). */
+static void test_gelu_in_if(void **state) {
+  (void)state;
+  runner_fixture *f = rule_rows_fixture();
+  model_builder *b = calloc(3, sizeof(model_builder));
+  assert_non_null(b);
+  const uint32_t one[1] = {1}, four[1] = {4};
+  for (int i = 0; i < 3; ++i) mb_init(&b[i]);
+  uint32_t c = mb_input(&b[0], VKNN_OPERAND_TENSOR_BOOL8, one, 1), x = mb_input(&b[0], F32, four, 1);
+  uint32_t out = mb_output(&b[0], F32, four, 1);
+  mb_operation(&b[0], VKNN_OPERATION_IF,
+               (uint32_t[]){c, mb_subgraph(&b[0], 0), mb_subgraph(&b[0], 1), x}, 4, &out, 1);
+  for (uint8_t s = 0; s < 2; ++s) {
+    model_builder *branch = &b[1 + s];
+    branch->values_owner = &b[0];
+    uint32_t bx = mb_input(branch, F32, four, 1), bo = mb_output(branch, F32, four, 1);
+    uint32_t form = mb_const_tensor(branch, VKNN_OPERAND_BOOL, NULL, 0, &s, 1);
+    mb_operation(branch, TRANSFORMER_OP(GELU), (uint32_t[]){bx, form}, 2, &bo, 1);
+  }
+  const vknn_extension_prefix names[1] = {{VKNN_TRANSFORMER_EXTENSION_NAME, TRANSFORMER_PREFIX}};
+  b[0].extension_names = names;
+  b[0].extension_name_count = 1;
+  vknn_subgraph referenced[2];
+  const vknn_model *model = mb_finish_referencing(&b[0], &b[1], 2, referenced);
+  vknn_prepared_model *pm = NULL;
+  assert_int_equal(vknn_device_prepare_model(f->device, model, VKNN_PREFER_FAST_SINGLE_ANSWER,
+                                             VKNN_PRIORITY_MEDIUM, NULL, &pm), VKNN_STATUS_NONE);
+  shared_memory pool;
+  assert_int_equal(shared_memory_create(&pool, 256), 0);
+  const float xs[4] = {-3.f, -0.5f, 0.25f, 2.f};
+  memcpy(pool.data + 64, xs, sizeof(xs));
+  vknn_request_argument in[2] = {{.location = {0, 0, 1}}, {.location = {0, 64, 16}}};
+  vknn_request_argument res[1] = {{.location = {0, 128, 16}}};
+  vknn_request_pool pools[1] = {{.kind = VKNN_REQUEST_POOL_MEMORY, .memory = pool.memory}};
+  vknn_request request = {in, 2, res, 1, pools, 1};
+  for (uint8_t exact = 0; exact < 2; ++exact) {
+    pool.data[0] = exact;
+    vknn_output_shape shape[1];
+    assert_int_equal(vknn_prepared_model_execute(pm, &request, VKNN_MEASURE_TIMING_NO, NULL, NULL,
+                                                 shape, 1, NULL), VKNN_STATUS_NONE);
+    const float *y = (const float *)(pool.data + 128);
+    for (int i = 0; i < 4; ++i) {
+      double v = xs[i];
+      double want = exact ? 0.5 * v * erfc(-v / sqrt(2.0))
+                          : 0.5 * v * (1.0 + tanh(sqrt(2.0 / M_PI) * (v + 0.044715 * v * v * v)));
+      if (fabs(y[i] - want) > 1e-5 + 1e-5 * fabs(want))
+        fail_msg("GELU (%s) of %g: %.9g, expected %.9g", exact ? "exact" : "tanh", v, y[i], want);
+    }
+  }
+  shared_memory_destroy(&pool);
+  vknn_prepared_model_release(pm);
+  free(b);
+}
+
 int main(void) {
   enum { ROWS = sizeof(rows) / sizeof(rows[0]) };
-  struct CMUnitTest tests[ROWS + 4];
+  struct CMUnitTest tests[ROWS + 5];
   for (size_t i = 0; i < ROWS; ++i)
     tests[i] = (struct CMUnitTest){rows[i].name, test_row, NULL, NULL, (void *)&rows[i]};
   tests[ROWS] = (struct CMUnitTest)cmocka_unit_test(test_unknown_extension);
   tests[ROWS + 1] = (struct CMUnitTest)cmocka_unit_test(test_supported_extensions);
   tests[ROWS + 2] = (struct CMUnitTest)cmocka_unit_test(test_decoding);
   tests[ROWS + 3] = (struct CMUnitTest)cmocka_unit_test(test_fibonacci_n_input);
-  return _cmocka_run_group_tests("extensions", tests, ROWS + 4, rule_rows_setup, rule_rows_teardown);
+  tests[ROWS + 4] = (struct CMUnitTest)cmocka_unit_test(test_gelu_in_if);
+  return _cmocka_run_group_tests("extensions", tests, ROWS + 5, rule_rows_setup, rule_rows_teardown);
 }
