@@ -5,9 +5,11 @@
 #      ../shared/nnapi-cts, every case, in every implemented mode (sync,
 #      async, burst, fenced, threads, dynamic, quant-coupling, device-memory,
 #      validation), checked against tests/cts/baseline.txt: a listed case that
-#      does not pass fails the run;
+#      does not pass fails the run; then the vendor extensions' cases of
+#      tests/data in those modes and cache and ndk;
 #   2. the same under AddressSanitizer + UndefinedBehaviorSanitizer: all unit
-#      tests and a sample of the conformance cases (every 16th);
+#      tests, a sample of the conformance cases (every 16th) and the
+#      extensions' cases;
 #   3. under ThreadSanitizer: all unit tests and every 50th case through the
 #      concurrent paths (threads, async, fenced, burst). tests/tsan.supp
 #      silences only reports inside the uninstrumented Vulkan driver, loader
@@ -95,6 +97,9 @@ if build build -Dbuildtype=debugoptimized; then
   conformance build all-modes --modes "$modes" --baseline "$baseline"
   grep -E '^[A-Z_0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+$|^operation' build/cts-all-modes.log
   stage_done all-modes
+  # The vendor extensions' cases (tests/data, a few seconds): every mode.
+  conformance build extensions --modes "$modes,cache,ndk" --baseline "$baseline" tests/data
+  stage_done extensions
   conformance build cache --modes cache --sample 8 --baseline "$baseline"
   stage_done cache
   # The device chooses one way of reading convolution operands (texel
@@ -108,6 +113,8 @@ if build build -Dbuildtype=debugoptimized; then
   # through them too.
   conformance build storage-reads --modes sync,burst --operand-reads storage --integer-dot on \
     --winograd on --io-copies on --baseline "$baseline"
+  conformance build extensions-storage-reads --modes sync --operand-reads storage \
+    --io-copies on --baseline "$baseline" tests/data
   stage_done storage-reads
   # The NNAPI C API (libneuralnetworks.so): every 30th case; a full pass costs as
   # much as a full sync pass (17.6 against 17.0 minutes, --jobs 2 on a shared
@@ -124,6 +131,8 @@ if build build-sanitize -Dbuildtype=debug -Db_sanitize=address,undefined -Db_lun
   # times slower: the HAL's maximum (15 s) instead of the default 2 s.
   conformance build-sanitize sampled --modes "$modes" --sample 16 --loop-timeout 15000 \
     --baseline "$baseline"
+  conformance build-sanitize extensions --modes "$modes" --loop-timeout 15000 \
+    --baseline "$baseline" tests/data
   stage_done asan-conformance
 fi
 

@@ -17,6 +17,8 @@
 #include "android/NeuralNetworks.h"
 #include "vknn_ndk.h"
 #include "vknn_sl.h"
+#include "vknn/extensions/fibonacci.h"
+#include "vknn/extensions/transformer.h"
 
 #define N 4
 #define OK ANEURALNETWORKS_NO_ERROR
@@ -113,6 +115,10 @@ static void test_device_queries(void **state) {
   bool supported = true;
   assert_int_equal(ANeuralNetworksDevice_getExtensionSupport(d, "com.example.ext", &supported), OK);
   assert_false(supported);
+  assert_int_equal(ANeuralNetworksDevice_getExtensionSupport(d, VKNN_FIBONACCI_EXTENSION_NAME, &supported), OK);
+  assert_true(supported);
+  assert_int_equal(ANeuralNetworksDevice_getExtensionSupport(d, VKNN_TRANSFORMER_EXTENSION_NAME, &supported), OK);
+  assert_true(supported);
   assert_int_equal(ANeuralNetworks_getDefaultLoopTimeout(), 2000000000ull);
   assert_int_equal(ANeuralNetworks_getMaximumLoopTimeout(), 15000000000ull);
   assert_non_null(vknn_ndk_device(d));
@@ -218,6 +224,64 @@ static void test_model_references_and_extensions(void **state) {
   assert_int_equal(ANeuralNetworksModel_setOperandExtensionData(m, 1, "x", 1), ANEURALNETWORKS_BAD_DATA);
   ANeuralNetworksModel_free(m);
   ANeuralNetworksModel_free(body);
+}
+
+/* The device's extensions through the C API: types from names, their
+ * operands checked against the device's description, extension data taken,
+ * and the support query on a model of them. */
+static void test_model_extension_types(void **state) {
+  (void)state;
+  ANeuralNetworksModel *m = NULL;
+  assert_int_equal(ANeuralNetworksModel_create(&m), OK);
+  int32_t int64_type = 0, quant64_type = 0, fib = 0, gelu = 0;
+  const char *fib_name = VKNN_FIBONACCI_EXTENSION_NAME;
+  assert_int_equal(ANeuralNetworksModel_getExtensionOperandType(m, fib_name, VKNN_EXAMPLE_INT64, &int64_type), OK);
+  assert_int_equal(ANeuralNetworksModel_getExtensionOperandType(m, fib_name, VKNN_EXAMPLE_TENSOR_QUANT64_ASYMM,
+                                                                &quant64_type), OK);
+  assert_int_equal(ANeuralNetworksModel_getExtensionOperationType(m, fib_name, VKNN_EXAMPLE_FIBONACCI, &fib), OK);
+  assert_int_equal(ANeuralNetworksModel_getExtensionOperationType(m, VKNN_TRANSFORMER_EXTENSION_NAME,
+                                                                  VKNN_TRANSFORMER_GELU, &gelu), OK);
+  /* Extension i of the device has prefix i + 1. */
+  assert_int_equal(int64_type, (1 << 16) | VKNN_EXAMPLE_INT64);
+  assert_int_equal(quant64_type, (1 << 16) | VKNN_EXAMPLE_TENSOR_QUANT64_ASYMM);
+  assert_int_equal(gelu, (2 << 16) | VKNN_TRANSFORMER_GELU);
+  ANeuralNetworksOperandType bad_code = {(1 << 16) | 7, 0, NULL, 0.f, 0};
+  assert_int_equal(ANeuralNetworksModel_addOperand(m, &bad_code), ANEURALNETWORKS_BAD_DATA);
+  ANeuralNetworksModel_free(m);
+  assert_int_equal(ANeuralNetworksModel_create(&m), OK);
+  ANeuralNetworksOperandType scaled = {quant64_type, 1, (const uint32_t[]){4}, 0.5f, 0};
+  assert_int_equal(ANeuralNetworksModel_addOperand(m, &scaled), ANEURALNETWORKS_BAD_DATA);
+  ANeuralNetworksModel_free(m);
+  assert_int_equal(ANeuralNetworksModel_create(&m), OK);
+  ANeuralNetworksOperandType n_type = {int64_type, 0, NULL, 0.f, 0};
+  ANeuralNetworksOperandType out_type = {quant64_type, 1, (const uint32_t[]){4}, 0.f, 0};
+  assert_int_equal(ANeuralNetworksModel_addOperand(m, &n_type), OK);
+  assert_int_equal(ANeuralNetworksModel_addOperand(m, &out_type), OK);
+  int64_t n = 4;
+  assert_int_equal(ANeuralNetworksModel_setOperandValue(m, 0, &n, 4), ANEURALNETWORKS_BAD_DATA);
+  ANeuralNetworksModel_free(m);
+  assert_int_equal(ANeuralNetworksModel_create(&m), OK);
+  assert_int_equal(ANeuralNetworksModel_addOperand(m, &n_type), OK);
+  assert_int_equal(ANeuralNetworksModel_addOperand(m, &out_type), OK);
+  assert_int_equal(ANeuralNetworksModel_addOperand(m, &tensor_type), OK);
+  assert_int_equal(ANeuralNetworksModel_setOperandValue(m, 0, &n, sizeof(n)), OK);
+  const vknn_example_quant64_asymm_params q = {0.5, 1};
+  assert_int_equal(ANeuralNetworksModel_setOperandExtensionData(m, 1, &q, sizeof(q)), OK);
+  assert_int_equal(ANeuralNetworksModel_setOperandExtensionData(m, 2, &q, sizeof(q)), ANEURALNETWORKS_BAD_DATA);
+  ANeuralNetworksModel_free(m);
+  assert_int_equal(ANeuralNetworksModel_create(&m), OK);
+  assert_int_equal(ANeuralNetworksModel_addOperand(m, &n_type), OK);
+  assert_int_equal(ANeuralNetworksModel_addOperand(m, &out_type), OK);
+  assert_int_equal(ANeuralNetworksModel_setOperandValue(m, 0, &n, sizeof(n)), OK);
+  assert_int_equal(ANeuralNetworksModel_setOperandExtensionData(m, 1, &q, sizeof(q)), OK);
+  assert_int_equal(ANeuralNetworksModel_addOperation(m, fib, 1, (uint32_t[]){0}, 1, (uint32_t[]){1}), OK);
+  assert_int_equal(ANeuralNetworksModel_identifyInputsAndOutputs(m, 0, (uint32_t[]){0}, 1, (uint32_t[]){1}), OK);
+  assert_int_equal(ANeuralNetworksModel_finish(m), OK);
+  const ANeuralNetworksDevice *d = device();
+  bool supported = false;
+  assert_int_equal(ANeuralNetworksModel_getSupportedOperationsForDevices(m, &d, 1, &supported), OK);
+  assert_true(supported);
+  ANeuralNetworksModel_free(m);
 }
 
 static ANeuralNetworksModel *add_constant_model(uint32_t count, float *b) {
@@ -761,6 +825,13 @@ static void test_reusable_execution(void **state) {
                    ANEURALNETWORKS_UNEXPECTED_NULL);
 }
 
+/* Counts an extension's operand types, checking each against the header. */
+static void count_extension_operand_type(SL_ANeuralNetworksExtensionOperandTypeInformation info, void *context) {
+  assert_int_equal(info.byteSize, 8);
+  assert_int_equal(info.isTensor, info.type == VKNN_EXAMPLE_TENSOR_QUANT64_ASYMM);
+  ++*(int *)context;
+}
+
 static void count_operand(SL_ANeuralNetworksOperandPerformanceInfo info, void *context) {
   assert_true(info.performanceInfo.execTime > 0.f);
   ++*(int *)context;
@@ -817,9 +888,15 @@ static void test_sl_table(void **state) {
   assert_int_equal(t->SL_ANeuralNetworksDevice_forEachOperandPerformanceInfo(d, &operands, count_operand), OK);
   assert_true(operands > 0);
   assert_int_equal(t->SL_ANeuralNetworksDevice_getVendorExtensionCount(d, &extensions), OK);
-  assert_int_equal(extensions, 0);
+  assert_int_equal(extensions, 2);
   const char *name = NULL;
-  assert_int_equal(t->SL_ANeuralNetworksDevice_getVendorExtensionName(d, 0, &name), ANEURALNETWORKS_BAD_DATA);
+  assert_int_equal(t->SL_ANeuralNetworksDevice_getVendorExtensionName(d, 0, &name), OK);
+  assert_string_equal(name, VKNN_FIBONACCI_EXTENSION_NAME);
+  assert_int_equal(t->SL_ANeuralNetworksDevice_getVendorExtensionName(d, 2, &name), ANEURALNETWORKS_BAD_DATA);
+  int operand_types = 0;
+  assert_int_equal(t->SL_ANeuralNetworksDevice_forEachVendorExtensionOperandTypeInformation(
+                       d, 0, &operand_types, count_extension_operand_type), OK);
+  assert_int_equal(operand_types, 2);
   assert_int_equal(t->SL_ANeuralNetworksDevice_getNumberOfCacheFilesNeeded(NULL, &model_files, &data_files),
                    ANEURALNETWORKS_UNEXPECTED_NULL);
   assert_int_equal(t->ANeuralNetworks_getRuntimeFeatureLevel(), ANEURALNETWORKS_FEATURE_LEVEL_5);
@@ -838,6 +915,7 @@ int main(void) {
       cmocka_unit_test(test_model_io_checks),
       cmocka_unit_test(test_model_frozen_after_finish),
       cmocka_unit_test(test_model_references_and_extensions),
+      cmocka_unit_test(test_model_extension_types),
       cmocka_unit_test(test_model_small_values_copied_large_referenced),
       cmocka_unit_test(test_model_operations_sorted),
       cmocka_unit_test(test_supported_operations),

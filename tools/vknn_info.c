@@ -19,6 +19,19 @@ static void print_driver(vknn_device *device) {
                                    : type == VKNN_DEVICE_TYPE_ACCELERATOR ? "accelerator"
                                                                           : "other");
   printf("cache files:      %u model, %u data\n", model_cache, data_cache);
+  const vknn_extension *extensions = NULL;
+  uint32_t extension_count = 0;
+  vknn_device_get_supported_extensions(device, &extensions, &extension_count);
+  printf("extensions:       %u\n", extension_count);
+  for (uint32_t i = 0; i < extension_count; ++i) {
+    printf("  %s", extensions[i].name);
+    for (uint32_t t = 0; t < extensions[i].operand_type_count; ++t) {
+      const vknn_extension_operand_type *o = &extensions[i].operand_types[t];
+      printf("%s type %u (%s, %u bytes)", t ? "," : ":", o->type, o->is_tensor ? "tensor" : "scalar",
+             o->byte_size);
+    }
+    printf("\n");
+  }
 }
 
 static void print_capabilities(vknn_device *device) {

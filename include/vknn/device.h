@@ -155,6 +155,15 @@ vknn_status vknn_device_get_number_of_cache_files_needed(const vknn_device *devi
                                                          uint32_t *out_model_cache,
                                                          uint32_t *out_data_cache);
 
+/* The vendor extensions the device supports, with their operand types (HAL
+ * getSupportedExtensions): com.example.fibonacci (vknn/extensions/fibonacci.h)
+ * where the device has 64-bit integer and float arithmetic, and
+ * org.vknn.transformer (vknn/extensions/transformer.h). The array lives as
+ * long as the device. */
+vknn_status vknn_device_get_supported_extensions(const vknn_device *device,
+                                                 const vknn_extension **out_extensions,
+                                                 uint32_t *out_count);
+
 /* Bytes of a compilation-cache token (HAL Constant::BYTE_SIZE_OF_CACHE_TOKEN). */
 #define VKNN_CACHE_TOKEN_SIZE 32
 
@@ -237,10 +246,12 @@ uint64_t vknn_device_get_validation_message_count(const vknn_device *device);
 /* Human-readable name of a status, for logs and tools. */
 const char *vknn_status_name(vknn_status status);
 
-/* Name of an operation type ("ADD"), or NULL when the type is unknown. */
+/* Name of an operation type ("ADD"); "an extension operation" for any type
+ * with an extension prefix; NULL when the type is unknown. */
 const char *vknn_operation_type_name(int32_t type);
 
-/* Name of an operand type ("TENSOR_FLOAT32"), or NULL when the type is unknown. */
+/* Name of an operand type ("TENSOR_FLOAT32"); "an extension type" for any
+ * type with an extension prefix; NULL when the type is unknown. */
 const char *vknn_operand_type_name(int32_t type);
 
 #ifdef __cplusplus

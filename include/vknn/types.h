@@ -58,6 +58,25 @@ typedef enum vknn_operand_type {
 /* Extension type encoding (HAL ExtensionTypeEncoding). */
 #define VKNN_EXTENSION_TYPE_LOW_BITS 16
 #define VKNN_EXTENSION_PREFIX(type) ((uint32_t)(type) >> VKNN_EXTENSION_TYPE_LOW_BITS)
+#define VKNN_EXTENSION_CODE(type) ((uint32_t)(type) & 0xffffu)
+/* A model's type of an extension: its prefix in the model's
+ * extensionNameToPrefix table, and the code within the extension. */
+#define VKNN_EXTENSION_TYPE(prefix, code) \
+  ((int32_t)(((uint32_t)(prefix) << VKNN_EXTENSION_TYPE_LOW_BITS) | ((uint32_t)(code) & 0xffffu)))
+
+/* An operand type an extension defines (HAL Extension::OperandTypeInformation). */
+typedef struct vknn_extension_operand_type {
+  uint16_t type;      /* the code within the extension */
+  bool is_tensor;
+  uint32_t byte_size; /* of the scalar, or of one tensor element */
+} vknn_extension_operand_type;
+
+/* A vendor extension a device supports (HAL Extension). */
+typedef struct vknn_extension {
+  const char *name;
+  const vknn_extension_operand_type *operand_types;
+  uint32_t operand_type_count;
+} vknn_extension;
 
 /* Operation types (HAL OperationType): X(name, value). */
 #define VKNN_OPERATION_LIST(X)                                                   \

@@ -12,6 +12,7 @@
 #include "runtime/device_internal.h"
 #include "runtime/recorded_graph.h"
 #include "compiler/operation_registry.h"
+#include "model/extension.h"
 #include "util/fault_injection.h"
 
 static bool uses_texel_reads(const vknn_vk *vk, vknn_operand_reads reads) {
@@ -141,6 +142,16 @@ vknn_status vknn_device_get_version_string(const vknn_device *device, const char
 vknn_status vknn_device_get_name(const vknn_device *device, const char **out_name) {
   if (device == NULL || out_name == NULL) return VKNN_STATUS_INVALID_ARGUMENT;
   *out_name = device->vk.properties.deviceName;
+  return VKNN_STATUS_NONE;
+}
+
+vknn_status vknn_device_get_supported_extensions(const vknn_device *device,
+                                                 const vknn_extension **out_extensions,
+                                                 uint32_t *out_count) {
+  if (device == NULL || out_extensions == NULL || out_count == NULL)
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  *out_extensions = vknn_ext_supported(vknn_recorded_graph_target(device).kernels.int64_float64,
+                                       out_count);
   return VKNN_STATUS_NONE;
 }
 

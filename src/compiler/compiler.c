@@ -9,7 +9,7 @@
 
 static vknn_status infer_operation(vknn_graph *graph, uint32_t k) {
   const vknn_operation *op = &graph->sg->operations[k];
-  const vknn_op_def *def = vknn_op_find(op->type);
+  const vknn_op_def *def = vknn_op_find_in(graph->model, op->type);
   if (def == NULL) {
     const char *name = vknn_operation_type_name(op->type);
     VKNN_LOG_E(graph->log, "compilation", "operation %u (%s) is not supported", k,
@@ -87,7 +87,7 @@ static vknn_status query_lowering(vknn_graph *graph, uint32_t k, const vknn_plan
                                   bool *supported) {
   const vknn_operation *op = &graph->sg->operations[k];
   vknn_dispatch_list list = {0};
-  vknn_status s = vknn_op_find(op->type)->lower(graph, op, &list);
+  vknn_status s = vknn_op_find_in(graph->model, op->type)->lower(graph, op, &list);
   if (s == VKNN_STATUS_NONE) *supported = dispatches_fit(graph, &list, target);
   else if (!is_resource_exhausted(s)) *supported = false;
   vknn_dispatch_list_release(&list);
@@ -130,7 +130,7 @@ static vknn_status lower_all(vknn_plan *plan) {
     const vknn_operation *op = &graph->sg->operations[k];
     if (graph->fusion[k].fused_away) continue;
     uint32_t first = plan->dispatches.count;
-    vknn_status s = vknn_op_find(op->type)->lower(graph, op, &plan->dispatches);
+    vknn_status s = vknn_op_find_in(graph->model, op->type)->lower(graph, op, &plan->dispatches);
     if (s != VKNN_STATUS_NONE) return s;
     for (uint32_t d = first; d < plan->dispatches.count; ++d) {
       plan->dispatches.items[d].operation = k;

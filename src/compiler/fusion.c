@@ -36,7 +36,7 @@ static bool same_encoding(const vknn_tensor *a, const vknn_tensor *b) {
 static bool can_fuse(const vknn_graph *graph, const vknn_operation *act, int32_t producer) {
   if (producer < 0) return false;
   const vknn_operation *p = &graph->sg->operations[producer];
-  const vknn_op_def *def = vknn_op_find(p->type);
+  const vknn_op_def *def = vknn_op_find_in(graph->model, p->type);
   const vknn_op_fusion *f = &graph->fusion[producer];
   uint32_t middle = act->inputs[0];
   return def != NULL && def->applies_activation && p->output_count == 1 &&

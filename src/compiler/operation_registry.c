@@ -3,6 +3,7 @@
 #include <stddef.h>
 
 #include "compiler/control_flow_validate.h"
+#include "model/extension.h"
 #include "model/model_validate.h"
 
 #define VKNN_OP(TYPE, family, name) extern const vknn_op_def vknn_op_##name;
@@ -26,12 +27,16 @@ const vknn_op_def *vknn_op_find(int32_t type) {
   return NULL;
 }
 
+const vknn_op_def *vknn_op_find_in(const vknn_model *model, int32_t type) {
+  return vknn_op_find(vknn_model_operation_type(model, type));
+}
+
 /* Each implemented operation's own signature rules, over every subgraph. */
 static vknn_status validate_signatures(const vknn_logger *log, const vknn_model *model,
                                        const vknn_subgraph *sg) {
   for (uint32_t k = 0; k < sg->operation_count; ++k) {
     const vknn_operation *op = &sg->operations[k];
-    const vknn_op_def *def = vknn_op_find(op->type);
+    const vknn_op_def *def = vknn_op_find_in(model, op->type);
     vknn_status s = VKNN_STATUS_NONE;
     if (vknn_is_control_flow(op->type)) s = vknn_control_flow_validate(log, model, sg, op);
     else if (def != NULL) s = def->validate(log, model, sg, op);

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/extension.h"
 #include "model/operand_type.h"
 #include "vknn/device.h"
 #include "util/fault_injection.h"
@@ -69,7 +70,7 @@ vknn_status vknn_graph_init(vknn_graph *graph, const vknn_logger *log, const vkn
   for (uint32_t i = 0; i < graph->tensor_count; ++i) {
     const vknn_operand *o = &model->main.operands[i];
     vknn_tensor *t = &graph->tensors[i];
-    t->type = o->type;
+    t->type = vknn_model_operand_type(model, o->type); /* the driver's types */
     t->scale = o->scale;
     t->zero_point = o->zero_point;
     t->lifetime = o->lifetime;

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "memory/memory_pool.h"
+#include "model/extension.h"
 #include "model/operand_type.h"
 #include "util/fault_injection.h"
 
@@ -30,13 +31,6 @@ uint64_t vknn_operand_byte_size(const vknn_operand *operand) {
   return count * element;
 }
 
-static bool extension_prefix_known(const vknn_model *model, int32_t type) {
-  uint32_t prefix = VKNN_EXTENSION_PREFIX(type);
-  for (uint32_t i = 0; i < model->extension_name_to_prefix_count; ++i)
-    if (model->extension_name_to_prefix[i].prefix == prefix) return true;
-  return false;
-}
-
 static vknn_status validate_extension_table(const validator *v) {
   const vknn_model *m = v->model;
   if (m->extension_name_to_prefix_count > 0 && m->extension_name_to_prefix == NULL)
@@ -44,6 +38,7 @@ static vknn_status validate_extension_table(const validator *v) {
   for (uint32_t i = 0; i < m->extension_name_to_prefix_count; ++i) {
     const vknn_extension_prefix *e = &m->extension_name_to_prefix[i];
     if (e->name == NULL || e->name[0] == '\0') FAIL("extension %u has no name", i);
+    if (e->prefix == 0) FAIL("extension %s has prefix 0, which means no extension", e->name);
     for (uint32_t j = 0; j < i; ++j) {
       if (m->extension_name_to_prefix[j].prefix == e->prefix)
         FAIL("extension prefix %u is used twice", e->prefix);
@@ -113,6 +108,7 @@ static vknn_status validate_extra_params(const validator *v, uint32_t index,
   if (o->type == VKNN_OPERAND_TENSOR_QUANT8_SYMM_PER_CHANNEL)
     return validate_channel_quant(v, index, o);
   if (vknn_operand_type_is_extension(o->type)) {
+    /* An implemented extension's operand was checked with its type. */
     if (o->extra_params.kind == VKNN_EXTRA_PARAMS_CHANNEL_QUANT)
       FAIL("operand %u: extension type with channel quantization params", index);
     if (o->extra_params.kind == VKNN_EXTRA_PARAMS_EXTENSION && o->extra_params.extension.size &&
@@ -125,18 +121,39 @@ static vknn_status validate_extra_params(const validator *v, uint32_t index,
   return VKNN_STATUS_NONE;
 }
 
+/* An extension operand: its prefix must be in the model's table; the driver
+ * checks the types of the extensions it implements (model/extension.c) and
+ * leaves those of others alone (their operations are unsupported). */
+static vknn_status validate_extension_operand(const validator *v, uint32_t index,
+                                              const vknn_operand *o) {
+  int32_t canonical;
+  switch (vknn_ext_decode_operand(v->model, o->type, &canonical)) {
+    case VKNN_EXT_NO_PREFIX:
+      FAIL("operand %u: extension type 0x%x has no prefix in extensionNameToPrefix", index,
+           (unsigned)o->type);
+    case VKNN_EXT_UNKNOWN_CODE:
+      FAIL("operand %u: extension type 0x%x: the extension has no operand type %u", index,
+           (unsigned)o->type, VKNN_EXTENSION_CODE(o->type));
+    case VKNN_EXT_DECODED: {
+      vknn_operand decoded = *o;
+      decoded.type = canonical;
+      if (o->dimension_count <= VKNN_MAX_RANK && vknn_operand_type_is_tensor(canonical) &&
+          vknn_operand_byte_size(&decoded) > UINT32_MAX)
+        FAIL("operand %u: tensor of more than 4 GiB", index);
+      return vknn_ext_validate_operand(v->log, index, o, canonical);
+    }
+    default:
+      return VKNN_STATUS_NONE;
+  }
+}
+
 static vknn_status validate_operand_type(const validator *v, uint32_t index,
                                          const vknn_operand *o) {
   if (o->dimension_count > 0 && o->dimensions == NULL)
     FAIL("operand %u: %u dimensions but no dimension array", index, o->dimension_count);
   /* The HAL sets no rule on an OEM operand's shape or quantization. */
   if (vknn_operand_type_is_oem(o->type)) return VKNN_STATUS_NONE;
-  if (vknn_operand_type_is_extension(o->type)) {
-    if (!extension_prefix_known(v->model, o->type))
-      FAIL("operand %u: extension type 0x%x has no prefix in extensionNameToPrefix", index,
-           (unsigned)o->type);
-    return VKNN_STATUS_NONE;
-  }
+  if (vknn_operand_type_is_extension(o->type)) return validate_extension_operand(v, index, o);
   if (!vknn_operand_type_is_builtin(o->type)) FAIL("operand %u: invalid type %d", index, o->type);
   if ((vknn_operand_type_is_scalar(o->type) || o->type == VKNN_OPERAND_SUBGRAPH) &&
       o->dimension_count != 0)
@@ -155,10 +172,13 @@ static bool location_is_empty(const vknn_data_location *l) {
 
 static vknn_status validate_constant_size(const validator *v, uint32_t index,
                                           const vknn_operand *o) {
-  /* The size of an extension's or OEM value is its owner's business. */
-  if (vknn_operand_type_is_extension(o->type) || vknn_operand_type_is_oem(o->type))
+  /* The size of an unknown extension's or OEM value is its owner's business. */
+  vknn_operand decoded = *o;
+  if (vknn_operand_type_is_extension(o->type) &&
+      vknn_ext_decode_operand(v->model, o->type, &decoded.type) != VKNN_EXT_DECODED)
     return VKNN_STATUS_NONE;
-  uint64_t size = vknn_operand_byte_size(o);
+  if (vknn_operand_type_is_oem(o->type)) return VKNN_STATUS_NONE;
+  uint64_t size = vknn_operand_byte_size(&decoded);
   if (size == 0) FAIL("operand %u: constant of unknown dimensions", index);
   if (size != o->location.length)
     FAIL("operand %u: constant length %u does not match its type and dimensions (%llu bytes)",
@@ -239,10 +259,19 @@ static vknn_status validate_io_list(const validator *v, const uint32_t *list, ui
 static vknn_status validate_operation_type(const validator *v, uint32_t index, int32_t type) {
   /* OEM_OPERATION is valid; it is unsupported (no operation implements it). */
   if (type == VKNN_OPERATION_OEM) return VKNN_STATUS_NONE;
-  if (vknn_operand_type_is_extension(type)) {
-    if (!extension_prefix_known(v->model, type))
-      FAIL("operation %u: extension type 0x%x has no prefix", index, (unsigned)type);
-    return VKNN_STATUS_NONE;
+  int32_t canonical;
+  switch (vknn_ext_decode_operation(v->model, type, &canonical)) {
+    case VKNN_EXT_NO_PREFIX:
+      FAIL("operation %u: extension type 0x%x has no prefix in extensionNameToPrefix", index,
+           (unsigned)type);
+    case VKNN_EXT_UNKNOWN_CODE:
+      FAIL("operation %u: extension type 0x%x: the extension has no operation %u", index,
+           (unsigned)type, VKNN_EXTENSION_CODE(type));
+    case VKNN_EXT_DECODED:
+    case VKNN_EXT_FOREIGN:
+      return VKNN_STATUS_NONE;
+    default:
+      break;
   }
   if (vknn_operation_type_name(type) == NULL) FAIL("operation %u: invalid type %d", index, type);
   return VKNN_STATUS_NONE;

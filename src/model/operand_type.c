@@ -1,5 +1,7 @@
 #include "model/operand_type.h"
 
+#include "model/extension.h"
+
 bool vknn_operand_type_is_builtin(int32_t type) {
   return type >= VKNN_OPERAND_FLOAT32 && type <= VKNN_OPERAND_SUBGRAPH;
 }
@@ -20,12 +22,18 @@ bool vknn_operand_type_is_scalar(int32_t type) {
     case VKNN_OPERAND_BOOL:
     case VKNN_OPERAND_FLOAT16:
       return true;
-    default:
-      return false;
+    default: {
+      bool is_tensor;
+      uint32_t size;
+      return vknn_ext_operand_info(type, &is_tensor, &size) && !is_tensor;
+    }
   }
 }
 
 bool vknn_operand_type_is_tensor(int32_t type) {
+  bool is_tensor;
+  uint32_t size;
+  if (vknn_ext_operand_info(type, &is_tensor, &size)) return is_tensor;
   return vknn_operand_type_is_builtin(type) && !vknn_operand_type_is_scalar(type) &&
          type != VKNN_OPERAND_SUBGRAPH;
 }
@@ -50,8 +58,11 @@ uint32_t vknn_operand_type_element_size(int32_t type) {
     case VKNN_OPERAND_TENSOR_QUANT8_SYMM:
     case VKNN_OPERAND_TENSOR_QUANT8_SYMM_PER_CHANNEL:
       return 1;
-    default:
-      return 0;
+    default: {
+      bool is_tensor;
+      uint32_t size;
+      return vknn_ext_operand_info(type, &is_tensor, &size) ? size : 0;
+    }
   }
 }
 

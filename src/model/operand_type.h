@@ -10,6 +10,8 @@ bool vknn_operand_type_is_extension(int32_t type);
 /* OEM and TENSOR_OEM_BYTE: valid in a model, of no size or rule the HAL
  * defines; no operation of the driver takes them. */
 bool vknn_operand_type_is_oem(int32_t type);
+/* The next three know the driver's canonical extension types (model/extension.h)
+ * too; a model's own extension type must be decoded first. */
 bool vknn_operand_type_is_scalar(int32_t type);
 bool vknn_operand_type_is_tensor(int32_t type);
 /* Bytes of one element; 0 for SUBGRAPH and types of unknown size. */

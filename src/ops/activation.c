@@ -1,16 +1,19 @@
 /* Elementwise unary operations (kernel: shaders/activation.comp): RELU, RELU1,
  * RELU6, LOGISTIC, TANH, HARD_SWISH (float and quantized), ABS, NEG (also
- * int32), EXP, LOG, SIN, SQRT, RSQRT, FLOOR, ELU (float). A RELU family
+ * int32), EXP, LOG, SIN, SQRT, RSQRT, FLOOR, ELU (float), and GELU of the
+ * extension org.vknn.transformer (float; its form, exact or tanh, a BOOL). A RELU family
  * operation right after an operation with a fused activation usually
  * disappears into it (fusion.c). */
 #include <math.h>
 #include <string.h>
 
+#include "model/extension.h"
 #include "ops/op_common.h"
 #include "model/operand_type.h"
 #include "util/quant_multiplier.h"
 
 enum { T_FLOAT = 1, T_QUANT = 2, T_I32 = 4 };
+enum { GELU_EXACT = 13, GELU_TANH = 14 }; /* unary_math.glsl */
 
 typedef struct unary_kind {
   int32_t type;
@@ -36,12 +39,21 @@ static const unary_kind kinds[] = {
     {VKNN_OPERATION_FLOOR, 10, T_FLOAT, 4, -1},
     {VKNN_OPERATION_ELU, 11, T_FLOAT, 0, -1},
     {VKNN_OPERATION_HARD_SWISH, 12, T_FLOAT | T_QUANT, 0, -1},
+    {VKNN_OPERATION_TRANSFORMER_GELU, GELU_EXACT, T_FLOAT, 0, -1},
 };
 
-static const unary_kind *kind_of(int32_t type) {
+/* The kind of a model's operation (extension types decoded). */
+static const unary_kind *kind_of(const vknn_model *model, int32_t type) {
+  int32_t canonical = vknn_model_operation_type(model, type);
   for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); ++i)
-    if (kinds[i].type == type) return &kinds[i];
+    if (kinds[i].type == canonical) return &kinds[i];
   return NULL;
+}
+
+/* GELU: approximate (input 1), a BOOL. */
+static bool check_gelu_form(const vknn_logger *log, const vknn_subgraph *sg,
+                            const vknn_operation *op) {
+  return vknn_op_check_type(log, op, "approximate", &sg->operands[op->inputs[1]], VKNN_OPERAND_BOOL);
 }
 
 static unsigned type_bit(int32_t type) {
@@ -62,13 +74,13 @@ static bool quant_output_ok(int32_t op_type, const vknn_operand *out) {
 
 static vknn_status validate_unary(const vknn_logger *log, const vknn_model *model,
                                   const vknn_subgraph *sg, const vknn_operation *op) {
-  (void)model;
-  const unary_kind *k = kind_of(op->type);
-  uint32_t inputs = op->type == VKNN_OPERATION_ELU ? 2 : 1;
+  const unary_kind *k = kind_of(model, op->type);
+  bool gelu = k->type == VKNN_OPERATION_TRANSFORMER_GELU;
+  uint32_t inputs = op->type == VKNN_OPERATION_ELU || gelu ? 2 : 1;
   if (!vknn_op_check_counts(log, sg, op, inputs, inputs, 1)) return VKNN_STATUS_INVALID_ARGUMENT;
   const vknn_operand *in = &sg->operands[op->inputs[0]];
   const vknn_operand *out = &sg->operands[op->outputs[0]];
-  const char *name = vknn_operation_type_name(op->type);
+  const char *name = gelu ? "GELU" : vknn_operation_type_name(op->type);
   if (!(type_bit(in->type) & k->types) || out->type != in->type ||
       (k->max_rank && in->dimension_count > k->max_rank)) {
     VKNN_LOG_E(log, "model", "%s: %s of rank %u is not allowed", name, vknn_operand_type_name(in->type),
@@ -81,6 +93,7 @@ static vknn_status validate_unary(const vknn_logger *log, const vknn_model *mode
   }
   /* The RELU family clamps codes: NNAPI keeps the input's encoding. */
   if (k->clamp >= 0 && !vknn_op_check_same_quant(log, sg, op, 0)) return VKNN_STATUS_INVALID_ARGUMENT;
+  if (gelu && !check_gelu_form(log, sg, op)) return VKNN_STATUS_INVALID_ARGUMENT;
   if (op->type == VKNN_OPERATION_ELU) {
     int32_t alpha_type = in->type == VKNN_OPERAND_TENSOR_FLOAT16 ? VKNN_OPERAND_FLOAT16 : VKNN_OPERAND_FLOAT32;
     if (!vknn_op_check_type(log, op, "alpha", &sg->operands[op->inputs[1]], alpha_type))
@@ -146,9 +159,29 @@ static vknn_status check_multipliers(const vknn_graph *graph, const vknn_operati
   return VKNN_STATUS_GENERAL_FAILURE;
 }
 
+/* The kernel's OP: the kind's, or GELU's form from its constant BOOL. */
+static vknn_status unary_code(const vknn_graph *graph, const vknn_operation *op,
+                              uint32_t *out_code) {
+  const unary_kind *k = kind_of(graph->model, op->type);
+  *out_code = k->code;
+  if (k->type != VKNN_OPERATION_TRANSFORMER_GELU) return VKNN_STATUS_NONE;
+  bool approximate;
+  if (!vknn_graph_const_bool(graph, op->inputs[1], &approximate)) {
+    VKNN_LOG_E(graph->log, "compilation", "GELU: approximate must be a constant");
+    return VKNN_STATUS_GENERAL_FAILURE;
+  }
+  *out_code = approximate ? GELU_TANH : GELU_EXACT;
+  return VKNN_STATUS_NONE;
+}
+
 static vknn_status infer_unary(vknn_graph *graph, const vknn_operation *op) {
   unary_params unused;
+  uint32_t code;
   vknn_status s = vknn_op_require_input_shape(graph, op, 0);
+  /* GELU's form: a model input is known per execution (specialization). */
+  if (s == VKNN_STATUS_NONE && kind_of(graph->model, op->type)->type == VKNN_OPERATION_TRANSFORMER_GELU)
+    s = vknn_op_require_constant_params(graph, op, 1, 1);
+  if (s == VKNN_STATUS_NONE) s = unary_code(graph, op, &code);
   if (s == VKNN_STATUS_NONE) s = read_alpha(graph, op, &unused.alpha);
   if (s == VKNN_STATUS_NONE) s = check_multipliers(graph, op, &unused);
   if (s != VKNN_STATUS_NONE) return s;
@@ -164,21 +197,23 @@ static vknn_shader_id shader_for(int32_t type) {
 
 static vknn_status lower_unary(vknn_graph *graph, const vknn_operation *op,
                                vknn_dispatch_list *out_list) {
-  const unary_kind *k = kind_of(op->type);
+  const unary_kind *k = kind_of(graph->model, op->type);
   uint32_t out_index = vknn_graph_op_output(graph, op, 0);
   const vknn_tensor *in = &graph->tensors[op->inputs[0]];
   const vknn_tensor *out = &graph->tensors[out_index];
   unary_params p = {.count = (uint32_t)vknn_shape_element_count(in->dims, in->rank),
                     .in_scale = in->scale, .in_zero_point = in->zero_point,
                     .out_scale = out->scale, .out_zero_point = out->zero_point};
-  vknn_status s = read_alpha(graph, op, &p.alpha);
+  uint32_t code;
+  vknn_status s = unary_code(graph, op, &code);
+  if (s == VKNN_STATUS_NONE) s = read_alpha(graph, op, &p.alpha);
   if (s == VKNN_STATUS_NONE) s = check_multipliers(graph, op, &p);
   if (s != VKNN_STATUS_NONE) return s;
   vknn_activation_bounds(k->clamp >= 0 ? k->clamp : VKNN_FUSED_NONE, out, &p.lo, &p.hi);
   vknn_dispatch *d = vknn_dispatch_list_add(out_list);
   if (d == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
   d->shader = shader_for(in->type);
-  d->spec[VKNN_SPEC_ACTIVATION_OP] = k->code;
+  d->spec[VKNN_SPEC_ACTIVATION_OP] = code;
   vknn_op_set_post_ops(graph, op, d, p.post_alpha);
   vknn_dispatch_bind(d, op->inputs[0], VKNN_ACCESS_READ);
   vknn_dispatch_bind(d, out_index, VKNN_ACCESS_WRITE);
@@ -189,16 +224,17 @@ static vknn_status lower_unary(vknn_graph *graph, const vknn_operation *op,
 }
 
 bool vknn_unary_hosts_post_ops(const vknn_graph *graph, const vknn_operation *op) {
-  return kind_of(op->type) != NULL && vknn_is_float_tensor(graph->tensors[op->inputs[0]].type);
+  return kind_of(graph->model, op->type) != NULL &&
+         vknn_is_float_tensor(graph->tensors[op->inputs[0]].type);
 }
 
 /* The RELU family stays out: fusion.c merges it into clamps instead. */
 bool vknn_unary_as_post_op(const vknn_graph *graph, const vknn_operation *op, uint32_t *out_code,
                            float *out_alpha) {
-  const unary_kind *k = kind_of(op->type);
+  const unary_kind *k = kind_of(graph->model, op->type);
   if (k == NULL || k->clamp >= 0 || !vknn_is_float_tensor(graph->tensors[op->inputs[0]].type)) return false;
-  *out_code = k->code;
-  return read_alpha(graph, op, out_alpha) == VKNN_STATUS_NONE;
+  return unary_code(graph, op, out_code) == VKNN_STATUS_NONE &&
+         read_alpha(graph, op, out_alpha) == VKNN_STATUS_NONE;
 }
 
 #define UNARY_DEF(name, TYPE) \
@@ -218,3 +254,4 @@ UNARY_DEF(neg, NEG);
 UNARY_DEF(floor, FLOOR);
 UNARY_DEF(elu, ELU);
 UNARY_DEF(hard_swish, HARD_SWISH);
+UNARY_DEF(transformer_gelu, TRANSFORMER_GELU);

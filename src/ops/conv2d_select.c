@@ -123,37 +123,16 @@ typedef struct tiled_launch {
   bool has_integer_dot;
 } tiled_launch;
 
-/* A tensor fits one texel-buffer view of the device: whole texels, and no
- * more of them than a view may hold. */
-static bool fits_texels(const vknn_graph *graph, uint32_t tensor, bool vec4) {
-  const vknn_tensor *t = &graph->tensors[tensor];
-  uint64_t elements = vknn_shape_element_count(t->dims, t->rank);
-  uint32_t per_texel = vec4 ? 4 : 1;
-  return elements % per_texel == 0 && elements / per_texel <= graph->kernels.max_texel_elements;
-}
-
-/* The view format of a tensor of this type read as texels (four elements
- * each when vec4). */
-static vknn_texel_format texel_format_of(int32_t type, bool vec4) {
-  switch (type) {
-    case VKNN_OPERAND_TENSOR_FLOAT16: return vec4 ? VKNN_TEXEL_F16X4 : VKNN_TEXEL_F16;
-    case VKNN_OPERAND_TENSOR_QUANT8_ASYMM: return vec4 ? VKNN_TEXEL_U8X4 : VKNN_TEXEL_U8;
-    case VKNN_OPERAND_TENSOR_QUANT8_ASYMM_SIGNED:
-    case VKNN_OPERAND_TENSOR_QUANT8_SYMM_PER_CHANNEL: return vec4 ? VKNN_TEXEL_I8X4 : VKNN_TEXEL_I8;
-    default: return vec4 ? VKNN_TEXEL_F32X4 : VKNN_TEXEL_F32;
-  }
-}
-
 /* Input and filter through texel buffers where the device prefers them (its
  * table, vk_context.c) and they fit: formats[0] and [1], or false (storage
  * buffers). The results are the same either way. */
 static bool texel_formats(const vknn_graph *graph, const vknn_conv_tensors *t, const tiled_launch *l,
                           vknn_texel_format formats[2]) {
-  if (!l->has_texel || !graph->kernels.texel_reads || !fits_texels(graph, t->input, l->texel_vec4) ||
-      !fits_texels(graph, t->filter, l->texel_vec4))
+  if (!l->has_texel || !graph->kernels.texel_reads || !vknn_fits_texels(graph, t->input, l->texel_vec4) ||
+      !vknn_fits_texels(graph, t->filter, l->texel_vec4))
     return false;
-  formats[0] = texel_format_of(graph->tensors[t->input].type, l->texel_vec4);
-  formats[1] = texel_format_of(graph->tensors[t->filter].type, l->texel_vec4);
+  formats[0] = vknn_texel_format_of(graph->tensors[t->input].type, l->texel_vec4);
+  formats[1] = vknn_texel_format_of(graph->tensors[t->filter].type, l->texel_vec4);
   return true;
 }
 

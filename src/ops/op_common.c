@@ -40,6 +40,24 @@ bool vknn_op_check_counts(const vknn_logger *log, const vknn_subgraph *sg, const
   return false;
 }
 
+bool vknn_op_check_counts_optional(const vknn_logger *log, const vknn_subgraph *sg,
+                                   const vknn_operation *op, uint32_t inputs, uint32_t outputs,
+                                   uint32_t optional) {
+  if (op->input_count != inputs || op->output_count != outputs) {
+    VKNN_LOG_E(log, "model", "%s takes %u inputs and %u outputs, got %u and %u", op_name(op),
+               inputs, outputs, op->input_count, op->output_count);
+    return false;
+  }
+  for (uint32_t i = 0; i < op->input_count; ++i) {
+    if (sg->operands[op->inputs[i]].lifetime == VKNN_LIFETIME_NO_VALUE &&
+        (i >= 32 || !(optional & (1u << i)))) {
+      VKNN_LOG_E(log, "model", "%s: input %u is omitted but not optional", op_name(op), i);
+      return false;
+    }
+  }
+  return true;
+}
+
 bool vknn_op_check_type(const vknn_logger *log, const vknn_operation *op, const char *what,
                         const vknn_operand *operand, int32_t type) {
   if (operand->type == type) return true;
@@ -432,4 +450,20 @@ bool vknn_op_check_score_type(const vknn_logger *log, const vknn_subgraph *sg, c
   *out_type = type;
   *out_real = type == VKNN_OPERAND_TENSOR_FLOAT16 ? VKNN_OPERAND_FLOAT16 : VKNN_OPERAND_FLOAT32;
   return true;
+
+bool vknn_fits_texels(const vknn_graph *graph, uint32_t tensor, bool vec4) {
+  const vknn_tensor *t = &graph->tensors[tensor];
+  uint64_t elements = vknn_shape_element_count(t->dims, t->rank);
+  uint32_t per_texel = vec4 ? 4 : 1;
+  return elements % per_texel == 0 && elements / per_texel <= graph->kernels.max_texel_elements;
+}
+
+vknn_texel_format vknn_texel_format_of(int32_t type, bool vec4) {
+  switch (type) {
+    case VKNN_OPERAND_TENSOR_FLOAT16: return vec4 ? VKNN_TEXEL_F16X4 : VKNN_TEXEL_F16;
+    case VKNN_OPERAND_TENSOR_QUANT8_ASYMM: return vec4 ? VKNN_TEXEL_U8X4 : VKNN_TEXEL_U8;
+    case VKNN_OPERAND_TENSOR_QUANT8_ASYMM_SIGNED:
+    case VKNN_OPERAND_TENSOR_QUANT8_SYMM_PER_CHANNEL: return vec4 ? VKNN_TEXEL_I8X4 : VKNN_TEXEL_I8;
+    default: return vec4 ? VKNN_TEXEL_F32X4 : VKNN_TEXEL_F32;
+  }
 }

@@ -8,6 +8,12 @@
  * weights) may be omitted (lifetime NO_VALUE). */
 bool vknn_op_check_counts(const vknn_logger *log, const vknn_subgraph *sg, const vknn_operation *op,
                           uint32_t min_inputs, uint32_t max_inputs, uint32_t outputs);
+/* Exactly inputs and outputs; input i may be omitted where bit i of
+ * optional is set (operations that name their optional inputs: the
+ * extensions'). */
+bool vknn_op_check_counts_optional(const vknn_logger *log, const vknn_subgraph *sg,
+                                   const vknn_operation *op, uint32_t inputs, uint32_t outputs,
+                                   uint32_t optional);
 bool vknn_op_check_type(const vknn_logger *log, const vknn_operation *op, const char *what,
                         const vknn_operand *operand, int32_t type);
 /* Rank must be exactly rank (when known: 0 means unknown). */
@@ -117,6 +123,12 @@ void vknn_image_dims(vknn_image_shape shape, bool nchw, uint32_t dims[4]);
 vknn_status vknn_op_set_image_output(vknn_graph *graph, const vknn_operation *op,
                                      vknn_image_shape shape, bool nchw);
 
+/* Operands read through uniform texel buffers (shaders/operand_reads.glsl):
+ * whether a tensor fits one view of the device (whole texels of four
+ * elements when vec4, no more than a view may hold), and the view format of
+ * a tensor type (four elements a texel when vec4). */
+bool vknn_fits_texels(const vknn_graph *graph, uint32_t tensor, bool vec4);
+vknn_texel_format vknn_texel_format_of(int32_t type, bool vec4);
 /* Element-type kernel variant index: 0 f32, 1 f16, 2 q8, 3 q8s (-1 otherwise). */
 int vknn_variant_of(int32_t type);
 

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "ops/row_reduce.h"
+#include "ops/softmax.h"
 #include "model/operand_type.h"
 
 #define SOFTMAX_MAX_RANK 4
@@ -99,14 +100,11 @@ typedef struct softmax_params {
 } softmax_params;
 VKNN_PUSH_LAYOUT(softmax, softmax_params);
 
-static vknn_status lower_softmax(vknn_graph *graph, const vknn_operation *op,
-                                 vknn_dispatch_list *out_list) {
-  float beta;
-  uint32_t axis;
-  vknn_status s = read_params(graph, op, &beta, &axis);
-  if (s != VKNN_STATUS_NONE) return s;
-  const vknn_tensor *in = &graph->tensors[op->inputs[0]];
-  const vknn_tensor *out = &graph->tensors[op->outputs[0]];
+/* The dispatches of softmax (or LOG_SOFTMAX) along an axis of input into output. */
+static vknn_status lower_rows(vknn_graph *graph, uint32_t input, uint32_t output, uint32_t axis,
+                              float beta, uint32_t kernel_op, vknn_dispatch_list *out_list) {
+  const vknn_tensor *in = &graph->tensors[input];
+  const vknn_tensor *out = &graph->tensors[output];
   vknn_row_plan plan;
   if (!vknn_row_plan_of(graph, in, axis, &plan)) return VKNN_STATUS_GENERAL_FAILURE;
   softmax_params p = {VKNN_ROW_PARAMS_OF(plan),
@@ -123,9 +121,24 @@ static vknn_status lower_softmax(vknn_graph *graph, const vknn_operation *op,
                             .spec_count = VKNN_SPEC_COUNT_SOFTMAX,
                             .push = &p,
                             .push_size = sizeof(p)};
-  kernel.spec[VKNN_SPEC_SOFTMAX_OP] =
-      op->type == VKNN_OPERATION_LOG_SOFTMAX ? KERNEL_LOG_SOFTMAX : KERNEL_SOFTMAX;
-  return vknn_row_reduce_lower(graph, &plan, &kernel, op->inputs[0], op->outputs[0], out_list);
+  kernel.spec[VKNN_SPEC_SOFTMAX_OP] = kernel_op;
+  return vknn_row_reduce_lower(graph, &plan, &kernel, input, output, out_list);
+}
+
+vknn_status vknn_lower_softmax_last_axis(vknn_graph *graph, uint32_t input, uint32_t output,
+                                         vknn_dispatch_list *out_list) {
+  return lower_rows(graph, input, output, graph->tensors[input].rank - 1, 1.f, KERNEL_SOFTMAX,
+                    out_list);
+}
+
+static vknn_status lower_softmax(vknn_graph *graph, const vknn_operation *op,
+                                 vknn_dispatch_list *out_list) {
+  float beta;
+  uint32_t axis;
+  vknn_status s = read_params(graph, op, &beta, &axis);
+  if (s != VKNN_STATUS_NONE) return s;
+  uint32_t kernel_op = op->type == VKNN_OPERATION_LOG_SOFTMAX ? KERNEL_LOG_SOFTMAX : KERNEL_SOFTMAX;
+  return lower_rows(graph, op->inputs[0], op->outputs[0], axis, beta, kernel_op, out_list);
 }
 
 const vknn_op_def vknn_op_softmax = {VKNN_OPERATION_SOFTMAX, false, validate_softmax, infer_softmax,

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "compiler/control_flow_split.h"
+#include "model/extension.h"
 #include "model/operand_type.h"
 #include "runtime/buffer.h"
 #include "runtime/buffer_arguments.h"
@@ -135,7 +136,7 @@ static vknn_status describe_operands(vknn_control_flow *cf, const vknn_model *mo
   for (uint32_t i = 0; i < sg->operand_count; ++i) {
     const vknn_operand *o = &sg->operands[i];
     cf_operand *d = &p->operands[i];
-    d->type = o->type;
+    d->type = vknn_model_operand_type(model, o->type);
     d->rank = o->dimension_count;
     if (o->dimension_count > 0) memcpy(d->dims, o->dimensions, o->dimension_count * sizeof(uint32_t));
     d->omitted = o->lifetime == VKNN_LIFETIME_NO_VALUE;

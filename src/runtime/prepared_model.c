@@ -12,17 +12,19 @@
 #include "runtime/control_flow.h"
 #include "runtime/prepared_model_internal.h"
 #include "runtime/recorded_graph_pool.h"
+#include "model/extension.h"
 #include "vknn/prepared_model.h"
 #include "util/fault_injection.h"
 
+/* Types are the driver's (extension types decoded: model/extension.h). */
 static vknn_status describe_io(vknn_io_decl **out, uint32_t count, const uint32_t *indexes,
-                               const vknn_subgraph *sg) {
+                               const vknn_model *model, const vknn_subgraph *sg) {
   *out = vknn_calloc(count ? count : 1, sizeof(vknn_io_decl));
   if (*out == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
   for (uint32_t i = 0; i < count; ++i) {
     const vknn_operand *o = &sg->operands[indexes[i]];
     vknn_io_decl *d = &(*out)[i];
-    d->type = o->type;
+    d->type = vknn_model_operand_type(model, o->type);
     d->scale = o->scale;
     d->zero_point = o->zero_point;
     d->declared_rank = o->dimension_count;
@@ -38,9 +40,9 @@ static vknn_status build(vknn_prepared_model *pm, const vknn_plan *plan) {
   const vknn_subgraph *sg = plan->graph.sg;
   pm->input_count = sg->input_count;
   pm->output_count = sg->output_count;
-  vknn_status s = describe_io(&pm->inputs, sg->input_count, sg->input_indexes, sg);
+  vknn_status s = describe_io(&pm->inputs, sg->input_count, sg->input_indexes, plan->graph.model, sg);
   if (s == VKNN_STATUS_NONE)
-    s = describe_io(&pm->outputs, sg->output_count, sg->output_indexes, sg);
+    s = describe_io(&pm->outputs, sg->output_count, sg->output_indexes, plan->graph.model, sg);
   if (s != VKNN_STATUS_NONE) return s;
   pm->deferred = plan->deferred;
   if (plan->deferred) return vknn_model_copy_make(&plan->graph, &pm->model);
@@ -100,9 +102,9 @@ vknn_status vknn_prepared_model_create_control_flow(vknn_device *device, const v
   const vknn_subgraph *sg = &model->main;
   pm->input_count = sg->input_count;
   pm->output_count = sg->output_count;
-  vknn_status s = describe_io(&pm->inputs, sg->input_count, sg->input_indexes, sg);
+  vknn_status s = describe_io(&pm->inputs, sg->input_count, sg->input_indexes, model, sg);
   if (s == VKNN_STATUS_NONE)
-    s = describe_io(&pm->outputs, sg->output_count, sg->output_indexes, sg);
+    s = describe_io(&pm->outputs, sg->output_count, sg->output_indexes, model, sg);
   if (s == VKNN_STATUS_NONE) s = vknn_control_flow_create(pm, model, &pm->control_flow);
   return watch_or_release(pm, s, out);
 }

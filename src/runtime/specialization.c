@@ -17,7 +17,8 @@
 
 /* Integer tensors this small, and scalars, can be parameters that decide a
  * shape (RESHAPE's shape, PAD's paddings, FILL's dims...): their values are
- * part of the key. Larger tensors are data. */
+ * part of the key; so can a float32 tensor of one element (EXAMPLE_FIBONACCI's
+ * n). Larger tensors are data. */
 #define VALUE_KEY_MAX_ELEMENTS 64
 #define VALUE_KEY_MAX_BYTES (VALUE_KEY_MAX_ELEMENTS * sizeof(int32_t))
 
@@ -26,6 +27,8 @@ typedef uint8_t value_copy[VALUE_KEY_MAX_BYTES];
 
 static bool value_can_decide_shapes(int32_t type, const uint32_t *dims, uint32_t rank) {
   if (vknn_operand_type_is_scalar(type)) return true;
+  if (type == VKNN_OPERAND_TENSOR_FLOAT32 && rank > 0)
+    return vknn_shape_element_count(dims, rank) == 1;
   return type == VKNN_OPERAND_TENSOR_INT32 && rank > 0 &&
          vknn_shape_element_count(dims, rank) <= VALUE_KEY_MAX_ELEMENTS;
 }

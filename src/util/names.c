@@ -23,7 +23,7 @@ const char *vknn_operation_type_name(int32_t type) {
     VKNN_OPERATION_LIST(VKNN_OPERATION_NAME_)
 #undef VKNN_OPERATION_NAME_
     case VKNN_OPERATION_OEM: return "OEM_OPERATION";
-    default: return NULL;
+    default: return VKNN_EXTENSION_PREFIX(type) != 0 ? "an extension operation" : NULL;
   }
 }
 
@@ -36,5 +36,6 @@ const char *vknn_operand_type_name(int32_t type) {
   if (type >= 0 && type < (int32_t)(sizeof(names) / sizeof(names[0]))) return names[type];
   if (type == VKNN_OPERAND_OEM) return "OEM";
   if (type == VKNN_OPERAND_TENSOR_OEM_BYTE) return "TENSOR_OEM_BYTE";
+  if (VKNN_EXTENSION_PREFIX(type) != 0) return "an extension type";
   return NULL;
 }

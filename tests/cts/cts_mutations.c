@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cts_case.h"
+#include "vknn/extensions/fibonacci.h"
 
 /* ---- the mutant ---------------------------------------------------------- */
 
@@ -329,9 +330,31 @@ static bool op_output_is(const vknn_operation *op, uint32_t at, uint32_t operand
   return op->output_count > at && op->outputs[at] == operand;
 }
 
+/* Whether a model's operation type is code of the named extension (decoded
+ * through the model's extensionNameToPrefix). */
+static bool is_extension_operation(const vknn_model *model, int32_t type, const char *name,
+                                   uint32_t code) {
+  if (VKNN_EXTENSION_PREFIX(type) == 0 || VKNN_EXTENSION_CODE(type) != code) return false;
+  for (uint32_t i = 0; i < model->extension_name_to_prefix_count; ++i)
+    if (model->extension_name_to_prefix[i].prefix == VKNN_EXTENSION_PREFIX(type))
+      return strcmp(model->extension_name_to_prefix[i].name, name) == 0;
+  return false;
+}
+
+/* EXAMPLE_FIBONACCI takes n as TENSOR_FLOAT32 too and writes TENSOR_FLOAT32
+ * too (include/vknn/extensions/fibonacci.h). */
+static bool extension_type_change_allowed(const vknn_model *model, const vknn_operation *op,
+                                          uint32_t operand, int32_t type) {
+  return is_extension_operation(model, op->type, VKNN_FIBONACCI_EXTENSION_NAME,
+                                VKNN_EXAMPLE_FIBONACCI) &&
+         type == VKNN_OPERAND_TENSOR_FLOAT32 &&
+         (op_input_is(op, 0, operand) || op_output_is(op, 0, operand));
+}
+
 /* Operations that accept the operand with this type too (the NNAPI allows
  * several types there), so the mutation would leave the model valid. */
-static bool type_change_allowed(const vknn_subgraph *sg, uint32_t operand, int32_t type) {
+static bool type_change_allowed(const vknn_model *model, uint32_t operand, int32_t type) {
+  const vknn_subgraph *sg = &model->main;
   static const int32_t cast_types[] = {
       VKNN_OPERAND_TENSOR_FLOAT16, VKNN_OPERAND_TENSOR_FLOAT32, VKNN_OPERAND_TENSOR_INT32,
       VKNN_OPERAND_TENSOR_QUANT8_ASYMM, VKNN_OPERAND_TENSOR_QUANT8_ASYMM_SIGNED};
@@ -345,6 +368,7 @@ static bool type_change_allowed(const vknn_subgraph *sg, uint32_t operand, int32
                                     VKNN_OPERAND_TENSOR_QUANT8_SYMM_PER_CHANNEL};
   for (uint32_t k = 0; k < sg->operation_count; ++k) {
     const vknn_operation *op = &sg->operations[k];
+    if (extension_type_change_allowed(model, op, operand, type)) return true;
     switch (op->type) {
       case VKNN_OPERATION_LSH_PROJECTION:
         if (op_input_is(op, 1, operand)) return true;
@@ -384,7 +408,7 @@ static void mutate_operation_operand_types(walk *w) {
   const vknn_subgraph *sg = main_of(w);
   for (uint32_t i = 0; i < sg->operand_count; ++i)
     for (int32_t type = 0; type <= VKNN_OPERAND_SUBGRAPH; ++type)
-      if (type != sg->operands[i].type && !type_change_allowed(sg, i, type))
+      if (type != sg->operands[i].type && !type_change_allowed(w->model, i, type))
         visit_operand(w, i, retype, type, "operand type seen by operations");
 }
 

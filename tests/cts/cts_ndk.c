@@ -19,6 +19,7 @@
 #include "vknn_ndk.h"
 
 #define NDK_MAX_MODELS 64
+#define NDK_MAX_TYPES 32
 
 typedef struct ndk_case {
   cts_worker *w;
@@ -30,6 +31,10 @@ typedef struct ndk_case {
   ANeuralNetworksCompilation *compilation;
   char failed_call[256];
   int result;
+  /* The case's extension types and the C API's for them (asked of the C API
+   * while building, as a client does). */
+  int32_t case_types[NDK_MAX_TYPES], api_types[NDK_MAX_TYPES];
+  uint32_t type_count;
 } ndk_case;
 
 /* Records the first failed call; true while every call succeeded. */
@@ -45,6 +50,39 @@ static bool ok(ndk_case *n, int result, const char *call) {
 #define CALL(n, expr) ok((n), (expr), #expr)
 
 /* ---- building the models ---------------------------------------------------- */
+
+/* The C API's type for a type of the case: the same for the NNAPI's; for an
+ * extension's, the one ANeuralNetworksModel_getExtension*Type gives for its
+ * name in the case's extensionNameToPrefix (a prefix the case does not list
+ * goes unchanged, for the C API to refuse). */
+static int32_t api_type(ndk_case *n, ANeuralNetworksModel *m, int32_t type, bool operation) {
+  uint32_t prefix = VKNN_EXTENSION_PREFIX(type);
+  if (prefix == 0) return type;
+  for (uint32_t i = 0; i < n->type_count; ++i)
+    if (n->case_types[i] == type) return n->api_types[i];
+  const vknn_model *model = &n->c->model;
+  uint32_t names = 0;
+  for (uint32_t i = 0; i < model->extension_name_to_prefix_count; ++i)
+    names += model->extension_name_to_prefix[i].prefix == prefix;
+  /* The C API gives the prefixes itself: such a model cannot be built, and
+   * the case is refused as the driver refuses it. */
+  if (names > 1)
+    return ok(n, ANEURALNETWORKS_BAD_DATA, "extensionNameToPrefix gives one prefix to two names"), type;
+  for (uint32_t i = 0; i < model->extension_name_to_prefix_count; ++i) {
+    const vknn_extension_prefix *e = &model->extension_name_to_prefix[i];
+    if (e->prefix != prefix) continue;
+    int32_t t = type;
+    uint16_t code = (uint16_t)VKNN_EXTENSION_CODE(type);
+    bool found = operation ? CALL(n, ANeuralNetworksModel_getExtensionOperationType(m, e->name, code, &t))
+                           : CALL(n, ANeuralNetworksModel_getExtensionOperandType(m, e->name, code, &t));
+    if (found && n->type_count < NDK_MAX_TYPES) {
+      n->case_types[n->type_count] = type;
+      n->api_types[n->type_count++] = t;
+    }
+    return t;
+  }
+  return type;
+}
 
 static bool build_model(ndk_case *n, uint32_t index);
 
@@ -66,8 +104,14 @@ static bool set_value(ndk_case *n, ANeuralNetworksModel *m, uint32_t i, const vk
 }
 
 static bool add_operand(ndk_case *n, ANeuralNetworksModel *m, uint32_t i, const vknn_operand *o) {
-  ANeuralNetworksOperandType type = {o->type, o->dimension_count, o->dimensions, o->scale, o->zero_point};
-  if (!CALL(n, ANeuralNetworksModel_addOperand(m, &type))) return false;
+  ANeuralNetworksOperandType type = {api_type(n, m, o->type, false), o->dimension_count, o->dimensions,
+                                     o->scale, o->zero_point};
+  if (n->result != ANEURALNETWORKS_NO_ERROR || !CALL(n, ANeuralNetworksModel_addOperand(m, &type)))
+    return false;
+  if (o->extra_params.kind == VKNN_EXTRA_PARAMS_EXTENSION &&
+      !CALL(n, ANeuralNetworksModel_setOperandExtensionData(m, (int32_t)i, o->extra_params.extension.data,
+                                                            o->extra_params.extension.size)))
+    return false;
   if (o->extra_params.kind == VKNN_EXTRA_PARAMS_CHANNEL_QUANT) {
     ANeuralNetworksSymmPerChannelQuantParams q = {o->extra_params.channel_quant.channel_dim,
                                                   o->extra_params.channel_quant.scale_count,
@@ -84,7 +128,9 @@ static bool fill_model(ndk_case *n, ANeuralNetworksModel *m, const vknn_subgraph
     if (!set_value(n, m, i, &g->operands[i])) return false;
   for (uint32_t i = 0; i < g->operation_count; ++i) {
     const vknn_operation *op = &g->operations[i];
-    if (!CALL(n, ANeuralNetworksModel_addOperation(m, op->type, op->input_count, op->inputs, op->output_count,
+    int32_t type = api_type(n, m, op->type, true);
+    if (n->result != ANEURALNETWORKS_NO_ERROR ||
+        !CALL(n, ANeuralNetworksModel_addOperation(m, type, op->input_count, op->inputs, op->output_count,
                                                    op->outputs)))
       return false;
   }
@@ -124,8 +170,12 @@ static void release(ndk_case *n) {
 
 /* ---- executions --------------------------------------------------------------- */
 
-static ANeuralNetworksOperandType argument_type(const vknn_request_argument *a, const vknn_operand *o) {
-  return (ANeuralNetworksOperandType){o->type, a->dimension_count, a->dimensions, o->scale, o->zero_point};
+static ANeuralNetworksOperandType argument_type(ndk_case *n, const vknn_request_argument *a,
+                                                const vknn_operand *o) {
+  int32_t type = o->type;
+  for (uint32_t i = 0; i < n->type_count; ++i)
+    if (n->case_types[i] == o->type) type = n->api_types[i];
+  return (ANeuralNetworksOperandType){type, a->dimension_count, a->dimensions, o->scale, o->zero_point};
 }
 
 /* Arguments as pointers into the case's input pool and into outputs. */
@@ -134,7 +184,7 @@ static bool set_pointers(ndk_case *n, ANeuralNetworksExecution *e, uint8_t *outp
   const vknn_subgraph *g = &c->model.main;
   for (uint32_t i = 0; i < c->input_count; ++i) {
     const vknn_request_argument *a = &c->inputs[i];
-    ANeuralNetworksOperandType t = argument_type(a, &g->operands[g->input_indexes[i]]);
+    ANeuralNetworksOperandType t = argument_type(n, a, &g->operands[g->input_indexes[i]]);
     const void *p = a->has_no_value ? NULL : c->input_pool.data + a->location.offset;
     if (!CALL(n, ANeuralNetworksExecution_setInput(e, (int32_t)i, a->dimension_count ? &t : NULL, p,
                                                    a->has_no_value ? 0 : a->location.length)))
@@ -142,7 +192,7 @@ static bool set_pointers(ndk_case *n, ANeuralNetworksExecution *e, uint8_t *outp
   }
   for (uint32_t i = 0; i < c->output_count; ++i) {
     const vknn_request_argument *a = &c->outputs[i];
-    ANeuralNetworksOperandType t = argument_type(a, &g->operands[g->output_indexes[i]]);
+    ANeuralNetworksOperandType t = argument_type(n, a, &g->operands[g->output_indexes[i]]);
     if (!CALL(n, ANeuralNetworksExecution_setOutput(e, (int32_t)i, a->dimension_count ? &t : NULL,
                                                     outputs + a->location.offset, a->location.length)))
       return false;
@@ -159,7 +209,7 @@ static bool set_memories(ndk_case *n, ANeuralNetworksExecution *e, uint8_t *outp
   const vknn_subgraph *g = &c->model.main;
   for (uint32_t i = 0; i < c->input_count; ++i) {
     const vknn_request_argument *a = &c->inputs[i];
-    ANeuralNetworksOperandType t = argument_type(a, &g->operands[g->input_indexes[i]]);
+    ANeuralNetworksOperandType t = argument_type(n, a, &g->operands[g->input_indexes[i]]);
     bool set = a->has_no_value
                    ? CALL(n, ANeuralNetworksExecution_setInput(e, (int32_t)i, NULL, NULL, 0))
                    : CALL(n, ANeuralNetworksExecution_setInputFromMemory(e, (int32_t)i, a->dimension_count ? &t : NULL,
@@ -168,7 +218,7 @@ static bool set_memories(ndk_case *n, ANeuralNetworksExecution *e, uint8_t *outp
   }
   for (uint32_t i = 0; i < c->output_count; ++i) {
     const vknn_request_argument *a = &c->outputs[i];
-    ANeuralNetworksOperandType t = argument_type(a, &g->operands[g->output_indexes[i]]);
+    ANeuralNetworksOperandType t = argument_type(n, a, &g->operands[g->output_indexes[i]]);
     bool set = a->location.length == 0
                    ? CALL(n, ANeuralNetworksExecution_setOutput(e, (int32_t)i, a->dimension_count ? &t : NULL,
                                                                 outputs + a->location.offset, 0))

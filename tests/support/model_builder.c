@@ -60,7 +60,9 @@ const vknn_model *mb_finish(model_builder *b) {
       .main = {b->operands, b->operand_count, b->operations, b->operation_count, b->inputs,
                b->input_count, b->outputs, b->output_count},
       .operand_values = b->values,
-      .operand_values_size = b->values_size};
+      .operand_values_size = b->values_size,
+      .extension_name_to_prefix = b->extension_names,
+      .extension_name_to_prefix_count = b->extension_name_count};
   return &b->model;
 }
 

@@ -18,6 +18,9 @@ typedef struct model_builder {
   uint32_t inputs[16], input_count;
   uint32_t outputs[16], output_count;
   vknn_model model;
+  /* The model's extensionNameToPrefix (none when count is 0). */
+  const vknn_extension_prefix *extension_names;
+  uint32_t extension_name_count;
   /* Where constants go: this builder's values, or (a referenced subgraph)
    * those of the main subgraph's builder, since a model has one operandValues. */
   struct model_builder *values_owner;

@@ -117,12 +117,78 @@ static size_t value_bytes(int32_t type, const cJSON *data) {
   return cts_element_size(type) * (size_t)cJSON_GetArraySize(data);
 }
 
+/* ---- extensions (tests/data/README.md) ----------------------------------- */
+
+/* The extension operand types whose values the runner can write and read. */
+static const struct {
+  const char *extension;
+  uint16_t code;
+  int32_t value_type;
+} extension_values[] = {
+    {"com.example.fibonacci", 0, CTS_TYPE_INT64}, /* EXAMPLE_INT64 */
+    {"com.example.fibonacci", 1, CTS_TYPE_INT64}, /* EXAMPLE_TENSOR_QUANT64_ASYMM */
+};
+
+int32_t cts_value_type(const vknn_model *model, int32_t type) {
+  uint32_t prefix = VKNN_EXTENSION_PREFIX(type);
+  if (prefix == 0) return type;
+  for (uint32_t i = 0; i < model->extension_name_to_prefix_count; ++i) {
+    const vknn_extension_prefix *e = &model->extension_name_to_prefix[i];
+    if (e->prefix != prefix) continue;
+    for (size_t v = 0; v < sizeof(extension_values) / sizeof(extension_values[0]); ++v)
+      if (strcmp(extension_values[v].extension, e->name) == 0 &&
+          extension_values[v].code == VKNN_EXTENSION_CODE(type))
+        return extension_values[v].value_type;
+  }
+  return type;
+}
+
+/* "extensionNameToPrefix": [{"name": ..., "prefix": ...}, ...]. */
+static int load_extension_names(builder *b, const cJSON *list) {
+  vknn_model *m = &b->c->model;
+  m->extension_name_to_prefix_count = (uint32_t)cJSON_GetArraySize(list);
+  vknn_extension_prefix *names = arena_alloc(b->arena, m->extension_name_to_prefix_count,
+                                             sizeof(vknn_extension_prefix));
+  if (names == NULL) return -1;
+  uint32_t i = 0;
+  const cJSON *item;
+  cJSON_ArrayForEach(item, list) {
+    names[i].name = str_field(item, "name");
+    names[i++].prefix = (uint16_t)num_field(item, "prefix");
+  }
+  m->extension_name_to_prefix = names;
+  return 0;
+}
+
+/* A type given by name (the HAL's) or as a number (an extension's). */
+static int32_t type_field(const cJSON *obj, bool operation) {
+  const cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, "type");
+  if (cJSON_IsNumber(item)) return (int32_t)item->valuedouble;
+  const char *name = cJSON_IsString(item) ? item->valuestring : "";
+  return operation ? cts_operation_type_from_name(name) : cts_operand_type_from_name(name);
+}
+
+/* "extensionData": the bytes of the operand's extraParams.extension. */
+static int load_extension_data(builder *b, vknn_operand *o, const cJSON *bytes) {
+  size_t count = (size_t)cJSON_GetArraySize(bytes);
+  uint8_t *data = arena_alloc(b->arena, count, 1);
+  if (data == NULL) return -1;
+  size_t i = 0;
+  const cJSON *item;
+  cJSON_ArrayForEach(item, bytes) data[i++] = (uint8_t)item->valuedouble;
+  o->extra_params.kind = VKNN_EXTRA_PARAMS_EXTENSION;
+  o->extra_params.extension.data = data;
+  o->extra_params.extension.size = count;
+  return 0;
+}
+
 static int load_constant(builder *b, vknn_operand *o, const cJSON *data) {
   byte_builder *target = o->lifetime == VKNN_LIFETIME_CONSTANT_COPY ? &b->values : &b->references;
-  size_t size = value_bytes(o->type, data);
+  int32_t type = cts_value_type(&b->c->model, o->type);
+  size_t size = value_bytes(type, data);
   size_t offset = builder_append(target, size);
   if (offset == SIZE_MAX) return -1;
-  cts_encode_values(o->type, data, target->data + offset);
+  cts_encode_values(type, data, target->data + offset);
   o->location = (vknn_data_location){0, (uint32_t)offset, (uint32_t)size};
   return 0;
 }
@@ -143,9 +209,9 @@ static int load_channel_quant(builder *b, vknn_operand *o, const cJSON *quant) {
 }
 
 static int load_operand(builder *b, const cJSON *json, vknn_operand *o) {
-  o->type = cts_operand_type_from_name(str_field(json, "type"));
+  o->type = type_field(json, false);
   int32_t lifetime = lifetime_from_name(str_field(json, "lifetime"));
-  if (o->type < 0 || lifetime < 0) {
+  if (o->type == -1 || lifetime < 0) {
     b->error = "unknown operand type or lifetime";
     return -1;
   }
@@ -158,6 +224,8 @@ static int load_operand(builder *b, const cJSON *json, vknn_operand *o) {
   if (o->type == VKNN_OPERAND_TENSOR_FLOAT16) b->c->has_float16 = true;
   const cJSON *quant = cJSON_GetObjectItemCaseSensitive(json, "channelQuant");
   if (cJSON_IsObject(quant) && load_channel_quant(b, o, quant) != 0) return -1;
+  const cJSON *extension_data = cJSON_GetObjectItemCaseSensitive(json, "extensionData");
+  if (cJSON_IsArray(extension_data) && load_extension_data(b, o, extension_data) != 0) return -1;
   const cJSON *data = cJSON_GetObjectItemCaseSensitive(json, "data");
   if (o->lifetime == VKNN_LIFETIME_CONSTANT_COPY || o->lifetime == VKNN_LIFETIME_CONSTANT_REFERENCE)
     return load_constant(b, o, data);
@@ -180,7 +248,7 @@ static int load_subgraph(builder *b, const cJSON *json, vknn_subgraph *sg) {
   i = 0;
   cJSON_ArrayForEach(item, operations) {
     vknn_operation *op = &operations_out[i++];
-    op->type = cts_operation_type_from_name(str_field(item, "type"));
+    op->type = type_field(item, true);
     op->inputs = index_array(b->arena, cJSON_GetObjectItemCaseSensitive(item, "inputs"), &op->input_count);
     op->outputs = index_array(b->arena, cJSON_GetObjectItemCaseSensitive(item, "outputs"), &op->output_count);
   }
@@ -212,10 +280,11 @@ static int load_inputs(builder *b, const cJSON *main_json) {
       c->inputs[i].has_no_value = true;
       continue;
     }
-    size_t size = value_bytes(o->type, data);
+    int32_t type = cts_value_type(&c->model, o->type);
+    size_t size = value_bytes(type, data);
     size_t offset = builder_append(&bytes, size);
     if (offset == SIZE_MAX) return -1;
-    cts_encode_values(o->type, data, bytes.data + offset);
+    cts_encode_values(type, data, bytes.data + offset);
     c->inputs[i].location = (vknn_data_location){0, (uint32_t)offset, (uint32_t)size};
     c->inputs[i].dimension_count = o->dimension_count;
     c->inputs[i].dimensions = o->dimensions;
@@ -228,7 +297,7 @@ static int load_inputs(builder *b, const cJSON *main_json) {
 
 static int load_expected(builder *b, const cJSON *json, const vknn_operand *o, cts_expected *e) {
   const cJSON *data = cJSON_GetObjectItemCaseSensitive(json, "data");
-  e->type = o->type;
+  e->type = cts_value_type(&b->c->model, o->type);
   e->rank = o->dimension_count < VKNN_MAX_RANK ? o->dimension_count : VKNN_MAX_RANK;
   memcpy(e->dims, o->dimensions, e->rank * sizeof(uint32_t));
   e->ignored = bool_field(json, "isIgnored");
@@ -258,7 +327,7 @@ static int load_outputs(builder *b, const cJSON *main_json) {
     const vknn_operand *o = &sg->operands[sg->output_indexes[i]];
     const cJSON *json = operand_json(main_json, sg->output_indexes[i]);
     if (load_expected(b, json, o, &c->expected[i]) != 0) return -1;
-    size_t size = value_bytes(o->type, cJSON_GetObjectItemCaseSensitive(json, "data"));
+    size_t size = value_bytes(c->expected[i].type, cJSON_GetObjectItemCaseSensitive(json, "data"));
     size_t offset = builder_append(&layout, size);
     if (offset == SIZE_MAX) return -1;
     c->outputs[i].location = (vknn_data_location){1, (uint32_t)offset, (uint32_t)size};
@@ -311,7 +380,8 @@ int cts_case_load(const cJSON *test, cts_case *out, const char **error) {
   out->multinomial_tolerance = num_field(test, "expectedMultinomialDistributionTolerance");
   out->model.relax_computation_float32_to_float16 = out->relaxed;
   const cJSON *main_json = cJSON_GetObjectItemCaseSensitive(test, "main");
-  int rc = load_subgraph(&b, main_json, &out->model.main);
+  int rc = load_extension_names(&b, cJSON_GetObjectItemCaseSensitive(test, "extensionNameToPrefix"));
+  if (rc == 0) rc = load_subgraph(&b, main_json, &out->model.main);
   if (rc == 0) rc = load_referenced(&b, cJSON_GetObjectItemCaseSensitive(test, "referenced"));
   if (rc == 0) rc = load_inputs(&b, main_json);
   if (rc == 0) rc = load_outputs(&b, main_json);
@@ -388,6 +458,7 @@ cJSON *cts_parse_file(const char *path) {
 
 size_t cts_element_size(int32_t type) {
   switch (type) {
+    case CTS_TYPE_INT64: return 8;
     case VKNN_OPERAND_FLOAT32: case VKNN_OPERAND_INT32: case VKNN_OPERAND_UINT32:
     case VKNN_OPERAND_TENSOR_FLOAT32: case VKNN_OPERAND_TENSOR_INT32: return 4;
     case VKNN_OPERAND_FLOAT16: case VKNN_OPERAND_TENSOR_FLOAT16:

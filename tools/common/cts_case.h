@@ -56,6 +56,11 @@ void cts_case_operation_mask(const cJSON *test, uint64_t mask[2]);
 
 int32_t cts_operand_type_from_name(const char *name);
 
+/* The type whose encoding a model's operand values have: the type itself,
+ * or for the extension types the runner knows (decoded through the model's
+ * extensionNameToPrefix) the runner's own (cts_values.h: CTS_TYPE_INT64). */
+int32_t cts_value_type(const vknn_model *model, int32_t type);
+
 /* A JSON file parsed; NULL when it cannot be read or parsed. */
 cJSON *cts_parse_file(const char *path);
 

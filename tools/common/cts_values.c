@@ -72,6 +72,7 @@ static void store(int32_t type, uint8_t *out, size_t i, double v) {
     case VKNN_OPERAND_INT32:
     case VKNN_OPERAND_TENSOR_INT32: { int32_t x = (int32_t)v; memcpy(out + 4 * i, &x, 4); break; }
     case VKNN_OPERAND_UINT32: { uint32_t x = (uint32_t)v; memcpy(out + 4 * i, &x, 4); break; }
+    case CTS_TYPE_INT64: { int64_t x = (int64_t)v; memcpy(out + 8 * i, &x, 8); break; }
     case VKNN_OPERAND_TENSOR_QUANT16_SYMM: { int16_t x = (int16_t)v; memcpy(out + 2 * i, &x, 2); break; }
     case VKNN_OPERAND_TENSOR_QUANT16_ASYMM: { uint16_t x = (uint16_t)v; memcpy(out + 2 * i, &x, 2); break; }
     case VKNN_OPERAND_TENSOR_QUANT8_ASYMM_SIGNED:
@@ -96,6 +97,7 @@ double cts_decode_value(int32_t type, const uint8_t *bytes, size_t i) {
     case VKNN_OPERAND_INT32:
     case VKNN_OPERAND_TENSOR_INT32: { int32_t x; memcpy(&x, bytes + 4 * i, 4); return x; }
     case VKNN_OPERAND_UINT32: { uint32_t x; memcpy(&x, bytes + 4 * i, 4); return x; }
+    case CTS_TYPE_INT64: { int64_t x; memcpy(&x, bytes + 8 * i, 8); return (double)x; }
     case VKNN_OPERAND_TENSOR_QUANT16_SYMM: { int16_t x; memcpy(&x, bytes + 2 * i, 2); return x; }
     case VKNN_OPERAND_TENSOR_QUANT16_ASYMM: { uint16_t x; memcpy(&x, bytes + 2 * i, 2); return x; }
     case VKNN_OPERAND_TENSOR_QUANT8_ASYMM_SIGNED:

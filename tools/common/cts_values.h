@@ -4,6 +4,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The value encoding of 64-bit integer operands of extensions
+ * (com.example.fibonacci's EXAMPLE_INT64 and EXAMPLE_TENSOR_QUANT64_ASYMM):
+ * a type code of the runner's own, never a model's. */
+#define CTS_TYPE_INT64 (-64)
+
 /* A JSON number, or "nan", "inf", "-inf". */
 double cts_json_number(const cJSON *item);
 

@@ -36,7 +36,8 @@ int ndk_reserve(void **array, uint32_t *capacity, uint32_t needed, size_t elemen
 uint64_t ndk_now_boottime_ns(void);
 /* A new identity for burst memory slots (never reused). */
 int32_t ndk_next_slot(void);
-/* Bytes of one element of an operand type; 0 for an unknown or extension type. */
+/* Bytes of one element of an operand type (an extension's from the device's
+ * description); 0 for an unknown type. */
 size_t ndk_element_size(int32_t type);
 bool ndk_type_is_scalar(int32_t type);
 
@@ -53,11 +54,20 @@ bool ndk_type_is_scalar(int32_t type);
 
 /* ---- device -------------------------------------------------------------- */
 
+/* The most extensions the library gives types to. */
+#define NDK_MAX_EXTENSIONS 8
+
 struct ANeuralNetworksDevice {
   vknn_device *vk;
   const char *name;
   const char *version;
   vknn_device_type type;
+  /* The device's extensions (getSupportedExtensions), and their prefixes:
+   * extension i has prefix i + 1 in every model of the library, as the NNAPI
+   * runtime's types of an extension are the same process-wide. */
+  const vknn_extension *extensions;
+  uint32_t extension_count;
+  vknn_extension_prefix prefixes[NDK_MAX_EXTENSIONS];
 };
 /* The device, opened on first use. UNAVAILABLE_DEVICE when it cannot be. */
 int ndk_device_get(ANeuralNetworksDevice **out);
@@ -65,6 +75,15 @@ int ndk_device_get(ANeuralNetworksDevice **out);
  * when none is left). */
 void ndk_device_hold(void);
 void ndk_device_drop(void);
+/* Extension types: the prefix of a supported extension (BAD_DATA, logged
+ * as function's, when the device does not support it); the facts of an
+ * extension operand type (NULL when its extension or code is unknown);
+ * whether an operation type's prefix belongs to a supported extension; the
+ * table every flattened model carries. */
+int ndk_extension_prefix(const char *function, const char *name, uint16_t *out_prefix);
+const vknn_extension_operand_type *ndk_extension_operand_info(int32_t type);
+bool ndk_extension_operation_known(int32_t type);
+void ndk_extension_table(const vknn_extension_prefix **out_table, uint32_t *out_count);
 /* The devices argument of createForDevices and getSupportedOperationsForDevices. */
 int ndk_device_check_list(const char *function, const ANeuralNetworksDevice *const *devices,
                           uint32_t count);

@@ -42,6 +42,11 @@ static void open_device(void) {
   vknn_device_get_name(the_device.vk, &the_device.name);
   vknn_device_get_version_string(the_device.vk, &the_device.version);
   vknn_device_get_type(the_device.vk, &the_device.type);
+  vknn_device_get_supported_extensions(the_device.vk, &the_device.extensions,
+                                       &the_device.extension_count);
+  if (the_device.extension_count > NDK_MAX_EXTENSIONS) the_device.extension_count = NDK_MAX_EXTENSIONS;
+  for (uint32_t i = 0; i < the_device.extension_count; ++i)
+    the_device.prefixes[i] = (vknn_extension_prefix){the_device.extensions[i].name, (uint16_t)(i + 1)};
   device_open = true;
   atexit(close_device);
 }
@@ -147,15 +152,56 @@ int ANeuralNetworksDevice_wait(const ANeuralNetworksDevice *device) {
   return ANEURALNETWORKS_NO_ERROR;
 }
 
-/* vknn supports no vendor extension. */
+/* The device's extension of a name, or -1. */
+static int extension_index(const char *name) {
+  for (uint32_t i = 0; i < the_device.extension_count; ++i)
+    if (strcmp(the_device.extensions[i].name, name) == 0) return (int)i;
+  return -1;
+}
+
 int ANeuralNetworksDevice_getExtensionSupport(const ANeuralNetworksDevice *device,
                                               const char *extensionName,
                                               bool *isExtensionSupported) {
   NDK_NOT_NULL(extensionName);
   NDK_NOT_NULL(isExtensionSupported);
   NDK_DEVICE_ARG(device);
-  *isExtensionSupported = false;
+  *isExtensionSupported = extension_index(extensionName) >= 0;
   return ANEURALNETWORKS_NO_ERROR;
+}
+
+int ndk_extension_prefix(const char *function, const char *name, uint16_t *out_prefix) {
+  ANeuralNetworksDevice *device;
+  int r = ndk_device_get(&device);
+  if (r != ANEURALNETWORKS_NO_ERROR) return r;
+  int index = extension_index(name);
+  NDK_REQUIRE_IN(function, index >= 0, ANEURALNETWORKS_BAD_DATA,
+                 "no device supports the extension %s", name);
+  *out_prefix = the_device.prefixes[index].prefix;
+  return ANEURALNETWORKS_NO_ERROR;
+}
+
+/* The device's extension of a type's prefix; NULL for none. */
+static const vknn_extension *extension_of_type(int32_t type) {
+  ANeuralNetworksDevice *device;
+  uint32_t prefix = VKNN_EXTENSION_PREFIX(type);
+  if (prefix == 0 || ndk_device_get(&device) != ANEURALNETWORKS_NO_ERROR) return NULL;
+  return prefix <= the_device.extension_count ? &the_device.extensions[prefix - 1] : NULL;
+}
+
+const vknn_extension_operand_type *ndk_extension_operand_info(int32_t type) {
+  const vknn_extension *e = extension_of_type(type);
+  for (uint32_t i = 0; e != NULL && i < e->operand_type_count; ++i)
+    if (e->operand_types[i].type == VKNN_EXTENSION_CODE(type)) return &e->operand_types[i];
+  return NULL;
+}
+
+bool ndk_extension_operation_known(int32_t type) { return extension_of_type(type) != NULL; }
+
+void ndk_extension_table(const vknn_extension_prefix **out_table, uint32_t *out_count) {
+  ANeuralNetworksDevice *device;
+  bool open = ndk_device_get(&device) == ANEURALNETWORKS_NO_ERROR;
+  *out_table = the_device.prefixes;
+  *out_count = open ? the_device.extension_count : 0;
 }
 
 uint64_t ANeuralNetworks_getDefaultLoopTimeout(void) { return VKNN_LOOP_TIMEOUT_DEFAULT_NS; }

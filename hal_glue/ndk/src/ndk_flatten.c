@@ -102,6 +102,11 @@ static int convert_operand(flatten_state *st, const ANeuralNetworksModel *model,
     out->extra_params.channel_quant.scale_count = o->scale_count;
     out->extra_params.channel_quant.channel_dim = o->channel_dim;
   }
+  if (o->extension_data != NULL) {
+    out->extra_params.kind = VKNN_EXTRA_PARAMS_EXTENSION;
+    out->extra_params.extension.data = o->extension_data;
+    out->extra_params.extension.size = o->extension_size;
+  }
   switch (o->value) {
     case NDK_VALUE_COPY:
     case NDK_VALUE_POINTER:
@@ -163,6 +168,8 @@ static int flatten_models(flatten_state *st, const ANeuralNetworksModel *main) {
   flat->model.pools = pools;
   flat->model.pool_count = st->pool_count;
   flat->model.relax_computation_float32_to_float16 = main->relaxed;
+  ndk_extension_table(&flat->model.extension_name_to_prefix,
+                      &flat->model.extension_name_to_prefix_count);
   return ANEURALNETWORKS_NO_ERROR;
 }
 

@@ -44,7 +44,9 @@ void ANeuralNetworksModel_free(ANeuralNetworksModel *model) {
 #define NDK_MODEL_NOT_FINISHED(model) \
   NDK_REQUIRE(!(model)->finished, ANEURALNETWORKS_BAD_STATE, "the model is finished")
 
+/* A type of the NNAPI, or of a supported extension's operand types. */
 static bool known_operand_type(int32_t type) {
+  if (VKNN_EXTENSION_PREFIX(type) != 0) return ndk_extension_operand_info(type) != NULL;
   return (type >= ANEURALNETWORKS_FLOAT32 && type <= ANEURALNETWORKS_MODEL) ||
          type == VKNN_OPERAND_OEM || type == VKNN_OPERAND_TENSOR_OEM_BYTE;
 }
@@ -63,7 +65,8 @@ static bool quant_params_valid(const ANeuralNetworksOperandType *t) {
       return t->scale > 0.f && t->zeroPoint == 0;
     case ANEURALNETWORKS_TENSOR_QUANT8_SYMM_PER_CHANNEL:
       return t->scale == 0.f && t->zeroPoint == 0;
-    default: return true;
+    default: /* an extension's parameters are its extension data */
+      return VKNN_EXTENSION_PREFIX(t->type) == 0 || (t->scale == 0.f && t->zeroPoint == 0);
   }
 }
 
@@ -223,7 +226,10 @@ int ANeuralNetworksModel_setOperandSymmPerChannelQuantParams(
   return ANEURALNETWORKS_NO_ERROR;
 }
 
+/* An operation of the NNAPI, or of a supported extension (whose code the
+ * driver checks). */
 static bool known_operation_type(int32_t type) {
+  if (VKNN_EXTENSION_PREFIX(type) != 0) return ndk_extension_operation_known(type);
   return (type >= 0 && type <= NDK_MAX_OPERATION_TYPE) || type == VKNN_OPERATION_OEM;
 }
 
@@ -392,18 +398,24 @@ int ANeuralNetworksModel_getSupportedOperationsForDevices(
   return ANEURALNETWORKS_NO_ERROR;
 }
 
-/* vknn supports no vendor extension, so no extension name resolves to a type
- * (the NNAPI runtime answers BAD_DATA for an extension no device supports). */
+/* Extension types are the same in every model (ndk_device.c): the
+ * extension's prefix, the code within it. */
+static int extension_type(ANeuralNetworksModel *model, const char *function, const char *name,
+                          uint16_t code, int32_t *type) {
+  NDK_REQUIRE_IN(function, !model->finished, ANEURALNETWORKS_BAD_STATE, "the model is finished");
+  uint16_t prefix;
+  int r = ndk_extension_prefix(function, name, &prefix);
+  if (r == ANEURALNETWORKS_NO_ERROR) *type = VKNN_EXTENSION_TYPE(prefix, code);
+  return r;
+}
+
 int ANeuralNetworksModel_getExtensionOperandType(ANeuralNetworksModel *model,
                                                  const char *extensionName,
                                                  uint16_t operandCodeWithinExtension, int32_t *type) {
   NDK_NOT_NULL(model);
   NDK_NOT_NULL(extensionName);
   NDK_NOT_NULL(type);
-  NDK_MODEL_NOT_FINISHED(model);
-  (void)operandCodeWithinExtension;
-  ndk_log_error(__func__, "no device supports the extension %s", extensionName);
-  return ANEURALNETWORKS_BAD_DATA;
+  return extension_type(model, __func__, extensionName, operandCodeWithinExtension, type);
 }
 
 int ANeuralNetworksModel_getExtensionOperationType(ANeuralNetworksModel *model,
@@ -413,21 +425,28 @@ int ANeuralNetworksModel_getExtensionOperationType(ANeuralNetworksModel *model,
   NDK_NOT_NULL(model);
   NDK_NOT_NULL(extensionName);
   NDK_NOT_NULL(type);
-  NDK_MODEL_NOT_FINISHED(model);
-  (void)operationCodeWithinExtension;
-  ndk_log_error(__func__, "no device supports the extension %s", extensionName);
-  return ANEURALNETWORKS_BAD_DATA;
+  return extension_type(model, __func__, extensionName, operationCodeWithinExtension, type);
 }
 
-/* Only an operand of an extension type takes extension data, and no such
- * type can be added (above). */
+/* The bytes go to the driver as the operand's extraParams.extension, which
+ * the driver checks (an extension's data are its own business). */
 int ANeuralNetworksModel_setOperandExtensionData(ANeuralNetworksModel *model, int32_t index,
                                                  const void *data, size_t length) {
   NDK_NOT_NULL(model);
   NDK_REQUIRE(data != NULL || length == 0, ANEURALNETWORKS_UNEXPECTED_NULL, "data is NULL");
   int r = check_value_target(model, index, __func__);
   if (r != ANEURALNETWORKS_NO_ERROR) return r;
-  ndk_log_error(__func__, "operand %d is not of an extension type", index);
-  model->invalid = true;
-  return ANEURALNETWORKS_BAD_DATA;
+  ndk_operand *o = &model->operands[index];
+  NDK_MODEL_CHECK(model, VKNN_EXTENSION_PREFIX(o->type) != 0,
+                  "operand %d is not of an extension type", index);
+  uint8_t *copy = NULL;
+  if (length > 0) {
+    copy = ndk_alloc(length);
+    if (copy == NULL) return ANEURALNETWORKS_OUT_OF_MEMORY;
+    memcpy(copy, data, length);
+  }
+  ndk_free(o->extension_data);
+  o->extension_data = copy;
+  o->extension_size = length;
+  return ANEURALNETWORKS_NO_ERROR;
 }

@@ -1,6 +1,6 @@
 /* The Support Library entry point: the feature-level-5 driver table over this
  * library's functions, and the SL_ device queries it adds (cache files,
- * performance figures, vendor extensions: vknn has none). */
+ * performance figures, vendor extensions). */
 #include "ndk.h"
 
 int64_t ANeuralNetworks_getRuntimeFeatureLevel(void) { return ANEURALNETWORKS_FEATURE_LEVEL_5; }
@@ -73,29 +73,42 @@ static int sl_extension_count(const ANeuralNetworksDevice *device, uint32_t *cou
   NDK_NOT_NULL(count);
   vknn_device *vk;
   int r = device_vk(device, &vk, __func__);
-  *count = 0; /* vknn supports no vendor extension */
+  *count = r == ANEURALNETWORKS_NO_ERROR ? device->extension_count : 0;
   return r;
+}
+
+/* The device's extension index; BAD_DATA (logged) when it has none. */
+static int sl_extension(const ANeuralNetworksDevice *device, uint32_t index, const char *function,
+                        const vknn_extension **out) {
+  vknn_device *vk;
+  int r = device_vk(device, &vk, function);
+  if (r != ANEURALNETWORKS_NO_ERROR) return r;
+  NDK_REQUIRE_IN(function, index < device->extension_count, ANEURALNETWORKS_BAD_DATA,
+                 "no extension %u (the device has %u)", index, device->extension_count);
+  *out = &device->extensions[index];
+  return ANEURALNETWORKS_NO_ERROR;
 }
 
 static int sl_extension_name(const ANeuralNetworksDevice *device, uint32_t index, const char **name) {
   NDK_NOT_NULL(name);
-  vknn_device *vk;
-  int r = device_vk(device, &vk, __func__);
-  if (r != ANEURALNETWORKS_NO_ERROR) return r;
-  ndk_log_error(__func__, "no extension %u (the device has none)", index);
-  return ANEURALNETWORKS_BAD_DATA;
+  const vknn_extension *e;
+  int r = sl_extension(device, index, __func__, &e);
+  if (r == ANEURALNETWORKS_NO_ERROR) *name = e->name;
+  return r;
 }
 
 static int sl_for_each_extension_operand_type(const ANeuralNetworksDevice *device, uint32_t index, void *context,
                                               void (*callback)(SL_ANeuralNetworksExtensionOperandTypeInformation,
                                                                void *)) {
   NDK_NOT_NULL(callback);
-  (void)context;
-  vknn_device *vk;
-  int r = device_vk(device, &vk, __func__);
-  if (r != ANEURALNETWORKS_NO_ERROR) return r;
-  ndk_log_error(__func__, "no extension %u (the device has none)", index);
-  return ANEURALNETWORKS_BAD_DATA;
+  const vknn_extension *e;
+  int r = sl_extension(device, index, __func__, &e);
+  for (uint32_t i = 0; r == ANEURALNETWORKS_NO_ERROR && i < e->operand_type_count; ++i) {
+    const vknn_extension_operand_type *t = &e->operand_types[i];
+    callback((SL_ANeuralNetworksExtensionOperandTypeInformation){t->byte_size, t->type, t->is_tensor},
+             context);
+  }
+  return r;
 }
 
 #define NDK_FN(name) .name = name

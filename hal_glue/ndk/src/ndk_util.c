@@ -103,11 +103,16 @@ size_t ndk_element_size(int32_t type) {
     case ANEURALNETWORKS_TENSOR_QUANT8_SYMM: case ANEURALNETWORKS_TENSOR_QUANT8_ASYMM_SIGNED:
     case VKNN_OPERAND_TENSOR_OEM_BYTE:
       return 1;
-    default: return 0;
+    default: {
+      const vknn_extension_operand_type *info = ndk_extension_operand_info(type);
+      return info != NULL ? info->byte_size : 0;
+    }
   }
 }
 
 bool ndk_type_is_scalar(int32_t type) {
+  const vknn_extension_operand_type *info = ndk_extension_operand_info(type);
+  if (info != NULL) return !info->is_tensor;
   return type == ANEURALNETWORKS_FLOAT32 || type == ANEURALNETWORKS_INT32 ||
          type == ANEURALNETWORKS_UINT32 || type == ANEURALNETWORKS_BOOL ||
          type == ANEURALNETWORKS_FLOAT16 || type == ANEURALNETWORKS_MODEL ||
