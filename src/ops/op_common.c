@@ -450,6 +450,7 @@ bool vknn_op_check_score_type(const vknn_logger *log, const vknn_subgraph *sg, c
   *out_type = type;
   *out_real = type == VKNN_OPERAND_TENSOR_FLOAT16 ? VKNN_OPERAND_FLOAT16 : VKNN_OPERAND_FLOAT32;
   return true;
+}
 
 bool vknn_fits_texels(const vknn_graph *graph, uint32_t tensor, bool vec4) {
   const vknn_tensor *t = &graph->tensors[tensor];
