@@ -62,10 +62,7 @@ typedef struct row {
 /* ---- operands ------------------------------------------------------------ */
 
 static uint32_t zeros(ctx *c, int32_t type, const uint32_t *dims, uint32_t rank) {
-  static const float values[256] = {0};
-  uint32_t n = 1;
-  for (uint32_t i = 0; i < rank; ++i) n *= dims[i];
-  return mb_const_tensor(&c->b, type, dims, rank, values, n * (type == F16 ? 2 : 4));
+  return mb_const_zeros(&c->b, type, dims, rank);
 }
 
 static uint32_t scalar_bool(ctx *c, uint8_t v) {

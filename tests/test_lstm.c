@@ -51,11 +51,7 @@ typedef struct row {
 /* ---- operands ------------------------------------------------------------ */
 
 static uint32_t zeros_tensor(ctx *c, int32_t type, const uint32_t *dims, uint32_t rank) {
-  static const float zeros[64] = {0};
-  uint32_t n = 1;
-  for (uint32_t i = 0; i < rank; ++i) n *= dims[i];
-  size_t esize = type == F16 ? 2 : 4;
-  return mb_const_tensor(&c->b, type, dims, rank, zeros, n * esize);
+  return mb_const_zeros(&c->b, type, dims, rank);
 }
 
 static uint32_t matrix(ctx *c, uint32_t rows, uint32_t cols) {

@@ -1,5 +1,7 @@
 #include "model_builder.h"
 
+#include "model/operand_type.h"
+
 #include <string.h>
 
 void mb_init(model_builder *b) { memset(b, 0, sizeof(*b)); }
@@ -35,6 +37,18 @@ uint32_t mb_const_tensor(model_builder *b, int32_t type, const uint32_t *dims, u
   model_builder *v = b->values_owner != NULL ? b->values_owner : b;
   size_t offset = (v->values_size + 3) & ~(size_t)3;
   memcpy(v->values + offset, data, size);
+  v->values_size = offset + size;
+  b->operands[i].location = (vknn_data_location){0, (uint32_t)offset, (uint32_t)size};
+  return i;
+}
+
+uint32_t mb_const_zeros(model_builder *b, int32_t type, const uint32_t *dims, uint32_t rank) {
+  size_t size = vknn_operand_type_element_size(type);
+  for (uint32_t d = 0; d < rank; ++d) size *= dims[d];
+  uint32_t i = add_operand(b, type, dims, rank, VKNN_LIFETIME_CONSTANT_COPY);
+  model_builder *v = b->values_owner != NULL ? b->values_owner : b;
+  size_t offset = (v->values_size + 3) & ~(size_t)3;
+  memset(v->values + offset, 0, size);
   v->values_size = offset + size;
   b->operands[i].location = (vknn_data_location){0, (uint32_t)offset, (uint32_t)size};
   return i;

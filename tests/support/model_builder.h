@@ -33,6 +33,8 @@ uint32_t mb_output(model_builder *b, int32_t type, const uint32_t *dims, uint32_
 uint32_t mb_temporary(model_builder *b, int32_t type, const uint32_t *dims, uint32_t rank);
 /* Constants (CONSTANT_COPY). */
 uint32_t mb_const_i32(model_builder *b, int32_t value);
+/* A constant tensor of zeros (every element zero bytes, whatever the type). */
+uint32_t mb_const_zeros(model_builder *b, int32_t type, const uint32_t *dims, uint32_t rank);
 uint32_t mb_const_tensor(model_builder *b, int32_t type, const uint32_t *dims, uint32_t rank,
                          const void *data, size_t size);
 /* An operation; counts the consumers of its inputs. */
