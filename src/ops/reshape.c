@@ -91,8 +91,10 @@ const vknn_op_def vknn_op_reshape = {VKNN_OPERATION_RESHAPE, false, validate_res
 static vknn_status validate_squeeze(const vknn_logger *log, const vknn_model *model,
                                     const vknn_subgraph *sg, const vknn_operation *op) {
   (void)model;
+  /* The counts first: input 1 exists only once they hold. */
+  if (!vknn_op_check_counts(log, sg, op, 2, 2, 1)) return VKNN_STATUS_INVALID_ARGUMENT;
   const vknn_operand *axes = &sg->operands[op->inputs[1]];
-  bool ok = vknn_op_check_counts(log, sg, op, 2, 2, 1) && vknn_op_check_data_types(log, sg, op, 4, true) &&
+  bool ok = vknn_op_check_data_types(log, sg, op, 4, true) &&
             vknn_op_check_type(log, op, "axes", axes, VKNN_OPERAND_TENSOR_INT32) &&
             vknn_op_check_rank(log, op, "axes", axes, 1) && vknn_op_check_same_quant(log, sg, op, 0);
   return ok ? VKNN_STATUS_NONE : VKNN_STATUS_INVALID_ARGUMENT;

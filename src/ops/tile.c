@@ -5,9 +5,10 @@
 static vknn_status validate_tile(const vknn_logger *log, const vknn_model *model,
                                  const vknn_subgraph *sg, const vknn_operation *op) {
   (void)model;
+  /* The counts first: input 1 exists only once they hold. */
+  if (!vknn_op_check_counts(log, sg, op, 2, 2, 1)) return VKNN_STATUS_INVALID_ARGUMENT;
   const vknn_operand *multiples = &sg->operands[op->inputs[1]];
-  bool ok = vknn_op_check_counts(log, sg, op, 2, 2, 1) &&
-            vknn_op_check_data_types(log, sg, op, VKNN_MAX_RANK, true) &&
+  bool ok = vknn_op_check_data_types(log, sg, op, VKNN_MAX_RANK, true) &&
             vknn_op_check_type(log, op, "multiples", multiples, VKNN_OPERAND_TENSOR_INT32) &&
             vknn_op_check_rank(log, op, "multiples", multiples, 1) &&
             vknn_op_check_same_quant(log, sg, op, 0);
