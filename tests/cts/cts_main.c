@@ -1,6 +1,7 @@
 /* vknn-cts: runs the NNAPI conformance cases through the driver.
  *
- *   vknn-cts [--modes LIST] [--filter GLOB] [--sample N] [--jobs N] [--timeout S] [--json FILE]
+ *   vknn-cts [--modes LIST] [--filter GLOB] [--sample N] [--spread N] [--jobs N] [--timeout S]
+ *            [--json FILE]
  *            [--baseline FILE] [--write-baseline FILE] PATH...
  *
  * Cases run in worker processes, one data file at a time, so a crash or a
@@ -28,7 +29,8 @@
 typedef struct options {
   unsigned modes;
   const char *filter;
-  int sample; /* run every sample-th case (1: all) */
+  int sample; /* run every sample-th case of each file (1: all) */
+  int spread; /* then keep every spread-th case of the run (cts_report_spread) */
   int jobs;
   int timeout_s;
   const char *json_path;
@@ -54,7 +56,7 @@ static double now_seconds(void) {
 
 
 /* By name (--filter) and by sampling (--sample: every N-th case of a file,
- * chosen by index so that workers and the collector agree). */
+ * by index). The collector selects; workers run what its report lists. */
 static bool selected(const options *opt, const cJSON *test, int index) {
   const cJSON *name = cJSON_GetObjectItemCaseSensitive(test, "name");
   if (opt->sample > 1 && index % opt->sample != 0) return false;
@@ -91,8 +93,8 @@ static void inject_fault(const cJSON *test) {
   while (strncmp(fault, "hang", 4) == 0) pause();
 }
 
-static void worker_main(const options *opt, const char *path, int start, int fd) {
-  cJSON *root = cts_parse_file(path);
+static void worker_main(const options *opt, const cts_report *report, size_t file, int start, int fd) {
+  cJSON *root = cts_parse_file(report->files[file]);
   cts_worker worker;
   char line[1024];
   if (root == NULL || cts_worker_open(&worker) != VKNN_STATUS_NONE) {
@@ -104,7 +106,7 @@ static void worker_main(const options *opt, const char *path, int start, int fd)
   int index = 0;
   const cJSON *test;
   cJSON_ArrayForEach(test, tests) {
-    if (index >= start && selected(opt, test, index)) {
+    if (index >= start && cts_report_has_case(report, file, index)) {
       snprintf(line, sizeof(line), "S\t%d\n", index);
       worker_write(fd, line);
       inject_fault(test);
@@ -153,7 +155,7 @@ static bool spawn(scheduler *s, worker_slot *w) {
   pid_t pid = fork();
   if (pid == 0) {
     close(fds[0]);
-    worker_main(s->opt, s->report->files[j.file], j.start, fds[1]);
+    worker_main(s->opt, s->report, j.file, j.start, fds[1]);
   }
   close(fds[1]);
   *w = (worker_slot){.pid = pid, .fd = fds[0], .file = j.file, .in_flight = -1,
@@ -304,12 +306,16 @@ static int parse_modes(const char *list, unsigned *out) {
 
 static void usage(void) {
   fprintf(stderr,
-          "usage: vknn-cts [--modes LIST] [--filter GLOB] [--sample N] [--jobs N] [--timeout S] [--json FILE]\n"
+          "usage: vknn-cts [--modes LIST] [--filter GLOB] [--sample N] [--spread N] [--jobs N] [--timeout S]\n"
+          "                [--json FILE]\n"
           "                [--quant-tolerance STEPS] [--baseline FILE] [--write-baseline FILE]\n"
           "                [--operand-reads auto|storage|texel] [--integer-dot auto|off|on]\n"
           "                [--io-copies auto|off|on]\n"
           "                [--winograd auto|off|on|f2x3|f4x3]\n"
           "                [--loop-timeout MS] [PATH...]\n"
+          "  --sample: every N-th case of each file\n"
+          "  --spread: every N-th case of the whole run (files in path order), and the first case\n"
+          "            of each operation no such case has\n"
           "  --baseline: every case FILE lists must pass (when selected); unlisted passes are printed\n"
           "  --write-baseline: list the passing cases in FILE\n"
           "  --quant-tolerance: allowed error of quantized outputs (0: bit-exact)\n"
@@ -331,7 +337,7 @@ static int parse_switch(const char *text) {
 }
 
 static int parse_args(int argc, char **argv, options *opt, int *first_path) {
-  *opt = (options){.jobs = (int)sysconf(_SC_NPROCESSORS_ONLN), .timeout_s = 120, .sample = 1};
+  *opt = (options){.jobs = (int)sysconf(_SC_NPROCESSORS_ONLN), .timeout_s = 120, .sample = 1, .spread = 1};
   const char *modes = "sync";
   int i = 1;
   for (; i < argc && strncmp(argv[i], "--", 2) == 0; ++i) {
@@ -345,6 +351,7 @@ static int parse_args(int argc, char **argv, options *opt, int *first_path) {
     else if (strcmp(arg, "--baseline") == 0) opt->baseline_path = argv[++i];
     else if (strcmp(arg, "--write-baseline") == 0) opt->write_baseline_path = argv[++i];
     else if (strcmp(arg, "--sample") == 0) opt->sample = atoi(argv[++i]);
+    else if (strcmp(arg, "--spread") == 0) opt->spread = atoi(argv[++i]);
     else if (strcmp(arg, "--quant-tolerance") == 0) cts_compare_set_quant_tolerance(atoi(argv[++i]));
     else if (strcmp(arg, "--loop-timeout") == 0) {
       int ms = atoi(argv[++i]);
@@ -374,7 +381,7 @@ static int parse_args(int argc, char **argv, options *opt, int *first_path) {
       cts_set_winograd((vknn_winograd)k);
     } else return usage(), -1;
   }
-  if (opt->jobs < 1 || opt->timeout_s < 1 || opt->sample < 1) return usage(), -1;
+  if (opt->jobs < 1 || opt->timeout_s < 1 || opt->sample < 1 || opt->spread < 1) return usage(), -1;
   *first_path = i;
   return parse_modes(modes, &opt->modes);
 }
@@ -400,6 +407,7 @@ int main(int argc, char **argv) {
   /* Parsing every file left the heap large and full of freed chunks, which
    * each forked worker would inherit: its first allocations would walk them,
    * copying the parent's pages one fault at a time. Hand them back first. */
+  cts_report_spread(report, opt.spread);
   malloc_trim(0);
   scheduler s = {.opt = &opt, .report = report};
   for (size_t f = 0; f < report->file_count; ++f)

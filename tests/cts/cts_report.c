@@ -1,5 +1,6 @@
 #include "cts_report.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,6 +22,12 @@ static char *dup(const char *text) {
   return copy;
 }
 
+static void free_entry(cts_entry *e) {
+  free(e->name);
+  free(e->failed_modes);
+  free(e->reason);
+}
+
 cts_report *cts_report_create(void) {
   cts_report *r = calloc(1, sizeof(*r));
   if (r == NULL) abort();
@@ -29,11 +36,7 @@ cts_report *cts_report_create(void) {
 
 void cts_report_destroy(cts_report *r) {
   for (size_t i = 0; i < r->file_count; ++i) free(r->files[i]);
-  for (size_t i = 0; i < r->case_count; ++i) {
-    free(r->cases[i].name);
-    free(r->cases[i].failed_modes);
-    free(r->cases[i].reason);
-  }
+  for (size_t i = 0; i < r->case_count; ++i) free_entry(&r->cases[i]);
   free(r->files);
   free(r->cases);
   free(r);
@@ -71,6 +74,54 @@ bool cts_report_file_has_cases(const cts_report *r, size_t file) {
   for (size_t i = 0; i < r->case_count; ++i)
     if (r->cases[i].file == file && r->cases[i].index >= 0) return true;
   return false;
+}
+
+bool cts_report_has_case(const cts_report *r, size_t file, int index) {
+  for (size_t i = 0; i < r->case_count; ++i)
+    if (r->cases[i].file == file && r->cases[i].index == index) return true;
+  return false;
+}
+
+static const cts_report *ordering; /* qsort's context */
+
+static int by_path_and_index(const void *a, const void *b) {
+  const cts_entry *x = *(const cts_entry *const *)a, *y = *(const cts_entry *const *)b;
+  int c = strcmp(ordering->files[x->file], ordering->files[y->file]);
+  return c != 0 ? c : (x->index > y->index) - (x->index < y->index);
+}
+
+/* Marks the cases to keep in keep[] (by position in r->cases). */
+static void mark_spread(const cts_report *r, int stride, bool *keep) {
+  cts_entry **order = malloc(r->case_count * sizeof(*order));
+  if (order == NULL) abort();
+  for (size_t i = 0; i < r->case_count; ++i) order[i] = &r->cases[i];
+  ordering = r;
+  qsort(order, r->case_count, sizeof(*order), by_path_and_index);
+  uint64_t covered[2] = {0, 0};
+  for (size_t i = 0; i < r->case_count; ++i) {
+    const cts_entry *e = order[i];
+    bool new_operation = (e->operations[0] & ~covered[0]) != 0 || (e->operations[1] & ~covered[1]) != 0;
+    /* A broken file's failure (index -1) is no case to sample away. */
+    if (e->index >= 0 && i % (size_t)stride != 0 && !new_operation) continue;
+    keep[e - r->cases] = true;
+    covered[0] |= e->operations[0];
+    covered[1] |= e->operations[1];
+  }
+  free(order);
+}
+
+void cts_report_spread(cts_report *r, int stride) {
+  if (stride <= 1 || r->case_count == 0) return;
+  bool *keep = calloc(r->case_count, sizeof(bool));
+  if (keep == NULL) abort();
+  mark_spread(r, stride, keep);
+  size_t kept = 0;
+  for (size_t i = 0; i < r->case_count; ++i) {
+    if (keep[i]) r->cases[kept++] = r->cases[i];
+    else free_entry(&r->cases[i]);
+  }
+  r->case_count = kept;
+  free(keep);
 }
 
 static cts_entry *find(cts_report *r, size_t file, int index) {

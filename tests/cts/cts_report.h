@@ -37,6 +37,13 @@ void cts_report_add_missing(cts_report *report);
 void cts_report_add_case(cts_report *report, size_t file, int index, const char *name,
                          const uint64_t operations[2]);
 bool cts_report_file_has_cases(const cts_report *report, size_t file);
+/* Whether case index of file is selected (the workers run only these). */
+bool cts_report_has_case(const cts_report *report, size_t file, int index);
+/* Keeps every stride-th selected case of the whole run, counted in the order
+ * of file paths and indices, and the first case in that order of each
+ * operation no kept case has: a sample across files (sampling within each
+ * file still runs every file's first case) that every operation is in. */
+void cts_report_spread(cts_report *report, int stride);
 
 void cts_report_set(cts_report *report, size_t file, int index, cts_status status,
                     const char *failed_modes, const char *reason);
