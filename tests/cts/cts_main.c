@@ -43,6 +43,7 @@ typedef struct worker_slot {
   int fd;
   size_t file;
   int in_flight; /* case index within the file, -1 when none */
+  double started; /* when the case in flight started */
   double deadline;
   char buffer[4096];
   size_t used;
@@ -170,10 +171,12 @@ static void handle_line(scheduler *s, worker_slot *w, char *line) {
   while (rest != NULL && n < 5) fields[n++] = strsep(&rest, "\t");
   if (n >= 2 && line[0] == 'S') {
     w->in_flight = atoi(fields[1]);
-    w->deadline = now_seconds() + s->opt->timeout_s;
+    w->started = now_seconds();
+    w->deadline = w->started + s->opt->timeout_s;
   } else if (n >= 3 && line[0] == 'R') {
     cts_report_set(s->report, w->file, atoi(fields[1]), (cts_status)atoi(fields[2]),
                    n >= 4 ? fields[3] : "", n >= 5 ? fields[4] : "");
+    cts_report_set_seconds(s->report, w->file, atoi(fields[1]), now_seconds() - w->started);
     w->in_flight = -1;
   } else if (n >= 2 && line[0] == 'E') {
     cts_report_fail_rest(s->report, w->file, 0, fields[1]);

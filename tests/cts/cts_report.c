@@ -130,6 +130,11 @@ static cts_entry *find(cts_report *r, size_t file, int index) {
   return NULL;
 }
 
+void cts_report_set_seconds(cts_report *r, size_t file, int index, double seconds) {
+  cts_entry *e = find(r, file, index);
+  if (e != NULL) e->seconds = seconds;
+}
+
 void cts_report_set(cts_report *r, size_t file, int index, cts_status status,
                     const char *failed_modes, const char *reason) {
   cts_entry *e = find(r, file, index);
@@ -215,6 +220,7 @@ int cts_report_write_json(const cts_report *r, const char *path) {
     for (char *tok = strtok(buffer, ","); tok; tok = strtok(NULL, ","))
       cJSON_AddItemToArray(modes, cJSON_CreateString(tok));
     cJSON_AddStringToObject(item, "reason", e->reason);
+    cJSON_AddNumberToObject(item, "seconds", e->seconds);
     cJSON_AddItemToArray(cases, item);
   }
   char *text = cJSON_Print(root);

@@ -13,6 +13,7 @@ typedef struct cts_entry {
   cts_status status;
   char *failed_modes;
   char *reason;
+  double seconds; /* wall time of the case in its worker, every mode */
 } cts_entry;
 
 typedef struct cts_report {
@@ -47,6 +48,7 @@ void cts_report_spread(cts_report *report, int stride);
 
 void cts_report_set(cts_report *report, size_t file, int index, cts_status status,
                     const char *failed_modes, const char *reason);
+void cts_report_set_seconds(cts_report *report, size_t file, int index, double seconds);
 /* Every case of a file from index on that has no result yet fails with reason. */
 void cts_report_fail_rest(cts_report *report, size_t file, int index, const char *reason);
 
