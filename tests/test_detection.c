@@ -6,7 +6,8 @@
  * maxima, quantized), a location too small for them
  * (OUTPUT_INSUFFICIENT_SIZE with the needed shape), an empty anchor found on
  * the GPU; SSD post-processing with regular and fast NMS, the rows past the
- * detections zero and the counts per batch. */
+ * detections zero and the counts per batch, at SSD MobileNet's size against
+ * a model of the reference, and more anchors than the kernel holds refused. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
