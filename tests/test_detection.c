@@ -784,10 +784,12 @@ static void test_postprocess_fast_two_classes(void **state) {
  * scores meet in a class and the order of the reference's swaps decides
  * between them. Deltas move the centres only (exp(0) is exact on any
  * device), so the boxes are the host's to the bit. */
-enum { SSD_ANCHORS = 1917, SSD_CLASSES = 91, SSD_DETECTIONS = 100 };
+enum { SSD_ANCHORS = 1917, SSD_CLASSES = 91, SSD_DETECTIONS = 100, SSD_COPIES = 5 };
 
+/* Room for SSD's anchors, or SSD_COPIES copies of them side by side (a
+ * lane's share of a list then takes 3 words of marks) of 3 classes. */
 typedef struct ssd_data {
-  float scores[SSD_ANCHORS * SSD_CLASSES], deltas[SSD_ANCHORS * 4], anchors[SSD_ANCHORS * 4];
+  float scores[SSD_ANCHORS * SSD_CLASSES], deltas[SSD_COPIES * SSD_ANCHORS * 4], anchors[SSD_COPIES * SSD_ANCHORS * 4];
   float out_scores[SSD_DETECTIONS], out_boxes[SSD_DETECTIONS * 4];
   int32_t out_classes[SSD_DETECTIONS], count;
   float want_scores[SSD_DETECTIONS], want_boxes[SSD_DETECTIONS * 4];
@@ -818,11 +820,17 @@ static uint32_t fill_ssd_anchors(float *anchors) {
   return n;
 }
 
-static void fill_ssd(ssd_data *d) {
-  assert_int_equal(fill_ssd_anchors(d->anchors), SSD_ANCHORS);
+/* copies times SSD's anchors, copy k moved k to the right. */
+static void fill_ssd(ssd_data *d, uint32_t copies, uint32_t classes) {
+  for (uint32_t k = 0; k < copies; ++k) {
+    float *anchors = &d->anchors[4 * k * SSD_ANCHORS];
+    assert_int_equal(fill_ssd_anchors(anchors), SSD_ANCHORS);
+    for (uint32_t a = 0; a < SSD_ANCHORS; ++a) anchors[4 * a + 1] += (float)k;
+  }
   uint32_t state = 1917;
-  for (uint32_t i = 0; i < SSD_ANCHORS * SSD_CLASSES; ++i) d->scores[i] = (float)(ssd_random(&state) % 1024) / 1024.f;
-  for (uint32_t a = 0; a < SSD_ANCHORS; ++a) {
+  for (uint32_t i = 0; i < copies * SSD_ANCHORS * classes; ++i)
+    d->scores[i] = (float)(ssd_random(&state) % 1024) / 1024.f;
+  for (uint32_t a = 0; a < copies * SSD_ANCHORS; ++a) {
     d->deltas[4 * a] = ((float)(ssd_random(&state) % 9) - 4.f) / 4.f;
     d->deltas[4 * a + 1] = ((float)(ssd_random(&state) % 9) - 4.f) / 4.f;
   }
@@ -830,18 +838,19 @@ static void fill_ssd(ssd_data *d) {
 
 /* The support query accepts the model, and the execution gives the
  * reference's rows to the bit; logs the time of an execution after a first. */
-static void run_ssd(runner_fixture *f, dp_config c, const char *name) {
+static void run_ssd(runner_fixture *f, dp_config c, uint32_t copies, uint32_t classes, const char *name) {
   ssd_data *d = calloc(1, sizeof(*d));
   det_model *m = calloc(1, sizeof(*m));
   assert_true(d != NULL && m != NULL);
-  fill_ssd(d);
-  dp_build_sized(m, F32, c, SSD_ANCHORS, SSD_CLASSES);
+  uint32_t anchors = copies * SSD_ANCHORS;
+  fill_ssd(d, copies, classes);
+  dp_build_sized(m, F32, c, anchors, classes);
   bool supported[1] = {false};
   assert_int_equal(vknn_device_get_supported_operations(f->device, mb_finish(&m->b), supported, 1), VKNN_STATUS_NONE);
   assert_true(supported[0]);
-  const buffer_arg in[3] = {{d->scores, NULL, sizeof(d->scores)},
-                            {d->deltas, NULL, sizeof(d->deltas)},
-                            {d->anchors, NULL, sizeof(d->anchors)}};
+  const buffer_arg in[3] = {{d->scores, NULL, anchors * classes * sizeof(float)},
+                            {d->deltas, NULL, anchors * 4 * sizeof(float)},
+                            {d->anchors, NULL, anchors * 4 * sizeof(float)}};
   buffer_arg out[4] = {{NULL, d->out_scores, sizeof(d->out_scores)},
                        {NULL, d->out_boxes, sizeof(d->out_boxes)},
                        {NULL, d->out_classes, sizeof(d->out_classes)},
@@ -853,10 +862,10 @@ static void run_ssd(runner_fixture *f, dp_config c, const char *name) {
   assert_int_equal(model_runner_execute(pm, &m->b, in, out, NULL), VKNN_STATUS_NONE);
   clock_gettime(CLOCK_MONOTONIC, &t1);
   vknn_prepared_model_release(pm);
-  print_message("%s: %u anchors x %u classes, %u detections: %.1f ms per execution\n", name, SSD_ANCHORS,
-                SSD_CLASSES, SSD_DETECTIONS,
+  print_message("%s: %u anchors x %u classes, %u detections: %.1f ms per execution\n", name, anchors, classes,
+                SSD_DETECTIONS,
                 (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-6);
-  const box_postprocess_params p = {SSD_ANCHORS, SSD_CLASSES, 4, {10.f, 10.f, 10.f, 10.f}, c.regular,
+  const box_postprocess_params p = {anchors, classes, 4, {10.f, 10.f, 10.f, 10.f}, c.regular,
                                     c.background_label, (uint32_t)c.max_detections, (uint32_t)c.classes_per_detection,
                                     (uint32_t)c.per_class, 0.f, 0.5f};
   uint32_t want = box_reference_postprocess(&p, d->scores, d->deltas, d->anchors, d->want_scores, d->want_boxes,
@@ -875,12 +884,21 @@ static void run_ssd(runner_fixture *f, dp_config c, const char *name) {
 
 static void test_postprocess_ssd_regular(void **state) {
   const dp_config c = {true, false, SSD_DETECTIONS, 1, SSD_DETECTIONS};
-  run_ssd(*state, c, "regular NMS");
+  run_ssd(*state, c, 1, SSD_CLASSES, "regular NMS");
 }
 
 static void test_postprocess_ssd_fast(void **state) {
   const dp_config c = {false, true, SSD_DETECTIONS, 1, 1};
-  run_ssd(*state, c, "fast NMS");
+  run_ssd(*state, c, 1, SSD_CLASSES, "fast NMS");
+}
+
+/* 9585 anchors of 3 classes: each lane of a list's workgroup takes 75
+ * places, their marks in 3 words. */
+static void test_postprocess_many_anchors(void **state) {
+  const dp_config regular = {true, false, SSD_DETECTIONS, 1, SSD_DETECTIONS / 2};
+  const dp_config fast = {false, false, SSD_DETECTIONS, 1, 1};
+  run_ssd(*state, regular, SSD_COPIES, 3, "regular NMS");
+  run_ssd(*state, fast, SSD_COPIES, 3, "fast NMS");
 }
 
 /* 65537 anchors, one more than the kernel's candidate lists hold: the
@@ -924,6 +942,7 @@ int main(void) {
       cmocka_unit_test(test_postprocess_fast_two_classes),
       cmocka_unit_test(test_postprocess_ssd_regular),
       cmocka_unit_test(test_postprocess_ssd_fast),
+      cmocka_unit_test(test_postprocess_many_anchors),
       cmocka_unit_test(test_postprocess_too_many_anchors),
   };
   return cmocka_run_group_tests(tests, runner_fixture_setup, runner_fixture_teardown);
