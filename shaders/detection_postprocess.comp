@@ -15,7 +15,12 @@
 //     scoring above the threshold, hard NMS (nms_steps.glsl) up to the
 //     maximum per class, the chosen sorted by score (then step). Fast: a
 //     workgroup per batch: the same over the anchors' highest scores up to
-//     the maximum detections, in the order chosen.
+//     the maximum detections, in the order chosen. The candidates (up to
+//     MAX_CANDIDATES, every anchor of a batch) are a list in a scratch
+//     buffer of the plan, a list per workgroup of `anchors` places, not
+//     shared memory: each step scans the list that remains in the order the
+//     reference's swaps leave it, so ties go as there. The chosen ones go
+//     to lists of list_stride() places (the most one list may choose).
 //   write: a workgroup per batch: regular: each chosen box's rank among
 //     the batch's (score, then class, then step: binary searches of the
 //     other classes' sorted lists), those below the maximum detections at
@@ -29,7 +34,9 @@
 #include "elem_types.glsl"
 
 const uint LANES = 128u;            // the workgroup size of the nms and write passes
-const uint MAX_CANDIDATES = 1024u;  // anchors of one batch (the driver refuses more)
+// Anchors of one batch (the driver refuses more): 2^16, so that a lane's
+// share of a list (512 places) keeps its marks in 16 words.
+const uint MAX_CANDIDATES = 65536u;
 
 layout(push_constant) uniform Params {
     uint batches, anchors, classes, box_length;
@@ -54,8 +61,10 @@ layout(std430, set = 0, binding = 5) writeonly buffer BestScores { float best_sc
 layout(std430, set = 0, binding = 0) readonly buffer Decoded { vec4 decoded[]; };
 layout(std430, set = 0, binding = 1) readonly buffer RealScores { float real_scores[]; };
 layout(std430, set = 0, binding = 2) readonly buffer BestScores { float best_scores[]; };
-layout(std430, set = 0, binding = 3) writeonly buffer Selected { uvec2 selected[]; };
-layout(std430, set = 0, binding = 4) writeonly buffer Lengths { uint lengths[]; };
+layout(std430, set = 0, binding = 3) coherent buffer NmsEntries { uvec2 nms_entries[]; };
+layout(std430, set = 0, binding = 4) coherent buffer NmsMarks { uint nms_marks[]; };
+layout(std430, set = 0, binding = 5) writeonly buffer Selected { uvec2 selected[]; };
+layout(std430, set = 0, binding = 6) writeonly buffer Lengths { uint lengths[]; };
 #else
 layout(std430, set = 0, binding = 0) readonly buffer Decoded { vec4 decoded[]; };
 layout(std430, set = 0, binding = 1) readonly buffer RealScores { float real_scores[]; };
@@ -69,6 +78,7 @@ layout(std430, set = 0, binding = 7) writeonly buffer OutCounts { int out_counts
 
 #if defined(STAGE_NMS)
 #define NMS_STEPS 1
+#define NMS_LIST_IN_BUFFER 1
 #define NMS_SORTED_LISTS 1
 #define NMS_LANES LANES
 #define NMS_CAPACITY MAX_CANDIDATES
@@ -80,6 +90,9 @@ layout(std430, set = 0, binding = 7) writeonly buffer OutCounts { int out_counts
 // Lists: regular, one per (batch, class other than 0), anchors entries each;
 // fast, one per batch.
 uint list_of(uint batch, uint cls) { return batch * (p.classes - 1u) + cls - 1u; }
+
+// The places of a list of chosen boxes: as many as one workgroup may choose.
+uint list_stride() { return min(p.anchors, p.regular != 0u ? p.max_per_class : p.max_detections); }
 
 #if defined(STAGE_DECODE)
 // value * factor / scale, in the reference's order.
@@ -123,9 +136,9 @@ bool nms_candidate(uint j, uvec2 context, out uint box, out float score) {
 // Hard NMS: the boxes whose IoU with the chosen one reaches the threshold.
 void nms_mark(uint lane, uint start, uint stop, uvec2 context) {
     uint base = context.x * p.anchors;
-    vec4 chosen = decoded[base + s_box[start]];
+    vec4 chosen = decoded[base + entry_box(start)];
     for (uint q = start + 1u + lane; q < stop; q += LANES)
-        s_removed[q] = nms_iou(decoded[base + s_box[q]], chosen) >= p.iou_threshold ? 1u : 0u;
+        set_mark(q, nms_iou(decoded[base + entry_box(q)], chosen) >= p.iou_threshold ? 1u : 0u);
 }
 
 void main() {
@@ -135,13 +148,14 @@ void main() {
     if (group >= p.batches * per_batch) return;
     uint batch = group / per_batch, cls = p.regular != 0u ? group % per_batch + 1u : 0u;
     uvec2 context = uvec2(batch, cls);
+    nms_list = group * p.anchors;
     uint stop = nms_gather(lane, min(p.anchors, MAX_CANDIDATES), context);
     uint chosen = nms_run(lane, stop, p.regular != 0u ? p.max_per_class : p.max_detections, context);
     if (p.regular != 0u) {
-        nms_write_sorted(lane, group * p.anchors, chosen);
+        nms_write_sorted(lane, group * list_stride(), chosen);
     } else {
         for (uint q = lane; q < chosen; q += LANES)
-            selected[group * p.anchors + q] = uvec2(s_box[q], floatBitsToUint(s_score[q]));
+            selected[group * list_stride() + q] = uvec2(entry_box(q), floatBitsToUint(entry_score(q)));
     }
     if (lane == 0u) lengths[group] = chosen;
 }
@@ -161,15 +175,16 @@ void write_row(uint batch, uint row, uint anchor, uint cls) {
 uint write_regular(uint batch, uint lane) {
     uint total = 0u;
     for (uint cls = 1u; cls < p.classes; ++cls) total += lengths[list_of(batch, cls)];
-    for (uint slot = lane; slot < (p.classes - 1u) * p.anchors; slot += LANES) {
-        uint cls = slot / p.anchors + 1u, step = slot % p.anchors, list = list_of(batch, cls);
+    uint stride = list_stride();
+    for (uint slot = lane; slot < (p.classes - 1u) * stride; slot += LANES) {
+        uint cls = slot / stride + 1u, step = slot % stride, list = list_of(batch, cls);
         if (step >= lengths[list]) continue;
-        uvec2 entry = selected[list * p.anchors + step];
+        uvec2 entry = selected[list * stride + step];
         uint key = float_key(uintBitsToFloat(entry.y)), rank = step;
         for (uint other = 1u; other < p.classes && rank < p.max_detections; ++other) {
             if (other == cls) continue;
             uint other_list = list_of(batch, other);
-            rank += nms_count_above(other_list * p.anchors, lengths[other_list], key, other < cls);
+            rank += nms_count_above(other_list * stride, lengths[other_list], key, other < cls);
         }
         if (rank < p.max_detections && entry.x < p.anchors) write_row(batch, rank, entry.x, cls);
     }
@@ -181,7 +196,7 @@ uint write_fast(uint batch, uint lane) {
     uint per_anchor = min(p.classes - 1u, p.max_classes_per_detection), chosen = lengths[batch];
     for (uint slot = lane; slot < chosen * (p.classes - 1u); slot += LANES) {
         uint k = slot / (p.classes - 1u), cls = slot % (p.classes - 1u) + 1u;
-        uint anchor = selected[batch * p.anchors + k].x;
+        uint anchor = selected[batch * list_stride() + k].x;
         if (anchor >= p.anchors) continue;
         uint from = (batch * p.anchors + anchor) * p.classes;
         float score = real_scores[from + cls];

@@ -6,17 +6,23 @@
 //
 // With NMS_STEPS (the includer defines NMS_LANES, its workgroup size, and
 // NMS_CAPACITY, the candidates one list may hold): a workgroup holds one
-// list of candidates in shared memory (box index, score) and
+// list of candidates (box index, score) in shared memory, or, with
+// NMS_LIST_IN_BUFFER, in buffers of the includer (coherent `nms_entries`,
+// uvec2 of box and score bits, and `nms_marks`, uint; the workgroup's list
+// starts at nms_list, which it sets before the first step): a list too
+// long for shared memory. Either way the list is read and written through
+// entry_box, entry_score, set_entry, mark_at and set_mark, and
 //   nms_gather  takes the candidates in order (the includer's
 //               nms_candidate(j, context, box, score) says whether item j
 //               is one);
 //   nms_run     takes the steps up to a limit: the first highest score is
 //               chosen and moved to the front, the includer's
-//               nms_mark(lane, start, stop, context) sets s_removed[q] for
-//               each candidate q in [start + 1, stop) the choice drops (it
-//               may change their scores: soft NMS), and those leave the
-//               range in the order the reference's swaps leave them (which
-//               decides ties later). The chosen ones are [0, count).
+//               nms_mark(lane, start, stop, context) calls set_mark(q, 1 or
+//               0) for each candidate q in [start + 1, stop) (1: the choice
+//               drops it; it may change their scores: soft NMS), and those
+//               leave the range in the order the reference's swaps leave
+//               them (which decides ties later). The chosen ones are
+//               [0, count).
 // With NMS_SORTED_LISTS (the includer declares `selected`, uvec2 entries
 // of box and score bits): nms_write_sorted writes the chosen entries sorted
 // by score, then by step; with NMS_SEARCH_LISTS, nms_count_above searches
@@ -31,9 +37,39 @@ uint float_key(float v) {
 #if defined(NMS_STEPS)
 const uint NMS_NONE = 0xffffffffu;
 
+#if defined(NMS_LIST_IN_BUFFER)
+uint nms_list;  // the first place of the workgroup's list in the buffers
+
+uint entry_box(uint q) { return nms_entries[nms_list + q].x; }
+float entry_score(uint q) { return uintBitsToFloat(nms_entries[nms_list + q].y); }
+void set_entry(uint q, uint box, float score) { nms_entries[nms_list + q] = uvec2(box, floatBitsToUint(score)); }
+uint mark_at(uint q) { return nms_marks[nms_list + q]; }
+void set_mark(uint q, uint value) { nms_marks[nms_list + q] = value; }
+
+// Every lane's list writes visible to the workgroup, then the barrier.
+void nms_barrier() {
+    memoryBarrierBuffer();
+    barrier();
+}
+#else
 shared uint s_box[NMS_CAPACITY];
 shared float s_score[NMS_CAPACITY];
 shared uint s_removed[NMS_CAPACITY];
+
+uint entry_box(uint q) { return s_box[q]; }
+float entry_score(uint q) { return s_score[q]; }
+void set_entry(uint q, uint box, float score) {
+    s_box[q] = box;
+    s_score[q] = score;
+}
+uint mark_at(uint q) { return s_removed[q]; }
+void set_mark(uint q, uint value) { s_removed[q] = value; }
+void nms_barrier() { barrier(); }
+#endif
+
+// The marks of a lane's places in nms_compact, a bit each, in words.
+const uint NMS_MARK_WORDS = (NMS_CAPACITY + 32u * NMS_LANES - 1u) / (32u * NMS_LANES);
+
 shared float s_best_score[NMS_LANES];
 shared uint s_best_at[NMS_LANES];
 shared uint s_value;
@@ -45,21 +81,21 @@ void nms_mark(uint lane, uint start, uint stop, uvec2 context);
 // in s_value.
 uint lane_prefix(uint lane, uint value) {
     s_best_at[lane] = value;
-    barrier();
+    nms_barrier();
     for (uint offset = 1u; offset < NMS_LANES; offset <<= 1) {
         uint add = lane >= offset ? s_best_at[lane - offset] : 0u;
-        barrier();
+        nms_barrier();
         s_best_at[lane] += add;
-        barrier();
+        nms_barrier();
     }
     uint inclusive = s_best_at[lane];
     if (lane == NMS_LANES - 1u) s_value = inclusive;
-    barrier();
+    nms_barrier();
     return inclusive - value;
 }
 
-// The candidates among items [0, length) into shared memory, in item order
-// (at most NMS_CAPACITY); returns their number.
+// The candidates among items [0, length) into the list, in item order (at
+// most NMS_CAPACITY); returns their number.
 uint nms_gather(uint lane, uint length, uvec2 context) {
     uint per_lane = (length + NMS_LANES - 1u) / NMS_LANES;
     uint begin = min(lane * per_lane, length), end = min(begin + per_lane, length);
@@ -71,12 +107,11 @@ uint nms_gather(uint lane, uint length, uvec2 context) {
     uint total = min(s_value, NMS_CAPACITY);
     for (uint j = begin; j < end && at < NMS_CAPACITY; ++j) {
         if (nms_candidate(j, context, box, score)) {
-            s_box[at] = box;
-            s_score[at] = score;
+            set_entry(at, box, score);
             at++;
         }
     }
-    barrier();
+    nms_barrier();
     return total;
 }
 
@@ -90,74 +125,79 @@ bool better(float a, uint a_at, float b, uint b_at) {
 uint best_place(uint lane, uint start, uint stop) {
     float best = 0.0;
     uint best_at = NMS_NONE;
-    for (uint q = start + lane; q < stop; q += NMS_LANES)
-        if (better(best, best_at, s_score[q], q)) {
-            best = s_score[q];
+    for (uint q = start + lane; q < stop; q += NMS_LANES) {
+        float score = entry_score(q);
+        if (better(best, best_at, score, q)) {
+            best = score;
             best_at = q;
         }
+    }
     s_best_score[lane] = best;
     s_best_at[lane] = best_at;
-    barrier();
+    nms_barrier();
     for (uint width = NMS_LANES / 2u; width > 0u; width >>= 1) {
         if (lane < width && better(s_best_score[lane], s_best_at[lane], s_best_score[lane + width],
                                   s_best_at[lane + width])) {
             s_best_score[lane] = s_best_score[lane + width];
             s_best_at[lane] = s_best_at[lane + width];
         }
-        barrier();
+        nms_barrier();
     }
     uint chosen = s_best_at[0];
-    barrier();
+    nms_barrier();
     return chosen;
 }
 
 void swap_entries(uint a, uint b) {
-    uint box = s_box[a];
-    float score = s_score[a];
-    s_box[a] = s_box[b];
-    s_score[a] = s_score[b];
-    s_box[b] = box;
-    s_score[b] = score;
+    uint box = entry_box(a);
+    float score = entry_score(a);
+    set_entry(a, entry_box(b), entry_score(b));
+    set_entry(b, box, score);
 }
+
+// Whether place begin + i is marked, from the lane's bits.
+bool marked(uint bits[NMS_MARK_WORDS], uint i) { return (bits[i >> 5] >> (i & 31u) & 1u) != 0u; }
 
 // The marked entries of [start + 1, stop) leave the range. The reference
 // swaps each with the end of the range in turn (a swapped-in entry tested
 // in its turn): the kept entries end up in front, the i-th removed one
 // among the first places taken by the i-th kept one counted from the end.
-// That order is made here in parallel: each lane takes a chunk of places,
-// prefix sums count the kept entries before each, s_removed then holds the
-// holes' places by rank. Returns the new stop.
+// That order is made here in parallel: each lane takes a chunk of places
+// (its marks kept as bits, since the holes overwrite them), prefix sums
+// count the kept entries before each, the marks then hold the holes'
+// places by rank. Returns the new stop.
 uint nms_compact(uint lane, uint start, uint stop) {
-    barrier();  // every mark written
+    nms_barrier();  // every mark written
     uint first = start + 1u, length = stop - min(stop, first);
-    uint per_lane = (length + NMS_LANES - 1u) / NMS_LANES;  // at most 32: a bit each
+    uint per_lane = (length + NMS_LANES - 1u) / NMS_LANES;  // at most 32 * NMS_MARK_WORDS
     uint begin = first + min(lane * per_lane, length), end = first + min((lane + 1u) * per_lane, length);
-    uint removed = 0u, kept = 0u;
+    uint bits[NMS_MARK_WORDS];
+    for (uint w = 0u; w < NMS_MARK_WORDS; ++w) bits[w] = 0u;
+    uint kept = 0u;
     for (uint q = begin; q < end; ++q) {
-        uint bit = s_removed[q];
-        removed |= bit << (q - begin);
+        uint bit = mark_at(q);
+        bits[(q - begin) >> 5] |= bit << ((q - begin) & 31u);
         kept += 1u - bit;
     }
-    uint kept_before = lane_prefix(lane, kept);  // barriers: every flag read
+    uint kept_before = lane_prefix(lane, kept);  // barriers: every mark read
     uint total = s_value, new_stop = first + total;
     uint k = kept_before;
     for (uint q = begin; q < end; ++q) {
-        bool gone = (removed >> (q - begin) & 1u) != 0u;
-        if (gone && q < new_stop) s_removed[(q - first) - k] = q;  // the hole's rank
+        bool gone = marked(bits, q - begin);
+        if (gone && q < new_stop) set_mark((q - first) - k, q);  // the hole's rank
         if (!gone) k++;
     }
-    barrier();
+    nms_barrier();
     k = kept_before;
     for (uint q = begin; q < end; ++q) {
-        if ((removed >> (q - begin) & 1u) != 0u) continue;
+        if (marked(bits, q - begin)) continue;
         if (q >= new_stop) {
-            uint hole = s_removed[total - k - 1u];
-            s_box[hole] = s_box[q];
-            s_score[hole] = s_score[q];
+            uint hole = mark_at(total - k - 1u);
+            set_entry(hole, entry_box(q), entry_score(q));
         }
         k++;
     }
-    barrier();
+    nms_barrier();
     return new_stop;
 }
 
@@ -168,7 +208,7 @@ uint nms_run(uint lane, uint stop, uint limit, uvec2 context) {
     while (start < stop && start < limit) {
         uint chosen = best_place(lane, start, stop);
         if (lane == 0u) swap_entries(start, chosen);
-        barrier();
+        nms_barrier();
         nms_mark(lane, start, stop, context);
         stop = nms_compact(lane, start, stop);
         start++;
@@ -193,12 +233,13 @@ float nms_iou(vec4 a, vec4 b) {
 // at base.
 void nms_write_sorted(uint lane, uint base, uint count) {
     for (uint q = lane; q < count; q += NMS_LANES) {
-        uint key = float_key(s_score[q]), rank = 0u;
+        float score = entry_score(q);
+        uint key = float_key(score), rank = 0u;
         for (uint o = 0u; o < count; ++o) {
-            uint other = float_key(s_score[o]);
+            uint other = float_key(entry_score(o));
             if (other > key || (other == key && o < q)) rank++;
         }
-        selected[base + rank] = uvec2(s_box[q], floatBitsToUint(s_score[q]));
+        selected[base + rank] = uvec2(entry_box(q), floatBitsToUint(score));
     }
 }
 #endif

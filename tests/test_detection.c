@@ -6,7 +6,8 @@
  * maxima, quantized), a location too small for them
  * (OUTPUT_INSUFFICIENT_SIZE with the needed shape), an empty anchor found on
  * the GPU; SSD post-processing with regular and fast NMS, the rows past the
- * detections zero and the counts per batch. */
+ * detections zero and the counts per batch, at SSD MobileNet's size against
+ * a model of the reference, and more anchors than the kernel holds refused. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,6 +15,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <cmocka.h>
 
 #include "support/box_reference.h"
@@ -119,12 +121,14 @@ typedef struct dp_config {
   int32_t max_detections, classes_per_detection, per_class;
 } dp_config;
 
-static void dp_build(det_model *m, int32_t type, dp_config c) {
+/* The model of anchors x classes, score threshold 0.125 (0 for more than
+ * DP_ANCHORS anchors: every anchor a candidate), IoU threshold 0.5. */
+static void dp_build_sized(det_model *m, int32_t type, dp_config c, uint32_t anchors, uint32_t classes) {
   model_builder *b = &m->b;
   mb_init(b);
   int32_t real = type == F16 ? REAL16 : REAL32;
-  const uint32_t score_dims[3] = {1, DP_ANCHORS, DP_CLASSES}, delta_dims[3] = {1, DP_ANCHORS, 4};
-  const uint32_t anchor_dims[2] = {DP_ANCHORS, 4}, out_dims[3] = {0, 0, 4};
+  const uint32_t score_dims[3] = {1, anchors, classes}, delta_dims[3] = {1, anchors, 4};
+  const uint32_t anchor_dims[2] = {anchors, 4}, out_dims[3] = {0, 0, 4};
   m->in[0] = mb_input(b, type, score_dims, 3);
   m->in[1] = mb_input(b, type, delta_dims, 3);
   m->in[2] = mb_input(b, type, anchor_dims, 2);
@@ -133,7 +137,7 @@ static void dp_build(det_model *m, int32_t type, dp_config c) {
   m->in[8] = mb_const_i32(b, c.max_detections);
   m->in[9] = mb_const_i32(b, c.classes_per_detection);
   m->in[10] = mb_const_i32(b, c.per_class);
-  m->in[11] = runner_real_scalar(b, real, 0.125f);
+  m->in[11] = runner_real_scalar(b, real, anchors > DP_ANCHORS ? 0.f : 0.125f);
   m->in[12] = runner_real_scalar(b, real, 0.5f);
   m->in[13] = bool_scalar(b, c.background_label);
   m->out[0] = mb_output(b, type, out_dims, 2);
@@ -142,6 +146,8 @@ static void dp_build(det_model *m, int32_t type, dp_config c) {
   m->out[3] = mb_output(b, I32, out_dims, 1);
   mb_operation(b, VKNN_OPERATION_DETECTION_POSTPROCESSING, m->in, 14, m->out, 4);
 }
+
+static void dp_build(det_model *m, int32_t type, dp_config c) { dp_build_sized(m, type, c, DP_ANCHORS, DP_CLASSES); }
 
 static const dp_config kRegular = {true, false, 3, 1, 2};
 
@@ -650,24 +656,7 @@ static uint32_t reference_gp(many_gp *d) {
     float w = b[2] - b[0], h = b[3] - b[1];
     if (w > 1.f && h > 1.f && b[0] + w / 2.f < 64.f && b[1] + h / 2.f < 32.f) d->select[n++] = d->select[i];
   }
-  uint32_t start = 0, end = n;
-  while (start < end && start < MANY_POST) {
-    uint32_t best = start;
-    for (uint32_t i = start + 1; i < end; ++i)
-      if (d->scores[d->select[best]] < d->scores[d->select[i]]) best = i;
-    uint32_t t = d->select[start];
-    d->select[start] = d->select[best];
-    d->select[best] = t;
-    for (uint32_t i = start + 1; i < end; ++i) {
-      if (box_reference_iou(&d->boxes[4 * d->select[i]], &d->boxes[4 * d->select[start]]) >= 0.5f) {
-        t = d->select[i];
-        d->select[i--] = d->select[--end];
-        d->select[end] = t;
-      }
-    }
-    start++;
-  }
-  return start;
+  return box_reference_hard_nms(d->select, n, d->scores, 1, d->boxes, 0.5f, MANY_POST);
 }
 
 /* The sort of 384 positions (padded to 512) for the pre-NMS maximum, the
@@ -787,6 +776,152 @@ static void test_postprocess_fast_two_classes(void **state) {
   run_dp(*state, c, rows, 4, 4);
 }
 
+/* ---- SSD MobileNet's size, against the reference ------------------------------
+ * 1917 anchors (SSD's six feature maps: 19x19 cells of 3 anchors, then 10x10,
+ * 5x5, 3x3, 2x2 and 1x1 of 6), 91 classes, 100 detections; score threshold
+ * 0, so that each class has about 1900 candidates (more than a workgroup's
+ * shared memory held before); scores in steps of 1/1024, so that equal
+ * scores meet in a class and the order of the reference's swaps decides
+ * between them. Deltas move the centres only (exp(0) is exact on any
+ * device), so the boxes are the host's to the bit. */
+enum { SSD_ANCHORS = 1917, SSD_CLASSES = 91, SSD_DETECTIONS = 100, SSD_COPIES = 5 };
+
+/* Room for SSD's anchors, or SSD_COPIES copies of them side by side (a
+ * lane's share of a list then takes 3 words of marks) of 3 classes. */
+typedef struct ssd_data {
+  float scores[SSD_ANCHORS * SSD_CLASSES], deltas[SSD_COPIES * SSD_ANCHORS * 4], anchors[SSD_COPIES * SSD_ANCHORS * 4];
+  float out_scores[SSD_DETECTIONS], out_boxes[SSD_DETECTIONS * 4];
+  int32_t out_classes[SSD_DETECTIONS], count;
+  float want_scores[SSD_DETECTIONS], want_boxes[SSD_DETECTIONS * 4];
+  int32_t want_classes[SSD_DETECTIONS];
+} ssd_data;
+
+static uint32_t ssd_random(uint32_t *state) {
+  *state = *state * 1103515245u + 12345u;
+  return *state >> 16;
+}
+
+/* Anchors [ctr_y, ctr_x, h, w] of each map's cells, the map's scale over
+ * aspect ratios 1, 2, 1/2, 3, 1/3 and a larger square. */
+static uint32_t fill_ssd_anchors(float *anchors) {
+  static const uint32_t kGrid[6] = {19, 10, 5, 3, 2, 1}, kPerCell[6] = {3, 6, 6, 6, 6, 6};
+  static const float kRatio[6] = {1.f, 2.f, 0.5f, 3.f, 1.f / 3.f, 1.f};
+  uint32_t n = 0;
+  for (uint32_t l = 0; l < 6; ++l) {
+    float scale = 0.2f + 0.15f * (float)l, g = (float)kGrid[l];
+    for (uint32_t cell = 0; cell < kGrid[l] * kGrid[l]; ++cell)
+      for (uint32_t k = 0; k < kPerCell[l]; ++k, ++n) {
+        float root = sqrtf(kRatio[k]) * (k == 5 ? 1.2f : 1.f);
+        const float anchor[4] = {((float)(cell / kGrid[l]) + 0.5f) / g, ((float)(cell % kGrid[l]) + 0.5f) / g,
+                                 scale / root * (k == 5 ? 1.44f : 1.f), scale * root};
+        memcpy(&anchors[4 * n], anchor, sizeof(anchor));
+      }
+  }
+  return n;
+}
+
+/* copies times SSD's anchors, copy k moved k to the right. */
+static void fill_ssd(ssd_data *d, uint32_t copies, uint32_t classes) {
+  for (uint32_t k = 0; k < copies; ++k) {
+    float *anchors = &d->anchors[4 * k * SSD_ANCHORS];
+    assert_int_equal(fill_ssd_anchors(anchors), SSD_ANCHORS);
+    for (uint32_t a = 0; a < SSD_ANCHORS; ++a) anchors[4 * a + 1] += (float)k;
+  }
+  uint32_t state = 1917;
+  for (uint32_t i = 0; i < copies * SSD_ANCHORS * classes; ++i)
+    d->scores[i] = (float)(ssd_random(&state) % 1024) / 1024.f;
+  for (uint32_t a = 0; a < copies * SSD_ANCHORS; ++a) {
+    d->deltas[4 * a] = ((float)(ssd_random(&state) % 9) - 4.f) / 4.f;
+    d->deltas[4 * a + 1] = ((float)(ssd_random(&state) % 9) - 4.f) / 4.f;
+  }
+}
+
+/* The support query accepts the model, and the execution gives the
+ * reference's rows to the bit; logs the time of an execution after a first. */
+static void run_ssd(runner_fixture *f, dp_config c, uint32_t copies, uint32_t classes, const char *name) {
+  ssd_data *d = calloc(1, sizeof(*d));
+  det_model *m = calloc(1, sizeof(*m));
+  assert_true(d != NULL && m != NULL);
+  uint32_t anchors = copies * SSD_ANCHORS;
+  fill_ssd(d, copies, classes);
+  dp_build_sized(m, F32, c, anchors, classes);
+  bool supported[1] = {false};
+  assert_int_equal(vknn_device_get_supported_operations(f->device, mb_finish(&m->b), supported, 1), VKNN_STATUS_NONE);
+  assert_true(supported[0]);
+  const buffer_arg in[3] = {{d->scores, NULL, anchors * classes * sizeof(float)},
+                            {d->deltas, NULL, anchors * 4 * sizeof(float)},
+                            {d->anchors, NULL, anchors * 4 * sizeof(float)}};
+  buffer_arg out[4] = {{NULL, d->out_scores, sizeof(d->out_scores)},
+                       {NULL, d->out_boxes, sizeof(d->out_boxes)},
+                       {NULL, d->out_classes, sizeof(d->out_classes)},
+                       {NULL, &d->count, sizeof(d->count)}};
+  vknn_prepared_model *pm = model_runner_prepare(f->device, &f->log, &m->b);
+  assert_int_equal(model_runner_execute(pm, &m->b, in, out, NULL), VKNN_STATUS_NONE);
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  assert_int_equal(model_runner_execute(pm, &m->b, in, out, NULL), VKNN_STATUS_NONE);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  vknn_prepared_model_release(pm);
+  print_message("%s: %u anchors x %u classes, %u detections: %.1f ms per execution\n", name, anchors, classes,
+                SSD_DETECTIONS,
+                (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-6);
+  const box_postprocess_params p = {anchors, classes, 4, {10.f, 10.f, 10.f, 10.f}, c.regular,
+                                    c.background_label, (uint32_t)c.max_detections, (uint32_t)c.classes_per_detection,
+                                    (uint32_t)c.per_class, 0.f, 0.5f};
+  uint32_t want = box_reference_postprocess(&p, d->scores, d->deltas, d->anchors, d->want_scores, d->want_boxes,
+                                            d->want_classes);
+  assert_int_equal(want, SSD_DETECTIONS); /* every row a detection */
+  assert_int_equal(d->count, want);
+  for (uint32_t r = 0; r < SSD_DETECTIONS; ++r)
+    if (d->out_scores[r] != d->want_scores[r] || d->out_classes[r] != d->want_classes[r] ||
+        memcmp(&d->out_boxes[4 * r], &d->want_boxes[4 * r], 4 * sizeof(float)) != 0)
+      fail_msg("row %u: score %g class %d y1 %g x1 %g, the reference's %g %d %g %g", r, d->out_scores[r],
+               d->out_classes[r], d->out_boxes[4 * r], d->out_boxes[4 * r + 1], d->want_scores[r], d->want_classes[r],
+               d->want_boxes[4 * r], d->want_boxes[4 * r + 1]);
+  free(m);
+  free(d);
+}
+
+static void test_postprocess_ssd_regular(void **state) {
+  const dp_config c = {true, false, SSD_DETECTIONS, 1, SSD_DETECTIONS};
+  run_ssd(*state, c, 1, SSD_CLASSES, "regular NMS");
+}
+
+static void test_postprocess_ssd_fast(void **state) {
+  const dp_config c = {false, true, SSD_DETECTIONS, 1, 1};
+  run_ssd(*state, c, 1, SSD_CLASSES, "fast NMS");
+}
+
+/* 9585 anchors of 3 classes: each lane of a list's workgroup takes 75
+ * places, their marks in 3 words. */
+static void test_postprocess_many_anchors(void **state) {
+  const dp_config regular = {true, false, SSD_DETECTIONS, 1, SSD_DETECTIONS / 2};
+  const dp_config fast = {false, false, SSD_DETECTIONS, 1, 1};
+  run_ssd(*state, regular, SSD_COPIES, 3, "regular NMS");
+  run_ssd(*state, fast, SSD_COPIES, 3, "fast NMS");
+}
+
+/* 65537 anchors, one more than the kernel's candidate lists hold: the
+ * support query reports the operation unsupported, naming the limit, and
+ * prepare fails. */
+static void test_postprocess_too_many_anchors(void **state) {
+  runner_fixture *f = *state;
+  det_model *m = calloc(1, sizeof(*m));
+  assert_non_null(m);
+  dp_build_sized(m, F32, kRegular, 65537, DP_CLASSES);
+  bool supported[1] = {true};
+  f->log.last[0] = '\0';
+  assert_int_equal(vknn_device_get_supported_operations(f->device, mb_finish(&m->b), supported, 1), VKNN_STATUS_NONE);
+  assert_false(supported[0]);
+  if (strstr(f->log.last, "65537 anchors: at most 65536") == NULL) fail_msg("logged \"%s\"", f->log.last);
+  vknn_prepared_model *pm = NULL;
+  assert_int_equal(vknn_device_prepare_model(f->device, &m->b.model, VKNN_PREFER_FAST_SINGLE_ANSWER,
+                                             VKNN_PRIORITY_MEDIUM, NULL, &pm),
+                   VKNN_STATUS_GENERAL_FAILURE);
+  assert_null(pm);
+  free(m);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_rules),
@@ -805,6 +940,10 @@ int main(void) {
       cmocka_unit_test(test_postprocess_regular_zero_rows),
       cmocka_unit_test(test_postprocess_fast),
       cmocka_unit_test(test_postprocess_fast_two_classes),
+      cmocka_unit_test(test_postprocess_ssd_regular),
+      cmocka_unit_test(test_postprocess_ssd_fast),
+      cmocka_unit_test(test_postprocess_many_anchors),
+      cmocka_unit_test(test_postprocess_too_many_anchors),
   };
   return cmocka_run_group_tests(tests, runner_fixture_setup, runner_fixture_teardown);
 }

@@ -8,7 +8,12 @@
  * shaders/detection_postprocess.comp, three passes (decode, nms, write).
  * The outputs have a fixed size, [batches, detections] (fast: times the
  * classes per detection): the rows past a batch's detections are zero, and
- * the number of detections of each batch is the last output. Inputs: scores
+ * the number of detections of each batch is the last output. Up to 65536
+ * anchors (POSTPROCESS_MAX_ANCHORS; SSD MobileNet has 1917): each NMS
+ * workgroup keeps its candidate list in scratch buffers of the plan, not in
+ * shared memory, so the limit is the kernel's marks per lane (and the
+ * storage-buffer range, which the planner checks); more anchors are
+ * unsupported. Inputs: scores
  * [batches, anchors, classes], deltas [batches, anchors, length >= 4],
  * anchors [anchors, 4], the scales of y, x, h and w, regular or fast, the
  * maximum detections, classes per detection and detections per class, the
@@ -35,7 +40,7 @@ enum {
 
 enum { OUTPUT_SCORES = 0, OUTPUT_BOXES = 1, OUTPUT_CLASSES = 2, OUTPUT_DETECTIONS = 3, OUTPUT_COUNT = 4 };
 
-#define POSTPROCESS_MAX_ANCHORS 1024u /* detection_postprocess.comp's MAX_CANDIDATES */
+#define POSTPROCESS_MAX_ANCHORS 65536u /* detection_postprocess.comp's MAX_CANDIDATES */
 #define POSTPROCESS_LANES 128u       /* its LANES */
 #define DECODE_LANES 64u
 
@@ -173,6 +178,47 @@ static vknn_status check_shapes(const vknn_graph *graph, const vknn_operation *o
   return VKNN_STATUS_NONE;
 }
 
+/* The scratch of the passes: decoded boxes, scores in float32, each
+ * anchor's best score; per NMS workgroup its candidate list (box and score
+ * bits) with a mark per place, then its chosen boxes (list_stride() places
+ * in the kernel); the lengths of the chosen lists. */
+enum {
+  SCRATCH_DECODED,
+  SCRATCH_REAL_SCORES,
+  SCRATCH_BEST_SCORES,
+  SCRATCH_ENTRIES,
+  SCRATCH_MARKS,
+  SCRATCH_SELECTED,
+  SCRATCH_LENGTHS,
+  SCRATCH_COUNT
+};
+
+/* Words of each scratch tensor, in 64 bits: their sum bounds every index
+ * the kernels form. */
+static uint64_t scratch_words(const postprocess_params *p, uint64_t words[SCRATCH_COUNT]) {
+  uint64_t boxes = (uint64_t)p->batches * p->anchors, lists = (uint64_t)p->batches * (p->classes - 1u);
+  uint64_t nms_lists = p->regular ? lists : p->batches;
+  uint32_t limit = p->regular ? p->max_per_class : p->max_detections;
+  uint64_t stride = limit < p->anchors ? limit : p->anchors;
+  const uint64_t all[SCRATCH_COUNT] = {4u * boxes, boxes * p->classes, boxes, 2u * nms_lists * p->anchors,
+                                       nms_lists * p->anchors, 2u * nms_lists * stride, lists};
+  uint64_t sum = 0;
+  for (uint32_t i = 0; i < SCRATCH_COUNT; ++i) sum += words[i] = all[i];
+  return sum;
+}
+
+/* Every index the kernels form into the scratch fits in 32 bits (the
+ * planner then checks each tensor against the device's binding range). */
+static vknn_status check_scratch(const vknn_logger *log, const postprocess_params *p) {
+  uint64_t words[SCRATCH_COUNT], total = scratch_words(p, words);
+  if (total > UINT32_MAX) {
+    VKNN_LOG_E(log, "compilation", "%s: %llu words of scratch are too many (%u batches, %u anchors, %u classes)",
+               kName, (unsigned long long)total, p->batches, p->anchors, p->classes);
+    return VKNN_STATUS_GENERAL_FAILURE;
+  }
+  return VKNN_STATUS_NONE;
+}
+
 static vknn_status read_geometry(vknn_graph *graph, const vknn_operation *op, postprocess_params *p) {
   vknn_status s = vknn_op_require_input_shapes(graph, op, INPUT_ANCHORS + 1);
   postprocess_values v;
@@ -195,7 +241,7 @@ static vknn_status read_geometry(vknn_graph *graph, const vknn_operation *op, po
                             (uint32_t)v.limits[1], (uint32_t)v.limits[2],
                             v.score_threshold, v.iou_threshold,
                             v.background_label, (uint32_t)rows};
-  return VKNN_STATUS_NONE;
+  return check_scratch(graph->log, p);
 }
 
 static vknn_status infer_postprocess(vknn_graph *graph, const vknn_operation *op) {
@@ -210,22 +256,23 @@ static vknn_status infer_postprocess(vknn_graph *graph, const vknn_operation *op
   return s;
 }
 
-/* The scratch of the passes: decoded boxes, scores in float32, each
- * anchor's best score, the chosen lists and their lengths. */
-typedef struct postprocess_scratch {
-  uint32_t decoded, real_scores, best_scores, selected, lengths;
-} postprocess_scratch;
+static bool add_scratch(vknn_graph *graph, const postprocess_params *p, uint32_t out[SCRATCH_COUNT]) {
+  uint64_t words[SCRATCH_COUNT];
+  scratch_words(p, words);
+  bool ok = true;
+  for (uint32_t i = 0; i < SCRATCH_COUNT; ++i) {
+    int32_t type = i < SCRATCH_ENTRIES ? VKNN_OPERAND_TENSOR_FLOAT32 : VKNN_OPERAND_TENSOR_INT32;
+    const uint32_t dims = (uint32_t)words[i]; /* below 2^32: check_scratch */
+    out[i] = vknn_graph_add_temporary(graph, type, &dims, 1);
+    ok = ok && out[i] != UINT32_MAX;
+  }
+  return ok;
+}
 
-static bool add_scratch(vknn_graph *graph, const postprocess_params *p, postprocess_scratch *out) {
-  uint32_t boxes = p->batches * p->anchors, lists = p->batches * (p->classes - 1u);
-  const uint32_t decoded_words = 4u * boxes, score_words = boxes * p->classes, selected_words = 2u * lists * p->anchors;
-  out->decoded = vknn_graph_add_temporary(graph, VKNN_OPERAND_TENSOR_FLOAT32, &decoded_words, 1);
-  out->real_scores = vknn_graph_add_temporary(graph, VKNN_OPERAND_TENSOR_FLOAT32, &score_words, 1);
-  out->best_scores = vknn_graph_add_temporary(graph, VKNN_OPERAND_TENSOR_FLOAT32, &boxes, 1);
-  out->selected = vknn_graph_add_temporary(graph, VKNN_OPERAND_TENSOR_INT32, &selected_words, 1);
-  out->lengths = vknn_graph_add_temporary(graph, VKNN_OPERAND_TENSOR_INT32, &lists, 1);
-  return out->decoded != UINT32_MAX && out->real_scores != UINT32_MAX && out->best_scores != UINT32_MAX &&
-         out->selected != UINT32_MAX && out->lengths != UINT32_MAX;
+/* Binds the scratch tensors listed (SCRATCH_COUNT ends the list). */
+static void bind_scratch(vknn_dispatch *d, const uint32_t scratch[SCRATCH_COUNT], const uint32_t *which,
+                         vknn_access access) {
+  for (; *which != SCRATCH_COUNT; ++which) vknn_dispatch_bind(d, scratch[*which], access);
 }
 
 static vknn_status lower_postprocess(vknn_graph *graph, const vknn_operation *op, vknn_dispatch_list *out_list) {
@@ -233,33 +280,29 @@ static vknn_status lower_postprocess(vknn_graph *graph, const vknn_operation *op
   vknn_status s = read_geometry(graph, op, &p);
   if (s != VKNN_STATUS_NONE) return s;
   bool f16 = graph->tensors[op->inputs[INPUT_SCORES]].type == VKNN_OPERAND_TENSOR_FLOAT16;
-  postprocess_scratch x;
-  if (!add_scratch(graph, &p, &x)) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
+  uint32_t x[SCRATCH_COUNT];
+  if (!add_scratch(graph, &p, x)) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
+  static const uint32_t kDecoded[] = {SCRATCH_DECODED, SCRATCH_REAL_SCORES, SCRATCH_BEST_SCORES, SCRATCH_COUNT};
+  static const uint32_t kNmsOut[] = {SCRATCH_ENTRIES, SCRATCH_MARKS, SCRATCH_SELECTED, SCRATCH_LENGTHS, SCRATCH_COUNT};
+  static const uint32_t kWriteIn[] = {SCRATCH_DECODED, SCRATCH_REAL_SCORES, SCRATCH_SELECTED, SCRATCH_LENGTHS,
+                                      SCRATCH_COUNT};
   vknn_dispatch *d = vknn_op_add_pass(
       out_list, f16 ? VKNN_SHADER_DETECTION_POSTPROCESS_DECODE_F16 : VKNN_SHADER_DETECTION_POSTPROCESS_DECODE_F32,
       &p, sizeof(p), DECODE_LANES, (uint64_t)p.batches * p.anchors);
   if (d == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
   for (uint32_t i = INPUT_SCORES; i <= INPUT_ANCHORS; ++i) vknn_dispatch_bind(d, op->inputs[i], VKNN_ACCESS_READ);
-  vknn_dispatch_bind(d, x.decoded, VKNN_ACCESS_WRITE);
-  vknn_dispatch_bind(d, x.real_scores, VKNN_ACCESS_WRITE);
-  vknn_dispatch_bind(d, x.best_scores, VKNN_ACCESS_WRITE);
+  bind_scratch(d, x, kDecoded, VKNN_ACCESS_WRITE);
   uint64_t groups = (uint64_t)p.batches * (p.regular ? p.classes - 1u : 1u);
   d = vknn_op_add_pass(out_list, VKNN_SHADER_DETECTION_POSTPROCESS_NMS, &p, sizeof(p), POSTPROCESS_LANES,
                        groups * POSTPROCESS_LANES);
   if (d == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
-  vknn_dispatch_bind(d, x.decoded, VKNN_ACCESS_READ);
-  vknn_dispatch_bind(d, x.real_scores, VKNN_ACCESS_READ);
-  vknn_dispatch_bind(d, x.best_scores, VKNN_ACCESS_READ);
-  vknn_dispatch_bind(d, x.selected, VKNN_ACCESS_WRITE);
-  vknn_dispatch_bind(d, x.lengths, VKNN_ACCESS_WRITE);
+  bind_scratch(d, x, kDecoded, VKNN_ACCESS_READ);
+  bind_scratch(d, x, kNmsOut, VKNN_ACCESS_WRITE); /* the candidate lists: written, then read, by the pass alone */
   d = vknn_op_add_pass(
       out_list, f16 ? VKNN_SHADER_DETECTION_POSTPROCESS_WRITE_F16 : VKNN_SHADER_DETECTION_POSTPROCESS_WRITE_F32, &p,
       sizeof(p), POSTPROCESS_LANES, (uint64_t)p.batches * POSTPROCESS_LANES);
   if (d == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
-  vknn_dispatch_bind(d, x.decoded, VKNN_ACCESS_READ);
-  vknn_dispatch_bind(d, x.real_scores, VKNN_ACCESS_READ);
-  vknn_dispatch_bind(d, x.selected, VKNN_ACCESS_READ);
-  vknn_dispatch_bind(d, x.lengths, VKNN_ACCESS_READ);
+  bind_scratch(d, x, kWriteIn, VKNN_ACCESS_READ);
   for (uint32_t i = 0; i < OUTPUT_COUNT; ++i)
     vknn_dispatch_bind(d, vknn_graph_op_output(graph, op, i), VKNN_ACCESS_WRITE);
   return VKNN_STATUS_NONE;

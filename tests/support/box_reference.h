@@ -1,6 +1,35 @@
 /* The NNAPI reference's box arithmetic, for tests of the detection kernels. */
 #pragma once
+#include <stdbool.h>
+#include <stdint.h>
 
 /* Intersection over union of two corner boxes [x1, y1, x2, y2], in the
  * reference's order of operations. */
 float box_reference_iou(const float *a, const float *b);
+
+/* The reference's greedy hard NMS in place over select[0, length) (indexes
+ * of boxes, box i at boxes[4 * i], score at scores[i * score_stride]): the
+ * first highest score of the range is swapped to its front, every later
+ * entry whose IoU with it reaches iou_threshold is swapped with the range's
+ * end (the swapped-in entry tested in its turn), up to limit choices.
+ * Returns how many were chosen, at select[0, count) in the order chosen. */
+uint32_t box_reference_hard_nms(uint32_t *select, uint32_t length, const float *scores, uint32_t score_stride,
+                                const float *boxes, float iou_threshold, uint32_t limit);
+
+/* DETECTION_POSTPROCESSING's parameters (scales: y, x, h, w). */
+typedef struct box_postprocess_params {
+  uint32_t anchors, classes, box_length;
+  float scales[4];
+  bool regular, background_label;
+  uint32_t max_detections, classes_per_detection, per_class;
+  float score_threshold, iou_threshold;
+} box_postprocess_params;
+
+/* One batch of DETECTION_POSTPROCESSING as the reference computes it, into
+ * rows of (score, box, class): max_detections rows, times the classes per
+ * detection for fast NMS, those past the detections zero. The reference's
+ * final sorts are not stable; here ties keep their order (regular: class,
+ * then NMS step; fast: class), as the kernels do. Returns the number of
+ * detections; 0 with nothing written when memory runs out. */
+uint32_t box_reference_postprocess(const box_postprocess_params *p, const float *scores, const float *deltas,
+                                   const float *anchors, float *out_scores, float *out_boxes, int32_t *out_classes);
