@@ -4,6 +4,10 @@
 // variant conv2d_gemm_f16: -DELEM_F16
 // variant conv2d_gemm_f32_texel: -DELEM_F32 -DTEXEL_READS
 // variant conv2d_gemm_f16_texel: -DELEM_F16 -DTEXEL_READS
+// variant conv2d_gemm_f32_residual: -DELEM_F32 -DRESIDUAL
+// variant conv2d_gemm_f16_residual: -DELEM_F16 -DRESIDUAL
+// variant conv2d_gemm_f32_texel_residual: -DELEM_F32 -DTEXEL_READS -DRESIDUAL
+// variant conv2d_gemm_f16_texel_residual: -DELEM_F16 -DTEXEL_READS -DRESIDUAL
 // variant conv2d_gemm_q8: -DELEM_Q8
 // variant conv2d_gemm_q8_filter_i8: -DELEM_Q8 -DFILTER_I8
 // variant conv2d_gemm_q8s: -DELEM_Q8S
@@ -32,7 +36,10 @@
 // output channels, a filter slice once for PIX_BLOCK pixels.
 // Variants: ELEM_F32, ELEM_F16 (float16 storage, float32 arithmetic);
 // TEXEL_READS reads input and filter through uniform texel buffers
-// (operand_reads.glsl). The quantized ones, ELEM_Q8 (uint8 input and
+// (operand_reads.glsl). RESIDUAL (float): a fused ADD: a tensor of the
+// output's shape (binding 4) is added to each result after the activation,
+// the sum clamped to [res_min, res_max] (the ADD's activation); the output
+// is then no slice. The quantized ones, ELEM_Q8 (uint8 input and
 // filter; FILTER_I8: an int8 per-channel filter) and ELEM_Q8S (int8), sum
 // (input - zero point) * (filter - zero point) and requantize as the direct
 // kernel does (conv2d.comp, fixed_point.glsl); four 8-bit channels are one
@@ -123,6 +130,10 @@ layout(std430, set = 0, binding = 3) writeonly buffer Output4 { OUTPUT_VEC4 y4[]
 // fixed-point multiplier (mantissa, exponent), as for conv2d.comp.
 layout(std430, set = 0, binding = 4) readonly buffer Multiplier { ivec2 multiplier[]; };
 #endif
+#if defined(RESIDUAL)
+layout(std430, set = 0, binding = 4) readonly buffer Residual { STORAGE_T residual[]; };
+layout(std430, set = 0, binding = 4) readonly buffer Residual4 { OUTPUT_VEC4 residual4[]; };
+#endif
 
 layout(push_constant) uniform Params {
     uint in_h, in_w, out_h, out_w;
@@ -135,6 +146,7 @@ layout(push_constant) uniform Params {
     int pad_left, pad_top;
     int in_zero_point, filter_zero_point, out_zero_point; // quantized variants
     uint out_row, out_stride, out_offset; // SLICED
+    float res_min, res_max; // RESIDUAL
     float act_min, act_max;
 } p;
 
@@ -365,15 +377,22 @@ void main() {
                               float(bias[oc + 3]));
                 vec4 v = vec4(acc[j * CH_BLOCK + k], acc[j * CH_BLOCK + k + 1],
                               acc[j * CH_BLOCK + k + 2], acc[j * CH_BLOCK + k + 3]) + b;
-                y4[slice_index(pixel * p.out_c + oc) / 4] = OUTPUT_VEC4(clamp(v, p.act_min, p.act_max));
+                v = clamp(v, p.act_min, p.act_max);
+#if defined(RESIDUAL)
+                v = clamp(v + vec4(residual4[(pixel * p.out_c + oc) / 4]), p.res_min, p.res_max);
+#endif
+                y4[slice_index(pixel * p.out_c + oc) / 4] = OUTPUT_VEC4(v);
             }
             continue;
         }
         for (uint k = 0; k < CH_BLOCK; ++k) {
             uint oc = oc0 + k;
             if (oc >= p.out_c) break;
-            float v = acc[j * CH_BLOCK + k] + float(bias[oc]);
-            y[slice_index(pixel * p.out_c + oc)] = STORAGE_T(clamp(v, p.act_min, p.act_max));
+            float v = clamp(acc[j * CH_BLOCK + k] + float(bias[oc]), p.act_min, p.act_max);
+#if defined(RESIDUAL)
+            v = clamp(v + float(residual[pixel * p.out_c + oc]), p.res_min, p.res_max);
+#endif
+            y[slice_index(pixel * p.out_c + oc)] = STORAGE_T(v);
         }
     }
 #endif

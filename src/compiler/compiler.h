@@ -57,6 +57,13 @@ void vknn_fuse_pads(vknn_graph *graph);
  * directly into its slice of the CONCATENATION's output: no copy is left
  * for it. */
 void vknn_fuse_concat_slices(vknn_graph *graph);
+/* An ADD of two float tensors of its output's shape, one of them a
+ * temporary only the ADD reads, written by a convolution whose kernel can
+ * add a tensor to its result (vknn_conv_takes_residual), becomes part of
+ * that convolution: it reads the other tensor (the residual, written
+ * before it runs) and writes the ADD's output. No dispatch is left for the
+ * ADD (MobileNet v2's and ResNet's shortcut connections). */
+void vknn_fuse_residual_adds(vknn_graph *graph);
 
 /* Assigns every bound tensor a region and offset; temporaries whose
  * dispatch intervals do not overlap share arena bytes (memory_planner.c). */

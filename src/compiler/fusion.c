@@ -3,6 +3,7 @@
  * part of that producer: the producer clamps to both activations and writes
  * the activation's output directly. No dispatch is left for the activation.
  * Likewise unary chains into elementwise kernels, PADs into convolutions,
+ * ADDs of a residual into the convolutions that produce their other input,
  * and convolutions write their slice of a CONCATENATION directly. */
 #include <string.h>
 
@@ -202,6 +203,69 @@ void vknn_fuse_concat_slices(vknn_graph *graph) {
                    i, k);
       }
       along += in_axis;
+    }
+  }
+}
+
+/* An ADD nothing else was merged into: it alone writes its output. */
+static bool plain_add(const vknn_graph *graph, const vknn_operation *add, uint32_t k) {
+  const vknn_op_fusion *f = &graph->fusion[k];
+  return add->type == VKNN_OPERATION_ADD && add->input_count == 3 && add->output_count == 1 &&
+         !f->fused_away && f->extra_activation < 0 && f->post_count == 0 &&
+         f->output_override == UINT32_MAX && f->out_slice.row == 0;
+}
+
+static bool same_shape(const vknn_tensor *a, const vknn_tensor *b) {
+  return a->shape_known && b->shape_known && a->rank == b->rank &&
+         memcmp(a->dims, b->dims, a->rank * sizeof(a->dims[0])) == 0;
+}
+
+/* Both addends and the sum: one float type, one shape (no broadcast). */
+static bool residual_operands(const vknn_graph *graph, uint32_t mid, uint32_t residual, uint32_t sum) {
+  const vknn_tensor *m = &graph->tensors[mid], *r = &graph->tensors[residual], *s = &graph->tensors[sum];
+  return mid != residual && vknn_is_float_tensor(m->type) && r->type == m->type && s->type == m->type &&
+         same_shape(m, s) && same_shape(r, s);
+}
+
+/* The convolution writing input mid of the ADD (operation k), when it can
+ * take the ADD's other input as its residual; -1 otherwise. */
+static int32_t residual_host(vknn_graph *graph, const vknn_operation *add, uint32_t k, uint32_t mid,
+                             uint32_t residual) {
+  if (mid >= graph->sg->operand_count || graph->sg->operands[mid].number_of_consumers != 1 ||
+      graph->tensors[mid].lifetime != VKNN_LIFETIME_TEMPORARY_VARIABLE ||
+      graph->tensors[mid].alias_of != UINT32_MAX || !residual_operands(graph, mid, residual, add->outputs[0]))
+    return -1;
+  int32_t w = writer_of(graph, mid, k);
+  if (w < 0) return -1;
+  const vknn_op_fusion *f = &graph->fusion[w];
+  if (f->out_slice.row != 0 || f->post_count != 0 || f->residual != UINT32_MAX ||
+      !vknn_conv_takes_residual(graph, &graph->sg->operations[w]))
+    return -1;
+  /* The convolution now runs where it stands: a residual that an operation
+   * writes must be written before it. */
+  if (graph->tensors[residual].lifetime == VKNN_LIFETIME_TEMPORARY_VARIABLE &&
+      writer_of(graph, residual, (uint32_t)w) < 0)
+    return -1;
+  return w;
+}
+
+void vknn_fuse_residual_adds(vknn_graph *graph) {
+  for (uint32_t k = 0; k < graph->sg->operation_count; ++k) {
+    const vknn_operation *add = &graph->sg->operations[k];
+    int32_t code;
+    if (!plain_add(graph, add, k) || !vknn_graph_const_i32(graph, add->inputs[2], &code)) continue;
+    for (uint32_t side = 0; side < 2; ++side) {
+      uint32_t mid = add->inputs[side], residual = add->inputs[1 - side];
+      int32_t w = residual_host(graph, add, k, mid, residual);
+      if (w < 0) continue;
+      vknn_op_fusion *f = &graph->fusion[w];
+      f->residual = residual;
+      vknn_op_activation_bounds(graph, add, code, &f->residual_min, &f->residual_max);
+      f->output_override = add->outputs[0];
+      graph->fusion[k].fused_away = true;
+      VKNN_LOG_V(graph->log, "compilation", "operation %u (ADD) fused into operation %d (%s)", k, w,
+                 vknn_operation_type_name(graph->sg->operations[w].type));
+      break;
     }
   }
 }

@@ -70,6 +70,7 @@ static void print_fusion(FILE *out, const vknn_graph *graph, uint32_t k) {
     fprintf(out, "\\n+ unary code %u", f->post_codes[i]);
   if (f->input_override != UINT32_MAX)
     fprintf(out, "\\n+ PAD %u,%u,%u,%u", f->pad[0], f->pad[1], f->pad[2], f->pad[3]);
+  if (f->residual != UINT32_MAX) fprintf(out, "\\n+ ADD of tensor %u", f->residual);
 }
 
 static void dump_dispatches(FILE *out, const vknn_plan *plan) {

@@ -64,7 +64,8 @@ vknn_status vknn_graph_init(vknn_graph *graph, const vknn_logger *log, const vkn
   if (graph->tensors == NULL || graph->fusion == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
   for (uint32_t k = 0; k < model->main.operation_count; ++k)
     graph->fusion[k] = (vknn_op_fusion){
-        .extra_activation = -1, .output_override = UINT32_MAX, .input_override = UINT32_MAX};
+        .extra_activation = -1, .output_override = UINT32_MAX, .input_override = UINT32_MAX,
+        .residual = UINT32_MAX};
   vknn_status status = map_pools(graph);
   if (status != VKNN_STATUS_NONE) return status;
   for (uint32_t i = 0; i < graph->tensor_count; ++i) {

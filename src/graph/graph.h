@@ -76,6 +76,12 @@ typedef struct vknn_op_fusion {
   /* CONCATENATION: the inputs (bit i: input i) whose producers write them in
    * place; no copy is left for them. */
   uint64_t inputs_in_place;
+  /* Producer: an ADD fused into it (vknn_fuse_residual_adds): the tensor
+   * residual is added to its result after its own activation, the sum
+   * clamped to [residual_min, residual_max] (the ADD's activation), written
+   * to output_override; UINT32_MAX when none. */
+  uint32_t residual;
+  float residual_min, residual_max;
 } vknn_op_fusion;
 
 /* What kernel selection knows of the device (the compiler copies it from

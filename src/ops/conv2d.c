@@ -288,6 +288,15 @@ static void apply_fused_pad(const vknn_graph *graph, const vknn_operation *op, v
   g->pad_top += (int32_t)f->pad[2];
 }
 
+bool vknn_conv_takes_residual(vknn_graph *graph, const vknn_operation *op) {
+  vknn_conv_geometry g;
+  if (op->type != VKNN_OPERATION_CONV_2D || read_geometry(graph, op, CONV_PLAIN, &g) != VKNN_STATUS_NONE)
+    return false;
+  apply_fused_pad(graph, op, &g);
+  int32_t type = graph->tensors[vknn_graph_op_input(graph, op, 0)].type;
+  return vknn_is_float_tensor(type) && vknn_conv_select(&graph->kernels, &g, type).kernel == VKNN_CONV_KERNEL_GEMM;
+}
+
 static vknn_status lower_conv_family(vknn_graph *graph, const vknn_operation *op, conv_kind kind,
                                      vknn_dispatch_list *out_list) {
   vknn_conv_geometry g;
@@ -423,9 +432,15 @@ vknn_status vknn_lower_conv(vknn_graph *graph, const vknn_operation *op,
   vknn_conv_geometry sliced = *geometry;
   sliced.out_slice = graph->fusion[vknn_graph_op_index(graph, op)].out_slice;
   const vknn_conv_geometry *g = &sliced;
-  vknn_conv_tensors t = {vknn_graph_op_input(graph, op, 0), op->inputs[1], op->inputs[2],
-                         vknn_graph_op_output(graph, op, 0), UINT32_MAX, 0.f, 0.f};
+  vknn_conv_tensors t = {.input = vknn_graph_op_input(graph, op, 0), .filter = op->inputs[1],
+                         .bias = op->inputs[2], .output = vknn_graph_op_output(graph, op, 0),
+                         .multipliers = UINT32_MAX};
   vknn_op_activation_bounds(graph, op, g->activation, &t.act_min, &t.act_max);
+  const vknn_op_fusion *f = &graph->fusion[vknn_graph_op_index(graph, op)];
+  t.has_residual = f->residual != UINT32_MAX;
+  t.residual = f->residual;
+  t.residual_min = f->residual_min;
+  t.residual_max = f->residual_max;
   if (vknn_is_quant8(graph->tensors[t.input].type)) {
     vknn_status s = vknn_conv_add_multipliers(graph, &t, g->out_c,
                                               vknn_operation_type_name(op->type), &t.multipliers);

@@ -62,6 +62,12 @@ bool vknn_winograd_select(const vknn_kernel_target *target, const vknn_conv_geom
 typedef struct vknn_conv_tensors {
   uint32_t input, filter, bias, output, multipliers;
   float act_min, act_max;
+  /* has_residual: a tensor of the output's shape added to the result after
+   * the activation, the sum clamped to [residual_min, residual_max] (a
+   * fused ADD: vknn_fuse_residual_adds; float tiled matrix kernel only). */
+  bool has_residual;
+  uint32_t residual;
+  float residual_min, residual_max;
 } vknn_conv_tensors;
 
 /* Appends the dispatch of a convolution on a kernel other than DIRECT. */
@@ -106,6 +112,11 @@ typedef struct vknn_matmul {
   uint32_t rows, k, n;
 } vknn_matmul;
 vknn_status vknn_lower_matmul(vknn_graph *graph, const vknn_matmul *m, vknn_dispatch_list *out_list);
+
+/* Whether the convolution op runs on a kernel that can add a residual
+ * tensor to its result (fusion.c): a float CONV_2D on the tiled matrix
+ * kernel. */
+bool vknn_conv_takes_residual(vknn_graph *graph, const vknn_operation *op);
 
 /* The operations lowered through vknn_lower_conv, whose kernels can store
  * their output as a slice of a larger tensor (fusion.c). */

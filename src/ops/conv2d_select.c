@@ -150,6 +150,18 @@ static vknn_shader_id tiled_shader(const vknn_graph *graph, const vknn_conv_tens
   }
 }
 
+/* The float matrix kernel's variant that adds a residual (conv2d_gemm's
+ * _residual), or VKNN_SHADER_COUNT where the kernel has none. */
+static vknn_shader_id residual_shader(vknn_shader_id shader) {
+  switch (shader) {
+    case VKNN_SHADER_CONV2D_GEMM_F32: return VKNN_SHADER_CONV2D_GEMM_F32_RESIDUAL;
+    case VKNN_SHADER_CONV2D_GEMM_F16: return VKNN_SHADER_CONV2D_GEMM_F16_RESIDUAL;
+    case VKNN_SHADER_CONV2D_GEMM_F32_TEXEL: return VKNN_SHADER_CONV2D_GEMM_F32_TEXEL_RESIDUAL;
+    case VKNN_SHADER_CONV2D_GEMM_F16_TEXEL: return VKNN_SHADER_CONV2D_GEMM_F16_TEXEL_RESIDUAL;
+    default: return VKNN_SHADER_COUNT;
+  }
+}
+
 /* The packed dot product variant for the operand types (conv2d_gemm's). */
 static vknn_shader_id integer_dot_shader(const vknn_graph *graph, const vknn_conv_tensors *t) {
   if (graph->tensors[t->input].type == VKNN_OPERAND_TENSOR_QUANT8_ASYMM_SIGNED)
@@ -170,6 +182,8 @@ static vknn_status add_tiled_dispatch(vknn_graph *graph, const vknn_conv_tensors
   vknn_texel_format texel[2];
   bool texel_reads = !integer_dot && texel_formats(graph, t, l, texel);
   d->shader = integer_dot ? integer_dot_shader(graph, t) : tiled_shader(graph, t, l, texel_reads);
+  if (t->has_residual) d->shader = residual_shader(d->shader);
+  if (d->shader == VKNN_SHADER_COUNT) return VKNN_STATUS_GENERAL_FAILURE;
   d->local_size = l->group;
   memcpy(d->spec, l->spec, sizeof(l->spec));
   d->spec_count = l->spec_count;
@@ -187,6 +201,7 @@ static vknn_status add_tiled_dispatch(vknn_graph *graph, const vknn_conv_tensors
   vknn_dispatch_bind(d, t->bias, VKNN_ACCESS_READ);
   vknn_dispatch_bind(d, t->output, VKNN_ACCESS_WRITE);
   if (quant) vknn_dispatch_bind(d, t->multipliers, VKNN_ACCESS_READ);
+  if (t->has_residual) vknn_dispatch_bind(d, t->residual, VKNN_ACCESS_READ);
   d->invocations = l->invocations;
   return VKNN_STATUS_NONE;
 }
@@ -212,6 +227,7 @@ typedef struct gemm_params {
   int32_t pad_left, pad_top;
   int32_t in_zero_point, filter_zero_point, out_zero_point;
   uint32_t out_row, out_stride, out_offset;
+  float res_min, res_max;
   float act_min, act_max;
 } gemm_params;
 VKNN_PUSH_LAYOUT(conv2d_gemm, gemm_params);
@@ -234,7 +250,7 @@ static vknn_status lower_gemm(vknn_graph *graph, const vknn_conv_tensors *t,
                    ceil_div(g->out_c, c.ch_block), g->stride_x, g->stride_y, g->dilation_x,
                    g->dilation_y, g->pad_left, g->pad_top, zero_points[0], zero_points[1],
                    zero_points[2], g->out_slice.row, g->out_slice.stride, g->out_slice.offset,
-                   0.f, 0.f};
+                   t->residual_min, t->residual_max, 0.f, 0.f};
   bool quant = vknn_is_quant8(graph->tensors[t->input].type);
   uint64_t tiles = ceil_div(pixels, (uint64_t)c.group * c.pix_block);
   tiled_launch l = {VKNN_SHADER_CONV2D_GEMM_F32, VKNN_SHADER_CONV2D_GEMM_F16,

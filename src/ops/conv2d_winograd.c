@@ -262,7 +262,8 @@ static vknn_status add_products(vknn_graph *graph, const winograd_shape *s, cons
                            .k_w = 1, .k_h = 1, .stride_x = 1, .stride_y = 1, .dilation_x = 1,
                            .dilation_y = 1, .cin_per_group = in_c,
                            .cout_per_group = s->out_c_padded, .activation = VKNN_FUSED_NONE};
-  vknn_conv_tensors pt = {w->v, w->u, w->zero_bias, w->m, UINT32_MAX, -INFINITY, INFINITY};
+  vknn_conv_tensors pt = {.input = w->v, .filter = w->u, .bias = w->zero_bias, .output = w->m,
+                          .multipliers = UINT32_MAX, .act_min = -INFINITY, .act_max = INFINITY};
   /* Few tiles (a 14x14 layer has 16 of 4x4): 2 per invocation, so that a
    * group of 8 lanes (lavapipe's SIMD width) is not half idle; many: 4, as
    * the plain product. The group grows from the device's subgroup. */

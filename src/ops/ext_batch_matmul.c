@@ -251,8 +251,9 @@ static vknn_status lower_rows_product(vknn_graph *graph, const vknn_operation *o
   if (zeros == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
   uint32_t bias = vknn_graph_add_constant(graph, type, &n, 1, zeros);
   if (bias == UINT32_MAX) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
-  vknn_matmul m = {.t = {op->inputs[IN_X], op->inputs[IN_Y], bias, op->outputs[0], UINT32_MAX,
-                         -INFINITY, INFINITY},
+  vknn_matmul m = {.t = {.input = op->inputs[IN_X], .filter = op->inputs[IN_Y], .bias = bias,
+                         .output = op->outputs[0], .multipliers = UINT32_MAX, .act_min = -INFINITY,
+                         .act_max = INFINITY},
                    .rows = s->batch[0] * s->batch[1] * s->m, .k = s->k, .n = s->n};
   return vknn_lower_matmul(graph, &m, out_list);
 }

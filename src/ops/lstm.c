@@ -365,8 +365,9 @@ static uint32_t zeros(vknn_graph *graph, int32_t type, uint32_t count) {
 static vknn_status matmul(vknn_graph *graph, uint32_t in, uint32_t weights, uint32_t bias,
                           uint32_t out, uint32_t rows, uint32_t k, uint32_t n, float clip,
                           vknn_dispatch_list *out_list) {
-  vknn_matmul m = {.t = {in, weights, bias, out, UINT32_MAX, clip > 0.f ? -clip : -FLT_MAX,
-                         clip > 0.f ? clip : FLT_MAX},
+  vknn_matmul m = {.t = {.input = in, .filter = weights, .bias = bias, .output = out,
+                         .multipliers = UINT32_MAX, .act_min = clip > 0.f ? -clip : -FLT_MAX,
+                         .act_max = clip > 0.f ? clip : FLT_MAX},
                    .rows = rows, .k = k, .n = n};
   return vknn_lower_matmul(graph, &m, out_list);
 }

@@ -162,8 +162,8 @@ static vknn_status add_step(vknn_graph *graph, const vknn_rnn_sequence *seq,
                             vknn_dispatch_list *out_list) {
   uint32_t t = dir->reverse ? seq->steps - 1 - s : s;
   bool first = s == 0, last = s + 1 == seq->steps;
-  vknn_matmul m = {.t = {first ? dir->hidden_in : b->state, dir->recurrent, b->zeros, b->rec, 0,
-                         -INFINITY, INFINITY},
+  vknn_matmul m = {.t = {.input = first ? dir->hidden_in : b->state, .filter = dir->recurrent,
+                         .bias = b->zeros, .output = b->rec, .act_min = -INFINITY, .act_max = INFINITY},
                    .rows = seq->batch, .k = dir->units, .n = dir->units};
   vknn_status st = vknn_lower_matmul(graph, &m, out_list);
   if (st != VKNN_STATUS_NONE) return st;
@@ -196,7 +196,8 @@ static vknn_status add_projections(vknn_graph *graph, const vknn_rnn_sequence *s
                                    const vknn_rnn_direction *dir, const rnn_buffers *b,
                                    vknn_dispatch_list *out_list) {
   uint32_t rows = seq->batch * seq->steps;
-  vknn_matmul m = {.t = {dir->input, dir->weights, dir->bias, b->proj, 0, -INFINITY, INFINITY},
+  vknn_matmul m = {.t = {.input = dir->input, .filter = dir->weights, .bias = dir->bias, .output = b->proj,
+                         .act_min = -INFINITY, .act_max = INFINITY},
                    .rows = rows, .k = dir->input_size, .n = dir->units};
   vknn_status s = vknn_lower_matmul(graph, &m, out_list);
   if (s != VKNN_STATUS_NONE || b->aux_proj == VKNN_NONE_TENSOR) return s;

@@ -147,8 +147,8 @@ static vknn_status add_features(vknn_graph *graph, const vknn_operation *op, con
                                 : UINT32_MAX;
   *out_act = vknn_graph_add_temporary(graph, s->type, dims, 2);
   if (bias == UINT32_MAX || *out_act == UINT32_MAX) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
-  vknn_matmul m = {.t = {op->inputs[IN_INPUT], op->inputs[IN_FEATURE], bias, *out_act, 0,
-                         -INFINITY, INFINITY},
+  vknn_matmul m = {.t = {.input = op->inputs[IN_INPUT], .filter = op->inputs[IN_FEATURE], .bias = bias,
+                         .output = *out_act, .act_min = -INFINITY, .act_max = INFINITY},
                    .rows = s->batch, .k = s->input_size, .n = s->filters};
   return vknn_lower_matmul(graph, &m, out_list);
 }
