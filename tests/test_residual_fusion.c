@@ -31,6 +31,7 @@
 typedef enum residual_source {
   RESIDUAL_INPUT,     /* a model input of the output's shape */
   RESIDUAL_LATE,      /* an ADD of that input to itself, placed after the convolution */
+  RESIDUAL_LATE_OUTPUT, /* the same ADD writing a model output */
   RESIDUAL_BROADCAST, /* a model input of one value per channel, broadcast */
   RESIDUAL_SHARED,    /* a model input, and the convolution's result read by a second ADD */
 } residual_source;
@@ -81,8 +82,8 @@ static void add(model_builder *b, uint32_t a, uint32_t other, int32_t act, uint3
 }
 
 /* Inputs x and r; outputs y (the ADD's), then, with show_conv, the
- * convolution's result (which keeps the ADD apart), or with a second
- * reader that reader's sum. */
+ * convolution's result (which keeps the ADD apart), then a late residual
+ * that is a model output, or with a second reader that reader's sum. */
 static void build(model_builder *b, const residual_case *c, bool show_conv) {
   mb_init(b);
   uint32_t x = mb_input(b, c->type, image, 4);
@@ -95,8 +96,8 @@ static void build(model_builder *b, const residual_case *c, bool show_conv) {
   uint32_t n = conv_inputs(b, c, x, inputs);
   mb_operation(b, VKNN_OPERATION_CONV_2D, inputs, n, &conv, 1);
   uint32_t r = r_in;
-  if (c->source == RESIDUAL_LATE) {
-    r = mb_temporary(b, c->type, result, 4);
+  if (c->source == RESIDUAL_LATE || c->source == RESIDUAL_LATE_OUTPUT) {
+    r = c->source == RESIDUAL_LATE ? mb_temporary(b, c->type, result, 4) : mb_output(b, c->type, result, 4);
     add(b, r_in, r_in, VKNN_FUSED_NONE, r);
   }
   if (c->source == RESIDUAL_SHARED && !show_conv) {
@@ -108,7 +109,8 @@ static void build(model_builder *b, const residual_case *c, bool show_conv) {
 
 /* Runs the model: y into out, the plan's dispatch count returned. */
 static uint32_t run(runner_fixture *f, const residual_case *c, bool show_conv, uint8_t *out) {
-  static uint8_t x[PIXELS * IN_C * 4], r[PIXELS * MAX_OUT_C * 4], second[PIXELS * MAX_OUT_C * 4];
+  static uint8_t x[PIXELS * IN_C * 4], r[PIXELS * MAX_OUT_C * 4], second[PIXELS * MAX_OUT_C * 4],
+      third[PIXELS * MAX_OUT_C * 4];
   uint32_t elem = elem_bytes(c->type), outputs_count = PIXELS * c->out_c;
   uint32_t r_count = c->source == RESIDUAL_BROADCAST ? c->out_c : outputs_count;
   for (uint32_t i = 0; i < PIXELS * IN_C; ++i) put(c->type, x, i, (float)(i % 17) / 4.f - 2.f);
@@ -118,7 +120,8 @@ static uint32_t run(runner_fixture *f, const residual_case *c, bool show_conv, u
   build(b, c, show_conv);
   vknn_prepared_model *pm = model_runner_prepare(f->device, &f->log, b);
   buffer_arg inputs[2] = {{x, NULL, PIXELS * IN_C * elem}, {r, NULL, r_count * elem}};
-  buffer_arg outputs[2] = {{NULL, out, outputs_count * elem}, {NULL, second, outputs_count * elem}};
+  buffer_arg outputs[3] = {{NULL, out, outputs_count * elem}, {NULL, second, outputs_count * elem},
+                           {NULL, third, outputs_count * elem}};
   assert_int_equal(model_runner_execute(pm, b, inputs, outputs, NULL), VKNN_STATUS_NONE);
   vknn_prepared_model_info info;
   assert_int_equal(vknn_prepared_model_get_info(pm, &info), VKNN_STATUS_NONE);
@@ -172,6 +175,12 @@ static void test_late_residual_kept(void **state) {
   check(*state, &c, 3, 3);
 }
 
+/* The same with the late residual a model output. */
+static void test_late_output_residual_kept(void **state) {
+  static const residual_case c = {F32, 16, 1, false, VKNN_FUSED_NONE, VKNN_FUSED_NONE, RESIDUAL_LATE_OUTPUT};
+  check(*state, &c, 3, 3);
+}
+
 static void test_broadcast_kept(void **state) {
   static const residual_case c = {F32, 16, 1, false, VKNN_FUSED_NONE, VKNN_FUSED_NONE, RESIDUAL_BROADCAST};
   check(*state, &c, 2, 2);
@@ -189,6 +198,7 @@ int main(void) {
       cmocka_unit_test(test_window_fused_with_activations),
       cmocka_unit_test(test_float16_fused),
       cmocka_unit_test(test_late_residual_kept),
+      cmocka_unit_test(test_late_output_residual_kept),
       cmocka_unit_test(test_broadcast_kept),
       cmocka_unit_test(test_second_reader_kept),
   };

@@ -227,6 +227,13 @@ static bool residual_operands(const vknn_graph *graph, uint32_t mid, uint32_t re
          same_shape(m, s) && same_shape(r, s);
 }
 
+/* The convolution now runs where it stands: a residual that an operation
+ * writes (a temporary or a model output) must be written before it (w);
+ * model inputs and constants are there from the start. */
+static bool ready_before(const vknn_graph *graph, uint32_t residual, uint32_t k, int32_t w) {
+  return writer_of(graph, residual, k) < 0 || writer_of(graph, residual, (uint32_t)w) >= 0;
+}
+
 /* The convolution writing input mid of the ADD (operation k), when it can
  * take the ADD's other input as its residual; -1 otherwise. */
 static int32_t residual_host(vknn_graph *graph, const vknn_operation *add, uint32_t k, uint32_t mid,
@@ -239,12 +246,7 @@ static int32_t residual_host(vknn_graph *graph, const vknn_operation *add, uint3
   if (w < 0) return -1;
   const vknn_op_fusion *f = &graph->fusion[w];
   if (f->out_slice.row != 0 || f->post_count != 0 || f->residual != UINT32_MAX ||
-      !vknn_conv_takes_residual(graph, &graph->sg->operations[w]))
-    return -1;
-  /* The convolution now runs where it stands: a residual that an operation
-   * writes must be written before it. */
-  if (graph->tensors[residual].lifetime == VKNN_LIFETIME_TEMPORARY_VARIABLE &&
-      writer_of(graph, residual, (uint32_t)w) < 0)
+      !vknn_conv_takes_residual(graph, &graph->sg->operations[w]) || !ready_before(graph, residual, k, w))
     return -1;
   return w;
 }
