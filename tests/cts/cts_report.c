@@ -76,10 +76,15 @@ bool cts_report_file_has_cases(const cts_report *r, size_t file) {
   return false;
 }
 
+/* Where case index of file is in r->cases; case_count when it is not. */
+static size_t position_of(const cts_report *r, size_t file, int index) {
+  size_t i = 0;
+  while (i < r->case_count && !(r->cases[i].file == file && r->cases[i].index == index)) ++i;
+  return i;
+}
+
 bool cts_report_has_case(const cts_report *r, size_t file, int index) {
-  for (size_t i = 0; i < r->case_count; ++i)
-    if (r->cases[i].file == file && r->cases[i].index == index) return true;
-  return false;
+  return position_of(r, file, index) < r->case_count;
 }
 
 static const cts_report *ordering; /* qsort's context */
@@ -125,9 +130,8 @@ void cts_report_spread(cts_report *r, int stride) {
 }
 
 static cts_entry *find(cts_report *r, size_t file, int index) {
-  for (size_t i = 0; i < r->case_count; ++i)
-    if (r->cases[i].file == file && r->cases[i].index == index) return &r->cases[i];
-  return NULL;
+  size_t i = position_of(r, file, index);
+  return i < r->case_count ? &r->cases[i] : NULL;
 }
 
 void cts_report_set_seconds(cts_report *r, size_t file, int index, double seconds) {
