@@ -29,15 +29,20 @@
 //   select: a workgroup per image: the unflagged candidates in list order,
 //     hard NMS (nms_steps.glsl: first highest score chosen, the boxes whose
 //     IoU with it reaches the threshold dropped) up to the post-NMS maximum;
-//     the chosen boxes in the order chosen.
+//     the chosen boxes in the order chosen. The candidates (up to
+//     MAX_CANDIDATES) are a list in scratch buffers of the plan, not shared
+//     memory (nms_steps.glsl's NMS_LIST_IN_BUFFER), `candidates` places per
+//     image: each step scans the list that remains in the order the
+//     reference's swaps leave it, so ties go as there.
 //   write: one workgroup: each image's rows placed after the previous
 //     images', the outputs (scores, boxes, batch indices), the number of rows
 //     into the count word the driver reads after the fence, and harmless rows
 //     (zero boxes of batch 0) past them.
 // Scratch: the decoded boxes (vec4 per image and position), the scores
 // (float), the lists ([images][positions, padded when sorted] of (score
-// key, position and flag)), and the kept lists with their lengths and
-// output offsets.
+// key, position and flag)), the kept lists ([images][kept_stride()]) with
+// their lengths and output offsets, and the select pass's NMS lists
+// ([images][candidates] of (position, score bits), and a mark each).
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
 #include "elem_types.glsl"
@@ -59,7 +64,9 @@
 #endif
 
 const uint LANES = 128u;               // the workgroup size of the select and write passes
-const uint MAX_CANDIDATES = 1024u;     // candidates of one image (the driver refuses more)
+// Candidates of one image (the driver refuses more): 2^16, so that a lane's
+// share of a list (512 places) keeps its marks in 16 words.
+const uint MAX_CANDIDATES = 65536u;
 const uint FILTERED = 0x80000000u;     // a candidate list entry too small or outside its image
 
 layout(push_constant) uniform Params {
@@ -91,6 +98,8 @@ layout(std430, set = 0, binding = 0) readonly buffer Decoded { vec4 decoded[]; }
 layout(std430, set = 0, binding = 1) readonly buffer Order { uvec2 order[]; };
 layout(std430, set = 0, binding = 2) readonly buffer RealScores { float real_scores[]; };
 layout(std430, set = 0, binding = 3) buffer Meta { uint meta[]; };
+layout(std430, set = 0, binding = 4) coherent buffer NmsEntries { uvec2 nms_entries[]; };
+layout(std430, set = 0, binding = 5) coherent buffer NmsMarks { uint nms_marks[]; };
 #elif defined(STAGE_SORT)
 layout(std430, set = 0, binding = 0) coherent buffer Order { uvec2 order[]; };
 #else
@@ -104,6 +113,7 @@ layout(std430, set = 0, binding = 5) writeonly buffer OutBatches { int out_batch
 
 #if defined(STAGE_SELECT)
 #define NMS_STEPS 1
+#define NMS_LIST_IN_BUFFER 1
 #define NMS_LANES LANES
 #define NMS_CAPACITY MAX_CANDIDATES
 #endif
@@ -115,10 +125,12 @@ uint list_length() {
     uint n = positions();
     return p.candidates < n ? 1u << uint(findMSB(n - 1u) + 1) : n;
 }
-// Meta: the kept boxes ([images][candidates]), their numbers, the offsets.
+// The places of an image's kept list: as many as one image may keep.
+uint kept_stride() { return min(p.candidates, p.post_limit); }
+// Meta: the kept boxes ([images][kept_stride()]), their numbers, the offsets.
 uint meta_kept() { return 0u; }
-uint meta_counts() { return p.batches * p.candidates; }
-uint meta_offsets() { return p.batches * p.candidates + p.batches; }
+uint meta_counts() { return p.batches * kept_stride(); }
+uint meta_offsets() { return p.batches * kept_stride() + p.batches; }
 
 #if defined(STAGE_DECODE)
 // Element c of (image, position k) in a tensor of `per` channels per anchor
@@ -250,9 +262,9 @@ bool nms_candidate(uint j, uvec2 context, out uint box, out float score) {
 // Hard NMS: the boxes whose IoU with the chosen one reaches the threshold.
 void nms_mark(uint lane, uint start, uint stop, uvec2 context) {
     uint base = context.x * positions();
-    vec4 chosen = decoded[base + s_box[start]];
+    vec4 chosen = decoded[base + entry_box(start)];
     for (uint q = start + 1u + lane; q < stop; q += LANES)
-        s_removed[q] = nms_iou(decoded[base + s_box[q]], chosen) >= p.iou_threshold ? 1u : 0u;
+        set_mark(q, nms_iou(decoded[base + entry_box(q)], chosen) >= p.iou_threshold ? 1u : 0u);
 }
 
 void main() {
@@ -260,9 +272,10 @@ void main() {
     uint lane = gl_LocalInvocationID.x;
     if (image >= p.batches) return;
     uvec2 context = uvec2(image, 0u);
+    nms_list = image * p.candidates;
     uint stop = nms_gather(lane, min(p.candidates, MAX_CANDIDATES), context);
-    uint kept = nms_run(lane, stop, p.post_limit, context);
-    for (uint q = lane; q < kept; q += LANES) meta[meta_kept() + image * p.candidates + q] = s_box[q];
+    uint kept = nms_run(lane, stop, kept_stride(), context);
+    for (uint q = lane; q < kept; q += LANES) meta[meta_kept() + image * kept_stride() + q] = entry_box(q);
     if (lane == 0u) meta[meta_counts() + image] = kept;
 }
 #endif
@@ -325,9 +338,9 @@ void main() {
     uint lane = gl_LocalInvocationID.x;
     if (gl_WorkGroupID.x != 0u || gl_WorkGroupID.y != 0u) return;
     place_images(lane);
-    uint rows = s_total, planned = p.batches * min(p.candidates, p.post_limit);
-    for (uint slot = lane; slot < p.batches * p.candidates; slot += LANES) {
-        uint image = slot / p.candidates, step = slot % p.candidates;
+    uint rows = s_total, stride = kept_stride(), planned = p.batches * stride;
+    for (uint slot = lane; slot < planned; slot += LANES) {
+        uint image = slot / stride, step = slot % stride;
         if (step >= meta[meta_counts() + image]) continue;
         uint at = meta[meta_offsets() + image] + step;
         uint box = meta[meta_kept() + slot];

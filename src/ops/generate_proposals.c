@@ -4,7 +4,12 @@
  * the image, hard NMS, at most the post-NMS maximum kept. Kernel:
  * shaders/proposals.comp, three passes (decode, select, write), with a sort
  * of each image's positions by score before the select when a pre-NMS
- * maximum leaves out some. How
+ * maximum leaves out some. The select pass keeps each image's candidates
+ * in scratch buffers of the plan, not in shared memory: up to 65536 per
+ * image (PROPOSALS_MAX_CANDIDATES, the kernel's marks per lane), above the
+ * pre-NMS maxima of Faster and Mask R-CNN's region proposals (6000 to
+ * 12000); more, or more than 65536 positions to sort for a pre-NMS maximum,
+ * are unsupported (the support query says so, with a log line). How
  * many boxes come out depends on the data: the outputs are planned at their
  * largest and the last pass writes the real number into a count word the
  * execution reads after the fence (docs/architecture.md, "Outputs whose size
@@ -37,7 +42,10 @@ enum {
 
 enum { OUTPUT_SCORES = 0, OUTPUT_BOXES = 1, OUTPUT_BATCHES = 2, OUTPUT_COUNT = 3 };
 
-#define PROPOSALS_MAX_CANDIDATES 1024u /* proposals.comp's MAX_CANDIDATES */
+/* Candidates of one image that go through NMS (proposals.comp's
+ * MAX_CANDIDATES): its select pass keeps them in scratch buffers of the
+ * plan, so the bound is the kernel's marks per lane, not shared memory. */
+#define PROPOSALS_MAX_CANDIDATES 65536u
 /* Positions of one image sorted by one workgroup (a bitonic sort over a
  * power of two of them). */
 #define PROPOSALS_MAX_SORTED 65536u
@@ -145,6 +153,56 @@ static bool shapes_agree(const vknn_graph *graph, const vknn_operation *op, cons
          images->dims[1] == 2;
 }
 
+/* The scratch of the passes: decoded boxes, real scores, the lists (score
+ * key and position each), kept lists (g->kept places per image) with their
+ * numbers and offsets, and the select pass's NMS lists (box and score bits,
+ * and a mark, for each of `candidates` places per image). */
+typedef struct proposals_scratch {
+  uint32_t decoded, real_scores, order, meta, entries, marks;
+} proposals_scratch;
+enum { SCRATCH_TENSORS = 6, SCRATCH_FLOATS = 2 /* the first ones, float32 */ };
+
+/* Words of each scratch tensor (in the order of proposals_scratch), in 64
+ * bits; returns their sum, which bounds every index the kernels form (the
+ * outputs' too: 4 x kept x images words at most). */
+static uint64_t scratch_words(const proposals_geometry *g, uint64_t words[SCRATCH_TENSORS]) {
+  uint64_t images = g->scores.batches, boxes = images * g->positions, lists = images * g->candidates;
+  words[0] = 4u * boxes;
+  words[1] = boxes;
+  words[2] = 2u * images * g->list_length;
+  words[3] = images * g->kept + 2u * images;
+  words[4] = 2u * lists;
+  words[5] = lists;
+  return words[0] + words[1] + words[2] + words[3] + words[4] + words[5];
+}
+
+/* Every index into the scratch fits in 32 bits (the planner then checks
+ * each tensor against the device's binding range). */
+static vknn_status check_scratch(const vknn_logger *log, const proposals_geometry *g) {
+  uint64_t words[SCRATCH_TENSORS], total = scratch_words(g, words);
+  if (total > UINT32_MAX) {
+    VKNN_LOG_E(log, "compilation", "%s: %llu words of scratch are too many (%u images of %u positions)", kName,
+               (unsigned long long)total, g->scores.batches, g->positions);
+    return VKNN_STATUS_GENERAL_FAILURE;
+  }
+  return VKNN_STATUS_NONE;
+}
+
+static bool add_scratch(vknn_graph *graph, const proposals_geometry *g, proposals_scratch *out) {
+  uint64_t words[SCRATCH_TENSORS];
+  scratch_words(g, words);
+  uint32_t *ids[SCRATCH_TENSORS] = {&out->decoded, &out->real_scores, &out->order,
+                                   &out->meta,    &out->entries,     &out->marks};
+  bool ok = true;
+  for (uint32_t i = 0; i < SCRATCH_TENSORS; ++i) {
+    const uint32_t dims = (uint32_t)words[i]; /* below 2^32: check_scratch */
+    int32_t type = i < SCRATCH_FLOATS ? VKNN_OPERAND_TENSOR_FLOAT32 : VKNN_OPERAND_TENSOR_INT32;
+    *ids[i] = vknn_graph_add_temporary(graph, type, &dims, 1);
+    ok = ok && *ids[i] != UINT32_MAX;
+  }
+  return ok;
+}
+
 /* Candidates and kept boxes per image from the maxima (non-positive: no
  * limit, as the documentation says; the reference keeps no box for a
  * post-NMS maximum of 0), within what the kernels hold. */
@@ -155,8 +213,7 @@ static vknn_status size_lists(const vknn_logger *log, proposals_geometry *g, con
     return VKNN_STATUS_GENERAL_FAILURE;
   }
   uint64_t candidates = limits[0] > 0 && (uint64_t)limits[0] < positions ? (uint64_t)limits[0] : positions;
-  if (candidates > PROPOSALS_MAX_CANDIDATES || (candidates < positions && positions > PROPOSALS_MAX_SORTED) ||
-      positions * g->scores.batches > UINT32_MAX / 16u) {
+  if (candidates > PROPOSALS_MAX_CANDIDATES || (candidates < positions && positions > PROPOSALS_MAX_SORTED)) {
     VKNN_LOG_E(log, "compilation",
                "%s: %llu anchor positions per image, %llu candidates: at most %u candidates (and %u positions "
                "with a pre-NMS maximum) are supported",
@@ -170,7 +227,7 @@ static vknn_status size_lists(const vknn_logger *log, proposals_geometry *g, con
   if (candidates < positions) /* sorted: padded to a power of two */
     for (g->list_length = 1; g->list_length < g->positions;) g->list_length <<= 1;
   g->kept = limits[1] > 0 && (uint32_t)limits[1] < g->candidates ? (uint32_t)limits[1] : g->candidates;
-  return VKNN_STATUS_NONE;
+  return check_scratch(log, g);
 }
 
 static vknn_status read_geometry(vknn_graph *graph, const vknn_operation *op, proposals_geometry *g) {
@@ -245,24 +302,6 @@ static proposals_params params_of(const vknn_graph *graph, const vknn_operation 
                             vknn_runtime_check_code(vknn_graph_op_index(graph, op), op->type)};
 }
 
-/* The scratch of the passes: decoded boxes, real scores, the lists (score
- * key and position each), kept lists with their numbers and offsets. */
-typedef struct proposals_scratch {
-  uint32_t decoded, real_scores, order, meta;
-} proposals_scratch;
-
-static bool add_scratch(vknn_graph *graph, const proposals_geometry *g, proposals_scratch *out) {
-  uint32_t boxes = g->scores.batches * g->positions, lists = g->scores.batches * g->candidates;
-  const uint32_t decoded_words = 4u * boxes, meta_words = lists + 2u * g->scores.batches;
-  const uint32_t list_words = 2u * g->scores.batches * g->list_length;
-  out->decoded = vknn_graph_add_temporary(graph, VKNN_OPERAND_TENSOR_FLOAT32, &decoded_words, 1);
-  out->real_scores = vknn_graph_add_temporary(graph, VKNN_OPERAND_TENSOR_FLOAT32, &boxes, 1);
-  out->order = vknn_graph_add_temporary(graph, VKNN_OPERAND_TENSOR_INT32, &list_words, 1);
-  out->meta = vknn_graph_add_temporary(graph, VKNN_OPERAND_TENSOR_INT32, &meta_words, 1);
-  return out->decoded != UINT32_MAX && out->real_scores != UINT32_MAX && out->order != UINT32_MAX &&
-         out->meta != UINT32_MAX;
-}
-
 static const vknn_shader_id kDecode[] = {VKNN_SHADER_PROPOSALS_DECODE_F32, VKNN_SHADER_PROPOSALS_DECODE_F16,
                                          VKNN_SHADER_PROPOSALS_DECODE_Q8, VKNN_SHADER_PROPOSALS_DECODE_Q8S};
 static const vknn_shader_id kWrite[] = {VKNN_SHADER_PROPOSALS_WRITE_F32, VKNN_SHADER_PROPOSALS_WRITE_F16,
@@ -296,6 +335,9 @@ static vknn_status lower_proposals(vknn_graph *graph, const vknn_operation *op, 
   vknn_dispatch_bind(d, x.order, VKNN_ACCESS_READ);
   vknn_dispatch_bind(d, x.real_scores, VKNN_ACCESS_READ);
   vknn_dispatch_bind(d, x.meta, VKNN_ACCESS_READ | VKNN_ACCESS_WRITE);
+  /* The NMS lists: written, then read, by the select pass alone. */
+  vknn_dispatch_bind(d, x.entries, VKNN_ACCESS_READ | VKNN_ACCESS_WRITE);
+  vknn_dispatch_bind(d, x.marks, VKNN_ACCESS_READ | VKNN_ACCESS_WRITE);
   d = vknn_op_add_pass(out_list, kWrite[variant], &p, sizeof(p), PROPOSALS_LANES, PROPOSALS_LANES);
   if (d == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
   vknn_dispatch_bind(d, x.decoded, VKNN_ACCESS_READ);
