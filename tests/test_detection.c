@@ -605,100 +605,180 @@ static void test_proposals_rows_concatenated_five_times(void **state) {
   free(m);
 }
 
-/* ---- many positions, against a model of the reference -------------------- */
+/* ---- feature maps of many positions, against a model of the reference --- */
 
-enum { MANY_H = 8, MANY_W = 16, MANY_A = 3, MANY_POSITIONS = MANY_H * MANY_W * MANY_A, MANY_PRE = 100, MANY_POST = 30 };
+/* A GENERATE_PROPOSALS model over images x height x width x anchors (NHWC)
+ * on a grid of one stride, minimum size 1. */
+typedef struct grid_config {
+  uint32_t images, height, width, anchors;
+  int32_t pre, post;
+  float stride, iou, image_height, image_width;
+  const float *anchor_boxes; /* [anchors][4] */
+  uint32_t score_levels;     /* scores in steps of 1 / this */
+} grid_config;
 
-typedef struct many_gp {
-  float scores[MANY_POSITIONS], deltas[MANY_POSITIONS * 4], anchors[MANY_A * 4], images[2];
-  float boxes[MANY_POSITIONS * 4];
-  float out_scores[MANY_POST], out_boxes[MANY_POST * 4];
-  int32_t out_batches[MANY_POST];
-  uint32_t select[MANY_POSITIONS];
-} many_gp;
+/* Its inputs, the boxes they decode to, the outputs and the reference's
+ * kept positions. */
+typedef struct grid_data {
+  uint32_t positions, rows; /* per image; planned rows of all images */
+  float *scores, *deltas, *images, *boxes, *out_scores, *out_boxes;
+  int32_t *out_batches;
+  uint32_t *kept;
+} grid_data;
 
-/* Anchors of 3 sizes on a stride-4 grid of a 32 x 64 image, zero deltas (the
- * boxes are the anchors clipped), scores in steps of 1/16 (many ties). */
-static void fill_many_gp(many_gp *d) {
-  uint32_t state = 777;
-  for (uint32_t i = 0; i < MANY_POSITIONS; ++i) {
-    state = state * 1103515245u + 12345u;
-    d->scores[i] = (float)((state >> 16) % 16) / 16.f;
-  }
-  const float anchors[MANY_A * 4] = {0, 0, 6, 6, 0, 0, 12, 4, 0, 0, 3, 9};
-  memcpy(d->anchors, anchors, sizeof(anchors));
-  d->images[0] = 32.f;
-  d->images[1] = 64.f;
-  for (uint32_t k = 0; k < MANY_POSITIONS; ++k) {
-    uint32_t a = k % MANY_A, cell = k / MANY_A;
-    float x = (float)(cell % MANY_W) * 4.f, y = (float)(cell / MANY_W) * 4.f;
-    const float box[4] = {fminf(anchors[4 * a] + x, 64.f), fminf(anchors[4 * a + 1] + y, 32.f),
-                          fminf(anchors[4 * a + 2] + x, 64.f), fminf(anchors[4 * a + 3] + y, 32.f)};
-    memcpy(&d->boxes[4 * k], box, sizeof(box));
-  }
-}
-
-/* The reference's steps: the best MANY_PRE by score (a stable sort: ties keep
- * their order), the filter, then hard NMS up to MANY_POST. */
-static uint32_t reference_gp(many_gp *d) {
-  uint32_t n = 0;
-  for (uint32_t k = 0; k < MANY_POSITIONS; ++k) {
-    uint32_t j = n++;
-    while (j > 0 && d->scores[d->select[j - 1]] < d->scores[k]) {
-      d->select[j] = d->select[j - 1];
-      j--;
-    }
-    d->select[j] = k;
-  }
-  n = 0;
-  for (uint32_t i = 0; i < MANY_PRE; ++i) {
-    const float *b = &d->boxes[4 * d->select[i]];
-    float w = b[2] - b[0], h = b[3] - b[1];
-    if (w > 1.f && h > 1.f && b[0] + w / 2.f < 64.f && b[1] + h / 2.f < 32.f) d->select[n++] = d->select[i];
-  }
-  return box_reference_hard_nms(d->select, n, d->scores, 1, d->boxes, 0.5f, MANY_POST);
-}
-
-/* The sort of 384 positions (padded to 512) for the pre-NMS maximum, the
- * filter and NMS, as the reference takes them. */
-static void test_proposals_many_positions(void **state) {
-  runner_fixture *f = *state;
-  many_gp *d = calloc(1, sizeof(*d));
-  model_builder *b = calloc(1, sizeof(*b));
-  assert_true(d != NULL && b != NULL);
-  fill_many_gp(d);
+static void grid_build(model_builder *b, const grid_config *c) {
   mb_init(b);
-  const uint32_t score_dims[4] = {1, MANY_H, MANY_W, MANY_A}, delta_dims[4] = {1, MANY_H, MANY_W, 4 * MANY_A};
-  const uint32_t anchor_dims[2] = {MANY_A, 4}, image_dims[2] = {1, 2}, out_dims[2] = {0, 4};
+  const uint32_t score_dims[4] = {c->images, c->height, c->width, c->anchors};
+  const uint32_t delta_dims[4] = {c->images, c->height, c->width, 4 * c->anchors};
+  const uint32_t anchor_dims[2] = {c->anchors, 4}, image_dims[2] = {c->images, 2}, out_dims[2] = {0, 4};
   uint32_t in[11] = {mb_input(b, F32, score_dims, 4), mb_input(b, F32, delta_dims, 4),
                      mb_input(b, F32, anchor_dims, 2), mb_input(b, F32, image_dims, 2),
-                     runner_real_scalar(b, REAL32, 4.f), runner_real_scalar(b, REAL32, 4.f),
-                     mb_const_i32(b, MANY_PRE), mb_const_i32(b, MANY_POST),
-                     runner_real_scalar(b, REAL32, 0.5f), runner_real_scalar(b, REAL32, 1.f),
+                     runner_real_scalar(b, REAL32, c->stride), runner_real_scalar(b, REAL32, c->stride),
+                     mb_const_i32(b, c->pre), mb_const_i32(b, c->post),
+                     runner_real_scalar(b, REAL32, c->iou), runner_real_scalar(b, REAL32, 1.f),
                      bool_scalar(b, false)};
   const uint32_t outs[3] = {mb_output(b, F32, out_dims, 1), mb_output(b, F32, out_dims, 2),
                             mb_output(b, I32, out_dims, 1)};
   mb_operation(b, VKNN_OPERATION_GENERATE_PROPOSALS, in, 11, outs, 3);
-  const buffer_arg args[4] = {{d->scores, NULL, sizeof(d->scores)},
-                              {d->deltas, NULL, sizeof(d->deltas)},
-                              {d->anchors, NULL, sizeof(d->anchors)},
-                              {d->images, NULL, sizeof(d->images)}};
-  buffer_arg results[3] = {{NULL, d->out_scores, sizeof(d->out_scores)},
-                           {NULL, d->out_boxes, sizeof(d->out_boxes)},
-                           {NULL, d->out_batches, sizeof(d->out_batches)}};
-  vknn_output_shape shapes[3];
-  model_runner_run(f->device, &f->log, b, args, results, shapes);
-  uint32_t rows = reference_gp(d);
-  assert_true(rows > MANY_POST / 2); /* enough rows to tell orders apart */
-  assert_int_equal(shapes[0].dimensions[0], rows);
-  for (uint32_t r = 0; r < rows; ++r) {
-    uint32_t k = d->select[r];
-    if (d->out_scores[r] != d->scores[k] || memcmp(&d->out_boxes[4 * r], &d->boxes[4 * k], 4 * sizeof(float)) != 0)
-      fail_msg("row %u: score %g box x1 %g y1 %g, the reference position %u: %g %g %g", r, d->out_scores[r],
-               d->out_boxes[4 * r], d->out_boxes[4 * r + 1], k, d->scores[k], d->boxes[4 * k], d->boxes[4 * k + 1]);
+}
+
+static void grid_free(grid_data *d) {
+  free(d->scores);
+  free(d->deltas);
+  free(d->images);
+  free(d->boxes);
+  free(d->out_scores);
+  free(d->out_boxes);
+  free(d->out_batches);
+  free(d->kept);
+}
+
+/* Zero deltas (the boxes are the shifted anchors clipped to the image,
+ * exact in float), scores of a few levels (many ties). */
+static void grid_fill(const grid_config *c, grid_data *d) {
+  uint32_t all = c->images * d->positions, state = 777;
+  for (uint32_t i = 0; i < all; ++i) {
+    state = state * 1103515245u + 12345u;
+    d->scores[i] = (float)((state >> 16) % c->score_levels) / (float)c->score_levels;
   }
+  for (uint32_t image = 0; image < c->images; ++image) {
+    d->images[2 * image] = c->image_height;
+    d->images[2 * image + 1] = c->image_width;
+  }
+  for (uint32_t i = 0; i < all; ++i) {
+    uint32_t k = i % d->positions, a = k % c->anchors, cell = k / c->anchors;
+    float x = (float)(cell % c->width) * c->stride, y = (float)(cell / c->width) * c->stride;
+    const float *anchor = &c->anchor_boxes[4 * a];
+    d->boxes[4 * i] = fminf(fmaxf(anchor[0] + x, 0.f), c->image_width);
+    d->boxes[4 * i + 1] = fminf(fmaxf(anchor[1] + y, 0.f), c->image_height);
+    d->boxes[4 * i + 2] = fminf(fmaxf(anchor[2] + x, 0.f), c->image_width);
+    d->boxes[4 * i + 3] = fminf(fmaxf(anchor[3] + y, 0.f), c->image_height);
+  }
+}
+
+static void grid_init(const grid_config *c, grid_data *d) {
+  d->positions = c->height * c->width * c->anchors;
+  uint32_t all = c->images * d->positions;
+  uint32_t candidates = c->pre > 0 && (uint32_t)c->pre < d->positions ? (uint32_t)c->pre : d->positions;
+  d->rows = c->images * (c->post > 0 && (uint32_t)c->post < candidates ? (uint32_t)c->post : candidates);
+  d->scores = calloc(all, sizeof(float));
+  d->deltas = calloc(4 * (size_t)all, sizeof(float));
+  d->images = calloc(2 * c->images, sizeof(float));
+  d->boxes = calloc(4 * (size_t)all, sizeof(float));
+  d->out_scores = calloc(d->rows, sizeof(float));
+  d->out_boxes = calloc(4 * (size_t)d->rows, sizeof(float));
+  d->out_batches = calloc(d->rows, sizeof(int32_t));
+  d->kept = calloc(d->positions, sizeof(uint32_t));
+  assert_true(d->scores && d->deltas && d->images && d->boxes && d->out_scores && d->out_boxes && d->out_batches &&
+              d->kept);
+  grid_fill(c, d);
+}
+
+static void grid_args(const grid_config *c, grid_data *d, buffer_arg in[4], buffer_arg out[3]) {
+  uint32_t all = c->images * d->positions;
+  in[0] = (buffer_arg){d->scores, NULL, all * sizeof(float)};
+  in[1] = (buffer_arg){d->deltas, NULL, 4 * (size_t)all * sizeof(float)};
+  in[2] = (buffer_arg){c->anchor_boxes, NULL, 4 * c->anchors * sizeof(float)};
+  in[3] = (buffer_arg){d->images, NULL, 2 * c->images * sizeof(float)};
+  out[0] = (buffer_arg){NULL, d->out_scores, d->rows * sizeof(float)};
+  out[1] = (buffer_arg){NULL, d->out_boxes, 4 * (size_t)d->rows * sizeof(float)};
+  out[2] = (buffer_arg){NULL, d->out_batches, d->rows * sizeof(int32_t)};
+}
+
+/* Each image's rows after the previous images', as the reference keeps
+ * them; enough rows per image to tell orders apart. */
+static void grid_check(const grid_config *c, grid_data *d, const vknn_output_shape *shapes) {
+  uint32_t row = 0;
+  for (uint32_t image = 0; image < c->images; ++image) {
+    const float *scores = &d->scores[image * d->positions], *boxes = &d->boxes[4 * (size_t)image * d->positions];
+    const box_reference_proposals p = {scores, boxes, d->positions, c->pre, c->post, c->iou, 1.f,
+                                       c->image_height, c->image_width};
+    uint32_t rows = box_reference_generate_proposals(&p, d->kept);
+    assert_true(rows != UINT32_MAX && rows > (c->post > 0 ? (uint32_t)c->post / 2 : 1u));
+    for (uint32_t r = 0; r < rows; ++r, ++row) {
+      uint32_t k = d->kept[r];
+      assert_true(row < shapes[0].dimensions[0]);
+      if (d->out_scores[row] != scores[k] || d->out_batches[row] != (int32_t)image ||
+          memcmp(&d->out_boxes[4 * row], &boxes[4 * k], 4 * sizeof(float)) != 0)
+        fail_msg("image %u row %u: score %g box x1 %g y1 %g, the reference position %u: %g %g %g", image, r,
+                 d->out_scores[row], d->out_boxes[4 * row], d->out_boxes[4 * row + 1], k, scores[k], boxes[4 * k],
+                 boxes[4 * k + 1]);
+    }
+  }
+  assert_int_equal(shapes[0].dimensions[0], row);
+}
+
+/* The model once, checked against the reference. */
+static void run_grid(runner_fixture *f, const grid_config *c) {
+  model_builder *b = calloc(1, sizeof(*b));
+  grid_data d = {0};
+  assert_non_null(b);
+  grid_init(c, &d);
+  grid_build(b, c);
+  buffer_arg in[4], out[3];
+  grid_args(c, &d, in, out);
+  vknn_output_shape shapes[3];
+  model_runner_run(f->device, &f->log, b, in, out, shapes);
+  grid_check(c, &d, shapes);
+  grid_free(&d);
   free(b);
-  free(d);
+}
+
+/* Anchors of 3 sizes on a stride-4 grid of a 32 x 64 image: the sort of 384
+ * positions (padded to 512) for the pre-NMS maximum, the filter and NMS. */
+static void test_proposals_many_positions(void **state) {
+  static const float anchors[3 * 4] = {0, 0, 6, 6, 0, 0, 12, 4, 0, 0, 3, 9};
+  const grid_config c = {1, 8, 16, 3, 100, 30, 4.f, 0.5f, 32.f, 64.f, anchors, 16};
+  run_grid(*state, &c);
+}
+
+/* The support query at the candidate limit (65536 per image): every
+ * position of a 64 x 64 map with 16 anchors runs, without a pre-NMS
+ * maximum or sorted for one; one position more (2 x 3 x 10923 = 65538) is
+ * refused with a log line, with or without a maximum. */
+static void test_proposals_candidate_limit(void **state) {
+  runner_fixture *f = *state;
+  static const grid_config kCases[4] = {
+      {1, 64, 64, 16, -1, 300, 16.f, 0.7f, 800.f, 800.f, NULL, 64},
+      {1, 64, 64, 16, 12000, 1000, 16.f, 0.7f, 800.f, 800.f, NULL, 64},
+      {1, 2, 3, 10923, -1, 300, 16.f, 0.7f, 800.f, 800.f, NULL, 64},
+      {1, 2, 3, 10923, 6000, 300, 16.f, 0.7f, 800.f, 800.f, NULL, 64},
+  };
+  static const char *const kLogged[4] = {NULL, NULL, "65538 anchor positions per image, 65538 candidates: at most 65536",
+                                         "65538 anchor positions per image, 6000 candidates: at most 65536"};
+  for (uint32_t i = 0; i < 4; ++i) {
+    model_builder *b = calloc(1, sizeof(*b));
+    assert_non_null(b);
+    grid_build(b, &kCases[i]);
+    bool supported = kLogged[i] != NULL;
+    f->log.last[0] = '\0';
+    vknn_status s = vknn_device_get_supported_operations(f->device, mb_finish(b), &supported, 1);
+    if (s != VKNN_STATUS_NONE) fail_msg("case %u: status %d, logged \"%s\"", i, s, f->log.last);
+    if (supported != (kLogged[i] == NULL)) fail_msg("case %u: supported %d, logged \"%s\"", i, supported, f->log.last);
+    if (kLogged[i] != NULL && strstr(f->log.last, kLogged[i]) == NULL)
+      fail_msg("case %u: logged \"%s\"", i, f->log.last);
+    free(b);
+  }
 }
 
 /* ---- post-processing executions ------------------------------------------------ */
@@ -936,6 +1016,7 @@ int main(void) {
       cmocka_unit_test(test_proposals_rows_concatenated),
       cmocka_unit_test(test_proposals_rows_concatenated_five_times),
       cmocka_unit_test(test_proposals_many_positions),
+      cmocka_unit_test(test_proposals_candidate_limit),
       cmocka_unit_test(test_postprocess_regular),
       cmocka_unit_test(test_postprocess_regular_zero_rows),
       cmocka_unit_test(test_postprocess_fast),

@@ -35,6 +35,48 @@ uint32_t box_reference_hard_nms(uint32_t *select, uint32_t length, const float *
   return start;
 }
 
+/* A position and its score, for the sort before NMS. */
+typedef struct scored_position {
+  float score;
+  uint32_t position;
+} scored_position;
+
+/* Higher scores first, then lower positions: a stable sort's order. */
+static int by_score_then_position(const void *a, const void *b) {
+  const scored_position *x = a, *y = b;
+  if (x->score != y->score) return x->score > y->score ? -1 : 1;
+  return x->position < y->position ? -1 : x->position > y->position;
+}
+
+static bool passes_filter(const box_reference_proposals *p, const float *b) {
+  float w = b[2] - b[0], h = b[3] - b[1];
+  return w > p->min_size && h > p->min_size && b[0] + w / 2.f < p->image_width && b[1] + h / 2.f < p->image_height;
+}
+
+/* The candidates: those that pass the filter among the best pre_nms
+ * positions (the reference sorts only then), or among all in position
+ * order; their number, or UINT32_MAX when out of memory. */
+static uint32_t select_candidates(const box_reference_proposals *p, uint32_t *select) {
+  scored_position *order = malloc(p->positions * sizeof(*order));
+  if (order == NULL) return UINT32_MAX;
+  for (uint32_t k = 0; k < p->positions; ++k) order[k] = (scored_position){p->scores[k], k};
+  bool sorted = p->pre_nms > 0 && (uint32_t)p->pre_nms < p->positions;
+  if (sorted) qsort(order, p->positions, sizeof(*order), by_score_then_position);
+  uint32_t limit = sorted ? (uint32_t)p->pre_nms : p->positions;
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < limit; ++i)
+    if (passes_filter(p, &p->boxes[4 * order[i].position])) select[n++] = order[i].position;
+  free(order);
+  return n;
+}
+
+uint32_t box_reference_generate_proposals(const box_reference_proposals *p, uint32_t *kept) {
+  uint32_t n = select_candidates(p, kept);
+  if (n == UINT32_MAX) return n;
+  uint32_t limit = p->post_nms > 0 ? (uint32_t)p->post_nms : n;
+  return box_reference_hard_nms(kept, n, p->scores, 1, p->boxes, p->iou_threshold, limit);
+}
+
 /* The anchors [ctr_y, ctr_x, h, w] moved by their deltas, as corners. */
 static void decode(const box_postprocess_params *p, const float *deltas, const float *anchors, float *boxes) {
   for (uint32_t a = 0; a < p->anchors; ++a) {

@@ -16,6 +16,23 @@ float box_reference_iou(const float *a, const float *b);
 uint32_t box_reference_hard_nms(uint32_t *select, uint32_t length, const float *scores, uint32_t score_stride,
                                 const float *boxes, float iou_threshold, uint32_t limit);
 
+/* One image of GENERATE_PROPOSALS after the bounding-box transform, as the
+ * reference takes its steps: the best pre_nms positions by score (a stable
+ * sort: ties keep the position order), or every position in order when
+ * pre_nms is non-positive or not below the positions; those
+ * wider and higher than min_size with their centre inside the image, then
+ * box_reference_hard_nms up to post_nms (non-positive: no limit). */
+typedef struct box_reference_proposals {
+  const float *scores, *boxes; /* per position; boxes [x1, y1, x2, y2] */
+  uint32_t positions;
+  int32_t pre_nms, post_nms;
+  float iou_threshold, min_size, image_height, image_width;
+} box_reference_proposals;
+
+/* The kept positions in the order chosen into kept (room for every
+ * position); returns their number, or UINT32_MAX when out of memory. */
+uint32_t box_reference_generate_proposals(const box_reference_proposals *p, uint32_t *kept);
+
 /* DETECTION_POSTPROCESSING's parameters (scales: y, x, h, w). */
 typedef struct box_postprocess_params {
   uint32_t anchors, classes, box_length;
