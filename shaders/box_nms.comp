@@ -190,7 +190,7 @@ void main() {
     uvec2 context = uvec2(first, cls);
     uint stop = nms_gather(lane, length, context);
     uint limit = p.max_detections < 0 ? stop : min(stop, uint(p.max_detections));
-    uint start = nms_run(lane, stop, limit, context);
+    uint start = nms_run(lane, 0u, stop, limit, context);
     nms_write_sorted(lane, list, start);
     if (lane == 0u) {
         meta[meta_lengths() + list] = start;

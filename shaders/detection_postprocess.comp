@@ -19,8 +19,11 @@
 //     MAX_CANDIDATES, every anchor of a batch) are a list in a scratch
 //     buffer of the plan, a list per workgroup of `anchors` places, not
 //     shared memory: each step scans the list that remains in the order the
-//     reference's swaps leave it, so ties go as there. The chosen ones go
-//     to lists of list_stride() places (the most one list may choose).
+//     reference's swaps leave it, so ties go as there. Long lists take the
+//     steps in several passes (src/ops/nms_passes.h), each list's (start,
+//     stop) kept after the lengths between them. The last pass puts the
+//     chosen ones in lists of list_stride() places (the most one list may
+//     choose).
 //   write: a workgroup per batch: regular: each chosen box's rank among
 //     the batch's (score, then class, then step: binary searches of the
 //     other classes' sorted lists), those below the maximum detections at
@@ -48,6 +51,8 @@ layout(push_constant) uniform Params {
     float score_threshold, iou_threshold;
     uint background_label;  // 1: labels count the background class
     uint rows;              // output rows per batch
+    uint step_begin;        // nms: the first step of this pass (0: gather the list first)
+    uint step_end;          // nms: the steps taken after it, in all (at the limit: the last pass)
 } p;
 
 #if defined(STAGE_DECODE)
@@ -64,7 +69,7 @@ layout(std430, set = 0, binding = 2) readonly buffer BestScores { float best_sco
 layout(std430, set = 0, binding = 3) coherent buffer NmsEntries { uvec2 nms_entries[]; };
 layout(std430, set = 0, binding = 4) coherent buffer NmsMarks { uint nms_marks[]; };
 layout(std430, set = 0, binding = 5) writeonly buffer Selected { uvec2 selected[]; };
-layout(std430, set = 0, binding = 6) writeonly buffer Lengths { uint lengths[]; };
+layout(std430, set = 0, binding = 6) buffer Lengths { uint lengths[]; };  // then (start, stop) per list
 #else
 layout(std430, set = 0, binding = 0) readonly buffer Decoded { vec4 decoded[]; };
 layout(std430, set = 0, binding = 1) readonly buffer RealScores { float real_scores[]; };
@@ -149,8 +154,24 @@ void main() {
     uint batch = group / per_batch, cls = p.regular != 0u ? group % per_batch + 1u : 0u;
     uvec2 context = uvec2(batch, cls);
     nms_list = group * p.anchors;
-    uint stop = nms_gather(lane, min(p.anchors, MAX_CANDIDATES), context);
-    uint chosen = nms_run(lane, stop, p.regular != 0u ? p.max_per_class : p.max_detections, context);
+    uint start = 0u, stop, state = p.batches * (p.classes - 1u) + 2u * group;
+    if (p.step_begin == 0u) {
+        stop = nms_gather(lane, min(p.anchors, MAX_CANDIDATES), context);
+    } else {
+        start = lengths[state];
+        stop = lengths[state + 1u];
+    }
+    uint limit = p.regular != 0u ? p.max_per_class : p.max_detections;
+    uint chosen = nms_run(lane, start, stop, min(limit, p.step_end), context);
+    if (p.step_end < limit) {
+        // Lanes read the state before nms_run's barriers; without a step
+        // lane 0 writes back what they read.
+        if (lane == 0u) {
+            lengths[state] = chosen;
+            lengths[state + 1u] = stop;
+        }
+        return;
+    }
     if (p.regular != 0u) {
         nms_write_sorted(lane, group * list_stride(), chosen);
     } else {

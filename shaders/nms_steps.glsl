@@ -15,7 +15,9 @@
 //   nms_gather  takes the candidates in order (the includer's
 //               nms_candidate(j, context, box, score) says whether item j
 //               is one);
-//   nms_run     takes the steps up to a limit: the first highest score is
+//   nms_run     takes the steps from `start` up to a limit of choices
+//               (the choices [0, start) made, the candidates [start,
+//               stop) still open): the first highest score is
 //               chosen and moved to the front, the includer's
 //               nms_mark(lane, start, stop, context) calls set_mark(q, 1 or
 //               0) for each candidate q in [start + 1, stop) (1: the choice
@@ -23,6 +25,10 @@
 //               leave the range in the order the reference's swaps leave
 //               them (which decides ties later). The chosen ones are
 //               [0, count).
+// With the list in buffers, the steps may be spread over several
+// dispatches, each resuming from the (start, stop) the one before it left
+// (src/ops/nms_passes.h: lavapipe cuts a loop short once an invocation has
+// taken 65535 loop iterations).
 // With NMS_SORTED_LISTS (the includer declares `selected`, uvec2 entries
 // of box and score bits): nms_write_sorted writes the chosen entries sorted
 // by score, then by step; with NMS_SEARCH_LISTS, nms_count_above searches
@@ -201,10 +207,10 @@ uint nms_compact(uint lane, uint start, uint stop) {
     return new_stop;
 }
 
-// The steps over the candidates [0, stop), at most limit choices; returns
-// how many were chosen (in the order chosen at [0, count)).
-uint nms_run(uint lane, uint stop, uint limit, uvec2 context) {
-    uint start = 0u;
+// The steps from start over the candidates [start, stop) until limit
+// choices in all; returns how many are chosen (in the order chosen at [0,
+// count)), stop the end of the candidates still open.
+uint nms_run(uint lane, uint start, inout uint stop, uint limit, uvec2 context) {
     while (start < stop && start < limit) {
         uint chosen = best_place(lane, start, stop);
         if (lane == 0u) swap_entries(start, chosen);

@@ -26,7 +26,8 @@
 //     are the candidates. Ties keep the position order, as the reference's
 //     sort of these cases keeps them. Without a maximum, every position is a
 //     candidate, in order.
-//   select: a workgroup per image: the unflagged candidates in list order,
+//   select: a workgroup per image, in as many passes as the kept maximum
+//     needs (src/ops/nms_passes.h): the unflagged candidates in list order,
 //     hard NMS (nms_steps.glsl: first highest score chosen, the boxes whose
 //     IoU with it reaches the threshold dropped) up to the post-NMS maximum;
 //     the chosen boxes in the order chosen. The candidates (up to
@@ -83,6 +84,8 @@ layout(push_constant) uniform Params {
     float anchor_scale;  // quant16 anchors
     uint count_word;     // the status buffer's count word (1..) of the rows
     uint check_code;     // reported for an empty shifted anchor
+    uint step_begin;     // select: the first NMS step of this pass (0: gather the list first)
+    uint step_end;       // select: the steps taken after it, in all (the kept maximum: the last pass)
 } p;
 
 #if defined(STAGE_DECODE)
@@ -127,10 +130,12 @@ uint list_length() {
 }
 // The places of an image's kept list: as many as one image may keep.
 uint kept_stride() { return min(p.candidates, p.post_limit); }
-// Meta: the kept boxes ([images][kept_stride()]), their numbers, the offsets.
+// Meta: the kept boxes ([images][kept_stride()]), their numbers, the
+// offsets, and each image's NMS (start, stop) between select passes.
 uint meta_kept() { return 0u; }
 uint meta_counts() { return p.batches * kept_stride(); }
 uint meta_offsets() { return p.batches * kept_stride() + p.batches; }
+uint meta_state() { return p.batches * kept_stride() + 2u * p.batches; }
 
 #if defined(STAGE_DECODE)
 // Element c of (image, position k) in a tensor of `per` channels per anchor
@@ -273,8 +278,23 @@ void main() {
     if (image >= p.batches) return;
     uvec2 context = uvec2(image, 0u);
     nms_list = image * p.candidates;
-    uint stop = nms_gather(lane, min(p.candidates, MAX_CANDIDATES), context);
-    uint kept = nms_run(lane, stop, kept_stride(), context);
+    uint start = 0u, stop, state = meta_state() + 2u * image;
+    if (p.step_begin == 0u) {
+        stop = nms_gather(lane, min(p.candidates, MAX_CANDIDATES), context);
+    } else {
+        start = meta[state];
+        stop = meta[state + 1u];
+    }
+    uint kept = nms_run(lane, start, stop, min(p.step_end, kept_stride()), context);
+    if (p.step_end < kept_stride()) {
+        // Lanes read the state before nms_run's barriers; without a step
+        // lane 0 writes back what they read.
+        if (lane == 0u) {
+            meta[state] = kept;
+            meta[state + 1u] = stop;
+        }
+        return;
+    }
     for (uint q = lane; q < kept; q += LANES) meta[meta_kept() + image * kept_stride() + q] = entry_box(q);
     if (lane == 0u) meta[meta_counts() + image] = kept;
 }

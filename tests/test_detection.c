@@ -752,21 +752,45 @@ static void test_proposals_many_positions(void **state) {
   run_grid(*state, &c);
 }
 
+/* Faster R-CNN's region proposals at test time: 2 images of 600 x 800, a
+ * 38 x 50 feature map at stride 16 with 9 anchors (3 sizes, 3 aspect
+ * ratios; 17100 positions), the best 6000 by score through NMS at IoU 0.7,
+ * 1000 kept: the steps take several select passes (src/ops/nms_passes.h). */
+static void test_proposals_faster_rcnn(void **state) {
+  static const float anchors[9 * 4] = {-83, -39, 100, 56,   -175, -87,  192, 104, -359, -183, 376, 200,
+                                       -56, -56, 72,  72,   -120, -120, 136, 136, -248, -248, 264, 264,
+                                       -36, -80, 52,  95,   -80,  -168, 96,  184, -168, -344, 184, 360};
+  const grid_config c = {2, 38, 50, 9, 6000, 1000, 16.f, 0.7f, 600.f, 800.f, anchors, 1024};
+  run_grid(*state, &c);
+}
+
+/* An IoU threshold no pair reaches: every one of 2304 candidates is kept,
+ * one NMS step each, in order of score (ties by position), over as many
+ * select passes as lavapipe's loop limiter needs. */
+static void test_proposals_every_candidate_kept(void **state) {
+  static const float anchors[3 * 4] = {0, 0, 6, 6, 0, 0, 12, 4, 0, 0, 3, 9};
+  const grid_config c = {1, 12, 64, 3, -1, -1, 4.f, 1.5f, 48.f, 256.f, anchors, 64};
+  run_grid(*state, &c);
+}
+
 /* The support query at the candidate limit (65536 per image): every
  * position of a 64 x 64 map with 16 anchors runs, without a pre-NMS
  * maximum or sorted for one; one position more (2 x 3 x 10923 = 65538) is
- * refused with a log line, with or without a maximum. */
+ * refused with a log line, with or without a maximum, and so are 65 images
+ * of 65536 kept boxes (the write pass walks at most 2^22 rows). */
 static void test_proposals_candidate_limit(void **state) {
   runner_fixture *f = *state;
-  static const grid_config kCases[4] = {
+  static const grid_config kCases[5] = {
       {1, 64, 64, 16, -1, 300, 16.f, 0.7f, 800.f, 800.f, NULL, 64},
       {1, 64, 64, 16, 12000, 1000, 16.f, 0.7f, 800.f, 800.f, NULL, 64},
       {1, 2, 3, 10923, -1, 300, 16.f, 0.7f, 800.f, 800.f, NULL, 64},
       {1, 2, 3, 10923, 6000, 300, 16.f, 0.7f, 800.f, 800.f, NULL, 64},
+      {65, 64, 64, 16, -1, -1, 16.f, 0.7f, 800.f, 800.f, NULL, 64},
   };
-  static const char *const kLogged[4] = {NULL, NULL, "65538 anchor positions per image, 65538 candidates: at most 65536",
-                                         "65538 anchor positions per image, 6000 candidates: at most 65536"};
-  for (uint32_t i = 0; i < 4; ++i) {
+  static const char *const kLogged[5] = {NULL, NULL, "65538 anchor positions per image, 65538 candidates: at most 65536",
+                                         "65538 anchor positions per image, 6000 candidates: at most 65536",
+                                         "65 images of 65536 kept boxes: at most 4194304 rows"};
+  for (uint32_t i = 0; i < 5; ++i) {
     model_builder *b = calloc(1, sizeof(*b));
     assert_non_null(b);
     grid_build(b, &kCases[i]);
@@ -1017,6 +1041,8 @@ int main(void) {
       cmocka_unit_test(test_proposals_rows_concatenated_five_times),
       cmocka_unit_test(test_proposals_many_positions),
       cmocka_unit_test(test_proposals_candidate_limit),
+      cmocka_unit_test(test_proposals_faster_rcnn),
+      cmocka_unit_test(test_proposals_every_candidate_kept),
       cmocka_unit_test(test_postprocess_regular),
       cmocka_unit_test(test_postprocess_regular_zero_rows),
       cmocka_unit_test(test_postprocess_fast),

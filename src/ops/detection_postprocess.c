@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "ops/op_common.h"
+#include "ops/nms_passes.h"
 #include "model/operand_type.h"
 
 enum {
@@ -104,6 +105,7 @@ typedef struct postprocess_params {
   float score_threshold, iou_threshold;
   uint32_t background_label;
   uint32_t rows;
+  uint32_t step_begin, step_end; /* the nms pass's steps */
 } postprocess_params;
 VKNN_PUSH_LAYOUT(detection_postprocess, postprocess_params);
 
@@ -201,7 +203,7 @@ static uint64_t scratch_words(const postprocess_params *p, uint64_t words[SCRATC
   uint32_t limit = p->regular ? p->max_per_class : p->max_detections;
   uint64_t stride = limit < p->anchors ? limit : p->anchors;
   const uint64_t all[SCRATCH_COUNT] = {4u * boxes, boxes * p->classes, boxes, 2u * nms_lists * p->anchors,
-                                       nms_lists * p->anchors, 2u * nms_lists * stride, lists};
+                                       nms_lists * p->anchors, 2u * nms_lists * stride, 3u * lists /* lengths, NMS state */};
   uint64_t sum = 0;
   for (uint32_t i = 0; i < SCRATCH_COUNT; ++i) sum += words[i] = all[i];
   return sum;
@@ -240,7 +242,8 @@ static vknn_status read_geometry(vknn_graph *graph, const vknn_operation *op, po
                             v.regular,         (uint32_t)v.limits[0],
                             (uint32_t)v.limits[1], (uint32_t)v.limits[2],
                             v.score_threshold, v.iou_threshold,
-                            v.background_label, (uint32_t)rows};
+                            v.background_label, (uint32_t)rows,
+                            0,                 0};
   return check_scratch(graph->log, p);
 }
 
@@ -275,6 +278,33 @@ static void bind_scratch(vknn_dispatch *d, const uint32_t scratch[SCRATCH_COUNT]
   for (; *which != SCRATCH_COUNT; ++which) vknn_dispatch_bind(d, scratch[*which], access);
 }
 
+/* The scratch the decode pass writes and the later ones read. */
+static const uint32_t kDecoded[] = {SCRATCH_DECODED, SCRATCH_REAL_SCORES, SCRATCH_BEST_SCORES, SCRATCH_COUNT};
+
+/* The nms passes: the steps up to the limit, as many a pass as lavapipe's
+ * loop limiter allows (ops/nms_passes.h); the first gathers the lists, the
+ * last writes the chosen ones. */
+static vknn_status add_nms_passes(vknn_dispatch_list *out_list, postprocess_params *p,
+                                  const uint32_t x[SCRATCH_COUNT]) {
+  static const uint32_t kNmsOut[] = {SCRATCH_ENTRIES, SCRATCH_MARKS, SCRATCH_SELECTED, SCRATCH_LENGTHS, SCRATCH_COUNT};
+  uint64_t groups = (uint64_t)p->batches * (p->regular ? p->classes - 1u : 1u);
+  uint32_t limit = p->regular ? p->max_per_class : p->max_detections;
+  uint32_t per_pass = vknn_nms_steps_per_pass(p->anchors, POSTPROCESS_LANES);
+  uint32_t passes = vknn_nms_pass_count(limit < p->anchors ? limit : p->anchors, per_pass);
+  for (uint32_t i = 0; i < passes; ++i) {
+    p->step_begin = i * per_pass;
+    p->step_end = i + 1 == passes ? limit : (i + 1) * per_pass;
+    vknn_dispatch *d = vknn_op_add_pass(out_list, VKNN_SHADER_DETECTION_POSTPROCESS_NMS, p, sizeof(*p),
+                                        POSTPROCESS_LANES, groups * POSTPROCESS_LANES);
+    if (d == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
+    bind_scratch(d, x, kDecoded, VKNN_ACCESS_READ);
+    /* The candidate lists and their state: written and read by these passes alone. */
+    bind_scratch(d, x, kNmsOut, i == 0 ? VKNN_ACCESS_WRITE : VKNN_ACCESS_READ | VKNN_ACCESS_WRITE);
+  }
+  p->step_begin = p->step_end = 0;
+  return VKNN_STATUS_NONE;
+}
+
 static vknn_status lower_postprocess(vknn_graph *graph, const vknn_operation *op, vknn_dispatch_list *out_list) {
   postprocess_params p;
   vknn_status s = read_geometry(graph, op, &p);
@@ -282,8 +312,6 @@ static vknn_status lower_postprocess(vknn_graph *graph, const vknn_operation *op
   bool f16 = graph->tensors[op->inputs[INPUT_SCORES]].type == VKNN_OPERAND_TENSOR_FLOAT16;
   uint32_t x[SCRATCH_COUNT];
   if (!add_scratch(graph, &p, x)) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
-  static const uint32_t kDecoded[] = {SCRATCH_DECODED, SCRATCH_REAL_SCORES, SCRATCH_BEST_SCORES, SCRATCH_COUNT};
-  static const uint32_t kNmsOut[] = {SCRATCH_ENTRIES, SCRATCH_MARKS, SCRATCH_SELECTED, SCRATCH_LENGTHS, SCRATCH_COUNT};
   static const uint32_t kWriteIn[] = {SCRATCH_DECODED, SCRATCH_REAL_SCORES, SCRATCH_SELECTED, SCRATCH_LENGTHS,
                                       SCRATCH_COUNT};
   vknn_dispatch *d = vknn_op_add_pass(
@@ -292,12 +320,8 @@ static vknn_status lower_postprocess(vknn_graph *graph, const vknn_operation *op
   if (d == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
   for (uint32_t i = INPUT_SCORES; i <= INPUT_ANCHORS; ++i) vknn_dispatch_bind(d, op->inputs[i], VKNN_ACCESS_READ);
   bind_scratch(d, x, kDecoded, VKNN_ACCESS_WRITE);
-  uint64_t groups = (uint64_t)p.batches * (p.regular ? p.classes - 1u : 1u);
-  d = vknn_op_add_pass(out_list, VKNN_SHADER_DETECTION_POSTPROCESS_NMS, &p, sizeof(p), POSTPROCESS_LANES,
-                       groups * POSTPROCESS_LANES);
-  if (d == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
-  bind_scratch(d, x, kDecoded, VKNN_ACCESS_READ);
-  bind_scratch(d, x, kNmsOut, VKNN_ACCESS_WRITE); /* the candidate lists: written, then read, by the pass alone */
+  s = add_nms_passes(out_list, &p, x);
+  if (s != VKNN_STATUS_NONE) return s;
   d = vknn_op_add_pass(
       out_list, f16 ? VKNN_SHADER_DETECTION_POSTPROCESS_WRITE_F16 : VKNN_SHADER_DETECTION_POSTPROCESS_WRITE_F32, &p,
       sizeof(p), POSTPROCESS_LANES, (uint64_t)p.batches * POSTPROCESS_LANES);

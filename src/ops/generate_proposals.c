@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "ops/op_common.h"
+#include "ops/nms_passes.h"
 #include "graph/runtime_check.h"
 #include "model/operand_type.h"
 
@@ -50,6 +51,7 @@ enum { OUTPUT_SCORES = 0, OUTPUT_BOXES = 1, OUTPUT_BATCHES = 2, OUTPUT_COUNT = 3
  * power of two of them). */
 #define PROPOSALS_MAX_SORTED 65536u
 #define PROPOSALS_LANES 128u /* proposals.comp's LANES */
+#define PROPOSALS_MAX_ROWS (1u << 22)
 #define DECODE_LANES 64u
 
 static const char *const kName = "GENERATE_PROPOSALS";
@@ -170,7 +172,7 @@ static uint64_t scratch_words(const proposals_geometry *g, uint64_t words[SCRATC
   words[0] = 4u * boxes;
   words[1] = boxes;
   words[2] = 2u * images * g->list_length;
-  words[3] = images * g->kept + 2u * images;
+  words[3] = images * g->kept + 4u * images; /* kept lists, numbers, offsets, NMS state */
   words[4] = 2u * lists;
   words[5] = lists;
   return words[0] + words[1] + words[2] + words[3] + words[4] + words[5];
@@ -227,6 +229,13 @@ static vknn_status size_lists(const vknn_logger *log, proposals_geometry *g, con
   if (candidates < positions) /* sorted: padded to a power of two */
     for (g->list_length = 1; g->list_length < g->positions;) g->list_length <<= 1;
   g->kept = limits[1] > 0 && (uint32_t)limits[1] < g->candidates ? (uint32_t)limits[1] : g->candidates;
+  /* The write pass's one workgroup walks every planned row: 2^22 rows keep
+   * its lanes' loops inside lavapipe's loop limiter (ops/nms_passes.h). */
+  if ((uint64_t)g->scores.batches * g->kept > PROPOSALS_MAX_ROWS) {
+    VKNN_LOG_E(log, "compilation", "%s: %u images of %u kept boxes: at most %u rows in all are supported", kName,
+               g->scores.batches, g->kept, PROPOSALS_MAX_ROWS);
+    return VKNN_STATUS_GENERAL_FAILURE;
+  }
   return check_scratch(log, g);
 }
 
@@ -276,6 +285,7 @@ typedef struct proposals_params {
   int32_t delta_zero;
   float anchor_scale;
   uint32_t count_word, check_code;
+  uint32_t step_begin, step_end; /* the select pass's NMS steps */
 } proposals_params;
 VKNN_PUSH_LAYOUT(proposals, proposals_params);
 
@@ -299,13 +309,40 @@ static proposals_params params_of(const vknn_graph *graph, const vknn_operation 
                             deltas->zero_point,
                             t[op->inputs[INPUT_ANCHORS]].scale,
                             t[op->outputs[OUTPUT_SCORES]].count_slot,
-                            vknn_runtime_check_code(vknn_graph_op_index(graph, op), op->type)};
+                            vknn_runtime_check_code(vknn_graph_op_index(graph, op), op->type),
+                            0,
+                            0};
 }
 
 static const vknn_shader_id kDecode[] = {VKNN_SHADER_PROPOSALS_DECODE_F32, VKNN_SHADER_PROPOSALS_DECODE_F16,
                                          VKNN_SHADER_PROPOSALS_DECODE_Q8, VKNN_SHADER_PROPOSALS_DECODE_Q8S};
 static const vknn_shader_id kWrite[] = {VKNN_SHADER_PROPOSALS_WRITE_F32, VKNN_SHADER_PROPOSALS_WRITE_F16,
                                         VKNN_SHADER_PROPOSALS_WRITE_Q8, VKNN_SHADER_PROPOSALS_WRITE_Q8S};
+
+/* The select passes: the NMS steps up to the kept maximum, as many a pass
+ * as lavapipe's loop limiter allows (ops/nms_passes.h); the first gathers
+ * the lists, the last writes the kept boxes. */
+static vknn_status add_select_passes(vknn_dispatch_list *out_list, const proposals_geometry *g,
+                                     proposals_params *p, const proposals_scratch *x) {
+  uint32_t per_pass = vknn_nms_steps_per_pass(g->candidates, PROPOSALS_LANES);
+  uint32_t passes = vknn_nms_pass_count(g->kept, per_pass);
+  for (uint32_t i = 0; i < passes; ++i) {
+    p->step_begin = i * per_pass;
+    p->step_end = i + 1 == passes ? g->kept : (i + 1) * per_pass;
+    vknn_dispatch *d = vknn_op_add_pass(out_list, VKNN_SHADER_PROPOSALS_SELECT, p, sizeof(*p), PROPOSALS_LANES,
+                                        (uint64_t)g->scores.batches * PROPOSALS_LANES);
+    if (d == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
+    vknn_dispatch_bind(d, x->decoded, VKNN_ACCESS_READ);
+    vknn_dispatch_bind(d, x->order, VKNN_ACCESS_READ);
+    vknn_dispatch_bind(d, x->real_scores, VKNN_ACCESS_READ);
+    vknn_dispatch_bind(d, x->meta, VKNN_ACCESS_READ | VKNN_ACCESS_WRITE);
+    /* The NMS lists: written and read by the select passes alone. */
+    vknn_dispatch_bind(d, x->entries, VKNN_ACCESS_READ | VKNN_ACCESS_WRITE);
+    vknn_dispatch_bind(d, x->marks, VKNN_ACCESS_READ | VKNN_ACCESS_WRITE);
+  }
+  p->step_begin = p->step_end = 0;
+  return VKNN_STATUS_NONE;
+}
 
 static vknn_status lower_proposals(vknn_graph *graph, const vknn_operation *op, vknn_dispatch_list *out_list) {
   proposals_geometry g;
@@ -328,16 +365,8 @@ static vknn_status lower_proposals(vknn_graph *graph, const vknn_operation *op, 
     if (d == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
     vknn_dispatch_bind(d, x.order, VKNN_ACCESS_READ | VKNN_ACCESS_WRITE);
   }
-  d = vknn_op_add_pass(out_list, VKNN_SHADER_PROPOSALS_SELECT, &p, sizeof(p), PROPOSALS_LANES,
-                       (uint64_t)g.scores.batches * PROPOSALS_LANES);
-  if (d == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
-  vknn_dispatch_bind(d, x.decoded, VKNN_ACCESS_READ);
-  vknn_dispatch_bind(d, x.order, VKNN_ACCESS_READ);
-  vknn_dispatch_bind(d, x.real_scores, VKNN_ACCESS_READ);
-  vknn_dispatch_bind(d, x.meta, VKNN_ACCESS_READ | VKNN_ACCESS_WRITE);
-  /* The NMS lists: written, then read, by the select pass alone. */
-  vknn_dispatch_bind(d, x.entries, VKNN_ACCESS_READ | VKNN_ACCESS_WRITE);
-  vknn_dispatch_bind(d, x.marks, VKNN_ACCESS_READ | VKNN_ACCESS_WRITE);
+  s = add_select_passes(out_list, &g, &p, &x);
+  if (s != VKNN_STATUS_NONE) return s;
   d = vknn_op_add_pass(out_list, kWrite[variant], &p, sizeof(p), PROPOSALS_LANES, PROPOSALS_LANES);
   if (d == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
   vknn_dispatch_bind(d, x.decoded, VKNN_ACCESS_READ);
