@@ -4,6 +4,7 @@
 #include "compiler/control_flow_split.h"
 #include "compiler/graph_dump.h"
 #include "compiler/operation_registry.h"
+#include "compiler/relaxed_float16.h"
 #include "runtime/compilation_cache.h"
 #include "runtime/prepared_model_internal.h"
 #include "runtime/recorded_graph.h"
@@ -32,6 +33,18 @@ static void dump_graphs(vknn_device *device, const vknn_model *model, const vknn
   vknn_trace_end(&device->trace, "prepare", "graph dump", begin);
 }
 
+/* A relaxed model's float16 copy (compiler/relaxed_float16.h), or the
+ * model itself when none applies or the copy fails (it then runs in
+ * float32, which a relaxed model allows too). */
+static const vknn_model *relaxed_in_float16(vknn_device *device, const vknn_model *model,
+                                            vknn_model_copy *half) {
+  if (!vknn_relaxed_float16_applies(model)) return model;
+  vknn_status s = vknn_relaxed_float16_make(&device->log, model, half);
+  if (s == VKNN_STATUS_NONE) return &half->model;
+  VKNN_LOG_E(&device->log, TAG, "the relaxed model's float16 copy failed (status %d): compiled in float32", s);
+  return model;
+}
+
 /* Compiles a valid model and makes the prepared model from the plan. */
 static vknn_status compile_and_create(vknn_device *device, const vknn_model *model,
                                       vknn_execution_preference preference,
@@ -45,15 +58,19 @@ static vknn_status compile_and_create(vknn_device *device, const vknn_model *mod
   vknn_plan plan;
   vknn_plan_target target = vknn_recorded_graph_target(device);
   uint64_t begin = vknn_trace_begin(&device->trace);
-  vknn_status s = vknn_compile(&device->log, model, NULL, &target, &plan);
+  vknn_model_copy half;
+  const vknn_model *compiled = relaxed_in_float16(device, model, &half);
+  vknn_status s = vknn_compile(&device->log, compiled, NULL, &target, &plan);
   vknn_trace_end(&device->trace, "prepare", "compile", begin);
-  dump_graphs(device, model, s == VKNN_STATUS_NONE ? &plan : NULL);
-  if (s != VKNN_STATUS_NONE) return s;
+  dump_graphs(device, compiled, s == VKNN_STATUS_NONE ? &plan : NULL);
   vknn_prepared_model *pm = NULL;
-  begin = vknn_trace_begin(&device->trace);
-  s = vknn_prepared_model_create(device, &plan, priority, preference, &pm);
-  vknn_trace_end(&device->trace, "prepare", "upload constants and record", begin);
-  vknn_plan_release(&plan);
+  if (s == VKNN_STATUS_NONE) {
+    begin = vknn_trace_begin(&device->trace);
+    s = vknn_prepared_model_create(device, &plan, priority, preference, &pm);
+    vknn_trace_end(&device->trace, "prepare", "upload constants and record", begin);
+    vknn_plan_release(&plan);
+  }
+  if (compiled != model) vknn_model_copy_free(&half);
   if (s != VKNN_STATUS_NONE) return s;
   VKNN_LOG_V(&device->log, TAG, "prepared a model%s", pm->deferred ? " compiled per execution" : "");
   *out_prepared_model = pm;

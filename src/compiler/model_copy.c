@@ -4,8 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A zeroed block owned by the copy; NULL when out of memory. */
-static void *own(vknn_model_copy *copy, size_t size) {
+void *vknn_model_copy_own(vknn_model_copy *copy, size_t size) {
   void **blocks = vknn_realloc(copy->blocks, (copy->block_count + 1) * sizeof(void *));
   if (blocks == NULL) return NULL;
   copy->blocks = blocks;
@@ -16,7 +15,7 @@ static void *own(vknn_model_copy *copy, size_t size) {
 
 static void *own_copy(vknn_model_copy *copy, const void *src, size_t size, bool *ok) {
   if (size == 0 || src == NULL) return NULL;
-  void *p = own(copy, size);
+  void *p = vknn_model_copy_own(copy, size);
   if (p == NULL) *ok = false;
   else memcpy(p, src, size);
   return p;
@@ -32,7 +31,7 @@ static size_t constants_size(const vknn_graph *graph) {
 
 static bool copy_operands(vknn_model_copy *copy, const vknn_graph *graph, uint8_t *values) {
   const vknn_subgraph *sg = graph->sg;
-  vknn_operand *operands = own(copy, sg->operand_count * sizeof(vknn_operand));
+  vknn_operand *operands = vknn_model_copy_own(copy, sg->operand_count * sizeof(vknn_operand));
   bool ok = operands != NULL;
   size_t offset = 0;
   for (uint32_t i = 0; ok && i < sg->operand_count; ++i) {
@@ -56,7 +55,7 @@ static bool copy_operands(vknn_model_copy *copy, const vknn_graph *graph, uint8_
 }
 
 static bool copy_operations(vknn_model_copy *copy, const vknn_subgraph *sg) {
-  vknn_operation *ops = own(copy, sg->operation_count * sizeof(vknn_operation));
+  vknn_operation *ops = vknn_model_copy_own(copy, sg->operation_count * sizeof(vknn_operation));
   bool ok = ops != NULL;
   for (uint32_t k = 0; ok && k < sg->operation_count; ++k) {
     ops[k] = sg->operations[k];
@@ -70,7 +69,7 @@ static bool copy_operations(vknn_model_copy *copy, const vknn_subgraph *sg) {
 static bool copy_extension_names(vknn_model_copy *copy, const vknn_model *model) {
   uint32_t n = model->extension_name_to_prefix_count;
   if (n == 0) return true;
-  vknn_extension_prefix *prefixes = own(copy, n * sizeof(*prefixes));
+  vknn_extension_prefix *prefixes = vknn_model_copy_own(copy, n * sizeof(*prefixes));
   bool ok = prefixes != NULL;
   for (uint32_t i = 0; ok && i < n; ++i) {
     prefixes[i] = model->extension_name_to_prefix[i];
@@ -89,7 +88,7 @@ vknn_status vknn_model_copy_make(const vknn_graph *graph, vknn_model_copy *out) 
   out->model.relax_computation_float32_to_float16 = graph->model->relax_computation_float32_to_float16;
   out->model.extension_name_to_prefix_count = graph->model->extension_name_to_prefix_count;
   size_t values_size = constants_size(graph);
-  uint8_t *values = own(out, values_size);
+  uint8_t *values = vknn_model_copy_own(out, values_size);
   bool ok = values != NULL && copy_operands(out, graph, values) && copy_operations(out, sg) &&
             copy_extension_names(out, graph->model);
   out->model.operand_values = values;

@@ -14,3 +14,7 @@ typedef struct vknn_model_copy {
 /* Copies the model a graph was built from, constants taken from the graph. */
 vknn_status vknn_model_copy_make(const vknn_graph *graph, vknn_model_copy *out);
 void vknn_model_copy_free(vknn_model_copy *copy);
+
+/* A zeroed block of size bytes owned by the copy (freed with it); NULL when
+ * out of memory. */
+void *vknn_model_copy_own(vknn_model_copy *copy, size_t size);

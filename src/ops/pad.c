@@ -1,9 +1,9 @@
 /* PAD and PAD_V2: the input surrounded by a constant (0, the zero point for
  * quantized tensors, or PAD_V2's value). Kernel: shaders/remap.comp. */
-#include <math.h>
 #include <string.h>
 
 #include "ops/remap.h"
+#include "util/float16.h"
 
 static int32_t pad_value_type(int32_t tensor_type) {
   switch (tensor_type) {
@@ -28,26 +28,6 @@ static vknn_status validate_pad(const vknn_logger *log, const vknn_model *model,
   return ok ? VKNN_STATUS_NONE : VKNN_STATUS_INVALID_ARGUMENT;
 }
 
-/* IEEE binary16 bits of a float (round to nearest even), for a pad value. */
-static uint16_t half_bits(float value) {
-  if (isnan(value)) return 0x7e00;
-  uint32_t bits;
-  memcpy(&bits, &value, sizeof(bits));
-  uint16_t sign = (uint16_t)((bits >> 16) & 0x8000u);
-  float magnitude = fabsf(value);
-  if (magnitude >= 65520.f) return sign | 0x7c00u;
-  if (magnitude < 6.103515625e-05f) /* subnormal: multiples of 2^-24 */
-    return sign | (uint16_t)lrintf(magnitude * 16777216.f);
-  int exponent;
-  float mantissa = frexpf(magnitude, &exponent); /* [0.5, 1) */
-  uint32_t m = (uint32_t)lrintf((mantissa * 2.f - 1.f) * 1024.f);
-  if (m == 1024) {
-    m = 0;
-    exponent++;
-  }
-  return sign | (uint16_t)(((uint32_t)(exponent - 1 + 15) << 10) | m);
-}
-
 static vknn_status pad_bits(vknn_graph *graph, const vknn_operation *op, uint32_t *out_bits) {
   const vknn_tensor *in = &graph->tensors[op->inputs[0]];
   if (op->type == VKNN_OPERATION_PAD) {
@@ -59,7 +39,7 @@ static vknn_status pad_bits(vknn_graph *graph, const vknn_operation *op, uint32_
   if (in->type == VKNN_OPERAND_TENSOR_FLOAT32 && vknn_graph_const_float(graph, op->inputs[2], &f))
     memcpy(out_bits, &f, sizeof(f));
   else if (in->type == VKNN_OPERAND_TENSOR_FLOAT16 && vknn_graph_const_float(graph, op->inputs[2], &f))
-    *out_bits = half_bits(f);
+    *out_bits = vknn_float16_bits(f);
   else if (vknn_is_quant8(in->type) && vknn_graph_const_i32(graph, op->inputs[2], &q))
     *out_bits = (uint32_t)q & 0xffu;
   else {

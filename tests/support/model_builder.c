@@ -76,7 +76,8 @@ const vknn_model *mb_finish(model_builder *b) {
       .operand_values = b->values,
       .operand_values_size = b->values_size,
       .extension_name_to_prefix = b->extension_names,
-      .extension_name_to_prefix_count = b->extension_name_count};
+      .extension_name_to_prefix_count = b->extension_name_count,
+      .relax_computation_float32_to_float16 = b->relaxed};
   return &b->model;
 }
 

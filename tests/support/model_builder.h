@@ -24,6 +24,7 @@ typedef struct model_builder {
   /* Where constants go: this builder's values, or (a referenced subgraph)
    * those of the main subgraph's builder, since a model has one operandValues. */
   struct model_builder *values_owner;
+  bool relaxed; /* the model's relaxComputationFloat32toFloat16 */
 } model_builder;
 
 void mb_init(model_builder *b);
