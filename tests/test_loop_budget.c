@@ -1,8 +1,9 @@
 /* lavapipe's loop limiter (docs/architecture.md, "Loop budget on lavapipe"):
  * kernels whose invocations would loop past the device's budget of 60000
  * iterations are refused at the support query with a log line, one size
- * over the bound, and run one size under it. The tests expect lavapipe, the
- * device they run on. RANDOM_MULTINOMIAL's case is in test_recurrent.c. */
+ * over the bound, and run one size under it; elsewhere both run
+ * (model_runner_expect_support). RANDOM_MULTINOMIAL's case is in
+ * test_recurrent.c. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
