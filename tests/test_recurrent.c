@@ -629,6 +629,27 @@ static void test_multinomial_distribution(void **state) {
   free(a), free(same), free(other);
 }
 
+/* lavapipe's loop limiter (docs/architecture.md, "Loop budget on
+ * lavapipe"): an invocation walks its row of logits three times, so 20000
+ * classes (60000 iterations) run and 20001 are refused with a log line. */
+static void test_multinomial_loop_budget(void **state) {
+  runner_fixture *f = *state;
+  static const uint32_t kClasses[2] = {20000, 20001};
+  static const char *const kLogged[2] = {
+      NULL, "RANDOM_MULTINOMIAL: the walks over the classes take 60003 loop iterations an invocation"};
+  for (uint32_t i = 0; i < 2; ++i) {
+    model_builder b;
+    mb_init(&b);
+    const int32_t seeds[2] = {1, 2};
+    const uint32_t l_dims[2] = {1, kClasses[i]}, two = 2, o_dims[2] = {1, 4};
+    const uint32_t in[3] = {mb_input(&b, F32, l_dims, 2), mb_const_i32(&b, 4),
+                            mb_const_tensor(&b, I32, &two, 1, seeds, sizeof(seeds))};
+    const uint32_t o = mb_output(&b, I32, o_dims, 2);
+    mb_operation(&b, OP(RANDOM_MULTINOMIAL), in, 3, &o, 1);
+    model_runner_expect_support(f, mb_finish(&b), kLogged[i] ? "20001 classes" : "20000 classes", kLogged[i]);
+  }
+}
+
 /* The conformance runner's distribution check: one row of two equally
  * likely classes, 10 samples, tolerance 0.05. */
 static const char multinomial_case[] =
@@ -684,7 +705,7 @@ int main(void) {
       TEST(test_unidirectional_batch_major), TEST(test_unidirectional_time_major),
       TEST(test_unidirectional_layout_input),
       TEST(test_bidirectional_cross_merged), TEST(test_svdf_values),
-      TEST(test_multinomial_distribution), cmocka_unit_test(test_multinomial_judge),
+      TEST(test_multinomial_distribution), TEST(test_multinomial_loop_budget), cmocka_unit_test(test_multinomial_judge),
   };
   return failed + cmocka_run_group_tests_name("recurrent_values", value_tests, NULL, NULL);
 }

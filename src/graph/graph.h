@@ -94,7 +94,16 @@ typedef struct vknn_kernel_target {
   uint64_t max_texel_elements; /* texels one texel-buffer view may hold */
   uint32_t subgroup_size;      /* the compute stage's subgroup (0: unknown) */
   vknn_winograd winograd;      /* the device option (src/ops/conv2d_winograd.c) */
+  /* Loop iterations one invocation may take (0: unlimited); see
+   * VKNN_LOOP_LIMITER_BUDGET and vknn_op_within_loop_budget. */
+  uint32_t loop_budget;
 } vknn_kernel_target;
+
+/* lavapipe's shader compiler (gallivm, Mesa 22.3) leaves a loop once a group
+ * of 8 invocations has taken 65535 loop iterations in all, over every loop
+ * of the shader, and nothing reports it (docs/architecture.md, "Loop budget
+ * on lavapipe"). Kernels on such a device keep below this, with a margin. */
+#define VKNN_LOOP_LIMITER_BUDGET 60000u
 
 typedef struct vknn_graph {
   const vknn_logger *log;

@@ -376,6 +376,14 @@ static vknn_shader_id conv_shader(int32_t input_type, int32_t filter_type) {
   }
 }
 
+/* Loop iterations of one invocation of conv2d.comp: every filter row, on
+ * each its columns, on each its group's input channels (taps in the
+ * padding count all the same). */
+static uint64_t direct_iterations(const vknn_conv_geometry *g) {
+  uint64_t rows = g->k_h, taps = (uint64_t)g->k_h * g->k_w;
+  return rows + taps + taps * g->cin_per_group;
+}
+
 vknn_status vknn_lower_conv_tensors(vknn_graph *graph, const vknn_conv_tensors *t,
                                     const vknn_conv_geometry *g, vknn_dispatch_list *out_list) {
   const vknn_tensor *in = &graph->tensors[t->input];
@@ -383,6 +391,9 @@ vknn_status vknn_lower_conv_tensors(vknn_graph *graph, const vknn_conv_tensors *
   vknn_conv_choice choice = vknn_conv_select(&graph->kernels, g, in->type);
   if (choice.kernel != VKNN_CONV_KERNEL_DIRECT)
     return vknn_lower_conv_tiled(graph, t, g, choice, out_list);
+  if (!vknn_op_within_loop_budget(graph, "direct convolution", direct_iterations(g),
+                                  "the filter's rows, columns and input channels"))
+    return VKNN_STATUS_GENERAL_FAILURE;
   bool quant = vknn_is_quant8(in->type);
   conv_params p = {g->in_h, g->in_w, g->in_c, g->batches, g->out_h, g->out_w, g->out_c,
                    g->k_w, g->k_h, g->stride_x, g->stride_y, g->dilation_x, g->dilation_y,

@@ -136,6 +136,8 @@ vknn_status vknn_lower_batch_matmul(vknn_graph *graph, const vknn_batch_matmul *
   /* Both operands contiguous along k, every row starting at a multiple of 4
    * elements (the batch strides are multiples of the rows'). */
   bool vec_k = bm->a_col == 1 && bm->b_row == 1 && bm->k % 4 == 0;
+  if (!vknn_op_within_loop_budget(graph, "BATCH_MATMUL", vec_k ? bm->k / 4 : bm->k, "the products along K"))
+    return VKNN_STATUS_GENERAL_FAILURE;
   /* Texel reads where the device prefers them (operand_reads.glsl). */
   bool texel = graph->kernels.texel_reads && vknn_fits_texels(graph, bm->a, vec_k) &&
                vknn_fits_texels(graph, bm->b, vec_k);

@@ -468,3 +468,14 @@ vknn_texel_format vknn_texel_format_of(int32_t type, bool vec4) {
     default: return vec4 ? VKNN_TEXEL_F32X4 : VKNN_TEXEL_F32;
   }
 }
+
+bool vknn_op_within_loop_budget(const vknn_graph *graph, const char *op, uint64_t iterations,
+                                const char *what) {
+  uint32_t budget = graph->kernels.loop_budget;
+  if (budget == 0 || iterations <= budget) return true;
+  VKNN_LOG_E(graph->log, "compilation",
+             "%s: %s take %llu loop iterations an invocation, more than the %u this device's loop "
+             "limiter allows",
+             op, what, (unsigned long long)iterations, budget);
+  return false;
+}

@@ -173,3 +173,9 @@ vknn_status vknn_op_require_input_shapes(vknn_graph *graph, const vknn_operation
  * type of its real scalar parameters (FLOAT16 for float16, FLOAT32 else). */
 bool vknn_op_check_score_type(const vknn_logger *log, const vknn_subgraph *sg, const vknn_operation *op,
                               bool quant8, int32_t *out_type, int32_t *out_real);
+/* Whether an invocation taking `iterations` loop iterations in all keeps
+ * within the device's loop budget (graph->kernels.loop_budget: lavapipe's
+ * loop limiter); logs, naming op and `what` loops, and returns false when
+ * not, so that the operation is unsupported rather than silently wrong. */
+bool vknn_op_within_loop_budget(const vknn_graph *graph, const char *op, uint64_t iterations,
+                                const char *what);

@@ -100,6 +100,14 @@ static vknn_status infer_pool(vknn_graph *graph, const vknn_operation *op) {
   return vknn_op_set_image_output(graph, op, out, g.nchw);
 }
 
+/* Loop iterations of one output of pool2d.comp: the window's rows inside
+ * the input, and its columns inside the input on each of them. */
+static uint64_t window_iterations(const pool_geometry *g) {
+  uint64_t rows = g->k_h < g->in_h ? g->k_h : g->in_h;
+  uint64_t cols = g->k_w < g->in_w ? g->k_w : g->in_w;
+  return rows + rows * cols;
+}
+
 /* Push constants of pool2d.comp, std430 layout. */
 typedef struct pool_params {
   uint32_t in_h, in_w, channels;
@@ -115,6 +123,9 @@ static vknn_status lower_pool(vknn_graph *graph, const vknn_operation *op,
   pool_geometry g;
   vknn_status s = read_geometry(graph, op, &g);
   if (s != VKNN_STATUS_NONE) return s;
+  if (!vknn_op_within_loop_budget(graph, vknn_operation_type_name(op->type), window_iterations(&g),
+                                  "the window's rows and columns"))
+    return VKNN_STATUS_GENERAL_FAILURE;
   static const vknn_shader_id shaders[] = {VKNN_SHADER_POOL2D_F32, VKNN_SHADER_POOL2D_F16,
                                            VKNN_SHADER_POOL2D_Q8, VKNN_SHADER_POOL2D_Q8S};
   uint32_t out_index = vknn_graph_op_output(graph, op, 0);

@@ -51,6 +51,10 @@ vknn_status vknn_lower_quant_matmul(vknn_graph *graph, const vknn_quant_matmul *
   /* Blocks of 4 columns and of up to 4 rows (quant_matmul.comp). */
   uint32_t block_rows = m->rows < 4 ? m->rows : 4;
   uint32_t col_blocks = (m->n + 3) / 4, row_blocks = (m->rows + block_rows - 1) / block_rows;
+  /* One invocation walks K, four at a time where K allows. */
+  if (!vknn_op_within_loop_budget(graph, "quantized LSTM", m->k % 4 == 0 ? m->k / 4 : m->k,
+                                  "the products along the inputs and units"))
+    return VKNN_STATUS_GENERAL_FAILURE;
   vknn_dispatch *d = vknn_dispatch_list_add(out_list);
   if (d == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
   bool is_signed = graph->tensors[m->x].type != VKNN_OPERAND_TENSOR_QUANT8_ASYMM;

@@ -75,6 +75,9 @@ static vknn_status lower_random_multinomial(vknn_graph *graph, const vknn_operat
   multinomial_params p;
   vknn_status s = read_params(graph, op, &p);
   if (s != VKNN_STATUS_NONE) return s;
+  /* Each invocation walks its row three times: maximum, total, pick. */
+  if (!vknn_op_within_loop_budget(graph, "RANDOM_MULTINOMIAL", 3ull * p.classes, "the walks over the classes"))
+    return VKNN_STATUS_GENERAL_FAILURE;
   vknn_dispatch *d = vknn_dispatch_list_add(out_list);
   if (d == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
   bool f16 = graph->tensors[op->inputs[0]].type == VKNN_OPERAND_TENSOR_FLOAT16;

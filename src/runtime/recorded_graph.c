@@ -266,7 +266,10 @@ vknn_plan_target vknn_recorded_graph_target(const vknn_device *device) {
                                         .max_texel_elements =
                                             vk->properties.limits.maxTexelBufferElements,
                                         .subgroup_size = vk->subgroup_size,
-                                        .winograd = vk->winograd}};
+                                        .winograd = vk->winograd,
+                                        .loop_budget = vknn_vk_has_loop_limiter(vk)
+                                                           ? VKNN_LOOP_LIMITER_BUDGET
+                                                           : 0}};
 }
 
 void vknn_recorded_graph_set_dispatch_times(vknn_recorded_graph *rg, const uint64_t *ticks,

@@ -330,6 +330,12 @@ static const device_kind winograd_measured[] = {
     {0x10005 /* VK_VENDOR_ID_MESA */, VK_PHYSICAL_DEVICE_TYPE_CPU}, /* lavapipe */
 };
 
+/* Devices whose shader compiler cuts long loops short (lavapipe's loop
+ * limiter: docs/architecture.md, "Loop budget on lavapipe"). */
+static const device_kind loop_limited[] = {
+    {0x10005 /* VK_VENDOR_ID_MESA */, VK_PHYSICAL_DEVICE_TYPE_CPU}, /* lavapipe */
+};
+
 static bool listed(const vknn_vk *vk, const device_kind *kinds, uint32_t count) {
   for (uint32_t i = 0; i < count; ++i)
     if (kinds[i].vendor_id == vk->properties.vendorID && kinds[i].type == vk->properties.deviceType)
@@ -343,6 +349,10 @@ bool vknn_vk_texel_reads_measured_faster(const vknn_vk *vk) {
 
 bool vknn_vk_winograd_measured(const vknn_vk *vk) {
   return listed(vk, winograd_measured, sizeof(winograd_measured) / sizeof(winograd_measured[0]));
+}
+
+bool vknn_vk_has_loop_limiter(const vknn_vk *vk) {
+  return listed(vk, loop_limited, sizeof(loop_limited) / sizeof(loop_limited[0]));
 }
 
 VkDeviceSize vknn_vk_binding_alignment(const vknn_vk *vk) {

@@ -88,6 +88,10 @@ bool vknn_vk_texel_reads_measured_faster(const vknn_vk *vk);
  * kind of device (a table in vk_context.c). */
 bool vknn_vk_winograd_measured(const vknn_vk *vk);
 
+/* Whether this kind of device's shader compiler leaves loops after a fixed
+ * count of iterations (a table in vk_context.c: lavapipe). */
+bool vknn_vk_has_loop_limiter(const vknn_vk *vk);
+
 /* Brings up Vulkan (see vknn_device_open for the device choice). */
 vknn_status vknn_vk_init(vknn_vk *vk, const vknn_logger *log, bool enable_validation);
 void vknn_vk_destroy(vknn_vk *vk);

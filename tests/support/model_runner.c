@@ -138,6 +138,25 @@ void model_runner_expect_rule(runner_fixture *f, const vknn_model *model, const 
   expect_rule_outcome(name, expected_log, &f->log, "prepare", s);
 }
 
+/* lavapipe, whose loop limiter the driver keeps kernels within (the
+ * device table in src/vk/vk_context.c); other devices have no such limit. */
+static bool device_has_loop_limiter(const vknn_device *device) {
+  const char *name = NULL;
+  return vknn_device_get_name(device, &name) == VKNN_STATUS_NONE && name != NULL && strstr(name, "llvmpipe") != NULL;
+}
+
+void model_runner_expect_support(runner_fixture *f, const vknn_model *model, const char *name,
+                                 const char *refused_log) {
+  if (!device_has_loop_limiter(f->device)) refused_log = NULL;
+  bool supported[1] = {refused_log != NULL};
+  f->log.last[0] = '\0';
+  vknn_status s = vknn_device_get_supported_operations(f->device, model, supported, 1);
+  if (s != VKNN_STATUS_NONE) fail_msg("%s: status %d, logged \"%s\"", name, s, f->log.last);
+  if (supported[0] != (refused_log == NULL)) fail_msg("%s: supported %d, logged \"%s\"", name, supported[0], f->log.last);
+  if (refused_log != NULL && strstr(f->log.last, refused_log) == NULL)
+    fail_msg("%s: logged \"%s\", not \"%s\"", name, f->log.last, refused_log);
+}
+
 runner_fixture *runner_group_fixture;
 
 int runner_group_setup(void **state) {

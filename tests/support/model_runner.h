@@ -61,3 +61,9 @@ vknn_status model_runner_try(vknn_device *device, const test_log *log, model_bui
  * test (naming name) otherwise. */
 void model_runner_expect_rule(runner_fixture *f, const vknn_model *model, const char *name,
                               const char *expected_log);
+/* The support query on a single-operation model succeeds and finds the
+ * operation supported, or, with refused_log, on lavapipe (its loop
+ * limiter), unsupported with a log line holding refused_log (a limit of the
+ * device, not of the model); fails the test (naming name) otherwise. */
+void model_runner_expect_support(runner_fixture *f, const vknn_model *model, const char *name,
+                                 const char *refused_log);
