@@ -9,18 +9,22 @@
 // variant box_nms_write_f16: -DSTAGE_WRITE -DELEM_F16
 // variant box_nms_write_q8: -DSTAGE_WRITE -DELEM_Q8
 // variant box_nms_write_q8s: -DSTAGE_WRITE -DELEM_Q8S
-// BOX_WITH_NMS_LIMIT in three passes (src/ops/box_nms.c). The boxes of a
+// BOX_WITH_NMS_LIMIT in three stages (src/ops/box_nms.c). The boxes of a
 // batch are a run of equal batch indices; every run is treated apart.
 //   class: a workgroup per (first box of a run, class other than 0): the
-//     run's boxes scoring above the threshold, in box order, in shared
-//     memory; then the NMS steps as the reference takes them
+//     run's boxes scoring above the threshold, in box order, a list in
+//     scratch buffers (nms_steps.glsl's NMS_LIST_IN_BUFFER: the list of
+//     (run, class) at the places of its selection list); then the NMS
+//     steps as the reference takes them
 //     (nms_steps.glsl): the first highest score is chosen and moved to the
 //     front, every other score is multiplied by the kernel of its IoU with
 //     the chosen box (hard: 0 at or above the IoU threshold; linear: 1 - IoU
 //     there; gaussian: exp(-IoU^2 / sigma)), those below the NMS score
-//     threshold are swapped to the end.
-//     The chosen entries, sorted by score (then by step), go to the
-//     selection list of (run, class).
+//     threshold are swapped to the end. Long lists take the steps in
+//     several passes (src/ops/nms_passes.h: lavapipe's loop limiter), each
+//     list's (start, stop) kept in the meta words between them; the first
+//     pass gathers the lists, the last puts the chosen entries, sorted by
+//     score (then by step), in the selection list of (run, class).
 //   limit: an invocation per list entry: its rank among the run's entries of
 //     every class (score, then class, then step: the reference's order),
 //     by binary searches of the other sorted lists; those ranked below the
@@ -28,9 +32,11 @@
 //   write: one workgroup: the kept entries' places (runs in order, classes
 //     in order inside a run), the outputs, and the number of rows, written
 //     into the count word the driver reads after the fence.
-// Scratch: the selection lists (uvec2: box, score bits) and the meta words:
+// Scratch: the selection lists (uvec2: box, score bits), the meta words:
 // list lengths, kept counts, output offsets ([classes - 1][boxes] each), the
-// run each box belongs to, the batch index of each run.
+// run each box belongs to, the batch index of each run, the NMS (start,
+// stop) of each list; and the class pass's NMS lists (uvec2 entries and a
+// mark each, [classes - 1][boxes]).
 // A box with x1 > x2 or y1 > y2 is reported in the status word (as the
 // reference fails it).
 #extension GL_GOOGLE_include_directive : require
@@ -47,9 +53,9 @@
 #define BOX_VALUE(v) float(v)
 #endif
 
-// Entries one class list of a run may hold in shared memory (the driver
-// refuses more boxes than this).
-const uint MAX_CANDIDATES = 1024u;
+// Entries one class list of a run may hold (the driver refuses more boxes
+// than this): 2^16, so that a lane's marks fit in 16 words (nms_steps.glsl).
+const uint MAX_CANDIDATES = 65536u;
 const uint LANES = 128u;  // the workgroup size of the class and write passes
 
 layout(push_constant) uniform Params {
@@ -62,6 +68,8 @@ layout(push_constant) uniform Params {
     int score_zero;
     uint count_word;  // the status buffer's count word (1..) of the rows
     uint check_code;  // reported for a box with x1 > x2 or y1 > y2
+    uint step_begin;  // class: the first step of this pass (0: gather the lists first)
+    uint step_end;    // class: the steps taken after it, in all (at the limit: the last pass)
 } p;
 
 #if defined(STAGE_CLASS)
@@ -70,6 +78,8 @@ layout(std430, set = 0, binding = 1) readonly buffer Boxes { BOX_T boxes[]; };
 layout(std430, set = 0, binding = 2) readonly buffer Batches { int batch_of[]; };
 layout(std430, set = 0, binding = 3) writeonly buffer Selected { uvec2 selected[]; };
 layout(std430, set = 0, binding = 4) buffer Meta { uint meta[]; };
+layout(std430, set = 0, binding = 5) coherent buffer NmsEntries { uvec2 nms_entries[]; };
+layout(std430, set = 0, binding = 6) coherent buffer NmsMarks { uint nms_marks[]; };
 #elif defined(STAGE_LIMIT)
 layout(std430, set = 0, binding = 0) readonly buffer Selected { uvec2 selected[]; };
 layout(std430, set = 0, binding = 1) buffer Meta { uint meta[]; };
@@ -86,6 +96,7 @@ layout(std430, set = 0, binding = 6) writeonly buffer OutBatches { int out_batch
 #if defined(STAGE_CLASS)
 #define NMS_STEPS 1
 #define NMS_SORTED_LISTS 1
+#define NMS_LIST_IN_BUFFER 1
 #define NMS_LANES LANES
 #define NMS_CAPACITY MAX_CANDIDATES
 #elif defined(STAGE_LIMIT)
@@ -100,6 +111,7 @@ uint meta_kept() { return lists(); }
 uint meta_offsets() { return 2u * lists(); }
 uint meta_run_of() { return 3u * lists(); }
 uint meta_run_batch() { return 3u * lists() + p.boxes_count; }
+uint meta_state() { return 3u * lists() + 2u * p.boxes_count; }
 
 #if defined(STAGE_CLASS)
 float score_at(uint box, uint cls) {
@@ -145,23 +157,30 @@ bool nms_candidate(uint j, uvec2 context, out uint box, out float score) {
 // Soft NMS: the other scores decay by the kernel of their IoU with the
 // chosen box; those below the NMS score threshold leave.
 void nms_mark(uint lane, uint start, uint stop, uvec2 context) {
-    vec4 chosen = box_at(s_box[start], context.y);
+    vec4 chosen = box_at(entry_box(start), context.y);
     for (uint q = start + 1u + lane; q < stop; q += LANES) {
-        precise float v = s_score[q] * kernel_weight(nms_iou(box_at(s_box[q], context.y), chosen));
-        s_score[q] = v;
-        s_removed[q] = v < p.nms_score_threshold ? 1u : 0u;
+        uint box = entry_box(q);
+        precise float v = entry_score(q) * kernel_weight(nms_iou(box_at(box, context.y), chosen));
+        set_entry(q, box, v);
+        set_mark(q, v < p.nms_score_threshold ? 1u : 0u);
     }
 }
 
-// The run starting at first: its length; class 1 records the run of each box.
+// The run starting at first: its length (each lane looks for the first
+// box of another batch among its stride of boxes, a loop of run length /
+// LANES iterations); class 1 records the run of each box.
 uint run_length(uint lane, uint first, uint cls) {
-    if (lane == 0u) {
-        uint end = first + 1u;
-        while (end < p.boxes_count && batch_of[end] == batch_of[first]) end++;
-        s_value = end - first;
+    if (lane == 0u) s_value = p.boxes_count;
+    barrier();
+    int batch = batch_of[first];
+    for (uint j = first + 1u + lane; j < p.boxes_count; j += LANES) {
+        if (batch_of[j] != batch) {
+            atomicMin(s_value, j);
+            break;
+        }
     }
     barrier();
-    uint length = s_value;
+    uint length = s_value - first;
     barrier();
     if (cls == 1u) {
         for (uint j = lane; j < length; j += LANES) meta[meta_run_of() + first + j] = first;
@@ -186,11 +205,28 @@ void main() {
         }
         return;
     }
-    uint length = min(run_length(lane, first, cls), MAX_CANDIDATES);
     uvec2 context = uvec2(first, cls);
-    uint stop = nms_gather(lane, length, context);
-    uint limit = p.max_detections < 0 ? stop : min(stop, uint(p.max_detections));
-    uint start = nms_run(lane, 0u, stop, limit, context);
+    nms_list = list;
+    uint start = 0u, stop, state = meta_state() + 2u * list;
+    if (p.step_begin == 0u) {
+        uint length = min(run_length(lane, first, cls), MAX_CANDIDATES);
+        stop = nms_gather(lane, length, context);
+    } else {
+        start = meta[state];
+        stop = meta[state + 1u];
+    }
+    // The steps a list may take in all: the driver plans the passes for as many.
+    uint limit = p.max_detections < 0 ? p.boxes_count : min(p.boxes_count, uint(p.max_detections));
+    start = nms_run(lane, start, stop, min(limit, p.step_end), context);
+    if (p.step_end < limit) {
+        // Lanes read the state before nms_run's barriers; without a step
+        // lane 0 writes back what they read.
+        if (lane == 0u) {
+            meta[state] = start;
+            meta[state + 1u] = stop;
+        }
+        return;
+    }
     nms_write_sorted(lane, list, start);
     if (lane == 0u) {
         meta[meta_lengths() + list] = start;

@@ -235,9 +235,34 @@ float nms_iou(vec4 a, vec4 b) {
 }
 
 #if defined(NMS_SORTED_LISTS)
+// Whether no chosen score of [0, count) is above the one before it. Hard
+// NMS over scores that are not negative always chooses so (a step takes
+// the highest score left and the others keep theirs or drop to 0); soft
+// NMS may not (a NaN IoU decays a score to NaN, a negative score rises).
+bool nms_chosen_in_order(uint lane, uint count) {
+    bool rises = false;
+    for (uint q = lane + 1u; q < count; q += NMS_LANES)
+        rises = rises || float_key(entry_score(q)) > float_key(entry_score(q - 1u));
+    nms_barrier();  // every earlier read of s_value done
+    if (lane == 0u) s_value = 0u;
+    nms_barrier();
+    if (rises) atomicOr(s_value, 1u);
+    nms_barrier();
+    bool in_order = s_value == 0u;
+    nms_barrier();
+    return in_order;
+}
+
 // The chosen entries [0, count) sorted by score, then step, into the list
-// at base.
+// at base: copied when in order already, otherwise each ranked by counting
+// (count^2 / NMS_LANES loop iterations a lane: the driver bounds count for
+// the cases that may need it, lavapipe's loop limiter, ops/nms_passes.h).
 void nms_write_sorted(uint lane, uint base, uint count) {
+    if (nms_chosen_in_order(lane, count)) {
+        for (uint q = lane; q < count; q += NMS_LANES)
+            selected[base + q] = uvec2(entry_box(q), floatBitsToUint(entry_score(q)));
+        return;
+    }
     for (uint q = lane; q < count; q += NMS_LANES) {
         float score = entry_score(q);
         uint key = float_key(score), rank = 0u;

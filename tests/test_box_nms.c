@@ -413,18 +413,18 @@ static void test_mixing_rows_unsupported(void **state) {
   free(m);
 }
 
-/* More boxes than a workgroup holds: unsupported, not an error. */
+/* More boxes than a class list holds (65536): unsupported, not an error. */
 static void test_too_many_boxes_unsupported(void **state) {
   runner_fixture *f = *state;
   nms_model *m = calloc(1, sizeof(*m));
   assert_non_null(m);
   build_nms(m, F32, -1, 0, 0);
-  m->b.dims[m->scores][0] = m->b.dims[m->boxes][0] = m->b.dims[m->batches][0] = 1025;
+  m->b.dims[m->scores][0] = m->b.dims[m->boxes][0] = m->b.dims[m->batches][0] = 65537;
   bool supported[1] = {true};
   assert_int_equal(vknn_device_get_supported_operations(f->device, mb_finish(&m->b), supported, 1),
                    VKNN_STATUS_NONE);
   assert_false(supported[0]);
-  assert_non_null(strstr(f->log.last, "at most 1024 boxes are supported"));
+  assert_non_null(strstr(f->log.last, "at most 65536 boxes"));
   free(m);
 }
 

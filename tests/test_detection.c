@@ -7,7 +7,9 @@
  * (OUTPUT_INSUFFICIENT_SIZE with the needed shape), an empty anchor found on
  * the GPU; SSD post-processing with regular and fast NMS, the rows past the
  * detections zero and the counts per batch, at SSD MobileNet's size against
- * a model of the reference, and more anchors than the kernel holds refused. */
+ * a model of the reference, and more anchors than the kernel holds refused;
+ * BOX_WITH_NMS_LIMIT at size (up to 65536 boxes, Mask R-CNN's box head)
+ * against a model of the reference, and the sizes past its limits refused. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -1026,6 +1028,179 @@ static void test_postprocess_too_many_anchors(void **state) {
   free(m);
 }
 
+/* ---- BOX_WITH_NMS_LIMIT at size ---------------------------------------------
+ * Hard NMS over many boxes against box_reference_box_nms_hard, row by row:
+ * long lists take their NMS steps in several class passes (lavapipe's loop
+ * limiter, src/ops/nms_passes.h). */
+
+typedef struct box_nms_case {
+  uint32_t boxes, classes, first_batch_boxes; /* boxes of batch 0, the rest batch 1 */
+  float score_threshold, iou_threshold;
+  int32_t max_detections;
+  float spacing; /* boxes on a grid this far apart, 10 x 10 each; 0: random boxes */
+} box_nms_case;
+
+typedef struct box_nms_data {
+  float *scores, *boxes, *out_scores, *out_boxes;
+  int32_t *batches, *out_classes, *out_batches;
+  box_reference_nms_row *want;
+} box_nms_data;
+
+static float box_nms_random(uint32_t *state) {
+  *state = *state * 1103515245u + 12345u;
+  return (float)(*state >> 16 & 0x7fff) / 32768.f;
+}
+
+/* Scores in steps of 1/1024 (ties), boxes on the grid (each class moved a
+ * little) or random ones of 20 to 120 pixels in a 1000 x 800 image. */
+static void box_nms_fill(const box_nms_case *c, box_nms_data *d) {
+  uint32_t state = c->boxes * 31u + c->classes, columns = 256;
+  for (uint32_t b = 0; b < c->boxes; ++b) {
+    d->batches[b] = b < c->first_batch_boxes ? 0 : 1;
+    for (uint32_t k = 0; k < c->classes; ++k) {
+      uint32_t i = b * c->classes + k;
+      d->scores[i] = floorf(box_nms_random(&state) * 1024.f) / 1024.f;
+      float x = c->spacing * (float)(b % columns) + (float)k, y = c->spacing * (float)(b / columns);
+      float w = 10.f, h = 10.f;
+      if (c->spacing == 0.f) {
+        x = floorf(box_nms_random(&state) * 900.f);
+        y = floorf(box_nms_random(&state) * 700.f);
+        w = 20.f + floorf(box_nms_random(&state) * 100.f);
+        h = 20.f + floorf(box_nms_random(&state) * 100.f);
+      }
+      const float box[4] = {x, y, x + w, y + h};
+      memcpy(&d->boxes[4 * i], box, sizeof(box));
+    }
+  }
+}
+
+/* Hard NMS drops a box by setting its score to 0, removed below the NMS
+ * score threshold: a positive one below every score threshold here, so
+ * that the steps are box_reference_hard_nms's. */
+static const float kNmsScoreThreshold = 0.001f;
+
+static void box_nms_build(model_builder *b, const box_nms_case *c) {
+  mb_init(b);
+  const uint32_t score_dims[2] = {c->boxes, c->classes}, box_dims[2] = {c->boxes, 4 * c->classes};
+  const uint32_t n = c->boxes, out_dims[2] = {0, 4};
+  const uint32_t in[9] = {mb_input(b, F32, score_dims, 2),
+                          mb_input(b, F32, box_dims, 2),
+                          mb_input(b, I32, &n, 1),
+                          runner_real_scalar(b, REAL32, c->score_threshold),
+                          mb_const_i32(b, c->max_detections),
+                          mb_const_i32(b, 0),
+                          runner_real_scalar(b, REAL32, c->iou_threshold),
+                          runner_real_scalar(b, REAL32, 0.5f),
+                          runner_real_scalar(b, REAL32, kNmsScoreThreshold)};
+  const uint32_t outs[4] = {mb_output(b, F32, out_dims, 1), mb_output(b, F32, out_dims, 2),
+                            mb_output(b, I32, out_dims, 1), mb_output(b, I32, out_dims, 1)};
+  mb_operation(b, VKNN_OPERATION_BOX_WITH_NMS_LIMIT, in, 9, outs, 4);
+}
+
+/* The reference's rows of both batches into d->want; their number. */
+static uint32_t box_nms_want(const box_nms_case *c, const box_nms_data *d, uint32_t *first_rows) {
+  uint32_t rows = box_reference_box_nms_hard(d->scores, d->boxes, 0, c->first_batch_boxes, c->classes,
+                                             c->score_threshold, c->iou_threshold, c->max_detections, d->want);
+  assert_int_not_equal(rows, UINT32_MAX);
+  *first_rows = rows;
+  uint32_t more = box_reference_box_nms_hard(d->scores, d->boxes, c->first_batch_boxes,
+                                             c->boxes - c->first_batch_boxes, c->classes, c->score_threshold,
+                                             c->iou_threshold, c->max_detections, d->want + rows);
+  assert_int_not_equal(more, UINT32_MAX);
+  return rows + more;
+}
+
+static void box_nms_check(const box_nms_case *c, const box_nms_data *d, uint32_t rows, uint32_t first_rows) {
+  for (uint32_t r = 0; r < rows; ++r) {
+    const box_reference_nms_row *w = &d->want[r];
+    const float *box = &d->boxes[4 * (w->box * c->classes + w->cls)];
+    if (d->out_scores[r] != w->score || d->out_classes[r] != (int32_t)w->cls ||
+        d->out_batches[r] != (r < first_rows ? 0 : 1) || memcmp(&d->out_boxes[4 * r], box, 4 * sizeof(float)) != 0)
+      fail_msg("row %u of %u: score %g class %d batch %d x1 %g y1 %g, the reference's %g %u (box %u) %g %g", r, rows,
+               d->out_scores[r], d->out_classes[r], d->out_batches[r], d->out_boxes[4 * r], d->out_boxes[4 * r + 1],
+               w->score, w->cls, w->box, box[0], box[1]);
+  }
+}
+
+static void run_box_nms(runner_fixture *f, const box_nms_case *c, const char *name) {
+  uint32_t cells = c->boxes * c->classes, rows_max = c->boxes * (c->classes - 1u);
+  box_nms_data d = {calloc(cells, sizeof(float)),         calloc(4u * cells, sizeof(float)),
+                    calloc(rows_max, sizeof(float)),      calloc(4u * rows_max, sizeof(float)),
+                    calloc(c->boxes, sizeof(int32_t)),    calloc(rows_max, sizeof(int32_t)),
+                    calloc(rows_max, sizeof(int32_t)),    calloc(rows_max, sizeof(box_reference_nms_row))};
+  model_builder *b = calloc(1, sizeof(*b));
+  assert_true(d.scores && d.boxes && d.out_scores && d.out_boxes && d.batches && d.out_classes && d.out_batches &&
+              d.want && b);
+  box_nms_fill(c, &d);
+  box_nms_build(b, c);
+  const buffer_arg args[3] = {{d.scores, NULL, cells * sizeof(float)},
+                              {d.boxes, NULL, 4u * cells * sizeof(float)},
+                              {d.batches, NULL, c->boxes * sizeof(int32_t)}};
+  buffer_arg results[4] = {{NULL, d.out_scores, rows_max * sizeof(float)},
+                           {NULL, d.out_boxes, 4u * rows_max * sizeof(float)},
+                           {NULL, d.out_classes, rows_max * sizeof(int32_t)},
+                           {NULL, d.out_batches, rows_max * sizeof(int32_t)}};
+  vknn_output_shape shapes[4];
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  model_runner_run(f->device, &f->log, b, args, results, shapes);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  uint32_t first_rows, rows = box_nms_want(c, &d, &first_rows);
+  print_message("%s: %u boxes x %u classes, %u rows: %.0f ms (prepare and execution)\n", name, c->boxes, c->classes,
+                rows, (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-6);
+  assert_int_equal(shapes[0].dimensions[0], rows);
+  box_nms_check(c, &d, rows, first_rows);
+  free(b);
+  void *blocks[8] = {d.scores, d.boxes, d.out_scores, d.out_boxes, d.batches, d.out_classes, d.out_batches, d.want};
+  for (uint32_t i = 0; i < 8; ++i) free(blocks[i]);
+}
+
+/* 1024 boxes of one batch, 3 classes, an IoU threshold no pair reaches:
+ * every box above the score threshold is kept (about 2900 rows), lists of
+ * about 970 taking as many NMS steps, in 3 class passes. */
+static const box_nms_case kEveryBoxKept = {1024, 4, 1024, 0.05f, 1.5f, -1, 12.f};
+/* Mask R-CNN's box head: 1000 boxes of 81 classes, score threshold 0.05,
+ * hard NMS at 0.5, 100 detections. */
+static const box_nms_case kMaskRcnn = {1000, 81, 1000, 0.05f, 0.5f, 100, 0.f};
+/* 5000 boxes of 3 classes in two batches (3000 and 2000) on a grid where
+ * neighbours in a row or column overlap (IoU 1/3): IoU 0.3 drops the
+ * neighbours of each choice; lists of up to 3000 candidates take their
+ * steps in many class passes. */
+static const box_nms_case kThousands = {5000, 3, 3000, 0.05f, 0.3f, -1, 5.f};
+/* The most boxes supported, 65536 of 2 classes, 100 detections (7 class
+ * passes of 15 steps over a list of about 62000). */
+static const box_nms_case kLargest = {65536, 2, 65536, 0.05f, 0.5f, 100, 8.f};
+
+static void test_box_nms_every_box_kept(void **state) { run_box_nms(*state, &kEveryBoxKept, "every box kept"); }
+static void test_box_nms_mask_rcnn(void **state) { run_box_nms(*state, &kMaskRcnn, "Mask R-CNN box head"); }
+static void test_box_nms_thousands(void **state) { run_box_nms(*state, &kThousands, "thousands of boxes"); }
+static void test_box_nms_largest(void **state) { run_box_nms(*state, &kLargest, "65536 boxes"); }
+
+/* Sizes past what the kernels hold or lavapipe's loop limiter allows: the
+ * support query refuses them with a log line naming the limit. */
+static void test_box_nms_limits(void **state) {
+  runner_fixture *f = *state;
+  static const box_nms_case kCases[5] = {
+      {65536, 2, 65536, 0.05f, 0.5f, 100, 8.f},  {65537, 2, 65537, 0.05f, 0.5f, 100, 8.f},
+      {1000, 133, 1000, 0.05f, 0.5f, 100, 0.f},  {1025, 2, 1025, -0.5f, 0.5f, -1, 8.f},
+      {1024, 2, 1024, -0.5f, 0.5f, -1, 8.f},
+  };
+  static const char *const kLogged[5] = {NULL, "65537 boxes of 2 classes: at most 65536 boxes and 131072",
+                                         "1000 boxes of 133 classes: at most 65536 boxes and 131072",
+                                         "score threshold -0.5: choices that may leave score order", NULL};
+  for (uint32_t i = 0; i < 5; ++i) {
+    model_builder *b = calloc(1, sizeof(*b));
+    assert_non_null(b);
+    box_nms_build(b, &kCases[i]);
+    bool supported[1] = {kLogged[i] != NULL};
+    f->log.last[0] = '\0';
+    assert_int_equal(vknn_device_get_supported_operations(f->device, mb_finish(b), supported, 1), VKNN_STATUS_NONE);
+    if (supported[0] != (kLogged[i] == NULL)) fail_msg("case %u: supported %d (%s)", i, supported[0], f->log.last);
+    if (kLogged[i] != NULL && strstr(f->log.last, kLogged[i]) == NULL) fail_msg("case %u: logged \"%s\"", i, f->log.last);
+    free(b);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_rules),
@@ -1051,6 +1226,11 @@ int main(void) {
       cmocka_unit_test(test_postprocess_ssd_fast),
       cmocka_unit_test(test_postprocess_many_anchors),
       cmocka_unit_test(test_postprocess_too_many_anchors),
+      cmocka_unit_test(test_box_nms_every_box_kept),
+      cmocka_unit_test(test_box_nms_mask_rcnn),
+      cmocka_unit_test(test_box_nms_thousands),
+      cmocka_unit_test(test_box_nms_largest),
+      cmocka_unit_test(test_box_nms_limits),
   };
   return cmocka_run_group_tests(tests, runner_fixture_setup, runner_fixture_teardown);
 }

@@ -2,8 +2,11 @@
  * and class other than 0 (the background), the boxes scoring above a
  * threshold go through non-maximum suppression (hard, linear or gaussian
  * decay of the scores), then the run keeps its best ones up to a maximum,
- * ordered by class, then score. Kernel: shaders/box_nms.comp, three passes
- * (per (run, class) lists, the limit, the writes). How many boxes come out
+ * ordered by class, then score. Kernel: shaders/box_nms.comp, three stages
+ * (per (run, class) lists, the limit, the writes); the lists live in
+ * scratch buffers and take their NMS steps in as many class passes as
+ * lavapipe's loop limiter needs (ops/nms_passes.h), which also bounds the
+ * sizes supported (check_loops). How many boxes come out
  * depends on the data: the outputs are planned at their largest ((classes -
  * 1) x boxes rows) and the last pass writes the real number into a count
  * word the execution reads after the fence (docs/architecture.md, "Outputs
@@ -14,6 +17,7 @@
 #include <string.h>
 
 #include "ops/op_common.h"
+#include "ops/nms_passes.h"
 #include "graph/runtime_check.h"
 #include "model/operand_type.h"
 
@@ -32,9 +36,15 @@ enum {
 
 enum { OUTPUT_SCORES = 0, OUTPUT_BOXES = 1, OUTPUT_CLASSES = 2, OUTPUT_BATCHES = 3, OUTPUT_COUNT = 4 };
 
-/* Boxes of one batch a workgroup holds in shared memory (box_nms.comp's
- * MAX_CANDIDATES): more boxes in all are unsupported. */
-#define NMS_MAX_BOXES 1024u
+/* Boxes of one batch a class list holds (box_nms.comp's MAX_CANDIDATES: a
+ * lane's marks in 16 words): more boxes in all are unsupported. */
+#define NMS_MAX_BOXES 65536u
+/* (box, class) rows in all: the write pass's one workgroup walks every row
+ * (about 26 loop iterations a lane per 128 rows), inside the loop budget. */
+#define NMS_MAX_ROWS (1u << 17)
+/* Choices one list may sort by rank counting (choices^2 / 128 iterations a
+ * lane), when they may come out of score order (check_loops). */
+#define NMS_MAX_RANKED 1024u
 #define NMS_LANES 128u /* box_nms.comp's LANES */
 #define NMS_LIMIT_LANES 64u
 
@@ -134,9 +144,40 @@ static vknn_status check_shapes(vknn_graph *graph, const vknn_operation *op, con
                kName);
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
-  if (g->boxes > NMS_MAX_BOXES || (uint64_t)g->boxes * (g->classes - 1u) > UINT32_MAX / 8u) {
-    VKNN_LOG_E(graph->log, "compilation", "%s: %u boxes of %u classes: at most %u boxes are supported", kName,
-               g->boxes, g->classes, NMS_MAX_BOXES);
+  if (g->boxes > NMS_MAX_BOXES || (uint64_t)g->boxes * (g->classes - 1u) > NMS_MAX_ROWS) {
+    VKNN_LOG_E(graph->log, "compilation",
+               "%s: %u boxes of %u classes: at most %u boxes and %u (box, class) rows are supported", kName,
+               g->boxes, g->classes, NMS_MAX_BOXES, NMS_MAX_ROWS);
+    return VKNN_STATUS_GENERAL_FAILURE;
+  }
+  return VKNN_STATUS_NONE;
+}
+
+/* The most one (run, class) list may choose: a run may hold every box. */
+static uint32_t max_choices(const nms_geometry *g) {
+  return g->max_detections >= 0 && (uint32_t)g->max_detections < g->boxes ? (uint32_t)g->max_detections : g->boxes;
+}
+
+/* The loops that are not NMS steps, within lavapipe's loop limiter
+ * (ops/nms_passes.h): the class pass sorts its choices by rank counting
+ * when they may leave score order (anything but hard NMS over scores above
+ * a non-negative threshold: box_nms.comp's nms_write_sorted), and the limit
+ * pass searches each other class's list (a binary search each). */
+static vknn_status check_loops(const vknn_logger *log, const nms_geometry *g) {
+  uint32_t choices = max_choices(g);
+  bool in_order = g->kernel == 0 && g->score_threshold >= 0.f;
+  if (!in_order && choices > NMS_MAX_RANKED) {
+    VKNN_LOG_E(log, "compilation",
+               "%s: %u boxes, maximum %d, kernel %d, score threshold %g: choices that may leave score order are "
+               "sorted by rank, at most %u per class are supported",
+               kName, g->boxes, g->max_detections, g->kernel, (double)g->score_threshold, NMS_MAX_RANKED);
+    return VKNN_STATUS_GENERAL_FAILURE;
+  }
+  uint32_t search = 1;
+  while (search < 32 && (1u << search) <= choices) search++;
+  if (g->max_detections >= 0 && (uint64_t)(g->classes - 1u) * (search + 1u) > VKNN_NMS_PASS_ITERATIONS) {
+    VKNN_LOG_E(log, "compilation", "%s: %u classes of up to %u choices: too many lists for the limit pass to search",
+               kName, g->classes, choices);
     return VKNN_STATUS_GENERAL_FAILURE;
   }
   return VKNN_STATUS_NONE;
@@ -153,7 +194,8 @@ static vknn_status read_geometry(vknn_graph *graph, const vknn_operation *op, nm
   }
   g->boxes = scores->dims[0];
   g->classes = scores->dims[1];
-  return check_shapes(graph, op, g);
+  s = check_shapes(graph, op, g);
+  return s == VKNN_STATUS_NONE ? check_loops(graph->log, g) : s;
 }
 
 static vknn_status infer_box_nms(vknn_graph *graph, const vknn_operation *op) {
@@ -183,6 +225,7 @@ typedef struct nms_params {
   float score_scale;
   int32_t score_zero;
   uint32_t count_word, check_code;
+  uint32_t step_begin, step_end; /* the class passes' NMS steps */
 } nms_params;
 VKNN_PUSH_LAYOUT(box_nms, nms_params);
 
@@ -191,7 +234,9 @@ static nms_params params_of(const vknn_graph *graph, const vknn_operation *op, c
   const vknn_tensor *out = &graph->tensors[op->outputs[OUTPUT_SCORES]];
   return (nms_params){g->boxes, g->classes, g->score_threshold, g->max_detections, g->kernel, g->iou_threshold,
                       g->sigma, g->nms_score_threshold, scores->scale, scores->zero_point, out->count_slot,
-                      vknn_runtime_check_code(vknn_graph_op_index(graph, op), op->type)};
+                      vknn_runtime_check_code(vknn_graph_op_index(graph, op), op->type),
+                      0,
+                      0};
 }
 
 static vknn_dispatch *add_pass(vknn_dispatch_list *list, vknn_shader_id shader, const nms_params *p,
@@ -199,40 +244,95 @@ static vknn_dispatch *add_pass(vknn_dispatch_list *list, vknn_shader_id shader, 
   return vknn_op_add_pass(list, shader, p, sizeof(*p), local_size, invocations);
 }
 
+/* Scratch tensors of the plan (box_nms.comp): the selection lists, the
+ * meta words, the class passes' NMS lists and their marks. */
+enum { SCRATCH_SELECTED = 0, SCRATCH_META = 1, SCRATCH_ENTRIES = 2, SCRATCH_MARKS = 3, SCRATCH_TENSORS = 4 };
+
+/* Words of each scratch tensor; returns their sum. */
+static uint64_t scratch_words(const nms_geometry *g, uint64_t words[SCRATCH_TENSORS]) {
+  uint64_t lists = (uint64_t)g->boxes * (g->classes - 1u);
+  words[SCRATCH_SELECTED] = 2u * lists;
+  words[SCRATCH_META] = 5u * lists + 2u * g->boxes; /* lengths, kept, offsets, runs, NMS state */
+  words[SCRATCH_ENTRIES] = 2u * lists;
+  words[SCRATCH_MARKS] = lists;
+  return words[0] + words[1] + words[2] + words[3];
+}
+
+/* Every index the shaders compute stays within 32 bits. */
+static vknn_status check_scratch(const vknn_logger *log, const nms_geometry *g) {
+  uint64_t words[SCRATCH_TENSORS], total = scratch_words(g, words);
+  if (total > UINT32_MAX) {
+    VKNN_LOG_E(log, "compilation", "%s: %llu words of scratch are too many (%u boxes of %u classes)", kName,
+               (unsigned long long)total, g->boxes, g->classes);
+    return VKNN_STATUS_GENERAL_FAILURE;
+  }
+  return VKNN_STATUS_NONE;
+}
+
+static bool add_scratch(vknn_graph *graph, const nms_geometry *g, uint32_t ids[SCRATCH_TENSORS]) {
+  uint64_t words[SCRATCH_TENSORS];
+  scratch_words(g, words);
+  for (uint32_t i = 0; i < SCRATCH_TENSORS; ++i) {
+    const uint32_t dims = (uint32_t)words[i]; /* below 2^32: check_scratch */
+    ids[i] = vknn_graph_add_temporary(graph, VKNN_OPERAND_TENSOR_INT32, &dims, 1);
+    if (ids[i] == UINT32_MAX) return false;
+  }
+  return true;
+}
+
+/* The class passes: the NMS steps up to the most one list may choose, as
+ * many a pass as lavapipe's loop limiter allows (ops/nms_passes.h); the
+ * first gathers the lists, the last writes the sorted selections and their
+ * lengths. */
+static vknn_status add_class_passes(vknn_graph *graph, const vknn_operation *op, vknn_dispatch_list *out_list,
+                                    const nms_geometry *g, nms_params *p, const uint32_t x[SCRATCH_TENSORS]) {
+  static const vknn_shader_id class_pass[] = {VKNN_SHADER_BOX_NMS_CLASS_F32, VKNN_SHADER_BOX_NMS_CLASS_F16,
+                                              VKNN_SHADER_BOX_NMS_CLASS_Q8, VKNN_SHADER_BOX_NMS_CLASS_Q8S};
+  int variant = vknn_variant_of(graph->tensors[op->inputs[INPUT_SCORES]].type);
+  uint32_t steps = max_choices(g), lists = g->boxes * (g->classes - 1u);
+  uint32_t per_pass = vknn_nms_steps_per_pass(g->boxes, NMS_LANES);
+  uint32_t passes = vknn_nms_pass_count(steps, per_pass);
+  for (uint32_t i = 0; i < passes; ++i) {
+    p->step_begin = i * per_pass;
+    p->step_end = i + 1 == passes ? steps : (i + 1) * per_pass;
+    vknn_dispatch *d = add_pass(out_list, class_pass[variant], p, NMS_LANES, (uint64_t)lists * NMS_LANES);
+    if (d == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
+    vknn_dispatch_bind(d, op->inputs[INPUT_SCORES], VKNN_ACCESS_READ);
+    vknn_dispatch_bind(d, op->inputs[INPUT_BOXES], VKNN_ACCESS_READ);
+    vknn_dispatch_bind(d, op->inputs[INPUT_BATCHES], VKNN_ACCESS_READ);
+    vknn_dispatch_bind(d, x[SCRATCH_SELECTED], VKNN_ACCESS_WRITE);
+    vknn_dispatch_bind(d, x[SCRATCH_META], VKNN_ACCESS_READ | VKNN_ACCESS_WRITE);
+    /* The NMS lists: written and read by the class passes alone. */
+    vknn_dispatch_bind(d, x[SCRATCH_ENTRIES], VKNN_ACCESS_READ | VKNN_ACCESS_WRITE);
+    vknn_dispatch_bind(d, x[SCRATCH_MARKS], VKNN_ACCESS_READ | VKNN_ACCESS_WRITE);
+  }
+  p->step_begin = p->step_end = 0;
+  return VKNN_STATUS_NONE;
+}
+
 static vknn_status lower_box_nms(vknn_graph *graph, const vknn_operation *op, vknn_dispatch_list *out_list) {
   nms_geometry g;
   vknn_status s = read_geometry(graph, op, &g);
+  if (s == VKNN_STATUS_NONE) s = check_scratch(graph->log, &g);
   if (s != VKNN_STATUS_NONE) return s;
-  static const vknn_shader_id class_pass[] = {VKNN_SHADER_BOX_NMS_CLASS_F32, VKNN_SHADER_BOX_NMS_CLASS_F16,
-                                              VKNN_SHADER_BOX_NMS_CLASS_Q8, VKNN_SHADER_BOX_NMS_CLASS_Q8S};
   static const vknn_shader_id write_pass[] = {VKNN_SHADER_BOX_NMS_WRITE_F32, VKNN_SHADER_BOX_NMS_WRITE_F16,
                                               VKNN_SHADER_BOX_NMS_WRITE_Q8, VKNN_SHADER_BOX_NMS_WRITE_Q8S};
   int variant = vknn_variant_of(graph->tensors[op->inputs[INPUT_SCORES]].type);
   nms_params p = params_of(graph, op, &g);
   uint32_t lists = g.boxes * (g.classes - 1u);
-  uint32_t selected_words = 2u * lists, meta_words = 3u * lists + 2u * g.boxes;
-  uint32_t selected = vknn_graph_add_temporary(graph, VKNN_OPERAND_TENSOR_INT32, &selected_words, 1);
-  uint32_t meta = selected == UINT32_MAX
-                      ? UINT32_MAX
-                      : vknn_graph_add_temporary(graph, VKNN_OPERAND_TENSOR_INT32, &meta_words, 1);
-  vknn_dispatch *d = meta == UINT32_MAX ? NULL
-                                        : add_pass(out_list, class_pass[variant], &p, NMS_LANES,
-                                                   (uint64_t)lists * NMS_LANES);
+  uint32_t x[SCRATCH_TENSORS];
+  if (!add_scratch(graph, &g, x)) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
+  s = add_class_passes(graph, op, out_list, &g, &p, x);
+  if (s != VKNN_STATUS_NONE) return s;
+  vknn_dispatch *d = add_pass(out_list, VKNN_SHADER_BOX_NMS_LIMIT, &p, NMS_LIMIT_LANES, lists);
   if (d == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
-  vknn_dispatch_bind(d, op->inputs[INPUT_SCORES], VKNN_ACCESS_READ);
-  vknn_dispatch_bind(d, op->inputs[INPUT_BOXES], VKNN_ACCESS_READ);
-  vknn_dispatch_bind(d, op->inputs[INPUT_BATCHES], VKNN_ACCESS_READ);
-  vknn_dispatch_bind(d, selected, VKNN_ACCESS_WRITE);
-  vknn_dispatch_bind(d, meta, VKNN_ACCESS_READ | VKNN_ACCESS_WRITE);
-  d = add_pass(out_list, VKNN_SHADER_BOX_NMS_LIMIT, &p, NMS_LIMIT_LANES, lists);
-  if (d == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
-  vknn_dispatch_bind(d, selected, VKNN_ACCESS_READ);
-  vknn_dispatch_bind(d, meta, VKNN_ACCESS_READ | VKNN_ACCESS_WRITE);
+  vknn_dispatch_bind(d, x[SCRATCH_SELECTED], VKNN_ACCESS_READ);
+  vknn_dispatch_bind(d, x[SCRATCH_META], VKNN_ACCESS_READ | VKNN_ACCESS_WRITE);
   d = add_pass(out_list, write_pass[variant], &p, NMS_LANES, NMS_LANES);
   if (d == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
   vknn_dispatch_bind(d, op->inputs[INPUT_BOXES], VKNN_ACCESS_READ);
-  vknn_dispatch_bind(d, selected, VKNN_ACCESS_READ);
-  vknn_dispatch_bind(d, meta, VKNN_ACCESS_READ | VKNN_ACCESS_WRITE);
+  vknn_dispatch_bind(d, x[SCRATCH_SELECTED], VKNN_ACCESS_READ);
+  vknn_dispatch_bind(d, x[SCRATCH_META], VKNN_ACCESS_READ | VKNN_ACCESS_WRITE);
   for (uint32_t i = 0; i < OUTPUT_COUNT; ++i)
     vknn_dispatch_bind(d, vknn_graph_op_output(graph, op, i), VKNN_ACCESS_WRITE);
   return VKNN_STATUS_NONE;

@@ -180,3 +180,40 @@ uint32_t box_reference_postprocess(const box_postprocess_params *p, const float 
   free(boxes);
   return count == UINT32_MAX ? 0 : count;
 }
+
+/* Score, higher first, then class, then step: the batch's ranking. */
+static int by_score_then_class(const void *a, const void *b) {
+  const box_reference_nms_row *x = a, *y = b;
+  if (x->score != y->score) return x->score > y->score ? -1 : 1;
+  if (x->cls != y->cls) return x->cls < y->cls ? -1 : 1;
+  return x->step < y->step ? -1 : x->step > y->step;
+}
+
+/* Class, then score, higher first, then step: the order of the outputs. */
+static int by_class_then_score(const void *a, const void *b) {
+  const box_reference_nms_row *x = a, *y = b;
+  if (x->cls != y->cls) return x->cls < y->cls ? -1 : 1;
+  if (x->score != y->score) return x->score > y->score ? -1 : 1;
+  return x->step < y->step ? -1 : x->step > y->step;
+}
+
+uint32_t box_reference_box_nms_hard(const float *scores, const float *boxes, uint32_t first, uint32_t count,
+                                    uint32_t classes, float score_threshold, float iou_threshold,
+                                    int32_t max_detections, box_reference_nms_row *rows) {
+  uint32_t *select = malloc((count > 0 ? count : 1u) * sizeof(*select));
+  if (select == NULL) return UINT32_MAX;
+  uint32_t limit = max_detections < 0 ? UINT32_MAX : (uint32_t)max_detections, total = 0;
+  for (uint32_t cls = 1; cls < classes; ++cls) {
+    uint32_t length = 0;
+    for (uint32_t b = first; b < first + count; ++b)
+      if (scores[b * classes + cls] > score_threshold) select[length++] = b * classes + cls;
+    uint32_t chosen = box_reference_hard_nms(select, length, scores, 1, boxes, iou_threshold, limit);
+    for (uint32_t k = 0; k < chosen; ++k)
+      rows[total++] = (box_reference_nms_row){select[k] / classes, cls, k, scores[select[k]]};
+  }
+  free(select);
+  qsort(rows, total, sizeof(*rows), by_score_then_class);
+  if (total > limit) total = limit;
+  qsort(rows, total, sizeof(*rows), by_class_then_score);
+  return total;
+}

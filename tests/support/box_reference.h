@@ -50,3 +50,23 @@ typedef struct box_postprocess_params {
  * detections; 0 with nothing written when memory runs out. */
 uint32_t box_reference_postprocess(const box_postprocess_params *p, const float *scores, const float *deltas,
                                    const float *anchors, float *out_scores, float *out_boxes, int32_t *out_classes);
+
+/* A row of BOX_WITH_NMS_LIMIT: the box, its class, its score and the NMS
+ * step of its class that chose it. */
+typedef struct box_reference_nms_row {
+  uint32_t box, cls, step;
+  float score;
+} box_reference_nms_row;
+
+/* One batch (boxes [first, first + count)) of BOX_WITH_NMS_LIMIT with hard
+ * NMS, scores [boxes, classes] and boxes [boxes, 4 x classes]: per class
+ * other than 0, the boxes scoring above score_threshold in box order,
+ * box_reference_hard_nms up to max_detections (negative: no limit); then
+ * the best max_detections of the batch by score (then class, then step),
+ * ordered by class, then score, then step (the NMS score threshold taken
+ * as positive and not above score_threshold: a dropped box's score of 0 is
+ * below it, no candidate's is). Rows into rows (room for count x
+ * (classes - 1)); returns their number, or UINT32_MAX when out of memory. */
+uint32_t box_reference_box_nms_hard(const float *scores, const float *boxes, uint32_t first, uint32_t count,
+                                    uint32_t classes, float score_threshold, float iou_threshold,
+                                    int32_t max_detections, box_reference_nms_row *rows);
