@@ -116,11 +116,18 @@ if build build -Dbuildtype=debugoptimized; then
   # the kernels use device-local copies of the inputs and outputs (io_copies,
   # the default on discrete GPUs); burst runs the imported (zero-copy) path
   # through them too.
+  # Relaxed models keep float16 tensors there too (the default on GPUs;
+  # lavapipe measured slower with them and keeps float32).
   conformance build storage-reads --modes sync,burst --operand-reads storage --integer-dot on \
-    --winograd on --io-copies on --baseline "$baseline"
+    --winograd on --io-copies on --relaxed-float16 on --baseline "$baseline"
   conformance build extensions-storage-reads --modes sync --operand-reads storage \
     --io-copies on --baseline "$baseline" tests/data
   stage_done storage-reads
+  # The relaxed cases in float16 with the device's own reads (texel buffers
+  # here), sync and with outputs of unknown shape (about a minute).
+  conformance build relaxed-float16 --modes sync,dynamic --relaxed-float16 on --filter '*relaxed*' \
+    --baseline "$baseline"
+  stage_done relaxed-float16
   # The NNAPI C API (libneuralnetworks.so): every 30th case; a full pass costs as
   # much as a full sync pass (17.6 against 17.0 minutes, --jobs 2 on a shared
   # 2-core machine: each case compiled through the C API and run four ways).

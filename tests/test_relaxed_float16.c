@@ -140,33 +140,69 @@ static void test_applies_only_where_it_can(void **state) {
   free(b);
 }
 
-/* The relaxed model's results against the float32 model's: within what
- * float16 inputs and weights allow (relative 2^-9 of each term of a sum of
- * 72, RELU, then SOFTMAX). */
+/* The model's output for the input x, relaxed or not, on the device. */
+static void run(runner_fixture *f, bool relaxed, const float *x, float *out) {
+  model_builder *b = calloc(1, sizeof(*b));
+  assert_non_null(b);
+  build(b, relaxed, true);
+  const buffer_arg in[1] = {{x, NULL, PIXELS * IN_C * sizeof(float)}};
+  buffer_arg outs[1] = {{NULL, out, PIXELS * OUT_C * sizeof(float)}};
+  model_runner_run(f->device, &f->log, b, in, outs, NULL);
+  free(b);
+}
+
+static void input(float *x) {
+  for (uint32_t i = 0; i < PIXELS * IN_C; ++i) x[i] = (float)(i * 13 % 29) / 8.f - 1.5f;
+}
+
+/* With the device option on, the relaxed model's results against the
+ * float32 model's: within what float16 inputs and weights allow (relative
+ * 2^-11 of each term of a sum of 72, RELU, then SOFTMAX), and not the same
+ * bits (the float16 path ran). */
 static void test_results_match_float32(void **state) {
   runner_fixture *f = *state;
   float x[PIXELS * IN_C], want[PIXELS * OUT_C], got[PIXELS * OUT_C];
-  for (uint32_t i = 0; i < PIXELS * IN_C; ++i) x[i] = (float)(i * 13 % 29) / 8.f - 1.5f;
-  for (int relaxed = 0; relaxed < 2; ++relaxed) {
-    model_builder *b = calloc(1, sizeof(*b));
-    assert_non_null(b);
-    build(b, relaxed != 0, true);
-    const buffer_arg in[1] = {{x, NULL, sizeof(x)}};
-    buffer_arg out[1] = {{NULL, relaxed ? got : want, sizeof(got)}};
-    model_runner_run(f->device, &f->log, b, in, out, NULL);
-    free(b);
-  }
+  input(x);
+  run(f, false, x, want);
+  run(f, true, x, got);
   for (uint32_t i = 0; i < PIXELS * OUT_C; ++i)
     if (fabsf(got[i] - want[i]) > 5e-3f + 5e-3f * fabsf(want[i]))
       fail_msg("element %u: relaxed %g, float32 %g", i, got[i], want[i]);
+  assert_true(memcmp(got, want, sizeof(got)) != 0);
 }
+
+/* With the option off, a relaxed model computes in float32: the same bits. */
+static void test_option_off_keeps_float32(void **state) {
+  runner_fixture *f = *state;
+  float x[PIXELS * IN_C], want[PIXELS * OUT_C], got[PIXELS * OUT_C];
+  input(x);
+  run(f, false, x, want);
+  run(f, true, x, got);
+  assert_memory_equal(got, want, sizeof(got));
+}
+
+/* A runner fixture whose device has the relaxed_float16 option `choice`. */
+static int open_with(void **state, vknn_relaxed_float16 choice) {
+  runner_fixture *f = calloc(1, sizeof(*f));
+  if (f == NULL) return -1;
+  *state = f;
+  vknn_device_options options = {.log_callback = test_log_callback,
+                                 .log_user_data = &f->log,
+                                 .enable_validation = true,
+                                 .relaxed_float16 = choice};
+  return vknn_device_open(&options, &f->device) == VKNN_STATUS_NONE ? 0 : -1;
+}
+
+static int open_on(void **state) { return open_with(state, VKNN_RELAXED_FLOAT16_ON); }
+static int open_off(void **state) { return open_with(state, VKNN_RELAXED_FLOAT16_OFF); }
 
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_copy_of_conv_then_softmax),
       cmocka_unit_test(test_copy_of_conv_writing_output),
       cmocka_unit_test(test_applies_only_where_it_can),
-      cmocka_unit_test(test_results_match_float32),
+      cmocka_unit_test_setup_teardown(test_results_match_float32, open_on, runner_fixture_teardown),
+      cmocka_unit_test_setup_teardown(test_option_off_keeps_float32, open_off, runner_fixture_teardown),
   };
-  return cmocka_run_group_tests(tests, runner_fixture_setup, runner_fixture_teardown);
+  return cmocka_run_group_tests(tests, NULL, NULL);
 }

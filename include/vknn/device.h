@@ -62,6 +62,15 @@ typedef enum vknn_winograd {
   VKNN_WINOGRAD_F4X3,     /* every such convolution, 4x4 output tiles (tests) */
 } vknn_winograd;
 
+/* Whether relaxed models (relaxComputationFloat32toFloat16) keep their
+ * convolutional part in float16 tensors and weights (docs/architecture.md,
+ * "Numerics"): half the bytes, results within the relaxed tolerance. */
+typedef enum vknn_relaxed_float16 {
+  VKNN_RELAXED_FLOAT16_AUTO = 0, /* except where measured slower (docs/perf.md): lavapipe */
+  VKNN_RELAXED_FLOAT16_OFF,      /* relaxed models compute in float32 */
+  VKNN_RELAXED_FLOAT16_ON,       /* on any device (tests, benchmarks) */
+} vknn_relaxed_float16;
+
 typedef struct vknn_device_options {
   /* Log sink; NULL logs to stderr (errors always, verbose lines for the tags
    * named in the VKNN_LOG environment variable, in the syntax of Android's
@@ -91,6 +100,7 @@ typedef struct vknn_device_options {
   vknn_integer_dot integer_dot;
   vknn_io_copies io_copies;
   vknn_winograd winograd;
+  vknn_relaxed_float16 relaxed_float16;
   /* Chrome trace-event JSON written here (prepare and execution phases,
    * each dispatch's GPU span); NULL: the environment variable VKNN_TRACE,
    * if set. Tracing records a timestamp after every dispatch. */

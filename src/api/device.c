@@ -32,6 +32,11 @@ static bool uses_integer_dot(const vknn_vk *vk, vknn_integer_dot choice) {
 
 /* Kernels reading host memory cross the bus on a discrete GPU: there the
  * inputs and outputs are copied into device memory by default. */
+static bool uses_relaxed_float16(const vknn_vk *vk, vknn_relaxed_float16 choice) {
+  if (choice == VKNN_RELAXED_FLOAT16_AUTO) return !vknn_vk_relaxed_float16_measured_slower(vk);
+  return choice == VKNN_RELAXED_FLOAT16_ON;
+}
+
 static bool uses_io_copies(const vknn_vk *vk, vknn_io_copies choice) {
   if (choice == VKNN_IO_COPIES_AUTO) return vk->properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU;
   return choice == VKNN_IO_COPIES_ON;
@@ -68,7 +73,8 @@ vknn_status vknn_device_open(const vknn_device_options *options, vknn_device **o
   if (options && ((unsigned)options->operand_reads > VKNN_OPERAND_READS_TEXEL ||
                   (unsigned)options->integer_dot > VKNN_INTEGER_DOT_ON ||
                   (unsigned)options->io_copies > VKNN_IO_COPIES_ON ||
-                  (unsigned)options->winograd > VKNN_WINOGRAD_F4X3))
+                  (unsigned)options->winograd > VKNN_WINOGRAD_F4X3 ||
+                  (unsigned)options->relaxed_float16 > VKNN_RELAXED_FLOAT16_ON))
     return VKNN_STATUS_INVALID_ARGUMENT;
   vknn_device *device = vknn_calloc(1, sizeof(*device));
   if (device == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
@@ -89,6 +95,7 @@ vknn_status vknn_device_open(const vknn_device_options *options, vknn_device **o
   device->vk.texel_reads = uses_texel_reads(&device->vk, options ? options->operand_reads : 0);
   device->vk.integer_dot = uses_integer_dot(&device->vk, options ? options->integer_dot : 0);
   device->vk.io_copies = uses_io_copies(&device->vk, options ? options->io_copies : 0);
+  device->vk.relaxed_float16 = uses_relaxed_float16(&device->vk, options ? options->relaxed_float16 : 0);
   /* AUTO applies the measured rule only where it was measured. */
   device->vk.winograd = options ? options->winograd : VKNN_WINOGRAD_AUTO;
   if (device->vk.winograd == VKNN_WINOGRAD_AUTO && !vknn_vk_winograd_measured(&device->vk))

@@ -34,11 +34,12 @@ static void dump_graphs(vknn_device *device, const vknn_model *model, const vknn
 }
 
 /* A relaxed model's float16 copy (compiler/relaxed_float16.h), or the
- * model itself when none applies or the copy fails (it then runs in
+ * model itself when the device keeps relaxed models in float32 (the device
+ * option relaxed_float16), none applies or the copy fails (it then runs in
  * float32, which a relaxed model allows too). */
 static const vknn_model *relaxed_in_float16(vknn_device *device, const vknn_model *model,
                                             vknn_model_copy *half) {
-  if (!vknn_relaxed_float16_applies(model)) return model;
+  if (!device->vk.relaxed_float16 || !vknn_relaxed_float16_applies(model)) return model;
   vknn_status s = vknn_relaxed_float16_make(&device->log, model, half);
   if (s == VKNN_STATUS_NONE) return &half->model;
   VKNN_LOG_E(&device->log, TAG, "the relaxed model's float16 copy failed (status %d): compiled in float32", s);

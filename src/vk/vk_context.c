@@ -336,6 +336,13 @@ static const device_kind loop_limited[] = {
     {0x10005 /* VK_VENDOR_ID_MESA */, VK_PHYSICAL_DEVICE_TYPE_CPU}, /* lavapipe */
 };
 
+/* Devices where relaxed models ran slower with float16 tensors than in
+ * float32 (docs/perf.md, "Relaxed models in float16"): lavapipe, whose
+ * texel fetches convert every float16 element on the CPU. */
+static const device_kind relaxed_float16_slower[] = {
+    {0x10005 /* VK_VENDOR_ID_MESA */, VK_PHYSICAL_DEVICE_TYPE_CPU}, /* lavapipe */
+};
+
 static bool listed(const vknn_vk *vk, const device_kind *kinds, uint32_t count) {
   for (uint32_t i = 0; i < count; ++i)
     if (kinds[i].vendor_id == vk->properties.vendorID && kinds[i].type == vk->properties.deviceType)
@@ -349,6 +356,10 @@ bool vknn_vk_texel_reads_measured_faster(const vknn_vk *vk) {
 
 bool vknn_vk_winograd_measured(const vknn_vk *vk) {
   return listed(vk, winograd_measured, sizeof(winograd_measured) / sizeof(winograd_measured[0]));
+}
+
+bool vknn_vk_relaxed_float16_measured_slower(const vknn_vk *vk) {
+  return listed(vk, relaxed_float16_slower, sizeof(relaxed_float16_slower) / sizeof(relaxed_float16_slower[0]));
 }
 
 bool vknn_vk_has_loop_limiter(const vknn_vk *vk) {

@@ -70,6 +70,8 @@ typedef struct vknn_vk {
    * execution, copied from and to the request's memory in its submission
    * (the device option io_copies). */
   bool io_copies;
+  /* Relaxed models keep float16 tensors (the device option relaxed_float16). */
+  bool relaxed_float16;
   pthread_mutex_t pipeline_lock;
   vknn_pipeline_entry *pipelines;
   atomic_uint_fast64_t validation_messages;
@@ -91,6 +93,10 @@ bool vknn_vk_winograd_measured(const vknn_vk *vk);
 /* Whether this kind of device's shader compiler leaves loops after a fixed
  * count of iterations (a table in vk_context.c: lavapipe). */
 bool vknn_vk_has_loop_limiter(const vknn_vk *vk);
+
+/* Whether relaxed models in float16 were measured slower than in float32 on
+ * this kind of device (a table in vk_context.c). */
+bool vknn_vk_relaxed_float16_measured_slower(const vknn_vk *vk);
 
 /* Brings up Vulkan (see vknn_device_open for the device choice). */
 vknn_status vknn_vk_init(vknn_vk *vk, const vknn_logger *log, bool enable_validation);

@@ -314,7 +314,7 @@ static void usage(void) {
           "                [--quant-tolerance STEPS] [--baseline FILE] [--write-baseline FILE]\n"
           "                [--operand-reads auto|storage|texel] [--integer-dot auto|off|on]\n"
           "                [--io-copies auto|off|on]\n"
-          "                [--winograd auto|off|on|f2x3|f4x3]\n"
+          "                [--winograd auto|off|on|f2x3|f4x3] [--relaxed-float16 auto|off|on]\n"
           "                [--loop-timeout MS] [PATH...]\n"
           "  --sample: every N-th case of each file\n"
           "  --spread: every N-th case of the whole run (files in path order), and the first case\n"
@@ -326,6 +326,7 @@ static void usage(void) {
           "  --integer-dot: whether quantized matrix kernels use packed dot products (device option)\n"
           "  --io-copies: whether inputs and outputs are copied to device memory (device option)\n"
           "  --winograd: whether float 3x3 stride-1 convolutions run as Winograd convolutions (device option)\n"
+          "  --relaxed-float16: whether relaxed models keep float16 tensors (device option)\n"
           "  --loop-timeout: the loop timeout of every execution (default: the driver's, 2 s)\n"
           "  PATH: a data file or a folder searched recursively (default: %s)\n",
           VKNN_CTS_DATA);
@@ -375,6 +376,10 @@ static int parse_args(int argc, char **argv, options *opt, int *first_path) {
       int choice = parse_switch(argv[++i]);
       if (choice < 0) return usage(), -1;
       cts_set_io_copies((vknn_io_copies)choice);
+    } else if (strcmp(arg, "--relaxed-float16") == 0) {
+      int choice = parse_switch(argv[++i]);
+      if (choice < 0) return usage(), -1;
+      cts_set_relaxed_float16((vknn_relaxed_float16)choice);
     } else if (strcmp(arg, "--winograd") == 0) {
       static const char *const names[] = {"auto", "off", "on", "f2x3", "f4x3"};
       const char *v = argv[++i];

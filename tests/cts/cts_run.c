@@ -53,6 +53,10 @@ static vknn_winograd winograd = VKNN_WINOGRAD_AUTO;
 
 void cts_set_winograd(vknn_winograd choice) { winograd = choice; }
 
+static vknn_relaxed_float16 relaxed_float16 = VKNN_RELAXED_FLOAT16_AUTO;
+
+void cts_set_relaxed_float16(vknn_relaxed_float16 choice) { relaxed_float16 = choice; }
+
 static vknn_duration loop_timeout;
 
 void cts_set_loop_timeout_ms(uint32_t ms) {
@@ -68,7 +72,8 @@ static vknn_status open_device(cts_worker *worker, vknn_device **out) {
                                  .operand_reads = operand_reads,
                                  .integer_dot = integer_dot,
                                  .io_copies = io_copies,
-                                 .winograd = winograd};
+                                 .winograd = winograd,
+                                 .relaxed_float16 = relaxed_float16};
   return vknn_device_open(&options, out);
 }
 

@@ -52,6 +52,10 @@ static vknn_winograd winograd = VKNN_WINOGRAD_AUTO;
 
 void bench_set_winograd(vknn_winograd choice) { winograd = choice; }
 
+static vknn_relaxed_float16 relaxed_float16 = VKNN_RELAXED_FLOAT16_AUTO;
+
+void bench_set_relaxed_float16(vknn_relaxed_float16 choice) { relaxed_float16 = choice; }
+
 static const char *trace_path = NULL;
 
 void bench_set_trace(const char *path) { trace_path = path; }
@@ -59,7 +63,7 @@ void bench_set_trace(const char *path) { trace_path = path; }
 int bench_open_device(bool profile, vknn_device **out_device, const char **out_name) {
   vknn_device_options options = {.profile_dispatches = profile, .operand_reads = operand_reads,
                                  .integer_dot = integer_dot, .io_copies = io_copies,
-                                 .winograd = winograd,
+                                 .winograd = winograd, .relaxed_float16 = relaxed_float16,
                                  .trace_path = trace_path};
   trace_path = NULL; /* the first device only: a second would write over its file */
   vknn_status s = vknn_device_open(&options, out_device);

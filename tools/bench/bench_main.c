@@ -8,11 +8,12 @@
  *   capabilities  the HAL's performance figures: reference workloads, device / host
  *
  * Before the verb, --operand-reads auto|storage|texel, --integer-dot
- * auto|off|on, --io-copies auto|off|on and --winograd auto|off|on|f2x3|f4x3
- * set the device options of those names (how float convolutions read input
- * and filter; whether quantized matrix kernels use packed dot products;
- * whether inputs and outputs are copied into device memory; whether 3x3
- * stride-1 float convolutions run as Winograd convolutions), for comparing
+ * auto|off|on, --io-copies auto|off|on, --winograd auto|off|on|f2x3|f4x3
+ * and --relaxed-float16 auto|off|on set the device options of those names
+ * (how float convolutions read input and filter; whether quantized matrix
+ * kernels use packed dot products; whether inputs and outputs are copied
+ * into device memory; whether 3x3 stride-1 float convolutions run as
+ * Winograd convolutions; whether relaxed models keep float16 tensors), for comparing
  * the ways in one run; --trace FILE writes the
  * Chrome trace-event JSON of the device the verb opens first (as VKNN_TRACE).
  *
@@ -43,7 +44,8 @@ static int usage(void) {
   fprintf(stderr, "usage:\n");
   for (size_t i = 0; i < VERB_COUNT; ++i)
     fprintf(stderr, "  vknn-bench [--operand-reads auto|storage|texel] [--integer-dot auto|off|on] "
-                    "[--io-copies auto|off|on] [--winograd auto|off|on|f2x3|f4x3] [--trace FILE] %s\n",
+                    "[--io-copies auto|off|on] [--winograd auto|off|on|f2x3|f4x3] [--relaxed-float16 auto|off|on] "
+                    "[--trace FILE] %s\n",
             verbs[i].usage);
   return 2;
 }
@@ -73,6 +75,11 @@ static int parse_io_copies(const char *text) {
   return i < 0 ? -1 : (bench_set_io_copies((vknn_io_copies)i), 0);
 }
 
+static int parse_relaxed_float16(const char *text) {
+  int i = parse_switch(text);
+  return i < 0 ? -1 : (bench_set_relaxed_float16((vknn_relaxed_float16)i), 0);
+}
+
 static int parse_winograd(const char *text) {
   static const char *names[] = {"auto", "off", "on", "f2x3", "f4x3"};
   for (int i = 0; i < 5; ++i)
@@ -86,6 +93,7 @@ int main(int argc, char **argv) {
              : strcmp(argv[1], "--integer-dot") == 0  ? parse_integer_dot(argv[2])
              : strcmp(argv[1], "--io-copies") == 0    ? parse_io_copies(argv[2])
              : strcmp(argv[1], "--winograd") == 0     ? parse_winograd(argv[2])
+             : strcmp(argv[1], "--relaxed-float16") == 0 ? parse_relaxed_float16(argv[2])
              : strcmp(argv[1], "--trace") == 0        ? (bench_set_trace(argv[2]), 0)
                                                       : -1;
     if (rc != 0) return usage();
