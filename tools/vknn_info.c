@@ -65,6 +65,8 @@ static void print_kernel_choices(const vknn_vk *vk) {
          vk->texel_reads ? "texel" : "storage", vk->texel_reads_possible ? "usable" : "unusable");
   printf("  integer dot        %s\n", vk->integer_dot ? "on (packed 8-bit dot products)"
                                                       : "off (multiply-adds)");
+  printf("  relaxed models     %s\n", vk->relaxed_float16 ? "float16 tensors and weights"
+                                                         : "float32 (measured faster here)");
   printf("  features enabled  ");
   for (size_t i = 0; i < sizeof(needs) / sizeof(needs[0]); ++i)
     printf(" %s%s", (vk->shader_features & needs[i].bit) ? "" : "!", needs[i].name);
