@@ -81,7 +81,8 @@ unit_tests() {
 conformance() {
   local dir=$1 name=$2; shift 2
   local log=$dir/cts-$name.log
-  "$dir/tests/vknn-cts" "$@" --json "$dir/cts-$name.json" > "$log" 2>&1
+  # Options before the paths: vknn-cts takes whatever follows the first path as a path.
+  "$dir/tests/vknn-cts" --json "$dir/cts-$name.json" "$@" > "$log" 2>&1
   local rc=$? line p f s
   grep -E '^FAILED |^REGRESSED |^baseline: ' "$log" | head -60
   line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -1)
