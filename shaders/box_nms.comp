@@ -11,7 +11,8 @@
 // variant box_nms_write_q8s: -DSTAGE_WRITE -DELEM_Q8S
 // BOX_WITH_NMS_LIMIT in three stages (src/ops/box_nms.c). The boxes of a
 // batch are a run of equal batch indices; every run is treated apart.
-//   class: a workgroup per (first box of a run, class other than 0): the
+//   class: a workgroup per (class other than 0, chunk of LANES boxes),
+//     taking the runs that start in its chunk one after another: the
 //     run's boxes scoring above the threshold, in box order, a list in
 //     scratch buffers (nms_steps.glsl's NMS_LIST_IN_BUFFER: the list of
 //     (run, class) at the places of its selection list); then the NMS
@@ -193,18 +194,10 @@ uint run_length(uint lane, uint first, uint cls) {
     return length;
 }
 
-void main() {
-    uint list = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
-    uint lane = gl_LocalInvocationID.x;
-    if (list >= lists()) return;
-    uint first = list % p.boxes_count, cls = list / p.boxes_count + 1u;
-    if (first > 0u && batch_of[first] == batch_of[first - 1u]) {
-        if (lane == 0u) {
-            meta[meta_lengths() + list] = 0u;
-            meta[meta_kept() + list] = 0u;
-        }
-        return;
-    }
+// The list of (run starting at first, class): gathered in the first pass,
+// its NMS steps of this pass, its sorted selection in the last.
+void class_list(uint lane, uint first, uint cls) {
+    uint list = (cls - 1u) * p.boxes_count + first;
     uvec2 context = uvec2(first, cls);
     nms_list = list;
     uint start = 0u, stop, state = meta_state() + 2u * list;
@@ -231,6 +224,38 @@ void main() {
     if (lane == 0u) {
         meta[meta_lengths() + list] = start;
         meta[meta_kept() + list] = 0u;
+    }
+}
+
+shared uint s_starts[LANES];
+shared uint s_start_count;
+
+// A workgroup per (class, chunk of LANES boxes): the runs that start in the
+// chunk, one list after another (a workgroup per box would leave all but
+// the run starts idle, and lavapipe sets each up all the same). The runs
+// but the chunk's last end inside it, so their steps add at most about
+// LANES x 52 loop iterations to a pass (within the margin
+// ops/nms_passes.h keeps).
+void main() {
+    uint group = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+    uint lane = gl_LocalInvocationID.x;
+    uint chunks = (p.boxes_count + LANES - 1u) / LANES;
+    if (group >= chunks * (p.classes - 1u)) return;
+    uint cls = group / chunks + 1u, box = (group % chunks) * LANES + lane;
+    bool starts = box < p.boxes_count && (box == 0u || batch_of[box] != batch_of[box - 1u]);
+    if (box < p.boxes_count && !starts) {
+        uint list = (cls - 1u) * p.boxes_count + box;
+        meta[meta_lengths() + list] = 0u;
+        meta[meta_kept() + list] = 0u;
+    }
+    if (lane == 0u) s_start_count = 0u;
+    barrier();
+    if (starts) s_starts[atomicAdd(s_start_count, 1u)] = box;
+    barrier();
+    uint count = s_start_count;
+    for (uint i = 0u; i < count; ++i) {
+        class_list(lane, s_starts[i], cls);
+        barrier();  // every lane done with the list's shared words
     }
 }
 #endif

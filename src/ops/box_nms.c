@@ -289,13 +289,15 @@ static vknn_status add_class_passes(vknn_graph *graph, const vknn_operation *op,
   static const vknn_shader_id class_pass[] = {VKNN_SHADER_BOX_NMS_CLASS_F32, VKNN_SHADER_BOX_NMS_CLASS_F16,
                                               VKNN_SHADER_BOX_NMS_CLASS_Q8, VKNN_SHADER_BOX_NMS_CLASS_Q8S};
   int variant = vknn_variant_of(graph->tensors[op->inputs[INPUT_SCORES]].type);
-  uint32_t steps = max_choices(g), lists = g->boxes * (g->classes - 1u);
+  /* A workgroup per (class, chunk of NMS_LANES boxes): the runs starting in it. */
+  uint64_t groups = (uint64_t)(g->classes - 1u) * ((g->boxes + NMS_LANES - 1u) / NMS_LANES);
+  uint32_t steps = max_choices(g);
   uint32_t per_pass = vknn_nms_steps_per_pass(g->boxes, NMS_LANES);
   uint32_t passes = vknn_nms_pass_count(steps, per_pass);
   for (uint32_t i = 0; i < passes; ++i) {
     p->step_begin = i * per_pass;
     p->step_end = i + 1 == passes ? steps : (i + 1) * per_pass;
-    vknn_dispatch *d = add_pass(out_list, class_pass[variant], p, NMS_LANES, (uint64_t)lists * NMS_LANES);
+    vknn_dispatch *d = add_pass(out_list, class_pass[variant], p, NMS_LANES, groups * NMS_LANES);
     if (d == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
     vknn_dispatch_bind(d, op->inputs[INPUT_SCORES], VKNN_ACCESS_READ);
     vknn_dispatch_bind(d, op->inputs[INPUT_BOXES], VKNN_ACCESS_READ);
