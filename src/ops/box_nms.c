@@ -269,15 +269,11 @@ static vknn_status check_scratch(const vknn_logger *log, const nms_geometry *g) 
   return VKNN_STATUS_NONE;
 }
 
+/* The scratch tensors (sizes checked by check_scratch), all int32. */
 static bool add_scratch(vknn_graph *graph, const nms_geometry *g, uint32_t ids[SCRATCH_TENSORS]) {
   uint64_t words[SCRATCH_TENSORS];
   scratch_words(g, words);
-  for (uint32_t i = 0; i < SCRATCH_TENSORS; ++i) {
-    const uint32_t dims = (uint32_t)words[i]; /* below 2^32: check_scratch */
-    ids[i] = vknn_graph_add_temporary(graph, VKNN_OPERAND_TENSOR_INT32, &dims, 1);
-    if (ids[i] == UINT32_MAX) return false;
-  }
-  return true;
+  return vknn_op_add_scratch(graph, words, SCRATCH_TENSORS, 0, ids);
 }
 
 /* The class passes: the NMS steps up to the most one list may choose, as

@@ -259,17 +259,12 @@ static vknn_status infer_postprocess(vknn_graph *graph, const vknn_operation *op
   return s;
 }
 
+/* The scratch tensors (sizes checked by check_scratch): float32 up to the
+ * NMS entries, int32 from there. */
 static bool add_scratch(vknn_graph *graph, const postprocess_params *p, uint32_t out[SCRATCH_COUNT]) {
   uint64_t words[SCRATCH_COUNT];
   scratch_words(p, words);
-  bool ok = true;
-  for (uint32_t i = 0; i < SCRATCH_COUNT; ++i) {
-    int32_t type = i < SCRATCH_ENTRIES ? VKNN_OPERAND_TENSOR_FLOAT32 : VKNN_OPERAND_TENSOR_INT32;
-    const uint32_t dims = (uint32_t)words[i]; /* below 2^32: check_scratch */
-    out[i] = vknn_graph_add_temporary(graph, type, &dims, 1);
-    ok = ok && out[i] != UINT32_MAX;
-  }
-  return ok;
+  return vknn_op_add_scratch(graph, words, SCRATCH_COUNT, SCRATCH_ENTRIES, out);
 }
 
 /* Binds the scratch tensors listed (SCRATCH_COUNT ends the list). */

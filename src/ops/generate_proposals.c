@@ -190,19 +190,14 @@ static vknn_status check_scratch(const vknn_logger *log, const proposals_geometr
   return VKNN_STATUS_NONE;
 }
 
+/* The scratch tensors (sizes checked by check_scratch). */
 static bool add_scratch(vknn_graph *graph, const proposals_geometry *g, proposals_scratch *out) {
   uint64_t words[SCRATCH_TENSORS];
+  uint32_t ids[SCRATCH_TENSORS];
   scratch_words(g, words);
-  uint32_t *ids[SCRATCH_TENSORS] = {&out->decoded, &out->real_scores, &out->order,
-                                   &out->meta,    &out->entries,     &out->marks};
-  bool ok = true;
-  for (uint32_t i = 0; i < SCRATCH_TENSORS; ++i) {
-    const uint32_t dims = (uint32_t)words[i]; /* below 2^32: check_scratch */
-    int32_t type = i < SCRATCH_FLOATS ? VKNN_OPERAND_TENSOR_FLOAT32 : VKNN_OPERAND_TENSOR_INT32;
-    *ids[i] = vknn_graph_add_temporary(graph, type, &dims, 1);
-    ok = ok && *ids[i] != UINT32_MAX;
-  }
-  return ok;
+  if (!vknn_op_add_scratch(graph, words, SCRATCH_TENSORS, SCRATCH_FLOATS, ids)) return false;
+  *out = (proposals_scratch){ids[0], ids[1], ids[2], ids[3], ids[4], ids[5]};
+  return true;
 }
 
 /* Candidates and kept boxes per image from the maxima (non-positive: no

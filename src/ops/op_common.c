@@ -469,6 +469,17 @@ vknn_texel_format vknn_texel_format_of(int32_t type, bool vec4) {
   }
 }
 
+bool vknn_op_add_scratch(vknn_graph *graph, const uint64_t *words, uint32_t count, uint32_t floats,
+                         uint32_t *ids) {
+  for (uint32_t i = 0; i < count; ++i) {
+    const uint32_t dims = (uint32_t)words[i];
+    int32_t type = i < floats ? VKNN_OPERAND_TENSOR_FLOAT32 : VKNN_OPERAND_TENSOR_INT32;
+    ids[i] = vknn_graph_add_temporary(graph, type, &dims, 1);
+    if (ids[i] == UINT32_MAX) return false;
+  }
+  return true;
+}
+
 bool vknn_op_within_loop_budget(const vknn_graph *graph, const char *op, uint64_t iterations,
                                 const char *what) {
   uint32_t budget = graph->kernels.loop_budget;

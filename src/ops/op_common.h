@@ -173,6 +173,12 @@ vknn_status vknn_op_require_input_shapes(vknn_graph *graph, const vknn_operation
  * type of its real scalar parameters (FLOAT16 for float16, FLOAT32 else). */
 bool vknn_op_check_score_type(const vknn_logger *log, const vknn_subgraph *sg, const vknn_operation *op,
                               bool quant8, int32_t *out_type, int32_t *out_real);
+/* The scratch tensors of a lowering: tensor i of words[i] 32-bit elements
+ * (each below 2^32: the operation checks its sizes before lowering), float32
+ * for the first `floats` of them, int32 for the rest, its index into ids[i].
+ * False when the graph cannot take them. */
+bool vknn_op_add_scratch(vknn_graph *graph, const uint64_t *words, uint32_t count, uint32_t floats,
+                         uint32_t *ids);
 /* Whether an invocation taking `iterations` loop iterations in all keeps
  * within the device's loop budget (graph->kernels.loop_budget: lavapipe's
  * loop limiter); logs, naming op and `what` loops, and returns false when
