@@ -45,6 +45,9 @@ export VKNN_VALIDATION=0
 run info "$here/bin/vknn-info"
 run peak "$bench" peak
 run kernels "$bench" kernel all --iterations "$synth_iters"
+for a in off on; do
+  run "kernels_f16_arith_$a" "$bench" --float16-arithmetic "$a" kernel all --float16 --iterations "$synth_iters"
+done
 for m in mobilenet_v1 mobilenet_v2; do
   for c in off on; do
     run "synth_${m}_io_$c" "$bench" --io-copies "$c" synth "$m" --width 1.0 --iterations "$synth_iters"
@@ -53,6 +56,10 @@ for m in mobilenet_v1 mobilenet_v2; do
     run "synth_${m}_relaxed_f16_$r" "$bench" --relaxed-float16 "$r" synth "$m" --width 1.0 --relaxed \
       --iterations "$synth_iters"
   done
+  # float16 tensors with float32 arithmetic (the run above computes in
+  # float16 where the device has shaderFloat16).
+  run "synth_${m}_relaxed_f16_storage_only" "$bench" --relaxed-float16 on --float16-arithmetic off \
+    synth "$m" --width 1.0 --relaxed --iterations "$synth_iters"
 done
 run gender "$bench" model "$cts/V1_0/mobilenet_224_gender_basic_fixed.json" --iterations "$iters"
 run gender_relaxed "$bench" model "$cts/V1_1/mobilenet_224_gender_basic_fixed_relaxed.json" --iterations "$iters"

@@ -117,10 +117,11 @@ if build build -Dbuildtype=debugoptimized; then
   # the kernels use device-local copies of the inputs and outputs (io_copies,
   # the default on discrete GPUs); burst runs the imported (zero-copy) path
   # through them too.
-  # Relaxed models keep float16 tensors there too (the default on GPUs;
+  # Relaxed models keep float16 tensors there too, and the float16 kernels
+  # compute in float16 (both the default on GPUs with shaderFloat16;
   # lavapipe measured slower with them and keeps float32).
   conformance build storage-reads --modes sync,burst --operand-reads storage --integer-dot on \
-    --winograd on --io-copies on --relaxed-float16 on --baseline "$baseline"
+    --winograd on --io-copies on --relaxed-float16 on --float16-arithmetic on --baseline "$baseline"
   conformance build extensions-storage-reads --modes sync --operand-reads storage \
     --io-copies on --baseline "$baseline" tests/data
   stage_done storage-reads
@@ -129,6 +130,13 @@ if build build -Dbuildtype=debugoptimized; then
   conformance build relaxed-float16 --modes sync,dynamic --relaxed-float16 on --filter '*relaxed*' \
     --baseline "$baseline"
   stage_done relaxed-float16
+  # The float16 kernels computing in float16 with texel reads: the float16
+  # cases, and the relaxed ones kept in float16 (sync, about a minute).
+  conformance build float16-arithmetic --modes sync --float16-arithmetic on --filter '*float16*' \
+    --baseline "$baseline"
+  conformance build relaxed-float16-arithmetic --modes sync --relaxed-float16 on \
+    --float16-arithmetic on --filter '*relaxed*' --baseline "$baseline"
+  stage_done float16-arithmetic
   # The NNAPI C API (libneuralnetworks.so): every 30th case; a full pass costs as
   # much as a full sync pass (17.6 against 17.0 minutes, --jobs 2 on a shared
   # 2-core machine: each case compiled through the C API and run four ways).

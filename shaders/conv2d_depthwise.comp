@@ -4,6 +4,8 @@
 // variant conv2d_depthwise_f16: -DELEM_F16
 // variant conv2d_depthwise_f32_texel: -DELEM_F32 -DTEXEL_READS
 // variant conv2d_depthwise_f16_texel: -DELEM_F16 -DTEXEL_READS
+// variant conv2d_depthwise_f16_arith: -DELEM_F16 -DF16_ARITH requires=shaderFloat16
+// variant conv2d_depthwise_f16_arith_texel: -DELEM_F16 -DF16_ARITH -DTEXEL_READS requires=shaderFloat16
 // variant conv2d_depthwise_q8: -DELEM_Q8
 // variant conv2d_depthwise_q8_filter_i8: -DELEM_Q8 -DFILTER_I8
 // variant conv2d_depthwise_q8s: -DELEM_Q8S
@@ -21,7 +23,8 @@
 // nothing: their index is clamped into the tensor and the value replaced by
 // zero, so lanes do not diverge.
 // Variants: ELEM_F32, ELEM_F16 (float16 storage, float32 arithmetic);
-// TEXEL_READS reads input and filter through uniform texel buffers
+// F16_ARITH (float16 storage and arithmetic within a window row, the rows'
+// sums added in float32); TEXEL_READS reads input and filter through uniform texel buffers
 // (operand_reads.glsl). The quantized ones, ELEM_Q8 (FILTER_I8: an int8
 // per-channel filter) and ELEM_Q8S, sum (input - zero point) * (filter -
 // zero point) in int32 and requantize as the direct kernel (conv2d.comp):
@@ -62,13 +65,13 @@ QUANT_FILTER(1, w)
 #define INPUT4(i) READ4_INPUT(x, i)
 #define FILTER4(i) READ4_FILTER(w, i)
 #else
-#define ACC4_T vec4
+#define ACC4_T ARITH_VEC4
 #define BIAS_T STORAGE_T
 OPERAND(0, Input, x)
 OPERAND(1, Filter, w)
-#define VALUE1(name, i) READ1(name, i)
-#define INPUT4(i) READ4(x, i)
-#define FILTER4(i) READ4(w, i)
+#define VALUE1(name, i) READ1_ARITH(name, i)
+#define INPUT4(i) READ4_ARITH(x, i)
+#define FILTER4(i) READ4_ARITH(w, i)
 #endif
 layout(std430, set = 0, binding = 2) readonly buffer Bias { BIAS_T bias[]; };
 layout(std430, set = 0, binding = 3) writeonly buffer Output { STORAGE_T y[]; };
@@ -165,6 +168,14 @@ void main() {
 
     ACC4_T acc[OUT_BLOCK];
     for (uint j = 0; j < OUT_BLOCK; ++j) acc[j] = ACC4_T(0);
+#if defined(F16_ARITH)
+    // acc holds one window row's float16 sums; total the rows'.
+    vec4 total[OUT_BLOCK];
+    for (uint j = 0; j < OUT_BLOCK; ++j) total[j] = vec4(0);
+#define TOTAL4(j) total[j]
+#else
+#define TOTAL4(j) acc[j]
+#endif
     int ix0 = int(ox0 * STRIDE_X) - p.pad_left;
     for (uint ky = 0; ky < K_H; ++ky) {
         int iy = int(oy * STRIDE_Y + ky) - p.pad_top;
@@ -184,6 +195,12 @@ void main() {
                 if (j < OUT_BLOCK) acc[j] += v * taps[kx];
             }
         }
+#if defined(F16_ARITH)
+        for (uint j = 0; j < OUT_BLOCK; ++j) {
+            total[j] += vec4(acc[j]);
+            acc[j] = ACC4_T(0);
+        }
+#endif
     }
     if (!writes) return;
 #if defined(QUANTIZED)
@@ -199,7 +216,7 @@ void main() {
         uint ox = ox0 + j;
         if (ox >= p.out_w) break;
         uint i = ((n * p.out_h + oy) * p.out_w + ox) * p.channels + c;
-        store4(i, c, clamp(acc[j] + b, p.act_min, p.act_max));
+        store4(i, c, clamp(TOTAL4(j) + b, p.act_min, p.act_max));
     }
 #endif
 }

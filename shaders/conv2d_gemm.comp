@@ -8,6 +8,10 @@
 // variant conv2d_gemm_f16_residual: -DELEM_F16 -DRESIDUAL
 // variant conv2d_gemm_f32_texel_residual: -DELEM_F32 -DTEXEL_READS -DRESIDUAL
 // variant conv2d_gemm_f16_texel_residual: -DELEM_F16 -DTEXEL_READS -DRESIDUAL
+// variant conv2d_gemm_f16_arith: -DELEM_F16 -DF16_ARITH requires=shaderFloat16
+// variant conv2d_gemm_f16_arith_texel: -DELEM_F16 -DF16_ARITH -DTEXEL_READS requires=shaderFloat16
+// variant conv2d_gemm_f16_arith_residual: -DELEM_F16 -DF16_ARITH -DRESIDUAL requires=shaderFloat16
+// variant conv2d_gemm_f16_arith_texel_residual: -DELEM_F16 -DF16_ARITH -DTEXEL_READS -DRESIDUAL requires=shaderFloat16
 // variant conv2d_gemm_q8: -DELEM_Q8
 // variant conv2d_gemm_q8_filter_i8: -DELEM_Q8 -DFILTER_I8
 // variant conv2d_gemm_q8s: -DELEM_Q8S
@@ -35,7 +39,10 @@
 // is loaded once (one vec4 load where in_c % 4 == 0) and used for CH_BLOCK
 // output channels, a filter slice once for PIX_BLOCK pixels.
 // Variants: ELEM_F32, ELEM_F16 (float16 storage, float32 arithmetic);
-// TEXEL_READS reads input and filter through uniform texel buffers
+// F16_ARITH (float16 storage and products: four-channel dot products summed
+// in float16 over F16_SPAN input channels at most, those sums added in
+// float32, so the error stays that of a short float16 sum however long the
+// reduction); TEXEL_READS reads input and filter through uniform texel buffers
 // (operand_reads.glsl). RESIDUAL (float): a fused ADD: a tensor of the
 // output's shape (binding 4) is added to each result after the activation,
 // the sum clamped to [res_min, res_max] (the ADD's activation); the output
@@ -155,12 +162,20 @@ layout(push_constant) uniform Params {
 const bool VEC4_LOADS = IN_C % 4 == 0;
 const uint TAP_SIZE = K_H * K_W * IN_C; // filter elements per output channel
 
-// Quantized: products summed exactly in float32 before they move into the
-// int32 sums (see above): after every TAPS_PER_FLUSH taps, and within a tap
-// of more channels every EXACT_SPAN channels.
+// Where the innermost sums are short-lived, FLUSH() moves them into the
+// totals after every TAPS_PER_FLUSH taps, and within a tap of more channels
+// every FLUSH_SPAN channels. Quantized: products summed exactly in float32
+// before they move into the int32 sums (see above). F16_ARITH: float16 sums
+// moved into float32 ones.
 const uint EXACT_SPAN = 256;
-const uint TAPS_PER_FLUSH = IN_C >= EXACT_SPAN ? 1 : EXACT_SPAN / IN_C;
-const bool FLUSH_IN_TAP = IN_C > EXACT_SPAN;
+const uint F16_SPAN = 32;
+#if defined(F16_ARITH)
+const uint FLUSH_SPAN = F16_SPAN;
+#else
+const uint FLUSH_SPAN = EXACT_SPAN;
+#endif
+const uint TAPS_PER_FLUSH = IN_C >= FLUSH_SPAN ? 1 : FLUSH_SPAN / IN_C;
+const bool FLUSH_IN_TAP = IN_C > FLUSH_SPAN;
 
 // Where a pixel's window starts: its batch's first row, and the input row
 // and column of tap (0, 0) (negative inside the padding); transposed, the
@@ -211,37 +226,37 @@ int tap_base(Window win, uint ky, uint kx, uint ic0) {
 // tap (-1); quantized, less the zero point (a padding tap adds nothing, as
 // in the reference). The index is clamped rather than branched on, so lanes
 // never diverge and never read outside the tensor.
-vec4 load_input4(int base, uint c) {
+ARITH_VEC4 load_input4(int base, uint c) {
 #if defined(QUANTIZED)
     vec4 v = vec4(READ4_X((uint(max(base, 0)) + c) / 4) - p.in_zero_point);
 #else
-    vec4 v = READ4_X((uint(max(base, 0)) + c) / 4);
+    ARITH_VEC4 v = READ4_ARITH(x, (uint(max(base, 0)) + c) / 4);
 #endif
-    return base < 0 ? vec4(0) : v;
+    return base < 0 ? ARITH_VEC4(0) : v;
 }
 
-float load_input(int base, uint c) {
+ARITH_T load_input(int base, uint c) {
 #if defined(QUANTIZED)
     float v = float(READ1_X(uint(max(base, 0)) + c) - p.in_zero_point);
 #else
-    float v = READ1_X(uint(max(base, 0)) + c);
+    ARITH_T v = READ1_ARITH(x, uint(max(base, 0)) + c);
 #endif
-    return base < 0 ? 0.0 : v;
+    return base < 0 ? ARITH_T(0) : v;
 }
 
-vec4 load_filter4(uint i) {
+ARITH_VEC4 load_filter4(uint i) {
 #if defined(QUANTIZED)
     return vec4(READ4_W(i) - p.filter_zero_point);
 #else
-    return READ4_W(i);
+    return READ4_ARITH(w, i);
 #endif
 }
 
-float load_filter(uint i) {
+ARITH_T load_filter(uint i) {
 #if defined(QUANTIZED)
     return float(READ1_W(i) - p.filter_zero_point);
 #else
-    return READ1_W(i);
+    return READ1_ARITH(w, i);
 #endif
 }
 
@@ -278,14 +293,24 @@ void main() {
         else win[j] = window_of(pixel);
     }
     uint oc_last = p.out_c - 1;
-    float acc[PIX_BLOCK * CH_BLOCK];
-    for (uint i = 0; i < PIX_BLOCK * CH_BLOCK; ++i) acc[i] = 0.0;
+    ARITH_T acc[PIX_BLOCK * CH_BLOCK];
+    for (uint i = 0; i < PIX_BLOCK * CH_BLOCK; ++i) acc[i] = ARITH_T(0);
 #if defined(QUANTIZED)
     int sum[PIX_BLOCK * CH_BLOCK];
     for (uint i = 0; i < PIX_BLOCK * CH_BLOCK; ++i) sum[i] = 0;
 #define FLUSH() for (uint i = 0; i < PIX_BLOCK * CH_BLOCK; ++i) { sum[i] += int(acc[i]); acc[i] = 0.0; }
+#elif defined(F16_ARITH)
+    float sum[PIX_BLOCK * CH_BLOCK];
+    for (uint i = 0; i < PIX_BLOCK * CH_BLOCK; ++i) sum[i] = 0.0;
+#define FLUSH() for (uint i = 0; i < PIX_BLOCK * CH_BLOCK; ++i) { sum[i] += float(acc[i]); acc[i] = ARITH_T(0); }
 #else
 #define FLUSH()
+#endif
+// A float result's whole sum.
+#if defined(F16_ARITH)
+#define TOTAL(i) sum[i]
+#else
+#define TOTAL(i) acc[i]
 #endif
 #if defined(INTEGER_DOT)
     if (VEC4_LOADS) {
@@ -326,23 +351,23 @@ void main() {
                 base[j] = TAPS == TAPS_POINTWISE ? int(row[j]) : tap_base(win[j], ky, kx, ic0);
             if (VEC4_LOADS) {
                 for (uint c = 0; c < IN_C; c += 4) {
-                    vec4 xv[PIX_BLOCK];
+                    ARITH_VEC4 xv[PIX_BLOCK];
                     for (uint j = 0; j < PIX_BLOCK; ++j) xv[j] = load_input4(base[j], c);
                     for (uint k = 0; k < CH_BLOCK; ++k) {
-                        vec4 wv = load_filter4(filter_index(min(oc0 + k, oc_last), ky, kx, c) / 4);
+                        ARITH_VEC4 wv = load_filter4(filter_index(min(oc0 + k, oc_last), ky, kx, c) / 4);
                         for (uint j = 0; j < PIX_BLOCK; ++j) acc[j * CH_BLOCK + k] += dot(xv[j], wv);
                     }
-                    if (FLUSH_IN_TAP && (c + 4) % EXACT_SPAN == 0) { FLUSH() }
+                    if (FLUSH_IN_TAP && (c + 4) % FLUSH_SPAN == 0) { FLUSH() }
                 }
             } else {
                 for (uint c = 0; c < IN_C; ++c) {
-                    float xv[PIX_BLOCK];
+                    ARITH_T xv[PIX_BLOCK];
                     for (uint j = 0; j < PIX_BLOCK; ++j) xv[j] = load_input(base[j], c);
                     for (uint k = 0; k < CH_BLOCK; ++k) {
-                        float wv = load_filter(filter_index(min(oc0 + k, oc_last), ky, kx, c));
+                        ARITH_T wv = load_filter(filter_index(min(oc0 + k, oc_last), ky, kx, c));
                         for (uint j = 0; j < PIX_BLOCK; ++j) acc[j * CH_BLOCK + k] += xv[j] * wv;
                     }
-                    if (FLUSH_IN_TAP && (c + 1) % EXACT_SPAN == 0) { FLUSH() }
+                    if (FLUSH_IN_TAP && (c + 1) % FLUSH_SPAN == 0) { FLUSH() }
                 }
             }
             if ((ky * K_W + kx + 1) % TAPS_PER_FLUSH == 0) { FLUSH() }
@@ -375,8 +400,8 @@ void main() {
                 if (oc >= p.out_c) break;
                 vec4 b = vec4(float(bias[oc]), float(bias[oc + 1]), float(bias[oc + 2]),
                               float(bias[oc + 3]));
-                vec4 v = vec4(acc[j * CH_BLOCK + k], acc[j * CH_BLOCK + k + 1],
-                              acc[j * CH_BLOCK + k + 2], acc[j * CH_BLOCK + k + 3]) + b;
+                vec4 v = vec4(TOTAL(j * CH_BLOCK + k), TOTAL(j * CH_BLOCK + k + 1),
+                              TOTAL(j * CH_BLOCK + k + 2), TOTAL(j * CH_BLOCK + k + 3)) + b;
                 v = clamp(v, p.act_min, p.act_max);
 #if defined(RESIDUAL)
                 v = clamp(v + vec4(residual4[(pixel * p.out_c + oc) / 4]), p.res_min, p.res_max);
@@ -388,7 +413,7 @@ void main() {
         for (uint k = 0; k < CH_BLOCK; ++k) {
             uint oc = oc0 + k;
             if (oc >= p.out_c) break;
-            float v = clamp(acc[j * CH_BLOCK + k] + float(bias[oc]), p.act_min, p.act_max);
+            float v = clamp(TOTAL(j * CH_BLOCK + k) + float(bias[oc]), p.act_min, p.act_max);
 #if defined(RESIDUAL)
             v = clamp(v + float(residual[pixel * p.out_c + oc]), p.res_min, p.res_max);
 #endif

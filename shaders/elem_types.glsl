@@ -11,3 +11,19 @@
 #define STORAGE_T int8_t
 #define QUANTIZED 1
 #endif
+
+// F16_ARITH (with ELEM_F16, devices with shaderFloat16): the hot products and
+// their short sums run in float16 (ARITH_T, ARITH_VEC4), in float32 otherwise.
+// Each kernel says how far a float16 sum may run before it moves into a
+// float32 one.
+#if defined(F16_ARITH)
+#if !defined(ELEM_F16)
+#error F16_ARITH needs ELEM_F16
+#endif
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+#define ARITH_T float16_t
+#define ARITH_VEC4 f16vec4
+#else
+#define ARITH_T float
+#define ARITH_VEC4 vec4
+#endif

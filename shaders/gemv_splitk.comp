@@ -4,6 +4,8 @@
 // variant gemv_splitk_f16: -DELEM_F16
 // variant gemv_splitk_f32_texel: -DELEM_F32 -DTEXEL_READS
 // variant gemv_splitk_f16_texel: -DELEM_F16 -DTEXEL_READS
+// variant gemv_splitk_f16_arith: -DELEM_F16 -DF16_ARITH requires=shaderFloat16
+// variant gemv_splitk_f16_arith_texel: -DELEM_F16 -DF16_ARITH -DTEXEL_READS requires=shaderFloat16
 // Float matrix-vector product: FULLY_CONNECTED of one row, or a pointwise
 // CONV_2D of one pixel: y[oc] = act(sum_k x[k] * w[oc][k] + bias[oc]).
 //
@@ -13,7 +15,8 @@
 // 4-element slices i, i + local_size, ... of each of its rows, then the
 // group adds the partial sums through shared memory.
 // Variants: ELEM_F32, ELEM_F16 (float16 storage, float32 arithmetic);
-// TEXEL_READS reads input and filter through uniform texel buffers
+// F16_ARITH (float16 storage, each four-element dot product in float16,
+// summed in float32); TEXEL_READS reads input and filter through uniform texel buffers
 // (operand_reads.glsl).
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
@@ -54,9 +57,9 @@ void main() {
     uint oc_last = p.out_c - 1;
     if (K % 4 == 0) {
         for (uint k = lane * 4; k < K; k += lanes * 4) {
-            vec4 xv = READ4(x, k / 4);
+            ARITH_VEC4 xv = READ4_ARITH(x, k / 4);
             for (uint c = 0; c < CH_BLOCK; ++c)
-                acc[c] += dot(xv, READ4(w, (min(oc0 + c, oc_last) * K + k) / 4));
+                acc[c] += float(dot(xv, READ4_ARITH(w, (min(oc0 + c, oc_last) * K + k) / 4)));
         }
     } else {
         for (uint k = lane; k < K; k += lanes) {

@@ -8,13 +8,17 @@
 //   device's preference picks the way (docs/perf.md).
 // OPERAND(BINDING, Block, name) declares the binding; READ1(name, i) reads
 // element i as a float, READ4(name, i) elements 4i..4i+3 as a vec4 (a tensor
-// read with READ4 is bound with a four-component format). Callers keep
+// read with READ4 is bound with a four-component format); READ1_ARITH and
+// READ4_ARITH read the same as ARITH_T and ARITH_VEC4 (elem_types.glsl),
+// straight from float16 storage where the variant has it. Callers keep
 // indices inside the tensor either way.
 #if defined(TEXEL_READS)
 #define OPERAND(BINDING, Block, name) \
     layout(set = 0, binding = BINDING) uniform samplerBuffer name;
 #define READ1(name, i) texelFetch(name, int(i)).x
 #define READ4(name, i) texelFetch(name, int(i))
+#define READ1_ARITH(name, i) ARITH_T(READ1(name, i))
+#define READ4_ARITH(name, i) ARITH_VEC4(READ4(name, i))
 #else
 #if defined(ELEM_F16)
 #define OPERAND_VEC4 f16vec4
@@ -26,4 +30,6 @@
     layout(std430, set = 0, binding = BINDING) readonly buffer Block##4 { OPERAND_VEC4 name##4[]; };
 #define READ1(name, i) float(name[i])
 #define READ4(name, i) vec4(name##4[i])
+#define READ1_ARITH(name, i) ARITH_T(name[i])
+#define READ4_ARITH(name, i) ARITH_VEC4(name##4[i])
 #endif

@@ -6,7 +6,9 @@
  * float32 and float16 tensors; GROUPED_CONV_2D and TRANSPOSE_CONV_2D on the
  * tiled and the direct kernel; Winograd convolutions (F(2,3) and F(4,3),
  * forced by the device option) against the reference and against the
- * implicit matrix product. Each case also checks which kernel ran. */
+ * implicit matrix product; the float16 kernels computing in float16 (their
+ * _f16_arith variants, forced by the device option), long reductions
+ * included. Each case also checks which kernel ran. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -36,6 +38,11 @@ typedef struct conv_case {
   int32_t activation;
   bool constant_weights; /* filter and bias as model constants, else model inputs */
   uint32_t groups;       /* OP_GROUPED only */
+  /* Every input element 1, filter element 0.75 and bias 0: each output is
+   * 0.75 times its window's element count, exactly. A float16 sum of the
+   * four-channel products (3 each) rounds at every step past 2048, where
+   * float16's spacing is 2: one long float16 sum ends far off. */
+  bool long_sums;
 } conv_case;
 
 /* Every case runs twice: with input and filter read from storage buffers,
@@ -108,7 +115,7 @@ static void make_tensors(const conv_case *c, tensors *t) {
   uint32_t counts[3] = {t->in_count, t->filter_count, c->out_c};
   for (int k = 0; k < 3; ++k) {
     for (uint32_t i = 0; i < counts[k]; ++i) {
-      float v = next_value(&state);
+      float v = c->long_sums ? (k == 0 ? 1.f : k == 1 ? 0.75f : 0.f) : next_value(&state);
       all[k][i] = c->f16 ? float_from_half(half_from_float(v)) : v;
     }
   }
@@ -320,8 +327,14 @@ static void run_case_on(fixture *f, vknn_device *device, const char *kernel, con
    * float32 products of transformed values, whose rounding errors the
    * transforms' coefficients scale (up to 8 and 5 in F(4,3)'s A and B):
    * measured up to 1.2e-6 of the terms' magnitude in F(4,3) (1e-7 in the
-   * implicit product), bounded by twice the float32 bound. */
-  double relative = c->f16 ? 1.0 / 1024 : dispatches_of(kernel) == 3 ? 2e-5 : 1e-5;
+   * implicit product), bounded by twice the float32 bound. Computed in
+   * float16 (_f16_arith), a sum of at most 32 float16 products (the
+   * kernels' F16_SPAN) errs by up to 33 units of 2^-11 of its terms'
+   * magnitude, and the result's rounding adds one. */
+  double relative = strstr(kernel, "_arith") != NULL ? 34.0 / 2048
+                    : c->f16                         ? 1.0 / 1024
+                    : dispatches_of(kernel) == 3     ? 2e-5
+                                                     : 1e-5;
   uint32_t mismatches = 0, i = 0;
   for (uint32_t n = 0; n < c->batches; ++n)
     for (uint32_t oy = 0; oy < t.out_h; ++oy)
@@ -552,6 +565,53 @@ static void test_winograd(void **state) {
   close_winograd_devices(&d);
 }
 
+/* float16 cases on devices computing them in float16 (the option ON),
+ * reading storage and then texel buffers: every kernel's _f16_arith
+ * variant, on the shapes of the tests above, and reductions of 4096
+ * elements whose float16 sums must move into float32 ones in time
+ * (long_sums). */
+static void test_float16_arithmetic(void **state) {
+  static const conv_case cases[] = {
+      {"conv2d_gemm_f16", OP_CONV, true, 2, 3, 5, 6, 5, 1, 1, 1, 1, 0, 0, 0, 0, VKNN_FUSED_NONE, false},
+      {"conv2d_gemm_f16", OP_CONV, true, 1, 9, 9, 20, 17, 1, 1, 1, 1, 0, 0, 0, 0, VKNN_FUSED_RELU, false},
+      {"conv2d_gemm_f16", OP_FULLY_CONNECTED, true, 5, 1, 1, 7, 11, 1, 1, 1, 1, 0, 0, 0, 0, VKNN_FUSED_RELU, false},
+      {"conv2d_gemm_f16", OP_CONV, true, 1, 7, 6, 8, 10, 3, 3, 1, 1, 1, 1, 1, 1, VKNN_FUSED_RELU, false},
+      {"conv2d_gemm_f16", OP_CONV, true, 1, 10, 13, 16, 9, 3, 3, 2, 2, 0, 1, 0, 1, VKNN_FUSED_RELU6, true},
+      {"conv2d_gemm_f16", OP_GROUPED, true, 1, 8, 9, 9, 12, 2, 3, 1, 2, 0, 2, 1, 0, VKNN_FUSED_NONE, false, 3},
+      {"conv2d_gemm_f16", OP_TRANSPOSED, true, 1, 5, 4, 3, 6, 2, 3, 3, 2, 0, 2, 1, 0, VKNN_FUSED_NONE, false},
+      {"gemv_splitk_f16", OP_FULLY_CONNECTED, true, 1, 1, 1, 130, 6, 1, 1, 1, 1, 0, 0, 0, 0, VKNN_FUSED_NONE, false},
+      {"gemv_splitk_f16", OP_FULLY_CONNECTED, true, 1, 1, 1, 1000, 3, 1, 1, 1, 1, 0, 0, 0, 0, VKNN_FUSED_RELU6, false},
+      {"conv2d_depthwise_f16", OP_DEPTHWISE, true, 1, 9, 10, 6, 6, 3, 3, 2, 2, 0, 1, 0, 1, VKNN_FUSED_NONE, false},
+      {"conv2d_depthwise_f16", OP_DEPTHWISE, true, 1, 6, 6, 4, 4, 3, 3, 2, 2, 1, 1, 1, 1, VKNN_FUSED_RELU6, true},
+      {"conv2d_depthwise_f16", OP_DEPTHWISE, true, 2, 8, 11, 12, 12, 5, 5, 1, 1, 0, 0, 0, 0, VKNN_FUSED_NONE, false},
+      /* Rows of 4096: two on the matrix product, one on split-K; 3x3
+       * windows over 512 channels (4608 elements at the centre). */
+      {"conv2d_gemm_f16", OP_FULLY_CONNECTED, true, 2, 1, 1, 4096, 8, 1, 1, 1, 1, 0, 0, 0, 0, VKNN_FUSED_NONE, false, 0, true},
+      {"gemv_splitk_f16", OP_FULLY_CONNECTED, true, 1, 1, 1, 4096, 4, 1, 1, 1, 1, 0, 0, 0, 0, VKNN_FUSED_NONE, false, 0, true},
+      {"conv2d_gemm_f16", OP_CONV, true, 1, 3, 3, 512, 4, 3, 3, 1, 1, 1, 1, 1, 1, VKNN_FUSED_NONE, false, 0, true},
+  };
+  fixture *f = *state;
+  for (int d = 0; d < 2; ++d) {
+    vknn_device_options options = {.enable_validation = true,
+                                   .operand_reads = d ? VKNN_OPERAND_READS_TEXEL : VKNN_OPERAND_READS_STORAGE,
+                                   .float16_arithmetic = VKNN_FLOAT16_ARITHMETIC_ON};
+    vknn_device *device = NULL;
+    assert_int_equal(vknn_device_open(&options, &device), VKNN_STATUS_NONE);
+    bool has_float16 = vknn_vk_has_shader(&device->vk, VKNN_SHADER_CONV2D_GEMM_F16_ARITH);
+    /* ON takes effect wherever the device has shaderFloat16. */
+    assert_int_equal(device->vk.float16_arithmetic, has_float16);
+    for (size_t i = 0; has_float16 && i < sizeof(cases) / sizeof(cases[0]); ++i) {
+      if (d && !device->vk.texel_reads) break;
+      char kernel[64];
+      snprintf(kernel, sizeof(kernel), "%s_arith%s", cases[i].kernel, d ? "_texel" : "");
+      run_case_on(f, device, kernel, &cases[i], NULL);
+    }
+    if (!has_float16) print_message("no shaderFloat16: the float16 arithmetic kernels are not tested\n");
+    assert_int_equal(vknn_device_get_validation_message_count(device), 0);
+    vknn_device_close(device);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_gemm_pointwise),
@@ -561,6 +621,7 @@ int main(void) {
       cmocka_unit_test(test_grouped),
       cmocka_unit_test(test_transposed),
       cmocka_unit_test(test_winograd),
+      cmocka_unit_test(test_float16_arithmetic),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

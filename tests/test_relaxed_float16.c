@@ -181,20 +181,30 @@ static void test_option_off_keeps_float32(void **state) {
   assert_memory_equal(got, want, sizeof(got));
 }
 
-/* A runner fixture whose device has the relaxed_float16 option `choice`. */
-static int open_with(void **state, vknn_relaxed_float16 choice) {
+/* A runner fixture whose device has the relaxed_float16 option `choice`
+ * and the float16_arithmetic option `arithmetic`. */
+static int open_with(void **state, vknn_relaxed_float16 choice, vknn_float16_arithmetic arithmetic) {
   runner_fixture *f = calloc(1, sizeof(*f));
   if (f == NULL) return -1;
   *state = f;
   vknn_device_options options = {.log_callback = test_log_callback,
                                  .log_user_data = &f->log,
                                  .enable_validation = true,
-                                 .relaxed_float16 = choice};
+                                 .relaxed_float16 = choice,
+                                 .float16_arithmetic = arithmetic};
   return vknn_device_open(&options, &f->device) == VKNN_STATUS_NONE ? 0 : -1;
 }
 
-static int open_on(void **state) { return open_with(state, VKNN_RELAXED_FLOAT16_ON); }
-static int open_off(void **state) { return open_with(state, VKNN_RELAXED_FLOAT16_OFF); }
+static int open_on(void **state) {
+  return open_with(state, VKNN_RELAXED_FLOAT16_ON, VKNN_FLOAT16_ARITHMETIC_OFF);
+}
+static int open_off(void **state) {
+  return open_with(state, VKNN_RELAXED_FLOAT16_OFF, VKNN_FLOAT16_ARITHMETIC_OFF);
+}
+/* The float16 copy computing in float16 where the device can. */
+static int open_on_arithmetic(void **state) {
+  return open_with(state, VKNN_RELAXED_FLOAT16_ON, VKNN_FLOAT16_ARITHMETIC_ON);
+}
 
 int main(void) {
   const struct CMUnitTest tests[] = {
@@ -202,6 +212,7 @@ int main(void) {
       cmocka_unit_test(test_copy_of_conv_writing_output),
       cmocka_unit_test(test_applies_only_where_it_can),
       cmocka_unit_test_setup_teardown(test_results_match_float32, open_on, runner_fixture_teardown),
+      cmocka_unit_test_setup_teardown(test_results_match_float32, open_on_arithmetic, runner_fixture_teardown),
       cmocka_unit_test_setup_teardown(test_option_off_keeps_float32, open_off, runner_fixture_teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -67,6 +67,11 @@ static void print_kernel_choices(const vknn_vk *vk) {
                                                       : "off (multiply-adds)");
   printf("  relaxed models     %s\n", vk->relaxed_float16 ? "float16 tensors and weights"
                                                          : "float32 (measured faster here)");
+  printf("  float16 kernels    %s\n",
+         vk->float16_arithmetic ? "float16 arithmetic"
+         : vknn_vk_has_shader(vk, VKNN_SHADER_CONV2D_GEMM_F16_ARITH)
+             ? "float32 arithmetic (measured faster here)"
+             : "float32 arithmetic (no shaderFloat16)");
   printf("  features enabled  ");
   for (size_t i = 0; i < sizeof(needs) / sizeof(needs[0]); ++i)
     printf(" %s%s", (vk->shader_features & needs[i].bit) ? "" : "!", needs[i].name);

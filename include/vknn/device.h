@@ -71,6 +71,19 @@ typedef enum vknn_relaxed_float16 {
   VKNN_RELAXED_FLOAT16_ON,       /* on any device (tests, benchmarks) */
 } vknn_relaxed_float16;
 
+/* Whether the float16 convolution, depthwise and matrix-vector kernels
+ * compute their products and short sums in float16 (shaderFloat16), adding
+ * those sums in float32 (docs/architecture.md, "Numerics"); otherwise they
+ * convert float16 elements to float32 and compute in float32. Applies to
+ * float16 models and to relaxed models kept in float16. Results agree
+ * within the float16 tolerance, not bit for bit. */
+typedef enum vknn_float16_arithmetic {
+  VKNN_FLOAT16_ARITHMETIC_AUTO = 0, /* where the device has it, except where measured */
+                                    /* slower (docs/perf.md): lavapipe */
+  VKNN_FLOAT16_ARITHMETIC_OFF,      /* float32 arithmetic */
+  VKNN_FLOAT16_ARITHMETIC_ON,       /* wherever the device has it (tests, benchmarks) */
+} vknn_float16_arithmetic;
+
 typedef struct vknn_device_options {
   /* Log sink; NULL logs to stderr (errors always, verbose lines for the tags
    * named in the VKNN_LOG environment variable, in the syntax of Android's
@@ -101,6 +114,7 @@ typedef struct vknn_device_options {
   vknn_io_copies io_copies;
   vknn_winograd winograd;
   vknn_relaxed_float16 relaxed_float16;
+  vknn_float16_arithmetic float16_arithmetic;
   /* Chrome trace-event JSON written here (prepare and execution phases,
    * each dispatch's GPU span); NULL: the environment variable VKNN_TRACE,
    * if set. Tracing records a timestamp after every dispatch. */

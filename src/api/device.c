@@ -30,13 +30,22 @@ static bool uses_integer_dot(const vknn_vk *vk, vknn_integer_dot choice) {
   return vk->dot4x8_accelerated[0] && vk->dot4x8_accelerated[1] && vk->dot4x8_accelerated[2];
 }
 
-/* Kernels reading host memory cross the bus on a discrete GPU: there the
- * inputs and outputs are copied into device memory by default. */
+/* Relaxed models in float16 except where that was measured slower. */
 static bool uses_relaxed_float16(const vknn_vk *vk, vknn_relaxed_float16 choice) {
   if (choice == VKNN_RELAXED_FLOAT16_AUTO) return !vknn_vk_relaxed_float16_measured_slower(vk);
   return choice == VKNN_RELAXED_FLOAT16_ON;
 }
 
+/* The float16 arithmetic variants exist only where shaderFloat16 does. */
+static bool uses_float16_arithmetic(const vknn_vk *vk, vknn_float16_arithmetic choice) {
+  if (!vknn_vk_has_shader(vk, VKNN_SHADER_CONV2D_GEMM_F16_ARITH) || choice == VKNN_FLOAT16_ARITHMETIC_OFF)
+    return false;
+  if (choice == VKNN_FLOAT16_ARITHMETIC_ON) return true;
+  return !vknn_vk_float16_arithmetic_measured_slower(vk);
+}
+
+/* Kernels reading host memory cross the bus on a discrete GPU: there the
+ * inputs and outputs are copied into device memory by default. */
 static bool uses_io_copies(const vknn_vk *vk, vknn_io_copies choice) {
   if (choice == VKNN_IO_COPIES_AUTO) return vk->properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU;
   return choice == VKNN_IO_COPIES_ON;
@@ -74,7 +83,8 @@ vknn_status vknn_device_open(const vknn_device_options *options, vknn_device **o
                   (unsigned)options->integer_dot > VKNN_INTEGER_DOT_ON ||
                   (unsigned)options->io_copies > VKNN_IO_COPIES_ON ||
                   (unsigned)options->winograd > VKNN_WINOGRAD_F4X3 ||
-                  (unsigned)options->relaxed_float16 > VKNN_RELAXED_FLOAT16_ON))
+                  (unsigned)options->relaxed_float16 > VKNN_RELAXED_FLOAT16_ON ||
+                  (unsigned)options->float16_arithmetic > VKNN_FLOAT16_ARITHMETIC_ON))
     return VKNN_STATUS_INVALID_ARGUMENT;
   vknn_device *device = vknn_calloc(1, sizeof(*device));
   if (device == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
@@ -96,6 +106,8 @@ vknn_status vknn_device_open(const vknn_device_options *options, vknn_device **o
   device->vk.integer_dot = uses_integer_dot(&device->vk, options ? options->integer_dot : 0);
   device->vk.io_copies = uses_io_copies(&device->vk, options ? options->io_copies : 0);
   device->vk.relaxed_float16 = uses_relaxed_float16(&device->vk, options ? options->relaxed_float16 : 0);
+  device->vk.float16_arithmetic =
+      uses_float16_arithmetic(&device->vk, options ? options->float16_arithmetic : 0);
   /* AUTO applies the measured rule only where it was measured. */
   device->vk.winograd = options ? options->winograd : VKNN_WINOGRAD_AUTO;
   if (device->vk.winograd == VKNN_WINOGRAD_AUTO && !vknn_vk_winograd_measured(&device->vk))

@@ -90,6 +90,7 @@ typedef struct vknn_op_fusion {
 typedef struct vknn_kernel_target {
   bool texel_reads;            /* read hot operands through uniform texel buffers */
   bool integer_dot;            /* quantized matrix products as packed 8-bit dot products */
+  bool float16_arithmetic;     /* float16 kernels compute in float16 (their _f16_arith variants) */
   bool int64_float64;          /* 64-bit integer and float arithmetic (shaderInt64, Float64) */
   uint64_t max_texel_elements; /* texels one texel-buffer view may hold */
   uint32_t subgroup_size;      /* the compute stage's subgroup (0: unknown) */

@@ -162,6 +162,22 @@ static vknn_shader_id residual_shader(vknn_shader_id shader) {
   }
 }
 
+/* The float16 kernel's variant computing in float16 (its _f16_arith twin),
+ * or the shader itself where it has none. */
+static vknn_shader_id float16_arithmetic_shader(vknn_shader_id shader) {
+  switch (shader) {
+    case VKNN_SHADER_CONV2D_GEMM_F16: return VKNN_SHADER_CONV2D_GEMM_F16_ARITH;
+    case VKNN_SHADER_CONV2D_GEMM_F16_TEXEL: return VKNN_SHADER_CONV2D_GEMM_F16_ARITH_TEXEL;
+    case VKNN_SHADER_CONV2D_GEMM_F16_RESIDUAL: return VKNN_SHADER_CONV2D_GEMM_F16_ARITH_RESIDUAL;
+    case VKNN_SHADER_CONV2D_GEMM_F16_TEXEL_RESIDUAL: return VKNN_SHADER_CONV2D_GEMM_F16_ARITH_TEXEL_RESIDUAL;
+    case VKNN_SHADER_CONV2D_DEPTHWISE_F16: return VKNN_SHADER_CONV2D_DEPTHWISE_F16_ARITH;
+    case VKNN_SHADER_CONV2D_DEPTHWISE_F16_TEXEL: return VKNN_SHADER_CONV2D_DEPTHWISE_F16_ARITH_TEXEL;
+    case VKNN_SHADER_GEMV_SPLITK_F16: return VKNN_SHADER_GEMV_SPLITK_F16_ARITH;
+    case VKNN_SHADER_GEMV_SPLITK_F16_TEXEL: return VKNN_SHADER_GEMV_SPLITK_F16_ARITH_TEXEL;
+    default: return shader;
+  }
+}
+
 /* The packed dot product variant for the operand types (conv2d_gemm's). */
 static vknn_shader_id integer_dot_shader(const vknn_graph *graph, const vknn_conv_tensors *t) {
   if (graph->tensors[t->input].type == VKNN_OPERAND_TENSOR_QUANT8_ASYMM_SIGNED)
@@ -184,6 +200,7 @@ static vknn_status add_tiled_dispatch(vknn_graph *graph, const vknn_conv_tensors
   d->shader = integer_dot ? integer_dot_shader(graph, t) : tiled_shader(graph, t, l, texel_reads);
   if (t->has_residual) d->shader = residual_shader(d->shader);
   if (d->shader == VKNN_SHADER_COUNT) return VKNN_STATUS_GENERAL_FAILURE;
+  if (graph->kernels.float16_arithmetic) d->shader = float16_arithmetic_shader(d->shader);
   d->local_size = l->group;
   memcpy(d->spec, l->spec, sizeof(l->spec));
   d->spec_count = l->spec_count;

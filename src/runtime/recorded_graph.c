@@ -257,6 +257,7 @@ vknn_plan_target vknn_recorded_graph_target(const vknn_device *device) {
                             .import_pools = shared && vk->host_import_alignment != 0,
                             .kernels = {.texel_reads = vk->texel_reads,
                                         .integer_dot = vk->integer_dot,
+                                        .float16_arithmetic = vk->float16_arithmetic,
                                         .int64_float64 =
                                             (vk->shader_features &
                                              (VKNN_SHADER_NEEDS_SHADERINT64 |

@@ -343,6 +343,13 @@ static const device_kind relaxed_float16_slower[] = {
     {0x10005 /* VK_VENDOR_ID_MESA */, VK_PHYSICAL_DEVICE_TYPE_CPU}, /* lavapipe */
 };
 
+/* Devices where the float16 kernels ran slower computing in float16 than
+ * in float32 (docs/perf.md, "Float16 arithmetic"): lavapipe, whose LLVM
+ * computes float16 by converting to float32 and back. */
+static const device_kind float16_arithmetic_slower[] = {
+    {0x10005 /* VK_VENDOR_ID_MESA */, VK_PHYSICAL_DEVICE_TYPE_CPU}, /* lavapipe */
+};
+
 static bool listed(const vknn_vk *vk, const device_kind *kinds, uint32_t count) {
   for (uint32_t i = 0; i < count; ++i)
     if (kinds[i].vendor_id == vk->properties.vendorID && kinds[i].type == vk->properties.deviceType)
@@ -360,6 +367,11 @@ bool vknn_vk_winograd_measured(const vknn_vk *vk) {
 
 bool vknn_vk_relaxed_float16_measured_slower(const vknn_vk *vk) {
   return listed(vk, relaxed_float16_slower, sizeof(relaxed_float16_slower) / sizeof(relaxed_float16_slower[0]));
+}
+
+bool vknn_vk_float16_arithmetic_measured_slower(const vknn_vk *vk) {
+  return listed(vk, float16_arithmetic_slower,
+                sizeof(float16_arithmetic_slower) / sizeof(float16_arithmetic_slower[0]));
 }
 
 bool vknn_vk_has_loop_limiter(const vknn_vk *vk) {

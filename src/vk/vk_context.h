@@ -72,6 +72,8 @@ typedef struct vknn_vk {
   bool io_copies;
   /* Relaxed models keep float16 tensors (the device option relaxed_float16). */
   bool relaxed_float16;
+  /* Float16 kernels compute in float16 (the device option float16_arithmetic). */
+  bool float16_arithmetic;
   pthread_mutex_t pipeline_lock;
   vknn_pipeline_entry *pipelines;
   atomic_uint_fast64_t validation_messages;
@@ -97,6 +99,7 @@ bool vknn_vk_has_loop_limiter(const vknn_vk *vk);
 /* Whether relaxed models in float16 were measured slower than in float32 on
  * this kind of device (a table in vk_context.c). */
 bool vknn_vk_relaxed_float16_measured_slower(const vknn_vk *vk);
+bool vknn_vk_float16_arithmetic_measured_slower(const vknn_vk *vk);
 
 /* Brings up Vulkan (see vknn_device_open for the device choice). */
 vknn_status vknn_vk_init(vknn_vk *vk, const vknn_logger *log, bool enable_validation);

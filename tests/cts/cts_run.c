@@ -57,6 +57,10 @@ static vknn_relaxed_float16 relaxed_float16 = VKNN_RELAXED_FLOAT16_AUTO;
 
 void cts_set_relaxed_float16(vknn_relaxed_float16 choice) { relaxed_float16 = choice; }
 
+static vknn_float16_arithmetic float16_arithmetic = VKNN_FLOAT16_ARITHMETIC_AUTO;
+
+void cts_set_float16_arithmetic(vknn_float16_arithmetic choice) { float16_arithmetic = choice; }
+
 static vknn_duration loop_timeout;
 
 void cts_set_loop_timeout_ms(uint32_t ms) {
@@ -73,7 +77,8 @@ static vknn_status open_device(cts_worker *worker, vknn_device **out) {
                                  .integer_dot = integer_dot,
                                  .io_copies = io_copies,
                                  .winograd = winograd,
-                                 .relaxed_float16 = relaxed_float16};
+                                 .relaxed_float16 = relaxed_float16,
+                                 .float16_arithmetic = float16_arithmetic};
   return vknn_device_open(&options, out);
 }
 

@@ -54,6 +54,8 @@ void cts_set_io_copies(vknn_io_copies choice);
 void cts_set_winograd(vknn_winograd choice);
 /* The relaxed_float16 device option of every worker opened from now on. */
 void cts_set_relaxed_float16(vknn_relaxed_float16 choice);
+/* The float16_arithmetic device option of every worker opened from now on. */
+void cts_set_float16_arithmetic(vknn_float16_arithmetic choice);
 /* The loop timeout every execution gives (--loop-timeout); NULL, the
  * driver's default (2 s), unless set. Sanitizer stages set the HAL's
  * maximum: a WHILE there runs several times slower, and the timeout is

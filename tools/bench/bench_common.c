@@ -56,6 +56,10 @@ static vknn_relaxed_float16 relaxed_float16 = VKNN_RELAXED_FLOAT16_AUTO;
 
 void bench_set_relaxed_float16(vknn_relaxed_float16 choice) { relaxed_float16 = choice; }
 
+static vknn_float16_arithmetic float16_arithmetic = VKNN_FLOAT16_ARITHMETIC_AUTO;
+
+void bench_set_float16_arithmetic(vknn_float16_arithmetic choice) { float16_arithmetic = choice; }
+
 static const char *trace_path = NULL;
 
 void bench_set_trace(const char *path) { trace_path = path; }
@@ -64,6 +68,7 @@ int bench_open_device(bool profile, vknn_device **out_device, const char **out_n
   vknn_device_options options = {.profile_dispatches = profile, .operand_reads = operand_reads,
                                  .integer_dot = integer_dot, .io_copies = io_copies,
                                  .winograd = winograd, .relaxed_float16 = relaxed_float16,
+                                 .float16_arithmetic = float16_arithmetic,
                                  .trace_path = trace_path};
   trace_path = NULL; /* the first device only: a second would write over its file */
   vknn_status s = vknn_device_open(&options, out_device);

@@ -32,6 +32,7 @@ void bench_set_io_copies(vknn_io_copies choice);
 /* The winograd option of the devices bench_open_device opens. */
 void bench_set_winograd(vknn_winograd choice);
 void bench_set_relaxed_float16(vknn_relaxed_float16 choice);
+void bench_set_float16_arithmetic(vknn_float16_arithmetic choice);
 
 /* The trace file (VKNN_TRACE's JSON) of the first device bench_open_device
  * opens after this call. */
