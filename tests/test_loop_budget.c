@@ -2,7 +2,8 @@
  * kernels whose invocations would loop past the device's budget of 60000
  * iterations are refused at the support query with a log line, one size
  * over the bound, and run one size under it; elsewhere both run
- * (model_runner_expect_support). RANDOM_MULTINOMIAL's case is in
+ * (model_runner_expect_support); the largest float matrix product also
+ * runs against its exact result. RANDOM_MULTINOMIAL's case is in
  * test_recurrent.c. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -73,9 +74,77 @@ static void test_direct_convolution_row(void **state) {
                "direct convolution: the filter's rows, columns and input channels take 60001 loop iterations");
 }
 
+/* A float FULLY_CONNECTED of two rows of 4 x quarters inputs to one output:
+ * the tiled matrix product (conv2d_gemm), 2 + quarters loop iterations
+ * (one window row, one tap, a step per four inputs). */
+static const vknn_model *float_fully_connected(model_builder *b, uint32_t quarters) {
+  mb_init(b);
+  const uint32_t in_dims[2] = {2, 4 * quarters}, w_dims[2] = {1, 4 * quarters}, one = 1;
+  const uint32_t out_dims[2] = {2, 1};
+  uint32_t in = mb_input(b, F32, in_dims, 2), w = mb_input(b, F32, w_dims, 2);
+  const uint32_t inputs[4] = {in, w, mb_const_zeros(b, F32, &one, 1), mb_const_i32(b, VKNN_FUSED_NONE)};
+  const uint32_t out = mb_output(b, F32, out_dims, 2);
+  mb_operation(b, VKNN_OPERATION_FULLY_CONNECTED, inputs, 4, &out, 1);
+  return mb_finish(b);
+}
+
+/* 59998 steps: 60000 iterations; 59999: 60001. */
+static void test_matrix_product_row(void **state) {
+  expect_bound(*state, float_fully_connected, 59998,
+               "conv2d_gemm: the filter's rows, columns and input channels take 60001 loop iterations");
+}
+
+/* The largest reduction the bound allows runs to the end: with inputs 1 and
+ * weights 0.5 each output is 0.5 x 239992 = 119996, exact in float32 (every
+ * partial sum is a multiple of 0.5 below 2^23). A loop the limiter cut short,
+ * or register-block loops left rolled (each step would then count about 45
+ * iterations), would give less. */
+static void test_matrix_product_largest_runs(void **state) {
+  runner_fixture *f = *state;
+  const uint32_t quarters = 59998, count = 4 * quarters;
+  model_builder *b = calloc(1, sizeof(*b));
+  float *x = malloc(2 * count * sizeof(float)), *w = malloc(count * sizeof(float));
+  assert_true(b != NULL && x != NULL && w != NULL);
+  for (uint32_t i = 0; i < 2 * count; ++i) x[i] = 1.f;
+  for (uint32_t i = 0; i < count; ++i) w[i] = 0.5f;
+  float_fully_connected(b, quarters);
+  float y[2] = {0, 0};
+  const buffer_arg in[2] = {{x, NULL, 2 * count * sizeof(float)}, {w, NULL, count * sizeof(float)}};
+  buffer_arg out[1] = {{NULL, y, sizeof(y)}};
+  model_runner_run(f->device, &f->log, b, in, out, NULL);
+  assert_true(y[0] == 119996.f && y[1] == 119996.f);
+  free(x);
+  free(w);
+  free(b);
+}
+
+/* DEPTHWISE_CONV_2D of one side x side window over a side x side image of
+ * 4 channels (VALID, stride 1: row blocks of 8 outputs, 7 + side columns):
+ * side x (1 + side + (7 + side) x (1 + side)) loop iterations. */
+static const vknn_model *depthwise(model_builder *b, uint32_t side) {
+  mb_init(b);
+  const uint32_t dims[4] = {1, side, side, 4}, w_dims[4] = {1, side, side, 4}, four = 4;
+  const uint32_t out_dims[4] = {1, 1, 1, 4};
+  uint32_t in = mb_input(b, F32, dims, 4), w = mb_input(b, F32, w_dims, 4);
+  const uint32_t inputs[8] = {in, w, mb_const_zeros(b, F32, &four, 1), mb_const_i32(b, 2),
+                              mb_const_i32(b, 1), mb_const_i32(b, 1), mb_const_i32(b, 1),
+                              mb_const_i32(b, VKNN_FUSED_NONE)};
+  const uint32_t out = mb_output(b, F32, out_dims, 4);
+  mb_operation(b, VKNN_OPERATION_DEPTHWISE_CONV_2D, inputs, 8, &out, 1);
+  return mb_finish(b);
+}
+
+/* 36 x 36: 58608 iterations; 37 x 37: 63270. */
+static void test_depthwise_window(void **state) {
+  expect_bound(*state, depthwise, 36,
+               "conv2d_depthwise: the window's rows, taps and input columns take 63270 loop iterations");
+}
+
 #define TEST(fn) cmocka_unit_test_setup_teardown(fn, runner_fixture_setup, runner_fixture_teardown)
 
 int main(void) {
-  const struct CMUnitTest tests[] = {TEST(test_pool_window), TEST(test_direct_convolution_row)};
+  const struct CMUnitTest tests[] = {TEST(test_pool_window), TEST(test_direct_convolution_row),
+                                     TEST(test_matrix_product_row), TEST(test_matrix_product_largest_runs),
+                                     TEST(test_depthwise_window)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

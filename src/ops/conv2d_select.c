@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "model/operand_type.h"
+#include "ops/op_common.h"
 
 /* Invocations per workgroup of the tiled kernels: within the 128 every
  * Vulkan device supports (maxComputeWorkGroupInvocations and
@@ -257,9 +258,22 @@ static uint32_t gemm_taps(const vknn_conv_geometry *g) {
   return g->transposed ? TAPS_TRANSPOSED : TAPS_WINDOW;
 }
 
+/* Loop iterations of one conv2d_gemm invocation: per window row, its taps,
+ * and per tap the input-channel steps (four channels a step where a group's
+ * input channels are a multiple of 4). The loops over the register block
+ * (at most 8 trips) are unrolled: tests/test_loop_budget.c runs the largest
+ * reduction this allows against its exact result. */
+static uint64_t gemm_iterations(const vknn_conv_geometry *g) {
+  uint64_t steps = g->cin_per_group % 4 == 0 ? g->cin_per_group / 4 : g->cin_per_group;
+  return g->k_h * (1 + g->k_w * (1 + steps));
+}
+
 static vknn_status lower_gemm(vknn_graph *graph, const vknn_conv_tensors *t,
                               const vknn_conv_geometry *g, vknn_conv_choice c,
                               vknn_dispatch_list *out_list) {
+  if (!vknn_op_within_loop_budget(graph, "conv2d_gemm", gemm_iterations(g),
+                                  "the filter's rows, columns and input channels"))
+    return VKNN_STATUS_GENERAL_FAILURE;
   uint32_t pixels = g->batches * g->out_h * g->out_w;
   int32_t zero_points[3];
   tensor_zero_points(graph, t, zero_points);
@@ -301,9 +315,20 @@ typedef struct depthwise_params {
 } depthwise_params;
 VKNN_PUSH_LAYOUT(conv2d_depthwise, depthwise_params);
 
+/* Loop iterations of one conv2d_depthwise invocation: per window row, its
+ * taps' filter loads and the input columns its row block spans, each of
+ * those over the taps again (counted as loops, though short ones unroll). */
+static uint64_t depthwise_iterations(const vknn_conv_geometry *g, uint32_t out_block) {
+  uint64_t span = (uint64_t)(out_block - 1) * g->stride_x + g->k_w;
+  return g->k_h * (1 + g->k_w + span * (1 + g->k_w));
+}
+
 static vknn_status lower_depthwise(vknn_graph *graph, const vknn_conv_tensors *t,
                                    const vknn_conv_geometry *g, vknn_conv_choice c,
                                    vknn_dispatch_list *out_list) {
+  if (!vknn_op_within_loop_budget(graph, "conv2d_depthwise", depthwise_iterations(g, c.pix_block),
+                                  "the window's rows, taps and input columns"))
+    return VKNN_STATUS_GENERAL_FAILURE;
   uint32_t x_blocks = ceil_div(g->out_w, c.pix_block);
   int32_t zero_points[3];
   tensor_zero_points(graph, t, zero_points);
