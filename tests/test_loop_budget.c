@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
@@ -140,11 +141,61 @@ static void test_depthwise_window(void **state) {
                "conv2d_depthwise: the window's rows, taps and input columns take 63270 loop iterations");
 }
 
+/* ROI_ALIGN (sampling ratio `ratio`, 0: adaptive) or ROI_POOLING of one
+ * 1x1 bin over a side x side feature map, the boxes a model input: a bin may
+ * span the whole map, (side + 2) x (side + 3) loop iterations at most; with
+ * a ratio, ratio x (ratio + 1). */
+static const vknn_model *roi(model_builder *b, int32_t type, uint32_t side, int32_t ratio) {
+  mb_init(b);
+  const uint32_t dims[4] = {1, side, side, 1}, box_dims[2] = {1, 4}, one = 1, out_dims[4] = {1, 1, 1, 1};
+  const float stride = 1.f;
+  const bool nchw = false;
+  uint32_t in[10] = {mb_input(b, F32, dims, 4),
+                     mb_input(b, F32, box_dims, 2),
+                     mb_input(b, VKNN_OPERAND_TENSOR_INT32, &one, 1),
+                     mb_const_i32(b, 1),
+                     mb_const_i32(b, 1),
+                     mb_const_tensor(b, VKNN_OPERAND_FLOAT32, NULL, 0, &stride, sizeof(stride)),
+                     mb_const_tensor(b, VKNN_OPERAND_FLOAT32, NULL, 0, &stride, sizeof(stride))};
+  bool align = type == VKNN_OPERATION_ROI_ALIGN;
+  if (align) {
+    in[7] = mb_const_i32(b, ratio);
+    in[8] = mb_const_i32(b, ratio);
+  }
+  in[align ? 9 : 7] = mb_const_tensor(b, VKNN_OPERAND_BOOL, NULL, 0, &nchw, sizeof(nchw));
+  const uint32_t out = mb_output(b, F32, out_dims, 4);
+  mb_operation(b, type, in, align ? 10 : 8, &out, 1);
+  return mb_finish(b);
+}
+
+static const vknn_model *roi_align_adaptive(model_builder *b, uint32_t side) {
+  return roi(b, VKNN_OPERATION_ROI_ALIGN, side, 0);
+}
+
+static const vknn_model *roi_align_ratio(model_builder *b, uint32_t ratio) {
+  return roi(b, VKNN_OPERATION_ROI_ALIGN, 8, (int32_t)ratio);
+}
+
+static const vknn_model *roi_pooling(model_builder *b, uint32_t side) {
+  return roi(b, VKNN_OPERATION_ROI_POOLING, side, 0);
+}
+
+/* 242 x 242: 59780 iterations; 243 x 243: 60270. A ratio of 244: 59780; 245: 60270. */
+static void test_roi_bins(void **state) {
+  const char *refused = "a bin's rows and columns take 60270 loop iterations";
+  char log[128];
+  snprintf(log, sizeof(log), "ROI_ALIGN: %s", refused);
+  expect_bound(*state, roi_align_adaptive, 242, log);
+  expect_bound(*state, roi_align_ratio, 244, log);
+  snprintf(log, sizeof(log), "ROI_POOLING: %s", refused);
+  expect_bound(*state, roi_pooling, 242, log);
+}
+
 #define TEST(fn) cmocka_unit_test_setup_teardown(fn, runner_fixture_setup, runner_fixture_teardown)
 
 int main(void) {
   const struct CMUnitTest tests[] = {TEST(test_pool_window), TEST(test_direct_convolution_row),
                                      TEST(test_matrix_product_row), TEST(test_matrix_product_largest_runs),
-                                     TEST(test_depthwise_window)};
+                                     TEST(test_depthwise_window), TEST(test_roi_bins)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -201,10 +201,28 @@ static roi_params params_of(const vknn_graph *graph, const vknn_operation *op, c
   return p;
 }
 
+/* The most pixels one bin can span along an axis: the kernels reject a box
+ * reaching past the feature map, so a bin covers at most (size + 1) / bins
+ * pixels (ROI_POOLING's corners are inclusive), one more where it straddles
+ * pixel edges; ROI_ALIGN's adaptive sample count is no larger. */
+static uint64_t bin_extent(uint32_t size, uint32_t bins) { return ((uint64_t)size + bins) / bins + 1; }
+
+/* Loop iterations of one invocation at most: the bin's rows, each a loop
+ * over its columns (ROI_ALIGN's samples: the sampling ratio where given). */
+static uint64_t roi_iterations(const vknn_operation *op, const roi_geometry *g) {
+  uint64_t rows = bin_extent(g->in.height, g->out.height), cols = bin_extent(g->in.width, g->out.width);
+  if (is_align(op) && g->sampling_h > 0) rows = (uint64_t)g->sampling_h;
+  if (is_align(op) && g->sampling_w > 0) cols = (uint64_t)g->sampling_w;
+  return rows * (1 + cols);
+}
+
 static vknn_status lower_roi(vknn_graph *graph, const vknn_operation *op, vknn_dispatch_list *out_list) {
   roi_geometry g;
   vknn_status s = read_geometry(graph, op, &g);
   if (s != VKNN_STATUS_NONE) return s;
+  if (!vknn_op_within_loop_budget(graph, vknn_operation_type_name(op->type), roi_iterations(op, &g),
+                                  "a bin's rows and columns"))
+    return VKNN_STATUS_GENERAL_FAILURE;
   roi_params p = params_of(graph, op, &g);
   static const vknn_shader_id align[] = {VKNN_SHADER_ROI_ALIGN_F32, VKNN_SHADER_ROI_ALIGN_F16,
                                          VKNN_SHADER_ROI_ALIGN_Q8, VKNN_SHADER_ROI_ALIGN_Q8S};
