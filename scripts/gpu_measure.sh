@@ -52,6 +52,9 @@ for m in mobilenet_v1 mobilenet_v2; do
   for c in off on; do
     run "synth_${m}_io_$c" "$bench" --io-copies "$c" synth "$m" --width 1.0 --iterations "$synth_iters"
   done
+  # Kernel tuning: AUTO measures the layers at prepare on a GPU (the runs
+  # above); the device's rules alone for comparison.
+  run "synth_${m}_tuning_off" "$bench" --kernel-tuning off synth "$m" --width 1.0 --iterations "$synth_iters"
   for r in off on; do
     run "synth_${m}_relaxed_f16_$r" "$bench" --relaxed-float16 "$r" synth "$m" --width 1.0 --relaxed \
       --iterations "$synth_iters"

@@ -137,6 +137,15 @@ if build build -Dbuildtype=debugoptimized; then
   conformance build relaxed-float16-arithmetic --modes sync --relaxed-float16 on \
     --float16-arithmetic on --filter '*relaxed*' --baseline "$baseline"
   stage_done float16-arithmetic
+  # Kernel tuning (measured variants per layer at prepare; AUTO leaves it off
+  # on lavapipe, whose rules are measured): the convolution and fully
+  # connected cases, synchronous, ten threads at once, and through the
+  # compilation cache (under a minute).
+  conformance build kernel-tuning --modes sync,threads,cache --kernel-tuning on --filter '*conv*' \
+    --baseline "$baseline"
+  conformance build kernel-tuning-fc --modes sync,threads --kernel-tuning on \
+    --filter '*fully_connected*' --baseline "$baseline"
+  stage_done kernel-tuning
   # The NNAPI C API (libneuralnetworks.so): every 30th case; a full pass costs as
   # much as a full sync pass (17.6 against 17.0 minutes, --jobs 2 on a shared
   # 2-core machine: each case compiled through the C API and run four ways).

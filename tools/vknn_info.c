@@ -72,6 +72,11 @@ static void print_kernel_choices(const vknn_vk *vk) {
          : vknn_vk_has_shader(vk, VKNN_SHADER_CONV2D_GEMM_F16_ARITH)
              ? "float32 arithmetic (measured faster here)"
              : "float32 arithmetic (no shaderFloat16)");
+  printf("  kernel tuning      %s\n",
+         vk->kernel_tuning == VKNN_KERNEL_TUNING_ON    ? "every model (measured at prepare)"
+         : vk->kernel_tuning == VKNN_KERNEL_TUNING_OFF ? "off (the device's rules)"
+         : vknn_vk_kernel_rules_measured(vk)           ? "off (rules measured for this device)"
+                                                       : "models prepared for sustained speed");
   printf("  features enabled  ");
   for (size_t i = 0; i < sizeof(needs) / sizeof(needs[0]); ++i)
     printf(" %s%s", (vk->shader_features & needs[i].bit) ? "" : "!", needs[i].name);

@@ -84,6 +84,21 @@ typedef enum vknn_float16_arithmetic {
   VKNN_FLOAT16_ARITHMETIC_ON,       /* wherever the device has it (tests, benchmarks) */
 } vknn_float16_arithmetic;
 
+/* Whether prepare measures, for each float convolution of a model (CONV_2D,
+ * DEPTHWISE_CONV_2D, GROUPED_CONV_2D, TRANSPOSE_CONV_2D, FULLY_CONNECTED)
+ * whose shapes it knows, the kernel variants that the options above leave
+ * to AUTO (operand reads, Winograd tiles, float16 arithmetic), running the
+ * layer alone on the device, and keeps the fastest for that layer
+ * (docs/architecture.md, "Kernel tuning"). A layer of a shape already
+ * measured on the device takes the choice made then. Results agree within
+ * the variants' own precision. */
+typedef enum vknn_kernel_tuning {
+  VKNN_KERNEL_TUNING_AUTO = 0, /* models prepared for sustained speed, on devices */
+                               /* without measured kernel rules (all but lavapipe) */
+  VKNN_KERNEL_TUNING_OFF,      /* the device's rules only */
+  VKNN_KERNEL_TUNING_ON,       /* every model (tests, benchmarks) */
+} vknn_kernel_tuning;
+
 typedef struct vknn_device_options {
   /* Log sink; NULL logs to stderr (errors always, verbose lines for the tags
    * named in the VKNN_LOG environment variable, in the syntax of Android's
@@ -115,6 +130,7 @@ typedef struct vknn_device_options {
   vknn_winograd winograd;
   vknn_relaxed_float16 relaxed_float16;
   vknn_float16_arithmetic float16_arithmetic;
+  vknn_kernel_tuning kernel_tuning;
   /* Chrome trace-event JSON written here (prepare and execution phases,
    * each dispatch's GPU span); NULL: the environment variable VKNN_TRACE,
    * if set. Tracing records a timestamp after every dispatch. */
@@ -142,6 +158,10 @@ typedef struct vknn_device_statistics {
   /* Executions stopped between two command-buffer segments because their
    * deadline passed (MISSED_DEADLINE_TRANSIENT). */
   uint64_t deadline_cancellations;
+  /* Kernel tuning (the option kernel_tuning): layers whose variants prepare
+   * measured, and layers that took a choice measured before for their shape. */
+  uint64_t kernel_tunings;
+  uint64_t kernel_tunings_reused;
 } vknn_device_statistics;
 
 vknn_status vknn_device_get_statistics(const vknn_device *device,

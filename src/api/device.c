@@ -84,7 +84,8 @@ vknn_status vknn_device_open(const vknn_device_options *options, vknn_device **o
                   (unsigned)options->io_copies > VKNN_IO_COPIES_ON ||
                   (unsigned)options->winograd > VKNN_WINOGRAD_F4X3 ||
                   (unsigned)options->relaxed_float16 > VKNN_RELAXED_FLOAT16_ON ||
-                  (unsigned)options->float16_arithmetic > VKNN_FLOAT16_ARITHMETIC_ON))
+                  (unsigned)options->float16_arithmetic > VKNN_FLOAT16_ARITHMETIC_ON ||
+                  (unsigned)options->kernel_tuning > VKNN_KERNEL_TUNING_ON))
     return VKNN_STATUS_INVALID_ARGUMENT;
   vknn_device *device = vknn_calloc(1, sizeof(*device));
   if (device == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
@@ -108,8 +109,11 @@ vknn_status vknn_device_open(const vknn_device_options *options, vknn_device **o
   device->vk.relaxed_float16 = uses_relaxed_float16(&device->vk, options ? options->relaxed_float16 : 0);
   device->vk.float16_arithmetic =
       uses_float16_arithmetic(&device->vk, options ? options->float16_arithmetic : 0);
+  device->vk.operand_reads_option = options ? options->operand_reads : VKNN_OPERAND_READS_AUTO;
+  device->vk.float16_arithmetic_option = options ? options->float16_arithmetic : VKNN_FLOAT16_ARITHMETIC_AUTO;
+  device->vk.kernel_tuning = options ? options->kernel_tuning : VKNN_KERNEL_TUNING_AUTO;
   /* AUTO applies the measured rule only where it was measured. */
-  device->vk.winograd = options ? options->winograd : VKNN_WINOGRAD_AUTO;
+  device->vk.winograd = device->vk.winograd_option = options ? options->winograd : VKNN_WINOGRAD_AUTO;
   if (device->vk.winograd == VKNN_WINOGRAD_AUTO && !vknn_vk_winograd_measured(&device->vk))
     device->vk.winograd = VKNN_WINOGRAD_OFF;
   snprintf(device->version, sizeof(device->version), "vknn-%s (%s)", VKNN_VERSION,
@@ -119,6 +123,7 @@ vknn_status vknn_device_open(const vknn_device_options *options, vknn_device **o
                                                          : VKNN_DEFAULT_IDLE_RELEASE_MS;
   vknn_watchdog_init(&device->watchdog, idle_ms * 1000000ull);
   vknn_buffer_table_init(&device->buffers);
+  vknn_tuning_table_init(&device->tuning);
   *out_device = device;
   return VKNN_STATUS_NONE;
 }
@@ -129,6 +134,7 @@ void vknn_device_close(vknn_device *device) {
   vknn_executor_destroy(&device->executor);
   vknn_watchdog_destroy(&device->watchdog);
   vknn_buffer_table_destroy(&device->buffers);
+  vknn_tuning_table_destroy(&device->tuning);
   vknn_vk_destroy(&device->vk);
   vknn_trace_close(&device->trace);
   free(device);
@@ -198,6 +204,8 @@ vknn_status vknn_device_get_statistics(const vknn_device *device,
   out_statistics->graph_instances = atomic_load(&c->graph_instances);
   out_statistics->idle_releases = atomic_load(&c->idle_releases);
   out_statistics->deadline_cancellations = atomic_load(&c->deadline_cancellations);
+  out_statistics->kernel_tunings = atomic_load(&c->kernel_tunings);
+  out_statistics->kernel_tunings_reused = atomic_load(&c->kernel_tunings_reused);
   return VKNN_STATUS_NONE;
 }
 

@@ -1,11 +1,14 @@
 /* Prepare (HAL IDevice::prepareModel_1_3): validate the arguments and the
  * model, compile it, and make the prepared model from the plan. */
+#include <stdlib.h>
+
 #include "compiler/compiler.h"
 #include "compiler/control_flow_split.h"
 #include "compiler/graph_dump.h"
 #include "compiler/operation_registry.h"
 #include "compiler/relaxed_float16.h"
 #include "runtime/compilation_cache.h"
+#include "runtime/kernel_tuning.h"
 #include "runtime/prepared_model_internal.h"
 #include "runtime/recorded_graph.h"
 
@@ -46,10 +49,28 @@ static const vknn_model *relaxed_in_float16(vknn_device *device, const vknn_mode
   return model;
 }
 
+/* Kernel variants measured per layer where the device option asks for it
+ * (runtime/kernel_tuning.h); not under a deadline, which the measuring
+ * could spend. NULL: the device's rules for every layer. */
+static vknn_kernel_target *tuned_kernels(vknn_device *device, const vknn_model *model,
+                                         const vknn_plan_target *target,
+                                         vknn_execution_preference preference,
+                                         const vknn_deadline *deadline) {
+  if (!vknn_kernel_tuning_wanted(device, preference)) return NULL;
+  if (deadline != NULL && deadline->has_value) {
+    VKNN_LOG_V(&device->log, TAG, "a deadline was given: no kernel tuning");
+    return NULL;
+  }
+  uint64_t begin = vknn_trace_begin(&device->trace);
+  vknn_kernel_target *kernels = vknn_kernel_tuning_choose(device, model, target);
+  vknn_trace_end(&device->trace, "prepare", "kernel tuning", begin);
+  return kernels;
+}
+
 /* Compiles a valid model and makes the prepared model from the plan. */
 static vknn_status compile_and_create(vknn_device *device, const vknn_model *model,
                                       vknn_execution_preference preference,
-                                      vknn_priority priority,
+                                      vknn_priority priority, const vknn_deadline *deadline,
                                       vknn_prepared_model **out_prepared_model) {
   if (vknn_subgraph_has_control_flow(&model->main)) {
     dump_graphs(device, model, NULL); /* its segments are compiled one by one */
@@ -61,7 +82,10 @@ static vknn_status compile_and_create(vknn_device *device, const vknn_model *mod
   uint64_t begin = vknn_trace_begin(&device->trace);
   vknn_model_copy half;
   const vknn_model *compiled = relaxed_in_float16(device, model, &half);
+  vknn_kernel_target *tuned = tuned_kernels(device, compiled, &target, preference, deadline);
+  target.op_kernels = tuned;
   vknn_status s = vknn_compile(&device->log, compiled, NULL, &target, &plan);
+  free(tuned);
   vknn_trace_end(&device->trace, "prepare", "compile", begin);
   dump_graphs(device, compiled, s == VKNN_STATUS_NONE ? &plan : NULL);
   vknn_prepared_model *pm = NULL;
@@ -102,7 +126,7 @@ vknn_status vknn_device_prepare_model_with_cache(vknn_device *device, const vknn
   if (s == VKNN_STATUS_NONE) s = vknn_device_check_lost(device, TAG);
   if (s == VKNN_STATUS_NONE) s = vknn_check_deadline(&device->log, TAG, deadline);
   if (s == VKNN_STATUS_NONE)
-    s = compile_and_create(device, model, preference, priority, out_prepared_model);
+    s = compile_and_create(device, model, preference, priority, deadline, out_prepared_model);
   /* After the prepare, whose result saving never changes. */
   if (s == VKNN_STATUS_NONE && vknn_cache_given(cache))
     vknn_cache_save(device, model, cache, preference, priority);
@@ -115,11 +139,12 @@ vknn_status vknn_device_prepare_model_with_cache(vknn_device *device, const vknn
  * another valid model. An invalid one (rules or shapes) is the cache's
  * fault, not an argument's; running out of memory stays what it is. */
 static vknn_status prepare_loaded(vknn_device *device, const vknn_cache_loaded *loaded,
+                                  const vknn_deadline *deadline,
                                   vknn_prepared_model **out_prepared_model) {
   vknn_status s = vknn_compiler_validate_model(&device->log, &loaded->model.model);
   if (s == VKNN_STATUS_NONE)
     s = compile_and_create(device, &loaded->model.model, loaded->preference, loaded->priority,
-                           out_prepared_model);
+                           deadline, out_prepared_model);
   if (s != VKNN_STATUS_INVALID_ARGUMENT) return s;
   VKNN_LOG_E(&device->log, TAG, "the cached model is not valid");
   return VKNN_STATUS_GENERAL_FAILURE;
@@ -139,7 +164,7 @@ vknn_status vknn_device_prepare_model_from_cache(vknn_device *device,
   vknn_cache_loaded loaded;
   s = vknn_cache_load(device, cache, &loaded);
   if (s != VKNN_STATUS_NONE) return s;
-  s = prepare_loaded(device, &loaded, out_prepared_model);
+  s = prepare_loaded(device, &loaded, deadline, out_prepared_model);
   vknn_model_owned_free(&loaded.model);
   return s;
 }

@@ -101,7 +101,7 @@ vknn_status vknn_compile_query(const vknn_logger *log, const vknn_model *model,
   vknn_graph graph;
   vknn_status s = inferred != NULL ? vknn_graph_init(&graph, log, model, NULL)
                                    : VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
-  if (s == VKNN_STATUS_NONE) graph.kernels = target->kernels;
+  if (s == VKNN_STATUS_NONE) graph.kernels = graph.device_kernels = target->kernels;
   if (s == VKNN_STATUS_NONE) s = infer_all(&graph, supported, inferred);
   for (uint32_t k = 0; k < n && s == VKNN_STATUS_NONE; ++k)
     if (inferred[k]) s = query_lowering(&graph, k, target, &supported[k]);
@@ -130,7 +130,9 @@ static vknn_status lower_all(vknn_plan *plan) {
     const vknn_operation *op = &graph->sg->operations[k];
     if (graph->fusion[k].fused_away) continue;
     uint32_t first = plan->dispatches.count;
+    vknn_graph_use_kernels_of(graph, k);
     vknn_status s = vknn_op_find_in(graph->model, op->type)->lower(graph, op, &plan->dispatches);
+    vknn_graph_use_kernels_of(graph, UINT32_MAX);
     if (s != VKNN_STATUS_NONE) return s;
     for (uint32_t d = first; d < plan->dispatches.count; ++d) {
       plan->dispatches.items[d].operation = k;
@@ -158,7 +160,10 @@ vknn_status vknn_compile(const vknn_logger *log, const vknn_model *model,
                          vknn_plan *out_plan) {
   memset(out_plan, 0, sizeof(*out_plan));
   vknn_status s = vknn_graph_init(&out_plan->graph, log, model, overrides);
-  if (s == VKNN_STATUS_NONE) out_plan->graph.kernels = target->kernels;
+  if (s == VKNN_STATUS_NONE) {
+    out_plan->graph.kernels = out_plan->graph.device_kernels = target->kernels;
+    out_plan->graph.op_kernels = target->op_kernels;
+  }
   if (s == VKNN_STATUS_NONE) s = vknn_compile_infer(&out_plan->graph, NULL);
   if (s == VKNN_STATUS_NONE && (out_plan->graph.deferrals > 0 || !outputs_known(&out_plan->graph))) {
     s = defer_or_fail(out_plan, overrides);

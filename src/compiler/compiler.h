@@ -11,6 +11,9 @@ typedef struct vknn_plan_target {
   uint64_t max_workgroups;    /* the most workgroups one dispatch may have (0: no limit) */
   bool import_pools;  /* constants may be read in place from imported model pools */
   vknn_kernel_target kernels; /* what kernel selection knows of the device */
+  /* One per operation of the model compiled, where prepare measured the
+   * kernels' variants (runtime/kernel_tuning.h); NULL: kernels for all. */
+  const vknn_kernel_target *op_kernels;
 } vknn_plan_target;
 
 typedef struct vknn_plan {

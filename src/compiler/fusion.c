@@ -246,9 +246,13 @@ static int32_t residual_host(vknn_graph *graph, const vknn_operation *add, uint3
   if (w < 0) return -1;
   const vknn_op_fusion *f = &graph->fusion[w];
   if (f->out_slice.row != 0 || f->post_count != 0 || f->residual != UINT32_MAX ||
-      !vknn_conv_takes_residual(graph, &graph->sg->operations[w]) || !ready_before(graph, residual, k, w))
+      !ready_before(graph, residual, k, w))
     return -1;
-  return w;
+  /* Whether it can depends on its kernel, which may be its own (tuned). */
+  vknn_graph_use_kernels_of(graph, (uint32_t)w);
+  bool takes = vknn_conv_takes_residual(graph, &graph->sg->operations[w]);
+  vknn_graph_use_kernels_of(graph, UINT32_MAX);
+  return takes ? w : -1;
 }
 
 void vknn_fuse_residual_adds(vknn_graph *graph) {

@@ -170,6 +170,11 @@ uint32_t vknn_graph_op_index(const vknn_graph *graph, const vknn_operation *op) 
   return (uint32_t)(op - graph->sg->operations);
 }
 
+void vknn_graph_use_kernels_of(vknn_graph *graph, uint32_t k) {
+  bool tuned = graph->op_kernels != NULL && k < graph->sg->operation_count;
+  graph->kernels = tuned ? graph->op_kernels[k] : graph->device_kernels;
+}
+
 uint32_t vknn_graph_op_input(const vknn_graph *graph, const vknn_operation *op, uint32_t i) {
   const vknn_op_fusion *f = &graph->fusion[vknn_graph_op_index(graph, op)];
   return i == 0 && f->input_override != UINT32_MAX ? f->input_override : op->inputs[i];

@@ -108,7 +108,14 @@ typedef struct vknn_kernel_target {
 
 typedef struct vknn_graph {
   const vknn_logger *log;
+  /* What kernel selection knows of the device, for the operation being
+   * compiled: device_kernels, or that operation's entry of op_kernels
+   * (vknn_graph_use_kernels_of). */
   vknn_kernel_target kernels;
+  vknn_kernel_target device_kernels;
+  /* One per operation of sg, chosen by measurement at prepare
+   * (runtime/kernel_tuning.c); NULL: every operation has device_kernels. */
+  const vknn_kernel_target *op_kernels;
   const vknn_model *model;
   const vknn_subgraph *sg;
   vknn_tensor *tensors; /* operands first, then constants the compiler adds */
@@ -173,6 +180,10 @@ bool vknn_graph_alias(vknn_graph *graph, uint32_t view, uint32_t source);
 
 /* Index of an operation within the graph's subgraph. */
 uint32_t vknn_graph_op_index(const vknn_graph *graph, const vknn_operation *op);
+
+/* graph->kernels becomes operation k's kernel target (device_kernels when
+ * op_kernels is NULL or k names no operation). */
+void vknn_graph_use_kernels_of(vknn_graph *graph, uint32_t k);
 
 /* The tensor an operation's input i is read from (after fusion). */
 uint32_t vknn_graph_op_input(const vknn_graph *graph, const vknn_operation *op, uint32_t i);

@@ -5,6 +5,7 @@
 #include "runtime/buffer_table.h"
 #include "runtime/executor.h"
 #include "runtime/fence_waiter.h"
+#include "runtime/kernel_tuning.h"
 #include "util/clock.h"
 #include "util/log.h"
 #include "util/trace.h"
@@ -30,6 +31,7 @@ struct vknn_device {
   vknn_trace trace; /* VKNN_TRACE: off unless a file was given */
   /* VKNN_GRAPH_DUMP: the folder prepare writes .dot files in; "" when off. */
   char graph_dump_dir[1024];
+  vknn_tuning_table tuning; /* kernel variants measured at prepare, by layer shape */
 };
 
 /* Marks the device lost; the first mark logs it. */

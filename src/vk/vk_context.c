@@ -374,6 +374,10 @@ bool vknn_vk_float16_arithmetic_measured_slower(const vknn_vk *vk) {
                 sizeof(float16_arithmetic_slower) / sizeof(float16_arithmetic_slower[0]));
 }
 
+bool vknn_vk_kernel_rules_measured(const vknn_vk *vk) {
+  return vknn_vk_winograd_measured(vk) && vknn_vk_texel_reads_measured_faster(vk);
+}
+
 bool vknn_vk_has_loop_limiter(const vknn_vk *vk) {
   return listed(vk, loop_limited, sizeof(loop_limited) / sizeof(loop_limited[0]));
 }

@@ -22,6 +22,8 @@ typedef struct vknn_vk_counters {
   atomic_uint_fast64_t graph_instances;      /* live per-execution resource sets */
   atomic_uint_fast64_t idle_releases;        /* cached resources the watchdog released */
   atomic_uint_fast64_t deadline_cancellations; /* executions stopped between segments */
+  atomic_uint_fast64_t kernel_tunings;        /* layers measured at prepare */
+  atomic_uint_fast64_t kernel_tunings_reused; /* layers given a choice measured before */
 } vknn_vk_counters;
 
 typedef struct vknn_vk {
@@ -74,6 +76,11 @@ typedef struct vknn_vk {
   bool relaxed_float16;
   /* Float16 kernels compute in float16 (the device option float16_arithmetic). */
   bool float16_arithmetic;
+  /* The options as given, for what kernel tuning may choose (AUTO only). */
+  vknn_operand_reads operand_reads_option;
+  vknn_winograd winograd_option;
+  vknn_float16_arithmetic float16_arithmetic_option;
+  vknn_kernel_tuning kernel_tuning;
   pthread_mutex_t pipeline_lock;
   vknn_pipeline_entry *pipelines;
   atomic_uint_fast64_t validation_messages;
@@ -100,6 +107,9 @@ bool vknn_vk_has_loop_limiter(const vknn_vk *vk);
  * this kind of device (a table in vk_context.c). */
 bool vknn_vk_relaxed_float16_measured_slower(const vknn_vk *vk);
 bool vknn_vk_float16_arithmetic_measured_slower(const vknn_vk *vk);
+/* Whether the device's kernel rules (texel reads, Winograd) were measured
+ * on its kind: kernel tuning's AUTO leaves such devices to them. */
+bool vknn_vk_kernel_rules_measured(const vknn_vk *vk);
 
 /* Brings up Vulkan (see vknn_device_open for the device choice). */
 vknn_status vknn_vk_init(vknn_vk *vk, const vknn_logger *log, bool enable_validation);

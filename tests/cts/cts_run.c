@@ -61,6 +61,10 @@ static vknn_float16_arithmetic float16_arithmetic = VKNN_FLOAT16_ARITHMETIC_AUTO
 
 void cts_set_float16_arithmetic(vknn_float16_arithmetic choice) { float16_arithmetic = choice; }
 
+static vknn_kernel_tuning kernel_tuning = VKNN_KERNEL_TUNING_AUTO;
+
+void cts_set_kernel_tuning(vknn_kernel_tuning choice) { kernel_tuning = choice; }
+
 static vknn_duration loop_timeout;
 
 void cts_set_loop_timeout_ms(uint32_t ms) {
@@ -78,7 +82,8 @@ static vknn_status open_device(cts_worker *worker, vknn_device **out) {
                                  .io_copies = io_copies,
                                  .winograd = winograd,
                                  .relaxed_float16 = relaxed_float16,
-                                 .float16_arithmetic = float16_arithmetic};
+                                 .float16_arithmetic = float16_arithmetic,
+                                 .kernel_tuning = kernel_tuning};
   return vknn_device_open(&options, out);
 }
 

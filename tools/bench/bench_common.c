@@ -60,6 +60,10 @@ static vknn_float16_arithmetic float16_arithmetic = VKNN_FLOAT16_ARITHMETIC_AUTO
 
 void bench_set_float16_arithmetic(vknn_float16_arithmetic choice) { float16_arithmetic = choice; }
 
+static vknn_kernel_tuning kernel_tuning = VKNN_KERNEL_TUNING_AUTO;
+
+void bench_set_kernel_tuning(vknn_kernel_tuning choice) { kernel_tuning = choice; }
+
 static const char *trace_path = NULL;
 
 void bench_set_trace(const char *path) { trace_path = path; }
@@ -69,6 +73,7 @@ int bench_open_device(bool profile, vknn_device **out_device, const char **out_n
                                  .integer_dot = integer_dot, .io_copies = io_copies,
                                  .winograd = winograd, .relaxed_float16 = relaxed_float16,
                                  .float16_arithmetic = float16_arithmetic,
+                                 .kernel_tuning = kernel_tuning,
                                  .trace_path = trace_path};
   trace_path = NULL; /* the first device only: a second would write over its file */
   vknn_status s = vknn_device_open(&options, out_device);

@@ -1,0 +1,477 @@
+/* Kernel tuning (kernel_tuning.h): each float convolution of the model is
+ * copied into a model of its own (its input a model input of the inferred
+ * shape, its weights and parameters constants), compiled once per variant
+ * of the kernel target that the device options leave open, and each
+ * distinct lowering is prepared and timed on the device (zeros in, the
+ * fastest of a few executions' device time). */
+#include "runtime/kernel_tuning.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "compiler/model_copy.h"
+#include "model/operand_type.h"
+#include "ops/op_common.h"
+#include "runtime/device_internal.h"
+#include "runtime/prepared_model_internal.h"
+#include "util/fault_injection.h"
+#include "vknn/prepared_model.h"
+
+#define TAG "tuning"
+/* Timed executions per variant (after one that warms up); the fastest counts. */
+#define TUNING_RUNS 3
+/* Another variant replaces the device's own only when this much faster, so
+ * that noise does not move a layer off the rule it would have had. */
+#define TUNING_MARGIN 0.95
+#define SIGNATURE_BYTES 1024u
+#define MAX_VARIANTS 12u
+
+/* ---- the device's table ------------------------------------------------------ */
+
+void vknn_tuning_table_init(vknn_tuning_table *table) {
+  memset(table, 0, sizeof(*table));
+  pthread_mutex_init(&table->lock, NULL);
+}
+
+void vknn_tuning_table_destroy(vknn_tuning_table *table) {
+  for (uint32_t i = 0; i < table->count; ++i) free(table->entries[i].signature);
+  free(table->entries);
+  pthread_mutex_destroy(&table->lock);
+  memset(table, 0, sizeof(*table));
+}
+
+typedef struct signature {
+  uint8_t bytes[SIGNATURE_BYTES];
+  uint32_t size;
+  bool overflow;
+} signature;
+
+static bool table_find(vknn_tuning_table *table, const signature *sig, vknn_tuning_entry *out) {
+  bool found = false;
+  pthread_mutex_lock(&table->lock);
+  for (uint32_t i = 0; i < table->count && !found; ++i) {
+    const vknn_tuning_entry *e = &table->entries[i];
+    if (e->signature_size == sig->size && memcmp(e->signature, sig->bytes, sig->size) == 0) {
+      *out = *e;
+      found = true;
+    }
+  }
+  pthread_mutex_unlock(&table->lock);
+  return found;
+}
+
+/* Keeps a choice (a failed allocation only means measuring it again). */
+static void table_add(vknn_tuning_table *table, const signature *sig, const vknn_tuning_entry *choice) {
+  uint8_t *bytes = vknn_malloc(sig->size);
+  if (bytes == NULL) return;
+  memcpy(bytes, sig->bytes, sig->size);
+  pthread_mutex_lock(&table->lock);
+  if (table->count == table->capacity) {
+    uint32_t capacity = table->capacity ? 2 * table->capacity : 16;
+    vknn_tuning_entry *grown = vknn_realloc(table->entries, capacity * sizeof(*grown));
+    if (grown != NULL) {
+      table->entries = grown;
+      table->capacity = capacity;
+    }
+  }
+  if (table->count < table->capacity) {
+    vknn_tuning_entry *e = &table->entries[table->count++];
+    *e = *choice;
+    e->signature = bytes;
+    e->signature_size = sig->size;
+    bytes = NULL;
+  }
+  pthread_mutex_unlock(&table->lock);
+  free(bytes);
+}
+
+bool vknn_kernel_tuning_wanted(const vknn_device *device, vknn_execution_preference preference) {
+  switch (device->vk.kernel_tuning) {
+    case VKNN_KERNEL_TUNING_ON: return true;
+    case VKNN_KERNEL_TUNING_OFF: return false;
+    default:
+      return preference == VKNN_PREFER_SUSTAINED_SPEED && !vknn_vk_kernel_rules_measured(&device->vk);
+  }
+}
+
+/* ---- which operations, and each one as a model of its own ------------------- */
+
+static bool convolution_family(int32_t type) {
+  return type == VKNN_OPERATION_CONV_2D || type == VKNN_OPERATION_DEPTHWISE_CONV_2D ||
+         type == VKNN_OPERATION_GROUPED_CONV_2D || type == VKNN_OPERATION_TRANSPOSE_CONV_2D ||
+         type == VKNN_OPERATION_FULLY_CONNECTED;
+}
+
+static bool is_constant(vknn_operand_lifetime lifetime) {
+  return lifetime == VKNN_LIFETIME_CONSTANT_COPY || lifetime == VKNN_LIFETIME_CONSTANT_REFERENCE;
+}
+
+/* A float convolution whose tensors all have known shapes and whose
+ * parameters are constants (the layer model takes only its tensors as inputs). */
+static bool tunable(const vknn_graph *graph, uint32_t k) {
+  const vknn_operation *op = &graph->sg->operations[k];
+  if (!convolution_family(op->type) || graph->fusion[k].fused_away || op->output_count != 1 ||
+      !vknn_is_float_tensor(graph->tensors[op->inputs[0]].type) ||
+      !graph->tensors[op->outputs[0]].shape_known)
+    return false;
+  for (uint32_t n = 0; n < op->input_count; ++n) {
+    const vknn_operand *o = &graph->sg->operands[op->inputs[n]];
+    const vknn_tensor *t = &graph->tensors[op->inputs[n]];
+    if (o->lifetime == VKNN_LIFETIME_NO_VALUE) continue;
+    bool scalar = vknn_operand_type_is_scalar(o->type);
+    if (scalar ? !is_constant(o->lifetime) || t->constant_data == NULL : !t->shape_known) return false;
+    if (is_constant(o->lifetime) && t->constant_data == NULL) return false;
+  }
+  return true;
+}
+
+/* The operation alone: operands in the order the operation names them. */
+typedef struct layer_model {
+  vknn_model_copy copy;
+  uint64_t input_bytes[8], output_bytes; /* per model input, and the output */
+  uint32_t input_count;
+} layer_model;
+
+static vknn_operand layer_operand(const vknn_graph *graph, uint32_t i, uint32_t *dims) {
+  const vknn_tensor *t = &graph->tensors[i];
+  vknn_operand o = graph->sg->operands[i];
+  memcpy(dims, t->dims, t->rank * sizeof(uint32_t));
+  o.dimension_count = t->rank;
+  o.dimensions = dims;
+  o.number_of_consumers = 0;
+  return o;
+}
+
+/* Operand n of the layer (operation input n, or the output for n ==
+ * input_count): a model input, constant (copied), omitted, or the output. */
+static bool add_layer_operand(const vknn_graph *graph, layer_model *lm, uint32_t i, bool output,
+                              vknn_operand *operands, uint32_t n, uint8_t *values, size_t *values_size,
+                              uint32_t *io) {
+  uint32_t *dims = vknn_model_copy_own(&lm->copy, VKNN_MAX_RANK * sizeof(uint32_t));
+  if (dims == NULL) return false;
+  vknn_operand o = layer_operand(graph, i, dims);
+  o.number_of_consumers = output ? 0 : 1;
+  if (output) {
+    o.lifetime = VKNN_LIFETIME_SUBGRAPH_OUTPUT;
+    lm->output_bytes = vknn_tensor_byte_size(&graph->tensors[i]);
+  } else if (is_constant(o.lifetime)) {
+    uint32_t length = graph->sg->operands[i].location.length;
+    memcpy(values + *values_size, graph->tensors[i].constant_data, length);
+    o.lifetime = VKNN_LIFETIME_CONSTANT_COPY;
+    o.location = (vknn_data_location){0, (uint32_t)*values_size, length};
+    *values_size += (length + 7u) & ~7u;
+  } else if (o.lifetime != VKNN_LIFETIME_NO_VALUE) {
+    if (lm->input_count == sizeof(lm->input_bytes) / sizeof(lm->input_bytes[0])) return false;
+    o.lifetime = VKNN_LIFETIME_SUBGRAPH_INPUT;
+    o.location = (vknn_data_location){0, 0, 0};
+    io[lm->input_count] = n;
+    lm->input_bytes[lm->input_count++] = vknn_tensor_byte_size(&graph->tensors[i]);
+  }
+  operands[n] = o;
+  return true;
+}
+
+static size_t constant_bytes(const vknn_graph *graph, const vknn_operation *op) {
+  size_t size = 0;
+  for (uint32_t n = 0; n < op->input_count; ++n)
+    if (is_constant(graph->sg->operands[op->inputs[n]].lifetime))
+      size += (graph->sg->operands[op->inputs[n]].location.length + 7u) & ~(size_t)7;
+  return size;
+}
+
+static bool make_layer_model(const vknn_graph *graph, uint32_t k, layer_model *lm) {
+  memset(lm, 0, sizeof(*lm));
+  const vknn_operation *op = &graph->sg->operations[k];
+  uint32_t count = op->input_count + 1;
+  vknn_operand *operands = vknn_model_copy_own(&lm->copy, count * sizeof(vknn_operand));
+  uint32_t *indexes = vknn_model_copy_own(&lm->copy, (2 * count + 1) * sizeof(uint32_t));
+  uint8_t *values = vknn_model_copy_own(&lm->copy, constant_bytes(graph, op));
+  vknn_operation *layer_op = vknn_model_copy_own(&lm->copy, sizeof(vknn_operation));
+  if (operands == NULL || indexes == NULL || values == NULL || layer_op == NULL) return false;
+  uint32_t *inputs = indexes, *io = indexes + op->input_count + 1;
+  size_t values_size = 0;
+  for (uint32_t n = 0; n < op->input_count; ++n) {
+    inputs[n] = n;
+    if (!add_layer_operand(graph, lm, op->inputs[n], false, operands, n, values, &values_size, io)) return false;
+  }
+  uint32_t out = op->input_count;
+  inputs[out] = out;
+  if (!add_layer_operand(graph, lm, op->outputs[0], true, operands, out, values, &values_size, io)) return false;
+  io[lm->input_count] = out;
+  *layer_op = (vknn_operation){op->type, inputs, op->input_count, inputs + out, 1};
+  vknn_model *m = &lm->copy.model;
+  m->main = (vknn_subgraph){operands, count, layer_op, 1, io, lm->input_count, io + lm->input_count, 1};
+  m->operand_values = values;
+  m->operand_values_size = values_size;
+  return true;
+}
+
+/* ---- signatures ------------------------------------------------------------- */
+
+static void put(signature *s, const void *bytes, uint32_t size) {
+  if (s->size + size > SIGNATURE_BYTES) {
+    s->overflow = true;
+    return;
+  }
+  memcpy(s->bytes + s->size, bytes, size);
+  s->size += size;
+}
+
+static void put_u32(signature *s, uint32_t v) { put(s, &v, sizeof(v)); }
+
+/* What decides the layer's lowering: the operation, each operand's type,
+ * role and shape, and the parameters' values (constant tensors count by
+ * their constness only: their values change no kernel). */
+static void layer_signature(const vknn_model *m, signature *s) {
+  memset(s, 0, sizeof(*s));
+  const vknn_subgraph *sg = &m->main;
+  put_u32(s, (uint32_t)sg->operations[0].type);
+  for (uint32_t n = 0; n < sg->operand_count; ++n) {
+    const vknn_operand *o = &sg->operands[n];
+    put_u32(s, (uint32_t)o->type);
+    put_u32(s, (uint32_t)o->lifetime);
+    put_u32(s, o->dimension_count);
+    put(s, o->dimensions, o->dimension_count * sizeof(uint32_t));
+    if (o->lifetime == VKNN_LIFETIME_CONSTANT_COPY && vknn_operand_type_is_scalar(o->type))
+      put(s, m->operand_values + o->location.offset, o->location.length);
+  }
+}
+
+/* What a variant's lowering runs: the kernels, their constants and sizes,
+ * and how they read (texel formats). Two variants alike run alike. */
+static void plan_signature(const vknn_plan *plan, signature *s) {
+  memset(s, 0, sizeof(*s));
+  for (uint32_t d = 0; d < plan->dispatches.count; ++d) {
+    const vknn_dispatch *x = &plan->dispatches.items[d];
+    put_u32(s, (uint32_t)x->shader);
+    put_u32(s, x->local_size);
+    put(s, x->spec, x->spec_count * sizeof(x->spec[0]));
+    for (uint32_t b = 0; b < x->binding_count; ++b) put_u32(s, (uint32_t)x->bindings[b].texel);
+  }
+}
+
+/* ---- variants --------------------------------------------------------------- */
+
+typedef struct variant {
+  bool texel_reads;
+  vknn_winograd winograd;
+  bool float16_arithmetic;
+} variant;
+
+static variant variant_of(const vknn_kernel_target *k) {
+  return (variant){k->texel_reads, k->winograd, k->float16_arithmetic};
+}
+
+static vknn_kernel_target with_variant(vknn_kernel_target k, variant v) {
+  k.texel_reads = v.texel_reads;
+  k.winograd = v.winograd;
+  k.float16_arithmetic = v.float16_arithmetic;
+  return k;
+}
+
+/* The device's own variant first, then what the options leave to AUTO:
+ * storage or texel reads, no Winograd or either tile, float32 or float16
+ * arithmetic (float16 tensors). */
+static uint32_t list_variants(const vknn_device *device, const vknn_kernel_target *base, bool float16,
+                              variant *out) {
+  const vknn_vk *vk = &device->vk;
+  bool reads_open = vk->operand_reads_option == VKNN_OPERAND_READS_AUTO && vk->texel_reads_possible;
+  bool winograd_open = vk->winograd_option == VKNN_WINOGRAD_AUTO;
+  bool f16_open = float16 && vk->float16_arithmetic_option == VKNN_FLOAT16_ARITHMETIC_AUTO &&
+                  vknn_vk_has_shader(vk, VKNN_SHADER_CONV2D_GEMM_F16_ARITH);
+  static const vknn_winograd tiles[3] = {VKNN_WINOGRAD_OFF, VKNN_WINOGRAD_F2X3, VKNN_WINOGRAD_F4X3};
+  uint32_t count = 0;
+  out[count++] = variant_of(base);
+  for (int r = 0; r < (reads_open ? 2 : 1); ++r)
+    for (int w = 0; w < (winograd_open ? 3 : 1); ++w)
+      for (int h = 0; h < (f16_open ? 2 : 1); ++h)
+        out[count++] = (variant){reads_open ? r == 1 : base->texel_reads,
+                                 winograd_open ? tiles[w] : base->winograd,
+                                 f16_open ? h == 1 : base->float16_arithmetic};
+  return count;
+}
+
+/* ---- measuring ---------------------------------------------------------------- */
+
+/* Zeroed shared memory holding every input and the output, one after another. */
+typedef struct layer_pool {
+  int fd;
+  uint64_t size;
+  vknn_request_argument args[9];
+} layer_pool;
+
+static uint64_t aligned(uint64_t v) { return (v + 255u) & ~(uint64_t)255; }
+
+static bool open_pool(const layer_model *lm, layer_pool *pool) {
+  uint64_t offset = 0;
+  for (uint32_t i = 0; i <= lm->input_count; ++i) {
+    uint64_t bytes = i < lm->input_count ? lm->input_bytes[i] : lm->output_bytes;
+    if (offset + bytes > UINT32_MAX) return false;
+    pool->args[i] = (vknn_request_argument){.location = {0, (uint32_t)offset, (uint32_t)bytes}};
+    offset = aligned(offset + bytes);
+  }
+  pool->size = offset;
+  pool->fd = memfd_create("vknn-tuning", MFD_CLOEXEC);
+  if (pool->fd < 0) return false;
+  if (ftruncate(pool->fd, (off_t)pool->size) != 0) {
+    close(pool->fd);
+    return false;
+  }
+  return true;
+}
+
+/* One distinct lowering of the layer, prepared. */
+typedef struct candidate {
+  uint32_t variant;
+  vknn_prepared_model *pm;
+  const char *kernel; /* its first dispatch's */
+  uint32_t dispatches;
+  uint64_t best_us;   /* fastest device time so far; UINT64_MAX: none */
+} candidate;
+
+/* The variants compiled; those lowering alike kept once, each prepared. */
+static uint32_t prepare_candidates(vknn_device *device, const vknn_plan_target *target,
+                                   const layer_model *lm, const variant *variants, uint32_t count,
+                                   candidate *out) {
+  signature *seen = vknn_calloc(count, sizeof(signature));
+  if (seen == NULL) return 0;
+  uint32_t n = 0;
+  for (uint32_t v = 0; v < count; ++v) {
+    vknn_plan_target t = *target;
+    t.kernels = with_variant(target->kernels, variants[v]);
+    t.op_kernels = NULL;
+    vknn_plan plan;
+    if (vknn_compile(&device->log, &lm->copy.model, NULL, &t, &plan) != VKNN_STATUS_NONE) continue;
+    plan_signature(&plan, &seen[n]);
+    bool repeat = plan.deferred || plan.dispatches.count == 0;
+    for (uint32_t i = 0; i < n && !repeat; ++i)
+      repeat = seen[i].size == seen[n].size && memcmp(seen[i].bytes, seen[n].bytes, seen[n].size) == 0;
+    candidate c = {v, NULL, NULL, plan.dispatches.count, UINT64_MAX};
+    if (!repeat) c.kernel = vknn_embedded_shaders[plan.dispatches.items[0].shader].name;
+    if (!repeat && vknn_prepared_model_create(device, &plan, VKNN_PRIORITY_MEDIUM, VKNN_PREFER_SUSTAINED_SPEED,
+                                              &c.pm) == VKNN_STATUS_NONE)
+      out[n++] = c;
+    vknn_plan_release(&plan);
+  }
+  free(seen);
+  return n;
+}
+
+/* One execution on zeros; its device time in microseconds (UINT64_MAX
+ * when it failed or was not timed). */
+static uint64_t execute_once(vknn_prepared_model *pm, const layer_model *lm, const layer_pool *pool,
+                             bool timed) {
+  vknn_request_pool pools[1] = {{.kind = VKNN_REQUEST_POOL_MEMORY,
+                                 .memory = {.name = "ashmem", .fds = &pool->fd, .fd_count = 1,
+                                            .size = pool->size}}};
+  vknn_request request = {pool->args, lm->input_count, pool->args + lm->input_count, 1, pools, 1};
+  vknn_timing timing = {UINT64_MAX, UINT64_MAX};
+  vknn_status s = vknn_prepared_model_execute(pm, &request, timed ? VKNN_MEASURE_TIMING_YES : VKNN_MEASURE_TIMING_NO,
+                                              NULL, NULL, NULL, 0, &timing);
+  return s == VKNN_STATUS_NONE && timed ? timing.time_on_device : UINT64_MAX;
+}
+
+/* The candidates run in turns (a warm-up, then TUNING_RUNS timed rounds),
+ * so that a moment of load weighs on all of them alike; a candidate that
+ * fails once is out. */
+static void time_candidates(candidate *c, uint32_t n, const layer_model *lm, const layer_pool *pool) {
+  bool failed[MAX_VARIANTS + 1] = {false};
+  for (int round = 0; round <= TUNING_RUNS; ++round)
+    for (uint32_t i = 0; i < n; ++i) {
+      if (failed[i]) continue;
+      uint64_t us = execute_once(c[i].pm, lm, pool, round > 0);
+      if (round > 0 && us == UINT64_MAX) failed[i] = true;
+      else if (round > 0 && us < c[i].best_us) c[i].best_us = us;
+    }
+  for (uint32_t i = 0; i < n; ++i)
+    if (failed[i]) c[i].best_us = UINT64_MAX;
+}
+
+/* The layer's variants compiled, prepared and timed. Returns the fastest:
+ * the device's own (listed first) unless another beats it by the margin. */
+static bool measure_layer(vknn_device *device, const vknn_plan_target *target, const layer_model *lm,
+                          const variant *variants, uint32_t count, variant *out, uint32_t op_index,
+                          int32_t op_type) {
+  layer_pool pool;
+  if (!open_pool(lm, &pool)) return false;
+  candidate c[MAX_VARIANTS + 1];
+  uint32_t n = prepare_candidates(device, target, lm, variants, count, c);
+  time_candidates(c, n, lm, &pool);
+  uint64_t best_us = UINT64_MAX;
+  for (uint32_t i = 0; i < n; ++i) {
+    VKNN_LOG_V(&device->log, TAG, "operation %u (%s): %s, %u dispatches: %llu us", op_index,
+               vknn_operation_type_name(op_type), c[i].kernel, c[i].dispatches,
+               (unsigned long long)c[i].best_us);
+    if (c[i].best_us != UINT64_MAX &&
+        (best_us == UINT64_MAX || (double)c[i].best_us < TUNING_MARGIN * (double)best_us)) {
+      best_us = c[i].best_us;
+      *out = variants[c[i].variant];
+    }
+    vknn_prepared_model_release(c[i].pm);
+  }
+  close(pool.fd);
+  return best_us != UINT64_MAX;
+}
+
+/* Operation k's kernel target: the table's choice for its shape, else
+ * measured (and kept in the table). */
+static vknn_kernel_target tune_operation(vknn_device *device, const vknn_graph *graph, uint32_t k,
+                                         const vknn_plan_target *target) {
+  const vknn_operation *op = &graph->sg->operations[k];
+  layer_model lm;
+  vknn_kernel_target chosen = target->kernels;
+  if (!make_layer_model(graph, k, &lm)) {
+    vknn_model_copy_free(&lm.copy);
+    return chosen;
+  }
+  signature sig;
+  layer_signature(&lm.copy.model, &sig);
+  vknn_tuning_entry entry;
+  if (!sig.overflow && table_find(&device->tuning, &sig, &entry)) {
+    vknn_model_copy_free(&lm.copy);
+    atomic_fetch_add(&device->vk.counters.kernel_tunings_reused, 1);
+    return with_variant(chosen, (variant){entry.texel_reads, entry.winograd, entry.float16_arithmetic});
+  }
+  variant variants[MAX_VARIANTS + 1], best;
+  bool float16 = graph->tensors[op->inputs[0]].type == VKNN_OPERAND_TENSOR_FLOAT16;
+  uint32_t count = list_variants(device, &target->kernels, float16, variants);
+  if (measure_layer(device, target, &lm, variants, count, &best, k, op->type)) {
+    chosen = with_variant(chosen, best);
+    atomic_fetch_add(&device->vk.counters.kernel_tunings, 1);
+    if (!sig.overflow)
+      table_add(&device->tuning, &sig,
+                &(vknn_tuning_entry){.texel_reads = best.texel_reads, .winograd = best.winograd,
+                                     .float16_arithmetic = best.float16_arithmetic});
+  } else {
+    VKNN_LOG_E(&device->log, TAG, "operation %u (%s): no variant ran; the device's rules apply", k,
+               vknn_operation_type_name(op->type));
+  }
+  vknn_model_copy_free(&lm.copy);
+  return chosen;
+}
+
+vknn_kernel_target *vknn_kernel_tuning_choose(vknn_device *device, const vknn_model *model,
+                                              const vknn_plan_target *target) {
+  vknn_plan plan;
+  vknn_plan_target plain = *target;
+  plain.op_kernels = NULL;
+  if (vknn_compile(&device->log, model, NULL, &plain, &plan) != VKNN_STATUS_NONE) return NULL;
+  const vknn_graph *graph = &plan.graph;
+  uint32_t n = graph->sg->operation_count;
+  vknn_kernel_target *chosen = plan.deferred ? NULL : vknn_calloc(n ? n : 1, sizeof(*chosen));
+  bool any = false;
+  for (uint32_t k = 0; chosen != NULL && k < n; ++k) {
+    chosen[k] = target->kernels;
+    if (!tunable(graph, k)) continue;
+    chosen[k] = tune_operation(device, graph, k, target);
+    any = true;
+  }
+  vknn_plan_release(&plan);
+  if (!any) {
+    free(chosen);
+    return NULL;
+  }
+  return chosen;
+}

@@ -1,0 +1,304 @@
+/* Kernel tuning (the device option kernel_tuning, src/runtime/kernel_tuning.c):
+ * prepare measures a float convolution's variants and compiles it on the
+ * fastest; the results match the untuned model's; a shape measured once is
+ * not measured again; the options a caller forces are not tuned; AUTO,
+ * deadlines and preferences decide when it runs; concurrent prepares share
+ * the device's table; a failed allocation anywhere in the measuring ends
+ * the prepare in an error or in a right answer. */
+#include <math.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "runtime/device_internal.h"
+#include "util/fault_injection.h"
+#include "support/model_builder.h"
+#include "support/model_runner.h"
+#include "vknn/vknn.h"
+
+#define F32 VKNN_OPERAND_TENSOR_FLOAT32
+#define MAX_C 16
+#define MAX_SIDE 12
+
+/* A 3x3 convolution (stride 1, SAME, RELU) of a side x side image with
+ * in_c channels to out_c: its filter and bias constants made from seed. */
+typedef struct conv_layer {
+  uint32_t side, in_c, out_c, seed;
+} conv_layer;
+
+/* The builder copies the constants: filter and bias may live on the stack. */
+static const vknn_model *build(model_builder *b, const conv_layer *l) {
+  float filter[MAX_C * 9 * MAX_C], bias[MAX_C];
+  for (uint32_t i = 0; i < l->out_c * 9 * l->in_c; ++i) filter[i] = (float)((i * 7 + l->seed) % 23) / 16.f - 0.7f;
+  for (uint32_t i = 0; i < l->out_c; ++i) bias[i] = (float)((i + l->seed) % 5) / 4.f - 0.5f;
+  mb_init(b);
+  const uint32_t image[4] = {1, l->side, l->side, l->in_c}, result[4] = {1, l->side, l->side, l->out_c};
+  const uint32_t filter_dims[4] = {l->out_c, 3, 3, l->in_c}, bias_dims[1] = {l->out_c};
+  uint32_t in[7] = {mb_input(b, F32, image, 4),
+                    mb_const_tensor(b, F32, filter_dims, 4, filter, l->out_c * 9 * l->in_c * sizeof(float)),
+                    mb_const_tensor(b, F32, bias_dims, 1, bias, l->out_c * sizeof(float)),
+                    mb_const_i32(b, 1),
+                    mb_const_i32(b, 1),
+                    mb_const_i32(b, 1),
+                    mb_const_i32(b, VKNN_FUSED_RELU)};
+  uint32_t out = mb_output(b, F32, result, 4);
+  mb_operation(b, VKNN_OPERATION_CONV_2D, in, 7, &out, 1);
+  return mb_finish(b);
+}
+
+typedef struct fixture {
+  vknn_device *device; /* the options of the test */
+  vknn_device *plain;  /* tuning off */
+  test_log log;
+} fixture;
+
+static int open_fixture(void **state, vknn_device_options options) {
+  fixture *f = calloc(1, sizeof(*f));
+  if (f == NULL) return -1;
+  *state = f;
+  options.log_callback = test_log_callback;
+  options.log_user_data = &f->log;
+  options.enable_validation = true;
+  vknn_device_options plain = {.enable_validation = true, .kernel_tuning = VKNN_KERNEL_TUNING_OFF};
+  if (vknn_device_open(&options, &f->device) != VKNN_STATUS_NONE) return -1;
+  return vknn_device_open(&plain, &f->plain) == VKNN_STATUS_NONE ? 0 : -1;
+}
+
+static int open_on(void **state) {
+  return open_fixture(state, (vknn_device_options){.kernel_tuning = VKNN_KERNEL_TUNING_ON});
+}
+
+static int open_auto(void **state) { return open_fixture(state, (vknn_device_options){0}); }
+
+/* Tuning on, but every option it could vary forced. */
+static int open_forced(void **state) {
+  return open_fixture(state, (vknn_device_options){.kernel_tuning = VKNN_KERNEL_TUNING_ON,
+                                                   .operand_reads = VKNN_OPERAND_READS_STORAGE,
+                                                   .winograd = VKNN_WINOGRAD_OFF});
+}
+
+static int close_fixture(void **state) {
+  fixture *f = *state;
+  uint64_t messages = vknn_device_get_validation_message_count(f->device) +
+                      vknn_device_get_validation_message_count(f->plain);
+  vknn_device_close(f->device);
+  vknn_device_close(f->plain);
+  free(f);
+  return messages == 0 ? 0 : -1;
+}
+
+static vknn_device_statistics statistics(vknn_device *device) {
+  vknn_device_statistics s;
+  assert_int_equal(vknn_device_get_statistics(device, &s), VKNN_STATUS_NONE);
+  return s;
+}
+
+static vknn_prepared_model *prepare(vknn_device *device, const test_log *log, const vknn_model *model,
+                                    vknn_execution_preference preference, const vknn_deadline *deadline) {
+  vknn_prepared_model *pm = NULL;
+  vknn_status s = vknn_device_prepare_model(device, model, preference, VKNN_PRIORITY_MEDIUM, deadline, &pm);
+  if (s != VKNN_STATUS_NONE) fail_msg("prepare: %s (%s)", vknn_status_name(s), log->last);
+  return pm;
+}
+
+/* The layer's output on the device (prepared for sustained speed). */
+static void run(vknn_device *device, const test_log *log, const conv_layer *l, float *out) {
+  model_builder *b = calloc(1, sizeof(*b));
+  float *x = malloc(l->side * l->side * l->in_c * sizeof(float));
+  assert_true(b != NULL && x != NULL);
+  for (uint32_t i = 0; i < l->side * l->side * l->in_c; ++i) x[i] = (float)(i * 13 % 29) / 8.f - 1.5f;
+  vknn_prepared_model *pm = prepare(device, log, build(b, l), VKNN_PREFER_SUSTAINED_SPEED, NULL);
+  const buffer_arg in[1] = {{x, NULL, l->side * l->side * l->in_c * sizeof(float)}};
+  buffer_arg outs[1] = {{NULL, out, l->side * l->side * l->out_c * sizeof(float)}};
+  assert_int_equal(model_runner_execute(pm, b, in, outs, NULL), VKNN_STATUS_NONE);
+  vknn_prepared_model_release(pm);
+  free(x);
+  free(b);
+}
+
+/* Tuned and untuned agree within what Winograd's transforms allow (a
+ * variant tuning may pick): a few units of 2^-20 of the terms' size. */
+static void expect_same_results(fixture *f, const conv_layer *l) {
+  static float tuned[MAX_SIDE * MAX_SIDE * MAX_C], plain[MAX_SIDE * MAX_SIDE * MAX_C];
+  run(f->device, &f->log, l, tuned);
+  run(f->plain, &f->log, l, plain);
+  for (uint32_t i = 0; i < l->side * l->side * l->out_c; ++i)
+    if (fabsf(tuned[i] - plain[i]) > 1e-4f * (1.f + fabsf(plain[i])))
+      fail_msg("element %u: tuned %g, untuned %g", i, tuned[i], plain[i]);
+}
+
+/* A layer is measured once per shape: a second layer of the same shapes
+ * (other weights) takes the choice; another shape is measured. */
+static void test_measures_each_shape_once(void **state) {
+  fixture *f = *state;
+  const conv_layer a = {10, 8, 12, 1}, same_shape = {10, 8, 12, 5}, other = {6, 4, 8, 2};
+  expect_same_results(f, &a);
+  vknn_device_statistics s = statistics(f->device);
+  assert_int_equal(s.kernel_tunings, 1);
+  assert_int_equal(s.kernel_tunings_reused, 0);
+  expect_same_results(f, &same_shape);
+  s = statistics(f->device);
+  assert_int_equal(s.kernel_tunings, 1);
+  assert_int_equal(s.kernel_tunings_reused, 1);
+  expect_same_results(f, &other);
+  assert_int_equal(statistics(f->device).kernel_tunings, 2);
+  assert_int_equal(statistics(f->plain).kernel_tunings, 0);
+}
+
+/* The layer runs on one of its variants: the implicit matrix product or a
+ * Winograd convolution, reading storage or texel buffers. */
+static void test_runs_a_variant(void **state) {
+  fixture *f = *state;
+  const conv_layer l = {8, 8, 8, 3};
+  model_builder *b = calloc(1, sizeof(*b));
+  assert_non_null(b);
+  vknn_prepared_model *pm = prepare(f->device, &f->log, build(b, &l), VKNN_PREFER_SUSTAINED_SPEED, NULL);
+  const char *kernel = vknn_prepared_model_get_dispatch_kernel(pm, 0);
+  assert_non_null(kernel);
+  if (strncmp(kernel, "conv2d_gemm_f32", 15) != 0 && strncmp(kernel, "conv2d_winograd_input_f", 23) != 0)
+    fail_msg("kernel %s", kernel);
+  vknn_prepared_model_release(pm);
+  free(b);
+}
+
+/* With every open option forced, the one variant left is the forced one. */
+static void test_forced_options_stay(void **state) {
+  fixture *f = *state;
+  const conv_layer l = {8, 8, 8, 4};
+  model_builder *b = calloc(1, sizeof(*b));
+  assert_non_null(b);
+  vknn_prepared_model *pm = prepare(f->device, &f->log, build(b, &l), VKNN_PREFER_SUSTAINED_SPEED, NULL);
+  assert_string_equal(vknn_prepared_model_get_dispatch_kernel(pm, 0), "conv2d_gemm_f32");
+  assert_int_equal(statistics(f->device).kernel_tunings, 1);
+  vknn_prepared_model_release(pm);
+  free(b);
+}
+
+/* AUTO: models prepared for sustained speed, on devices without measured
+ * rules (lavapipe has them: none there); never for another preference, nor
+ * under a deadline. */
+static void test_auto_and_deadline(void **state) {
+  fixture *f = *state;
+  const conv_layer l = {6, 4, 4, 6};
+  model_builder *b = calloc(1, sizeof(*b));
+  assert_non_null(b);
+  const vknn_model *model = build(b, &l);
+  vknn_prepared_model_release(prepare(f->device, &f->log, model, VKNN_PREFER_FAST_SINGLE_ANSWER, NULL));
+  assert_int_equal(statistics(f->device).kernel_tunings, 0);
+  vknn_deadline later = {true, test_boottime_ns() + 60ull * 1000000000ull};
+  vknn_prepared_model_release(prepare(f->device, &f->log, model, VKNN_PREFER_SUSTAINED_SPEED, &later));
+  assert_int_equal(statistics(f->device).kernel_tunings, 0);
+  vknn_prepared_model_release(prepare(f->device, &f->log, model, VKNN_PREFER_SUSTAINED_SPEED, NULL));
+  bool measured_rules = vknn_vk_kernel_rules_measured(&f->device->vk);
+  assert_int_equal(statistics(f->device).kernel_tunings, measured_rules ? 0 : 1);
+  free(b);
+}
+
+/* Prepares of one shape from several threads at once: each ends with the
+ * layer measured or taken from the table, and the table stays whole. */
+typedef struct prepare_job {
+  fixture *f;
+  uint32_t seed;
+  vknn_status status;
+} prepare_job;
+
+static void *prepare_thread(void *arg) {
+  prepare_job *job = arg;
+  model_builder *b = calloc(1, sizeof(*b));
+  if (b == NULL) return NULL;
+  const conv_layer l = {6, 8, 8, job->seed};
+  vknn_prepared_model *pm = NULL;
+  job->status = vknn_device_prepare_model(job->f->device, build(b, &l), VKNN_PREFER_SUSTAINED_SPEED,
+                                          VKNN_PRIORITY_MEDIUM, NULL, &pm);
+  vknn_prepared_model_release(pm);
+  free(b);
+  return NULL;
+}
+
+static void test_concurrent_prepares(void **state) {
+  fixture *f = *state;
+  enum { THREADS = 4 };
+  pthread_t threads[THREADS];
+  prepare_job jobs[THREADS];
+  for (uint32_t i = 0; i < THREADS; ++i) {
+    jobs[i] = (prepare_job){f, 10 + i, VKNN_STATUS_GENERAL_FAILURE};
+    assert_int_equal(pthread_create(&threads[i], NULL, prepare_thread, &jobs[i]), 0);
+  }
+  for (uint32_t i = 0; i < THREADS; ++i) {
+    pthread_join(threads[i], NULL);
+    assert_int_equal(jobs[i].status, VKNN_STATUS_NONE);
+  }
+  vknn_device_statistics s = statistics(f->device);
+  assert_int_equal(s.kernel_tunings + s.kernel_tunings_reused, THREADS);
+  assert_true(s.kernel_tunings >= 1);
+}
+
+/* The nth host or Vulkan allocation of a tuned prepare and execution fails,
+ * for every n the run makes; the device forgets its measurements before each
+ * run, so that every run measures. Each ends in an allocation error or in
+ * the untuned model's results. */
+static vknn_status tuned_run(fixture *f, const conv_layer *l, const float *want, float *got) {
+  vknn_tuning_table_destroy(&f->device->tuning);
+  vknn_tuning_table_init(&f->device->tuning);
+  model_builder *b = calloc(1, sizeof(*b));
+  float x[4 * 4 * 4];
+  assert_non_null(b);
+  for (uint32_t i = 0; i < 4 * 4 * 4; ++i) x[i] = (float)(i % 7) - 3.f;
+  vknn_prepared_model *pm = NULL;
+  vknn_status s = vknn_device_prepare_model(f->device, build(b, l), VKNN_PREFER_SUSTAINED_SPEED,
+                                            VKNN_PRIORITY_MEDIUM, NULL, &pm);
+  if (s == VKNN_STATUS_NONE) {
+    const buffer_arg in[1] = {{x, NULL, sizeof(x)}};
+    buffer_arg outs[1] = {{NULL, got, 4 * 4 * 4 * sizeof(float)}};
+    s = model_runner_execute(pm, b, in, outs, NULL);
+  }
+  for (uint32_t i = 0; s == VKNN_STATUS_NONE && want != NULL && i < 4 * 4 * 4; ++i)
+    if (fabsf(got[i] - want[i]) > 1e-4f * (1.f + fabsf(want[i])))
+      fail_msg("a run that succeeded gave element %u = %g, not %g", i, got[i], want[i]);
+  vknn_prepared_model_release(pm);
+  free(b);
+  return s;
+}
+
+static void walk_faults(fixture *f, vknn_fault_kind kind) {
+  const conv_layer l = {4, 4, 4, 7};
+  float want[4 * 4 * 4], got[4 * 4 * 4];
+  assert_int_equal(tuned_run(f, &l, NULL, want), VKNN_STATUS_NONE);
+  vknn_fault_arm(kind, 0);
+  assert_int_equal(tuned_run(f, &l, want, got), VKNN_STATUS_NONE);
+  uint64_t total = vknn_fault_count(kind);
+  assert_true(total > 0);
+  for (uint64_t n = 1; n <= total; ++n) {
+    vknn_fault_arm(kind, n);
+    vknn_status s = tuned_run(f, &l, want, got);
+    vknn_fault_arm(kind, 0);
+    if (s != VKNN_STATUS_NONE && s != VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT &&
+        s != VKNN_STATUS_RESOURCE_EXHAUSTED_PERSISTENT && s != VKNN_STATUS_GENERAL_FAILURE)
+      fail_msg("allocation %llu of %llu: %s", (unsigned long long)n, (unsigned long long)total,
+               vknn_status_name(s));
+  }
+  assert_int_equal(tuned_run(f, &l, want, got), VKNN_STATUS_NONE);
+}
+
+static void test_host_allocation_failures(void **state) { walk_faults(*state, VKNN_FAULT_HOST_ALLOCATION); }
+
+static void test_vulkan_allocation_failures(void **state) {
+  walk_faults(*state, VKNN_FAULT_VULKAN_ALLOCATION);
+}
+
+#define TEST(fn, setup) cmocka_unit_test_setup_teardown(fn, setup, close_fixture)
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      TEST(test_measures_each_shape_once, open_on), TEST(test_runs_a_variant, open_on),
+      TEST(test_forced_options_stay, open_forced), TEST(test_auto_and_deadline, open_auto),
+      TEST(test_concurrent_prepares, open_on), TEST(test_host_allocation_failures, open_on),
+      TEST(test_vulkan_allocation_failures, open_on),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
