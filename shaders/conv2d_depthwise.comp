@@ -24,7 +24,8 @@
 // zero, so lanes do not diverge.
 // Variants: ELEM_F32, ELEM_F16 (float16 storage, float32 arithmetic);
 // F16_ARITH (float16 storage and arithmetic within a window row, the rows'
-// sums added in float32); TEXEL_READS reads input and filter through uniform texel buffers
+// sums added in float32; the host picks it for rows of at most 32 taps,
+// DEPTHWISE_F16_SPAN in conv2d_select.c); TEXEL_READS reads input and filter through uniform texel buffers
 // (operand_reads.glsl). The quantized ones, ELEM_Q8 (FILTER_I8: an int8
 // per-channel filter) and ELEM_Q8S, sum (input - zero point) * (filter -
 // zero point) in int32 and requantize as the direct kernel (conv2d.comp):

@@ -26,7 +26,9 @@ typedef struct fixture {
 
 static int open_device(void **state, bool profile) {
   fixture *f = calloc(1, sizeof(*f));
-  vknn_device_options options = {.enable_validation = true, .profile_dispatches = profile};
+  /* The device's rules only: the tests count pipelines and name kernels. */
+  vknn_device_options options = {.enable_validation = true, .profile_dispatches = profile,
+                                 .kernel_tuning = VKNN_KERNEL_TUNING_OFF};
   if (f == NULL || vknn_device_open(&options, &f->device) != VKNN_STATUS_NONE) return -1;
   mb_init(&f->b);
   *state = f;

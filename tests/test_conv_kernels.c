@@ -497,7 +497,9 @@ static void open_winograd_devices(winograd_devices *d) {
         .operand_reads = i % 2 ? VKNN_OPERAND_READS_TEXEL : VKNN_OPERAND_READS_STORAGE,
         .winograd = i == WINOGRAD_DEVICES ? VKNN_WINOGRAD_OFF
                     : i / 2 == 0          ? VKNN_WINOGRAD_F2X3
-                                          : VKNN_WINOGRAD_F4X3};
+                                          : VKNN_WINOGRAD_F4X3,
+        .float16_arithmetic = VKNN_FLOAT16_ARITHMETIC_OFF,
+        .kernel_tuning = VKNN_KERNEL_TUNING_OFF};
     vknn_device **slot = i == WINOGRAD_DEVICES ? &d->plain : &d->winograd[i];
     assert_int_equal(vknn_device_open(&options, slot), VKNN_STATUS_NONE);
   }
@@ -584,17 +586,22 @@ static void test_float16_arithmetic(void **state) {
       {"conv2d_depthwise_f16", OP_DEPTHWISE, true, 1, 9, 10, 6, 6, 3, 3, 2, 2, 0, 1, 0, 1, VKNN_FUSED_NONE, false},
       {"conv2d_depthwise_f16", OP_DEPTHWISE, true, 1, 6, 6, 4, 4, 3, 3, 2, 2, 1, 1, 1, 1, VKNN_FUSED_RELU6, true},
       {"conv2d_depthwise_f16", OP_DEPTHWISE, true, 2, 8, 11, 12, 12, 5, 5, 1, 1, 0, 0, 0, 0, VKNN_FUSED_NONE, false},
-      /* Rows of 4096: two on the matrix product, one on split-K; 3x3
-       * windows over 512 channels (4608 elements at the centre). */
+      /* Two rows of 4096 (four channels a step, flushed within the tap);
+       * two of 4095 (one channel a step); 3x3 windows over 512 channels
+       * (4608 elements at the centre); a 31x31 window over 3 channels
+       * (flushed every 10 taps). Split-K sums each four-element dot
+       * product into float32 at once: it has no long float16 sum. */
       {"conv2d_gemm_f16", OP_FULLY_CONNECTED, true, 2, 1, 1, 4096, 8, 1, 1, 1, 1, 0, 0, 0, 0, VKNN_FUSED_NONE, false, 0, true},
-      {"gemv_splitk_f16", OP_FULLY_CONNECTED, true, 1, 1, 1, 4096, 4, 1, 1, 1, 1, 0, 0, 0, 0, VKNN_FUSED_NONE, false, 0, true},
+      {"conv2d_gemm_f16", OP_FULLY_CONNECTED, true, 2, 1, 1, 4095, 4, 1, 1, 1, 1, 0, 0, 0, 0, VKNN_FUSED_NONE, false, 0, true},
       {"conv2d_gemm_f16", OP_CONV, true, 1, 3, 3, 512, 4, 3, 3, 1, 1, 1, 1, 1, 1, VKNN_FUSED_NONE, false, 0, true},
+      {"conv2d_gemm_f16", OP_CONV, true, 1, 31, 31, 3, 4, 31, 31, 1, 1, 0, 0, 0, 0, VKNN_FUSED_NONE, false, 0, true},
   };
   fixture *f = *state;
   for (int d = 0; d < 2; ++d) {
     vknn_device_options options = {.enable_validation = true,
                                    .operand_reads = d ? VKNN_OPERAND_READS_TEXEL : VKNN_OPERAND_READS_STORAGE,
-                                   .float16_arithmetic = VKNN_FLOAT16_ARITHMETIC_ON};
+                                   .float16_arithmetic = VKNN_FLOAT16_ARITHMETIC_ON,
+                                   .kernel_tuning = VKNN_KERNEL_TUNING_OFF};
     vknn_device *device = NULL;
     assert_int_equal(vknn_device_open(&options, &device), VKNN_STATUS_NONE);
     bool has_float16 = vknn_vk_has_shader(&device->vk, VKNN_SHADER_CONV2D_GEMM_F16_ARITH);

@@ -63,7 +63,8 @@ static int setup(void **state) {
   if (reads_fixture_setup(&f->reads, POOL_BYTES) != 0) return -1;
   vknn_device_options options = {.enable_validation = true,
                                  .operand_reads = VKNN_OPERAND_READS_STORAGE,
-                                 .integer_dot = VKNN_INTEGER_DOT_ON};
+                                 .integer_dot = VKNN_INTEGER_DOT_ON,
+                                 .kernel_tuning = VKNN_KERNEL_TUNING_OFF};
   return vknn_device_open(&options, &f->integer_dot) == VKNN_STATUS_NONE ? 0 : -1;
 }
 

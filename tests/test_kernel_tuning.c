@@ -166,7 +166,8 @@ static void test_runs_a_variant(void **state) {
   free(b);
 }
 
-/* With every open option forced, the one variant left is the forced one. */
+/* With every open option forced, the one variant left is the forced one,
+ * and there is nothing to time. */
 static void test_forced_options_stay(void **state) {
   fixture *f = *state;
   const conv_layer l = {8, 8, 8, 4};
@@ -174,15 +175,67 @@ static void test_forced_options_stay(void **state) {
   assert_non_null(b);
   vknn_prepared_model *pm = prepare(f->device, &f->log, build(b, &l), VKNN_PREFER_SUSTAINED_SPEED, NULL);
   assert_string_equal(vknn_prepared_model_get_dispatch_kernel(pm, 0), "conv2d_gemm_f32");
-  assert_int_equal(statistics(f->device).kernel_tunings, 1);
+  assert_int_equal(statistics(f->device).kernel_tunings, 0);
   vknn_prepared_model_release(pm);
   free(b);
 }
 
+/* The variant the table kept for the layer is the one the model runs on: the
+ * same kernels as on a device forced to that variant. */
+static void test_choice_reaches_the_model(void **state) {
+  fixture *f = *state;
+  const conv_layer l = {12, 16, 16, 8};
+  model_builder *b = calloc(1, sizeof(*b));
+  assert_non_null(b);
+  const vknn_model *model = build(b, &l);
+  vknn_prepared_model *pm = prepare(f->device, &f->log, model, VKNN_PREFER_SUSTAINED_SPEED, NULL);
+  pthread_mutex_lock(&f->device->tuning.lock);
+  assert_int_equal(f->device->tuning.count, 1);
+  vknn_tuning_entry kept = f->device->tuning.entries[0];
+  pthread_mutex_unlock(&f->device->tuning.lock);
+  vknn_device_options forced = {.enable_validation = true,
+                                .operand_reads = kept.texel_reads ? VKNN_OPERAND_READS_TEXEL : VKNN_OPERAND_READS_STORAGE,
+                                .winograd = kept.winograd,
+                                .kernel_tuning = VKNN_KERNEL_TUNING_OFF};
+  vknn_device *device = NULL;
+  assert_int_equal(vknn_device_open(&forced, &device), VKNN_STATUS_NONE);
+  vknn_prepared_model *want = prepare(device, &f->log, model, VKNN_PREFER_SUSTAINED_SPEED, NULL);
+  vknn_prepared_model_info a, w;
+  assert_int_equal(vknn_prepared_model_get_info(pm, &a), VKNN_STATUS_NONE);
+  assert_int_equal(vknn_prepared_model_get_info(want, &w), VKNN_STATUS_NONE);
+  assert_int_equal(a.dispatch_count, w.dispatch_count);
+  for (uint32_t i = 0; i < a.dispatch_count; ++i)
+    assert_string_equal(vknn_prepared_model_get_dispatch_kernel(pm, i),
+                        vknn_prepared_model_get_dispatch_kernel(want, i));
+  vknn_prepared_model_release(want);
+  vknn_prepared_model_release(pm);
+  assert_int_equal(vknn_device_get_validation_message_count(device), 0);
+  vknn_device_close(device);
+  free(b);
+}
+
+/* ON tunes whatever the preference, but never under a deadline. */
+static void test_on_and_deadline(void **state) {
+  fixture *f = *state;
+  const conv_layer l = {6, 4, 4, 6};
+  model_builder *b = calloc(1, sizeof(*b));
+  assert_non_null(b);
+  const vknn_model *model = build(b, &l);
+  vknn_deadline later = {true, test_boottime_ns() + 60ull * 1000000000ull};
+  vknn_prepared_model_release(prepare(f->device, &f->log, model, VKNN_PREFER_SUSTAINED_SPEED, &later));
+  vknn_device_statistics s = statistics(f->device);
+  assert_int_equal(s.kernel_tunings + s.kernel_tunings_reused, 0);
+  vknn_prepared_model_release(prepare(f->device, &f->log, model, VKNN_PREFER_FAST_SINGLE_ANSWER, NULL));
+  s = statistics(f->device);
+  bool timestamps = f->device->vk.timestamp_valid_bits != 0;
+  assert_int_equal(s.kernel_tunings, timestamps ? 1 : 0);
+  free(b);
+}
+
 /* AUTO: models prepared for sustained speed, on devices without measured
- * rules (lavapipe has them: none there); never for another preference, nor
- * under a deadline. */
-static void test_auto_and_deadline(void **state) {
+ * rules (lavapipe has them: none there) that have timestamps; never for
+ * another preference. */
+static void test_auto(void **state) {
   fixture *f = *state;
   const conv_layer l = {6, 4, 4, 6};
   model_builder *b = calloc(1, sizeof(*b));
@@ -190,12 +243,9 @@ static void test_auto_and_deadline(void **state) {
   const vknn_model *model = build(b, &l);
   vknn_prepared_model_release(prepare(f->device, &f->log, model, VKNN_PREFER_FAST_SINGLE_ANSWER, NULL));
   assert_int_equal(statistics(f->device).kernel_tunings, 0);
-  vknn_deadline later = {true, test_boottime_ns() + 60ull * 1000000000ull};
-  vknn_prepared_model_release(prepare(f->device, &f->log, model, VKNN_PREFER_SUSTAINED_SPEED, &later));
-  assert_int_equal(statistics(f->device).kernel_tunings, 0);
   vknn_prepared_model_release(prepare(f->device, &f->log, model, VKNN_PREFER_SUSTAINED_SPEED, NULL));
-  bool measured_rules = vknn_vk_kernel_rules_measured(&f->device->vk);
-  assert_int_equal(statistics(f->device).kernel_tunings, measured_rules ? 0 : 1);
+  bool tunes = !vknn_vk_kernel_rules_measured(&f->device->vk) && f->device->vk.timestamp_valid_bits != 0;
+  assert_int_equal(statistics(f->device).kernel_tunings, tunes ? 1 : 0);
   free(b);
 }
 
@@ -296,7 +346,8 @@ static void test_vulkan_allocation_failures(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       TEST(test_measures_each_shape_once, open_on), TEST(test_runs_a_variant, open_on),
-      TEST(test_forced_options_stay, open_forced), TEST(test_auto_and_deadline, open_auto),
+      TEST(test_forced_options_stay, open_forced), TEST(test_choice_reaches_the_model, open_on),
+      TEST(test_on_and_deadline, open_on), TEST(test_auto, open_auto),
       TEST(test_concurrent_prepares, open_on), TEST(test_host_allocation_failures, open_on),
       TEST(test_vulkan_allocation_failures, open_on),
   };

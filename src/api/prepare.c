@@ -85,7 +85,6 @@ static vknn_status compile_and_create(vknn_device *device, const vknn_model *mod
   vknn_kernel_target *tuned = tuned_kernels(device, compiled, &target, preference, deadline);
   target.op_kernels = tuned;
   vknn_status s = vknn_compile(&device->log, compiled, NULL, &target, &plan);
-  free(tuned);
   vknn_trace_end(&device->trace, "prepare", "compile", begin);
   dump_graphs(device, compiled, s == VKNN_STATUS_NONE ? &plan : NULL);
   vknn_prepared_model *pm = NULL;
@@ -95,6 +94,7 @@ static vknn_status compile_and_create(vknn_device *device, const vknn_model *mod
     vknn_trace_end(&device->trace, "prepare", "upload constants and record", begin);
     vknn_plan_release(&plan);
   }
+  free(tuned); /* the plan's graph pointed at it until released */
   if (compiled != model) vknn_model_copy_free(&half);
   if (s != VKNN_STATUS_NONE) return s;
   VKNN_LOG_V(&device->log, TAG, "prepared a model%s", pm->deferred ? " compiled per execution" : "");

@@ -15,6 +15,9 @@
 #define GEMM_GROUP 64
 #define DEPTHWISE_GROUP 64
 #define GEMV_GROUP 64
+/* The longest float16 sum of conv2d_depthwise's _f16_arith variants: one
+ * window row (its F16_ARITH comment), as conv2d_gemm's F16_SPAN bounds its. */
+#define DEPTHWISE_F16_SPAN 32
 
 /* 1x1, stride 1, no padding: each output pixel reads the input pixel at its
  * own index (transposed or not, the same taps). */
@@ -42,6 +45,14 @@ static uint32_t smallest_group(uint32_t largest, uint32_t floor, uint64_t items)
   return group;
 }
 
+/* Loop iterations of one conv2d_depthwise invocation: per window row, its
+ * taps' filter loads and the input columns its row block spans, each of
+ * those over the taps again (counted as loops, though short ones unroll). */
+static uint64_t depthwise_iterations(const vknn_conv_geometry *g, uint32_t out_block) {
+  uint64_t span = (uint64_t)(out_block - 1) * g->stride_x + g->k_w;
+  return g->k_h * (1 + g->k_w + span * (1 + g->k_w));
+}
+
 vknn_conv_choice vknn_conv_select(const vknn_kernel_target *target, const vknn_conv_geometry *g,
                                   int32_t type) {
   uint32_t floor = group_floor(target);
@@ -61,8 +72,14 @@ vknn_conv_choice vknn_conv_select(const vknn_kernel_target *target, const vknn_c
     if (g->cout_per_group != 1 || g->dilation_x != 1 || g->dilation_y != 1) return c;
     /* Row blocks of 8 at stride 1 (10 loaded columns for 8 windows); at
      * stride 2 a block of 8 spans 17 columns and was slower than 4. */
+    uint32_t pix_block = g->stride_x == 1 ? 8 : 4;
+    /* Windows too wide for the loop limiter's budget (their column reuse
+     * loops over the taps again) take the direct kernel, which loops over
+     * each tap once. */
+    if (target != NULL && target->loop_budget != 0 && depthwise_iterations(g, pix_block) > target->loop_budget)
+      return c;
     c.kernel = VKNN_CONV_KERNEL_DEPTHWISE;
-    c.pix_block = g->stride_x == 1 ? 8 : 4;
+    c.pix_block = pix_block;
     c.group = smallest_group(DEPTHWISE_GROUP, floor,
                              (uint64_t)g->batches * g->out_h * ceil_div(g->out_w, c.pix_block));
     return c;
@@ -122,6 +139,10 @@ typedef struct tiled_launch {
   /* Quantized variants summing packed 8-bit dot products (conv2d_gemm's
    * _idot), where the reads are vec4 (texel_vec4). */
   bool has_integer_dot;
+  /* The kernel's float16 sums would run longer than its float16 variant
+   * keeps them (conv2d_depthwise: a window row of more than F16_SPAN taps):
+   * float32 arithmetic even where float16 arithmetic is on. */
+  bool long_float16_sums;
 } tiled_launch;
 
 /* Input and filter through texel buffers where the device prefers them (its
@@ -201,7 +222,8 @@ static vknn_status add_tiled_dispatch(vknn_graph *graph, const vknn_conv_tensors
   d->shader = integer_dot ? integer_dot_shader(graph, t) : tiled_shader(graph, t, l, texel_reads);
   if (t->has_residual) d->shader = residual_shader(d->shader);
   if (d->shader == VKNN_SHADER_COUNT) return VKNN_STATUS_GENERAL_FAILURE;
-  if (graph->kernels.float16_arithmetic) d->shader = float16_arithmetic_shader(d->shader);
+  if (graph->kernels.float16_arithmetic && !l->long_float16_sums)
+    d->shader = float16_arithmetic_shader(d->shader);
   d->local_size = l->group;
   memcpy(d->spec, l->spec, sizeof(l->spec));
   d->spec_count = l->spec_count;
@@ -300,7 +322,7 @@ static vknn_status lower_gemm(vknn_graph *graph, const vknn_conv_tensors *t,
                                                            c.ch_block % 4 == 0 && slice_vec4(g),
                      [VKNN_SPEC_CONV2D_GEMM_SLICED] = g->out_slice.row != 0},
                     VKNN_SPEC_COUNT_CONV2D_GEMM,
-                    &p, sizeof(p), tiles * p.channel_blocks * c.group, true};
+                    &p, sizeof(p), tiles * p.channel_blocks * c.group, true, false};
   return add_tiled_dispatch(graph, t, &l, out_list);
 }
 
@@ -315,20 +337,9 @@ typedef struct depthwise_params {
 } depthwise_params;
 VKNN_PUSH_LAYOUT(conv2d_depthwise, depthwise_params);
 
-/* Loop iterations of one conv2d_depthwise invocation: per window row, its
- * taps' filter loads and the input columns its row block spans, each of
- * those over the taps again (counted as loops, though short ones unroll). */
-static uint64_t depthwise_iterations(const vknn_conv_geometry *g, uint32_t out_block) {
-  uint64_t span = (uint64_t)(out_block - 1) * g->stride_x + g->k_w;
-  return g->k_h * (1 + g->k_w + span * (1 + g->k_w));
-}
-
 static vknn_status lower_depthwise(vknn_graph *graph, const vknn_conv_tensors *t,
                                    const vknn_conv_geometry *g, vknn_conv_choice c,
                                    vknn_dispatch_list *out_list) {
-  if (!vknn_op_within_loop_budget(graph, "conv2d_depthwise", depthwise_iterations(g, c.pix_block),
-                                  "the window's rows, taps and input columns"))
-    return VKNN_STATUS_GENERAL_FAILURE;
   uint32_t x_blocks = ceil_div(g->out_w, c.pix_block);
   int32_t zero_points[3];
   tensor_zero_points(graph, t, zero_points);
@@ -354,7 +365,8 @@ static vknn_status lower_depthwise(vknn_graph *graph, const vknn_conv_tensors *t
                      [VKNN_SPEC_CONV2D_DEPTHWISE_SLICED] = g->out_slice.row != 0},
                     VKNN_SPEC_COUNT_CONV2D_DEPTHWISE,
                     &p, sizeof(p),
-                    (uint64_t)ceil_div(p.items, c.group) * p.channel_blocks * c.group, false};
+                    (uint64_t)ceil_div(p.items, c.group) * p.channel_blocks * c.group, false,
+                    g->k_w > DEPTHWISE_F16_SPAN};
   return add_tiled_dispatch(graph, t, &l, out_list);
 }
 
@@ -376,7 +388,7 @@ static vknn_status lower_gemv(vknn_graph *graph, const vknn_conv_tensors *t,
                     {[VKNN_SPEC_GEMV_SPLITK_CH_BLOCK] = c.ch_block, [VKNN_SPEC_GEMV_SPLITK_K] = g->in_c,
                      [VKNN_SPEC_GEMV_SPLITK_SLICED] = g->out_slice.row != 0},
                     VKNN_SPEC_COUNT_GEMV_SPLITK, &p, sizeof(p),
-                    (uint64_t)ceil_div(g->out_c, c.ch_block) * c.group, false};
+                    (uint64_t)ceil_div(g->out_c, c.ch_block) * c.group, false, false};
   return add_tiled_dispatch(graph, t, &l, out_list);
 }
 

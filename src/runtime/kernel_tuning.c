@@ -68,7 +68,13 @@ static void table_add(vknn_tuning_table *table, const signature *sig, const vknn
   if (bytes == NULL) return;
   memcpy(bytes, sig->bytes, sig->size);
   pthread_mutex_lock(&table->lock);
-  if (table->count == table->capacity) {
+  /* A concurrent prepare of the same shape may have added it meanwhile. */
+  for (uint32_t i = 0; i < table->count && bytes != NULL; ++i)
+    if (table->entries[i].signature_size == sig->size && memcmp(table->entries[i].signature, bytes, sig->size) == 0) {
+      free(bytes);
+      bytes = NULL;
+    }
+  if (bytes != NULL && table->count == table->capacity) {
     uint32_t capacity = table->capacity ? 2 * table->capacity : 16;
     vknn_tuning_entry *grown = vknn_realloc(table->entries, capacity * sizeof(*grown));
     if (grown != NULL) {
@@ -76,7 +82,7 @@ static void table_add(vknn_tuning_table *table, const signature *sig, const vknn
       table->capacity = capacity;
     }
   }
-  if (table->count < table->capacity) {
+  if (bytes != NULL && table->count < table->capacity) {
     vknn_tuning_entry *e = &table->entries[table->count++];
     *e = *choice;
     e->signature = bytes;
@@ -88,6 +94,8 @@ static void table_add(vknn_tuning_table *table, const signature *sig, const vknn
 }
 
 bool vknn_kernel_tuning_wanted(const vknn_device *device, vknn_execution_preference preference) {
+  /* Measuring reads the device's timestamps. */
+  if (device->vk.timestamp_valid_bits == 0) return false;
   switch (device->vk.kernel_tuning) {
     case VKNN_KERNEL_TUNING_ON: return true;
     case VKNN_KERNEL_TUNING_OFF: return false;
@@ -161,7 +169,7 @@ static bool add_layer_operand(const vknn_graph *graph, layer_model *lm, uint32_t
     memcpy(values + *values_size, graph->tensors[i].constant_data, length);
     o.lifetime = VKNN_LIFETIME_CONSTANT_COPY;
     o.location = (vknn_data_location){0, (uint32_t)*values_size, length};
-    *values_size += (length + 7u) & ~7u;
+    *values_size += ((size_t)length + 7u) & ~(size_t)7;
   } else if (o.lifetime != VKNN_LIFETIME_NO_VALUE) {
     if (lm->input_count == sizeof(lm->input_bytes) / sizeof(lm->input_bytes[0])) return false;
     o.lifetime = VKNN_LIFETIME_SUBGRAPH_INPUT;
@@ -177,7 +185,7 @@ static size_t constant_bytes(const vknn_graph *graph, const vknn_operation *op) 
   size_t size = 0;
   for (uint32_t n = 0; n < op->input_count; ++n)
     if (is_constant(graph->sg->operands[op->inputs[n]].lifetime))
-      size += (graph->sg->operands[op->inputs[n]].location.length + 7u) & ~(size_t)7;
+      size += ((size_t)graph->sg->operands[op->inputs[n]].location.length + 7u) & ~(size_t)7;
   return size;
 }
 
@@ -187,7 +195,10 @@ static bool make_layer_model(const vknn_graph *graph, uint32_t k, layer_model *l
   uint32_t count = op->input_count + 1;
   vknn_operand *operands = vknn_model_copy_own(&lm->copy, count * sizeof(vknn_operand));
   uint32_t *indexes = vknn_model_copy_own(&lm->copy, (2 * count + 1) * sizeof(uint32_t));
-  uint8_t *values = vknn_model_copy_own(&lm->copy, constant_bytes(graph, op));
+  /* Constant locations are 32-bit offsets into the layer's values. */
+  size_t values_bytes = constant_bytes(graph, op);
+  if (values_bytes > UINT32_MAX) return false;
+  uint8_t *values = vknn_model_copy_own(&lm->copy, values_bytes);
   vknn_operation *layer_op = vknn_model_copy_own(&lm->copy, sizeof(vknn_operation));
   if (operands == NULL || indexes == NULL || values == NULL || layer_op == NULL) return false;
   uint32_t *inputs = indexes, *io = indexes + op->input_count + 1;
@@ -210,8 +221,10 @@ static bool make_layer_model(const vknn_graph *graph, uint32_t k, layer_model *l
 
 /* ---- signatures ------------------------------------------------------------- */
 
+/* Past SIGNATURE_BYTES the signature is marked overflowed and takes
+ * nothing more: an overflowed signature matches none. */
 static void put(signature *s, const void *bytes, uint32_t size) {
-  if (s->size + size > SIGNATURE_BYTES) {
+  if (s->overflow || s->size + size > SIGNATURE_BYTES) {
     s->overflow = true;
     return;
   }
@@ -346,8 +359,9 @@ static uint32_t prepare_candidates(vknn_device *device, const vknn_plan_target *
     if (vknn_compile(&device->log, &lm->copy.model, NULL, &t, &plan) != VKNN_STATUS_NONE) continue;
     plan_signature(&plan, &seen[n]);
     bool repeat = plan.deferred || plan.dispatches.count == 0;
-    for (uint32_t i = 0; i < n && !repeat; ++i)
-      repeat = seen[i].size == seen[n].size && memcmp(seen[i].bytes, seen[n].bytes, seen[n].size) == 0;
+    for (uint32_t i = 0; i < n && !repeat && !seen[n].overflow; ++i)
+      repeat = !seen[i].overflow && seen[i].size == seen[n].size &&
+               memcmp(seen[i].bytes, seen[n].bytes, seen[n].size) == 0;
     candidate c = {v, NULL, NULL, plan.dispatches.count, UINT64_MAX};
     if (!repeat) c.kernel = vknn_embedded_shaders[plan.dispatches.items[0].shader].name;
     if (!repeat && vknn_prepared_model_create(device, &plan, VKNN_PRIORITY_MEDIUM, VKNN_PREFER_SUSTAINED_SPEED,
@@ -389,30 +403,45 @@ static void time_candidates(candidate *c, uint32_t n, const layer_model *lm, con
     if (failed[i]) c[i].best_us = UINT64_MAX;
 }
 
-/* The layer's variants compiled, prepared and timed. Returns the fastest:
- * the device's own (listed first) unless another beats it by the margin. */
-static bool measure_layer(vknn_device *device, const vknn_plan_target *target, const layer_model *lm,
-                          const variant *variants, uint32_t count, variant *out, uint32_t op_index,
-                          int32_t op_type) {
+/* The candidate to keep: the fastest of the others where it beats the
+ * device's own variant (candidate 0 when variant 0 prepared) by the
+ * margin, else the device's own; the fastest where there is no own. n > 0. */
+static uint32_t pick(const candidate *c, uint32_t n) {
+  bool own = c[0].variant == 0 && c[0].best_us != UINT64_MAX;
+  uint32_t fastest = UINT32_MAX;
+  for (uint32_t i = own ? 1 : 0; i < n; ++i)
+    if (c[i].best_us != UINT64_MAX && (fastest == UINT32_MAX || c[i].best_us < c[fastest].best_us))
+      fastest = i;
+  if (!own) return fastest;
+  if (fastest != UINT32_MAX && (double)c[fastest].best_us < TUNING_MARGIN * (double)c[0].best_us)
+    return fastest;
+  return 0;
+}
+
+typedef enum layer_outcome { LAYER_MEASURED, LAYER_ONE_VARIANT, LAYER_FAILED } layer_outcome;
+
+/* The layer's variants compiled, prepared and, where more than one lowering
+ * is left, timed; *out: the one to keep. */
+static layer_outcome measure_layer(vknn_device *device, const vknn_plan_target *target,
+                                   const layer_model *lm, const variant *variants, uint32_t count,
+                                   variant *out, uint32_t op_index, int32_t op_type) {
   layer_pool pool;
-  if (!open_pool(lm, &pool)) return false;
+  if (!open_pool(lm, &pool)) return LAYER_FAILED;
   candidate c[MAX_VARIANTS + 1];
   uint32_t n = prepare_candidates(device, target, lm, variants, count, c);
-  time_candidates(c, n, lm, &pool);
-  uint64_t best_us = UINT64_MAX;
+  if (n > 1) time_candidates(c, n, lm, &pool);
+  uint32_t kept = n == 1 ? 0 : n > 1 ? pick(c, n) : UINT32_MAX;
   for (uint32_t i = 0; i < n; ++i) {
-    VKNN_LOG_V(&device->log, TAG, "operation %u (%s): %s, %u dispatches: %llu us", op_index,
-               vknn_operation_type_name(op_type), c[i].kernel, c[i].dispatches,
-               (unsigned long long)c[i].best_us);
-    if (c[i].best_us != UINT64_MAX &&
-        (best_us == UINT64_MAX || (double)c[i].best_us < TUNING_MARGIN * (double)best_us)) {
-      best_us = c[i].best_us;
-      *out = variants[c[i].variant];
-    }
+    if (n > 1)
+      VKNN_LOG_V(&device->log, TAG, "operation %u (%s): %s, %u dispatches: %llu us%s", op_index,
+                 vknn_operation_type_name(op_type), c[i].kernel, c[i].dispatches,
+                 (unsigned long long)c[i].best_us, i == kept ? " (kept)" : "");
     vknn_prepared_model_release(c[i].pm);
   }
   close(pool.fd);
-  return best_us != UINT64_MAX;
+  if (kept == UINT32_MAX) return LAYER_FAILED;
+  *out = variants[c[kept].variant];
+  return n == 1 ? LAYER_ONE_VARIANT : LAYER_MEASURED;
 }
 
 /* Operation k's kernel target: the table's choice for its shape, else
@@ -434,20 +463,20 @@ static vknn_kernel_target tune_operation(vknn_device *device, const vknn_graph *
     atomic_fetch_add(&device->vk.counters.kernel_tunings_reused, 1);
     return with_variant(chosen, (variant){entry.texel_reads, entry.winograd, entry.float16_arithmetic});
   }
-  variant variants[MAX_VARIANTS + 1], best;
+  variant variants[MAX_VARIANTS + 1], best = variant_of(&target->kernels);
   bool float16 = graph->tensors[op->inputs[0]].type == VKNN_OPERAND_TENSOR_FLOAT16;
   uint32_t count = list_variants(device, &target->kernels, float16, variants);
-  if (measure_layer(device, target, &lm, variants, count, &best, k, op->type)) {
-    chosen = with_variant(chosen, best);
-    atomic_fetch_add(&device->vk.counters.kernel_tunings, 1);
-    if (!sig.overflow)
-      table_add(&device->tuning, &sig,
-                &(vknn_tuning_entry){.texel_reads = best.texel_reads, .winograd = best.winograd,
-                                     .float16_arithmetic = best.float16_arithmetic});
-  } else {
+  layer_outcome outcome = measure_layer(device, target, &lm, variants, count, &best, k, op->type);
+  if (outcome == LAYER_MEASURED) atomic_fetch_add(&device->vk.counters.kernel_tunings, 1);
+  /* A shape no variant ran for keeps the device's rules, and is not tried again. */
+  if (outcome == LAYER_FAILED)
     VKNN_LOG_E(&device->log, TAG, "operation %u (%s): no variant ran; the device's rules apply", k,
                vknn_operation_type_name(op->type));
-  }
+  chosen = with_variant(chosen, best);
+  if (!sig.overflow)
+    table_add(&device->tuning, &sig,
+              &(vknn_tuning_entry){.texel_reads = best.texel_reads, .winograd = best.winograd,
+                                   .float16_arithmetic = best.float16_arithmetic});
   vknn_model_copy_free(&lm.copy);
   return chosen;
 }

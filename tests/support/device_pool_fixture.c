@@ -5,7 +5,8 @@
 int device_pool_fixture_setup(void **state, size_t pool_bytes) {
   device_pool_fixture *f = calloc(1, sizeof(*f));
   if (f == NULL) return -1;
-  vknn_device_options options = {.enable_validation = true};
+  /* The device's rules only: tests name the kernels a layer runs on. */
+  vknn_device_options options = {.enable_validation = true, .kernel_tuning = VKNN_KERNEL_TUNING_OFF};
   if (vknn_device_open(&options, &f->device) != VKNN_STATUS_NONE) return -1;
   if (shared_memory_create(&f->pool, pool_bytes) != 0) return -1;
   *state = f;

@@ -8,9 +8,11 @@ int reads_fixture_setup(void **state, size_t pool_bytes) {
   if (f == NULL) return -1;
   *state = f;
   for (int d = 0; d < 2; ++d) {
-    /* float32 arithmetic everywhere: the kernels the tests name. */
+    /* float32 arithmetic and the device's rules everywhere: the kernels the
+     * tests name. */
     vknn_device_options options = {.enable_validation = true, .operand_reads = reads[d],
-                                   .float16_arithmetic = VKNN_FLOAT16_ARITHMETIC_OFF};
+                                   .float16_arithmetic = VKNN_FLOAT16_ARITHMETIC_OFF,
+                                   .kernel_tuning = VKNN_KERNEL_TUNING_OFF};
     if (vknn_device_open(&options, &f->devices[d]) != VKNN_STATUS_NONE) return -1;
   }
   return shared_memory_create(&f->pool, pool_bytes);
