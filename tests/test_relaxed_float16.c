@@ -181,6 +181,34 @@ static void test_option_off_keeps_float32(void **state) {
   assert_memory_equal(got, want, sizeof(got));
 }
 
+/* A run-time check names the operation by its index in the model, not in
+ * the float16 copy (which adds CASTs before it): CONV_2D (the copy's
+ * operation 1, after its input's CAST) -> GATHER (the copy's 3, after the
+ * CAST back to float32; the model's 1) with an index out of range. */
+static void test_check_names_the_model_operation(void **state) {
+  runner_fixture *f = *state;
+  model_builder *b = calloc(1, sizeof(*b));
+  assert_non_null(b);
+  build(b, true, false);
+  /* The convolution's output becomes a temporary that GATHER reads. */
+  uint32_t conv_out = b->outputs[0];
+  b->operands[conv_out].lifetime = VKNN_LIFETIME_TEMPORARY_VARIABLE;
+  b->output_count = 0;
+  const uint32_t index_dims[1] = {2}, gathered[4] = {1, 4, 5, 2};
+  uint32_t in[3] = {conv_out, mb_const_i32(b, 3), mb_input(b, VKNN_OPERAND_TENSOR_INT32, index_dims, 1)};
+  uint32_t out = mb_output(b, F32, gathered, 4);
+  mb_operation(b, VKNN_OPERATION_GATHER, in, 3, &out, 1);
+  float x[PIXELS * IN_C], y[PIXELS * 2];
+  input(x);
+  const int32_t indexes[2] = {0, 9}; /* 9: past the 8 channels */
+  const buffer_arg inputs[2] = {{x, NULL, sizeof(x)}, {indexes, NULL, sizeof(indexes)}};
+  buffer_arg outputs[1] = {{NULL, y, sizeof(y)}};
+  f->log.last[0] = '\0';
+  assert_int_equal(model_runner_try(f->device, &f->log, b, inputs, outputs, NULL), VKNN_STATUS_INVALID_ARGUMENT);
+  if (strstr(f->log.last, "operation 1 (GATHER)") == NULL) fail_msg("logged \"%s\"", f->log.last);
+  free(b);
+}
+
 /* A runner fixture whose device has the relaxed_float16 option `choice`
  * and the float16_arithmetic option `arithmetic`. */
 static int open_with(void **state, vknn_relaxed_float16 choice, vknn_float16_arithmetic arithmetic) {
@@ -213,6 +241,7 @@ int main(void) {
       cmocka_unit_test(test_applies_only_where_it_can),
       cmocka_unit_test_setup_teardown(test_results_match_float32, open_on, runner_fixture_teardown),
       cmocka_unit_test_setup_teardown(test_results_match_float32, open_on_arithmetic, runner_fixture_teardown),
+      cmocka_unit_test_setup_teardown(test_check_names_the_model_operation, open_on, runner_fixture_teardown),
       cmocka_unit_test_setup_teardown(test_option_off_keeps_float32, open_off, runner_fixture_teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

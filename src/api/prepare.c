@@ -84,6 +84,7 @@ static vknn_status compile_and_create(vknn_device *device, const vknn_model *mod
   const vknn_model *compiled = relaxed_in_float16(device, model, &half);
   vknn_kernel_target *tuned = tuned_kernels(device, compiled, &target, preference, deadline);
   target.op_kernels = tuned;
+  target.op_sources = compiled != model ? half.op_sources : NULL;
   vknn_status s = vknn_compile(&device->log, compiled, NULL, &target, &plan);
   vknn_trace_end(&device->trace, "prepare", "compile", begin);
   dump_graphs(device, compiled, s == VKNN_STATUS_NONE ? &plan : NULL);

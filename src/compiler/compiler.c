@@ -163,6 +163,7 @@ vknn_status vknn_compile(const vknn_logger *log, const vknn_model *model,
   if (s == VKNN_STATUS_NONE) {
     out_plan->graph.kernels = out_plan->graph.device_kernels = target->kernels;
     out_plan->graph.op_kernels = target->op_kernels;
+    out_plan->graph.op_sources = target->op_sources;
   }
   if (s == VKNN_STATUS_NONE) s = vknn_compile_infer(&out_plan->graph, NULL);
   if (s == VKNN_STATUS_NONE && (out_plan->graph.deferrals > 0 || !outputs_known(&out_plan->graph))) {

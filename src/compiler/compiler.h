@@ -14,6 +14,9 @@ typedef struct vknn_plan_target {
   /* One per operation of the model compiled, where prepare measured the
    * kernels' variants (runtime/kernel_tuning.h); NULL: kernels for all. */
   const vknn_kernel_target *op_kernels;
+  /* One per operation of the model compiled: its index in the model the
+   * caller gave (vknn_graph.op_sources); NULL: the same. */
+  const uint32_t *op_sources;
 } vknn_plan_target;
 
 typedef struct vknn_plan {

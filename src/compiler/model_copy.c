@@ -96,6 +96,8 @@ vknn_status vknn_model_copy_make(const vknn_graph *graph, vknn_model_copy *out) 
   main->input_indexes = own_copy(out, sg->input_indexes, sg->input_count * sizeof(uint32_t), &ok);
   main->output_indexes =
       own_copy(out, sg->output_indexes, sg->output_count * sizeof(uint32_t), &ok);
+  if (graph->op_sources != NULL)
+    out->op_sources = own_copy(out, graph->op_sources, sg->operation_count * sizeof(uint32_t), &ok);
   if (ok) return VKNN_STATUS_NONE;
   vknn_model_copy_free(out);
   return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;

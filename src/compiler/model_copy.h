@@ -9,9 +9,14 @@ typedef struct vknn_model_copy {
   vknn_model model;
   void **blocks; /* every allocation the copy owns */
   uint32_t block_count;
+  /* Per operation of the copy's main subgraph, the index of the operation
+   * it stands for in the model copied (UINT32_MAX: one the copy added);
+   * NULL when they are the same. For messages that name operations. */
+  const uint32_t *op_sources;
 } vknn_model_copy;
 
-/* Copies the model a graph was built from, constants taken from the graph. */
+/* Copies the model a graph was built from, constants taken from the graph
+ * (and the graph's op_sources, where it has them). */
 vknn_status vknn_model_copy_make(const vknn_graph *graph, vknn_model_copy *out);
 void vknn_model_copy_free(vknn_model_copy *copy);
 

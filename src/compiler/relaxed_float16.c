@@ -76,6 +76,7 @@ typedef struct relax_builder {
   vknn_operand *operands;
   uint32_t operand_count;
   vknn_operation *ops;
+  uint32_t *op_sources; /* per operation of the copy: the model's operation, or UINT32_MAX */
   uint32_t op_count;
   uint8_t *values;
   size_t values_size;
@@ -110,6 +111,7 @@ static void add_operation(relax_builder *b, int32_t type, const uint32_t *inputs
   if (in == NULL) return;
   memcpy(in, inputs, input_count * sizeof(uint32_t));
   memcpy(in + input_count, outputs, output_count * sizeof(uint32_t));
+  b->op_sources[b->op_count] = UINT32_MAX; /* an added operation (the CASTs) */
   b->ops[b->op_count++] = (vknn_operation){type, in, input_count, in + input_count, output_count};
 }
 
@@ -207,6 +209,7 @@ static void rewrite_operation(relax_builder *b, uint32_t k) {
     uint32_t o = op->outputs[n];
     io[op->input_count + n] = half && is_float32(&b->sg->operands[o]) ? half_output(b, o) : o;
   }
+  b->op_sources[b->op_count] = k;
   b->ops[b->op_count++] =
       (vknn_operation){op->type, io, op->input_count, io + op->input_count, op->output_count};
   convert_outputs(b, op, half);
@@ -243,6 +246,7 @@ static bool allocate(relax_builder *b, const vknn_model *model) {
   size_t own_bytes = (model->operand_values_size + 7u) & ~(size_t)7;
   b->operands = take(b, 2u * sg->operand_count * sizeof(vknn_operand) + sizeof(vknn_operand));
   b->ops = take(b, (sg->operation_count + sg->operand_count) * sizeof(vknn_operation) + sizeof(vknn_operation));
+  b->op_sources = take(b, (sg->operation_count + sg->operand_count + 1u) * sizeof(uint32_t));
   b->values = take(b, own_bytes + half_bytes);
   b->half_op = take(b, sg->operation_count + 1u);
   b->read_half = take(b, sg->operand_count + 1u);
@@ -274,6 +278,7 @@ static void finish(relax_builder *b, const vknn_model *model) {
   m->operand_values = b->values;
   m->operand_values_size = b->values_size;
   m->relax_computation_float32_to_float16 = false; /* what is left runs in float32 */
+  b->copy->op_sources = b->op_sources;
 }
 
 static vknn_status build(relax_builder *b, const vknn_model *model) {

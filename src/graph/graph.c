@@ -1,4 +1,5 @@
 #include "graph/graph.h"
+#include "graph/runtime_check.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -168,6 +169,11 @@ uint32_t vknn_graph_add_temporary(vknn_graph *graph, int32_t type, const uint32_
 
 uint32_t vknn_graph_op_index(const vknn_graph *graph, const vknn_operation *op) {
   return (uint32_t)(op - graph->sg->operations);
+}
+
+uint32_t vknn_graph_check_code(const vknn_graph *graph, const vknn_operation *op) {
+  uint32_t k = vknn_graph_op_index(graph, op);
+  return vknn_runtime_check_code(graph->op_sources != NULL ? graph->op_sources[k] : k, op->type);
 }
 
 void vknn_graph_use_kernels_of(vknn_graph *graph, uint32_t k) {

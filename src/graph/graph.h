@@ -116,6 +116,11 @@ typedef struct vknn_graph {
   /* One per operation of sg, chosen by measurement at prepare
    * (runtime/kernel_tuning.c); NULL: every operation has device_kernels. */
   const vknn_kernel_target *op_kernels;
+  /* One per operation of sg: the index of the operation it stands for in
+   * the model the caller gave (a relaxed model's float16 copy adds CASTs:
+   * compiler/relaxed_float16.h), for run-time checks that name it; NULL:
+   * the same indexes. */
+  const uint32_t *op_sources;
   const vknn_model *model;
   const vknn_subgraph *sg;
   vknn_tensor *tensors; /* operands first, then constants the compiler adds */
@@ -184,6 +189,10 @@ uint32_t vknn_graph_op_index(const vknn_graph *graph, const vknn_operation *op);
 /* graph->kernels becomes operation k's kernel target (device_kernels when
  * op_kernels is NULL or k names no operation). */
 void vknn_graph_use_kernels_of(vknn_graph *graph, uint32_t k);
+
+/* The run-time check code of an operation (graph/runtime_check.h), naming
+ * it by its index in the caller's model (op_sources). */
+uint32_t vknn_graph_check_code(const vknn_graph *graph, const vknn_operation *op);
 
 /* The tensor an operation's input i is read from (after fusion). */
 uint32_t vknn_graph_op_input(const vknn_graph *graph, const vknn_operation *op, uint32_t i);

@@ -100,7 +100,7 @@ static vknn_status lower_bbox(vknn_graph *graph, const vknn_operation *op, vknn_
   if (s != VKNN_STATUS_NONE) return s;
   const vknn_tensor *deltas = &graph->tensors[op->inputs[1]];
   bbox_params p = {g.boxes, g.classes, g.batches, deltas->scale, deltas->zero_point,
-                   vknn_runtime_check_code(vknn_graph_op_index(graph, op), op->type)};
+                   vknn_graph_check_code(graph, op)};
   /* By the deltas' type: float32, float16, quant8 and quant8 signed. */
   static const vknn_shader_id shaders[] = {VKNN_SHADER_BBOX_TRANSFORM_F32, VKNN_SHADER_BBOX_TRANSFORM_F16,
                                            VKNN_SHADER_BBOX_TRANSFORM_Q8, VKNN_SHADER_BBOX_TRANSFORM_Q8S};

@@ -234,7 +234,7 @@ static nms_params params_of(const vknn_graph *graph, const vknn_operation *op, c
   const vknn_tensor *out = &graph->tensors[op->outputs[OUTPUT_SCORES]];
   return (nms_params){g->boxes, g->classes, g->score_threshold, g->max_detections, g->kernel, g->iou_threshold,
                       g->sigma, g->nms_score_threshold, scores->scale, scores->zero_point, out->count_slot,
-                      vknn_runtime_check_code(vknn_graph_op_index(graph, op), op->type),
+                      vknn_graph_check_code(graph, op),
                       0,
                       0};
 }

@@ -87,7 +87,7 @@ static vknn_status add_gather_dispatch(vknn_graph *graph, const vknn_operation *
                                            VKNN_SHADER_GATHER_B32, VKNN_SHADER_GATHER_B32};
   const vknn_tensor *index_tensor = &graph->tensors[indices];
   p.index_count = (uint32_t)vknn_shape_element_count(index_tensor->dims, index_tensor->rank);
-  p.check_code = vknn_runtime_check_code(vknn_graph_op_index(graph, op), op->type);
+  p.check_code = vknn_graph_check_code(graph, op);
   vknn_dispatch *d = vknn_dispatch_list_add(out_list);
   if (d == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
   d->shader = by_size[vknn_operand_type_element_size(graph->tensors[values].type) / 2];

@@ -304,7 +304,7 @@ static proposals_params params_of(const vknn_graph *graph, const vknn_operation 
                             deltas->zero_point,
                             t[op->inputs[INPUT_ANCHORS]].scale,
                             t[op->outputs[OUTPUT_SCORES]].count_slot,
-                            vknn_runtime_check_code(vknn_graph_op_index(graph, op), op->type),
+                            vknn_graph_check_code(graph, op),
                             0,
                             0};
 }

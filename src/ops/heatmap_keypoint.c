@@ -103,7 +103,7 @@ static vknn_status lower_heatmap(vknn_graph *graph, const vknn_operation *op, vk
   float tolerance = heat->type == VKNN_OPERAND_TENSOR_FLOAT16 ? 1e-3f : 1e-5f;
   heatmap_params p = {g.boxes, g.size, g.keypoints, heat->scale, heat->zero_point, scores->scale,
                       scores->zero_point, tolerance,
-                      vknn_runtime_check_code(vknn_graph_op_index(graph, op), op->type)};
+                      vknn_graph_check_code(graph, op)};
   static const vknn_shader_id shaders[] = {VKNN_SHADER_HEATMAP_KEYPOINT_F32, VKNN_SHADER_HEATMAP_KEYPOINT_F16,
                                            VKNN_SHADER_HEATMAP_KEYPOINT_Q8, VKNN_SHADER_HEATMAP_KEYPOINT_Q8S};
   vknn_dispatch *d = vknn_dispatch_list_add(out_list);

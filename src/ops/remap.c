@@ -191,7 +191,7 @@ vknn_status vknn_remap_lower(vknn_graph *graph, const vknn_operation *op, vknn_r
     vknn_remap r = {0};
     uint32_t dims[VKNN_MAX_RANK], rank = 0;
     s = build(graph, op, i, &r, dims, &rank);
-    r.dynamic.push.check_code = vknn_runtime_check_code(vknn_graph_op_index(graph, op), op->type);
+    r.dynamic.push.check_code = vknn_graph_check_code(graph, op);
     if (s == VKNN_STATUS_NONE) s = vknn_lower_remap(graph, op->inputs[0], op->outputs[i], &r, out_list);
   }
   return s;

@@ -187,7 +187,7 @@ static roi_params params_of(const vknn_graph *graph, const vknn_operation *op, c
   roi_params p = {g->in.batches, g->in.height, g->in.width, g->in.channels, g->out.height, g->out.width,
                   g->out.batches, g->sampling_h, g->sampling_w, scale_h, scale_w, in->zero_point,
                   out->zero_point, 0.f,
-                  vknn_runtime_check_code(vknn_graph_op_index(graph, op), op->type)};
+                  vknn_graph_check_code(graph, op)};
   if (in->type == VKNN_OPERAND_TENSOR_FLOAT16) {
     p.scale_h = round_to_half(p.scale_h);
     p.scale_w = round_to_half(p.scale_w);

@@ -355,6 +355,7 @@ static uint32_t prepare_candidates(vknn_device *device, const vknn_plan_target *
     vknn_plan_target t = *target;
     t.kernels = with_variant(target->kernels, variants[v]);
     t.op_kernels = NULL;
+    t.op_sources = NULL;
     vknn_plan plan;
     if (vknn_compile(&device->log, &lm->copy.model, NULL, &t, &plan) != VKNN_STATUS_NONE) continue;
     plan_signature(&plan, &seen[n]);

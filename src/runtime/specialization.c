@@ -115,6 +115,7 @@ static vknn_status specialize(vknn_prepared_model *pm, const vknn_input_override
   vknn_device *device = pm->device;
   vknn_plan plan;
   vknn_plan_target target = vknn_recorded_graph_target(device);
+  target.op_sources = pm->model.op_sources;
   vknn_status s = vknn_compile(&device->log, &pm->model.model, overrides, &target, &plan);
   if (s != VKNN_STATUS_NONE) return s;
   s = vknn_recorded_graph_create(device, &plan, out);
