@@ -5,7 +5,7 @@
 #include "runtime/buffer_table.h"
 #include "runtime/executor.h"
 #include "runtime/fence_waiter.h"
-#include "runtime/kernel_tuning.h"
+#include "runtime/tuning_table.h"
 #include "util/clock.h"
 #include "util/log.h"
 #include "util/trace.h"

@@ -13,9 +13,9 @@
 
 #include "compiler/model_copy.h"
 #include "model/operand_type.h"
-#include "ops/op_common.h"
 #include "runtime/device_internal.h"
 #include "runtime/prepared_model_internal.h"
+#include "runtime/tuning_table.h"
 #include "util/fault_injection.h"
 #include "vknn/prepared_model.h"
 
@@ -28,70 +28,11 @@
 #define SIGNATURE_BYTES 1024u
 #define MAX_VARIANTS 12u
 
-/* ---- the device's table ------------------------------------------------------ */
-
-void vknn_tuning_table_init(vknn_tuning_table *table) {
-  memset(table, 0, sizeof(*table));
-  pthread_mutex_init(&table->lock, NULL);
-}
-
-void vknn_tuning_table_destroy(vknn_tuning_table *table) {
-  for (uint32_t i = 0; i < table->count; ++i) free(table->entries[i].signature);
-  free(table->entries);
-  pthread_mutex_destroy(&table->lock);
-  memset(table, 0, sizeof(*table));
-}
-
 typedef struct signature {
   uint8_t bytes[SIGNATURE_BYTES];
   uint32_t size;
   bool overflow;
 } signature;
-
-static bool table_find(vknn_tuning_table *table, const signature *sig, vknn_tuning_entry *out) {
-  bool found = false;
-  pthread_mutex_lock(&table->lock);
-  for (uint32_t i = 0; i < table->count && !found; ++i) {
-    const vknn_tuning_entry *e = &table->entries[i];
-    if (e->signature_size == sig->size && memcmp(e->signature, sig->bytes, sig->size) == 0) {
-      *out = *e;
-      found = true;
-    }
-  }
-  pthread_mutex_unlock(&table->lock);
-  return found;
-}
-
-/* Keeps a choice (a failed allocation only means measuring it again). */
-static void table_add(vknn_tuning_table *table, const signature *sig, const vknn_tuning_entry *choice) {
-  uint8_t *bytes = vknn_malloc(sig->size);
-  if (bytes == NULL) return;
-  memcpy(bytes, sig->bytes, sig->size);
-  pthread_mutex_lock(&table->lock);
-  /* A concurrent prepare of the same shape may have added it meanwhile. */
-  for (uint32_t i = 0; i < table->count && bytes != NULL; ++i)
-    if (table->entries[i].signature_size == sig->size && memcmp(table->entries[i].signature, bytes, sig->size) == 0) {
-      free(bytes);
-      bytes = NULL;
-    }
-  if (bytes != NULL && table->count == table->capacity) {
-    uint32_t capacity = table->capacity ? 2 * table->capacity : 16;
-    vknn_tuning_entry *grown = vknn_realloc(table->entries, capacity * sizeof(*grown));
-    if (grown != NULL) {
-      table->entries = grown;
-      table->capacity = capacity;
-    }
-  }
-  if (bytes != NULL && table->count < table->capacity) {
-    vknn_tuning_entry *e = &table->entries[table->count++];
-    *e = *choice;
-    e->signature = bytes;
-    e->signature_size = sig->size;
-    bytes = NULL;
-  }
-  pthread_mutex_unlock(&table->lock);
-  free(bytes);
-}
 
 bool vknn_kernel_tuning_wanted(const vknn_device *device, vknn_execution_preference preference) {
   /* Measuring reads the device's timestamps. */
@@ -112,6 +53,10 @@ static bool convolution_family(int32_t type) {
          type == VKNN_OPERATION_FULLY_CONNECTED;
 }
 
+static bool is_float_tensor(int32_t type) {
+  return type == VKNN_OPERAND_TENSOR_FLOAT32 || type == VKNN_OPERAND_TENSOR_FLOAT16;
+}
+
 static bool is_constant(vknn_operand_lifetime lifetime) {
   return lifetime == VKNN_LIFETIME_CONSTANT_COPY || lifetime == VKNN_LIFETIME_CONSTANT_REFERENCE;
 }
@@ -121,7 +66,7 @@ static bool is_constant(vknn_operand_lifetime lifetime) {
 static bool tunable(const vknn_graph *graph, uint32_t k) {
   const vknn_operation *op = &graph->sg->operations[k];
   if (!convolution_family(op->type) || graph->fusion[k].fused_away || op->output_count != 1 ||
-      !vknn_is_float_tensor(graph->tensors[op->inputs[0]].type) ||
+      !is_float_tensor(graph->tensors[op->inputs[0]].type) ||
       !graph->tensors[op->outputs[0]].shape_known)
     return false;
   for (uint32_t n = 0; n < op->input_count; ++n) {
@@ -459,7 +404,7 @@ static vknn_kernel_target tune_operation(vknn_device *device, const vknn_graph *
   signature sig;
   layer_signature(&lm.copy.model, &sig);
   vknn_tuning_entry entry;
-  if (!sig.overflow && table_find(&device->tuning, &sig, &entry)) {
+  if (!sig.overflow && vknn_tuning_table_find(&device->tuning, sig.bytes, sig.size, &entry)) {
     vknn_model_copy_free(&lm.copy);
     atomic_fetch_add(&device->vk.counters.kernel_tunings_reused, 1);
     return with_variant(chosen, (variant){entry.texel_reads, entry.winograd, entry.float16_arithmetic});
@@ -475,7 +420,7 @@ static vknn_kernel_target tune_operation(vknn_device *device, const vknn_graph *
                vknn_operation_type_name(op->type));
   chosen = with_variant(chosen, best);
   if (!sig.overflow)
-    table_add(&device->tuning, &sig,
+    vknn_tuning_table_add(&device->tuning, sig.bytes, sig.size,
               &(vknn_tuning_entry){.texel_reads = best.texel_reads, .winograd = best.winograd,
                                    .float16_arithmetic = best.float16_arithmetic});
   vknn_model_copy_free(&lm.copy);

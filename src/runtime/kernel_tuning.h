@@ -4,31 +4,11 @@
  * compiles each layer on its fastest. A device keeps what it measured by
  * layer shape, so a shape is measured once per device. */
 #pragma once
-#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "compiler/compiler.h"
 #include "vknn/device.h"
-
-/* The variant one layer shape was measured fastest with. */
-typedef struct vknn_tuning_entry {
-  uint8_t *signature; /* the layer's shapes and parameters (kernel_tuning.c) */
-  uint32_t signature_size;
-  bool texel_reads;
-  vknn_winograd winograd;
-  bool float16_arithmetic;
-} vknn_tuning_entry;
-
-/* What a device has measured, shared by its prepares. */
-typedef struct vknn_tuning_table {
-  pthread_mutex_t lock;
-  vknn_tuning_entry *entries;
-  uint32_t count, capacity;
-} vknn_tuning_table;
-
-void vknn_tuning_table_init(vknn_tuning_table *table);
-void vknn_tuning_table_destroy(vknn_tuning_table *table);
 
 /* Whether a prepare with this preference tunes (the device option; AUTO:
  * sustained speed, on devices whose kernel rules were not measured). */

@@ -1,0 +1,34 @@
+/* What a device's kernel tuning has measured (runtime/kernel_tuning.h): the
+ * variant kept for each layer signature, shared by the device's prepares. */
+#pragma once
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "vknn/device.h"
+
+/* The variant one layer signature was measured fastest with. */
+typedef struct vknn_tuning_entry {
+  uint8_t *signature; /* the layer's shapes and parameters (kernel_tuning.c) */
+  uint32_t signature_size;
+  bool texel_reads;
+  vknn_winograd winograd;
+  bool float16_arithmetic;
+} vknn_tuning_entry;
+
+typedef struct vknn_tuning_table {
+  pthread_mutex_t lock;
+  vknn_tuning_entry *entries;
+  uint32_t count, capacity;
+} vknn_tuning_table;
+
+void vknn_tuning_table_init(vknn_tuning_table *table);
+void vknn_tuning_table_destroy(vknn_tuning_table *table);
+
+/* The entry for a signature, copied into *out; false when there is none. */
+bool vknn_tuning_table_find(vknn_tuning_table *table, const uint8_t *signature, uint32_t size,
+                            vknn_tuning_entry *out);
+/* Keeps a choice for a signature (once: a concurrent prepare may have added
+ * it meanwhile). A failed allocation only means measuring it again. */
+void vknn_tuning_table_add(vknn_tuning_table *table, const uint8_t *signature, uint32_t size,
+                           const vknn_tuning_entry *choice);
