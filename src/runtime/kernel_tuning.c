@@ -93,7 +93,6 @@ static vknn_operand layer_operand(const vknn_graph *graph, uint32_t i, uint32_t 
   memcpy(dims, t->dims, t->rank * sizeof(uint32_t));
   o.dimension_count = t->rank;
   o.dimensions = dims;
-  o.number_of_consumers = 0;
   return o;
 }
 
