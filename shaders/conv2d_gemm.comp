@@ -38,6 +38,15 @@
 // keeps a PIX_BLOCK x CH_BLOCK register block of sums; a 4-channel input slice
 // is loaded once (one vec4 load where in_c % 4 == 0) and used for CH_BLOCK
 // output channels, a filter slice once for PIX_BLOCK pixels.
+// K_SPLIT > 1: the workgroup's invocations form K_SPLIT
+// slices of LANES; the invocations at one position of every slice own the
+// same register block, slice s summing input channels s, s + K_SPLIT, ...
+// (in steps of 4 with vec4 loads) of every tap, and slice 0 adds the other
+// slices' sums from shared memory before the epilogue (quantized: exact
+// int32 sums, whose additions in any order give the same bits). A layer of few pixels
+// and long reductions (14x14 at 512 channels: 3136 register blocks) thereby
+// fills a device that runs far more invocations at once; the host picks
+// K_SPLIT from the device's width (conv2d_select.c).
 // Variants: ELEM_F32, ELEM_F16 (float16 storage, float32 arithmetic);
 // F16_ARITH (float16 storage and products: four-channel dot products summed
 // in float16 over F16_SPAN input channels at most, those sums added in
@@ -110,6 +119,8 @@ layout(constant_id = 7) const uint VEC4_STORES = 0;
 // 1: the output is a slice of a larger tensor (output_slice.glsl); with
 // VEC4_STORES, out_row, out_stride and out_offset are multiples of 4.
 layout(constant_id = 8) const uint SLICED = 0;
+layout(constant_id = 9) const uint K_SPLIT = 1;
+const uint LANES = gl_WorkGroupSize.x / K_SPLIT; // invocations per slice
 
 // Input (binding 0) and filter (binding 1); READ4 only where IN_C % 4 == 0
 // (then p.in_c and every group's first channel are multiples of 4 too), so
@@ -160,6 +171,15 @@ layout(push_constant) uniform Params {
 #include "output_slice.glsl"
 
 const bool VEC4_LOADS = IN_C % 4 == 0;
+const uint BLOCK = PIX_BLOCK * CH_BLOCK;
+// Slices 1.. hand their sums to slice 0 (K_SPLIT above): one float per
+// register block element, slice and lane, the lane innermost.
+#if defined(QUANTIZED)
+#define SUM_T int
+#else
+#define SUM_T float
+#endif
+shared SUM_T partial[K_SPLIT > 1 ? (K_SPLIT - 1) * BLOCK * LANES : 1];
 const uint TAP_SIZE = K_H * K_W * IN_C; // filter elements per output channel
 
 // Where the innermost sums are short-lived, FLUSH() moves them into the
@@ -279,22 +299,24 @@ void main() {
     uint tile = group / p.channel_blocks;
     uint oc0 = channel_block * CH_BLOCK;
     uint ic0 = (oc0 / p.cout_per_group) * IN_C; // the block's group's first input channel
-    uint first_pixel = tile * gl_WorkGroupSize.x * PIX_BLOCK + gl_LocalInvocationID.x;
+    uint lane = K_SPLIT == 1 ? gl_LocalInvocationID.x : gl_LocalInvocationID.x % LANES;
+    uint slice = K_SPLIT == 1 ? 0 : gl_LocalInvocationID.x / LANES;
+    uint first_pixel = tile * LANES * PIX_BLOCK + lane;
     // Groups past the last tile (the grid is 2-D) have nothing to do.
-    if (tile * gl_WorkGroupSize.x * PIX_BLOCK >= p.pixels) return;
+    if (tile * LANES * PIX_BLOCK >= p.pixels) return;
 
     // Pixels past the end compute on the last pixel and store nothing;
     // channels past out_c repeat the last one and store nothing.
     Window win[PIX_BLOCK];
     uint row[PIX_BLOCK];
     for (uint j = 0; j < PIX_BLOCK; ++j) {
-        uint pixel = min(first_pixel + j * gl_WorkGroupSize.x, p.pixels - 1);
+        uint pixel = min(first_pixel + j * LANES, p.pixels - 1);
         if (TAPS == TAPS_POINTWISE) row[j] = pixel * p.in_c + ic0;
         else win[j] = window_of(pixel);
     }
     uint oc_last = p.out_c - 1;
-    ARITH_T acc[PIX_BLOCK * CH_BLOCK];
-    for (uint i = 0; i < PIX_BLOCK * CH_BLOCK; ++i) acc[i] = ARITH_T(0);
+    ARITH_T acc[BLOCK];
+    for (uint i = 0; i < BLOCK; ++i) acc[i] = ARITH_T(0);
 #if defined(QUANTIZED)
     int sum[PIX_BLOCK * CH_BLOCK];
     for (uint i = 0; i < PIX_BLOCK * CH_BLOCK; ++i) sum[i] = 0;
@@ -323,7 +345,7 @@ void main() {
                 int base[PIX_BLOCK];
                 for (uint j = 0; j < PIX_BLOCK; ++j)
                     base[j] = TAPS == TAPS_POINTWISE ? int(row[j]) : tap_base(win[j], ky, kx, ic0);
-                for (uint c = 0; c < IN_C; c += 4) {
+                for (uint c = 4 * slice; c < IN_C; c += 4 * K_SPLIT) {
                     uint xv[PIX_BLOCK];
                     for (uint j = 0; j < PIX_BLOCK; ++j) {
                         xv[j] = input_word(base[j], c, pad_word);
@@ -337,10 +359,12 @@ void main() {
                 }
             }
         }
+        // Each slice corrects its own sums; the n zx zw term, once.
         int zx = p.in_zero_point, zw = p.filter_zero_point;
+        int n = slice == 0 ? int(TAP_SIZE) : 0;
         for (uint j = 0; j < PIX_BLOCK; ++j)
             for (uint k = 0; k < CH_BLOCK; ++k)
-                sum[j * CH_BLOCK + k] += int(TAP_SIZE) * zx * zw - zw * x_sums[j] - zx * w_sums[k];
+                sum[j * CH_BLOCK + k] += n * zx * zw - zw * x_sums[j] - zx * w_sums[k];
     } else
 #endif
     {
@@ -349,25 +373,26 @@ void main() {
             int base[PIX_BLOCK];
             for (uint j = 0; j < PIX_BLOCK; ++j)
                 base[j] = TAPS == TAPS_POINTWISE ? int(row[j]) : tap_base(win[j], ky, kx, ic0);
+            // n counts the slice's steps in this tap, for the flushes.
             if (VEC4_LOADS) {
-                for (uint c = 0; c < IN_C; c += 4) {
+                for (uint c = 4 * slice, n = 1; c < IN_C; c += 4 * K_SPLIT, ++n) {
                     ARITH_VEC4 xv[PIX_BLOCK];
                     for (uint j = 0; j < PIX_BLOCK; ++j) xv[j] = load_input4(base[j], c);
                     for (uint k = 0; k < CH_BLOCK; ++k) {
                         ARITH_VEC4 wv = load_filter4(filter_index(min(oc0 + k, oc_last), ky, kx, c) / 4);
                         for (uint j = 0; j < PIX_BLOCK; ++j) acc[j * CH_BLOCK + k] += dot(xv[j], wv);
                     }
-                    if (FLUSH_IN_TAP && (c + 4) % FLUSH_SPAN == 0) { FLUSH() }
+                    if (FLUSH_IN_TAP && n % (FLUSH_SPAN / 4) == 0) { FLUSH() }
                 }
             } else {
-                for (uint c = 0; c < IN_C; ++c) {
+                for (uint c = slice, n = 1; c < IN_C; c += K_SPLIT, ++n) {
                     ARITH_T xv[PIX_BLOCK];
                     for (uint j = 0; j < PIX_BLOCK; ++j) xv[j] = load_input(base[j], c);
                     for (uint k = 0; k < CH_BLOCK; ++k) {
                         ARITH_T wv = load_filter(filter_index(min(oc0 + k, oc_last), ky, kx, c));
                         for (uint j = 0; j < PIX_BLOCK; ++j) acc[j * CH_BLOCK + k] += xv[j] * wv;
                     }
-                    if (FLUSH_IN_TAP && (c + 1) % FLUSH_SPAN == 0) { FLUSH() }
+                    if (FLUSH_IN_TAP && n % FLUSH_SPAN == 0) { FLUSH() }
                 }
             }
             if ((ky * K_W + kx + 1) % TAPS_PER_FLUSH == 0) { FLUSH() }
@@ -375,9 +400,23 @@ void main() {
     }
     FLUSH()
     }
+// A result's whole sum (this slice's share of it before the reduction).
+#if defined(QUANTIZED)
+#define RESULT(i) sum[i]
+#else
+#define RESULT(i) TOTAL(i)
+#endif
+    if (K_SPLIT > 1) {
+        if (slice > 0)
+            for (uint i = 0; i < BLOCK; ++i) partial[((slice - 1) * BLOCK + i) * LANES + lane] = RESULT(i);
+        barrier();
+        if (slice > 0) return;
+        for (uint s = 1; s < K_SPLIT; ++s)
+            for (uint i = 0; i < BLOCK; ++i) RESULT(i) += partial[((s - 1) * BLOCK + i) * LANES + lane];
+    }
 #if defined(QUANTIZED)
     for (uint j = 0; j < PIX_BLOCK; ++j) {
-        uint pixel = first_pixel + j * gl_WorkGroupSize.x;
+        uint pixel = first_pixel + j * LANES;
         if (pixel >= p.pixels) continue;
         for (uint k = 0; k < CH_BLOCK; ++k) {
             uint oc = oc0 + k;
@@ -390,7 +429,7 @@ void main() {
     }
 #else
     for (uint j = 0; j < PIX_BLOCK; ++j) {
-        uint pixel = first_pixel + j * gl_WorkGroupSize.x;
+        uint pixel = first_pixel + j * LANES;
         if (pixel >= p.pixels) continue;
         if (VEC4_STORES == 1) {
             // oc0 and out_c are multiples of 4: a group of 4 channels is

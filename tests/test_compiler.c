@@ -420,9 +420,54 @@ static void test_workgroup_floor_is_the_subgroup(void **state) {
   assert_int_equal(vknn_conv_select(&warp, &small, F32).kernel, VKNN_CONV_KERNEL_GEMM);
 }
 
+/* The matrix product splits its reduction across a workgroup only on a
+ * device that says it runs many more invocations than the layer has
+ * register blocks: MobileNet's 14x14 layer of 512 channels in 8 slices of
+ * 16 lanes on an H200's width, none where the width is unknown (lavapipe)
+ * or the layer fills the device; slices keep 16 input channels or more;
+ * depthwise rows in shorter blocks by the same measure. */
+static void test_kernels_by_device_width(void **state) {
+  (void)state;
+  vknn_conv_geometry layer = {.batches = 1, .in_h = 14, .in_w = 14, .in_c = 512, .out_h = 14,
+                              .out_w = 14, .out_c = 512, .k_w = 1, .k_h = 1, .stride_x = 1,
+                              .stride_y = 1, .dilation_x = 1, .dilation_y = 1, .cin_per_group = 512,
+                              .cout_per_group = 512};
+  vknn_kernel_target h200 = {.subgroup_size = 32, .parallel_invocations = 132 * 64 * 32};
+  vknn_kernel_target unknown = {.subgroup_size = 32};
+  vknn_conv_choice c = vknn_conv_select(&h200, &layer, F32);
+  assert_int_equal(c.kernel, VKNN_CONV_KERNEL_GEMM);
+  assert_int_equal(c.k_split, 8);
+  assert_int_equal(c.group, 128);
+  assert_true(vknn_conv_select(&unknown, &layer, F32).k_split <= 1);
+  assert_true(vknn_conv_select(NULL, &layer, F32).k_split <= 1);
+  vknn_conv_geometry narrow = layer; /* 48 channels: 2 slices of 24 */
+  narrow.in_c = narrow.cin_per_group = 48;
+  assert_int_equal(vknn_conv_select(&h200, &narrow, F32).k_split, 2);
+  assert_int_equal(vknn_conv_select(&h200, &narrow, F32).group, 128);
+  vknn_conv_geometry wide = layer; /* 224x224: 802816 blocks fill the device */
+  wide.in_h = wide.in_w = wide.out_h = wide.out_w = 224;
+  assert_true(vknn_conv_select(&h200, &wide, F32).k_split <= 1);
+  vknn_conv_geometry quant = layer;
+  assert_int_equal(vknn_conv_select(&h200, &quant, VKNN_OPERAND_TENSOR_QUANT8_ASYMM).k_split, 8);
+  /* Depthwise rows: blocks of 8 where the width is unknown, shorter until
+   * the layer's invocations cover the device's (112x112x64: 1568 rows x 16
+   * channel blocks of 4 need blocks of 1). */
+  vknn_conv_geometry depthwise = {.batches = 1, .in_h = 112, .in_w = 112, .in_c = 64, .out_h = 112,
+                                  .out_w = 112, .out_c = 64, .k_w = 3, .k_h = 3, .stride_x = 1,
+                                  .stride_y = 1, .dilation_x = 1, .dilation_y = 1, .pad_left = 1,
+                                  .pad_top = 1, .cin_per_group = 1, .cout_per_group = 1,
+                                  .depthwise = true};
+  assert_int_equal(vknn_conv_select(&unknown, &depthwise, F32).pix_block, 8);
+  assert_int_equal(vknn_conv_select(&h200, &depthwise, F32).pix_block, 1);
+  depthwise.out_h = depthwise.out_w = 1024; /* 16384 rows x channel blocks, 128 blocks of 8 each */
+  depthwise.in_h = depthwise.in_w = 1024;
+  assert_int_equal(vknn_conv_select(&h200, &depthwise, F32).pix_block, 8);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_workgroup_floor_is_the_subgroup),
+      cmocka_unit_test(test_kernels_by_device_width),
       cmocka_unit_test_setup_teardown(test_activation_fused_into_conv, setup, teardown),
       cmocka_unit_test_setup_teardown(test_execution_records_nothing, setup, teardown),
       cmocka_unit_test_setup_teardown(test_pipelines_shared_across_models, setup, teardown),

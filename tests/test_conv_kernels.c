@@ -619,6 +619,63 @@ static void test_float16_arithmetic(void **state) {
   }
 }
 
+/* Stands the device for one that runs a million invocations at once, so
+ * that the matrix product splits its reductions across the workgroup
+ * (conv2d_gemm's K_SPLIT; lavapipe reports no width). 0 restores it. */
+static void set_width(vknn_device *device, uint32_t invocations) {
+  device->vk.parallel_invocations = invocations;
+}
+
+/* On a device that says it is wide: reductions split in 2 to 8 slices
+ * (pointwise and windowed, vec4 and single-channel steps, slices of unequal
+ * length, groups, transposed, several batches, float32 and float16; with
+ * float16 arithmetic, long sums whose slices must flush their float16 sums
+ * in time), and depthwise rows in the shortest blocks. */
+static void test_wide_device(void **state) {
+  static const conv_case cases[] = {
+      /* 8 slices of 64 channels; 13 outputs (scalar stores), 49 pixels. */
+      {"conv2d_gemm_f32", OP_CONV, false, 1, 7, 7, 512, 13, 1, 1, 1, 1, 0, 0, 0, 0, VKNN_FUSED_RELU6, false},
+      /* 3x3 windows with padding, 64 channels: 4 slices; two batches. */
+      {"conv2d_gemm_f16", OP_CONV, true, 2, 5, 6, 64, 16, 3, 3, 1, 1, 1, 1, 1, 1, VKNN_FUSED_RELU, false},
+      /* 130 channels one at a time: 8 slices of 17 and 16. */
+      {"conv2d_gemm_f32", OP_CONV, false, 1, 4, 5, 130, 8, 3, 3, 2, 2, 0, 1, 0, 1, VKNN_FUSED_NONE, false},
+      /* 40 channels: 2 slices of 5 and 5 vec4 steps; stride 2. */
+      {"conv2d_gemm_f32", OP_CONV, false, 1, 9, 9, 40, 12, 1, 1, 2, 2, 0, 0, 0, 0, VKNN_FUSED_NONE, false},
+      /* Three rows of 1000. */
+      {"conv2d_gemm_f32", OP_FULLY_CONNECTED, false, 3, 1, 1, 1000, 9, 1, 1, 1, 1, 0, 0, 0, 0, VKNN_FUSED_NONE, false},
+      /* Two groups of 32 input channels: 2 slices in each group. */
+      {"conv2d_gemm_f32", OP_GROUPED, false, 1, 6, 7, 64, 16, 3, 3, 1, 1, 1, 1, 1, 1, VKNN_FUSED_NONE, false, 2},
+      {"conv2d_gemm_f16", OP_TRANSPOSED, true, 1, 4, 5, 48, 8, 3, 3, 2, 2, 0, 1, 1, 0, VKNN_FUSED_NONE, false},
+      /* Depthwise rows in blocks of 1 on such a device (of 8 and 4 elsewhere). */
+      {"conv2d_depthwise_f32", OP_DEPTHWISE, false, 1, 9, 10, 6, 6, 3, 3, 2, 2, 0, 1, 0, 1, VKNN_FUSED_NONE, true},
+      {"conv2d_depthwise_f16", OP_DEPTHWISE, true, 2, 8, 11, 12, 12, 5, 5, 1, 1, 0, 0, 0, 0, VKNN_FUSED_RELU6, false},
+  };
+  static const conv_case long_sums[] = {
+      /* 8 slices of 8000 channels: unless every slice flushes its float16
+       * sums in time, each ends thousands off (past 2048, float16 adds 3
+       * as 2 or 4). */
+      {"conv2d_gemm_f16", OP_FULLY_CONNECTED, true, 2, 1, 1, 64000, 4, 1, 1, 1, 1, 0, 0, 0, 0, VKNN_FUSED_NONE, false, 0, true},
+      {"conv2d_gemm_f16", OP_FULLY_CONNECTED, true, 2, 1, 1, 4096, 8, 1, 1, 1, 1, 0, 0, 0, 0, VKNN_FUSED_NONE, false, 0, true},
+      {"conv2d_gemm_f16", OP_FULLY_CONNECTED, true, 2, 1, 1, 4095, 4, 1, 1, 1, 1, 0, 0, 0, 0, VKNN_FUSED_NONE, false, 0, true},
+      {"conv2d_gemm_f16", OP_CONV, true, 1, 3, 3, 512, 4, 3, 3, 1, 1, 1, 1, 1, 1, VKNN_FUSED_NONE, false, 0, true},
+  };
+  fixture *f = *state;
+  for (int d = 0; d < 2; ++d) set_width(f->devices[d], 1u << 20);
+  RUN(cases);
+  for (int d = 0; d < 2; ++d) set_width(f->devices[d], 0);
+  vknn_device_options options = {.enable_validation = true,
+                                 .operand_reads = VKNN_OPERAND_READS_STORAGE,
+                                 .float16_arithmetic = VKNN_FLOAT16_ARITHMETIC_ON,
+                                 .kernel_tuning = VKNN_KERNEL_TUNING_OFF};
+  vknn_device *device = NULL;
+  assert_int_equal(vknn_device_open(&options, &device), VKNN_STATUS_NONE);
+  set_width(device, 1u << 20);
+  for (size_t i = 0; device->vk.float16_arithmetic && i < sizeof(long_sums) / sizeof(long_sums[0]); ++i)
+    run_case_on(f, device, "conv2d_gemm_f16_arith", &long_sums[i], NULL);
+  assert_int_equal(vknn_device_get_validation_message_count(device), 0);
+  vknn_device_close(device);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_gemm_pointwise),
@@ -629,6 +686,7 @@ int main(void) {
       cmocka_unit_test(test_transposed),
       cmocka_unit_test(test_winograd),
       cmocka_unit_test(test_float16_arithmetic),
+      cmocka_unit_test(test_wide_device),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -22,6 +22,7 @@
 #include "support/model_builder.h"
 #include "support/reads_fixture.h"
 #include "support/quant_reference.h"
+#include "runtime/device_internal.h"
 #include "vknn/vknn.h"
 
 #define Q8 VKNN_OPERAND_TENSOR_QUANT8_ASYMM
@@ -322,11 +323,33 @@ static void test_large_sums(void **state) {
   run_cases(state, cases, sizeof(cases) / sizeof(cases[0]));
 }
 
+/* The matrix product's reductions split across the workgroup (conv2d_gemm's
+ * K_SPLIT, 2 to 8 slices), on each device standing for one that runs a
+ * million invocations at once (lavapipe reports no width): the slices'
+ * int32 sums, the packed dot products' per-slice corrections and the
+ * exact float partial sums give the reference's bits. */
+static void test_split_sums(void **state) {
+  static const quant_case cases[] = {
+      {"conv2d_gemm_q8", OP_CONV, Q8, Q8, 5, 6, 64, 6, 3, 1, 1, 1, VKNN_FUSED_NONE},
+      {"conv2d_gemm_q8s", OP_CONV, Q8S, PER_CHANNEL, 4, 4, 130, 9, 1, 1, 0, 1, VKNN_FUSED_RELU},
+      {"conv2d_gemm_q8_filter_i8", OP_GROUPED, Q8, PER_CHANNEL, 5, 5, 64, 8, 3, 1, 1, 2, VKNN_FUSED_NONE},
+      {"conv2d_gemm_q8", OP_CONV, Q8, Q8, 2, 2, 520, 4, 1, 1, 0, 1, VKNN_FUSED_NONE, true},
+      {"conv2d_gemm_q8s", OP_FULLY_CONNECTED, Q8S, Q8S, 2, 1, 2000, 2, 1, 1, 0, 1, VKNN_FUSED_NONE, true},
+  };
+  fixture *f = *state;
+  reads_fixture *reads = f->reads;
+  vknn_device *devices[3] = {reads->devices[0], reads->devices[1], f->integer_dot};
+  for (int d = 0; d < 3; ++d) devices[d]->vk.parallel_invocations = 1u << 20;
+  run_cases(state, cases, sizeof(cases) / sizeof(cases[0]));
+  for (int d = 0; d < 3; ++d) devices[d]->vk.parallel_invocations = 0;
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_four_channel_loads),
       cmocka_unit_test(test_single_channel_loads),
       cmocka_unit_test(test_large_sums),
+      cmocka_unit_test(test_split_sums),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

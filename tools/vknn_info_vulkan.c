@@ -130,6 +130,11 @@ void vknn_info_print_vulkan(const vknn_vk *vk) {
          p->vendorID, p->deviceID, VK_API_VERSION_MAJOR(p->apiVersion),
          VK_API_VERSION_MINOR(p->apiVersion), VK_API_VERSION_PATCH(p->apiVersion));
   print_subgroups(vk);
+  if (vk->parallel_invocations != 0)
+    printf("in flight:        %u invocations at once (multiprocessors x resident warps)\n",
+           vk->parallel_invocations);
+  else
+    printf("in flight:        unknown (matrix products split no reduction for width)\n");
   print_widths(vk);
   print_integer_dot(vk);
   print_external(vk);

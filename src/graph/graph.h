@@ -94,6 +94,10 @@ typedef struct vknn_kernel_target {
   bool int64_float64;          /* 64-bit integer and float arithmetic (shaderInt64, Float64) */
   uint64_t max_texel_elements; /* texels one texel-buffer view may hold */
   uint32_t subgroup_size;      /* the compute stage's subgroup (0: unknown) */
+  /* Invocations the device runs at once (0: unknown): kernels split
+   * reductions across a workgroup where a layer has far fewer outputs'
+   * worth of invocations (conv2d_gemm's K_SPLIT). */
+  uint32_t parallel_invocations;
   vknn_winograd winograd;      /* the device option (src/ops/conv2d_winograd.c) */
   /* Loop iterations one invocation may take (0: unlimited); see
    * VKNN_LOOP_LIMITER_BUDGET and vknn_op_within_loop_budget. */

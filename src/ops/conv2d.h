@@ -41,6 +41,10 @@ typedef struct vknn_conv_choice {
   uint32_t ch_block;  /* output channels per invocation */
   uint32_t pix_block; /* output pixels per invocation */
   uint32_t group;     /* invocations per workgroup */
+  /* GEMM: slices of the reduction per register block (conv2d_gemm's
+   * K_SPLIT; 0 or 1: none); the workgroup holds group / k_split lanes of
+   * each slice. */
+  uint32_t k_split;
 } vknn_conv_choice;
 
 /* The kernel for a convolution of the given geometry and tensor type on a

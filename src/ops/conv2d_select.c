@@ -15,6 +15,13 @@
 #define GEMM_GROUP 64
 #define DEPTHWISE_GROUP 64
 #define GEMV_GROUP 64
+/* conv2d_gemm with its reduction split (K_SPLIT): at most 8 slices in a
+ * workgroup of 128, so that slices 1..7 hand 7 x 16 lanes x 32 sums (14 KiB)
+ * to slice 0 within the 16 KiB of shared memory every device has; and each
+ * slice keeps at least 16 input channels of every tap (4 vec4 steps). */
+#define GEMM_SPLIT_GROUP 128
+#define GEMM_MAX_SPLIT 8
+#define GEMM_SLICE_MIN_CHANNELS 16
 /* The longest float16 sum of conv2d_depthwise's _f16_arith variants: one
  * window row (its F16_ARITH comment), as conv2d_gemm's F16_SPAN bounds its. */
 #define DEPTHWISE_F16_SPAN 32
@@ -45,12 +52,40 @@ static uint32_t smallest_group(uint32_t largest, uint32_t floor, uint64_t items)
   return group;
 }
 
+/* Slices of conv2d_gemm's reduction: doubled while the layer's register
+ * blocks (blocks invocations' worth) leave most of the device idle, up to
+ * GEMM_MAX_SPLIT. A 14x14 layer of 512 channels has 3136 blocks; an H200
+ * runs 270336 invocations at once (docs/perf.md: 2x on MobileNet v1). */
+static uint32_t gemm_split(const vknn_kernel_target *target, const vknn_conv_geometry *g,
+                           uint64_t blocks) {
+  uint32_t split = 1;
+  if (target == NULL) return split;
+  while (split < GEMM_MAX_SPLIT && blocks * split < target->parallel_invocations &&
+         g->cin_per_group / (split * 2) >= GEMM_SLICE_MIN_CHANNELS)
+    split *= 2;
+  return split;
+}
+
 /* Loop iterations of one conv2d_depthwise invocation: per window row, its
  * taps' filter loads and the input columns its row block spans, each of
  * those over the taps again (counted as loops, though short ones unroll). */
 static uint64_t depthwise_iterations(const vknn_conv_geometry *g, uint32_t out_block) {
   uint64_t span = (uint64_t)(out_block - 1) * g->stride_x + g->k_w;
   return g->k_h * (1 + g->k_w + span * (1 + g->k_w));
+}
+
+/* Output pixels per conv2d_depthwise invocation: from block (8 at stride 1,
+ * 4 at stride 2; the loaded columns serve that many windows), halved while
+ * the layer's invocations leave most of a device that says its width idle:
+ * there, each invocation's chain of loads is what waits (MobileNet v1 0.25's
+ * 3x3 layers took 6-8 us each on an H200 with blocks of 8). */
+static uint32_t depthwise_block(const vknn_kernel_target *target, const vknn_conv_geometry *g,
+                                uint32_t block) {
+  uint64_t rows_and_channels = (uint64_t)g->batches * g->out_h * ceil_div(g->out_c, 4);
+  while (target != NULL && block > 1 &&
+         rows_and_channels * ceil_div(g->out_w, block) < target->parallel_invocations)
+    block /= 2;
+  return block;
 }
 
 vknn_conv_choice vknn_conv_select(const vknn_kernel_target *target, const vknn_conv_geometry *g,
@@ -72,7 +107,7 @@ vknn_conv_choice vknn_conv_select(const vknn_kernel_target *target, const vknn_c
     if (g->cout_per_group != 1 || g->dilation_x != 1 || g->dilation_y != 1) return c;
     /* Row blocks of 8 at stride 1 (10 loaded columns for 8 windows); at
      * stride 2 a block of 8 spans 17 columns and was slower than 4. */
-    uint32_t pix_block = g->stride_x == 1 ? 8 : 4;
+    uint32_t pix_block = depthwise_block(target, g, g->stride_x == 1 ? 8 : 4);
     /* Windows too wide for the loop limiter's budget (their column reuse
      * loops over the taps again) take the direct kernel, which loops over
      * each tap once. */
@@ -110,7 +145,15 @@ vknn_conv_choice vknn_conv_select(const vknn_kernel_target *target, const vknn_c
     if (g->cout_per_group % c.ch_block != 0) return (vknn_conv_choice){.kernel = VKNN_CONV_KERNEL_DIRECT};
   }
   c.pix_block = 4;
-  c.group = smallest_group(GEMM_GROUP, floor, ceil_div(pixels, c.pix_block));
+  uint64_t pixel_blocks = ceil_div(pixels, c.pix_block);
+  c.k_split = gemm_split(target, g, pixel_blocks * ceil_div(g->out_c, c.ch_block));
+  if (c.k_split > 1) {
+    uint32_t lanes =
+        smallest_group(GEMM_SPLIT_GROUP / c.k_split, ceil_div(floor, c.k_split), pixel_blocks);
+    c.group = lanes * c.k_split;
+    return c;
+  }
+  c.group = smallest_group(GEMM_GROUP, floor, pixel_blocks);
   return c;
 }
 
@@ -305,7 +348,8 @@ static vknn_status lower_gemm(vknn_graph *graph, const vknn_conv_tensors *t,
                    zero_points[2], g->out_slice.row, g->out_slice.stride, g->out_slice.offset,
                    t->residual_min, t->residual_max, 0.f, 0.f};
   bool quant = vknn_is_quant8(graph->tensors[t->input].type);
-  uint64_t tiles = ceil_div(pixels, (uint64_t)c.group * c.pix_block);
+  uint32_t k_split = c.k_split > 1 ? c.k_split : 1;
+  uint64_t tiles = ceil_div(pixels, (uint64_t)(c.group / k_split) * c.pix_block);
   tiled_launch l = {VKNN_SHADER_CONV2D_GEMM_F32, VKNN_SHADER_CONV2D_GEMM_F16,
                     true, VKNN_SHADER_CONV2D_GEMM_Q8, VKNN_SHADER_CONV2D_GEMM_Q8_FILTER_I8,
                     VKNN_SHADER_CONV2D_GEMM_Q8S, VKNN_SHADER_CONV2D_GEMM_Q8_TEXEL,
@@ -320,7 +364,8 @@ static vknn_status lower_gemm(vknn_graph *graph, const vknn_conv_tensors *t,
                      [VKNN_SPEC_CONV2D_GEMM_TAPS] = gemm_taps(g),
                      [VKNN_SPEC_CONV2D_GEMM_VEC4_STORES] = !quant && g->out_c % 4 == 0 &&
                                                            c.ch_block % 4 == 0 && slice_vec4(g),
-                     [VKNN_SPEC_CONV2D_GEMM_SLICED] = g->out_slice.row != 0},
+                     [VKNN_SPEC_CONV2D_GEMM_SLICED] = g->out_slice.row != 0,
+                     [VKNN_SPEC_CONV2D_GEMM_K_SPLIT] = k_split},
                     VKNN_SPEC_COUNT_CONV2D_GEMM,
                     &p, sizeof(p), tiles * p.channel_blocks * c.group, true, false};
   return add_tiled_dispatch(graph, t, &l, out_list);

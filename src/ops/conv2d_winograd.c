@@ -274,7 +274,7 @@ static vknn_status add_products(vknn_graph *graph, const winograd_shape *s, cons
   /* 16 channels a block where they divide M's (2 pixels x 16 channels
    * measured 10-40% faster than 2 x 8 on the 14x14x512 layer's 16 tiles). */
   uint32_t ch_block = s->out_c_padded % 16 == 0 ? 16 : PRODUCT_CH_BLOCK;
-  vknn_conv_choice c = {VKNN_CONV_KERNEL_GEMM, ch_block, pix_block, group};
+  vknn_conv_choice c = {VKNN_CONV_KERNEL_GEMM, ch_block, pix_block, group, 1};
   return vknn_lower_conv_tiled(graph, &pt, &pg, c, out_list);
 }
 

@@ -371,7 +371,8 @@ static void host_barrier(VkCommandBuffer cmd, bool copied) {
 /* Dispatches [first, end) into one segment; the first segment resets the
  * status word, the last one makes the outputs (and the status word) visible
  * to the host. Profiled graphs write a timestamp after every dispatch, the
- * first segment starting them. */
+ * first segment starting them once the input copies are done (so that the
+ * first dispatch's time is its own, not the upload's). */
 static vknn_status record_segment(const recording_target *t, hazard_tracker *hazards,
                                   VkCommandBuffer cmd, uint32_t first, uint32_t end,
                                   uint32_t *barriers) {
@@ -381,12 +382,11 @@ static vknn_status record_segment(const recording_target *t, hazard_tracker *haz
   VkResult r = vkBeginCommandBuffer(cmd, &begin);
   if (r != VK_SUCCESS) return vknn_vk_status(r);
   bool last = end == rg->dispatches.count;
-  if (first == 0 && rg->info.profiled) {
-    vkCmdResetQueryPool(cmd, timestamps, 0, rg->timestamp_count);
-    vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, timestamps, 0);
-  }
+  if (first == 0 && rg->info.profiled) vkCmdResetQueryPool(cmd, timestamps, 0, rg->timestamp_count);
   if (first == 0 && t->inst->status != VK_NULL_HANDLE) reset_status(cmd, t->inst->status);
   if (first == 0 && t->inst->io != VK_NULL_HANDLE) copy_inputs(t, cmd);
+  if (first == 0 && rg->info.profiled)
+    vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, timestamps, 0);
   vknn_status s = VKNN_STATUS_NONE;
   for (uint32_t i = first; i < end && s == VKNN_STATUS_NONE; ++i) {
     const vknn_dispatch *d = &rg->dispatches.items[i];

@@ -201,6 +201,21 @@ static void enable_host_import(vknn_vk *vk) {
     vk->host_import_alignment = host.minImportedHostPointerAlignment;
 }
 
+/* How many invocations the device keeps in flight at once, where it says:
+ * its multiprocessors times their resident warps (VK_NV_shader_sm_builtins,
+ * whose properties need no enabled extension). 0 elsewhere (lavapipe among
+ * them): the kernels then split no reduction for width. */
+static uint32_t query_parallel_invocations(const vknn_vk *vk) {
+  if (!has_device_extension(vk->physical_device, VK_NV_SHADER_SM_BUILTINS_EXTENSION_NAME)) return 0;
+  VkPhysicalDeviceShaderSMBuiltinsPropertiesNV sm = {
+      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SM_BUILTINS_PROPERTIES_NV};
+  VkPhysicalDeviceProperties2 props = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
+                                       .pNext = &sm};
+  vkGetPhysicalDeviceProperties2(vk->physical_device, &props);
+  uint64_t lanes = (uint64_t)sm.shaderSMCount * sm.shaderWarpsPerSM * vk->subgroup_size;
+  return lanes > UINT32_MAX ? UINT32_MAX : (uint32_t)lanes;
+}
+
 /* Packed 8-bit dot products (VK_KHR_shader_integer_dot_product): the
  * feature, and which signedness the device accelerates. */
 static bool query_integer_dot(vknn_vk *vk) {
@@ -293,6 +308,7 @@ static vknn_status create_logical_device(vknn_vk *vk) {
   }
   vkGetDeviceQueue(vk->device, vk->queue_family, 0, &vk->queue);
   if (host_import) enable_host_import(vk);
+  vk->parallel_invocations = query_parallel_invocations(vk);
   return VKNN_STATUS_NONE;
 }
 

@@ -47,6 +47,8 @@ typedef struct vknn_vk {
   PFN_vkGetMemoryHostPointerPropertiesEXT get_host_pointer_properties;
   uint32_t shader_features; /* VKNN_SHADER_NEEDS_* the device has enabled */
   uint32_t subgroup_size;   /* VkPhysicalDeviceSubgroupProperties::subgroupSize */
+  /* Invocations the device runs at once where it says (0: unknown). */
+  uint32_t parallel_invocations;
   /* VK_KHR_shader_integer_dot_product: dot products of four packed 8-bit
    * values that the device runs faster than the plain multiply-adds (its
    * properties' ...4x8BitPacked...Accelerated), by signedness of the two
