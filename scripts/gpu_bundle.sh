@@ -4,7 +4,9 @@
 # lacks, the Vulkan validation layer, the conformance data as .tar.xz and the
 # Vulkan loader packages. Then one device call runs everything:
 #   carry: [".gpu"], command: "sh .gpu/gpu_measure.sh"   (scripts/gpu_measure.sh)
-# which writes its reports under $OUT. About 20 MB travel.
+# which writes its reports under $OUT; or "sh .gpu/gpu_compare.sh" to set
+# earlier builds (copied into .gpu/compare/) against this one. About 20 MB
+# travel, each further build 3 MB.
 set -eu
 cd "$(dirname "$0")/.."
 grep -qx '/.gpu/' .git/info/exclude 2>/dev/null || echo '/.gpu/' >> .git/info/exclude
@@ -21,7 +23,7 @@ xz -6 -T2 -c /usr/lib/x86_64-linux-gnu/libVkLayer_khronos_validation.so > .gpu/l
 sed 's|"library_path": *"[^"]*"|"library_path": "./libVkLayer_khronos_validation.so"|' \
   /usr/share/vulkan/explicit_layer.d/VkLayer_khronos_validation.json > .gpu/layer/VkLayer_khronos_validation.json
 tar -C ../shared -cf - nnapi-cts | xz -6 -T2 > .gpu/nnapi-cts.tar.xz
-cp scripts/gpu_measure.sh .gpu/
+cp scripts/gpu_setup.sh scripts/gpu_measure.sh scripts/gpu_compare.sh .gpu/
 # The loader and GL dispatch packages (the device tool's README: a bare machine has none).
 a='-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 -oDir::State::Lists=/tmp/amd64'
 mkdir -p /tmp/amd64/partial

@@ -8,43 +8,32 @@
 # validation layer). With --quick (a
 # check of the script itself, e.g. on lavapipe): fewer iterations, a few
 # conformance cases, one capabilities run.
+# The device tool brings back at most 8 files, so the reports travel as one
+# reports.tar.gz; every step has a time limit so that a slow one cannot cost
+# the rest, and the totals are printed last.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 quick=0
 [ "${1:-}" = "--quick" ] && { quick=1; shift; }
-out=${1:-${OUT:?set OUT or give a folder}}
-mkdir -p "$out"
-# The loader packages go into / (a bare device machine has none; never here:
-# --quick leaves this machine's own).
-if [ "$quick" = 0 ] && ls "$here"/gl/*.deb > /dev/null 2>&1; then
-  for f in "$here"/gl/*.deb; do dpkg -x "$f" /; done
-  ldconfig
-fi
-[ -f /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json ] &&
-  export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
-export LD_LIBRARY_PATH="$here/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-layer=/tmp/vknn-layer
-mkdir -p "$layer" && cp "$here/layer/VkLayer_khronos_validation.json" "$layer/" &&
-  xz -dc "$here/layer/libVkLayer_khronos_validation.so.xz" > "$layer/libVkLayer_khronos_validation.so"
-export VK_LAYER_PATH="$layer"
-data=/tmp/vknn-data
-mkdir -p "$data" && xz -dc "$here/nnapi-cts.tar.xz" | tar -C "$data" -xf -
+dest=${1:-${OUT:?set OUT or give a folder}}
+out=$(mktemp -d)
+mkdir -p "$dest"
+# The loader packages go into / only on the device machine: --quick leaves
+# this machine's own.
+. "$here/gpu_setup.sh"
 cts="$data/nnapi-cts"
 bench="$here/bin/vknn-bench"
 iters=200; synth_iters=50; runs=3; sample=4
 [ "$quick" = 1 ] && { iters=5; synth_iters=3; runs=1; sample=200; }
 
-run() { # name, command...: its output into $out/name.txt
-  name=$1; shift
-  echo "== $name: $*" >> "$out/log.txt"
-  "$@" > "$out/$name.txt" 2>&1
-  echo "   exit $?" >> "$out/log.txt"
-}
+limit=120
 
 export VKNN_VALIDATION=0
 run info "$here/bin/vknn-info"
+command -v nvidia-smi > /dev/null &&
+  run gpu nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu --format=csv
 run peak "$bench" peak
-run kernels "$bench" kernel all --iterations "$synth_iters"
+run kernels "$bench" kernel all --iterations "$synth_iters" --json "$out/kernels.json"
 for a in off on; do
   run "kernels_f16_arith_$a" "$bench" --float16-arithmetic "$a" kernel all --float16 --iterations "$synth_iters"
 done
@@ -52,6 +41,8 @@ for m in mobilenet_v1 mobilenet_v2; do
   for c in off on; do
     run "synth_${m}_io_$c" "$bench" --io-copies "$c" synth "$m" --width 1.0 --iterations "$synth_iters"
   done
+  run "synth_${m}_profile" "$bench" synth "$m" --width 1.0 --iterations 5 --profile \
+    --json "$out/synth_${m}_profile.json"
   # Kernel tuning: AUTO measures the layers at prepare on a GPU (the runs
   # above); the device's rules alone for comparison.
   run "synth_${m}_tuning_off" "$bench" --kernel-tuning off synth "$m" --width 1.0 --iterations "$synth_iters"
@@ -72,5 +63,14 @@ while [ "$i" -le "$runs" ]; do
   i=$((i + 1))
 done
 export VKNN_VALIDATION=1
-run cts_sync "$here/bin/vknn-cts" --modes sync --jobs 8 --sample "$sample" "$cts"
+limit=200
+run cts_sync "$here/bin/vknn-cts" --modes sync --jobs 12 --sample "$sample" "$cts"
 tail -1 "$out/cts_sync.txt" >> "$out/log.txt"
+tar -C "$out" -czf "$dest/reports.tar.gz" .
+cat "$out/log.txt"
+# The short table the device tool's reply carries (the reports hold the rest).
+cat "$out/peak.txt"
+for f in "$out"/synth_*.txt "$out"/gender*.txt; do
+  printf '%-48s %s\n' "$(basename "$f" .txt)" "$(grep -m1 'execute:' "$f")"
+done
+cat "$out/kernels.txt" "$out/kernels_f16_arith_on.txt"

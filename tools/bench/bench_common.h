@@ -10,6 +10,12 @@
 /* CLOCK_MONOTONIC in milliseconds. */
 double bench_now_ms(void);
 
+/* Executions before the timed ones run for at least this long: a GPU idle
+ * through a long prepare (pipeline compilation, kernel tuning) has dropped
+ * to its idle clock (an H200: 345 MHz against 1980) and takes a while of
+ * steady work to come back up; a short timed run would measure that. */
+#define BENCH_WARM_UP_MS 300.0
+
 /* Sorts values in place and returns the value at fraction q (0.5: median,
  * 0.9: p90) of the sorted order; 0 for an empty array. */
 double bench_quantile(double *values, size_t count, double q);

@@ -160,10 +160,10 @@ static uint32_t build_kernel(bench_graph *g, const kernel_spec *spec, const kern
   return y;
 }
 
-/* One warm-up execution (checked), then the timed ones. */
+/* Warm-up executions (checked), then the timed ones. */
 static int time_session(bench_session *s, int iterations, kernel_result *r) {
-  double wall, gpu_total;
-  if (bench_session_execute(s, &wall, NULL) != 0 || bench_session_check_outputs(s) != 0) return -1;
+  double gpu_total;
+  if (bench_session_warm_up(s) != 0 || bench_session_check_outputs(s) != 0) return -1;
   double *gpu = calloc((size_t)iterations, sizeof(double));
   double *walls = calloc((size_t)iterations, sizeof(double));
   int rc = gpu != NULL && walls != NULL ? 0 : -1;

@@ -94,12 +94,11 @@ static int parse_options(int argc, char **argv, bytes_options *opt) {
   return 0;
 }
 
-/* One checked warm-up execution, the timed ones, a final check. */
+/* Checked warm-up executions, the timed ones, a final check. */
 static int time_executions(bench_session *s, int iterations, bytes_result *r) {
   double *gpu = calloc((size_t)iterations, sizeof(double));
   double *wall = calloc((size_t)iterations, sizeof(double));
-  double warm_up;
-  int rc = gpu && wall && bench_session_execute(s, &warm_up, NULL) == 0 &&
+  int rc = gpu && wall && bench_session_warm_up(s) == 0 &&
                    bench_session_check_outputs(s) == 0
                ? 0
                : -1;

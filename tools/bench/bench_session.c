@@ -80,6 +80,14 @@ int bench_session_execute(bench_session *s, double *wall_ms, double *device_ms) 
   return 0;
 }
 
+int bench_session_warm_up(bench_session *s) {
+  double start = bench_now_ms(), wall;
+  do {
+    if (bench_session_execute(s, &wall, NULL) != 0) return -1;
+  } while (bench_now_ms() - start < BENCH_WARM_UP_MS);
+  return 0;
+}
+
 int bench_session_dispatch_ms(const bench_session *s, double *times, double *out_total) {
   double *own = times ? times : calloc(s->dispatch_count ? s->dispatch_count : 1, sizeof(double));
   vknn_status status = own ? vknn_prepared_model_get_dispatch_times(s->prepared, own, s->dispatch_count)

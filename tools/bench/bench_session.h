@@ -26,6 +26,10 @@ void bench_session_close(bench_session *s);
  * 0, or -1 with a message. */
 int bench_session_execute(bench_session *s, double *wall_ms, double *device_ms);
 
+/* Executions (untimed) until BENCH_WARM_UP_MS have passed, at least one;
+ * 0, or -1 with a message. */
+int bench_session_warm_up(bench_session *s);
+
 /* The GPU time of the last execution, the sum of its dispatches (needs a
  * device opened with profile_dispatches); times, when not NULL, receives
  * each dispatch's. 0, or -1 with a message. */

@@ -188,13 +188,12 @@ static int run_synth(vknn_device *device, const synth_options *o, synth_result *
   if (rc == 0) r->macs = total_macs(&g);
   if (rc == 0) rc = bench_session_open(&s, device, &g);
   if (rc == 0) {
-    double wall;
     r->prepare_ms = s.prepare_ms;
     r->dispatch_count = s.dispatch_count;
     r->operation_count = g.operation_count;
     r->dispatch_ms = calloc(s.dispatch_count + 1, sizeof(double));
-    /* One warm-up execution (first-use costs), checked. */
-    rc = bench_session_execute(&s, &wall, NULL);
+    /* Warm-up executions (first-use costs, the GPU's clock), checked. */
+    rc = bench_session_warm_up(&s);
     if (rc == 0) rc = check_probabilities(&s, &r->largest_probability);
     if (rc == 0) rc = time_iterations(&s, o, r);
     if (rc == 0) rc = copy_kernel_names(&s, r);
