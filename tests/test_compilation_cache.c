@@ -1,7 +1,8 @@
 /* The compilation cache (HAL prepareModel with cache handles,
  * prepareModelFromCache) and the NN HAL's rules for it: argument errors,
  * access modes, a tampered model cache, a tampered data cache, a wrong
- * token, a cache from another device or driver. Restores happen on a device
+ * token, a cache from another device or driver, a malformed kernel tuning
+ * table. Restores happen on a device
  * opened afresh, as after a restart. */
 #include <fcntl.h>
 #include <setjmp.h>
@@ -318,20 +319,23 @@ static void test_model_cache_tampered(void **state) {
   free(saved);
 }
 
-/* The model file sealed again around other fields or data, as only someone
- * who can write the model cache could: what the checksum alone cannot stop. */
-static void reseal(cache_fixture *f, void (*edit)(vknn_cache_header *h, void *arg), void *arg,
-                   const uint8_t *data, size_t data_size) {
+/* The model file sealed again around other fields, data or a kernel tuning
+ * table (tuning: NULL keeps the saved one), as only someone who can write
+ * the model cache could: what the checksum alone cannot stop. */
+static void reseal_with(cache_fixture *f, void (*edit)(vknn_cache_header *h, void *arg), void *arg,
+                        const uint8_t *data, size_t data_size, const uint8_t *tuning,
+                        size_t tuning_size) {
   size_t size;
   uint8_t *model_file = read_all(f->fds[0], &size);
   vknn_cache_header h;
-  const uint8_t *pipeline;
-  size_t pipeline_size;
+  vknn_cache_blobs blobs;
   vknn_logger log;
   vknn_logger_init(&log, test_log_callback, &f->log);
-  assert_int_equal(vknn_cache_model_file_parse(&log, model_file, size, &h, &pipeline,
-                                               &pipeline_size),
-                   VKNN_STATUS_NONE);
+  assert_int_equal(vknn_cache_model_file_parse(&log, model_file, size, &h, &blobs), VKNN_STATUS_NONE);
+  if (tuning != NULL) {
+    blobs.tuning = tuning;
+    blobs.tuning_size = tuning_size;
+  }
   if (edit != NULL) edit(&h, arg);
   if (data != NULL) {
     h.data_size = data_size;
@@ -340,11 +344,15 @@ static void reseal(cache_fixture *f, void (*edit)(vknn_cache_header *h, void *ar
   }
   uint8_t *sealed;
   size_t sealed_size;
-  assert_int_equal(vknn_cache_model_file_build(&h, pipeline, pipeline_size, &sealed, &sealed_size),
-                   VKNN_STATUS_NONE);
+  assert_int_equal(vknn_cache_model_file_build(&h, &blobs, &sealed, &sealed_size), VKNN_STATUS_NONE);
   write_all(f->fds[0], sealed, sealed_size);
   free(sealed);
   free(model_file);
+}
+
+static void reseal(cache_fixture *f, void (*edit)(vknn_cache_header *h, void *arg), void *arg,
+                   const uint8_t *data, size_t data_size) {
+  reseal_with(f, edit, arg, data, data_size, NULL, 0);
 }
 
 /* HAL: a tampered data cache gives an error or a correct model, never a
@@ -395,6 +403,38 @@ static void test_wrong_token(void **state) {
     f->token[i] ^= 0x10;
   }
   assert_int_equal(restore(f, &f->files), VKNN_STATUS_NONE);
+}
+
+/* The kernel tuning table sealed into the model file must be well formed:
+ * a variant field out of range, a count beyond the entries, an empty or
+ * overlong signature, a byte after the last entry or no table at all fail
+ * the load (GENERAL_FAILURE: the cache's fault); a well-formed table of
+ * choices restores, whatever the device makes of them. */
+static void test_tuning_table_malformed(void **state) {
+  cache_fixture *f = *state;
+  assert_int_equal(save(f, &f->files), VKNN_STATUS_NONE);
+  /* One entry: a 2-byte signature, texel reads, Winograd F(4,3), float32. */
+  const uint8_t good[13] = {1, 0, 0, 0, 2, 0, 0, 0, 0xab, 0xcd, 1, VKNN_WINOGRAD_F4X3, 0};
+  reseal_with(f, NULL, NULL, NULL, 0, good, sizeof(good));
+  assert_int_equal(restore(f, &f->files), VKNN_STATUS_NONE);
+  struct { size_t at; uint8_t value; } edits[] = {
+      {10, 2}, {11, VKNN_WINOGRAD_F4X3 + 1}, {12, 2}, /* variant fields */
+      {0, 2}, {0, 0xff},                             /* the count */
+      {4, 0}, {4, 3}, {7, 0x80},                     /* the signature's length */
+  };
+  uint8_t bad[sizeof(good) + 1];
+  for (size_t i = 0; i < sizeof(edits) / sizeof(edits[0]); ++i) {
+    memcpy(bad, good, sizeof(good));
+    bad[edits[i].at] = edits[i].value;
+    reseal_with(f, NULL, NULL, NULL, 0, bad, sizeof(good));
+    assert_int_equal(restore(f, &f->files), VKNN_STATUS_GENERAL_FAILURE);
+  }
+  memcpy(bad, good, sizeof(good));
+  bad[sizeof(good)] = 0;
+  reseal_with(f, NULL, NULL, NULL, 0, bad, sizeof(bad));
+  assert_int_equal(restore(f, &f->files), VKNN_STATUS_GENERAL_FAILURE);
+  reseal_with(f, NULL, NULL, NULL, 0, bad, 0);
+  assert_int_equal(restore(f, &f->files), VKNN_STATUS_GENERAL_FAILURE);
 }
 
 static void other_vendor(vknn_cache_header *h, void *arg) { (void)arg, h->identity.vendor_id++; }
@@ -491,6 +531,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_model_cache_tampered, setup, teardown),
       cmocka_unit_test_setup_teardown(test_data_cache_tampered, setup, teardown),
       cmocka_unit_test_setup_teardown(test_wrong_token, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_tuning_table_malformed, setup, teardown),
       cmocka_unit_test_setup_teardown(test_other_device_or_driver, setup, teardown),
       cmocka_unit_test_setup_teardown(test_empty_and_foreign_files, setup, teardown),
       cmocka_unit_test_setup_teardown(test_allocation_failures, setup, teardown),

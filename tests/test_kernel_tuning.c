@@ -4,7 +4,8 @@
  * not measured again; the options a caller forces are not tuned; AUTO,
  * deadlines and preferences decide when it runs; concurrent prepares share
  * the device's table; a failed allocation anywhere in the measuring ends
- * the prepare in an error or in a right answer. */
+ * the prepare in an error or in a right answer; the choices travel in the
+ * compilation cache. */
 #include <math.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -13,6 +14,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "runtime/device_internal.h"
@@ -341,6 +344,56 @@ static void test_vulkan_allocation_failures(void **state) {
   walk_faults(*state, VKNN_FAULT_VULKAN_ALLOCATION);
 }
 
+/* Prepares the layer with cache files (memfds, fds[0] model, fds[1] data)
+ * or from them; the handles point at fds. */
+static vknn_status prepare_cached(vknn_device *device, const vknn_model *model, int fds[2],
+                                  vknn_prepared_model **out) {
+  static const uint8_t token[VKNN_CACHE_TOKEN_SIZE] = {7};
+  vknn_cache_handle handles[2] = {{.fds = &fds[0], .fd_count = 1}, {.fds = &fds[1], .fd_count = 1}};
+  vknn_cache_files files = {.model_cache = &handles[0], .model_cache_count = 1,
+                            .data_cache = &handles[1], .data_cache_count = 1, .token = token};
+  if (model == NULL) return vknn_device_prepare_model_from_cache(device, NULL, &files, out);
+  return vknn_device_prepare_model_with_cache(device, model, VKNN_PREFER_SUSTAINED_SPEED,
+                                              VKNN_PRIORITY_MEDIUM, NULL, &files, out);
+}
+
+/* The choices travel in the compilation cache: a device opened afresh
+ * (its own table empty) prepares from the cache without measuring, while a
+ * device whose options leave other variants open measures again. */
+static void test_choices_in_the_cache(void **state) {
+  fixture *f = *state;
+  const conv_layer l = {10, 8, 12, 3};
+  model_builder *b = calloc(1, sizeof(*b));
+  assert_non_null(b);
+  int fds[2] = {memfd_create("model-cache", 0), memfd_create("data-cache", 0)};
+  assert_true(fds[0] >= 0 && fds[1] >= 0);
+  vknn_prepared_model *pm = NULL;
+  assert_int_equal(prepare_cached(f->device, build(b, &l), fds, &pm), VKNN_STATUS_NONE);
+  vknn_prepared_model_release(pm);
+  assert_int_equal(statistics(f->device).kernel_tunings, 1);
+
+  vknn_device_options on = {.enable_validation = true, .kernel_tuning = VKNN_KERNEL_TUNING_ON};
+  vknn_device *fresh = NULL;
+  assert_int_equal(vknn_device_open(&on, &fresh), VKNN_STATUS_NONE);
+  assert_int_equal(prepare_cached(fresh, NULL, fds, &pm), VKNN_STATUS_NONE);
+  vknn_prepared_model_release(pm);
+  assert_int_equal(statistics(fresh).kernel_tunings, 0);
+  assert_int_equal(statistics(fresh).kernel_tunings_reused, 1);
+  assert_int_equal(vknn_device_get_validation_message_count(fresh), 0);
+  vknn_device_close(fresh);
+
+  vknn_device_options other = on;
+  other.winograd = VKNN_WINOGRAD_OFF; /* Winograd no longer a variant */
+  assert_int_equal(vknn_device_open(&other, &fresh), VKNN_STATUS_NONE);
+  assert_int_equal(prepare_cached(fresh, NULL, fds, &pm), VKNN_STATUS_NONE);
+  vknn_prepared_model_release(pm);
+  assert_int_equal(statistics(fresh).kernel_tunings_reused, 0);
+  vknn_device_close(fresh);
+  close(fds[0]);
+  close(fds[1]);
+  free(b);
+}
+
 #define TEST(fn, setup) cmocka_unit_test_setup_teardown(fn, setup, close_fixture)
 
 int main(void) {
@@ -349,7 +402,7 @@ int main(void) {
       TEST(test_forced_options_stay, open_forced), TEST(test_choice_reaches_the_model, open_on),
       TEST(test_on_and_deadline, open_on), TEST(test_auto, open_auto),
       TEST(test_concurrent_prepares, open_on), TEST(test_host_allocation_failures, open_on),
-      TEST(test_vulkan_allocation_failures, open_on),
+      TEST(test_vulkan_allocation_failures, open_on), TEST(test_choices_in_the_cache, open_on),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

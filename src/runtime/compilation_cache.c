@@ -8,14 +8,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "runtime/kernel_tuning.h"
 #include "util/fault_injection.h"
 
 #define TAG "compilation"
 
 static const uint8_t MAGIC[8] = {'V', 'K', 'N', 'N', 'C', 'A', 'C', 'H'};
-#define FORMAT_VERSION 1u
-/* Bytes of the model file before the pipeline-cache data, and after it. */
+#define FORMAT_VERSION 2u
+/* Bytes of the model file before the pipeline-cache data, between it and
+ * the tuning table (the context and the table's length), and after that. */
 #define FIXED_BYTES 160u
+#define TUNING_FIXED_BYTES 12u
 #define TRAILER_BYTES VKNN_CACHE_DIGEST_SIZE
 /* The most a cache file may hold; a larger one is not read. */
 #define MAX_FILE_BYTES (2ull << 30)
@@ -114,10 +117,10 @@ static void get_bytes(const uint8_t **p, void *dst, size_t n) {
   *p += n;
 }
 
-vknn_status vknn_cache_model_file_build(const vknn_cache_header *h, const uint8_t *pipeline,
-                                        size_t pipeline_size, uint8_t **out_bytes,
-                                        size_t *out_size) {
-  size_t size = FIXED_BYTES + pipeline_size + TRAILER_BYTES;
+vknn_status vknn_cache_model_file_build(const vknn_cache_header *h, const vknn_cache_blobs *blobs,
+                                        uint8_t **out_bytes, size_t *out_size) {
+  size_t size = FIXED_BYTES + blobs->pipeline_size + TUNING_FIXED_BYTES + blobs->tuning_size +
+                TRAILER_BYTES;
   uint8_t *bytes = vknn_malloc(size);
   if (bytes == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
   const vknn_cache_identity *id = &h->identity;
@@ -133,19 +136,41 @@ vknn_status vknn_cache_model_file_build(const vknn_cache_header *h, const uint8_
   p = put_u32(p, h->priority);
   p = put_u64(p, h->data_size);
   p = put_bytes(p, h->data_digest, sizeof(h->data_digest));
-  p = put_u64(p, pipeline_size);
-  if (pipeline_size > 0) p = put_bytes(p, pipeline, pipeline_size);
+  p = put_u64(p, blobs->pipeline_size);
+  if (blobs->pipeline_size > 0) p = put_bytes(p, blobs->pipeline, blobs->pipeline_size);
+  p = put_u32(p, blobs->tuning_context);
+  p = put_u64(p, blobs->tuning_size);
+  if (blobs->tuning_size > 0) p = put_bytes(p, blobs->tuning, blobs->tuning_size);
   vknn_cache_digest(bytes, (size_t)(p - bytes), p);
   *out_bytes = bytes;
   *out_size = size;
   return VKNN_STATUS_NONE;
 }
 
+/* The lengths of the pipeline data and the tuning table, which must fill
+ * the bytes between the fixed fields and the trailer exactly (appended or
+ * missing bytes fail here); p is just past the fixed fields. */
+static bool blob_lengths(const uint8_t *p, size_t size, vknn_cache_blobs *out) {
+  size_t between = size - FIXED_BYTES - TRAILER_BYTES;
+  uint64_t pipeline_size = get_u64(&p);
+  if (pipeline_size > between - TUNING_FIXED_BYTES) return false;
+  out->pipeline = p;
+  out->pipeline_size = (size_t)pipeline_size;
+  p += pipeline_size;
+  out->tuning_context = get_u32(&p);
+  uint64_t tuning_size = get_u64(&p);
+  if (tuning_size != between - TUNING_FIXED_BYTES - pipeline_size) return false;
+  out->tuning = p;
+  out->tuning_size = (size_t)tuning_size;
+  return true;
+}
+
 vknn_status vknn_cache_model_file_parse(const vknn_logger *log, const uint8_t *bytes, size_t size,
-                                        vknn_cache_header *out, const uint8_t **out_pipeline,
-                                        size_t *out_pipeline_size) {
+                                        vknn_cache_header *out, vknn_cache_blobs *out_blobs) {
   memset(out, 0, sizeof(*out));
-  if (size < FIXED_BYTES + TRAILER_BYTES || memcmp(bytes, MAGIC, sizeof(MAGIC)) != 0) {
+  memset(out_blobs, 0, sizeof(*out_blobs));
+  if (size < FIXED_BYTES + TUNING_FIXED_BYTES + TRAILER_BYTES ||
+      memcmp(bytes, MAGIC, sizeof(MAGIC)) != 0) {
     VKNN_LOG_E(log, TAG, "the model cache is not a vknn cache (%zu bytes)", size);
     return VKNN_STATUS_GENERAL_FAILURE;
   }
@@ -166,11 +191,10 @@ vknn_status vknn_cache_model_file_parse(const vknn_logger *log, const uint8_t *b
   out->priority = get_u32(&p);
   out->data_size = get_u64(&p);
   get_bytes(&p, out->data_digest, sizeof(out->data_digest));
-  uint64_t pipeline_size = get_u64(&p);
-  /* The length first: appended or missing bytes fail here. */
-  if (pipeline_size != size - FIXED_BYTES - TRAILER_BYTES) {
-    VKNN_LOG_E(log, TAG, "the model cache is %zu bytes, its fields say %llu", size,
-               (unsigned long long)pipeline_size + FIXED_BYTES + TRAILER_BYTES);
+  /* The lengths first: appended or missing bytes fail here. */
+  vknn_cache_blobs blobs;
+  if (!blob_lengths(p, size, &blobs)) {
+    VKNN_LOG_E(log, TAG, "the model cache's %zu bytes are not what its lengths say", size);
     return VKNN_STATUS_GENERAL_FAILURE;
   }
   uint8_t digest[VKNN_CACHE_DIGEST_SIZE];
@@ -179,8 +203,7 @@ vknn_status vknn_cache_model_file_parse(const vknn_logger *log, const uint8_t *b
     VKNN_LOG_E(log, TAG, "the model cache's checksum does not match: it was changed");
     return VKNN_STATUS_GENERAL_FAILURE;
   }
-  *out_pipeline = p;
-  *out_pipeline_size = (size_t)pipeline_size;
+  *out_blobs = blobs;
   return VKNN_STATUS_NONE;
 }
 
@@ -272,12 +295,15 @@ static vknn_status build_model_file(vknn_device *device, const uint8_t *data, si
   vknn_cache_identity_of(device, &header.identity);
   memcpy(header.token, files->token, sizeof(header.token));
   vknn_cache_digest(data, data_size, header.data_digest);
-  uint8_t *pipeline = NULL;
-  size_t pipeline_size = 0;
-  vknn_status s = vknn_vk_pipeline_cache_data(&device->vk, &pipeline, &pipeline_size);
-  if (s == VKNN_STATUS_NONE)
-    s = vknn_cache_model_file_build(&header, pipeline, pipeline_size, out_bytes, out_size);
+  uint8_t *pipeline = NULL, *tuning = NULL;
+  vknn_cache_blobs blobs = {.tuning_context = vknn_kernel_tuning_context(device)};
+  vknn_status s = vknn_vk_pipeline_cache_data(&device->vk, &pipeline, &blobs.pipeline_size);
+  if (s == VKNN_STATUS_NONE) s = vknn_tuning_table_encode(&device->tuning, &tuning, &blobs.tuning_size);
+  blobs.pipeline = pipeline;
+  blobs.tuning = tuning;
+  if (s == VKNN_STATUS_NONE) s = vknn_cache_model_file_build(&header, &blobs, out_bytes, out_size);
   free(pipeline);
+  free(tuning);
   return s;
 }
 
@@ -356,20 +382,33 @@ static void merge_pipelines(vknn_device *device, const uint8_t *pipeline, size_t
     VKNN_LOG_E(&device->log, TAG, "the saved pipelines are not used; they are compiled again");
 }
 
+/* The saved kernel tuning choices spare a prepare from cache the measuring,
+ * where this device leaves the same variants open as the one that measured
+ * them (checked whole either way: malformed, they fail the load). */
+static vknn_status check_tuning(vknn_device *device, const vknn_cache_blobs *blobs, bool *out_usable) {
+  *out_usable = blobs->tuning_context == vknn_kernel_tuning_context(device);
+  if (!*out_usable)
+    VKNN_LOG_V(&device->log, TAG,
+               "the saved kernel tuning choices were measured under other options: not used");
+  return vknn_tuning_table_decode(NULL, &device->log, blobs->tuning, blobs->tuning_size);
+}
+
 static vknn_status load_files(vknn_device *device, const uint8_t *model_file, size_t model_size,
                               const uint8_t *data, size_t data_size, const uint8_t *token,
                               vknn_cache_loaded *out) {
   vknn_cache_header header;
-  const uint8_t *pipeline = NULL;
-  size_t pipeline_size = 0;
-  vknn_status s = vknn_cache_model_file_parse(&device->log, model_file, model_size, &header,
-                                              &pipeline, &pipeline_size);
+  vknn_cache_blobs blobs;
+  bool tuning_usable = false;
+  vknn_status s = vknn_cache_model_file_parse(&device->log, model_file, model_size, &header, &blobs);
   if (s == VKNN_STATUS_NONE) s = check_header(device, &header, token);
   if (s == VKNN_STATUS_NONE) s = check_data(&device->log, &header, data, data_size);
+  if (s == VKNN_STATUS_NONE) s = check_tuning(device, &blobs, &tuning_usable);
   if (s == VKNN_STATUS_NONE) s = vknn_model_deserialize(&device->log, data, data_size, &out->model);
   if (s == VKNN_STATUS_INVALID_ARGUMENT) s = VKNN_STATUS_GENERAL_FAILURE; /* the cache's fault */
   if (s != VKNN_STATUS_NONE) return s;
-  merge_pipelines(device, pipeline, pipeline_size);
+  merge_pipelines(device, blobs.pipeline, blobs.pipeline_size);
+  if (tuning_usable)
+    vknn_tuning_table_decode(&device->tuning, &device->log, blobs.tuning, blobs.tuning_size);
   out->preference = (vknn_execution_preference)header.preference;
   out->priority = (vknn_priority)header.priority;
   return VKNN_STATUS_NONE;

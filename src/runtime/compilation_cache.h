@@ -4,7 +4,8 @@
  * The data file is the model (model/model_serialize.h). The model file seals
  * it: the token, the identity of the device and driver that wrote it, the
  * data file's size and SHA-256, the preference and priority, the Vulkan
- * pipeline cache's data, and a SHA-256 over everything before it. Loading
+ * pipeline cache's data, the device's kernel tuning table with the options
+ * it was measured under, and a SHA-256 over everything before it. Loading
  * reads each file once into memory and checks it there; nothing of a file is
  * used before the whole is checked. Format and checks: docs/architecture.md,
  * "Compilation cache". */
@@ -36,6 +37,17 @@ typedef struct vknn_cache_header {
   uint8_t data_digest[VKNN_CACHE_DIGEST_SIZE];
 } vknn_cache_header;
 
+/* The variable parts of a model-cache file: the Vulkan pipeline cache's
+ * data, and the device's kernel tuning table (runtime/tuning_table.h) with
+ * the context it was measured in (vknn_kernel_tuning_context). */
+typedef struct vknn_cache_blobs {
+  const uint8_t *pipeline;
+  size_t pipeline_size;
+  uint32_t tuning_context;
+  const uint8_t *tuning;
+  size_t tuning_size;
+} vknn_cache_blobs;
+
 /* Whether the caller gave cache files at all (both counts 0: no). */
 bool vknn_cache_given(const vknn_cache_files *files);
 
@@ -49,18 +61,17 @@ void vknn_cache_identity_of(const vknn_device *device, vknn_cache_identity *out)
 /* SHA-256, the checksum of both files. */
 void vknn_cache_digest(const uint8_t *data, size_t size, uint8_t out[VKNN_CACHE_DIGEST_SIZE]);
 
-/* A model-cache file from its fields and the pipeline-cache data, sealed
- * with its checksum (*out_bytes malloc'd). */
-vknn_status vknn_cache_model_file_build(const vknn_cache_header *header, const uint8_t *pipeline,
-                                        size_t pipeline_size, uint8_t **out_bytes,
-                                        size_t *out_size);
+/* A model-cache file from its fields and blobs, sealed with its checksum
+ * (*out_bytes malloc'd). */
+vknn_status vknn_cache_model_file_build(const vknn_cache_header *header, const vknn_cache_blobs *blobs,
+                                        uint8_t **out_bytes, size_t *out_size);
 
 /* Reads a model-cache file's fields: its length must be exactly what they
- * say and its checksum must match. *out_pipeline points into bytes.
- * GENERAL_FAILURE (logged) otherwise. */
+ * say and its checksum must match. The blobs point into bytes (the tuning
+ * table not checked yet: vknn_tuning_table_decode). GENERAL_FAILURE (logged)
+ * otherwise. */
 vknn_status vknn_cache_model_file_parse(const vknn_logger *log, const uint8_t *bytes, size_t size,
-                                        vknn_cache_header *out_header,
-                                        const uint8_t **out_pipeline, size_t *out_pipeline_size);
+                                        vknn_cache_header *out_header, vknn_cache_blobs *out_blobs);
 
 /* Saves a prepared model's cache: checks the arguments and that every file
  * is open for reading and writing, then truncates and writes the data file

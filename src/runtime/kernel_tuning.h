@@ -21,3 +21,9 @@ bool vknn_kernel_tuning_wanted(const vknn_device *device, vknn_execution_prefere
  * fails keeps the device's rules (logged). */
 vknn_kernel_target *vknn_kernel_tuning_choose(vknn_device *device, const vknn_model *model,
                                               const vknn_plan_target *target);
+
+/* What a device's tuning choices depend on besides the device and the
+ * layer: the options that leave variants open (operand reads, Winograd,
+ * float16 arithmetic) and whether texel reads are possible. Choices saved in
+ * a compilation cache are used only by a device of the same context. */
+uint32_t vknn_kernel_tuning_context(const vknn_device *device);

@@ -62,3 +62,76 @@ void vknn_tuning_table_add(vknn_tuning_table *table, const uint8_t *signature, u
   pthread_mutex_unlock(&table->lock);
   free(bytes);
 }
+
+/* ---- bytes (the compilation cache) ------------------------------------------ */
+
+/* An entry's bytes besides its signature: the signature's size, the variant. */
+#define ENTRY_FIXED_BYTES 7u
+
+static uint8_t *put_le32(uint8_t *p, uint32_t v) {
+  for (int i = 0; i < 4; ++i) *p++ = (uint8_t)(v >> (8 * i));
+  return p;
+}
+
+static uint32_t le32(const uint8_t *p) {
+  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+vknn_status vknn_tuning_table_encode(vknn_tuning_table *table, uint8_t **out, size_t *out_size) {
+  pthread_mutex_lock(&table->lock);
+  size_t size = 4;
+  for (uint32_t i = 0; i < table->count; ++i) size += ENTRY_FIXED_BYTES + table->entries[i].signature_size;
+  uint8_t *bytes = vknn_malloc(size);
+  if (bytes != NULL) {
+    uint8_t *p = put_le32(bytes, table->count);
+    for (uint32_t i = 0; i < table->count; ++i) {
+      const vknn_tuning_entry *e = &table->entries[i];
+      p = put_le32(p, e->signature_size);
+      memcpy(p, e->signature, e->signature_size);
+      p += e->signature_size;
+      *p++ = e->texel_reads;
+      *p++ = (uint8_t)e->winograd;
+      *p++ = e->float16_arithmetic;
+    }
+  }
+  pthread_mutex_unlock(&table->lock);
+  *out = bytes;
+  *out_size = bytes != NULL ? size : 0;
+  return bytes != NULL ? VKNN_STATUS_NONE : VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
+}
+
+/* Entry at *offset: its signature and variant, *offset moved past it; false
+ * when it runs past size or a field is out of range. */
+static bool decode_entry(const uint8_t *bytes, size_t size, size_t *offset, const uint8_t **signature,
+                         vknn_tuning_entry *out) {
+  if (size - *offset < ENTRY_FIXED_BYTES) return false;
+  uint32_t length = le32(bytes + *offset);
+  if (length == 0 || length > size - *offset - ENTRY_FIXED_BYTES) return false;
+  *signature = bytes + *offset + 4;
+  const uint8_t *v = *signature + length;
+  if (v[0] > 1 || v[1] > VKNN_WINOGRAD_F4X3 || v[2] > 1) return false;
+  *out = (vknn_tuning_entry){.signature_size = length, .texel_reads = v[0],
+                             .winograd = (vknn_winograd)v[1], .float16_arithmetic = v[2]};
+  *offset += ENTRY_FIXED_BYTES + length;
+  return true;
+}
+
+vknn_status vknn_tuning_table_decode(vknn_tuning_table *table, const vknn_logger *log,
+                                     const uint8_t *bytes, size_t size) {
+  uint32_t count = size >= 4 ? le32(bytes) : 0;
+  bool ok = size >= 4 && count <= (size - 4) / ENTRY_FIXED_BYTES;
+  size_t offset = 4;
+  const uint8_t *signature;
+  vknn_tuning_entry entry;
+  for (uint32_t i = 0; ok && i < count; ++i) ok = decode_entry(bytes, size, &offset, &signature, &entry);
+  if (!ok || offset != size) {
+    VKNN_LOG_E(log, "compilation", "the cache's kernel tuning table is malformed");
+    return VKNN_STATUS_GENERAL_FAILURE;
+  }
+  offset = 4;
+  for (uint32_t i = 0; table != NULL && i < count; ++i) {
+    decode_entry(bytes, size, &offset, &signature, &entry);
+    vknn_tuning_table_add(table, signature, entry.signature_size, &entry);
+  }
+  return VKNN_STATUS_NONE;
+}

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "util/log.h"
 #include "vknn/device.h"
 
 /* The variant one layer signature was measured fastest with. */
@@ -32,3 +33,16 @@ bool vknn_tuning_table_find(vknn_tuning_table *table, const uint8_t *signature, 
  * it meanwhile). A failed allocation only means measuring it again. */
 void vknn_tuning_table_add(vknn_tuning_table *table, const uint8_t *signature, uint32_t size,
                            const vknn_tuning_entry *choice);
+
+/* The table as bytes, for the compilation cache (*out malloc'd): the entry
+ * count, then per entry its signature's size and bytes and its variant
+ * (texel reads, Winograd, float16 arithmetic: a byte each), integers
+ * little-endian. */
+vknn_status vknn_tuning_table_encode(vknn_tuning_table *table, uint8_t **out, size_t *out_size);
+
+/* Reads encoded entries: checks them whole first (every length against the
+ * end, each variant field in range, nothing after the last entry), then,
+ * where table is not NULL, adds them (a signature the table holds keeps its
+ * own choice). GENERAL_FAILURE (logged) for malformed bytes: nothing added. */
+vknn_status vknn_tuning_table_decode(vknn_tuning_table *table, const vknn_logger *log,
+                                     const uint8_t *bytes, size_t size);

@@ -29,7 +29,8 @@ static void put_file(int fd, const uint8_t *bytes, size_t size) {
   }
 }
 
-/* The model file the driver writes for this data (no saved pipelines). */
+/* The model file the driver writes for this data (no saved pipelines, no
+ * kernel tuning choices). */
 static void seal(vknn_device *device, int fd, const uint8_t *data, size_t size) {
   vknn_cache_header h = {.preference = VKNN_PREFER_FAST_SINGLE_ANSWER,
                          .priority = VKNN_PRIORITY_MEDIUM,
@@ -37,9 +38,11 @@ static void seal(vknn_device *device, int fd, const uint8_t *data, size_t size) 
   vknn_cache_identity_of(device, &h.identity);
   memcpy(h.token, TOKEN, sizeof(TOKEN));
   vknn_cache_digest(data, size, h.data_digest);
+  static const uint8_t no_tuning[4] = {0}; /* a table of no entries */
+  vknn_cache_blobs blobs = {.tuning = no_tuning, .tuning_size = sizeof(no_tuning)};
   uint8_t *model_file = NULL;
   size_t model_size = 0;
-  if (vknn_cache_model_file_build(&h, NULL, 0, &model_file, &model_size) != VKNN_STATUS_NONE)
+  if (vknn_cache_model_file_build(&h, &blobs, &model_file, &model_size) != VKNN_STATUS_NONE)
     abort();
   put_file(fd, model_file, model_size);
   free(model_file);
