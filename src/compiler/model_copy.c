@@ -21,11 +21,13 @@ static void *own_copy(vknn_model_copy *copy, const void *src, size_t size, bool 
   return p;
 }
 
+size_t vknn_model_copy_value_slot(size_t length) { return (length + 7u) & ~(size_t)7; }
+
 static size_t constants_size(const vknn_graph *graph) {
   size_t size = 0;
   for (uint32_t i = 0; i < graph->sg->operand_count; ++i)
     if (graph->tensors[i].constant_data != NULL)
-      size += (graph->sg->operands[i].location.length + (size_t)7) & ~(size_t)7;
+      size += vknn_model_copy_value_slot(graph->sg->operands[i].location.length);
   return size;
 }
 
@@ -47,7 +49,7 @@ static bool copy_operands(vknn_model_copy *copy, const vknn_graph *graph, uint8_
       o->lifetime = VKNN_LIFETIME_CONSTANT_COPY;
       o->location = (vknn_data_location){.pool_index = 0, .offset = (uint32_t)offset,
                                          .length = o->location.length};
-      offset += (o->location.length + (size_t)7) & ~(size_t)7;
+      offset += vknn_model_copy_value_slot(o->location.length);
     }
   }
   copy->model.main.operands = operands;

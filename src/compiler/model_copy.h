@@ -20,6 +20,10 @@ typedef struct vknn_model_copy {
 vknn_status vknn_model_copy_make(const vknn_graph *graph, vknn_model_copy *out);
 void vknn_model_copy_free(vknn_model_copy *copy);
 
+/* The bytes a constant of length bytes takes in a copy's block of values:
+ * rounded up to 8, so that every value starts 8-byte aligned. */
+size_t vknn_model_copy_value_slot(size_t length);
+
 /* A zeroed block of size bytes owned by the copy (freed with it); NULL when
  * out of memory. */
 void *vknn_model_copy_own(vknn_model_copy *copy, size_t size);

@@ -81,3 +81,7 @@ uint64_t vknn_shape_element_count(const uint32_t *dims, uint32_t rank) {
   }
   return count;
 }
+
+bool vknn_is_float_tensor(int32_t type) {
+  return type == VKNN_OPERAND_TENSOR_FLOAT32 || type == VKNN_OPERAND_TENSOR_FLOAT16;
+}

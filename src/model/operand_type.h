@@ -14,6 +14,8 @@ bool vknn_operand_type_is_oem(int32_t type);
  * too; a model's own extension type must be decoded first. */
 bool vknn_operand_type_is_scalar(int32_t type);
 bool vknn_operand_type_is_tensor(int32_t type);
+/* TENSOR_FLOAT32 or TENSOR_FLOAT16. */
+bool vknn_is_float_tensor(int32_t type);
 /* Bytes of one element; 0 for SUBGRAPH and types of unknown size. */
 uint32_t vknn_operand_type_element_size(int32_t type);
 

@@ -141,10 +141,6 @@ vknn_status vknn_op_require_constant_params(vknn_graph *graph, const vknn_operat
   return VKNN_STATUS_NONE;
 }
 
-bool vknn_is_float_tensor(int32_t type) {
-  return type == VKNN_OPERAND_TENSOR_FLOAT32 || type == VKNN_OPERAND_TENSOR_FLOAT16;
-}
-
 bool vknn_is_quant8(int32_t type) {
   return type == VKNN_OPERAND_TENSOR_QUANT8_ASYMM ||
          type == VKNN_OPERAND_TENSOR_QUANT8_ASYMM_SIGNED;

@@ -1,6 +1,7 @@
 /* Helpers shared by the operation families in src/ops/. */
 #pragma once
 #include "graph/operation.h"
+#include "model/operand_type.h"
 
 /* Signature checks: log (tag "model") and return false when broken. */
 /* Input and output counts, and every input present: only the inputs NNAPI
@@ -79,8 +80,6 @@ vknn_status vknn_op_check_same_encoding(const vknn_graph *graph, const vknn_oper
 vknn_status vknn_op_require_input_shape(vknn_graph *graph, const vknn_operation *op,
                                         uint32_t input);
 
-/* TENSOR_FLOAT32 or TENSOR_FLOAT16. */
-bool vknn_is_float_tensor(int32_t type);
 /* Quantized range of a tensor type ([0,255] for QUANT8_ASYMM ...). */
 bool vknn_is_quant8(int32_t type);
 int32_t vknn_quant_min(int32_t type);

@@ -53,10 +53,6 @@ static bool convolution_family(int32_t type) {
          type == VKNN_OPERATION_FULLY_CONNECTED;
 }
 
-static bool is_float_tensor(int32_t type) {
-  return type == VKNN_OPERAND_TENSOR_FLOAT32 || type == VKNN_OPERAND_TENSOR_FLOAT16;
-}
-
 static bool is_constant(vknn_operand_lifetime lifetime) {
   return lifetime == VKNN_LIFETIME_CONSTANT_COPY || lifetime == VKNN_LIFETIME_CONSTANT_REFERENCE;
 }
@@ -66,7 +62,7 @@ static bool is_constant(vknn_operand_lifetime lifetime) {
 static bool tunable(const vknn_graph *graph, uint32_t k) {
   const vknn_operation *op = &graph->sg->operations[k];
   if (!convolution_family(op->type) || graph->fusion[k].fused_away || op->output_count != 1 ||
-      !is_float_tensor(graph->tensors[op->inputs[0]].type) ||
+      !vknn_is_float_tensor(graph->tensors[op->inputs[0]].type) ||
       !graph->tensors[op->outputs[0]].shape_known)
     return false;
   for (uint32_t n = 0; n < op->input_count; ++n) {
@@ -113,7 +109,7 @@ static bool add_layer_operand(const vknn_graph *graph, layer_model *lm, uint32_t
     memcpy(values + *values_size, graph->tensors[i].constant_data, length);
     o.lifetime = VKNN_LIFETIME_CONSTANT_COPY;
     o.location = (vknn_data_location){0, (uint32_t)*values_size, length};
-    *values_size += ((size_t)length + 7u) & ~(size_t)7;
+    *values_size += vknn_model_copy_value_slot(length);
   } else if (o.lifetime != VKNN_LIFETIME_NO_VALUE) {
     if (lm->input_count == sizeof(lm->input_bytes) / sizeof(lm->input_bytes[0])) return false;
     o.lifetime = VKNN_LIFETIME_SUBGRAPH_INPUT;
@@ -129,7 +125,7 @@ static size_t constant_bytes(const vknn_graph *graph, const vknn_operation *op) 
   size_t size = 0;
   for (uint32_t n = 0; n < op->input_count; ++n)
     if (is_constant(graph->sg->operands[op->inputs[n]].lifetime))
-      size += ((size_t)graph->sg->operands[op->inputs[n]].location.length + 7u) & ~(size_t)7;
+      size += vknn_model_copy_value_slot(graph->sg->operands[op->inputs[n]].location.length);
   return size;
 }
 
