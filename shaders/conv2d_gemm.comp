@@ -38,15 +38,15 @@
 // keeps a PIX_BLOCK x CH_BLOCK register block of sums; a 4-channel input slice
 // is loaded once (one vec4 load where in_c % 4 == 0) and used for CH_BLOCK
 // output channels, a filter slice once for PIX_BLOCK pixels.
-// K_SPLIT > 1: the workgroup's invocations form K_SPLIT
-// slices of LANES; the invocations at one position of every slice own the
-// same register block, slice s summing input channels s, s + K_SPLIT, ...
-// (in steps of 4 with vec4 loads) of every tap, and slice 0 adds the other
-// slices' sums from shared memory before the epilogue (quantized: exact
-// int32 sums, whose additions in any order give the same bits). A layer of few pixels
-// and long reductions (14x14 at 512 channels: 3136 register blocks) thereby
-// fills a device that runs far more invocations at once; the host picks
-// K_SPLIT from the device's width (conv2d_select.c).
+// K_SPLIT > 1: the workgroup's invocations form K_SPLIT slices of LANES;
+// the invocations at one position of every slice own the same register
+// block, slice s summing input channels s, s + K_SPLIT, ... (in steps of 4
+// with vec4 loads) of every tap, and slice 0 adds the other slices' sums
+// from shared memory before the epilogue (quantized: exact int32 sums, whose
+// additions in any order give the same bits). A layer of few pixels and long
+// reductions (14x14 at 512 channels: 3136 register blocks) thereby fills a
+// device that runs far more invocations at once; the host picks K_SPLIT
+// from the device's width (conv2d_select.c).
 // Variants: ELEM_F32, ELEM_F16 (float16 storage, float32 arithmetic);
 // F16_ARITH (float16 storage and products: four-channel dot products summed
 // in float16 over F16_SPAN input channels at most, those sums added in

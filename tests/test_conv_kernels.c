@@ -567,6 +567,18 @@ static void test_winograd(void **state) {
   close_winograd_devices(&d);
 }
 
+/* A device computing float16 kernels in float16 (the option ON), reading
+ * operands as asked, kernel tuning off (the tests name the kernels). */
+static vknn_device *open_float16_arithmetic(vknn_operand_reads reads) {
+  vknn_device_options options = {.enable_validation = true,
+                                 .operand_reads = reads,
+                                 .float16_arithmetic = VKNN_FLOAT16_ARITHMETIC_ON,
+                                 .kernel_tuning = VKNN_KERNEL_TUNING_OFF};
+  vknn_device *device = NULL;
+  assert_int_equal(vknn_device_open(&options, &device), VKNN_STATUS_NONE);
+  return device;
+}
+
 /* float16 cases on devices computing them in float16 (the option ON),
  * reading storage and then texel buffers: every kernel's _f16_arith
  * variant, on the shapes of the tests above, and reductions of 4096
@@ -598,12 +610,8 @@ static void test_float16_arithmetic(void **state) {
   };
   fixture *f = *state;
   for (int d = 0; d < 2; ++d) {
-    vknn_device_options options = {.enable_validation = true,
-                                   .operand_reads = d ? VKNN_OPERAND_READS_TEXEL : VKNN_OPERAND_READS_STORAGE,
-                                   .float16_arithmetic = VKNN_FLOAT16_ARITHMETIC_ON,
-                                   .kernel_tuning = VKNN_KERNEL_TUNING_OFF};
-    vknn_device *device = NULL;
-    assert_int_equal(vknn_device_open(&options, &device), VKNN_STATUS_NONE);
+    vknn_device *device =
+        open_float16_arithmetic(d ? VKNN_OPERAND_READS_TEXEL : VKNN_OPERAND_READS_STORAGE);
     bool has_float16 = vknn_vk_has_shader(&device->vk, VKNN_SHADER_CONV2D_GEMM_F16_ARITH);
     /* ON takes effect wherever the device has shaderFloat16. */
     assert_int_equal(device->vk.float16_arithmetic, has_float16);
@@ -663,12 +671,7 @@ static void test_wide_device(void **state) {
   for (int d = 0; d < 2; ++d) set_width(f->devices[d], 1u << 20);
   RUN(cases);
   for (int d = 0; d < 2; ++d) set_width(f->devices[d], 0);
-  vknn_device_options options = {.enable_validation = true,
-                                 .operand_reads = VKNN_OPERAND_READS_STORAGE,
-                                 .float16_arithmetic = VKNN_FLOAT16_ARITHMETIC_ON,
-                                 .kernel_tuning = VKNN_KERNEL_TUNING_OFF};
-  vknn_device *device = NULL;
-  assert_int_equal(vknn_device_open(&options, &device), VKNN_STATUS_NONE);
+  vknn_device *device = open_float16_arithmetic(VKNN_OPERAND_READS_STORAGE);
   set_width(device, 1u << 20);
   for (size_t i = 0; device->vk.float16_arithmetic && i < sizeof(long_sums) / sizeof(long_sums[0]); ++i)
     run_case_on(f, device, "conv2d_gemm_f16_arith", &long_sums[i], NULL);

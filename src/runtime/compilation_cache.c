@@ -390,7 +390,7 @@ static vknn_status check_tuning(vknn_device *device, const vknn_cache_blobs *blo
   if (!*out_usable)
     VKNN_LOG_V(&device->log, TAG,
                "the saved kernel tuning choices were measured under other options: not used");
-  return vknn_tuning_table_decode(NULL, &device->log, blobs->tuning, blobs->tuning_size);
+  return vknn_tuning_table_check(&device->log, blobs->tuning, blobs->tuning_size);
 }
 
 static vknn_status load_files(vknn_device *device, const uint8_t *model_file, size_t model_size,
@@ -408,7 +408,7 @@ static vknn_status load_files(vknn_device *device, const uint8_t *model_file, si
   if (s != VKNN_STATUS_NONE) return s;
   merge_pipelines(device, blobs.pipeline, blobs.pipeline_size);
   if (tuning_usable)
-    vknn_tuning_table_decode(&device->tuning, &device->log, blobs.tuning, blobs.tuning_size);
+    vknn_tuning_table_merge(&device->tuning, blobs.tuning, blobs.tuning_size);
   out->preference = (vknn_execution_preference)header.preference;
   out->priority = (vknn_priority)header.priority;
   return VKNN_STATUS_NONE;

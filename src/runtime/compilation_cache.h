@@ -68,7 +68,7 @@ vknn_status vknn_cache_model_file_build(const vknn_cache_header *header, const v
 
 /* Reads a model-cache file's fields: its length must be exactly what they
  * say and its checksum must match. The blobs point into bytes (the tuning
- * table not checked yet: vknn_tuning_table_decode). GENERAL_FAILURE (logged)
+ * table not checked yet: vknn_tuning_table_check). GENERAL_FAILURE (logged)
  * otherwise. */
 vknn_status vknn_cache_model_file_parse(const vknn_logger *log, const uint8_t *bytes, size_t size,
                                         vknn_cache_header *out_header, vknn_cache_blobs *out_blobs);

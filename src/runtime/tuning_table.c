@@ -116,22 +116,23 @@ static bool decode_entry(const uint8_t *bytes, size_t size, size_t *offset, cons
   return true;
 }
 
-vknn_status vknn_tuning_table_decode(vknn_tuning_table *table, const vknn_logger *log,
-                                     const uint8_t *bytes, size_t size) {
+vknn_status vknn_tuning_table_check(const vknn_logger *log, const uint8_t *bytes, size_t size) {
   uint32_t count = size >= 4 ? le32(bytes) : 0;
   bool ok = size >= 4 && count <= (size - 4) / ENTRY_FIXED_BYTES;
   size_t offset = 4;
   const uint8_t *signature;
   vknn_tuning_entry entry;
   for (uint32_t i = 0; ok && i < count; ++i) ok = decode_entry(bytes, size, &offset, &signature, &entry);
-  if (!ok || offset != size) {
-    VKNN_LOG_E(log, "compilation", "the cache's kernel tuning table is malformed");
-    return VKNN_STATUS_GENERAL_FAILURE;
-  }
-  offset = 4;
-  for (uint32_t i = 0; table != NULL && i < count; ++i) {
-    decode_entry(bytes, size, &offset, &signature, &entry);
+  if (ok && offset == size) return VKNN_STATUS_NONE;
+  VKNN_LOG_E(log, "compilation", "the cache's kernel tuning table is malformed");
+  return VKNN_STATUS_GENERAL_FAILURE;
+}
+
+void vknn_tuning_table_merge(vknn_tuning_table *table, const uint8_t *bytes, size_t size) {
+  size_t offset = 4;
+  const uint8_t *signature;
+  vknn_tuning_entry entry;
+  uint32_t count = le32(bytes);
+  for (uint32_t i = 0; i < count && decode_entry(bytes, size, &offset, &signature, &entry); ++i)
     vknn_tuning_table_add(table, signature, entry.signature_size, &entry);
-  }
-  return VKNN_STATUS_NONE;
 }

@@ -40,9 +40,11 @@ void vknn_tuning_table_add(vknn_tuning_table *table, const uint8_t *signature, u
  * little-endian. */
 vknn_status vknn_tuning_table_encode(vknn_tuning_table *table, uint8_t **out, size_t *out_size);
 
-/* Reads encoded entries: checks them whole first (every length against the
- * end, each variant field in range, nothing after the last entry), then,
- * where table is not NULL, adds them (a signature the table holds keeps its
- * own choice). GENERAL_FAILURE (logged) for malformed bytes: nothing added. */
-vknn_status vknn_tuning_table_decode(vknn_tuning_table *table, const vknn_logger *log,
-                                     const uint8_t *bytes, size_t size);
+/* Checks encoded entries whole: every length against the end, each variant
+ * field in range, nothing after the last entry. GENERAL_FAILURE (logged)
+ * for malformed bytes. */
+vknn_status vknn_tuning_table_check(const vknn_logger *log, const uint8_t *bytes, size_t size);
+
+/* Adds encoded entries that passed vknn_tuning_table_check (a signature the
+ * table holds keeps its own choice). */
+void vknn_tuning_table_merge(vknn_tuning_table *table, const uint8_t *bytes, size_t size);
