@@ -121,7 +121,8 @@ if build build -Dbuildtype=debugoptimized; then
   # compute in float16 (both the default on GPUs with shaderFloat16;
   # lavapipe measured slower with them and keeps float32).
   conformance build storage-reads --modes sync,burst --operand-reads storage --integer-dot on \
-    --winograd on --io-copies on --relaxed-float16 on --float16-arithmetic on --baseline "$baseline"
+    --winograd on --io-copies on --relaxed-float16 on --float16-arithmetic on \
+    --subgroup-filter off --baseline "$baseline"
   conformance build extensions-storage-reads --modes sync --operand-reads storage \
     --io-copies on --baseline "$baseline" tests/data
   stage_done storage-reads

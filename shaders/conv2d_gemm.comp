@@ -18,6 +18,20 @@
 // variant conv2d_gemm_q8_texel: -DELEM_Q8 -DTEXEL_READS
 // variant conv2d_gemm_q8_filter_i8_texel: -DELEM_Q8 -DFILTER_I8 -DTEXEL_READS
 // variant conv2d_gemm_q8s_texel: -DELEM_Q8S -DTEXEL_READS
+// variant conv2d_gemm_f32_subgroup: -DELEM_F32 -DSUBGROUP_FILTER requires=subgroupShuffle
+// variant conv2d_gemm_f16_subgroup: -DELEM_F16 -DSUBGROUP_FILTER requires=subgroupShuffle
+// variant conv2d_gemm_f32_texel_subgroup: -DELEM_F32 -DTEXEL_READS -DSUBGROUP_FILTER requires=subgroupShuffle
+// variant conv2d_gemm_f16_texel_subgroup: -DELEM_F16 -DTEXEL_READS -DSUBGROUP_FILTER requires=subgroupShuffle
+// variant conv2d_gemm_f32_residual_subgroup: -DELEM_F32 -DRESIDUAL -DSUBGROUP_FILTER requires=subgroupShuffle
+// variant conv2d_gemm_f16_residual_subgroup: -DELEM_F16 -DRESIDUAL -DSUBGROUP_FILTER requires=subgroupShuffle
+// variant conv2d_gemm_f32_texel_residual_subgroup: -DELEM_F32 -DTEXEL_READS -DRESIDUAL -DSUBGROUP_FILTER requires=subgroupShuffle
+// variant conv2d_gemm_f16_texel_residual_subgroup: -DELEM_F16 -DTEXEL_READS -DRESIDUAL -DSUBGROUP_FILTER requires=subgroupShuffle
+// variant conv2d_gemm_q8_subgroup: -DELEM_Q8 -DSUBGROUP_FILTER requires=subgroupShuffle
+// variant conv2d_gemm_q8_filter_i8_subgroup: -DELEM_Q8 -DFILTER_I8 -DSUBGROUP_FILTER requires=subgroupShuffle
+// variant conv2d_gemm_q8s_subgroup: -DELEM_Q8S -DSUBGROUP_FILTER requires=subgroupShuffle
+// variant conv2d_gemm_q8_texel_subgroup: -DELEM_Q8 -DTEXEL_READS -DSUBGROUP_FILTER requires=subgroupShuffle
+// variant conv2d_gemm_q8_filter_i8_texel_subgroup: -DELEM_Q8 -DFILTER_I8 -DTEXEL_READS -DSUBGROUP_FILTER requires=subgroupShuffle
+// variant conv2d_gemm_q8s_texel_subgroup: -DELEM_Q8S -DTEXEL_READS -DSUBGROUP_FILTER requires=subgroupShuffle
 // variant conv2d_gemm_q8_idot: -DELEM_Q8 -DINTEGER_DOT requires=shaderIntegerDotProduct
 // variant conv2d_gemm_q8_filter_i8_idot: -DELEM_Q8 -DFILTER_I8 -DINTEGER_DOT requires=shaderIntegerDotProduct
 // variant conv2d_gemm_q8s_idot: -DELEM_Q8S -DINTEGER_DOT requires=shaderIntegerDotProduct
@@ -71,7 +85,17 @@
 // sum one packed dot product per four channels (integer_dot.glsl); a
 // padding tap reads zx in every byte, which adds nothing, so n is TAP_SIZE.
 // The int32 sums wrap as the reference's do: the same bits.
+// SUBGROUP_FILTER (CH_BLOCK 8, K_SPLIT 1, whole subgroups of a multiple of 8
+// invocations): the 8 channels' filter values of a step are the same for
+// every lane, and a load of them is one per lane wherever the device cannot
+// tell (lavapipe gathers every lane's copy). Here each lane of 8 loads one
+// channel's slice and the others take it by subgroup shuffles from the lane
+// holding it: one filter load a step instead of CH_BLOCK (docs/perf.md,
+// "Filter loads shared across a subgroup"). The same values, the same sums.
 #extension GL_GOOGLE_include_directive : require
+#if defined(SUBGROUP_FILTER)
+#extension GL_KHR_shader_subgroup_shuffle : require
+#endif
 #include "common.glsl"
 #include "elem_types.glsl"
 #if defined(QUANTIZED)
@@ -284,6 +308,24 @@ uint filter_index(uint oc, uint ky, uint kx, uint c) {
     return oc * TAP_SIZE + (ky * K_W + kx) * IN_C + c;
 }
 
+#if defined(SUBGROUP_FILTER)
+// The lane's channel of the block (SUBGROUP_FILTER above), and the value of
+// channel k that lane holds, taken from it.
+uint lane_channel() { return gl_SubgroupInvocationID % 8; }
+
+ARITH_VEC4 channel_filter4(ARITH_VEC4 mine, uint k) {
+    uint from = (gl_SubgroupInvocationID & ~7u) | k;
+    // One shuffle per component: a vector shuffle reaches lavapipe's
+    // compiler as one lane loop, a scalar one as a single permute.
+    return ARITH_VEC4(subgroupShuffle(mine.x, from), subgroupShuffle(mine.y, from),
+                      subgroupShuffle(mine.z, from), subgroupShuffle(mine.w, from));
+}
+
+ARITH_T channel_filter(ARITH_T mine, uint k) {
+    return subgroupShuffle(mine, (gl_SubgroupInvocationID & ~7u) | k);
+}
+#endif
+
 #if defined(INTEGER_DOT)
 // The word of input channels c..c+3 at base, or pad_word (the input zero
 // point in every byte) for a padding tap.
@@ -378,8 +420,15 @@ void main() {
                 for (uint c = 4 * slice, n = 1; c < IN_C; c += 4 * K_SPLIT, ++n) {
                     ARITH_VEC4 xv[PIX_BLOCK];
                     for (uint j = 0; j < PIX_BLOCK; ++j) xv[j] = load_input4(base[j], c);
+#if defined(SUBGROUP_FILTER)
+                    ARITH_VEC4 mine = load_filter4(filter_index(min(oc0 + lane_channel(), oc_last), ky, kx, c) / 4);
+#endif
                     for (uint k = 0; k < CH_BLOCK; ++k) {
+#if defined(SUBGROUP_FILTER)
+                        ARITH_VEC4 wv = channel_filter4(mine, k);
+#else
                         ARITH_VEC4 wv = load_filter4(filter_index(min(oc0 + k, oc_last), ky, kx, c) / 4);
+#endif
                         for (uint j = 0; j < PIX_BLOCK; ++j) acc[j * CH_BLOCK + k] += dot(xv[j], wv);
                     }
                     if (FLUSH_IN_TAP && n % (FLUSH_SPAN / 4) == 0) { FLUSH() }
@@ -388,8 +437,15 @@ void main() {
                 for (uint c = slice, n = 1; c < IN_C; c += K_SPLIT, ++n) {
                     ARITH_T xv[PIX_BLOCK];
                     for (uint j = 0; j < PIX_BLOCK; ++j) xv[j] = load_input(base[j], c);
+#if defined(SUBGROUP_FILTER)
+                    ARITH_T mine = load_filter(filter_index(min(oc0 + lane_channel(), oc_last), ky, kx, c));
+#endif
                     for (uint k = 0; k < CH_BLOCK; ++k) {
+#if defined(SUBGROUP_FILTER)
+                        ARITH_T wv = channel_filter(mine, k);
+#else
                         ARITH_T wv = load_filter(filter_index(min(oc0 + k, oc_last), ky, kx, c));
+#endif
                         for (uint j = 0; j < PIX_BLOCK; ++j) acc[j * CH_BLOCK + k] += xv[j] * wv;
                     }
                     if (FLUSH_IN_TAP && n % FLUSH_SPAN == 0) { FLUSH() }

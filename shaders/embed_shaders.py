@@ -34,7 +34,8 @@ BASE_CAPABILITIES = {1: 'Shader', 46: 'SampledBuffer', 4433: 'StorageBuffer16Bit
 FEATURE_CAPABILITIES = {'shaderFloat16': {9: 'Float16'}, 'shaderInt8': {39: 'Int8'},
                         'shaderIntegerDotProduct': {6018: 'DotProductInput4x8BitPacked',
                                                     6019: 'DotProduct'},
-                        'shaderFloat64': {10: 'Float64'}, 'shaderInt64': {11: 'Int64'}}
+                        'shaderFloat64': {10: 'Float64'}, 'shaderInt64': {11: 'Int64'},
+                        'subgroupShuffle': {61: 'GroupNonUniform', 65: 'GroupNonUniformShuffle'}}
 VARIANT = re.compile(r'^// variant (\w+):(.*)$', re.M)
 STATUS_BLOCK = 'RuntimeStatus'
 SCALAR_BYTES = {'float': 4, 'int': 4, 'uint': 4, 'bool': 4}

@@ -45,8 +45,10 @@ typedef struct conv_case {
   bool long_sums;
 } conv_case;
 
-/* Every case runs twice: with input and filter read from storage buffers,
- * and through texel buffers (the *_texel variants), on two devices. */
+/* Every case runs with input and filter read from storage buffers and
+ * through texel buffers (the *_texel variants), each way loading filter
+ * values in every lane and sharing them across a subgroup (the _subgroup
+ * variants): the fixture's four devices. */
 #define POOL_BYTES (4u << 20)
 
 typedef reads_fixture fixture;
@@ -275,6 +277,7 @@ static uint32_t dispatches_of(const char *kernel) {
 typedef struct other_run {
   float *values;
   bool compare; /* false: fill values */
+  bool exact;   /* compare: the same bits (the same sums in the same order) */
   double relative;
 } other_run;
 
@@ -347,7 +350,8 @@ static void run_case_on(fixture *f, vknn_device *device, const char *kernel, con
           /* Both within their bounds of the reference: within the sum of
            * them of each other. */
           if (other != NULL && other->values != NULL && other->compare &&
-              fabs(got - other->values[i]) > bound + other->relative * (magnitude + 1e-3)) {
+              (other->exact ? (float)got != other->values[i]
+                            : fabs(got - other->values[i]) > bound + other->relative * (magnitude + 1e-3))) {
             if (mismatches++ == 0)
               print_error("%s: output (%u, %u, %u, %u) = %.7g, the other kernel gives %.7g\n",
                           kernel, n, oy, ox, oc, got, other->values[i]);
@@ -367,16 +371,49 @@ static void run_case_on(fixture *f, vknn_device *device, const char *kernel, con
 /* The direct kernel (conv2d_f32, conv2d_f16) has no texel-read variant. */
 static bool direct_kernel(const char *kernel) { return strncmp(kernel, "conv2d_f", 8) == 0; }
 
-/* The case on storage reads, then on texel reads where the device has them. */
+/* Set while the fixture's devices stand for wide ones (test_wide_device):
+ * their matrix products split reductions, whose slices share no filter
+ * loads. */
+static bool split_reductions = false;
+
+/* Whether the case's matrix product shares its filter loads across a
+ * subgroup on a device doing so (conv2d_gemm's _subgroup variants): blocks
+ * of 8 output channels, so 8 or more, and with groups 8 dividing a group's;
+ * no split reduction. */
+static bool shares_filter_loads(const conv_case *c) {
+  uint32_t per_group = c->op == OP_GROUPED ? c->out_c / c->groups : 0;
+  return strncmp(c->kernel, "conv2d_gemm_", 12) == 0 && c->out_c >= 8 &&
+         (c->op != OP_GROUPED || per_group % 8 == 0) &&
+         !split_reductions;
+}
+
+/* The case on storage reads, then on texel reads where the device has them;
+ * each also sharing filter loads across a subgroup where the device can,
+ * which must give the same bits. */
 static void run_case(fixture *f, const conv_case *c) {
-  run_case_on(f, f->devices[0], c->kernel, c, NULL);
-  /* Forced texel reads take effect wherever the device can read texels. */
-  assert_int_equal(f->devices[1]->vk.texel_reads, f->devices[1]->vk.texel_reads_possible);
-  if (!f->devices[1]->vk.texel_reads) return;
-  char texel_kernel[64];
-  snprintf(texel_kernel, sizeof(texel_kernel), "%s%s", c->kernel,
-           direct_kernel(c->kernel) ? "" : "_texel");
-  run_case_on(f, f->devices[1], texel_kernel, c, NULL);
+  tensors t;
+  make_tensors(c, &t);
+  other_run other = {malloc(t.out_count * sizeof(float)), false, true, 0};
+  assert_non_null(other.values);
+  free_tensors(&t);
+  for (int reads = 0; reads < 2; ++reads) {
+    vknn_device *own = f->devices[reads], *shared = f->devices[2 + reads];
+    /* Forced texel reads take effect wherever the device can read texels. */
+    if (reads == 1) assert_int_equal(own->vk.texel_reads, own->vk.texel_reads_possible);
+    assert_int_equal(shared->vk.subgroup_filter,
+                     shared->vk.subgroup_shuffle && shared->vk.subgroup_size % 8 == 0);
+    if (reads == 1 && !own->vk.texel_reads) break;
+    char kernel[80];
+    snprintf(kernel, sizeof(kernel), "%s%s", c->kernel,
+             reads == 1 && !direct_kernel(c->kernel) ? "_texel" : "");
+    other.compare = false;
+    run_case_on(f, own, kernel, c, &other);
+    if (!shared->vk.subgroup_filter) continue;
+    if (shares_filter_loads(c)) strcat(kernel, "_subgroup");
+    other.compare = true;
+    run_case_on(f, shared, kernel, c, &other);
+  }
+  free(other.values);
 }
 
 static void run_cases(void **state, const conv_case *cases, size_t count) {
@@ -499,7 +536,8 @@ static void open_winograd_devices(winograd_devices *d) {
                     : i / 2 == 0          ? VKNN_WINOGRAD_F2X3
                                           : VKNN_WINOGRAD_F4X3,
         .float16_arithmetic = VKNN_FLOAT16_ARITHMETIC_OFF,
-        .kernel_tuning = VKNN_KERNEL_TUNING_OFF};
+        .kernel_tuning = VKNN_KERNEL_TUNING_OFF,
+        .subgroup_filter = VKNN_SUBGROUP_FILTER_OFF};
     vknn_device **slot = i == WINOGRAD_DEVICES ? &d->plain : &d->winograd[i];
     assert_int_equal(vknn_device_open(&options, slot), VKNN_STATUS_NONE);
   }
@@ -522,7 +560,7 @@ static void run_winograd_case(fixture *f, const winograd_devices *d, const conv_
   snprintf(plain_kernel, sizeof(plain_kernel), "conv2d_gemm_%s", type);
   tensors t;
   make_tensors(c, &t);
-  other_run other = {malloc(t.out_count * sizeof(float)), false, 0};
+  other_run other = {malloc(t.out_count * sizeof(float)), false, false, 0};
   assert_non_null(other.values);
   run_case_on(f, d->plain, plain_kernel, c, &other);
   other.compare = true;
@@ -573,7 +611,8 @@ static vknn_device *open_float16_arithmetic(vknn_operand_reads reads) {
   vknn_device_options options = {.enable_validation = true,
                                  .operand_reads = reads,
                                  .float16_arithmetic = VKNN_FLOAT16_ARITHMETIC_ON,
-                                 .kernel_tuning = VKNN_KERNEL_TUNING_OFF};
+                                 .kernel_tuning = VKNN_KERNEL_TUNING_OFF,
+                                 .subgroup_filter = VKNN_SUBGROUP_FILTER_OFF};
   vknn_device *device = NULL;
   assert_int_equal(vknn_device_open(&options, &device), VKNN_STATUS_NONE);
   return device;
@@ -668,9 +707,11 @@ static void test_wide_device(void **state) {
       {"conv2d_gemm_f16", OP_CONV, true, 1, 3, 3, 512, 4, 3, 3, 1, 1, 1, 1, 1, 1, VKNN_FUSED_NONE, false, 0, true},
   };
   fixture *f = *state;
-  for (int d = 0; d < 2; ++d) set_width(f->devices[d], 1u << 20);
+  for (int d = 0; d < READS_FIXTURE_DEVICES; ++d) set_width(f->devices[d], 1u << 20);
+  split_reductions = true;
   RUN(cases);
-  for (int d = 0; d < 2; ++d) set_width(f->devices[d], 0);
+  split_reductions = false;
+  for (int d = 0; d < READS_FIXTURE_DEVICES; ++d) set_width(f->devices[d], 0);
   vknn_device *device = open_float16_arithmetic(VKNN_OPERAND_READS_STORAGE);
   set_width(device, 1u << 20);
   for (size_t i = 0; device->vk.float16_arithmetic && i < sizeof(long_sums) / sizeof(long_sums[0]); ++i)

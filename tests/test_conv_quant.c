@@ -65,6 +65,7 @@ static int setup(void **state) {
   vknn_device_options options = {.enable_validation = true,
                                  .operand_reads = VKNN_OPERAND_READS_STORAGE,
                                  .integer_dot = VKNN_INTEGER_DOT_ON,
+                                 .subgroup_filter = VKNN_SUBGROUP_FILTER_OFF,
                                  .kernel_tuning = VKNN_KERNEL_TUNING_OFF};
   return vknn_device_open(&options, &f->integer_dot) == VKNN_STATUS_NONE ? 0 : -1;
 }
@@ -266,17 +267,42 @@ static void run_case_on(vknn_device *device, shared_memory *pool, const char *ke
   free(t.in), free(t.filter), free(b);
 }
 
-static void run_cases(void **state, const quant_case *cases, size_t count) {
+/* Whether the case's matrix product shares its filter loads across a
+ * subgroup on a device doing so (conv2d_gemm's _subgroup variants): blocks
+ * of 8 output channels, so 8 or more, and with groups 8 dividing a group's. */
+static bool shares_filter_loads(const quant_case *c) {
+  uint32_t per_group = c->op == OP_GROUPED ? c->out_c / c->groups : 0;
+  return strncmp(c->kernel, "conv2d_gemm_", 12) == 0 && c->out_c >= 8 &&
+         (c->op != OP_GROUPED || per_group % 8 == 0);
+}
+
+/* Each case on storage and texel reads, and packed dot products; with
+ * shared_loads, also on storage and texel reads sharing filter loads
+ * across a subgroup (the same products, so the reference's bits too). */
+static void run_cases_with(void **state, const quant_case *cases, size_t count, bool shared_loads) {
   fixture *f = *state;
+  reads_fixture *reads = f->reads;
   for (size_t i = 0; i < count; ++i) {
     char texel_kernel[64], dot_kernel[64];
     snprintf(texel_kernel, sizeof(texel_kernel), "%s_texel", cases[i].kernel);
     integer_dot_kernel(&cases[i], dot_kernel, sizeof(dot_kernel));
-    reads_fixture *reads = f->reads;
     run_case_on(reads->devices[0], &reads->pool, cases[i].kernel, &cases[i]);
     run_case_on(reads->devices[1], &reads->pool, texel_kernel, &cases[i]);
     run_case_on(f->integer_dot, &reads->pool, dot_kernel, &cases[i]);
+    if (!shared_loads) continue;
+    const char *suffix = shares_filter_loads(&cases[i]) ? "_subgroup" : "";
+    for (int d = 2; d < READS_FIXTURE_DEVICES; ++d) {
+      char kernel[80];
+      snprintf(kernel, sizeof(kernel), "%s%s", d == 2 ? cases[i].kernel : texel_kernel, suffix);
+      vknn_device *device = reads->devices[d];
+      assert_int_equal(device->vk.subgroup_filter, device->vk.subgroup_shuffle && device->vk.subgroup_size % 8 == 0);
+      if (device->vk.subgroup_filter) run_case_on(device, &reads->pool, kernel, &cases[i]);
+    }
   }
+}
+
+static void run_cases(void **state, const quant_case *cases, size_t count) {
+  run_cases_with(state, cases, count, true);
 }
 
 /* Input channels per group (depthwise: channels) a multiple of 4: 32-bit
@@ -340,7 +366,8 @@ static void test_split_sums(void **state) {
   reads_fixture *reads = f->reads;
   vknn_device *devices[3] = {reads->devices[0], reads->devices[1], f->integer_dot};
   for (int d = 0; d < 3; ++d) devices[d]->vk.parallel_invocations = 1u << 20;
-  run_cases(state, cases, sizeof(cases) / sizeof(cases[0]));
+  /* A split reduction shares no filter loads (its slices step apart). */
+  run_cases_with(state, cases, sizeof(cases) / sizeof(cases[0]), false);
   for (int d = 0; d < 3; ++d) devices[d]->vk.parallel_invocations = 0;
 }
 

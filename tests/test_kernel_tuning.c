@@ -82,7 +82,8 @@ static int open_auto(void **state) { return open_fixture(state, (vknn_device_opt
 static int open_forced(void **state) {
   return open_fixture(state, (vknn_device_options){.kernel_tuning = VKNN_KERNEL_TUNING_ON,
                                                    .operand_reads = VKNN_OPERAND_READS_STORAGE,
-                                                   .winograd = VKNN_WINOGRAD_OFF});
+                                                   .winograd = VKNN_WINOGRAD_OFF,
+                                                   .subgroup_filter = VKNN_SUBGROUP_FILTER_OFF});
 }
 
 static int close_fixture(void **state) {

@@ -99,6 +99,20 @@ typedef enum vknn_kernel_tuning {
   VKNN_KERNEL_TUNING_ON,       /* every model (tests, benchmarks) */
 } vknn_kernel_tuning;
 
+/* Whether the float matrix product kernel (conv2d_gemm: CONV_2D, GROUPED_CONV_2D,
+ * TRANSPOSE_CONV_2D, FULLY_CONNECTED of several rows, float and quantized)
+ * shares its filter loads across 8 lanes of a subgroup: each lane loads one
+ * output channel's values of a step and hands them to the others by
+ * subgroup shuffles, where a device would otherwise load every lane's copy
+ * (docs/perf.md, "Filter loads shared across a subgroup"). Needs shuffles in
+ * compute shaders and a subgroup of a multiple of 8 invocations. The same
+ * values, added in the same order: the same results. */
+typedef enum vknn_subgroup_filter {
+  VKNN_SUBGROUP_FILTER_AUTO = 0, /* where measured faster (docs/perf.md): lavapipe */
+  VKNN_SUBGROUP_FILTER_OFF,      /* every lane loads the filter values itself */
+  VKNN_SUBGROUP_FILTER_ON,       /* wherever the device can (tests, benchmarks) */
+} vknn_subgroup_filter;
+
 typedef struct vknn_device_options {
   /* Log sink; NULL logs to stderr (errors always, verbose lines for the tags
    * named in the VKNN_LOG environment variable, in the syntax of Android's
@@ -131,6 +145,7 @@ typedef struct vknn_device_options {
   vknn_relaxed_float16 relaxed_float16;
   vknn_float16_arithmetic float16_arithmetic;
   vknn_kernel_tuning kernel_tuning;
+  vknn_subgroup_filter subgroup_filter;
   /* Chrome trace-event JSON written here (prepare and execution phases,
    * each dispatch's GPU span); NULL: the environment variable VKNN_TRACE,
    * if set. Tracing records a timestamp after every dispatch. */

@@ -44,6 +44,16 @@ static bool uses_float16_arithmetic(const vknn_vk *vk, vknn_float16_arithmetic c
   return !vknn_vk_float16_arithmetic_measured_slower(vk);
 }
 
+/* Shared filter loads need the variants (subgroup shuffles) and 8-lane
+ * groups lying inside one subgroup. */
+static bool uses_subgroup_filter(const vknn_vk *vk, vknn_subgroup_filter choice) {
+  if (!vknn_vk_has_shader(vk, VKNN_SHADER_CONV2D_GEMM_F32_SUBGROUP) || vk->subgroup_size == 0 ||
+      vk->subgroup_size % 8 != 0 || choice == VKNN_SUBGROUP_FILTER_OFF)
+    return false;
+  if (choice == VKNN_SUBGROUP_FILTER_ON) return true;
+  return vknn_vk_subgroup_filter_measured_faster(vk);
+}
+
 /* Kernels reading host memory cross the bus on a discrete GPU: there the
  * inputs and outputs are copied into device memory by default. */
 static bool uses_io_copies(const vknn_vk *vk, vknn_io_copies choice) {
@@ -85,7 +95,8 @@ vknn_status vknn_device_open(const vknn_device_options *options, vknn_device **o
                   (unsigned)options->winograd > VKNN_WINOGRAD_F4X3 ||
                   (unsigned)options->relaxed_float16 > VKNN_RELAXED_FLOAT16_ON ||
                   (unsigned)options->float16_arithmetic > VKNN_FLOAT16_ARITHMETIC_ON ||
-                  (unsigned)options->kernel_tuning > VKNN_KERNEL_TUNING_ON))
+                  (unsigned)options->kernel_tuning > VKNN_KERNEL_TUNING_ON ||
+                  (unsigned)options->subgroup_filter > VKNN_SUBGROUP_FILTER_ON))
     return VKNN_STATUS_INVALID_ARGUMENT;
   vknn_device *device = vknn_calloc(1, sizeof(*device));
   if (device == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
@@ -109,6 +120,7 @@ vknn_status vknn_device_open(const vknn_device_options *options, vknn_device **o
   device->vk.relaxed_float16 = uses_relaxed_float16(&device->vk, options ? options->relaxed_float16 : 0);
   device->vk.float16_arithmetic =
       uses_float16_arithmetic(&device->vk, options ? options->float16_arithmetic : 0);
+  device->vk.subgroup_filter = uses_subgroup_filter(&device->vk, options ? options->subgroup_filter : 0);
   device->vk.operand_reads_option = options ? options->operand_reads : VKNN_OPERAND_READS_AUTO;
   device->vk.float16_arithmetic_option = options ? options->float16_arithmetic : VKNN_FLOAT16_ARITHMETIC_AUTO;
   device->vk.kernel_tuning = options ? options->kernel_tuning : VKNN_KERNEL_TUNING_AUTO;

@@ -94,6 +94,9 @@ typedef struct vknn_kernel_target {
   bool int64_float64;          /* 64-bit integer and float arithmetic (shaderInt64, Float64) */
   uint64_t max_texel_elements; /* texels one texel-buffer view may hold */
   uint32_t subgroup_size;      /* the compute stage's subgroup (0: unknown) */
+  /* conv2d_gemm shares filter loads across 8 lanes of a subgroup (its
+   * _subgroup variants; the device option subgroup_filter). */
+  bool subgroup_filter;
   /* Invocations the device runs at once (0: unknown): kernels split
    * reductions across a workgroup where a layer has far fewer outputs'
    * worth of invocations (conv2d_gemm's K_SPLIT). */

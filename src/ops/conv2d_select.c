@@ -182,6 +182,9 @@ typedef struct tiled_launch {
   /* Quantized variants summing packed 8-bit dot products (conv2d_gemm's
    * _idot), where the reads are vec4 (texel_vec4). */
   bool has_integer_dot;
+  /* conv2d_gemm's register block and workgroup allow sharing filter loads
+   * across a subgroup (its _subgroup variants, where the device has them on). */
+  bool subgroup_filter;
   /* The kernel's float16 sums would run longer than its float16 variant
    * keeps them (conv2d_depthwise: a window row of more than F16_SPAN taps):
    * float32 arithmetic even where float16 arithmetic is on. */
@@ -243,6 +246,32 @@ static vknn_shader_id float16_arithmetic_shader(vknn_shader_id shader) {
   }
 }
 
+/* conv2d_gemm's variant sharing filter loads across a subgroup (its
+ * _subgroup twin), or the shader itself where it has none (float16
+ * arithmetic, packed dot products). */
+static vknn_shader_id subgroup_filter_shader(vknn_shader_id shader) {
+  switch (shader) {
+    case VKNN_SHADER_CONV2D_GEMM_F32: return VKNN_SHADER_CONV2D_GEMM_F32_SUBGROUP;
+    case VKNN_SHADER_CONV2D_GEMM_F16: return VKNN_SHADER_CONV2D_GEMM_F16_SUBGROUP;
+    case VKNN_SHADER_CONV2D_GEMM_F32_TEXEL: return VKNN_SHADER_CONV2D_GEMM_F32_TEXEL_SUBGROUP;
+    case VKNN_SHADER_CONV2D_GEMM_F16_TEXEL: return VKNN_SHADER_CONV2D_GEMM_F16_TEXEL_SUBGROUP;
+    case VKNN_SHADER_CONV2D_GEMM_F32_RESIDUAL: return VKNN_SHADER_CONV2D_GEMM_F32_RESIDUAL_SUBGROUP;
+    case VKNN_SHADER_CONV2D_GEMM_F16_RESIDUAL: return VKNN_SHADER_CONV2D_GEMM_F16_RESIDUAL_SUBGROUP;
+    case VKNN_SHADER_CONV2D_GEMM_F32_TEXEL_RESIDUAL:
+      return VKNN_SHADER_CONV2D_GEMM_F32_TEXEL_RESIDUAL_SUBGROUP;
+    case VKNN_SHADER_CONV2D_GEMM_F16_TEXEL_RESIDUAL:
+      return VKNN_SHADER_CONV2D_GEMM_F16_TEXEL_RESIDUAL_SUBGROUP;
+    case VKNN_SHADER_CONV2D_GEMM_Q8: return VKNN_SHADER_CONV2D_GEMM_Q8_SUBGROUP;
+    case VKNN_SHADER_CONV2D_GEMM_Q8_FILTER_I8: return VKNN_SHADER_CONV2D_GEMM_Q8_FILTER_I8_SUBGROUP;
+    case VKNN_SHADER_CONV2D_GEMM_Q8S: return VKNN_SHADER_CONV2D_GEMM_Q8S_SUBGROUP;
+    case VKNN_SHADER_CONV2D_GEMM_Q8_TEXEL: return VKNN_SHADER_CONV2D_GEMM_Q8_TEXEL_SUBGROUP;
+    case VKNN_SHADER_CONV2D_GEMM_Q8_FILTER_I8_TEXEL:
+      return VKNN_SHADER_CONV2D_GEMM_Q8_FILTER_I8_TEXEL_SUBGROUP;
+    case VKNN_SHADER_CONV2D_GEMM_Q8S_TEXEL: return VKNN_SHADER_CONV2D_GEMM_Q8S_TEXEL_SUBGROUP;
+    default: return shader;
+  }
+}
+
 /* The packed dot product variant for the operand types (conv2d_gemm's). */
 static vknn_shader_id integer_dot_shader(const vknn_graph *graph, const vknn_conv_tensors *t) {
   if (graph->tensors[t->input].type == VKNN_OPERAND_TENSOR_QUANT8_ASYMM_SIGNED)
@@ -267,6 +296,7 @@ static vknn_status add_tiled_dispatch(vknn_graph *graph, const vknn_conv_tensors
   if (d->shader == VKNN_SHADER_COUNT) return VKNN_STATUS_GENERAL_FAILURE;
   if (graph->kernels.float16_arithmetic && !l->long_float16_sums)
     d->shader = float16_arithmetic_shader(d->shader);
+  if (l->subgroup_filter && graph->kernels.subgroup_filter) d->shader = subgroup_filter_shader(d->shader);
   d->local_size = l->group;
   memcpy(d->spec, l->spec, sizeof(l->spec));
   d->spec_count = l->spec_count;
@@ -349,6 +379,12 @@ static vknn_status lower_gemm(vknn_graph *graph, const vknn_conv_tensors *t,
                    t->residual_min, t->residual_max, 0.f, 0.f};
   bool quant = vknn_is_quant8(graph->tensors[t->input].type);
   uint32_t k_split = c.k_split > 1 ? c.k_split : 1;
+  /* Shared filter loads: lanes of 8 owning the block's 8 channels, in whole
+   * subgroups (the workgroup a multiple of one) that all take the same
+   * reduction steps (no split). */
+  uint32_t subgroup = graph->kernels.subgroup_size;
+  bool subgroup_filter = c.ch_block == 8 && k_split == 1 && subgroup != 0 && subgroup % 8 == 0 &&
+                         c.group % subgroup == 0;
   uint64_t tiles = ceil_div(pixels, (uint64_t)(c.group / k_split) * c.pix_block);
   tiled_launch l = {VKNN_SHADER_CONV2D_GEMM_F32, VKNN_SHADER_CONV2D_GEMM_F16,
                     true, VKNN_SHADER_CONV2D_GEMM_Q8, VKNN_SHADER_CONV2D_GEMM_Q8_FILTER_I8,
@@ -367,7 +403,7 @@ static vknn_status lower_gemm(vknn_graph *graph, const vknn_conv_tensors *t,
                      [VKNN_SPEC_CONV2D_GEMM_SLICED] = g->out_slice.row != 0,
                      [VKNN_SPEC_CONV2D_GEMM_K_SPLIT] = k_split},
                     VKNN_SPEC_COUNT_CONV2D_GEMM,
-                    &p, sizeof(p), tiles * p.channel_blocks * c.group, true, false};
+                    &p, sizeof(p), tiles * p.channel_blocks * c.group, true, subgroup_filter, false};
   return add_tiled_dispatch(graph, t, &l, out_list);
 }
 
@@ -410,7 +446,7 @@ static vknn_status lower_depthwise(vknn_graph *graph, const vknn_conv_tensors *t
                      [VKNN_SPEC_CONV2D_DEPTHWISE_SLICED] = g->out_slice.row != 0},
                     VKNN_SPEC_COUNT_CONV2D_DEPTHWISE,
                     &p, sizeof(p),
-                    (uint64_t)ceil_div(p.items, c.group) * p.channel_blocks * c.group, false,
+                    (uint64_t)ceil_div(p.items, c.group) * p.channel_blocks * c.group, false, false,
                     g->k_w > DEPTHWISE_F16_SPAN};
   return add_tiled_dispatch(graph, t, &l, out_list);
 }
@@ -433,7 +469,7 @@ static vknn_status lower_gemv(vknn_graph *graph, const vknn_conv_tensors *t,
                     {[VKNN_SPEC_GEMV_SPLITK_CH_BLOCK] = c.ch_block, [VKNN_SPEC_GEMV_SPLITK_K] = g->in_c,
                      [VKNN_SPEC_GEMV_SPLITK_SLICED] = g->out_slice.row != 0},
                     VKNN_SPEC_COUNT_GEMV_SPLITK, &p, sizeof(p),
-                    (uint64_t)ceil_div(g->out_c, c.ch_block) * c.group, false, false};
+                    (uint64_t)ceil_div(g->out_c, c.ch_block) * c.group, false, false, false};
   return add_tiled_dispatch(graph, t, &l, out_list);
 }
 

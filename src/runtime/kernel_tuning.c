@@ -227,7 +227,8 @@ static vknn_kernel_target with_variant(vknn_kernel_target k, variant v) {
 uint32_t vknn_kernel_tuning_context(const vknn_device *device) {
   const vknn_vk *vk = &device->vk;
   return (uint32_t)vk->operand_reads_option | (uint32_t)vk->winograd_option << 8 |
-         (uint32_t)vk->float16_arithmetic_option << 16 | (uint32_t)vk->texel_reads_possible << 24;
+         (uint32_t)vk->float16_arithmetic_option << 16 | (uint32_t)vk->texel_reads_possible << 24 |
+         (uint32_t)vk->subgroup_filter << 25;
 }
 
 /* The device's own variant first, then what the options leave to AUTO:

@@ -166,6 +166,8 @@ static vknn_status pick_physical_device(vknn_vk *vk) {
                                              .pNext = &subgroup};
   vkGetPhysicalDeviceProperties2(vk->physical_device, &properties2);
   vk->subgroup_size = subgroup.subgroupSize;
+  vk->subgroup_shuffle = (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
+                         (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_SHUFFLE_BIT);
   vkGetPhysicalDeviceMemoryProperties(vk->physical_device, &vk->memory_properties);
   uint32_t qcount = 0;
   VkQueueFamilyProperties families[16];
@@ -262,7 +264,8 @@ static vknn_status create_logical_device(vknn_vk *vk) {
                         (arithmetic.shaderInt8 ? VKNN_SHADER_NEEDS_SHADERINT8 : 0) |
                         (features.features.shaderInt64 ? VKNN_SHADER_NEEDS_SHADERINT64 : 0) |
                         (features.features.shaderFloat64 ? VKNN_SHADER_NEEDS_SHADERFLOAT64 : 0) |
-                        (integer_dot ? VKNN_SHADER_NEEDS_SHADERINTEGERDOTPRODUCT : 0);
+                        (integer_dot ? VKNN_SHADER_NEEDS_SHADERINTEGERDOTPRODUCT : 0) |
+                        (vk->subgroup_shuffle ? VKNN_SHADER_NEEDS_SUBGROUPSHUFFLE : 0);
   VkPhysicalDeviceFeatures want_core = {.shaderInt64 = features.features.shaderInt64,
                                         .shaderFloat64 = features.features.shaderFloat64};
   VkPhysicalDeviceShaderFloat16Int8Features want_arithmetic = {
@@ -366,6 +369,14 @@ static const device_kind float16_arithmetic_slower[] = {
     {0x10005 /* VK_VENDOR_ID_MESA */, VK_PHYSICAL_DEVICE_TYPE_CPU}, /* lavapipe */
 };
 
+/* Devices where conv2d_gemm ran faster sharing its filter loads across a
+ * subgroup (docs/perf.md, "Filter loads shared across a subgroup"):
+ * lavapipe, whose loads of one value for every lane still gather each
+ * lane's copy, where a shuffle of a known lane is one permute. */
+static const device_kind subgroup_filter_faster[] = {
+    {0x10005 /* VK_VENDOR_ID_MESA */, VK_PHYSICAL_DEVICE_TYPE_CPU}, /* lavapipe */
+};
+
 static bool listed(const vknn_vk *vk, const device_kind *kinds, uint32_t count) {
   for (uint32_t i = 0; i < count; ++i)
     if (kinds[i].vendor_id == vk->properties.vendorID && kinds[i].type == vk->properties.deviceType)
@@ -388,6 +399,11 @@ bool vknn_vk_relaxed_float16_measured_slower(const vknn_vk *vk) {
 bool vknn_vk_float16_arithmetic_measured_slower(const vknn_vk *vk) {
   return listed(vk, float16_arithmetic_slower,
                 sizeof(float16_arithmetic_slower) / sizeof(float16_arithmetic_slower[0]));
+}
+
+bool vknn_vk_subgroup_filter_measured_faster(const vknn_vk *vk) {
+  return listed(vk, subgroup_filter_faster,
+                sizeof(subgroup_filter_faster) / sizeof(subgroup_filter_faster[0]));
 }
 
 bool vknn_vk_kernel_rules_measured(const vknn_vk *vk) {

@@ -78,6 +78,11 @@ typedef struct vknn_vk {
   bool relaxed_float16;
   /* Float16 kernels compute in float16 (the device option float16_arithmetic). */
   bool float16_arithmetic;
+  /* Subgroup shuffles in compute shaders (VkPhysicalDeviceSubgroupProperties). */
+  bool subgroup_shuffle;
+  /* conv2d_gemm shares filter loads across a subgroup (the device option
+   * subgroup_filter). */
+  bool subgroup_filter;
   /* The options as given, for what kernel tuning may choose (AUTO only). */
   vknn_operand_reads operand_reads_option;
   vknn_winograd winograd_option;
@@ -109,6 +114,7 @@ bool vknn_vk_has_loop_limiter(const vknn_vk *vk);
  * this kind of device (a table in vk_context.c). */
 bool vknn_vk_relaxed_float16_measured_slower(const vknn_vk *vk);
 bool vknn_vk_float16_arithmetic_measured_slower(const vknn_vk *vk);
+bool vknn_vk_subgroup_filter_measured_faster(const vknn_vk *vk);
 /* Whether the device's kernel rules (texel reads, Winograd) were measured
  * on its kind: kernel tuning's AUTO leaves such devices to them. */
 bool vknn_vk_kernel_rules_measured(const vknn_vk *vk);

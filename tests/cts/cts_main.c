@@ -316,6 +316,7 @@ static void usage(void) {
           "                [--io-copies auto|off|on]\n"
           "                [--winograd auto|off|on|f2x3|f4x3] [--relaxed-float16 auto|off|on]\n"
           "                [--float16-arithmetic auto|off|on] [--kernel-tuning auto|off|on]\n"
+          "                [--subgroup-filter auto|off|on]\n"
           "                [--loop-timeout MS] [PATH...]\n"
           "  --sample: every N-th case of each file\n"
           "  --spread: every N-th case of the whole run (files in path order), and the first case\n"
@@ -330,6 +331,8 @@ static void usage(void) {
           "  --relaxed-float16: whether relaxed models keep float16 tensors (device option)\n"
           "  --float16-arithmetic: whether float16 kernels compute in float16 (device option)\n"
           "  --kernel-tuning: whether prepare measures the convolutions' kernel variants (device option)\n"
+          "  --subgroup-filter: whether the matrix kernel shares filter loads across a subgroup\n"
+          "                     (device option)\n"
           "  --loop-timeout: the loop timeout of every execution (default: the driver's, 2 s)\n"
           "  PATH: a data file or a folder searched recursively (default: %s)\n",
           VKNN_CTS_DATA);
@@ -391,6 +394,10 @@ static int parse_args(int argc, char **argv, options *opt, int *first_path) {
       int choice = parse_switch(argv[++i]);
       if (choice < 0) return usage(), -1;
       cts_set_kernel_tuning((vknn_kernel_tuning)choice);
+    } else if (strcmp(arg, "--subgroup-filter") == 0) {
+      int choice = parse_switch(argv[++i]);
+      if (choice < 0) return usage(), -1;
+      cts_set_subgroup_filter((vknn_subgroup_filter)choice);
     } else if (strcmp(arg, "--winograd") == 0) {
       static const char *const names[] = {"auto", "off", "on", "f2x3", "f4x3"};
       const char *v = argv[++i];

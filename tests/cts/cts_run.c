@@ -65,6 +65,10 @@ static vknn_kernel_tuning kernel_tuning = VKNN_KERNEL_TUNING_AUTO;
 
 void cts_set_kernel_tuning(vknn_kernel_tuning choice) { kernel_tuning = choice; }
 
+static vknn_subgroup_filter subgroup_filter = VKNN_SUBGROUP_FILTER_AUTO;
+
+void cts_set_subgroup_filter(vknn_subgroup_filter choice) { subgroup_filter = choice; }
+
 static vknn_duration loop_timeout;
 
 void cts_set_loop_timeout_ms(uint32_t ms) {
@@ -83,7 +87,8 @@ static vknn_status open_device(cts_worker *worker, vknn_device **out) {
                                  .winograd = winograd,
                                  .relaxed_float16 = relaxed_float16,
                                  .float16_arithmetic = float16_arithmetic,
-                                 .kernel_tuning = kernel_tuning};
+                                 .kernel_tuning = kernel_tuning,
+                                 .subgroup_filter = subgroup_filter};
   return vknn_device_open(&options, out);
 }
 

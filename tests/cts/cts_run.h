@@ -58,6 +58,8 @@ void cts_set_relaxed_float16(vknn_relaxed_float16 choice);
 void cts_set_float16_arithmetic(vknn_float16_arithmetic choice);
 /* The kernel_tuning device option of every worker opened from now on. */
 void cts_set_kernel_tuning(vknn_kernel_tuning choice);
+/* The subgroup_filter device option of every worker opened from now on. */
+void cts_set_subgroup_filter(vknn_subgroup_filter choice);
 /* The loop timeout every execution gives (--loop-timeout); NULL, the
  * driver's default (2 s), unless set. Sanitizer stages set the HAL's
  * maximum: a WHILE there runs several times slower, and the timeout is

@@ -7,12 +7,14 @@ int reads_fixture_setup(void **state, size_t pool_bytes) {
   reads_fixture *f = calloc(1, sizeof(*f));
   if (f == NULL) return -1;
   *state = f;
-  for (int d = 0; d < 2; ++d) {
+  for (int d = 0; d < READS_FIXTURE_DEVICES; ++d) {
     /* float32 arithmetic and the device's rules everywhere: the kernels the
      * tests name. */
-    vknn_device_options options = {.enable_validation = true, .operand_reads = reads[d],
+    vknn_device_options options = {.enable_validation = true, .operand_reads = reads[d % 2],
                                    .float16_arithmetic = VKNN_FLOAT16_ARITHMETIC_OFF,
-                                   .kernel_tuning = VKNN_KERNEL_TUNING_OFF};
+                                   .kernel_tuning = VKNN_KERNEL_TUNING_OFF,
+                                   .subgroup_filter = d < 2 ? VKNN_SUBGROUP_FILTER_OFF
+                                                            : VKNN_SUBGROUP_FILTER_ON};
     if (vknn_device_open(&options, &f->devices[d]) != VKNN_STATUS_NONE) return -1;
   }
   return shared_memory_create(&f->pool, pool_bytes);
@@ -21,7 +23,7 @@ int reads_fixture_setup(void **state, size_t pool_bytes) {
 int reads_fixture_teardown(void **state) {
   reads_fixture *f = *state;
   uint64_t messages = 0;
-  for (int d = 0; d < 2; ++d) {
+  for (int d = 0; d < READS_FIXTURE_DEVICES; ++d) {
     messages += vknn_device_get_validation_message_count(f->devices[d]);
     vknn_device_close(f->devices[d]);
   }

@@ -1,16 +1,20 @@
-/* The fixture of the kernel tests that run every case both ways a device
+/* The fixture of the kernel tests that run every case each way a device
  * may read operands: devices[0] reads storage buffers, devices[1] texel
- * buffers (the kernels' _texel variants); both with the validation layer
- * on, and one shared-memory pool for requests. Teardown fails when the
- * layer reported anything. */
+ * buffers (the kernels' _texel variants), both loading their own filter
+ * values; devices[2] and [3] read the same ways sharing filter loads across
+ * a subgroup (the _subgroup variants, where the device can). All with the
+ * validation layer on, and one shared-memory pool for requests. Teardown
+ * fails when the layer reported anything. */
 #pragma once
 #include <stddef.h>
 
 #include "common/shared_memory.h"
 #include "vknn/vknn.h"
 
+#define READS_FIXTURE_DEVICES 4
+
 typedef struct reads_fixture {
-  vknn_device *devices[2];
+  vknn_device *devices[READS_FIXTURE_DEVICES];
   shared_memory pool;
 } reads_fixture;
 

@@ -64,6 +64,10 @@ static vknn_kernel_tuning kernel_tuning = VKNN_KERNEL_TUNING_AUTO;
 
 void bench_set_kernel_tuning(vknn_kernel_tuning choice) { kernel_tuning = choice; }
 
+static vknn_subgroup_filter subgroup_filter = VKNN_SUBGROUP_FILTER_AUTO;
+
+void bench_set_subgroup_filter(vknn_subgroup_filter choice) { subgroup_filter = choice; }
+
 static const char *trace_path = NULL;
 
 void bench_set_trace(const char *path) { trace_path = path; }
@@ -74,6 +78,7 @@ int bench_open_device(bool profile, vknn_device **out_device, const char **out_n
                                  .winograd = winograd, .relaxed_float16 = relaxed_float16,
                                  .float16_arithmetic = float16_arithmetic,
                                  .kernel_tuning = kernel_tuning,
+                                 .subgroup_filter = subgroup_filter,
                                  .trace_path = trace_path};
   trace_path = NULL; /* the first device only: a second would write over its file */
   vknn_status s = vknn_device_open(&options, out_device);

@@ -40,6 +40,7 @@ void bench_set_winograd(vknn_winograd choice);
 void bench_set_relaxed_float16(vknn_relaxed_float16 choice);
 void bench_set_float16_arithmetic(vknn_float16_arithmetic choice);
 void bench_set_kernel_tuning(vknn_kernel_tuning choice);
+void bench_set_subgroup_filter(vknn_subgroup_filter choice);
 
 /* The trace file (VKNN_TRACE's JSON) of the first device bench_open_device
  * opens after this call. */

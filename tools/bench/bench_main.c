@@ -9,14 +9,16 @@
  *
  * Before the verb, --operand-reads auto|storage|texel, --integer-dot
  * auto|off|on, --io-copies auto|off|on, --winograd auto|off|on|f2x3|f4x3
- * --relaxed-float16 auto|off|on, --float16-arithmetic auto|off|on and
- * --kernel-tuning auto|off|on set the device options of those names (how
+ * --relaxed-float16 auto|off|on, --float16-arithmetic auto|off|on,
+ * --kernel-tuning auto|off|on and --subgroup-filter auto|off|on set the
+ * device options of those names (how
  * float convolutions read input and filter; whether quantized matrix
  * kernels use packed dot products; whether inputs and outputs are copied
  * into device memory; whether 3x3 stride-1 float convolutions run as
  * Winograd convolutions; whether relaxed models keep float16 tensors;
  * whether float16 kernels compute in float16; whether prepare measures the
- * convolutions' kernel variants), for comparing the ways in one run; --trace FILE writes the
+ * convolutions' kernel variants; whether the matrix kernel shares filter
+ * loads across a subgroup), for comparing the ways in one run; --trace FILE writes the
  * Chrome trace-event JSON of the device the verb opens first (as VKNN_TRACE).
  *
  * See README.md (Tools) and docs/perf.md. */
@@ -47,7 +49,8 @@ static int usage(void) {
   for (size_t i = 0; i < VERB_COUNT; ++i)
     fprintf(stderr, "  vknn-bench [--operand-reads auto|storage|texel] [--integer-dot auto|off|on] "
                     "[--io-copies auto|off|on] [--winograd auto|off|on|f2x3|f4x3] [--relaxed-float16 auto|off|on] "
-                    "[--float16-arithmetic auto|off|on] [--kernel-tuning auto|off|on] [--trace FILE] %s\n",
+                    "[--float16-arithmetic auto|off|on] [--kernel-tuning auto|off|on] "
+                    "[--subgroup-filter auto|off|on] [--trace FILE] %s\n",
             verbs[i].usage);
   return 2;
 }
@@ -92,6 +95,11 @@ static int parse_kernel_tuning(const char *text) {
   return i < 0 ? -1 : (bench_set_kernel_tuning((vknn_kernel_tuning)i), 0);
 }
 
+static int parse_subgroup_filter(const char *text) {
+  int i = parse_switch(text);
+  return i < 0 ? -1 : (bench_set_subgroup_filter((vknn_subgroup_filter)i), 0);
+}
+
 static int parse_winograd(const char *text) {
   static const char *names[] = {"auto", "off", "on", "f2x3", "f4x3"};
   for (int i = 0; i < 5; ++i)
@@ -108,6 +116,7 @@ int main(int argc, char **argv) {
              : strcmp(argv[1], "--relaxed-float16") == 0 ? parse_relaxed_float16(argv[2])
              : strcmp(argv[1], "--float16-arithmetic") == 0 ? parse_float16_arithmetic(argv[2])
              : strcmp(argv[1], "--kernel-tuning") == 0 ? parse_kernel_tuning(argv[2])
+             : strcmp(argv[1], "--subgroup-filter") == 0 ? parse_subgroup_filter(argv[2])
              : strcmp(argv[1], "--trace") == 0        ? (bench_set_trace(argv[2]), 0)
                                                       : -1;
     if (rc != 0) return usage();
