@@ -5,6 +5,7 @@
 
 #include "memory/memory_pool.h"
 #include "util/fault_injection.h"
+#include "util/little_endian.h"
 
 #define TAG "compilation"
 
@@ -40,9 +41,10 @@ static void put(writer *w, const void *data, size_t n) {
   w->size += n;
 }
 
-/* Integers are written little-endian whatever the host. */
+/* Integers are written little-endian whatever the host (util/little_endian.h). */
 static void put_u32(writer *w, uint32_t v) {
-  uint8_t b[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24)};
+  uint8_t b[4];
+  vknn_le32_put(b, v);
   put(w, b, sizeof(b));
 }
 
@@ -236,8 +238,7 @@ static const uint8_t *take(reader *r, size_t n) {
 
 static uint32_t get_u32(reader *r) {
   const uint8_t *b = take(r, 4);
-  if (b == NULL) return 0;
-  return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+  return b == NULL ? 0 : vknn_le32_get(b);
 }
 
 static uint64_t get_u64(reader *r) {

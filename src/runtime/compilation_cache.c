@@ -10,6 +10,7 @@
 
 #include "runtime/kernel_tuning.h"
 #include "util/fault_injection.h"
+#include "util/little_endian.h"
 
 #define TAG "compilation"
 
@@ -86,30 +87,19 @@ void vknn_cache_digest(const uint8_t *data, size_t size,
 
 /* ---- the model file ------------------------------------------------------- */
 
-static uint8_t *put_u32(uint8_t *p, uint32_t v) {
-  for (int i = 0; i < 4; ++i) *p++ = (uint8_t)(v >> (8 * i));
-  return p;
-}
-
-static uint8_t *put_u64(uint8_t *p, uint64_t v) {
-  p = put_u32(p, (uint32_t)v);
-  return put_u32(p, (uint32_t)(v >> 32));
-}
-
 static uint8_t *put_bytes(uint8_t *p, const void *src, size_t n) {
   memcpy(p, src, n);
   return p + n;
 }
 
 static uint32_t get_u32(const uint8_t **p) {
-  const uint8_t *b = *p;
   *p += 4;
-  return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+  return vknn_le32_get(*p - 4);
 }
 
 static uint64_t get_u64(const uint8_t **p) {
-  uint64_t low = get_u32(p);
-  return low | (uint64_t)get_u32(p) << 32;
+  *p += 8;
+  return vknn_le64_get(*p - 8);
 }
 
 static void get_bytes(const uint8_t **p, void *dst, size_t n) {
@@ -125,21 +115,21 @@ vknn_status vknn_cache_model_file_build(const vknn_cache_header *h, const vknn_c
   if (bytes == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
   const vknn_cache_identity *id = &h->identity;
   uint8_t *p = put_bytes(bytes, MAGIC, sizeof(MAGIC));
-  p = put_u32(p, FORMAT_VERSION);
+  p = vknn_le32_put(p, FORMAT_VERSION);
   p = put_bytes(p, id->driver_version, sizeof(id->driver_version));
-  p = put_u32(p, id->vendor_id);
-  p = put_u32(p, id->device_id);
-  p = put_u32(p, id->vulkan_driver_version);
+  p = vknn_le32_put(p, id->vendor_id);
+  p = vknn_le32_put(p, id->device_id);
+  p = vknn_le32_put(p, id->vulkan_driver_version);
   p = put_bytes(p, id->pipeline_cache_uuid, sizeof(id->pipeline_cache_uuid));
   p = put_bytes(p, h->token, sizeof(h->token));
-  p = put_u32(p, h->preference);
-  p = put_u32(p, h->priority);
-  p = put_u64(p, h->data_size);
+  p = vknn_le32_put(p, h->preference);
+  p = vknn_le32_put(p, h->priority);
+  p = vknn_le64_put(p, h->data_size);
   p = put_bytes(p, h->data_digest, sizeof(h->data_digest));
-  p = put_u64(p, blobs->pipeline_size);
+  p = vknn_le64_put(p, blobs->pipeline_size);
   if (blobs->pipeline_size > 0) p = put_bytes(p, blobs->pipeline, blobs->pipeline_size);
-  p = put_u32(p, blobs->tuning_context);
-  p = put_u64(p, blobs->tuning_size);
+  p = vknn_le32_put(p, blobs->tuning_context);
+  p = vknn_le64_put(p, blobs->tuning_size);
   if (blobs->tuning_size > 0) p = put_bytes(p, blobs->tuning, blobs->tuning_size);
   vknn_cache_digest(bytes, (size_t)(p - bytes), p);
   *out_bytes = bytes;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "util/fault_injection.h"
+#include "util/little_endian.h"
 
 void vknn_tuning_table_init(vknn_tuning_table *table) {
   memset(table, 0, sizeof(*table));
@@ -68,25 +69,16 @@ void vknn_tuning_table_add(vknn_tuning_table *table, const uint8_t *signature, u
 /* An entry's bytes besides its signature: the signature's size, the variant. */
 #define ENTRY_FIXED_BYTES 7u
 
-static uint8_t *put_le32(uint8_t *p, uint32_t v) {
-  for (int i = 0; i < 4; ++i) *p++ = (uint8_t)(v >> (8 * i));
-  return p;
-}
-
-static uint32_t le32(const uint8_t *p) {
-  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 vknn_status vknn_tuning_table_encode(vknn_tuning_table *table, uint8_t **out, size_t *out_size) {
   pthread_mutex_lock(&table->lock);
   size_t size = 4;
   for (uint32_t i = 0; i < table->count; ++i) size += ENTRY_FIXED_BYTES + table->entries[i].signature_size;
   uint8_t *bytes = vknn_malloc(size);
   if (bytes != NULL) {
-    uint8_t *p = put_le32(bytes, table->count);
+    uint8_t *p = vknn_le32_put(bytes, table->count);
     for (uint32_t i = 0; i < table->count; ++i) {
       const vknn_tuning_entry *e = &table->entries[i];
-      p = put_le32(p, e->signature_size);
+      p = vknn_le32_put(p, e->signature_size);
       memcpy(p, e->signature, e->signature_size);
       p += e->signature_size;
       *p++ = e->texel_reads;
@@ -105,7 +97,7 @@ vknn_status vknn_tuning_table_encode(vknn_tuning_table *table, uint8_t **out, si
 static bool decode_entry(const uint8_t *bytes, size_t size, size_t *offset, const uint8_t **signature,
                          vknn_tuning_entry *out) {
   if (size - *offset < ENTRY_FIXED_BYTES) return false;
-  uint32_t length = le32(bytes + *offset);
+  uint32_t length = vknn_le32_get(bytes + *offset);
   if (length == 0 || length > size - *offset - ENTRY_FIXED_BYTES) return false;
   *signature = bytes + *offset + 4;
   const uint8_t *v = *signature + length;
@@ -117,7 +109,7 @@ static bool decode_entry(const uint8_t *bytes, size_t size, size_t *offset, cons
 }
 
 vknn_status vknn_tuning_table_check(const vknn_logger *log, const uint8_t *bytes, size_t size) {
-  uint32_t count = size >= 4 ? le32(bytes) : 0;
+  uint32_t count = size >= 4 ? vknn_le32_get(bytes) : 0;
   bool ok = size >= 4 && count <= (size - 4) / ENTRY_FIXED_BYTES;
   size_t offset = 4;
   const uint8_t *signature;
@@ -132,7 +124,7 @@ void vknn_tuning_table_merge(vknn_tuning_table *table, const uint8_t *bytes, siz
   size_t offset = 4;
   const uint8_t *signature;
   vknn_tuning_entry entry;
-  uint32_t count = le32(bytes);
+  uint32_t count = vknn_le32_get(bytes);
   for (uint32_t i = 0; i < count && decode_entry(bytes, size, &offset, &signature, &entry); ++i)
     vknn_tuning_table_add(table, signature, entry.signature_size, &entry);
 }
