@@ -25,6 +25,7 @@
 #include "cts_baseline.h"
 #include "cts_report.h"
 #include "cts_run.h"
+#include "device_flags.h"
 
 typedef struct options {
   unsigned modes;
@@ -312,11 +313,7 @@ static void usage(void) {
           "usage: vknn-cts [--modes LIST] [--filter GLOB] [--sample N] [--spread N] [--jobs N] [--timeout S]\n"
           "                [--json FILE]\n"
           "                [--quant-tolerance STEPS] [--baseline FILE] [--write-baseline FILE]\n"
-          "                [--operand-reads auto|storage|texel] [--integer-dot auto|off|on]\n"
-          "                [--io-copies auto|off|on]\n"
-          "                [--winograd auto|off|on|f2x3|f4x3] [--relaxed-float16 auto|off|on]\n"
-          "                [--float16-arithmetic auto|off|on] [--kernel-tuning auto|off|on]\n"
-          "                [--subgroup-filter auto|off|on]\n"
+          "                DEVICE OPTIONS\n"
           "                [--loop-timeout MS] [PATH...]\n"
           "  --sample: every N-th case of each file\n"
           "  --spread: every N-th case of the whole run (files in path order), and the first case\n"
@@ -324,26 +321,11 @@ static void usage(void) {
           "  --baseline: every case FILE lists must pass (when selected); unlisted passes are printed\n"
           "  --write-baseline: list the passing cases in FILE\n"
           "  --quant-tolerance: allowed error of quantized outputs (0: bit-exact)\n"
-          "  --operand-reads: how float convolutions read input and filter (device option)\n"
-          "  --integer-dot: whether quantized matrix kernels use packed dot products (device option)\n"
-          "  --io-copies: whether inputs and outputs are copied to device memory (device option)\n"
-          "  --winograd: whether float 3x3 stride-1 convolutions run as Winograd convolutions (device option)\n"
-          "  --relaxed-float16: whether relaxed models keep float16 tensors (device option)\n"
-          "  --float16-arithmetic: whether float16 kernels compute in float16 (device option)\n"
-          "  --kernel-tuning: whether prepare measures the convolutions' kernel variants (device option)\n"
-          "  --subgroup-filter: whether the matrix kernel shares filter loads across a subgroup\n"
-          "                     (device option)\n"
+          "  DEVICE OPTIONS, of every worker's device (vknn/device.h: vknn_device_options):\n"
+          "  %s\n"
           "  --loop-timeout: the loop timeout of every execution (default: the driver's, 2 s)\n"
           "  PATH: a data file or a folder searched recursively (default: %s)\n",
-          VKNN_CTS_DATA);
-}
-
-/* A device option's auto, off or on: 0, 1 or 2 (the enums' order), or -1. */
-static int parse_switch(const char *text) {
-  static const char *names[] = {"auto", "off", "on"};
-  for (int i = 0; i < 3; ++i)
-    if (strcmp(text, names[i]) == 0) return i;
-  return -1;
+          DEVICE_FLAGS_USAGE, VKNN_CTS_DATA);
 }
 
 static int parse_args(int argc, char **argv, options *opt, int *first_path) {
@@ -368,44 +350,10 @@ static int parse_args(int argc, char **argv, options *opt, int *first_path) {
       if (ms < 1) return usage(), -1;
       cts_set_loop_timeout_ms((uint32_t)ms);
     }
-    else if (strcmp(arg, "--operand-reads") == 0) {
-      const char *v = argv[++i];
-      if (strcmp(v, "auto") == 0) cts_set_operand_reads(VKNN_OPERAND_READS_AUTO);
-      else if (strcmp(v, "storage") == 0) cts_set_operand_reads(VKNN_OPERAND_READS_STORAGE);
-      else if (strcmp(v, "texel") == 0) cts_set_operand_reads(VKNN_OPERAND_READS_TEXEL);
-      else return usage(), -1;
-    } else if (strcmp(arg, "--integer-dot") == 0) {
-      int choice = parse_switch(argv[++i]);
-      if (choice < 0) return usage(), -1;
-      cts_set_integer_dot((vknn_integer_dot)choice);
-    } else if (strcmp(arg, "--io-copies") == 0) {
-      int choice = parse_switch(argv[++i]);
-      if (choice < 0) return usage(), -1;
-      cts_set_io_copies((vknn_io_copies)choice);
-    } else if (strcmp(arg, "--relaxed-float16") == 0) {
-      int choice = parse_switch(argv[++i]);
-      if (choice < 0) return usage(), -1;
-      cts_set_relaxed_float16((vknn_relaxed_float16)choice);
-    } else if (strcmp(arg, "--float16-arithmetic") == 0) {
-      int choice = parse_switch(argv[++i]);
-      if (choice < 0) return usage(), -1;
-      cts_set_float16_arithmetic((vknn_float16_arithmetic)choice);
-    } else if (strcmp(arg, "--kernel-tuning") == 0) {
-      int choice = parse_switch(argv[++i]);
-      if (choice < 0) return usage(), -1;
-      cts_set_kernel_tuning((vknn_kernel_tuning)choice);
-    } else if (strcmp(arg, "--subgroup-filter") == 0) {
-      int choice = parse_switch(argv[++i]);
-      if (choice < 0) return usage(), -1;
-      cts_set_subgroup_filter((vknn_subgroup_filter)choice);
-    } else if (strcmp(arg, "--winograd") == 0) {
-      static const char *const names[] = {"auto", "off", "on", "f2x3", "f4x3"};
-      const char *v = argv[++i];
-      int k = 0;
-      while (k < 5 && strcmp(v, names[k]) != 0) ++k;
-      if (k == 5) return usage(), -1;
-      cts_set_winograd((vknn_winograd)k);
-    } else return usage(), -1;
+    else {
+      int flag = device_flag_parse(arg, argv[++i], cts_device_options());
+      if (flag != 0) return usage(), -1;
+    }
   }
   if (opt->jobs < 1 || opt->timeout_s < 1 || opt->sample < 1 || opt->spread < 1) return usage(), -1;
   *first_path = i;

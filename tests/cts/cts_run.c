@@ -38,36 +38,9 @@ void cts_worker_log(void *user_data, vknn_log_level level, const char *tag, cons
   pthread_mutex_unlock(&log_lock);
 }
 
-static vknn_operand_reads operand_reads = VKNN_OPERAND_READS_AUTO;
+static vknn_device_options device_options;
 
-void cts_set_operand_reads(vknn_operand_reads reads) { operand_reads = reads; }
-
-static vknn_integer_dot integer_dot = VKNN_INTEGER_DOT_AUTO;
-
-void cts_set_integer_dot(vknn_integer_dot choice) { integer_dot = choice; }
-
-static vknn_io_copies io_copies = VKNN_IO_COPIES_AUTO;
-
-void cts_set_io_copies(vknn_io_copies choice) { io_copies = choice; }
-static vknn_winograd winograd = VKNN_WINOGRAD_AUTO;
-
-void cts_set_winograd(vknn_winograd choice) { winograd = choice; }
-
-static vknn_relaxed_float16 relaxed_float16 = VKNN_RELAXED_FLOAT16_AUTO;
-
-void cts_set_relaxed_float16(vknn_relaxed_float16 choice) { relaxed_float16 = choice; }
-
-static vknn_float16_arithmetic float16_arithmetic = VKNN_FLOAT16_ARITHMETIC_AUTO;
-
-void cts_set_float16_arithmetic(vknn_float16_arithmetic choice) { float16_arithmetic = choice; }
-
-static vknn_kernel_tuning kernel_tuning = VKNN_KERNEL_TUNING_AUTO;
-
-void cts_set_kernel_tuning(vknn_kernel_tuning choice) { kernel_tuning = choice; }
-
-static vknn_subgroup_filter subgroup_filter = VKNN_SUBGROUP_FILTER_AUTO;
-
-void cts_set_subgroup_filter(vknn_subgroup_filter choice) { subgroup_filter = choice; }
+vknn_device_options *cts_device_options(void) { return &device_options; }
 
 static vknn_duration loop_timeout;
 
@@ -78,17 +51,10 @@ void cts_set_loop_timeout_ms(uint32_t ms) {
 const vknn_duration *cts_loop_timeout(void) { return loop_timeout.has_value ? &loop_timeout : NULL; }
 
 static vknn_status open_device(cts_worker *worker, vknn_device **out) {
-  vknn_device_options options = {.log_callback = cts_worker_log,
-                                 .log_user_data = worker,
-                                 .enable_validation = true,
-                                 .operand_reads = operand_reads,
-                                 .integer_dot = integer_dot,
-                                 .io_copies = io_copies,
-                                 .winograd = winograd,
-                                 .relaxed_float16 = relaxed_float16,
-                                 .float16_arithmetic = float16_arithmetic,
-                                 .kernel_tuning = kernel_tuning,
-                                 .subgroup_filter = subgroup_filter};
+  vknn_device_options options = device_options;
+  options.log_callback = cts_worker_log;
+  options.log_user_data = worker;
+  options.enable_validation = true;
   return vknn_device_open(&options, out);
 }
 

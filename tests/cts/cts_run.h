@@ -44,22 +44,10 @@ typedef struct cts_worker {
   char last_error[384];
 } cts_worker;
 
-/* The operand_reads device option of every worker opened from now on. */
-void cts_set_operand_reads(vknn_operand_reads reads);
-/* The integer_dot device option of every worker opened from now on. */
-void cts_set_integer_dot(vknn_integer_dot choice);
-/* The io_copies device option of every worker opened from now on. */
-void cts_set_io_copies(vknn_io_copies choice);
-/* The winograd device option of every worker opened from now on. */
-void cts_set_winograd(vknn_winograd choice);
-/* The relaxed_float16 device option of every worker opened from now on. */
-void cts_set_relaxed_float16(vknn_relaxed_float16 choice);
-/* The float16_arithmetic device option of every worker opened from now on. */
-void cts_set_float16_arithmetic(vknn_float16_arithmetic choice);
-/* The kernel_tuning device option of every worker opened from now on. */
-void cts_set_kernel_tuning(vknn_kernel_tuning choice);
-/* The subgroup_filter device option of every worker opened from now on. */
-void cts_set_subgroup_filter(vknn_subgroup_filter choice);
+/* The device options of every worker opened from now on (the command
+ * line's --operand-reads and the like: tools/common/device_flags.h); the
+ * workers set their own log and the validation layer. */
+vknn_device_options *cts_device_options(void);
 /* The loop timeout every execution gives (--loop-timeout); NULL, the
  * driver's default (2 s), unless set. Sanitizer stages set the HAL's
  * maximum: a WHILE there runs several times slower, and the timeout is

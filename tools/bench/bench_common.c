@@ -37,49 +37,18 @@ int bench_parse_positive(const char *option, const char *text, double *out) {
   return 0;
 }
 
-static vknn_operand_reads operand_reads = VKNN_OPERAND_READS_AUTO;
+static vknn_device_options device_options;
 
-void bench_set_operand_reads(vknn_operand_reads reads) { operand_reads = reads; }
-
-static vknn_integer_dot integer_dot = VKNN_INTEGER_DOT_AUTO;
-
-void bench_set_integer_dot(vknn_integer_dot choice) { integer_dot = choice; }
-
-static vknn_io_copies io_copies = VKNN_IO_COPIES_AUTO;
-
-void bench_set_io_copies(vknn_io_copies choice) { io_copies = choice; }
-static vknn_winograd winograd = VKNN_WINOGRAD_AUTO;
-
-void bench_set_winograd(vknn_winograd choice) { winograd = choice; }
-
-static vknn_relaxed_float16 relaxed_float16 = VKNN_RELAXED_FLOAT16_AUTO;
-
-void bench_set_relaxed_float16(vknn_relaxed_float16 choice) { relaxed_float16 = choice; }
-
-static vknn_float16_arithmetic float16_arithmetic = VKNN_FLOAT16_ARITHMETIC_AUTO;
-
-void bench_set_float16_arithmetic(vknn_float16_arithmetic choice) { float16_arithmetic = choice; }
-
-static vknn_kernel_tuning kernel_tuning = VKNN_KERNEL_TUNING_AUTO;
-
-void bench_set_kernel_tuning(vknn_kernel_tuning choice) { kernel_tuning = choice; }
-
-static vknn_subgroup_filter subgroup_filter = VKNN_SUBGROUP_FILTER_AUTO;
-
-void bench_set_subgroup_filter(vknn_subgroup_filter choice) { subgroup_filter = choice; }
+vknn_device_options *bench_device_options(void) { return &device_options; }
 
 static const char *trace_path = NULL;
 
 void bench_set_trace(const char *path) { trace_path = path; }
 
 int bench_open_device(bool profile, vknn_device **out_device, const char **out_name) {
-  vknn_device_options options = {.profile_dispatches = profile, .operand_reads = operand_reads,
-                                 .integer_dot = integer_dot, .io_copies = io_copies,
-                                 .winograd = winograd, .relaxed_float16 = relaxed_float16,
-                                 .float16_arithmetic = float16_arithmetic,
-                                 .kernel_tuning = kernel_tuning,
-                                 .subgroup_filter = subgroup_filter,
-                                 .trace_path = trace_path};
+  vknn_device_options options = device_options;
+  options.profile_dispatches = profile;
+  options.trace_path = trace_path;
   trace_path = NULL; /* the first device only: a second would write over its file */
   vknn_status s = vknn_device_open(&options, out_device);
   if (s != VKNN_STATUS_NONE) {

@@ -29,18 +29,9 @@ int bench_parse_positive(const char *option, const char *text, double *out);
  * VKNN_VALIDATION), with per-dispatch timestamps when profile is set.
  * 0, or -1 with a message. */
 int bench_open_device(bool profile, vknn_device **out_device, const char **out_name);
-/* The operand_reads option of the devices bench_open_device opens. */
-void bench_set_operand_reads(vknn_operand_reads reads);
-/* The integer_dot option of the devices bench_open_device opens. */
-void bench_set_integer_dot(vknn_integer_dot choice);
-/* The io_copies option of the devices bench_open_device opens. */
-void bench_set_io_copies(vknn_io_copies choice);
-/* The winograd option of the devices bench_open_device opens. */
-void bench_set_winograd(vknn_winograd choice);
-void bench_set_relaxed_float16(vknn_relaxed_float16 choice);
-void bench_set_float16_arithmetic(vknn_float16_arithmetic choice);
-void bench_set_kernel_tuning(vknn_kernel_tuning choice);
-void bench_set_subgroup_filter(vknn_subgroup_filter choice);
+/* The options of the devices bench_open_device opens (the command line's
+ * --operand-reads and the like: tools/common/device_flags.h). */
+vknn_device_options *bench_device_options(void);
 
 /* The trace file (VKNN_TRACE's JSON) of the first device bench_open_device
  * opens after this call. */

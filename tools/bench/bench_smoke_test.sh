@@ -39,6 +39,12 @@ run kernel kernel conv1x1 --shape small --iterations 2
 check kernel peak_fma_gflops kernels.0.macs kernels.0.gpu_ms.median kernels.0.gflops \
   kernels.0.peak_fraction
 grep -q '^conv1x1 *8x8x16:16 ' "$dir/log" || fail "no conv1x1 row"
+# Device options before the verb reach the device: the matrix kernel's
+# variant names them (lavapipe shares filter loads by default).
+run kernel_options --operand-reads storage --subgroup-filter off kernel conv1x1 --shape small --iterations 2
+grep -q '^conv1x1 *8x8x16:16 *conv2d_gemm_f32 ' "$dir/log" || fail "device options not applied"
+"$bench" --subgroup-filter sometimes peak > "$dir/log" 2>&1
+[ $? -eq 2 ] && grep -q "'sometimes' is none of its values" "$dir/log" || fail "a bad option value ran"
 
 run kernel_bytes kernel resize_bilinear_2x --shape small --iterations 2
 check kernel_bytes bandwidth_gbs kernels.0.bytes kernels.0.gpu_ms.median kernels.0.gbs \
