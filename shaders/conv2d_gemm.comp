@@ -93,9 +93,6 @@
 // holding it: one filter load a step instead of CH_BLOCK (docs/perf.md,
 // "Filter loads shared across a subgroup"). The same values, the same sums.
 #extension GL_GOOGLE_include_directive : require
-#if defined(SUBGROUP_FILTER)
-#extension GL_KHR_shader_subgroup_shuffle : require
-#endif
 #include "common.glsl"
 #include "elem_types.glsl"
 #if defined(QUANTIZED)
@@ -106,6 +103,9 @@
 #endif
 #else
 #include "operand_reads.glsl"
+#endif
+#if defined(SUBGROUP_FILTER)
+#include "subgroup_share.glsl"
 #endif
 
 #if defined(ELEM_F16)
@@ -308,23 +308,6 @@ uint filter_index(uint oc, uint ky, uint kx, uint c) {
     return oc * TAP_SIZE + (ky * K_W + kx) * IN_C + c;
 }
 
-#if defined(SUBGROUP_FILTER)
-// The lane's channel of the block (SUBGROUP_FILTER above), and the value of
-// channel k that lane holds, taken from it.
-uint lane_channel() { return gl_SubgroupInvocationID % 8; }
-
-ARITH_VEC4 channel_filter4(ARITH_VEC4 mine, uint k) {
-    uint from = (gl_SubgroupInvocationID & ~7u) | k;
-    // One shuffle per component: a vector shuffle reaches lavapipe's
-    // compiler as one lane loop, a scalar one as a single permute.
-    return ARITH_VEC4(subgroupShuffle(mine.x, from), subgroupShuffle(mine.y, from),
-                      subgroupShuffle(mine.z, from), subgroupShuffle(mine.w, from));
-}
-
-ARITH_T channel_filter(ARITH_T mine, uint k) {
-    return subgroupShuffle(mine, (gl_SubgroupInvocationID & ~7u) | k);
-}
-#endif
 
 #if defined(INTEGER_DOT)
 // The word of input channels c..c+3 at base, or pad_word (the input zero
@@ -421,11 +404,11 @@ void main() {
                     ARITH_VEC4 xv[PIX_BLOCK];
                     for (uint j = 0; j < PIX_BLOCK; ++j) xv[j] = load_input4(base[j], c);
 #if defined(SUBGROUP_FILTER)
-                    ARITH_VEC4 mine = load_filter4(filter_index(min(oc0 + lane_channel(), oc_last), ky, kx, c) / 4);
+                    ARITH_VEC4 mine = load_filter4(filter_index(min(oc0 + lane_of_8(), oc_last), ky, kx, c) / 4);
 #endif
                     for (uint k = 0; k < CH_BLOCK; ++k) {
 #if defined(SUBGROUP_FILTER)
-                        ARITH_VEC4 wv = channel_filter4(mine, k);
+                        ARITH_VEC4 wv = from_lane_of_8(mine, k);
 #else
                         ARITH_VEC4 wv = load_filter4(filter_index(min(oc0 + k, oc_last), ky, kx, c) / 4);
 #endif
@@ -438,11 +421,11 @@ void main() {
                     ARITH_T xv[PIX_BLOCK];
                     for (uint j = 0; j < PIX_BLOCK; ++j) xv[j] = load_input(base[j], c);
 #if defined(SUBGROUP_FILTER)
-                    ARITH_T mine = load_filter(filter_index(min(oc0 + lane_channel(), oc_last), ky, kx, c));
+                    ARITH_T mine = load_filter(filter_index(min(oc0 + lane_of_8(), oc_last), ky, kx, c));
 #endif
                     for (uint k = 0; k < CH_BLOCK; ++k) {
 #if defined(SUBGROUP_FILTER)
-                        ARITH_T wv = channel_filter(mine, k);
+                        ARITH_T wv = from_lane_of_8(mine, k);
 #else
                         ARITH_T wv = load_filter(filter_index(min(oc0 + k, oc_last), ky, kx, c));
 #endif

@@ -383,8 +383,7 @@ static bool split_reductions = false;
 static bool shares_filter_loads(const conv_case *c) {
   uint32_t per_group = c->op == OP_GROUPED ? c->out_c / c->groups : 0;
   return strncmp(c->kernel, "conv2d_gemm_", 12) == 0 && c->out_c >= 8 &&
-         (c->op != OP_GROUPED || per_group % 8 == 0) &&
-         !split_reductions;
+         (c->op != OP_GROUPED || per_group % 8 == 0) && !split_reductions;
 }
 
 /* The case on storage reads, then on texel reads where the device has them;
@@ -480,6 +479,9 @@ static void test_depthwise(void **state) {
       {"conv2d_depthwise_f16", OP_DEPTHWISE, true, 1, 6, 6, 4, 4, 3, 3, 2, 2, 1, 1, 1, 1, VKNN_FUSED_RELU6, true},
       /* Wider padding than the window reaches on one side; 3 channels. */
       {"conv2d_depthwise_f32", OP_DEPTHWISE, false, 1, 5, 6, 3, 3, 3, 2, 2, 1, 2, 0, 1, 2, VKNN_FUSED_NONE, false},
+      /* Rows of 8 and 9 taps. */
+      {"conv2d_depthwise_f32", OP_DEPTHWISE, false, 1, 9, 12, 8, 8, 2, 8, 1, 1, 3, 4, 0, 1, VKNN_FUSED_NONE, true},
+      {"conv2d_depthwise_f32", OP_DEPTHWISE, false, 1, 10, 13, 8, 8, 3, 9, 1, 1, 4, 4, 1, 1, VKNN_FUSED_NONE, false},
   };
   RUN(cases);
 }

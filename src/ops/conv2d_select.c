@@ -363,6 +363,13 @@ static uint64_t gemm_iterations(const vknn_conv_geometry *g) {
   return g->k_h * (1 + g->k_w * (1 + steps));
 }
 
+/* Workgroups of whole subgroups of a multiple of 8 lanes: every group of 8
+ * lanes exists and runs together (subgroup_share.glsl). */
+static bool whole_groups_of_8(const vknn_graph *graph, uint32_t group) {
+  uint32_t subgroup = graph->kernels.subgroup_size;
+  return subgroup != 0 && subgroup % 8 == 0 && group % subgroup == 0;
+}
+
 static vknn_status lower_gemm(vknn_graph *graph, const vknn_conv_tensors *t,
                               const vknn_conv_geometry *g, vknn_conv_choice c,
                               vknn_dispatch_list *out_list) {
@@ -379,12 +386,9 @@ static vknn_status lower_gemm(vknn_graph *graph, const vknn_conv_tensors *t,
                    t->residual_min, t->residual_max, 0.f, 0.f};
   bool quant = vknn_is_quant8(graph->tensors[t->input].type);
   uint32_t k_split = c.k_split > 1 ? c.k_split : 1;
-  /* Shared filter loads: lanes of 8 owning the block's 8 channels, in whole
-   * subgroups (the workgroup a multiple of one) that all take the same
-   * reduction steps (no split). */
-  uint32_t subgroup = graph->kernels.subgroup_size;
-  bool subgroup_filter = c.ch_block == 8 && k_split == 1 && subgroup != 0 && subgroup % 8 == 0 &&
-                         c.group % subgroup == 0;
+  /* Shared filter loads: lanes of 8 owning the block's 8 channels, all
+   * taking the same reduction steps (no split). */
+  bool subgroup_filter = c.ch_block == 8 && k_split == 1 && whole_groups_of_8(graph, c.group);
   uint64_t tiles = ceil_div(pixels, (uint64_t)(c.group / k_split) * c.pix_block);
   tiled_launch l = {VKNN_SHADER_CONV2D_GEMM_F32, VKNN_SHADER_CONV2D_GEMM_F16,
                     true, VKNN_SHADER_CONV2D_GEMM_Q8, VKNN_SHADER_CONV2D_GEMM_Q8_FILTER_I8,
