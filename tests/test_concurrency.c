@@ -190,6 +190,17 @@ static void test_idle_imports_released(void **state) {
     if (!released) usleep(10000);
   }
   assert_true(released);
+  /* The request's mapping and its import go idle at different times (the
+   * first execution mapped the pool, the last used the import): wait until
+   * the watchdog has released nothing more for 6 idle periods, so that a
+   * slow run (sanitizers) does not execute between the two releases. */
+  uint64_t count = statistics(f).idle_releases;
+  for (int quiet = 0, i = 0; quiet < 30 && i < 2000; ++i) {
+    usleep(10000);
+    uint64_t now = statistics(f).idle_releases;
+    quiet = now == count ? quiet + 1 : 0;
+    count = now;
+  }
   /* The next execution on the same memory starts over: staged, then imported. */
   memset(r.pool.data + 2 * 1024 * sizeof(float), 0, 1024 * sizeof(float));
   assert_int_equal(vknn_prepared_model_execute(pm, &r.request, VKNN_MEASURE_TIMING_NO, NULL, NULL,
