@@ -308,7 +308,6 @@ uint filter_index(uint oc, uint ky, uint kx, uint c) {
     return oc * TAP_SIZE + (ky * K_W + kx) * IN_C + c;
 }
 
-
 #if defined(INTEGER_DOT)
 // The word of input channels c..c+3 at base, or pad_word (the input zero
 // point in every byte) for a padding tap.

@@ -376,14 +376,11 @@ static bool direct_kernel(const char *kernel) { return strncmp(kernel, "conv2d_f
  * loads. */
 static bool split_reductions = false;
 
-/* Whether the case's matrix product shares its filter loads across a
- * subgroup on a device doing so (conv2d_gemm's _subgroup variants): blocks
- * of 8 output channels, so 8 or more, and with groups 8 dividing a group's;
- * no split reduction. */
+/* Whether the case's matrix product shares its filter loads on devices[2]
+ * and [3] (reads_fixture_shares_filter_loads). */
 static bool shares_filter_loads(const conv_case *c) {
-  uint32_t per_group = c->op == OP_GROUPED ? c->out_c / c->groups : 0;
-  return strncmp(c->kernel, "conv2d_gemm_", 12) == 0 && c->out_c >= 8 &&
-         (c->op != OP_GROUPED || per_group % 8 == 0) && !split_reductions;
+  uint32_t groups = c->op == OP_GROUPED ? c->groups : 1;
+  return reads_fixture_shares_filter_loads(c->kernel, c->out_c, groups) && !split_reductions;
 }
 
 /* The case on storage reads, then on texel reads where the device has them;

@@ -267,15 +267,6 @@ static void run_case_on(vknn_device *device, shared_memory *pool, const char *ke
   free(t.in), free(t.filter), free(b);
 }
 
-/* Whether the case's matrix product shares its filter loads across a
- * subgroup on a device doing so (conv2d_gemm's _subgroup variants): blocks
- * of 8 output channels, so 8 or more, and with groups 8 dividing a group's. */
-static bool shares_filter_loads(const quant_case *c) {
-  uint32_t per_group = c->op == OP_GROUPED ? c->out_c / c->groups : 0;
-  return strncmp(c->kernel, "conv2d_gemm_", 12) == 0 && c->out_c >= 8 &&
-         (c->op != OP_GROUPED || per_group % 8 == 0);
-}
-
 /* Each case on storage and texel reads, and packed dot products; with
  * shared_loads, also on storage and texel reads sharing filter loads
  * across a subgroup (the same products, so the reference's bits too). */
@@ -290,7 +281,9 @@ static void run_cases_with(void **state, const quant_case *cases, size_t count, 
     run_case_on(reads->devices[1], &reads->pool, texel_kernel, &cases[i]);
     run_case_on(f->integer_dot, &reads->pool, dot_kernel, &cases[i]);
     if (!shared_loads) continue;
-    const char *suffix = shares_filter_loads(&cases[i]) ? "_subgroup" : "";
+    uint32_t groups = cases[i].op == OP_GROUPED ? cases[i].groups : 1;
+    bool shares = reads_fixture_shares_filter_loads(cases[i].kernel, cases[i].out_c, groups);
+    const char *suffix = shares ? "_subgroup" : "";
     for (int d = 2; d < READS_FIXTURE_DEVICES; ++d) {
       char kernel[80];
       snprintf(kernel, sizeof(kernel), "%s%s", d == 2 ? cases[i].kernel : texel_kernel, suffix);

@@ -1,6 +1,7 @@
 #include "support/reads_fixture.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 int reads_fixture_setup(void **state, size_t pool_bytes) {
   static const vknn_operand_reads reads[2] = {VKNN_OPERAND_READS_STORAGE, VKNN_OPERAND_READS_TEXEL};
@@ -30,4 +31,8 @@ int reads_fixture_teardown(void **state) {
   shared_memory_destroy(&f->pool);
   free(f);
   return messages == 0 ? 0 : -1;
+}
+
+bool reads_fixture_shares_filter_loads(const char *kernel, uint32_t out_c, uint32_t groups) {
+  return strncmp(kernel, "conv2d_gemm_", 12) == 0 && out_c >= 8 && (groups <= 1 || (out_c / groups) % 8 == 0);
 }

@@ -6,7 +6,9 @@
  * validation layer on, and one shared-memory pool for requests. Teardown
  * fails when the layer reported anything. */
 #pragma once
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "common/shared_memory.h"
 #include "vknn/vknn.h"
@@ -22,3 +24,9 @@ typedef struct reads_fixture {
  * cmocka signature), and teardown. */
 int reads_fixture_setup(void **state, size_t pool_bytes);
 int reads_fixture_teardown(void **state);
+
+/* Whether a case whose kernel is `kernel` (on devices[0]) takes its
+ * _subgroup variant on devices[2] and [3]: conv2d_gemm with blocks of 8
+ * output channels, so 8 or more, and with groups (1: none) 8 dividing a
+ * group's. A split reduction (a wide device) shares nothing either. */
+bool reads_fixture_shares_filter_loads(const char *kernel, uint32_t out_c, uint32_t groups);
