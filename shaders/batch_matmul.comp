@@ -3,7 +3,7 @@
 // variant batch_matmul_f32: -DELEM_F32
 // variant batch_matmul_f16: -DELEM_F16
 // variant batch_matmul_f32_texel: -DELEM_F32 -DTEXEL_READS
-// variant batch_matmul_f16_texel: -DELEM_F16 -DTEXEL_READS
+// variant batch_matmul_f16_texel: -DELEM_F16 -DTEXEL_READS requires=shaderStorageImageExtendedFormats
 // Batched matrix products of org.vknn.transformer (BATCH_MATMUL, and
 // ATTENTION's two products):
 //   c[batch, m, n] = alpha * sum_k a[batch, m, k] * b[batch, k, n] (+ mask)
@@ -23,7 +23,7 @@
 // a[m][k] times b[n][k], the host transposing a b that is not) loads four
 // k at a time. Sums are float32, in order of k (VEC_K: of groups of four).
 // Variants by element type (float16 stored, float32 computed); TEXEL_READS
-// reads a and b through uniform texel buffers (operand_reads.glsl: four
+// reads a and b through storage texel buffers (operand_reads.glsl: four
 // elements a texel with VEC_K, one without; the host binds them so).
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"

@@ -8,7 +8,7 @@
 // variant binary_arith_f32_flat4: -DELEM_F32 -DFLAT4
 // variant binary_arith_f16_flat4: -DELEM_F16 -DFLAT4
 // variant binary_arith_f32_flat4_texel: -DELEM_F32 -DFLAT4 -DTEXEL_READS
-// variant binary_arith_f16_flat4_texel: -DELEM_F16 -DFLAT4 -DTEXEL_READS
+// variant binary_arith_f16_flat4_texel: -DELEM_F16 -DFLAT4 -DTEXEL_READS requires=shaderStorageImageExtendedFormats
 // variant binary_compare_f32: -DELEM_F32 -DCOMPARE
 // variant binary_compare_f16: -DELEM_F16 -DCOMPARE
 // variant binary_compare_i32: -DELEM_I32 -DCOMPARE

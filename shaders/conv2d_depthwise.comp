@@ -3,15 +3,15 @@
 // variant conv2d_depthwise_f32: -DELEM_F32
 // variant conv2d_depthwise_f16: -DELEM_F16
 // variant conv2d_depthwise_f32_texel: -DELEM_F32 -DTEXEL_READS
-// variant conv2d_depthwise_f16_texel: -DELEM_F16 -DTEXEL_READS
+// variant conv2d_depthwise_f16_texel: -DELEM_F16 -DTEXEL_READS requires=shaderStorageImageExtendedFormats
 // variant conv2d_depthwise_f16_arith: -DELEM_F16 -DF16_ARITH requires=shaderFloat16
-// variant conv2d_depthwise_f16_arith_texel: -DELEM_F16 -DF16_ARITH -DTEXEL_READS requires=shaderFloat16
+// variant conv2d_depthwise_f16_arith_texel: -DELEM_F16 -DF16_ARITH -DTEXEL_READS requires=shaderFloat16 requires=shaderStorageImageExtendedFormats
 // variant conv2d_depthwise_q8: -DELEM_Q8
 // variant conv2d_depthwise_q8_filter_i8: -DELEM_Q8 -DFILTER_I8
 // variant conv2d_depthwise_q8s: -DELEM_Q8S
-// variant conv2d_depthwise_q8_texel: -DELEM_Q8 -DTEXEL_READS
-// variant conv2d_depthwise_q8_filter_i8_texel: -DELEM_Q8 -DFILTER_I8 -DTEXEL_READS
-// variant conv2d_depthwise_q8s_texel: -DELEM_Q8S -DTEXEL_READS
+// variant conv2d_depthwise_q8_texel: -DELEM_Q8 -DTEXEL_READS requires=shaderStorageImageExtendedFormats
+// variant conv2d_depthwise_q8_filter_i8_texel: -DELEM_Q8 -DFILTER_I8 -DTEXEL_READS requires=shaderStorageImageExtendedFormats
+// variant conv2d_depthwise_q8s_texel: -DELEM_Q8S -DTEXEL_READS requires=shaderStorageImageExtendedFormats
 // DEPTHWISE_CONV_2D, NHWC, depth multiplier 1, dilation 1: every output
 // channel convolves its own input channel.
 //
@@ -25,7 +25,7 @@
 // Variants: ELEM_F32, ELEM_F16 (float16 storage, float32 arithmetic);
 // F16_ARITH (float16 storage and arithmetic within a window row, the rows'
 // sums added in float32; the host picks it for rows of at most 32 taps,
-// DEPTHWISE_F16_SPAN in conv2d_select.c); TEXEL_READS reads input and filter through uniform texel buffers
+// DEPTHWISE_F16_SPAN in conv2d_select.c); TEXEL_READS reads input and filter through storage texel buffers
 // (operand_reads.glsl). The quantized ones, ELEM_Q8 (FILTER_I8: an int8
 // per-channel filter) and ELEM_Q8S, sum (input - zero point) * (filter -
 // zero point) in int32 and requantize as the direct kernel (conv2d.comp):

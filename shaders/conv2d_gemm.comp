@@ -3,35 +3,35 @@
 // variant conv2d_gemm_f32: -DELEM_F32
 // variant conv2d_gemm_f16: -DELEM_F16
 // variant conv2d_gemm_f32_texel: -DELEM_F32 -DTEXEL_READS
-// variant conv2d_gemm_f16_texel: -DELEM_F16 -DTEXEL_READS
+// variant conv2d_gemm_f16_texel: -DELEM_F16 -DTEXEL_READS requires=shaderStorageImageExtendedFormats
 // variant conv2d_gemm_f32_residual: -DELEM_F32 -DRESIDUAL
 // variant conv2d_gemm_f16_residual: -DELEM_F16 -DRESIDUAL
 // variant conv2d_gemm_f32_texel_residual: -DELEM_F32 -DTEXEL_READS -DRESIDUAL
-// variant conv2d_gemm_f16_texel_residual: -DELEM_F16 -DTEXEL_READS -DRESIDUAL
+// variant conv2d_gemm_f16_texel_residual: -DELEM_F16 -DTEXEL_READS -DRESIDUAL requires=shaderStorageImageExtendedFormats
 // variant conv2d_gemm_f16_arith: -DELEM_F16 -DF16_ARITH requires=shaderFloat16
-// variant conv2d_gemm_f16_arith_texel: -DELEM_F16 -DF16_ARITH -DTEXEL_READS requires=shaderFloat16
+// variant conv2d_gemm_f16_arith_texel: -DELEM_F16 -DF16_ARITH -DTEXEL_READS requires=shaderFloat16 requires=shaderStorageImageExtendedFormats
 // variant conv2d_gemm_f16_arith_residual: -DELEM_F16 -DF16_ARITH -DRESIDUAL requires=shaderFloat16
-// variant conv2d_gemm_f16_arith_texel_residual: -DELEM_F16 -DF16_ARITH -DTEXEL_READS -DRESIDUAL requires=shaderFloat16
+// variant conv2d_gemm_f16_arith_texel_residual: -DELEM_F16 -DF16_ARITH -DTEXEL_READS -DRESIDUAL requires=shaderFloat16 requires=shaderStorageImageExtendedFormats
 // variant conv2d_gemm_q8: -DELEM_Q8
 // variant conv2d_gemm_q8_filter_i8: -DELEM_Q8 -DFILTER_I8
 // variant conv2d_gemm_q8s: -DELEM_Q8S
-// variant conv2d_gemm_q8_texel: -DELEM_Q8 -DTEXEL_READS
-// variant conv2d_gemm_q8_filter_i8_texel: -DELEM_Q8 -DFILTER_I8 -DTEXEL_READS
-// variant conv2d_gemm_q8s_texel: -DELEM_Q8S -DTEXEL_READS
+// variant conv2d_gemm_q8_texel: -DELEM_Q8 -DTEXEL_READS requires=shaderStorageImageExtendedFormats
+// variant conv2d_gemm_q8_filter_i8_texel: -DELEM_Q8 -DFILTER_I8 -DTEXEL_READS requires=shaderStorageImageExtendedFormats
+// variant conv2d_gemm_q8s_texel: -DELEM_Q8S -DTEXEL_READS requires=shaderStorageImageExtendedFormats
 // variant conv2d_gemm_f32_subgroup: -DELEM_F32 -DSUBGROUP_FILTER requires=subgroupShuffle
 // variant conv2d_gemm_f16_subgroup: -DELEM_F16 -DSUBGROUP_FILTER requires=subgroupShuffle
 // variant conv2d_gemm_f32_texel_subgroup: -DELEM_F32 -DTEXEL_READS -DSUBGROUP_FILTER requires=subgroupShuffle
-// variant conv2d_gemm_f16_texel_subgroup: -DELEM_F16 -DTEXEL_READS -DSUBGROUP_FILTER requires=subgroupShuffle
+// variant conv2d_gemm_f16_texel_subgroup: -DELEM_F16 -DTEXEL_READS -DSUBGROUP_FILTER requires=subgroupShuffle requires=shaderStorageImageExtendedFormats
 // variant conv2d_gemm_f32_residual_subgroup: -DELEM_F32 -DRESIDUAL -DSUBGROUP_FILTER requires=subgroupShuffle
 // variant conv2d_gemm_f16_residual_subgroup: -DELEM_F16 -DRESIDUAL -DSUBGROUP_FILTER requires=subgroupShuffle
 // variant conv2d_gemm_f32_texel_residual_subgroup: -DELEM_F32 -DTEXEL_READS -DRESIDUAL -DSUBGROUP_FILTER requires=subgroupShuffle
-// variant conv2d_gemm_f16_texel_residual_subgroup: -DELEM_F16 -DTEXEL_READS -DRESIDUAL -DSUBGROUP_FILTER requires=subgroupShuffle
+// variant conv2d_gemm_f16_texel_residual_subgroup: -DELEM_F16 -DTEXEL_READS -DRESIDUAL -DSUBGROUP_FILTER requires=subgroupShuffle requires=shaderStorageImageExtendedFormats
 // variant conv2d_gemm_q8_subgroup: -DELEM_Q8 -DSUBGROUP_FILTER requires=subgroupShuffle
 // variant conv2d_gemm_q8_filter_i8_subgroup: -DELEM_Q8 -DFILTER_I8 -DSUBGROUP_FILTER requires=subgroupShuffle
 // variant conv2d_gemm_q8s_subgroup: -DELEM_Q8S -DSUBGROUP_FILTER requires=subgroupShuffle
-// variant conv2d_gemm_q8_texel_subgroup: -DELEM_Q8 -DTEXEL_READS -DSUBGROUP_FILTER requires=subgroupShuffle
-// variant conv2d_gemm_q8_filter_i8_texel_subgroup: -DELEM_Q8 -DFILTER_I8 -DTEXEL_READS -DSUBGROUP_FILTER requires=subgroupShuffle
-// variant conv2d_gemm_q8s_texel_subgroup: -DELEM_Q8S -DTEXEL_READS -DSUBGROUP_FILTER requires=subgroupShuffle
+// variant conv2d_gemm_q8_texel_subgroup: -DELEM_Q8 -DTEXEL_READS -DSUBGROUP_FILTER requires=subgroupShuffle requires=shaderStorageImageExtendedFormats
+// variant conv2d_gemm_q8_filter_i8_texel_subgroup: -DELEM_Q8 -DFILTER_I8 -DTEXEL_READS -DSUBGROUP_FILTER requires=subgroupShuffle requires=shaderStorageImageExtendedFormats
+// variant conv2d_gemm_q8s_texel_subgroup: -DELEM_Q8S -DTEXEL_READS -DSUBGROUP_FILTER requires=subgroupShuffle requires=shaderStorageImageExtendedFormats
 // variant conv2d_gemm_q8_idot: -DELEM_Q8 -DINTEGER_DOT requires=shaderIntegerDotProduct
 // variant conv2d_gemm_q8_filter_i8_idot: -DELEM_Q8 -DFILTER_I8 -DINTEGER_DOT requires=shaderIntegerDotProduct
 // variant conv2d_gemm_q8s_idot: -DELEM_Q8S -DINTEGER_DOT requires=shaderIntegerDotProduct
@@ -65,7 +65,7 @@
 // F16_ARITH (float16 storage and products: four-channel dot products summed
 // in float16 over F16_SPAN input channels at most, those sums added in
 // float32, so the error stays that of a short float16 sum however long the
-// reduction); TEXEL_READS reads input and filter through uniform texel buffers
+// reduction); TEXEL_READS reads input and filter through storage texel buffers
 // (operand_reads.glsl). RESIDUAL (float): a fused ADD: a tensor of the
 // output's shape (binding 4) is added to each result after the activation,
 // the sum clamped to [res_min, res_max] (the ADD's activation); the output

@@ -25,17 +25,20 @@ import argparse, concurrent.futures, glob, json, os, re, subprocess, sys, tempfi
 
 PUSH_LIMIT = 128
 # SPIR-V capabilities every device the driver accepts has (vk_context.c requires
-# 8- and 16-bit storage buffer access; every Vulkan device has SampledBuffer,
-# the uniform texel buffers of TEXEL_READS). Any other must be named by the variant
+# 8- and 16-bit storage buffer access; every Vulkan device has ImageBuffer, the
+# storage texel buffers of TEXEL_READS, with the formats R32 and RGBA32 SFLOAT,
+# RGBA16 SFLOAT and RGBA8 UINT / SINT; the one-channel R16 SFLOAT and R8 UINT /
+# SINT need shaderStorageImageExtendedFormats). Any other must be named by the variant
 # ("requires=FEATURE") so the driver creates it only on devices with the feature.
 OP_CAPABILITY = 17
-BASE_CAPABILITIES = {1: 'Shader', 46: 'SampledBuffer', 4433: 'StorageBuffer16BitAccess',
+BASE_CAPABILITIES = {1: 'Shader', 47: 'ImageBuffer', 4433: 'StorageBuffer16BitAccess',
                      4448: 'StorageBuffer8BitAccess'}
 FEATURE_CAPABILITIES = {'shaderFloat16': {9: 'Float16'}, 'shaderInt8': {39: 'Int8'},
                         'shaderIntegerDotProduct': {6018: 'DotProductInput4x8BitPacked',
                                                     6019: 'DotProduct'},
                         'shaderFloat64': {10: 'Float64'}, 'shaderInt64': {11: 'Int64'},
-                        'subgroupShuffle': {61: 'GroupNonUniform', 65: 'GroupNonUniformShuffle'}}
+                        'subgroupShuffle': {61: 'GroupNonUniform', 65: 'GroupNonUniformShuffle'},
+                        'shaderStorageImageExtendedFormats': {49: 'StorageImageExtendedFormats'}}
 VARIANT = re.compile(r'^// variant (\w+):(.*)$', re.M)
 STATUS_BLOCK = 'RuntimeStatus'
 SCALAR_BYTES = {'float': 4, 'int': 4, 'uint': 4, 'bool': 4}
@@ -116,21 +119,22 @@ def reflect(args, tmp, name, raw):
     return push, spec, status_binding(name, info), texel_bindings(name, info)
 
 
-TEXEL_TYPES = ('samplerBuffer', 'usamplerBuffer', 'isamplerBuffer')
+TEXEL_TYPES = ('imageBuffer', 'uimageBuffer', 'iimageBuffer')
 
 
 def texel_bindings(name, info):
-    """Bit mask of the bindings read as uniform texel buffers (samplerBuffer,
-    or usamplerBuffer / isamplerBuffer for 8-bit integers); the driver binds
-    every other one as a storage buffer, so no other kind of descriptor may
-    appear."""
-    for kind in ('ubos', 'images', 'separate_images', 'separate_samplers', 'acceleration_structures'):
+    """Bit mask of the bindings read as storage texel buffers (imageBuffer,
+    or uimageBuffer / iimageBuffer for 8-bit integers, read only); the driver
+    binds every other one as a storage buffer, so no other kind of descriptor
+    may appear."""
+    for kind in ('ubos', 'textures', 'separate_images', 'separate_samplers',
+                 'acceleration_structures'):
         if info.get(kind):
-            fail('%s: declares %s; kernels bind storage buffers and samplerBuffers only' % (name, kind))
+            fail('%s: declares %s; kernels bind storage buffers and imageBuffers only' % (name, kind))
     mask = 0
-    for t in info.get('textures', []):
-        if t['type'] not in TEXEL_TYPES or t.get('set', 0) != 0:
-            fail('%s: %s is a %s in set %d; kernels read only texel buffers in set 0'
+    for t in info.get('images', []):
+        if t['type'] not in TEXEL_TYPES or t.get('set', 0) != 0 or not t.get('readonly', False):
+            fail('%s: %s is a %s in set %d; kernels only read texel buffers, in set 0'
                  % (name, t['name'], t['type'], t.get('set', 0)))
         mask |= 1 << t['binding']
     return mask
@@ -276,7 +280,7 @@ def write_embedded(c_path, h_path, compiled_words, push_families, reports_status
         h.write('typedef struct vknn_embedded_shader {\n  const char *name;\n'
                 '  const uint32_t *words;\n  size_t size_bytes;\n  uint32_t needs;\n'
                 '  bool reports_status; /* declares the status block (runtime_status.glsl) */\n'
-                '  uint32_t texel_bindings; /* bit i: binding i is a uniform texel buffer */\n'
+                '  uint32_t texel_bindings; /* bit i: binding i is a storage texel buffer */\n'
                 '} vknn_embedded_shader;\n\n')
         h.write('extern const vknn_embedded_shader vknn_embedded_shaders[VKNN_SHADER_COUNT];\n')
         h.write('extern const int *const vknn_push_layouts_checked[];\n')

@@ -3,9 +3,9 @@
 // variant gemv_splitk_f32: -DELEM_F32
 // variant gemv_splitk_f16: -DELEM_F16
 // variant gemv_splitk_f32_texel: -DELEM_F32 -DTEXEL_READS
-// variant gemv_splitk_f16_texel: -DELEM_F16 -DTEXEL_READS
+// variant gemv_splitk_f16_texel: -DELEM_F16 -DTEXEL_READS requires=shaderStorageImageExtendedFormats
 // variant gemv_splitk_f16_arith: -DELEM_F16 -DF16_ARITH requires=shaderFloat16
-// variant gemv_splitk_f16_arith_texel: -DELEM_F16 -DF16_ARITH -DTEXEL_READS requires=shaderFloat16
+// variant gemv_splitk_f16_arith_texel: -DELEM_F16 -DF16_ARITH -DTEXEL_READS requires=shaderFloat16 requires=shaderStorageImageExtendedFormats
 // Float matrix-vector product: FULLY_CONNECTED of one row, or a pointwise
 // CONV_2D of one pixel: y[oc] = act(sum_k x[k] * w[oc][k] + bias[oc]).
 //
@@ -16,7 +16,7 @@
 // group adds the partial sums through shared memory.
 // Variants: ELEM_F32, ELEM_F16 (float16 storage, float32 arithmetic);
 // F16_ARITH (float16 storage, each four-element dot product in float16,
-// summed in float32); TEXEL_READS reads input and filter through uniform texel buffers
+// summed in float32); TEXEL_READS reads input and filter through storage texel buffers
 // (operand_reads.glsl).
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"

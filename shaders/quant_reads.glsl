@@ -4,9 +4,10 @@
 //   words, each word unpacked into four values, zero- or sign-extended (a
 //   tensor read by words holds a multiple of 4 bytes, and its word indices
 //   are whole multiples of 4 elements);
-// - TEXEL_READS: a uniform texel buffer of R8 or R8G8B8A8 UINT / SINT texels
-//   (the view's format, picked by the driver per tensor), which the fetch
-//   widens itself: one gather on lavapipe.
+// - TEXEL_READS: a storage texel buffer of R8 or R8G8B8A8 UINT / SINT texels
+//   (the view's format, picked by the driver per tensor; declared once per
+//   format, as in operand_reads.glsl), which the load widens itself: one
+//   inlined gather on lavapipe.
 // QUANT_INPUT(BINDING, name) and QUANT_FILTER(BINDING, name) declare the
 // operands; READ1_Q(name, i) reads value i as an int, READ4_INPUT(name, i)
 // and READ4_FILTER(name, i) values 4i..4i+3 as an ivec4. Signedness by
@@ -14,23 +15,29 @@
 // per-channel filter), ELEM_Q8S int8 both.
 #if defined(FILTER_I8) || defined(ELEM_Q8S)
 #define FILTER_T int8_t
-#define FILTER_SAMPLER isamplerBuffer
+#define FILTER_TEXELS(BINDING, name) SIGNED_TEXELS(BINDING, name)
 #else
 #define FILTER_T STORAGE_T
-#define FILTER_SAMPLER usamplerBuffer
+#define FILTER_TEXELS(BINDING, name) UNSIGNED_TEXELS(BINDING, name)
 #endif
 #if defined(ELEM_Q8S)
-#define INPUT_SAMPLER isamplerBuffer
+#define INPUT_TEXELS(BINDING, name) SIGNED_TEXELS(BINDING, name)
 #else
-#define INPUT_SAMPLER usamplerBuffer
+#define INPUT_TEXELS(BINDING, name) UNSIGNED_TEXELS(BINDING, name)
 #endif
 
 #if defined(TEXEL_READS)
-#define QUANT_INPUT(BINDING, name) layout(set = 0, binding = BINDING) uniform INPUT_SAMPLER name;
-#define QUANT_FILTER(BINDING, name) layout(set = 0, binding = BINDING) uniform FILTER_SAMPLER name;
-#define READ1_Q(name, i) int(texelFetch(name, int(i)).x)
-#define READ4_INPUT(name, i) ivec4(texelFetch(name, int(i)))
-#define READ4_FILTER(name, i) ivec4(texelFetch(name, int(i)))
+#define UNSIGNED_TEXELS(BINDING, name) \
+    layout(set = 0, binding = BINDING, r8ui) uniform readonly uimageBuffer name; \
+    layout(set = 0, binding = BINDING, rgba8ui) uniform readonly uimageBuffer name##4;
+#define SIGNED_TEXELS(BINDING, name) \
+    layout(set = 0, binding = BINDING, r8i) uniform readonly iimageBuffer name; \
+    layout(set = 0, binding = BINDING, rgba8i) uniform readonly iimageBuffer name##4;
+#define QUANT_INPUT(BINDING, name) INPUT_TEXELS(BINDING, name)
+#define QUANT_FILTER(BINDING, name) FILTER_TEXELS(BINDING, name)
+#define READ1_Q(name, i) int(imageLoad(name, int(i)).x)
+#define READ4_INPUT(name, i) ivec4(imageLoad(name##4, int(i)))
+#define READ4_FILTER(name, i) ivec4(imageLoad(name##4, int(i)))
 #else
 #define QUANT_OPERAND(BINDING, Block, name, T) \
     layout(std430, set = 0, binding = BINDING) readonly buffer Block { T name[]; }; \

@@ -29,7 +29,7 @@ typedef void (*vknn_log_callback)(void *user_data, vknn_log_level level, const c
 typedef enum vknn_operand_reads {
   VKNN_OPERAND_READS_AUTO = 0, /* the way measured faster on this kind of device (docs/perf.md) */
   VKNN_OPERAND_READS_STORAGE,  /* storage buffers */
-  VKNN_OPERAND_READS_TEXEL,    /* uniform texel buffers, where the device can read them */
+  VKNN_OPERAND_READS_TEXEL,    /* storage texel buffers, where the device can read them */
 } vknn_operand_reads;
 
 /* Whether the quantized matrix kernels use packed 8-bit dot products

@@ -14,7 +14,7 @@ typedef enum vknn_access {
   VKNN_ACCESS_DISJOINT = 4,
 } vknn_access;
 
-/* How a kernel reads a tensor bound as a uniform texel buffer (its view's
+/* How a kernel reads a tensor bound as a storage texel buffer (its view's
  * format); NONE: a storage buffer. The kernel variant's reflected
  * texel_bindings must name exactly the bindings given a format. */
 typedef enum vknn_texel_format {
@@ -77,5 +77,5 @@ void vknn_dispatch_list_release(vknn_dispatch_list *list);
 
 /* Adds a bound tensor to a dispatch. */
 void vknn_dispatch_bind(vknn_dispatch *dispatch, uint32_t tensor, vknn_access access);
-/* Adds a tensor the kernel reads through a uniform texel buffer. */
+/* Adds a tensor the kernel reads through a storage texel buffer. */
 void vknn_dispatch_bind_texel(vknn_dispatch *dispatch, uint32_t tensor, vknn_texel_format format);

@@ -88,7 +88,7 @@ typedef struct vknn_op_fusion {
  * its target). All zero, as in a graph built without a device, selects
  * storage-buffer reads everywhere. */
 typedef struct vknn_kernel_target {
-  bool texel_reads;            /* read hot operands through uniform texel buffers */
+  bool texel_reads;            /* read hot operands through storage texel buffers */
   bool integer_dot;            /* quantized matrix products as packed 8-bit dot products */
   bool float16_arithmetic;     /* float16 kernels compute in float16 (their _f16_arith variants) */
   bool int64_float64;          /* 64-bit integer and float arithmetic (shaderInt64, Float64) */

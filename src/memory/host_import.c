@@ -26,7 +26,7 @@ static vknn_status create_buffer(vknn_vk *vk, vknn_host_import *out, VkDeviceSiz
                              /* Kernels bind it, or (io_copies) copies read
                               * and write it. */
                              .usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
-                                      VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT |
+                                      VK_BUFFER_USAGE_STORAGE_TEXEL_BUFFER_BIT |
                                       VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
                                       VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                              .sharingMode = VK_SHARING_MODE_EXCLUSIVE};

@@ -122,7 +122,7 @@ void vknn_image_dims(vknn_image_shape shape, bool nchw, uint32_t dims[4]);
 vknn_status vknn_op_set_image_output(vknn_graph *graph, const vknn_operation *op,
                                      vknn_image_shape shape, bool nchw);
 
-/* Operands read through uniform texel buffers (shaders/operand_reads.glsl):
+/* Operands read through storage texel buffers (shaders/operand_reads.glsl):
  * whether a tensor fits one view of the device (whole texels of four
  * elements when vec4, no more than a view may hold), and the view format of
  * a tensor type (four elements a texel when vec4). */

@@ -75,7 +75,7 @@ static vknn_status create_descriptor_pool(const vknn_recorded_graph *rg, vknn_re
   uint32_t texels = texel_binding_count(rg);
   VkDescriptorPoolSize sizes[2] = {
       {.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .descriptorCount = sets * VKNN_MAX_BINDINGS},
-      {.type = VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, .descriptorCount = texels}};
+      {.type = VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER, .descriptorCount = texels}};
   VkDescriptorPoolCreateInfo info = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
                                      .maxSets = sets,
                                      .poolSizeCount = texels > 0 ? 2 : 1,
@@ -145,7 +145,7 @@ static VkWriteDescriptorSet texel_write(VkDescriptorSet set, uint32_t binding,
                                 .dstSet = set,
                                 .dstBinding = binding,
                                 .descriptorCount = 1,
-                                .descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER,
+                                .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER,
                                 .pTexelBufferView = view};
 }
 

@@ -265,9 +265,14 @@ static vknn_status create_logical_device(vknn_vk *vk) {
                         (features.features.shaderInt64 ? VKNN_SHADER_NEEDS_SHADERINT64 : 0) |
                         (features.features.shaderFloat64 ? VKNN_SHADER_NEEDS_SHADERFLOAT64 : 0) |
                         (integer_dot ? VKNN_SHADER_NEEDS_SHADERINTEGERDOTPRODUCT : 0) |
-                        (vk->subgroup_shuffle ? VKNN_SHADER_NEEDS_SUBGROUPSHUFFLE : 0);
-  VkPhysicalDeviceFeatures want_core = {.shaderInt64 = features.features.shaderInt64,
-                                        .shaderFloat64 = features.features.shaderFloat64};
+                        (vk->subgroup_shuffle ? VKNN_SHADER_NEEDS_SUBGROUPSHUFFLE : 0) |
+                        (features.features.shaderStorageImageExtendedFormats
+                             ? VKNN_SHADER_NEEDS_SHADERSTORAGEIMAGEEXTENDEDFORMATS
+                             : 0);
+  VkPhysicalDeviceFeatures want_core = {
+      .shaderInt64 = features.features.shaderInt64,
+      .shaderFloat64 = features.features.shaderFloat64,
+      .shaderStorageImageExtendedFormats = features.features.shaderStorageImageExtendedFormats};
   VkPhysicalDeviceShaderFloat16Int8Features want_arithmetic = {
       .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES,
       .shaderFloat16 = arithmetic.shaderFloat16,
@@ -315,8 +320,11 @@ static vknn_status create_logical_device(vknn_vk *vk) {
   return VKNN_STATUS_NONE;
 }
 
-/* Whether every format the kernels read through texel buffers can be. */
+/* Whether every format the kernels read through texel buffers can be, in
+ * storage texel buffers declared with that format (the one-channel ones are
+ * extended formats in SPIR-V). */
 static bool texel_formats_readable(const vknn_vk *vk) {
+  if (!(vk->shader_features & VKNN_SHADER_NEEDS_SHADERSTORAGEIMAGEEXTENDEDFORMATS)) return false;
   const VkFormat formats[] = {VK_FORMAT_R32_SFLOAT, VK_FORMAT_R32G32B32A32_SFLOAT,
                               VK_FORMAT_R16_SFLOAT, VK_FORMAT_R16G16B16A16_SFLOAT,
                               VK_FORMAT_R8_UINT,    VK_FORMAT_R8G8B8A8_UINT,
@@ -324,7 +332,7 @@ static bool texel_formats_readable(const vknn_vk *vk) {
   for (uint32_t i = 0; i < sizeof(formats) / sizeof(formats[0]); ++i) {
     VkFormatProperties props;
     vkGetPhysicalDeviceFormatProperties(vk->physical_device, formats[i], &props);
-    if (!(props.bufferFeatures & VK_FORMAT_FEATURE_UNIFORM_TEXEL_BUFFER_BIT)) return false;
+    if (!(props.bufferFeatures & VK_FORMAT_FEATURE_STORAGE_TEXEL_BUFFER_BIT)) return false;
   }
   return true;
 }

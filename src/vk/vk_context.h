@@ -65,9 +65,11 @@ typedef struct vknn_vk {
   pthread_rwlock_t pipeline_cache_lock;
   VkShaderModule shader_modules[VKNN_SHADER_COUNT];
   vknn_vk_layout_table layouts;
-  /* Uniform texel buffers of R32, R32G32B32A32, R16 and R16G16B16A16 SFLOAT
-   * (the formats kernels read) work on this device; texel_reads: kernels read
-   * their hot operands through them (set when the device opens). */
+  /* Storage texel buffers of the formats kernels read (R32, R32G32B32A32,
+   * R16 and R16G16B16A16 SFLOAT; R8 and R8G8B8A8 UINT and SINT) work on this
+   * device, one-channel formats included (shaderStorageImageExtendedFormats);
+   * texel_reads: kernels read their hot operands through them (set when the
+   * device opens). */
   bool texel_reads_possible;
   bool texel_reads;
   /* Model inputs and outputs live in device-local memory during an

@@ -1,5 +1,5 @@
 /* Descriptor set and pipeline layouts of a device, by binding count and
- * which of the bindings are uniform texel buffers (the others are storage
+ * which of the bindings are storage texel buffers (the others are storage
  * buffers). Every kernel's layout is one of these, so pipelines with the
  * same bindings share one. Created on first use, kept until the device
  * closes; entries never move, so the pointers handed out stay valid. */
@@ -14,7 +14,7 @@ static VkResult create_layout(VkDevice device, uint32_t binding_count, uint32_t 
   for (uint32_t i = 0; i < binding_count; ++i) {
     bindings[i] = (VkDescriptorSetLayoutBinding){
         .binding = i,
-        .descriptorType = texel_mask & (1u << i) ? VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER
+        .descriptorType = texel_mask & (1u << i) ? VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER
                                                  : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
         .descriptorCount = 1,
         .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT};
