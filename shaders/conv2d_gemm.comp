@@ -85,13 +85,14 @@
 // sum one packed dot product per four channels (integer_dot.glsl); a
 // padding tap reads zx in every byte, which adds nothing, so n is TAP_SIZE.
 // The int32 sums wrap as the reference's do: the same bits.
-// SUBGROUP_FILTER (CH_BLOCK 8, K_SPLIT 1, whole subgroups of a multiple of 8
-// invocations): the 8 channels' filter values of a step are the same for
-// every lane, and a load of them is one per lane wherever the device cannot
-// tell (lavapipe gathers every lane's copy). Here each lane of 8 loads one
-// channel's slice and the others take it by subgroup shuffles from the lane
-// holding it: one filter load a step instead of CH_BLOCK (docs/perf.md,
-// "Filter loads shared across a subgroup"). The same values, the same sums.
+// SUBGROUP_FILTER (CH_BLOCK a multiple of 8, K_SPLIT 1, whole subgroups of a
+// multiple of 8 invocations): the block's filter values of a step are the
+// same for every lane, and a load of them is one per lane wherever the
+// device cannot tell (lavapipe gathers every lane's copy). Here each lane of
+// 8 loads one channel's slice of every 8 channels and the others take it by
+// subgroup shuffles from the lane holding it: CH_BLOCK / 8 filter loads a
+// step instead of CH_BLOCK (docs/perf.md, "Filter loads shared across a
+// subgroup"). The same values, the same sums.
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
 #include "elem_types.glsl"
@@ -403,11 +404,13 @@ void main() {
                     ARITH_VEC4 xv[PIX_BLOCK];
                     for (uint j = 0; j < PIX_BLOCK; ++j) xv[j] = load_input4(base[j], c);
 #if defined(SUBGROUP_FILTER)
-                    ARITH_VEC4 mine = load_filter4(filter_index(min(oc0 + lane_of_8(), oc_last), ky, kx, c) / 4);
+                    ARITH_VEC4 mine[CH_BLOCK / 8];
+                    for (uint h = 0; h < CH_BLOCK / 8; ++h)
+                        mine[h] = load_filter4(filter_index(min(oc0 + 8 * h + lane_of_8(), oc_last), ky, kx, c) / 4);
 #endif
                     for (uint k = 0; k < CH_BLOCK; ++k) {
 #if defined(SUBGROUP_FILTER)
-                        ARITH_VEC4 wv = from_lane_of_8(mine, k);
+                        ARITH_VEC4 wv = from_lane_of_8(mine[k / 8], k % 8);
 #else
                         ARITH_VEC4 wv = load_filter4(filter_index(min(oc0 + k, oc_last), ky, kx, c) / 4);
 #endif
@@ -420,11 +423,13 @@ void main() {
                     ARITH_T xv[PIX_BLOCK];
                     for (uint j = 0; j < PIX_BLOCK; ++j) xv[j] = load_input(base[j], c);
 #if defined(SUBGROUP_FILTER)
-                    ARITH_T mine = load_filter(filter_index(min(oc0 + lane_of_8(), oc_last), ky, kx, c));
+                    ARITH_T mine[CH_BLOCK / 8];
+                    for (uint h = 0; h < CH_BLOCK / 8; ++h)
+                        mine[h] = load_filter(filter_index(min(oc0 + 8 * h + lane_of_8(), oc_last), ky, kx, c));
 #endif
                     for (uint k = 0; k < CH_BLOCK; ++k) {
 #if defined(SUBGROUP_FILTER)
-                        ARITH_T wv = from_lane_of_8(mine, k);
+                        ARITH_T wv = from_lane_of_8(mine[k / 8], k % 8);
 #else
                         ARITH_T wv = load_filter(filter_index(min(oc0 + k, oc_last), ky, kx, c));
 #endif

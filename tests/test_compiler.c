@@ -420,6 +420,37 @@ static void test_workgroup_floor_is_the_subgroup(void **state) {
   assert_int_equal(vknn_conv_select(&warp, &small, F32).kernel, VKNN_CONV_KERNEL_GEMM);
 }
 
+/* Where a subgroup shares the filter loads (lavapipe), a matrix product of
+ * a multiple of 16 output channels takes blocks of 2 pixels x 16 channels;
+ * other channel counts, grouped convolutions and devices loading the filter
+ * in every lane keep 4 pixels x 8 channels. */
+static void test_block_where_filter_loads_are_shared(void **state) {
+  (void)state;
+  vknn_conv_geometry layer = {.batches = 1, .in_h = 14, .in_w = 14, .in_c = 512, .out_h = 14,
+                              .out_w = 14, .out_c = 512, .k_w = 1, .k_h = 1, .stride_x = 1,
+                              .stride_y = 1, .dilation_x = 1, .dilation_y = 1, .cin_per_group = 512,
+                              .cout_per_group = 512};
+  vknn_kernel_target shared = {.subgroup_size = 8, .subgroup_filter = true};
+  vknn_kernel_target own = {.subgroup_size = 8};
+  vknn_conv_choice c = vknn_conv_select(&shared, &layer, F32);
+  assert_int_equal(c.kernel, VKNN_CONV_KERNEL_GEMM);
+  assert_int_equal(c.ch_block, 16);
+  assert_int_equal(c.pix_block, 2);
+  assert_int_equal(vknn_conv_select(&shared, &layer, VKNN_OPERAND_TENSOR_QUANT8_ASYMM).ch_block, 16);
+  c = vknn_conv_select(&own, &layer, F32);
+  assert_int_equal(c.ch_block, 8);
+  assert_int_equal(c.pix_block, 4);
+  vknn_conv_geometry odd = layer; /* 24 channels: no whole blocks of 16 */
+  odd.out_c = odd.cout_per_group = 24;
+  assert_int_equal(vknn_conv_select(&shared, &odd, F32).ch_block, 8);
+  vknn_conv_geometry grouped = layer; /* 2 groups of 256 */
+  grouped.cin_per_group = 256;
+  grouped.cout_per_group = 256;
+  c = vknn_conv_select(&shared, &grouped, F32);
+  assert_int_equal(c.ch_block, 8);
+  assert_int_equal(c.pix_block, 4);
+}
+
 /* The matrix product splits its reduction across a workgroup only on a
  * device that says it runs many more invocations than the layer has
  * register blocks: MobileNet's 14x14 layer of 512 channels in 8 slices of
@@ -468,6 +499,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_workgroup_floor_is_the_subgroup),
       cmocka_unit_test(test_kernels_by_device_width),
+      cmocka_unit_test(test_block_where_filter_loads_are_shared),
       cmocka_unit_test_setup_teardown(test_activation_fused_into_conv, setup, teardown),
       cmocka_unit_test_setup_teardown(test_execution_records_nothing, setup, teardown),
       cmocka_unit_test_setup_teardown(test_pipelines_shared_across_models, setup, teardown),

@@ -429,6 +429,10 @@ static void test_gemm_pointwise(void **state) {
       /* 323 pixels: several tiles, the last one partial. */
       {"conv2d_gemm_f32", OP_CONV, false, 1, 17, 19, 16, 24, 1, 1, 1, 1, 0, 0, 0, 0, VKNN_FUSED_RELU, false},
       {"conv2d_gemm_f16", OP_CONV, true, 1, 9, 9, 20, 17, 1, 1, 1, 1, 0, 0, 0, 0, VKNN_FUSED_RELU, false},
+      /* 35 pixels (a lane's second pixel past the end), 32 and 48 output
+       * channels: blocks of 16 where a subgroup shares the filter loads. */
+      {"conv2d_gemm_f32", OP_CONV, false, 1, 5, 7, 12, 32, 1, 1, 1, 1, 0, 0, 0, 0, VKNN_FUSED_RELU, false},
+      {"conv2d_gemm_f16", OP_CONV, true, 1, 7, 3, 8, 48, 1, 1, 1, 1, 0, 0, 0, 0, VKNN_FUSED_NONE, true},
       /* Three rows of 20. */
       {"conv2d_gemm_f32", OP_FULLY_CONNECTED, false, 3, 1, 1, 20, 9, 1, 1, 1, 1, 0, 0, 0, 0, VKNN_FUSED_NONE, true},
       {"conv2d_gemm_f16", OP_FULLY_CONNECTED, true, 5, 1, 1, 7, 11, 1, 1, 1, 1, 0, 0, 0, 0, VKNN_FUSED_RELU, false},
@@ -442,6 +446,8 @@ static void test_gemm_windows(void **state) {
   static const conv_case cases[] = {
       /* MobileNet's first layer in small: 3x3, stride 2, 3 input channels, padding. */
       {"conv2d_gemm_f32", OP_CONV, false, 2, 9, 11, 3, 8, 3, 3, 2, 2, 1, 1, 1, 1, VKNN_FUSED_RELU6, true},
+      /* The same with 16 outputs: scalar loads in blocks of 16 channels. */
+      {"conv2d_gemm_f32", OP_CONV, false, 1, 9, 11, 3, 16, 3, 3, 2, 2, 1, 1, 1, 1, VKNN_FUSED_NONE, false},
       /* 3x3 stride 1 with padding, 8 input channels (vec4 rows), 10 outputs. */
       {"conv2d_gemm_f16", OP_CONV, true, 1, 7, 6, 8, 10, 3, 3, 1, 1, 1, 1, 1, 1, VKNN_FUSED_RELU, false},
       /* A 2x3 window, strides (1, 2), padding on one side of each axis. */

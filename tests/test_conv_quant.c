@@ -28,7 +28,7 @@
 #define Q8 VKNN_OPERAND_TENSOR_QUANT8_ASYMM
 #define Q8S VKNN_OPERAND_TENSOR_QUANT8_ASYMM_SIGNED
 #define PER_CHANNEL VKNN_OPERAND_TENSOR_QUANT8_SYMM_PER_CHANNEL
-#define MAX_OUT_C 16
+#define MAX_OUT_C 32
 #define POOL_BYTES (1u << 16)
 
 typedef enum conv_op { OP_CONV, OP_DEPTHWISE, OP_GROUPED, OP_FULLY_CONNECTED } conv_op;
@@ -104,6 +104,7 @@ static void make_large_sums(const quant_case *c, tensors *t);
 
 static void make_tensors(const quant_case *c, tensors *t) {
   bool signed_in = c->type == Q8S;
+  assert_true(c->out_c <= MAX_OUT_C);
   t->out_h = (c->in_h + 2 * c->pad - c->k) / c->stride + 1;
   t->out_w = (c->in_w + 2 * c->pad - c->k) / c->stride + 1;
   t->cin_per_group = c->op == OP_DEPTHWISE ? 1 : c->in_c / c->groups;
@@ -308,6 +309,8 @@ static void test_four_channel_loads(void **state) {
       {"conv2d_gemm_q8s", OP_CONV, Q8S, PER_CHANNEL, 4, 4, 16, 9, 3, 1, 1, 1, VKNN_FUSED_NONE},
       {"conv2d_gemm_q8s", OP_GROUPED, Q8S, PER_CHANNEL, 5, 5, 8, 8, 3, 1, 1, 2, VKNN_FUSED_NONE},
       {"conv2d_gemm_q8", OP_FULLY_CONNECTED, Q8, Q8, 3, 1, 16, 10, 1, 1, 0, 1, VKNN_FUSED_NONE},
+      /* Blocks of 16 channels where a subgroup shares the filter loads. */
+      {"conv2d_gemm_q8", OP_CONV, Q8, Q8, 5, 7, 8, 32, 1, 1, 0, 1, VKNN_FUSED_RELU},
       {"conv2d_depthwise_q8", OP_DEPTHWISE, Q8, Q8, 9, 11, 8, 8, 3, 1, 1, 1, VKNN_FUSED_RELU},
       {"conv2d_depthwise_q8_filter_i8", OP_DEPTHWISE, Q8, PER_CHANNEL, 7, 6, 12, 12, 3, 2, 1, 1, VKNN_FUSED_NONE},
       {"conv2d_depthwise_q8s", OP_DEPTHWISE, Q8S, Q8S, 10, 10, 16, 16, 3, 2, 1, 1, VKNN_FUSED_NONE},
@@ -323,6 +326,7 @@ static void test_single_channel_loads(void **state) {
       {"conv2d_gemm_q8s", OP_CONV, Q8S, Q8S, 5, 7, 5, 3, 2, 1, 0, 1, VKNN_FUSED_NONE},
       {"conv2d_gemm_q8_filter_i8", OP_GROUPED, Q8, PER_CHANNEL, 4, 6, 6, 12, 3, 1, 1, 3, VKNN_FUSED_NONE},
       {"conv2d_gemm_q8s", OP_FULLY_CONNECTED, Q8S, Q8S, 2, 2, 7, 11, 1, 1, 0, 1, VKNN_FUSED_RELU},
+      {"conv2d_gemm_q8s", OP_CONV, Q8S, PER_CHANNEL, 7, 5, 3, 16, 3, 2, 1, 1, VKNN_FUSED_NONE},
       {"conv2d_depthwise_q8", OP_DEPTHWISE, Q8, Q8, 6, 9, 6, 6, 3, 1, 1, 1, VKNN_FUSED_NONE},
       {"conv2d_depthwise_q8s", OP_DEPTHWISE, Q8S, PER_CHANNEL, 8, 7, 5, 5, 3, 2, 0, 1, VKNN_FUSED_RELU},
   };

@@ -134,7 +134,8 @@ vknn_conv_choice vknn_conv_select(const vknn_kernel_target *target, const vknn_c
   }
   if (vknn_winograd_select(target, g, type, &c)) return c;
   /* 8 output channels (4 when out_c < 8, so that a block is not mostly
-   * channels past the end) x 4 pixels: 8x8, 16x4 and 16x2 measured the same. */
+   * channels past the end) x 4 pixels: 8x8, 16x4 and 16x2 measured the same
+   * where every lane loads its own filter values (but see below). */
   c.kernel = VKNN_CONV_KERNEL_GEMM;
   c.ch_block = g->out_c >= 8 ? 8 : 4;
   /* With groups a workgroup's channel block must lie inside one group (it
@@ -145,6 +146,17 @@ vknn_conv_choice vknn_conv_select(const vknn_kernel_target *target, const vknn_c
     if (g->cout_per_group % c.ch_block != 0) return (vknn_conv_choice){.kernel = VKNN_CONV_KERNEL_DIRECT};
   }
   c.pix_block = 4;
+  /* Where a subgroup shares the filter loads (lavapipe), 2 pixels x 16
+   * channels: the same 32 sums a lane, from 2 input loads and 2 filter loads
+   * a step instead of 4 and 1 (an input load is a gather of every lane's own
+   * pixel, a filter load one slice a lane handed on by shuffles). Measured
+   * 10-25% faster on every 1x1 layer of MobileNet v1 and on its first layer
+   * (docs/perf.md, "Storage texel buffers"); blocks of more than 32 sums
+   * spill and run several times slower there. */
+  if (!grouped && g->out_c % 16 == 0 && target != NULL && target->subgroup_filter) {
+    c.ch_block = 16;
+    c.pix_block = 2;
+  }
   uint64_t pixel_blocks = ceil_div(pixels, c.pix_block);
   c.k_split = gemm_split(target, g, pixel_blocks * ceil_div(g->out_c, c.ch_block));
   if (c.k_split > 1) {
@@ -386,9 +398,9 @@ static vknn_status lower_gemm(vknn_graph *graph, const vknn_conv_tensors *t,
                    t->residual_min, t->residual_max, 0.f, 0.f};
   bool quant = vknn_is_quant8(graph->tensors[t->input].type);
   uint32_t k_split = c.k_split > 1 ? c.k_split : 1;
-  /* Shared filter loads: lanes of 8 owning the block's 8 channels, all
-   * taking the same reduction steps (no split). */
-  bool subgroup_filter = c.ch_block == 8 && k_split == 1 && whole_groups_of_8(graph, c.group);
+  /* Shared filter loads: lanes of 8 owning the block's channels 8 at a
+   * time, all taking the same reduction steps (no split). */
+  bool subgroup_filter = c.ch_block % 8 == 0 && k_split == 1 && whole_groups_of_8(graph, c.group);
   uint64_t tiles = ceil_div(pixels, (uint64_t)(c.group / k_split) * c.pix_block);
   tiled_launch l = {VKNN_SHADER_CONV2D_GEMM_F32, VKNN_SHADER_CONV2D_GEMM_F16,
                     true, VKNN_SHADER_CONV2D_GEMM_Q8, VKNN_SHADER_CONV2D_GEMM_Q8_FILTER_I8,
