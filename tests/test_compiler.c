@@ -420,16 +420,19 @@ static void test_workgroup_floor_is_the_subgroup(void **state) {
   assert_int_equal(vknn_conv_select(&warp, &small, F32).kernel, VKNN_CONV_KERNEL_GEMM);
 }
 
+/* MobileNet v1's 1x1 layer at 14x14 with 512 channels. */
+static const vknn_conv_geometry pointwise_14x14x512 = {
+    .batches = 1, .in_h = 14, .in_w = 14, .in_c = 512, .out_h = 14, .out_w = 14, .out_c = 512,
+    .k_w = 1, .k_h = 1, .stride_x = 1, .stride_y = 1, .dilation_x = 1, .dilation_y = 1,
+    .cin_per_group = 512, .cout_per_group = 512};
+
 /* Where a subgroup shares the filter loads (lavapipe), a matrix product of
  * a multiple of 16 output channels takes blocks of 2 pixels x 16 channels;
  * other channel counts, grouped convolutions and devices loading the filter
  * in every lane keep 4 pixels x 8 channels. */
 static void test_block_where_filter_loads_are_shared(void **state) {
   (void)state;
-  vknn_conv_geometry layer = {.batches = 1, .in_h = 14, .in_w = 14, .in_c = 512, .out_h = 14,
-                              .out_w = 14, .out_c = 512, .k_w = 1, .k_h = 1, .stride_x = 1,
-                              .stride_y = 1, .dilation_x = 1, .dilation_y = 1, .cin_per_group = 512,
-                              .cout_per_group = 512};
+  vknn_conv_geometry layer = pointwise_14x14x512;
   vknn_kernel_target shared = {.subgroup_size = 8, .subgroup_filter = true};
   vknn_kernel_target own = {.subgroup_size = 8};
   vknn_conv_choice c = vknn_conv_select(&shared, &layer, F32);
@@ -459,10 +462,7 @@ static void test_block_where_filter_loads_are_shared(void **state) {
  * depthwise rows in shorter blocks by the same measure. */
 static void test_kernels_by_device_width(void **state) {
   (void)state;
-  vknn_conv_geometry layer = {.batches = 1, .in_h = 14, .in_w = 14, .in_c = 512, .out_h = 14,
-                              .out_w = 14, .out_c = 512, .k_w = 1, .k_h = 1, .stride_x = 1,
-                              .stride_y = 1, .dilation_x = 1, .dilation_y = 1, .cin_per_group = 512,
-                              .cout_per_group = 512};
+  vknn_conv_geometry layer = pointwise_14x14x512;
   vknn_kernel_target h200 = {.subgroup_size = 32, .parallel_invocations = 132 * 64 * 32};
   vknn_kernel_target unknown = {.subgroup_size = 32};
   vknn_conv_choice c = vknn_conv_select(&h200, &layer, F32);
