@@ -150,7 +150,7 @@ vknn_conv_choice vknn_conv_select(const vknn_kernel_target *target, const vknn_c
    * channels: the same 32 sums a lane, from 2 input loads and 2 filter loads
    * a step instead of 4 and 1 (an input load is a gather of every lane's own
    * pixel, a filter load one slice a lane handed on by shuffles). Measured
-   * 10-25% faster on every 1x1 layer of MobileNet v1 and on its first layer
+   * 6-24% faster on every 1x1 layer of MobileNet v1 and on its first layer
    * (docs/perf.md, "Storage texel buffers"); blocks of more than 32 sums
    * spill and run several times slower there. */
   if (!grouped && g->out_c % 16 == 0 && target != NULL && target->subgroup_filter) {
