@@ -322,9 +322,11 @@ static vknn_status create_logical_device(vknn_vk *vk) {
 
 /* Whether every format the kernels read through texel buffers can be, in
  * storage texel buffers declared with that format (the one-channel ones are
- * extended formats in SPIR-V). */
+ * extended formats in SPIR-V), and a kernel may bind its two (input and
+ * filter: they count as storage images). */
 static bool texel_formats_readable(const vknn_vk *vk) {
   if (!(vk->shader_features & VKNN_SHADER_NEEDS_SHADERSTORAGEIMAGEEXTENDEDFORMATS)) return false;
+  if (vk->properties.limits.maxPerStageDescriptorStorageImages < 2) return false;
   const VkFormat formats[] = {VK_FORMAT_R32_SFLOAT, VK_FORMAT_R32G32B32A32_SFLOAT,
                               VK_FORMAT_R16_SFLOAT, VK_FORMAT_R16G16B16A16_SFLOAT,
                               VK_FORMAT_R8_UINT,    VK_FORMAT_R8G8B8A8_UINT,
