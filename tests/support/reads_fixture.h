@@ -27,6 +27,7 @@ int reads_fixture_teardown(void **state);
 
 /* Whether a case whose kernel is `kernel` (on devices[0]) takes its
  * _subgroup variant on devices[2] and [3]: conv2d_gemm with blocks of 8
- * output channels, so 8 or more, and with groups (1: none) 8 dividing a
- * group's. A split reduction (a wide device) shares nothing either. */
+ * output channels (16 where they divide an ungrouped layer's), so 8 or more,
+ * and with groups (1: none) 8 dividing a group's. A split reduction (a wide
+ * device) shares nothing either. */
 bool reads_fixture_shares_filter_loads(const char *kernel, uint32_t out_c, uint32_t groups);
