@@ -145,6 +145,12 @@ layout(constant_id = 7) const uint VEC4_STORES = 0;
 // VEC4_STORES, out_row, out_stride and out_offset are multiples of 4.
 layout(constant_id = 8) const uint SLICED = 0;
 layout(constant_id = 9) const uint K_SPLIT = 1;
+// 1: the filter is packed by 8 output channels (the host's
+// vknn_conv_pack_filter_by_8, for the SUBGROUP_FILTER variants): the values
+// 8 lanes load in one step (one slice of each of 8 channels) lie side by
+// side, rather than a filter row apart (a 512-channel row is 2 KiB, so the
+// rows of a block fall into the same few L1 sets and evict each other).
+layout(constant_id = 10) const uint PACKED_FILTER = 0;
 const uint LANES = gl_WorkGroupSize.x / K_SPLIT; // invocations per slice
 
 // Input (binding 0) and filter (binding 1); READ4 only where IN_C % 4 == 0
@@ -305,8 +311,15 @@ ARITH_T load_filter(uint i) {
 #endif
 }
 
+// Element index of output channel oc's filter value at tap (ky, kx), input
+// channel c. Packed: units of FILTER_UNIT channels (the width of one load),
+// ordered [oc / 8][tap][c / FILTER_UNIT][oc % 8][c % FILTER_UNIT].
+const uint FILTER_UNIT = VEC4_LOADS ? 4 : 1;
 uint filter_index(uint oc, uint ky, uint kx, uint c) {
-    return oc * TAP_SIZE + (ky * K_W + kx) * IN_C + c;
+    uint tap = ky * K_W + kx;
+    if (PACKED_FILTER == 0) return oc * TAP_SIZE + tap * IN_C + c;
+    uint unit = ((oc / 8) * (K_H * K_W) + tap) * (IN_C / FILTER_UNIT) + c / FILTER_UNIT;
+    return (unit * 8 + oc % 8) * FILTER_UNIT + c % FILTER_UNIT;
 }
 
 #if defined(INTEGER_DOT)

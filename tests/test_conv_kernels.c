@@ -312,6 +312,14 @@ static void run_case_on(fixture *f, vknn_device *device, const char *kernel, con
   assert_int_equal(vknn_prepared_model_get_info(pm, &info), VKNN_STATUS_NONE);
   assert_int_equal(info.dispatch_count, dispatches_of(kernel));
   assert_string_equal(vknn_prepared_model_get_dispatch_kernel(pm, 0), kernel);
+  /* Shared filter loads read a constant filter packed by 8 channels
+   * (Winograd's products read U, always a constant). */
+  bool constant_filter = c->constant_weights || dispatches_of(kernel) == 3;
+  for (uint32_t i = 0; i < info.dispatch_count; ++i) {
+    const char *name = vknn_prepared_model_get_dispatch_kernel(pm, i);
+    bool shared = strncmp(name, "conv2d_gemm", 11) == 0 && strstr(name, "_subgroup") != NULL;
+    assert_int_equal(reads_fixture_filter_packed(pm, i), shared && constant_filter);
+  }
 
   uint32_t input_count = c->constant_weights ? 1 : 3;
   vknn_request_argument args[4];
@@ -524,7 +532,9 @@ static void test_transposed(void **state) {
 }
 
 /* Devices forcing Winograd convolutions: F(2,3) and F(4,3), each reading
- * storage and texel buffers; and one that never runs them. */
+ * storage buffers, and texel buffers sharing filter loads across a subgroup
+ * where the device can (the products' _subgroup variants, on a packed U);
+ * and one that never runs them. */
 #define WINOGRAD_DEVICES 4
 
 typedef struct winograd_devices {
@@ -542,7 +552,7 @@ static void open_winograd_devices(winograd_devices *d) {
                                           : VKNN_WINOGRAD_F4X3,
         .float16_arithmetic = VKNN_FLOAT16_ARITHMETIC_OFF,
         .kernel_tuning = VKNN_KERNEL_TUNING_OFF,
-        .subgroup_filter = VKNN_SUBGROUP_FILTER_OFF};
+        .subgroup_filter = i % 2 ? VKNN_SUBGROUP_FILTER_ON : VKNN_SUBGROUP_FILTER_OFF};
     vknn_device **slot = i == WINOGRAD_DEVICES ? &d->plain : &d->winograd[i];
     assert_int_equal(vknn_device_open(&options, slot), VKNN_STATUS_NONE);
   }
@@ -577,6 +587,7 @@ static void run_winograd_case(fixture *f, const winograd_devices *d, const conv_
     /* The matrix products read their operands as texels on texel devices;
      * the transforms have no texel variants. */
     if (!winograd && i % 2 && d->winograd[i]->vk.texel_reads) strcat(kernel, "_texel");
+    if (!winograd && d->winograd[i]->vk.subgroup_filter && shares_filter_loads(c)) strcat(kernel, "_subgroup");
     run_case_on(f, d->winograd[i], kernel, c, &other);
   }
   free(other.values);

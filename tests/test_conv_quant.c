@@ -246,6 +246,8 @@ static void run_case_on(vknn_device *device, shared_memory *pool, const char *ke
                                              VKNN_PRIORITY_MEDIUM, NULL, &pm),
                    VKNN_STATUS_NONE);
   assert_string_equal(vknn_prepared_model_get_dispatch_kernel(pm, 0), kernel);
+  /* The filter is a constant: packed by 8 channels where its loads are shared. */
+  assert_int_equal(reads_fixture_filter_packed(pm, 0), strstr(kernel, "_subgroup") != NULL);
   assert_true(t.in_count + t.out_count + 256 <= POOL_BYTES);
   pack(c->type, t.in, t.in_count, pool->data);
   memset(pool->data + 32768, 0xa5, t.out_count);

@@ -87,6 +87,13 @@ vknn_status vknn_lower_conv_winograd(vknn_graph *graph, const vknn_conv_tensors 
                                      const vknn_conv_geometry *g, vknn_conv_choice c,
                                      vknn_dispatch_list *out_list);
 
+/* A copy of the constant filter tensor (out_c rows of tap_size elements)
+ * packed for conv2d_gemm's PACKED_FILTER: [out_c / 8][tap_size / unit][8]
+ * [unit], rows padded with zeros to a multiple of 8, so that the units of 8
+ * neighbouring channels lie side by side. *out_tensor: the new constant. */
+vknn_status vknn_conv_pack_filter_by_8(vknn_graph *graph, uint32_t filter, uint32_t out_c,
+                                       uint32_t tap_size, uint32_t unit, uint32_t *out_tensor);
+
 /* Appends the dispatch of a convolution of explicit tensors, on the kernel
  * vknn_conv_select chooses. */
 vknn_status vknn_lower_conv_tensors(vknn_graph *graph, const vknn_conv_tensors *t,

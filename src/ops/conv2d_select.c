@@ -201,6 +201,10 @@ typedef struct tiled_launch {
    * keeps them (conv2d_depthwise: a window row of more than F16_SPAN taps):
    * float32 arithmetic even where float16 arithmetic is on. */
   bool long_float16_sums;
+  /* conv2d_gemm: the filter is filter_rows rows of filter_row elements, read
+   * filter_unit at a time; where its loads are shared across a subgroup, a
+   * constant one is bound packed (PACKED_FILTER). 0 rows: never packed. */
+  uint32_t filter_rows, filter_row, filter_unit;
 } tiled_launch;
 
 /* Input and filter through texel buffers where the device prefers them (its
@@ -293,6 +297,24 @@ static vknn_shader_id integer_dot_shader(const vknn_graph *graph, const vknn_con
   return VKNN_SHADER_CONV2D_GEMM_Q8_IDOT;
 }
 
+/* Where the dispatch shares filter loads across a subgroup, a constant
+ * filter packed by 8 channels, so that the 8 lanes' loads of a step read
+ * adjacent values (docs/perf.md, "Filters packed by 8 channels"); *filter:
+ * the tensor to bind. A packed copy too large for a texel buffer stays
+ * unused (the plain filter is read). */
+static vknn_status pack_shared_filter(vknn_graph *graph, const tiled_launch *l, bool texel_reads,
+                                      vknn_dispatch *d, uint32_t *filter) {
+  if (l->filter_rows == 0 || graph->tensors[*filter].constant_data == NULL) return VKNN_STATUS_NONE;
+  uint32_t packed;
+  vknn_status s = vknn_conv_pack_filter_by_8(graph, *filter, l->filter_rows, l->filter_row,
+                                             l->filter_unit, &packed);
+  if (s != VKNN_STATUS_NONE) return s;
+  if (texel_reads && !vknn_fits_texels(graph, packed, l->texel_vec4)) return VKNN_STATUS_NONE;
+  *filter = packed;
+  d->spec[VKNN_SPEC_CONV2D_GEMM_PACKED_FILTER] = 1;
+  return VKNN_STATUS_NONE;
+}
+
 static vknn_status add_tiled_dispatch(vknn_graph *graph, const vknn_conv_tensors *t,
                                       const tiled_launch *l, vknn_dispatch_list *out_list) {
   bool quant = vknn_is_quant8(graph->tensors[t->input].type);
@@ -301,27 +323,32 @@ static vknn_status add_tiled_dispatch(vknn_graph *graph, const vknn_conv_tensors
   if (d == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
   /* Packed dot products read the 8-bit words from storage buffers. */
   bool integer_dot = quant && l->has_integer_dot && l->texel_vec4 && graph->kernels.integer_dot;
-  vknn_texel_format texel[2];
+  vknn_texel_format texel[2] = {VKNN_TEXEL_NONE, VKNN_TEXEL_NONE};
   bool texel_reads = !integer_dot && texel_formats(graph, t, l, texel);
   d->shader = integer_dot ? integer_dot_shader(graph, t) : tiled_shader(graph, t, l, texel_reads);
   if (t->has_residual) d->shader = residual_shader(d->shader);
   if (d->shader == VKNN_SHADER_COUNT) return VKNN_STATUS_GENERAL_FAILURE;
   if (graph->kernels.float16_arithmetic && !l->long_float16_sums)
     d->shader = float16_arithmetic_shader(d->shader);
-  if (l->subgroup_filter && graph->kernels.subgroup_filter) d->shader = subgroup_filter_shader(d->shader);
   d->local_size = l->group;
   memcpy(d->spec, l->spec, sizeof(l->spec));
   d->spec_count = l->spec_count;
+  uint32_t filter = t->filter;
+  if (l->subgroup_filter && graph->kernels.subgroup_filter && subgroup_filter_shader(d->shader) != d->shader) {
+    d->shader = subgroup_filter_shader(d->shader);
+    vknn_status s = pack_shared_filter(graph, l, texel_reads, d, &filter);
+    if (s != VKNN_STATUS_NONE) return s;
+  }
   memcpy(d->push, l->push, l->push_size);
   d->push_size = l->push_size;
   float bounds[2] = {t->act_min, t->act_max};
   memcpy(d->push + l->push_size - sizeof(bounds), bounds, sizeof(bounds));
   if (texel_reads) {
     vknn_dispatch_bind_texel(d, t->input, texel[0]);
-    vknn_dispatch_bind_texel(d, t->filter, texel[1]);
+    vknn_dispatch_bind_texel(d, filter, texel[1]);
   } else {
     vknn_dispatch_bind(d, t->input, VKNN_ACCESS_READ);
-    vknn_dispatch_bind(d, t->filter, VKNN_ACCESS_READ);
+    vknn_dispatch_bind(d, filter, VKNN_ACCESS_READ);
   }
   vknn_dispatch_bind(d, t->bias, VKNN_ACCESS_READ);
   vknn_dispatch_bind(d, t->output, VKNN_ACCESS_WRITE);
@@ -419,7 +446,8 @@ static vknn_status lower_gemm(vknn_graph *graph, const vknn_conv_tensors *t,
                      [VKNN_SPEC_CONV2D_GEMM_SLICED] = g->out_slice.row != 0,
                      [VKNN_SPEC_CONV2D_GEMM_K_SPLIT] = k_split},
                     VKNN_SPEC_COUNT_CONV2D_GEMM,
-                    &p, sizeof(p), tiles * p.channel_blocks * c.group, true, subgroup_filter, false};
+                    &p, sizeof(p), tiles * p.channel_blocks * c.group, true, subgroup_filter, false,
+                    g->out_c, g->k_h * g->k_w * g->cin_per_group, g->cin_per_group % 4 == 0 ? 4 : 1};
   return add_tiled_dispatch(graph, t, &l, out_list);
 }
 
@@ -463,7 +491,7 @@ static vknn_status lower_depthwise(vknn_graph *graph, const vknn_conv_tensors *t
                     VKNN_SPEC_COUNT_CONV2D_DEPTHWISE,
                     &p, sizeof(p),
                     (uint64_t)ceil_div(p.items, c.group) * p.channel_blocks * c.group, false, false,
-                    g->k_w > DEPTHWISE_F16_SPAN};
+                    g->k_w > DEPTHWISE_F16_SPAN, 0, 0, 0};
   return add_tiled_dispatch(graph, t, &l, out_list);
 }
 
@@ -485,7 +513,7 @@ static vknn_status lower_gemv(vknn_graph *graph, const vknn_conv_tensors *t,
                     {[VKNN_SPEC_GEMV_SPLITK_CH_BLOCK] = c.ch_block, [VKNN_SPEC_GEMV_SPLITK_K] = g->in_c,
                      [VKNN_SPEC_GEMV_SPLITK_SLICED] = g->out_slice.row != 0},
                     VKNN_SPEC_COUNT_GEMV_SPLITK, &p, sizeof(p),
-                    (uint64_t)ceil_div(g->out_c, c.ch_block) * c.group, false, false, false};
+                    (uint64_t)ceil_div(g->out_c, c.ch_block) * c.group, false, false, false, 0, 0, 0};
   return add_tiled_dispatch(graph, t, &l, out_list);
 }
 

@@ -3,6 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/prepared_model_internal.h"
+#include "runtime/recorded_graph.h"
+
 int reads_fixture_setup(void **state, size_t pool_bytes) {
   static const vknn_operand_reads reads[2] = {VKNN_OPERAND_READS_STORAGE, VKNN_OPERAND_READS_TEXEL};
   reads_fixture *f = calloc(1, sizeof(*f));
@@ -35,4 +38,12 @@ int reads_fixture_teardown(void **state) {
 
 bool reads_fixture_shares_filter_loads(const char *kernel, uint32_t out_c, uint32_t groups) {
   return strncmp(kernel, "conv2d_gemm_", 12) == 0 && out_c >= 8 && (groups <= 1 || (out_c / groups) % 8 == 0);
+}
+
+bool reads_fixture_filter_packed(const vknn_prepared_model *pm, uint32_t i) {
+  const vknn_dispatch_list *list = &pm->recorded->dispatches;
+  if (i >= list->count) return false;
+  const vknn_dispatch *d = &list->items[i];
+  return strncmp(vknn_embedded_shaders[d->shader].name, "conv2d_gemm", 11) == 0 &&
+         d->spec[VKNN_SPEC_CONV2D_GEMM_PACKED_FILTER] == 1;
 }

@@ -31,3 +31,8 @@ int reads_fixture_teardown(void **state);
  * and with groups (1: none) 8 dividing a group's. A split reduction (a wide
  * device) shares nothing either. */
 bool reads_fixture_shares_filter_loads(const char *kernel, uint32_t out_c, uint32_t groups);
+
+/* Whether dispatch i of the prepared model runs conv2d_gemm on a filter
+ * packed by 8 channels (its PACKED_FILTER: shared filter loads reading a
+ * constant filter). */
+bool reads_fixture_filter_packed(const vknn_prepared_model *pm, uint32_t i);
