@@ -89,10 +89,12 @@
 // multiple of 8 invocations): the block's filter values of a step are the
 // same for every lane, and a load of them is one per lane wherever the
 // device cannot tell (lavapipe gathers every lane's copy). Here each lane of
-// 8 loads one channel's slice of every 8 channels and the others take it by
-// subgroup shuffles from the lane holding it: CH_BLOCK / 8 filter loads a
-// step instead of CH_BLOCK (docs/perf.md, "Filter loads shared across a
-// subgroup"). The same values, the same sums.
+// 8 loads one channel's slice of every 8 channels and meets the others by
+// rotating the 8 slices across the lanes (subgroup_share.glsl): CH_BLOCK / 8
+// filter loads a step instead of CH_BLOCK (docs/perf.md, "Filter loads
+// shared across a subgroup"). Each lane then sums its 8 channels in its own
+// rotated order of the registers (channel_order puts them back before the
+// epilogue): per channel the same products in the same order.
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
 #include "elem_types.glsl"
@@ -331,6 +333,32 @@ uint input_word(int base, uint c, uint pad_word) {
 }
 #endif
 
+#if defined(SUBGROUP_FILTER)
+#if defined(F16_ARITH)
+#error "float16 sums are never rotated back (channel_order)"
+#endif
+#if defined(QUANTIZED)
+#define ROTATED_T int
+#else
+#define ROTATED_T ARITH_T
+#endif
+// With shared filter loads, sum k = 8 h + r of a pixel's block holds the
+// block's channel 8 h + value_after_rotation(r) (the filter slices came by
+// rotations); puts them back in channel order, 8 at a time.
+void channel_order(inout ROTATED_T sums[BLOCK]) {
+    for (uint g = 0; g < BLOCK; g += 8) {
+        ROTATED_T rotated[8];
+        for (uint r = 0; r < 8; ++r) rotated[r] = sums[g + r];
+        for (uint r = 0; r < 8; ++r) {
+            ROTATED_T v = rotated[0];
+            for (uint q = 1; q < 8; ++q)
+                if (value_after_rotation(q) == r) v = rotated[q];
+            sums[g + r] = v;
+        }
+    }
+}
+#endif
+
 void main() {
     uint group = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
     uint channel_block = group % p.channel_blocks;
@@ -356,13 +384,13 @@ void main() {
     ARITH_T acc[BLOCK];
     for (uint i = 0; i < BLOCK; ++i) acc[i] = ARITH_T(0);
 #if defined(QUANTIZED)
-    int sum[PIX_BLOCK * CH_BLOCK];
-    for (uint i = 0; i < PIX_BLOCK * CH_BLOCK; ++i) sum[i] = 0;
-#define FLUSH() for (uint i = 0; i < PIX_BLOCK * CH_BLOCK; ++i) { sum[i] += int(acc[i]); acc[i] = 0.0; }
+    int sum[BLOCK];
+    for (uint i = 0; i < BLOCK; ++i) sum[i] = 0;
+#define FLUSH() for (uint i = 0; i < BLOCK; ++i) { sum[i] += int(acc[i]); acc[i] = 0.0; }
 #elif defined(F16_ARITH)
-    float sum[PIX_BLOCK * CH_BLOCK];
-    for (uint i = 0; i < PIX_BLOCK * CH_BLOCK; ++i) sum[i] = 0.0;
-#define FLUSH() for (uint i = 0; i < PIX_BLOCK * CH_BLOCK; ++i) { sum[i] += float(acc[i]); acc[i] = ARITH_T(0); }
+    float sum[BLOCK];
+    for (uint i = 0; i < BLOCK; ++i) sum[i] = 0.0;
+#define FLUSH() for (uint i = 0; i < BLOCK; ++i) { sum[i] += float(acc[i]); acc[i] = ARITH_T(0); }
 #else
 #define FLUSH()
 #endif
@@ -423,7 +451,7 @@ void main() {
 #endif
                     for (uint k = 0; k < CH_BLOCK; ++k) {
 #if defined(SUBGROUP_FILTER)
-                        ARITH_VEC4 wv = from_lane_of_8(mine[k / 8], k % 8);
+                        ARITH_VEC4 wv = rotated_by(mine[k / 8], k % 8);
 #else
                         ARITH_VEC4 wv = load_filter4(filter_index(min(oc0 + k, oc_last), ky, kx, c) / 4);
 #endif
@@ -442,7 +470,7 @@ void main() {
 #endif
                     for (uint k = 0; k < CH_BLOCK; ++k) {
 #if defined(SUBGROUP_FILTER)
-                        ARITH_T wv = from_lane_of_8(mine[k / 8], k % 8);
+                        ARITH_T wv = rotated_by(mine[k / 8], k % 8);
 #else
                         ARITH_T wv = load_filter(filter_index(min(oc0 + k, oc_last), ky, kx, c));
 #endif
@@ -456,6 +484,11 @@ void main() {
     }
     FLUSH()
     }
+#if defined(SUBGROUP_FILTER) && defined(QUANTIZED)
+    channel_order(sum);
+#elif defined(SUBGROUP_FILTER)
+    channel_order(acc);
+#endif
 // A result's whole sum (this slice's share of it before the reduction).
 #if defined(QUANTIZED)
 #define RESULT(i) sum[i]

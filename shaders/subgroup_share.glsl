@@ -1,24 +1,34 @@
 // Values the lanes of a group of 8 share by subgroup shuffles
 // (GL_KHR_shader_subgroup_shuffle; the kernels' SUBGROUP_FILTER variants):
-// each lane loads one of 8 values every lane needs, and takes the others
-// from the lanes holding them. The caller keeps every lane of its subgroup
-// active, in subgroups of a multiple of 8 lanes, so the 8 lanes of a group
-// (8-aligned subgroup invocations) all exist and run the shuffle together.
+// each lane loads one of 8 values every lane needs, and meets the others by
+// rotating the group: after a rotation by r, lane l holds the value of lane
+// (l + r) % 8. Eight rotations (the first one free) bring every value to
+// every lane, each lane seeing them in its own order; the caller keeps
+// track of which value a lane holds. The caller keeps every lane of its
+// subgroup active, in subgroups of a multiple of 8 lanes, so the 8 lanes of
+// a group (8-aligned subgroup invocations) all exist and run the shuffle
+// together.
 // One shuffle per component: lavapipe's compiler turns a scalar shuffle
-// from a lane known when the shader compiles into one permute, a vector
-// shuffle into a loop over the lanes.
+// whose lanes are known when the shader compiles into permutes, a vector
+// shuffle into a loop over the lanes. A rotation is one permute (valignd);
+// taking one lane's value to every lane, as these kernels did first, took
+// two (docs/perf.md, "Rotations instead of broadcasts").
 #extension GL_KHR_shader_subgroup_shuffle : require
 
 // Which of its group's 8 values this lane loads.
 uint lane_of_8() { return gl_SubgroupInvocationID % 8; }
 
-// Lane k's (of this lane's group of 8) v.
-uint group_lane(uint k) { return (gl_SubgroupInvocationID & ~7u) | k; }
+// The lane whose value this lane takes in a rotation by r.
+uint rotated_lane(uint r) { return (gl_SubgroupInvocationID & ~7u) | ((gl_SubgroupInvocationID + r) & 7u); }
 
-float from_lane_of_8(float v, uint k) { return subgroupShuffle(v, group_lane(k)); }
+// Which of its group's values (by the lane that loaded it) this lane holds
+// after a rotation by r.
+uint value_after_rotation(uint r) { return (lane_of_8() + r) % 8; }
 
-vec4 from_lane_of_8(vec4 v, uint k) {
-    uint from = group_lane(k);
+float rotated_by(float v, uint r) { return subgroupShuffle(v, rotated_lane(r)); }
+
+vec4 rotated_by(vec4 v, uint r) {
+    uint from = rotated_lane(r);
     return vec4(subgroupShuffle(v.x, from), subgroupShuffle(v.y, from), subgroupShuffle(v.z, from),
                 subgroupShuffle(v.w, from));
 }
