@@ -454,6 +454,34 @@ static void test_block_where_filter_loads_are_shared(void **state) {
   assert_int_equal(c.pix_block, 4);
 }
 
+/* The matrix product's and the depthwise kernel's workgroups leave the
+ * fewest lanes idle, the largest group among equals, never below the
+ * device's subgroup: 14x14's 98 blocks of 2 pixels in groups of 8 (104
+ * lanes; 64 would take 128), 112x112's 6272 in groups of 64 (none idle);
+ * on a device of 32-lane subgroups 98 blocks take groups of 64 (128 lanes,
+ * as groups of 32 would). */
+static void test_groups_leave_few_lanes_idle(void **state) {
+  (void)state;
+  vknn_conv_geometry layer = pointwise_14x14x512;
+  vknn_kernel_target shared = {.subgroup_size = 8, .subgroup_filter = true};
+  vknn_kernel_target wide_subgroups = {.subgroup_size = 32, .subgroup_filter = true};
+  assert_int_equal(vknn_conv_select(&shared, &layer, F32).group, 8);
+  assert_int_equal(vknn_conv_select(&wide_subgroups, &layer, F32).group, 64);
+  vknn_conv_geometry large = layer;
+  large.in_h = large.in_w = large.out_h = large.out_w = 112;
+  assert_int_equal(vknn_conv_select(&shared, &large, F32).group, 64);
+  /* 28x28 depthwise: 28 rows x 4 blocks of 8 columns = 112 items, in 7
+   * groups of 16 (2 of 64 would leave 16 idle). */
+  vknn_conv_geometry depthwise = {.batches = 1, .in_h = 28, .in_w = 28, .in_c = 256, .out_h = 28,
+                                  .out_w = 28, .out_c = 256, .k_w = 3, .k_h = 3, .stride_x = 1,
+                                  .stride_y = 1, .dilation_x = 1, .dilation_y = 1, .pad_left = 1,
+                                  .pad_top = 1, .cin_per_group = 1, .cout_per_group = 1,
+                                  .depthwise = true};
+  vknn_conv_choice c = vknn_conv_select(&shared, &depthwise, F32);
+  assert_int_equal(c.kernel, VKNN_CONV_KERNEL_DEPTHWISE);
+  assert_int_equal(c.group, 16);
+}
+
 /* The matrix product splits its reduction across a workgroup only on a
  * device that says it runs many more invocations than the layer has
  * register blocks: MobileNet's 14x14 layer of 512 channels in 8 slices of
@@ -500,6 +528,7 @@ int main(void) {
       cmocka_unit_test(test_workgroup_floor_is_the_subgroup),
       cmocka_unit_test(test_kernels_by_device_width),
       cmocka_unit_test(test_block_where_filter_loads_are_shared),
+      cmocka_unit_test(test_groups_leave_few_lanes_idle),
       cmocka_unit_test_setup_teardown(test_activation_fused_into_conv, setup, teardown),
       cmocka_unit_test_setup_teardown(test_execution_records_nothing, setup, teardown),
       cmocka_unit_test_setup_teardown(test_pipelines_shared_across_models, setup, teardown),

@@ -52,6 +52,27 @@ static uint32_t smallest_group(uint32_t largest, uint32_t floor, uint64_t items)
   return group;
 }
 
+/* A workgroup size for items spread over workgroups of group invocations
+ * each (the last workgroup's invocations past the items computing on a
+ * copy and storing nothing): of largest, largest / 2, ... down to the
+ * floor, the one that leaves the fewest invocations idle, the largest of
+ * those. A 14x14 layer's 98 register blocks of 2 pixels fill 104 lanes in
+ * workgroups of 8 and 128 in workgroups of 64: 15% faster on lavapipe
+ * (docs/perf.md, "Workgroups that leave few lanes idle"), where a
+ * workgroup's size matters otherwise little. */
+static uint32_t least_idle_group(uint32_t largest, uint32_t floor, uint64_t items) {
+  uint32_t best = largest;
+  uint64_t best_slots = (uint64_t)ceil_div(items, largest) * largest;
+  for (uint32_t group = largest / 2; group >= floor && group > 0; group /= 2) {
+    uint64_t slots = (uint64_t)ceil_div(items, group) * group;
+    if (slots < best_slots) {
+      best = group;
+      best_slots = slots;
+    }
+  }
+  return best;
+}
+
 /* Slices of conv2d_gemm's reduction: doubled while the layer's register
  * blocks (blocks invocations' worth) leave most of the device idle, up to
  * GEMM_MAX_SPLIT. A 14x14 layer of 512 channels has 3136 blocks; an H200
@@ -115,7 +136,7 @@ vknn_conv_choice vknn_conv_select(const vknn_kernel_target *target, const vknn_c
       return c;
     c.kernel = VKNN_CONV_KERNEL_DEPTHWISE;
     c.pix_block = pix_block;
-    c.group = smallest_group(DEPTHWISE_GROUP, floor,
+    c.group = least_idle_group(DEPTHWISE_GROUP, floor,
                              (uint64_t)g->batches * g->out_h * ceil_div(g->out_w, c.pix_block));
     return c;
   }
@@ -165,7 +186,7 @@ vknn_conv_choice vknn_conv_select(const vknn_kernel_target *target, const vknn_c
     c.group = lanes * c.k_split;
     return c;
   }
-  c.group = smallest_group(GEMM_GROUP, floor, pixel_blocks);
+  c.group = least_idle_group(GEMM_GROUP, floor, pixel_blocks);
   return c;
 }
 
