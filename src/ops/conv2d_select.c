@@ -57,7 +57,7 @@ static uint32_t smallest_group(uint32_t largest, uint32_t floor, uint64_t items)
  * copy and storing nothing): of largest, largest / 2, ... down to the
  * floor, the one that leaves the fewest invocations idle, the largest of
  * those. A 14x14 layer's 98 register blocks of 2 pixels fill 104 lanes in
- * workgroups of 8 and 128 in workgroups of 64: 15% faster on lavapipe
+ * workgroups of 8 and 128 in workgroups of 64: 14-19% faster on lavapipe
  * (docs/perf.md, "Workgroups that leave few lanes idle"), where a
  * workgroup's size matters otherwise little. */
 static uint32_t least_idle_group(uint32_t largest, uint32_t floor, uint64_t items) {
