@@ -426,6 +426,15 @@ static const vknn_conv_geometry pointwise_14x14x512 = {
     .k_w = 1, .k_h = 1, .stride_x = 1, .stride_y = 1, .dilation_x = 1, .dilation_y = 1,
     .cin_per_group = 512, .cout_per_group = 512};
 
+/* A 3x3 stride-1 depthwise layer of size x size x channels, SAME padding. */
+static vknn_conv_geometry depthwise_3x3(uint32_t size, uint32_t channels) {
+  return (vknn_conv_geometry){.batches = 1, .in_h = size, .in_w = size, .in_c = channels,
+                              .out_h = size, .out_w = size, .out_c = channels, .k_w = 3, .k_h = 3,
+                              .stride_x = 1, .stride_y = 1, .dilation_x = 1, .dilation_y = 1,
+                              .pad_left = 1, .pad_top = 1, .cin_per_group = 1,
+                              .cout_per_group = 1, .depthwise = true};
+}
+
 /* Where a subgroup shares the filter loads (lavapipe), a matrix product of
  * a multiple of 16 output channels takes blocks of 2 pixels x 16 channels;
  * other channel counts, grouped convolutions and devices loading the filter
@@ -472,11 +481,7 @@ static void test_groups_leave_few_lanes_idle(void **state) {
   assert_int_equal(vknn_conv_select(&shared, &large, F32).group, 64);
   /* 28x28 depthwise: 28 rows x 4 blocks of 8 columns = 112 items, in 7
    * groups of 16 (2 of 64 would leave 16 idle). */
-  vknn_conv_geometry depthwise = {.batches = 1, .in_h = 28, .in_w = 28, .in_c = 256, .out_h = 28,
-                                  .out_w = 28, .out_c = 256, .k_w = 3, .k_h = 3, .stride_x = 1,
-                                  .stride_y = 1, .dilation_x = 1, .dilation_y = 1, .pad_left = 1,
-                                  .pad_top = 1, .cin_per_group = 1, .cout_per_group = 1,
-                                  .depthwise = true};
+  vknn_conv_geometry depthwise = depthwise_3x3(28, 256);
   vknn_conv_choice c = vknn_conv_select(&shared, &depthwise, F32);
   assert_int_equal(c.kernel, VKNN_CONV_KERNEL_DEPTHWISE);
   assert_int_equal(c.group, 16);
@@ -511,11 +516,7 @@ static void test_kernels_by_device_width(void **state) {
   /* Depthwise rows: blocks of 8 where the width is unknown, shorter until
    * the layer's invocations cover the device's (112x112x64: 1568 rows x 16
    * channel blocks of 4 need blocks of 1). */
-  vknn_conv_geometry depthwise = {.batches = 1, .in_h = 112, .in_w = 112, .in_c = 64, .out_h = 112,
-                                  .out_w = 112, .out_c = 64, .k_w = 3, .k_h = 3, .stride_x = 1,
-                                  .stride_y = 1, .dilation_x = 1, .dilation_y = 1, .pad_left = 1,
-                                  .pad_top = 1, .cin_per_group = 1, .cout_per_group = 1,
-                                  .depthwise = true};
+  vknn_conv_geometry depthwise = depthwise_3x3(112, 64);
   assert_int_equal(vknn_conv_select(&unknown, &depthwise, F32).pix_block, 8);
   assert_int_equal(vknn_conv_select(&h200, &depthwise, F32).pix_block, 1);
   depthwise.out_h = depthwise.out_w = 1024; /* 16384 rows x channel blocks, 128 blocks of 8 each */
