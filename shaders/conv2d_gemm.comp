@@ -343,19 +343,41 @@ uint input_word(int base, uint c, uint pad_word) {
 #define ROTATED_T ARITH_T
 #endif
 // With shared filter loads, sum k = 8 h + r of a pixel's block holds the
-// block's channel 8 h + value_after_rotation(r) (the filter slices came by
-// rotations); puts them back in channel order, 8 at a time.
+// block's channel 8 h + value_after_rotation(r), that is 8 h + (lane + r) % 8
+// for this lane of 8: puts them back in channel order, 8 at a time, by
+// rotating each 8 registers by the lane's place in three steps of 1, 2 and 4
+// (24 selects per 8 sums, where picking each channel's register among 8
+// took 56).
 void channel_order(inout ROTATED_T sums[BLOCK]) {
+    uint lane = lane_of_8();
     for (uint g = 0; g < BLOCK; g += 8) {
-        ROTATED_T rotated[8];
-        for (uint r = 0; r < 8; ++r) rotated[r] = sums[g + r];
-        for (uint r = 0; r < 8; ++r) {
-            ROTATED_T v = rotated[0];
-            for (uint q = 1; q < 8; ++q)
-                if (value_after_rotation(q) == r) v = rotated[q];
-            sums[g + r] = v;
+        for (uint bit = 0; bit < 3; ++bit) {
+            uint step = 1u << bit;
+            ROTATED_T was[8];
+            for (uint r = 0; r < 8; ++r) was[r] = sums[g + r];
+            bool shift = (lane & step) != 0;
+            for (uint c = 0; c < 8; ++c) sums[g + c] = shift ? was[(c - step) % 8] : was[c];
         }
     }
+}
+#endif
+
+#if !defined(QUANTIZED)
+// The bias each float sum of a pixel's block starts from (k: the sum's place
+// in the block): channel oc0 + k, or with shared filter loads the channel
+// that sum holds until channel_order, loaded as the filter is (a lane of 8
+// loads one of 8 values and rotations hand them on); 0 in the slices past
+// the first of a split reduction, so that slice 0 adds it once. Starting
+// from the bias loads it once per channel rather than once per output.
+void block_bias(out float bias_of[CH_BLOCK], uint oc0, uint oc_last, uint slice) {
+#if defined(SUBGROUP_FILTER)
+    for (uint h = 0; h < CH_BLOCK / 8; ++h) {
+        float mine = float(bias[min(oc0 + 8 * h + lane_of_8(), oc_last)]);
+        for (uint r = 0; r < 8; ++r) bias_of[8 * h + r] = rotated_by(mine, r);
+    }
+#else
+    for (uint k = 0; k < CH_BLOCK; ++k) bias_of[k] = slice == 0 ? float(bias[min(oc0 + k, oc_last)]) : 0.0;
+#endif
 }
 #endif
 
@@ -383,15 +405,20 @@ void main() {
     uint oc_last = p.out_c - 1;
     ARITH_T acc[BLOCK];
     for (uint i = 0; i < BLOCK; ++i) acc[i] = ARITH_T(0);
+#if !defined(QUANTIZED)
+    float bias_of[CH_BLOCK];
+    block_bias(bias_of, oc0, oc_last, slice);
+#endif
 #if defined(QUANTIZED)
     int sum[BLOCK];
     for (uint i = 0; i < BLOCK; ++i) sum[i] = 0;
 #define FLUSH() for (uint i = 0; i < BLOCK; ++i) { sum[i] += int(acc[i]); acc[i] = 0.0; }
 #elif defined(F16_ARITH)
     float sum[BLOCK];
-    for (uint i = 0; i < BLOCK; ++i) sum[i] = 0.0;
+    for (uint i = 0; i < BLOCK; ++i) sum[i] = bias_of[i % CH_BLOCK];
 #define FLUSH() for (uint i = 0; i < BLOCK; ++i) { sum[i] += float(acc[i]); acc[i] = ARITH_T(0); }
 #else
+    for (uint i = 0; i < BLOCK; ++i) acc[i] = bias_of[i % CH_BLOCK];
 #define FLUSH()
 #endif
 // A float result's whole sum.
@@ -526,10 +553,8 @@ void main() {
             for (uint k = 0; k < CH_BLOCK; k += 4) {
                 uint oc = oc0 + k;
                 if (oc >= p.out_c) break;
-                vec4 b = vec4(float(bias[oc]), float(bias[oc + 1]), float(bias[oc + 2]),
-                              float(bias[oc + 3]));
                 vec4 v = vec4(TOTAL(j * CH_BLOCK + k), TOTAL(j * CH_BLOCK + k + 1),
-                              TOTAL(j * CH_BLOCK + k + 2), TOTAL(j * CH_BLOCK + k + 3)) + b;
+                              TOTAL(j * CH_BLOCK + k + 2), TOTAL(j * CH_BLOCK + k + 3));
                 v = clamp(v, p.act_min, p.act_max);
 #if defined(RESIDUAL)
                 v = clamp(v + vec4(residual4[(pixel * p.out_c + oc) / 4]), p.res_min, p.res_max);
@@ -541,7 +566,7 @@ void main() {
         for (uint k = 0; k < CH_BLOCK; ++k) {
             uint oc = oc0 + k;
             if (oc >= p.out_c) break;
-            float v = clamp(TOTAL(j * CH_BLOCK + k) + float(bias[oc]), p.act_min, p.act_max);
+            float v = clamp(TOTAL(j * CH_BLOCK + k), p.act_min, p.act_max);
 #if defined(RESIDUAL)
             v = clamp(v + float(residual[pixel * p.out_c + oc]), p.res_min, p.res_max);
 #endif
