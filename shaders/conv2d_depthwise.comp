@@ -31,6 +31,7 @@
 // zero point) in int32 and requantize as the direct kernel (conv2d.comp):
 // the same sums, so the same bits.
 #extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
 #include "common.glsl"
 #include "elem_types.glsl"
 #if defined(QUANTIZED)
@@ -178,7 +179,7 @@ void main() {
 #define TOTAL4(j) acc[j]
 #endif
     int ix0 = int(ox0 * STRIDE_X) - p.pad_left;
-    for (uint ky = 0; ky < K_H; ++ky) {
+    [[unroll]] for (uint ky = 0; ky < K_H; ++ky) {
         int iy = int(oy * STRIDE_Y + ky) - p.pad_top;
         bool row_inside = iy >= 0 && iy < int(p.in_h);
         uint row_base = (n * p.in_h + uint(clamp(iy, 0, int(p.in_h) - 1))) * p.in_w;
