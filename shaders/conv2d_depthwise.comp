@@ -179,6 +179,9 @@ void main() {
 #define TOTAL4(j) acc[j]
 #endif
     int ix0 = int(ox0 * STRIDE_X) - p.pad_left;
+    // Rows unrolled (where the compiler unrolls the loops inside them): the
+    // block's sums are then no loop variables, which lavapipe writes under
+    // the lanes' mask on every iteration (docs/perf.md, "Cheaper epilogues").
     [[unroll]] for (uint ky = 0; ky < K_H; ++ky) {
         int iy = int(oy * STRIDE_Y + ky) - p.pad_top;
         bool row_inside = iy >= 0 && iy < int(p.in_h);

@@ -393,8 +393,8 @@ static bool shares_filter_loads(const conv_case *c) {
  * each also sharing filter loads across a subgroup where the device can,
  * which must agree with the run loading its own (within both runs' bounds:
  * the same products in the same order, but where a whole reduction unrolls
- * the compiler may add the bias to a different partial sum in each variant,
- * a unit in the last place apart; a block's channels out of order would be
+ * the compiler may reassociate the sums differently in each variant, a
+ * unit in the last place apart; a block's channels out of order would be
  * far apart). */
 static void run_case(fixture *f, const conv_case *c) {
   tensors t;
