@@ -343,19 +343,17 @@ uint input_word(int base, uint c, uint pad_word) {
 #define ROTATED_T ARITH_T
 #endif
 // With shared filter loads, sum k = 8 h + r of a pixel's block holds the
-// block's channel 8 h + value_after_rotation(r), that is 8 h + (lane + r) % 8
-// for this lane of 8: puts them back in channel order, 8 at a time, by
-// rotating each 8 registers by the lane's place in three steps of 1, 2 and 4
-// (24 selects per 8 sums, where picking each channel's register among 8
-// took 56).
+// block's channel 8 h + (lane + r) % 8 for this lane of 8 (subgroup_share.glsl):
+// puts them back in channel order, 8 at a time, by rotating each 8 registers
+// by the lane's place in three steps of 1, 2 and 4 (24 selects per 8 sums,
+// where picking each channel's register among 8 took 56).
 void channel_order(inout ROTATED_T sums[BLOCK]) {
-    uint lane = lane_of_8();
     for (uint g = 0; g < BLOCK; g += 8) {
         for (uint bit = 0; bit < 3; ++bit) {
             uint step = 1u << bit;
             ROTATED_T was[8];
             for (uint r = 0; r < 8; ++r) was[r] = sums[g + r];
-            bool shift = (lane & step) != 0;
+            bool shift = undo_rotation_step(step);
             for (uint c = 0; c < 8; ++c) sums[g + c] = shift ? was[(c - step) % 8] : was[c];
         }
     }

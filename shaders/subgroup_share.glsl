@@ -21,9 +21,12 @@ uint lane_of_8() { return gl_SubgroupInvocationID % 8; }
 // The lane whose value this lane takes in a rotation by r.
 uint rotated_lane(uint r) { return (gl_SubgroupInvocationID & ~7u) | ((gl_SubgroupInvocationID + r) & 7u); }
 
-// Which of its group's values (by the lane that loaded it) this lane holds
-// after a rotation by r.
-uint value_after_rotation(uint r) { return (lane_of_8() + r) % 8; }
+// After a rotation by r this lane holds the value loaded by lane
+// (lane_of_8() + r) % 8 of its group. A caller keeping the rotation by r in
+// register r puts each value back in the register of its loading lane by
+// rotating its 8 registers by lane_of_8(), in steps of 1, 2 and 4: the step
+// is taken where undo_rotation_step(step).
+bool undo_rotation_step(uint step) { return (lane_of_8() & step) != 0; }
 
 float rotated_by(float v, uint r) { return subgroupShuffle(v, rotated_lane(r)); }
 
