@@ -19,6 +19,8 @@
 #define FMA_INVOCATION_FLOPS 256.0 /* peak_fma.comp: 32 vec4 FMAs per iteration */
 #define FMA_GROUP_SIZE 256
 #define FMA_GROUPS 4096
+/* Calibrated when doubling the loop takes at least this share of twice the time. */
+#define FMA_LOOP_SHARE 0.9
 #define COPY_GROUP_SIZE 256
 #define COPY_MAX_BYTES (256u << 20)
 /* vec4 elements each invocation copies: enough invocations remain to fill a large GPU. */
@@ -49,14 +51,43 @@ static int time_repeats(bench_vk *b, bench_record_fn record, const void *context
   return 0;
 }
 
-/* Doubles the loop count until one run lasts TARGET_MS. */
+/* Doubles the loop count until a run lasts TARGET_MS and doubling it again
+ * nearly doubles the time: the loop, not the launch, then decides it. On
+ * lavapipe a workgroup's launch costs microseconds (20 ms for the 4096
+ * groups on a 2-core Xeon), more than a few loop iterations. */
 static int calibrate_fma(bench_vk *b, fma_run *run) {
-  for (run->push.iterations = 1; run->push.iterations < (1u << 24); run->push.iterations *= 2) {
-    double ms;
-    if (bench_vk_time(b, record_fma, run, &ms) != 0) return -1;
-    if (ms >= TARGET_MS) break;
+  double ms, doubled_ms;
+  run->push.iterations = 1;
+  if (bench_vk_time(b, record_fma, run, &ms) != 0) return -1;
+  for (; run->push.iterations < (1u << 23); run->push.iterations *= 2, ms = doubled_ms) {
+    run->push.iterations *= 2;
+    int rc = bench_vk_time(b, record_fma, run, &doubled_ms);
+    run->push.iterations /= 2;
+    if (rc != 0) return -1;
+    if (ms >= TARGET_MS && doubled_ms >= FMA_LOOP_SHARE * 2.0 * ms) break;
   }
   return 0;
+}
+
+/* Runs of N and 2N iterations alternate, so that the machine's load falls
+ * on both alike; the rate is the flops of N iterations over the median of
+ * the pairs' differences, which leaves out the fixed launch cost. */
+static int time_fma_slope(bench_vk *b, fma_run *run, double *out_ms) {
+  uint32_t iterations = run->push.iterations;
+  double differences[REPEATS];
+  for (int i = 0; i < REPEATS; ++i) {
+    double single_ms, doubled_ms;
+    run->push.iterations = iterations;
+    if (bench_vk_time(b, record_fma, run, &single_ms) != 0) return -1;
+    run->push.iterations = 2 * iterations;
+    if (bench_vk_time(b, record_fma, run, &doubled_ms) != 0) return -1;
+    differences[i] = doubled_ms - single_ms;
+  }
+  run->push.iterations = iterations;
+  *out_ms = bench_quantile(differences, REPEATS, 0.5);
+  if (*out_ms > 0) return 0;
+  fprintf(stderr, "vknn-bench: doubling the FMA loop did not lengthen the run\n");
+  return -1;
 }
 
 int bench_peak_measure_fma(bench_vk *b, bench_peak *out) {
@@ -70,7 +101,7 @@ int bench_peak_measure_fma(bench_vk *b, bench_peak *out) {
   fma_run run = {&pipeline, {1, 0.999f, 0.001f, -1.0f}, FMA_GROUPS < max_groups ? FMA_GROUPS : max_groups};
   double ms = 0;
   if (rc == 0) rc = calibrate_fma(b, &run);
-  if (rc == 0) rc = time_repeats(b, record_fma, &run, REPEATS, &ms);
+  if (rc == 0) rc = time_fma_slope(b, &run, &ms);
   if (rc == 0) {
     double flops = (double)run.groups * FMA_GROUP_SIZE * run.push.iterations * FMA_INVOCATION_FLOPS;
     out->fma_gflops = flops / (ms * 1e6);
@@ -235,7 +266,8 @@ int bench_peak_bandwidth_gbs(double *out_gbs) {
 static void print_peak(const bench_peak *p, const char *device) {
   const char *timer = p->gpu_timestamps ? "GPU timestamps" : "wall clock (no timestamps)";
   printf("device:        %s\ntimer:         %s\n", device, timer);
-  printf("fma_gflops:    %.1f   (%u workgroups x %d invocations x %u iterations, median of %d)\n",
+  printf("fma_gflops:    %.1f   (%u workgroups x %d invocations, runs of %u and twice as many "
+         "iterations, median difference of %d pairs)\n",
          p->fma_gflops, p->fma_groups, FMA_GROUP_SIZE, p->fma_iterations, REPEATS);
   printf("bandwidth_gbs: %.1f   (%.0f MiB copied by a kernel, read + write bytes, median of %d)\n",
          p->bandwidth_gbs, (double)p->copy_bytes / (1 << 20), REPEATS);
