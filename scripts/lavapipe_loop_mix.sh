@@ -14,9 +14,12 @@ set -euo pipefail
 build=$1
 shift
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 VKNN_VALIDATION=0 "$build/tools/vknn-bench" "$@" --iterations 100000 >/dev/null 2>&1 &
 pid=$!
+# The benchmark runs for minutes: it goes whichever way the script ends (a
+# reader closing the pipe early, a timeout), not to load later measurements.
+trap 'kill "$pid" 2>/dev/null; rm -rf "$work"' EXIT
+trap 'exit 1' INT TERM HUP PIPE
 sleep 5
 perf record -p "$pid" -o "$work/perf.data" -- sleep 4 >/dev/null 2>&1
 perf script -i "$work/perf.data" -F ip 2>/dev/null | sort | uniq -c >"$work/ips"

@@ -96,6 +96,7 @@
 // rotated order of the registers (channel_order puts them back before the
 // epilogue): per channel the same products in the same order.
 #extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
 #include "common.glsl"
 #include "elem_types.glsl"
 #if defined(QUANTIZED)
@@ -229,6 +230,33 @@ const uint FLUSH_SPAN = EXACT_SPAN;
 #endif
 const uint TAPS_PER_FLUSH = IN_C >= FLUSH_SPAN ? 1 : FLUSH_SPAN / IN_C;
 const bool FLUSH_IN_TAP = IN_C > FLUSH_SPAN;
+// The totals the innermost sums move into (sum[], beside acc[]): exact
+// int32 sums (quantized) or float32 ones (F16_ARITH); plain float32 sums
+// are their own totals.
+#if defined(QUANTIZED)
+#define TOTALS_T int
+#define FLUSH() for (uint i = 0; i < BLOCK; ++i) { sum[i] += int(acc[i]); acc[i] = 0.0; }
+#elif defined(F16_ARITH)
+#define TOTALS_T float
+#define FLUSH() for (uint i = 0; i < BLOCK; ++i) { sum[i] += float(acc[i]); acc[i] = ARITH_T(0); }
+#else
+#define FLUSH()
+#endif
+#if defined(TOTALS_T)
+#define TOTALS_PARAM , inout TOTALS_T sum[BLOCK]
+#define TOTALS_ARG , sum
+#else
+#define TOTALS_PARAM
+#define TOTALS_ARG
+#endif
+
+// 1: the taps are unrolled, where the host finds them few (a window of at
+// most 9 taps over at most 3 channels: MobileNet's first layer runs 27
+// straight steps, its window arithmetic folded, rather than a loop whose
+// sums lavapipe writes under a mask every tap) and the layer large enough
+// to repay the longer compile (conv2d_select.c). A tap's channel loop that
+// stays a loop keeps the taps rolled: a loop holding a loop never unrolls.
+layout(constant_id = 11) const uint UNROLL_TAPS = 0;
 
 // Where a pixel's window starts: its batch's first row, and the input row
 // and column of tap (0, 0) (negative inside the padding); transposed, the
@@ -379,6 +407,56 @@ void block_bias(out float bias_of[CH_BLOCK], uint oc0, uint oc_last, uint slice)
 }
 #endif
 
+// Sums of the products of tap (ky, kx): every input channel of the slice
+// for every pixel and channel of the block.
+void add_tap(uint ky, uint kx, Window win[PIX_BLOCK], uint row[PIX_BLOCK], uint ic0, uint oc0,
+             uint oc_last, uint slice, inout ARITH_T acc[BLOCK] TOTALS_PARAM) {
+    int base[PIX_BLOCK];
+    for (uint j = 0; j < PIX_BLOCK; ++j)
+        base[j] = TAPS == TAPS_POINTWISE ? int(row[j]) : tap_base(win[j], ky, kx, ic0);
+    // n counts the slice's steps in this tap, for the flushes.
+    if (VEC4_LOADS) {
+        for (uint c = 4 * slice, n = 1; c < IN_C; c += 4 * K_SPLIT, ++n) {
+            ARITH_VEC4 xv[PIX_BLOCK];
+            for (uint j = 0; j < PIX_BLOCK; ++j) xv[j] = load_input4(base[j], c);
+#if defined(SUBGROUP_FILTER)
+            ARITH_VEC4 mine[CH_BLOCK / 8];
+            for (uint h = 0; h < CH_BLOCK / 8; ++h)
+                mine[h] = load_filter4(filter_index(min(oc0 + 8 * h + lane_of_8(), oc_last), ky, kx, c) / 4);
+#endif
+            for (uint k = 0; k < CH_BLOCK; ++k) {
+#if defined(SUBGROUP_FILTER)
+                ARITH_VEC4 wv = rotated_by(mine[k / 8], k % 8);
+#else
+                ARITH_VEC4 wv = load_filter4(filter_index(min(oc0 + k, oc_last), ky, kx, c) / 4);
+#endif
+                for (uint j = 0; j < PIX_BLOCK; ++j) acc[j * CH_BLOCK + k] += dot(xv[j], wv);
+            }
+            if (FLUSH_IN_TAP && n % (FLUSH_SPAN / 4) == 0) { FLUSH() }
+        }
+    } else {
+        for (uint c = slice, n = 1; c < IN_C; c += K_SPLIT, ++n) {
+            ARITH_T xv[PIX_BLOCK];
+            for (uint j = 0; j < PIX_BLOCK; ++j) xv[j] = load_input(base[j], c);
+#if defined(SUBGROUP_FILTER)
+            ARITH_T mine[CH_BLOCK / 8];
+            for (uint h = 0; h < CH_BLOCK / 8; ++h)
+                mine[h] = load_filter(filter_index(min(oc0 + 8 * h + lane_of_8(), oc_last), ky, kx, c));
+#endif
+            for (uint k = 0; k < CH_BLOCK; ++k) {
+#if defined(SUBGROUP_FILTER)
+                ARITH_T wv = rotated_by(mine[k / 8], k % 8);
+#else
+                ARITH_T wv = load_filter(filter_index(min(oc0 + k, oc_last), ky, kx, c));
+#endif
+                for (uint j = 0; j < PIX_BLOCK; ++j) acc[j * CH_BLOCK + k] += xv[j] * wv;
+            }
+            if (FLUSH_IN_TAP && n % FLUSH_SPAN == 0) { FLUSH() }
+        }
+    }
+    if ((ky * K_W + kx + 1) % TAPS_PER_FLUSH == 0) { FLUSH() }
+}
+
 void main() {
     uint group = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
     uint channel_block = group % p.channel_blocks;
@@ -410,14 +488,11 @@ void main() {
 #if defined(QUANTIZED)
     int sum[BLOCK];
     for (uint i = 0; i < BLOCK; ++i) sum[i] = 0;
-#define FLUSH() for (uint i = 0; i < BLOCK; ++i) { sum[i] += int(acc[i]); acc[i] = 0.0; }
 #elif defined(F16_ARITH)
     float sum[BLOCK];
     for (uint i = 0; i < BLOCK; ++i) sum[i] = bias_of[i % CH_BLOCK];
-#define FLUSH() for (uint i = 0; i < BLOCK; ++i) { sum[i] += float(acc[i]); acc[i] = ARITH_T(0); }
 #else
     for (uint i = 0; i < BLOCK; ++i) acc[i] = bias_of[i % CH_BLOCK];
-#define FLUSH()
 #endif
 // A float result's whole sum.
 #if defined(F16_ARITH)
@@ -459,53 +534,14 @@ void main() {
     } else
 #endif
     {
-    for (uint ky = 0; ky < K_H; ++ky) {
-        for (uint kx = 0; kx < K_W; ++kx) {
-            int base[PIX_BLOCK];
-            for (uint j = 0; j < PIX_BLOCK; ++j)
-                base[j] = TAPS == TAPS_POINTWISE ? int(row[j]) : tap_base(win[j], ky, kx, ic0);
-            // n counts the slice's steps in this tap, for the flushes.
-            if (VEC4_LOADS) {
-                for (uint c = 4 * slice, n = 1; c < IN_C; c += 4 * K_SPLIT, ++n) {
-                    ARITH_VEC4 xv[PIX_BLOCK];
-                    for (uint j = 0; j < PIX_BLOCK; ++j) xv[j] = load_input4(base[j], c);
-#if defined(SUBGROUP_FILTER)
-                    ARITH_VEC4 mine[CH_BLOCK / 8];
-                    for (uint h = 0; h < CH_BLOCK / 8; ++h)
-                        mine[h] = load_filter4(filter_index(min(oc0 + 8 * h + lane_of_8(), oc_last), ky, kx, c) / 4);
-#endif
-                    for (uint k = 0; k < CH_BLOCK; ++k) {
-#if defined(SUBGROUP_FILTER)
-                        ARITH_VEC4 wv = rotated_by(mine[k / 8], k % 8);
-#else
-                        ARITH_VEC4 wv = load_filter4(filter_index(min(oc0 + k, oc_last), ky, kx, c) / 4);
-#endif
-                        for (uint j = 0; j < PIX_BLOCK; ++j) acc[j * CH_BLOCK + k] += dot(xv[j], wv);
-                    }
-                    if (FLUSH_IN_TAP && n % (FLUSH_SPAN / 4) == 0) { FLUSH() }
-                }
-            } else {
-                for (uint c = slice, n = 1; c < IN_C; c += K_SPLIT, ++n) {
-                    ARITH_T xv[PIX_BLOCK];
-                    for (uint j = 0; j < PIX_BLOCK; ++j) xv[j] = load_input(base[j], c);
-#if defined(SUBGROUP_FILTER)
-                    ARITH_T mine[CH_BLOCK / 8];
-                    for (uint h = 0; h < CH_BLOCK / 8; ++h)
-                        mine[h] = load_filter(filter_index(min(oc0 + 8 * h + lane_of_8(), oc_last), ky, kx, c));
-#endif
-                    for (uint k = 0; k < CH_BLOCK; ++k) {
-#if defined(SUBGROUP_FILTER)
-                        ARITH_T wv = rotated_by(mine[k / 8], k % 8);
-#else
-                        ARITH_T wv = load_filter(filter_index(min(oc0 + k, oc_last), ky, kx, c));
-#endif
-                        for (uint j = 0; j < PIX_BLOCK; ++j) acc[j * CH_BLOCK + k] += xv[j] * wv;
-                    }
-                    if (FLUSH_IN_TAP && n % FLUSH_SPAN == 0) { FLUSH() }
-                }
-            }
-            if ((ky * K_W + kx + 1) % TAPS_PER_FLUSH == 0) { FLUSH() }
-        }
+    if (UNROLL_TAPS == 1) {
+        [[unroll]] for (uint ky = 0; ky < K_H; ++ky)
+            [[unroll]] for (uint kx = 0; kx < K_W; ++kx)
+                add_tap(ky, kx, win, row, ic0, oc0, oc_last, slice, acc TOTALS_ARG);
+    } else {
+        for (uint ky = 0; ky < K_H; ++ky)
+            for (uint kx = 0; kx < K_W; ++kx)
+                add_tap(ky, kx, win, row, ic0, oc0, oc_last, slice, acc TOTALS_ARG);
     }
     FLUSH()
     }

@@ -43,6 +43,7 @@ typedef struct conv_case {
    * four-channel products (3 each) rounds at every step past 2048, where
    * float16's spacing is 2: one long float16 sum ends far off. */
   bool long_sums;
+  bool unrolled_taps; /* conv2d_gemm unrolls its taps (a large layer's few taps) */
 } conv_case;
 
 /* Every case runs with input and filter read from storage buffers and
@@ -319,6 +320,7 @@ static void run_case_on(fixture *f, vknn_device *device, const char *kernel, con
     bool shared = strncmp(name, "conv2d_gemm", 11) == 0 && strstr(name, "_subgroup") != NULL;
     assert_int_equal(reads_fixture_filter_packed(pm, i), shared && constant_filter);
   }
+  assert_int_equal(reads_fixture_taps_unrolled(pm, 0), c->unrolled_taps);
 
   uint32_t input_count = c->constant_weights ? 1 : 3;
   vknn_request_argument args[4];
@@ -465,6 +467,12 @@ static void test_gemm_windows(void **state) {
       /* A 1x1 window with stride 2 is no plain row read. */
       {"conv2d_gemm_f32", OP_CONV, false, 1, 9, 9, 4, 12, 1, 1, 2, 2, 0, 0, 0, 0, VKNN_FUSED_NONE, true},
       {"conv2d_gemm_f16", OP_CONV, true, 1, 10, 13, 16, 9, 3, 3, 2, 2, 0, 1, 0, 1, VKNN_FUSED_RELU6, false},
+      /* MobileNet's first layer large enough (32x32 pixels x 64 outputs) to
+       * unroll its taps, filter and bias as inputs and constants. */
+      {"conv2d_gemm_f32", OP_CONV, false, 1, 64, 64, 3, 64, 3, 3, 2, 2, 0, 1, 1, 1, VKNN_FUSED_RELU6, true,
+       0, false, true},
+      {"conv2d_gemm_f16", OP_CONV, true, 1, 64, 64, 2, 64, 2, 3, 2, 2, 1, 1, 0, 1, VKNN_FUSED_NONE, false,
+       0, false, true},
   };
   RUN(cases);
 }

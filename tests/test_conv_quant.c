@@ -28,8 +28,8 @@
 #define Q8 VKNN_OPERAND_TENSOR_QUANT8_ASYMM
 #define Q8S VKNN_OPERAND_TENSOR_QUANT8_ASYMM_SIGNED
 #define PER_CHANNEL VKNN_OPERAND_TENSOR_QUANT8_SYMM_PER_CHANNEL
-#define MAX_OUT_C 32
-#define POOL_BYTES (1u << 16)
+#define MAX_OUT_C 64
+#define POOL_BYTES (1u << 17)
 
 typedef enum conv_op { OP_CONV, OP_DEPTHWISE, OP_GROUPED, OP_FULLY_CONNECTED } conv_op;
 
@@ -45,6 +45,7 @@ typedef struct quant_case {
    * the sum and the multiplier is 1, so an error of one shows. A 1x1
    * convolution without padding, per-tensor filter. */
   bool large_sums;
+  bool unrolled_taps; /* conv2d_gemm unrolls its taps (a large layer's few taps) */
 } quant_case;
 
 /* Every case runs on three devices: operands read from storage buffers,
@@ -248,6 +249,7 @@ static void run_case_on(vknn_device *device, shared_memory *pool, const char *ke
   assert_string_equal(vknn_prepared_model_get_dispatch_kernel(pm, 0), kernel);
   /* The filter is a constant: packed by 8 channels where its loads are shared. */
   assert_int_equal(reads_fixture_filter_packed(pm, 0), strstr(kernel, "_subgroup") != NULL);
+  assert_int_equal(reads_fixture_taps_unrolled(pm, 0), c->unrolled_taps);
   assert_true(t.in_count + t.out_count + 256 <= POOL_BYTES);
   pack(c->type, t.in, t.in_count, pool->data);
   memset(pool->data + 32768, 0xa5, t.out_count);
@@ -329,6 +331,9 @@ static void test_single_channel_loads(void **state) {
       {"conv2d_gemm_q8_filter_i8", OP_GROUPED, Q8, PER_CHANNEL, 4, 6, 6, 12, 3, 1, 1, 3, VKNN_FUSED_NONE},
       {"conv2d_gemm_q8s", OP_FULLY_CONNECTED, Q8S, Q8S, 2, 2, 7, 11, 1, 1, 0, 1, VKNN_FUSED_RELU},
       {"conv2d_gemm_q8s", OP_CONV, Q8S, PER_CHANNEL, 7, 5, 3, 16, 3, 2, 1, 1, VKNN_FUSED_NONE},
+      /* An image's first layer large enough (32x32 pixels x 64 outputs) to
+       * unroll its taps. */
+      {"conv2d_gemm_q8", OP_CONV, Q8, Q8, 64, 64, 3, 64, 3, 2, 1, 1, VKNN_FUSED_RELU, false, true},
       {"conv2d_depthwise_q8", OP_DEPTHWISE, Q8, Q8, 6, 9, 6, 6, 3, 1, 1, 1, VKNN_FUSED_NONE},
       {"conv2d_depthwise_q8s", OP_DEPTHWISE, Q8S, PER_CHANNEL, 8, 7, 5, 5, 3, 2, 0, 1, VKNN_FUSED_RELU},
   };

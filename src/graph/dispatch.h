@@ -38,7 +38,7 @@ typedef struct vknn_binding {
   vknn_texel_format texel;
 } vknn_binding;
 
-#define VKNN_MAX_SPEC_CONSTANTS 10
+#define VKNN_MAX_SPEC_CONSTANTS 11
 _Static_assert(VKNN_SPEC_MAX_ID <= VKNN_MAX_SPEC_CONSTANTS,
                "a kernel has more specialization constants than a dispatch holds");
 

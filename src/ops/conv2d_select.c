@@ -423,6 +423,22 @@ static uint64_t gemm_iterations(const vknn_conv_geometry *g) {
   return g->k_h * (1 + g->k_w * (1 + steps));
 }
 
+/* conv2d_gemm unrolls its taps (UNROLL_TAPS) for a window of at most 9 taps
+ * over at most 3 input channels (an image's first layer), on a layer of at
+ * least UNROLL_MIN_OUTPUTS outputs. MobileNet v1's first layer ran 26%
+ * faster on lavapipe; the unrolled kernel compiles longer (the sync
+ * conformance pass over the convolution cases, mostly tiny, took 40-48%
+ * longer with every such window unrolled: docs/perf.md), which only a
+ * large layer repays. */
+#define UNROLL_MAX_TAPS 9
+#define UNROLL_MAX_CHANNELS 3
+#define UNROLL_MIN_OUTPUTS (1u << 16)
+
+static bool unroll_taps(const vknn_conv_geometry *g, uint64_t pixels) {
+  return g->k_h * g->k_w <= UNROLL_MAX_TAPS && g->cin_per_group <= UNROLL_MAX_CHANNELS &&
+         pixels * g->out_c >= UNROLL_MIN_OUTPUTS;
+}
+
 /* Workgroups of whole subgroups of a multiple of 8 lanes: every group of 8
  * lanes exists and runs together (subgroup_share.glsl). */
 static bool whole_groups_of_8(const vknn_graph *graph, uint32_t group) {
@@ -465,7 +481,8 @@ static vknn_status lower_gemm(vknn_graph *graph, const vknn_conv_tensors *t,
                      [VKNN_SPEC_CONV2D_GEMM_VEC4_STORES] = !quant && g->out_c % 4 == 0 &&
                                                            c.ch_block % 4 == 0 && slice_vec4(g),
                      [VKNN_SPEC_CONV2D_GEMM_SLICED] = g->out_slice.row != 0,
-                     [VKNN_SPEC_CONV2D_GEMM_K_SPLIT] = k_split},
+                     [VKNN_SPEC_CONV2D_GEMM_K_SPLIT] = k_split,
+                     [VKNN_SPEC_CONV2D_GEMM_UNROLL_TAPS] = unroll_taps(g, pixels)},
                     VKNN_SPEC_COUNT_CONV2D_GEMM,
                     &p, sizeof(p), tiles * p.channel_blocks * c.group, true, subgroup_filter, false,
                     g->out_c, g->k_h * g->k_w * g->cin_per_group, g->cin_per_group % 4 == 0 ? 4 : 1};

@@ -40,10 +40,20 @@ bool reads_fixture_shares_filter_loads(const char *kernel, uint32_t out_c, uint3
   return strncmp(kernel, "conv2d_gemm_", 12) == 0 && out_c >= 8 && (groups <= 1 || (out_c / groups) % 8 == 0);
 }
 
-bool reads_fixture_filter_packed(const vknn_prepared_model *pm, uint32_t i) {
+/* Specialization constant index of dispatch i where it runs conv2d_gemm,
+ * else 0. */
+static uint32_t gemm_constant(const vknn_prepared_model *pm, uint32_t i, uint32_t index) {
   const vknn_dispatch_list *list = &pm->recorded->dispatches;
-  if (i >= list->count) return false;
+  if (i >= list->count) return 0;
   const vknn_dispatch *d = &list->items[i];
-  return strncmp(vknn_embedded_shaders[d->shader].name, "conv2d_gemm", 11) == 0 &&
-         d->spec[VKNN_SPEC_CONV2D_GEMM_PACKED_FILTER] == 1;
+  if (strncmp(vknn_embedded_shaders[d->shader].name, "conv2d_gemm", 11) != 0) return 0;
+  return d->spec[index];
+}
+
+bool reads_fixture_filter_packed(const vknn_prepared_model *pm, uint32_t i) {
+  return gemm_constant(pm, i, VKNN_SPEC_CONV2D_GEMM_PACKED_FILTER) == 1;
+}
+
+bool reads_fixture_taps_unrolled(const vknn_prepared_model *pm, uint32_t i) {
+  return gemm_constant(pm, i, VKNN_SPEC_CONV2D_GEMM_UNROLL_TAPS) == 1;
 }

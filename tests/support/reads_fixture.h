@@ -36,3 +36,7 @@ bool reads_fixture_shares_filter_loads(const char *kernel, uint32_t out_c, uint3
  * packed by 8 channels (its PACKED_FILTER: shared filter loads reading a
  * constant filter). */
 bool reads_fixture_filter_packed(const vknn_prepared_model *pm, uint32_t i);
+
+/* Whether dispatch i of the prepared model runs conv2d_gemm with its taps
+ * unrolled (its UNROLL_TAPS). */
+bool reads_fixture_taps_unrolled(const vknn_prepared_model *pm, uint32_t i);
