@@ -52,9 +52,9 @@ static int time_repeats(bench_vk *b, bench_record_fn record, const void *context
 }
 
 /* Doubles the loop count until a run lasts TARGET_MS and doubling it again
- * nearly doubles the time: the loop, not the launch, then decides it. On
- * lavapipe a workgroup's launch costs microseconds (20 ms for the 4096
- * groups on a 2-core Xeon), more than a few loop iterations. */
+ * nearly doubles the time: the loop, not the launch, then decides it. On a
+ * 2-core Xeon's lavapipe, launching the 4096 x 256 invocations took 15-20
+ * ms, more than a few loop iterations. */
 static int calibrate_fma(bench_vk *b, fma_run *run) {
   double ms, doubled_ms;
   run->push.iterations = 1;
