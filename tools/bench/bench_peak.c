@@ -51,39 +51,38 @@ static int time_repeats(bench_vk *b, bench_record_fn record, const void *context
   return 0;
 }
 
+/* One run of the FMA kernel at the given loop count. */
+static int time_fma(bench_vk *b, fma_run *run, uint32_t iterations, double *out_ms) {
+  run->push.iterations = iterations;
+  return bench_vk_time(b, record_fma, run, out_ms);
+}
+
 /* Doubles the loop count until a run lasts TARGET_MS and doubling it again
  * nearly doubles the time: the loop, not the launch, then decides it. On a
  * 2-core Xeon's lavapipe, launching the 4096 x 256 invocations took 15-20
  * ms, more than a few loop iterations. */
-static int calibrate_fma(bench_vk *b, fma_run *run) {
+static int calibrate_fma(bench_vk *b, fma_run *run, uint32_t *out_iterations) {
+  uint32_t n = 1;
   double ms, doubled_ms;
-  run->push.iterations = 1;
-  if (bench_vk_time(b, record_fma, run, &ms) != 0) return -1;
-  for (; run->push.iterations < (1u << 23); run->push.iterations *= 2, ms = doubled_ms) {
-    run->push.iterations *= 2;
-    int rc = bench_vk_time(b, record_fma, run, &doubled_ms);
-    run->push.iterations /= 2;
-    if (rc != 0) return -1;
+  if (time_fma(b, run, n, &ms) != 0) return -1;
+  for (; n < (1u << 23); n *= 2, ms = doubled_ms) {
+    if (time_fma(b, run, 2 * n, &doubled_ms) != 0) return -1;
     if (ms >= TARGET_MS && doubled_ms >= FMA_LOOP_SHARE * 2.0 * ms) break;
   }
+  *out_iterations = n;
   return 0;
 }
 
-/* Runs of N and 2N iterations alternate, so that the machine's load falls
- * on both alike; the rate is the flops of N iterations over the median of
+/* Runs of n and 2n iterations alternate, so that the machine's load falls
+ * on both alike; the rate is the flops of n iterations over the median of
  * the pairs' differences, which leaves out the fixed launch cost. */
-static int time_fma_slope(bench_vk *b, fma_run *run, double *out_ms) {
-  uint32_t iterations = run->push.iterations;
+static int time_fma_slope(bench_vk *b, fma_run *run, uint32_t n, double *out_ms) {
   double differences[REPEATS];
   for (int i = 0; i < REPEATS; ++i) {
     double single_ms, doubled_ms;
-    run->push.iterations = iterations;
-    if (bench_vk_time(b, record_fma, run, &single_ms) != 0) return -1;
-    run->push.iterations = 2 * iterations;
-    if (bench_vk_time(b, record_fma, run, &doubled_ms) != 0) return -1;
+    if (time_fma(b, run, n, &single_ms) != 0 || time_fma(b, run, 2 * n, &doubled_ms) != 0) return -1;
     differences[i] = doubled_ms - single_ms;
   }
-  run->push.iterations = iterations;
   *out_ms = bench_quantile(differences, REPEATS, 0.5);
   if (*out_ms > 0) return 0;
   fprintf(stderr, "vknn-bench: doubling the FMA loop did not lengthen the run\n");
@@ -100,13 +99,14 @@ int bench_peak_measure_fma(bench_vk *b, bench_peak *out) {
   uint32_t max_groups = b->vk.properties.limits.maxComputeWorkGroupCount[0];
   fma_run run = {&pipeline, {1, 0.999f, 0.001f, -1.0f}, FMA_GROUPS < max_groups ? FMA_GROUPS : max_groups};
   double ms = 0;
-  if (rc == 0) rc = calibrate_fma(b, &run);
-  if (rc == 0) rc = time_fma_slope(b, &run, &ms);
+  uint32_t iterations = 0;
+  if (rc == 0) rc = calibrate_fma(b, &run, &iterations);
+  if (rc == 0) rc = time_fma_slope(b, &run, iterations, &ms);
   if (rc == 0) {
-    double flops = (double)run.groups * FMA_GROUP_SIZE * run.push.iterations * FMA_INVOCATION_FLOPS;
+    double flops = (double)run.groups * FMA_GROUP_SIZE * iterations * FMA_INVOCATION_FLOPS;
     out->fma_gflops = flops / (ms * 1e6);
     out->fma_groups = run.groups;
-    out->fma_iterations = run.push.iterations;
+    out->fma_iterations = iterations;
   }
   if (pipeline.pipeline != VK_NULL_HANDLE) bench_vk_pipeline_free(b, &pipeline);
   bench_vk_buffer_free(b, &sink);
