@@ -467,8 +467,9 @@ static void test_gemm_windows(void **state) {
       /* A 1x1 window with stride 2 is no plain row read. */
       {"conv2d_gemm_f32", OP_CONV, false, 1, 9, 9, 4, 12, 1, 1, 2, 2, 0, 0, 0, 0, VKNN_FUSED_NONE, true},
       {"conv2d_gemm_f16", OP_CONV, true, 1, 10, 13, 16, 9, 3, 3, 2, 2, 0, 1, 0, 1, VKNN_FUSED_RELU6, false},
-      /* MobileNet's first layer large enough (32x32 pixels x 64 outputs) to
-       * unroll its taps, filter and bias as inputs and constants. */
+      /* First layers large enough (32x32 pixels x 64 outputs) to unroll
+       * their taps: MobileNet's (filter and bias constants) and a 2x3
+       * window over 2 channels (filter and bias model inputs). */
       {"conv2d_gemm_f32", OP_CONV, false, 1, 64, 64, 3, 64, 3, 3, 2, 2, 0, 1, 1, 1, VKNN_FUSED_RELU6, true,
        0, false, true},
       {"conv2d_gemm_f16", OP_CONV, true, 1, 64, 64, 2, 64, 2, 3, 2, 2, 1, 1, 0, 1, VKNN_FUSED_NONE, false,
