@@ -9,8 +9,9 @@
  * scalar stores), the depthwise kernel (vec4 stores, and scalar ones at an
  * offset that is no multiple of 4), a 3x3 convolution, an axis other than
  * the last, the one-row split-K kernel (FULLY_CONNECTED), the direct
- * kernel (a quantized FULLY_CONNECTED of one row), and Winograd
- * convolutions (their output transform stores the slice). */
+ * kernel (a quantized FULLY_CONNECTED of one row), Winograd convolutions
+ * (their output transform stores the slice) and the shared-memory tiles of
+ * gemm_shared_64x64 (vec4 and scalar stores). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -138,6 +139,9 @@ static void build(model_builder *b, const concat_case *c, bool exposed) {
 
 /* Runs the model on a fixed input; the CONCATENATION's bytes go to out;
  * returns the dispatch count. */
+/* Where set, the kernel every branch's dispatch must run. */
+static const char *branch_kernel = NULL;
+
 static vknn_prepared_model_info run(fixture *f, const concat_case *c, bool exposed, uint8_t *out,
                                    uint32_t out_bytes) {
   model_builder *b = malloc(sizeof(*b));
@@ -166,6 +170,8 @@ static vknn_prepared_model_info run(fixture *f, const concat_case *c, bool expos
   assert_int_equal(model_runner_execute(pm, b, inputs, outputs, NULL), VKNN_STATUS_NONE);
   vknn_prepared_model_info info;
   assert_int_equal(vknn_prepared_model_get_info(pm, &info), VKNN_STATUS_NONE);
+  for (uint32_t i = 0; branch_kernel != NULL && i < c->branch_count; ++i)
+    assert_string_equal(vknn_prepared_model_get_dispatch_kernel(pm, i), branch_kernel);
   vknn_prepared_model_release(pm);
   for (uint32_t i = 0; i < MAX_BRANCHES; ++i) free(branch_out[i]);
   free(input), free(b);
@@ -256,6 +262,29 @@ static void test_winograd(void **state) {
   f->device = usual;
 }
 
+/* 1x1 convolutions on gemm_shared_64x64 (the option ON) writing slices: 4
+ * channels at offset 0 and 8 at offset 4 (vec4 stores), 3 at offset 12
+ * (scalar stores); and along the height. */
+static void test_shared_tiles(void **state) {
+  static const branch channels[] = {{CONV_1X1, 4}, {CONV_1X1, 8}, {CONV_1X1, 3}};
+  static const concat_case by_channel = {F32, {1, 5, 6, 4}, 4, channels, 3, 3};
+  static const branch rows[] = {{CONV_1X1, 8}, {CONV_1X1, 8}};
+  static const concat_case by_row = {F32, {2, 9, 9, 4}, 4, rows, 2, 1};
+  fixture *f = *state;
+  vknn_device *usual = f->device;
+  vknn_device_options options = {.log_callback = test_log_callback, .log_user_data = &f->log,
+                                 .enable_validation = true,
+                                 .gemm_shared_tiles = VKNN_GEMM_SHARED_TILES_ON};
+  assert_int_equal(vknn_device_open(&options, &f->device), VKNN_STATUS_NONE);
+  branch_kernel = "gemm_shared_64x64_f32";
+  check(f, &by_channel);
+  check(f, &by_row);
+  branch_kernel = NULL;
+  assert_int_equal(vknn_device_get_validation_message_count(f->device), 0);
+  vknn_device_close(f->device);
+  f->device = usual;
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_channels_vec4),
@@ -264,6 +293,7 @@ int main(void) {
       cmocka_unit_test(test_quantized_channels),
       cmocka_unit_test(test_fully_connected),
       cmocka_unit_test(test_winograd),
+      cmocka_unit_test(test_shared_tiles),
   };
   return cmocka_run_group_tests(tests, runner_fixture_setup, runner_fixture_teardown);
 }

@@ -693,6 +693,44 @@ static void test_float16_arithmetic(void **state) {
   }
 }
 
+/* Pointwise layers on gemm_shared_64x64 (the option ON, kernel tuning off):
+ * tiles of 64 pixels x 64 channels staged in shared memory, steps of 16
+ * input channels. Layers it does not take stay on their kernels. */
+static void test_gemm_shared_tiles(void **state) {
+  static const conv_case cases[] = {
+      /* 35 pixels, 13 channels: one partial tile, scalar stores. */
+      {"gemm_shared_64x64_f32", OP_CONV, false, 1, 5, 7, 12, 13, 1, 1, 1, 1, 0, 0, 0, 0, VKNN_FUSED_RELU6, true},
+      /* 6 input channels (scalar loads, a step mostly past the row's end). */
+      {"gemm_shared_64x64_f16", OP_CONV, true, 2, 3, 5, 6, 5, 1, 1, 1, 1, 0, 0, 0, 0, VKNN_FUSED_NONE, false},
+      /* 323 pixels and 72 channels: 6 x 2 tiles, the last of each partial;
+       * 40 input channels: two whole steps and half of one. */
+      {"gemm_shared_64x64_f32", OP_CONV, false, 1, 17, 19, 40, 72, 1, 1, 1, 1, 0, 0, 0, 0, VKNN_FUSED_RELU, false},
+      /* 37 input channels (scalar loads over three steps), 64 channels. */
+      {"gemm_shared_64x64_f16", OP_CONV, true, 1, 9, 9, 37, 64, 1, 1, 1, 1, 0, 0, 0, 0, VKNN_FUSED_RELU, true},
+      {"gemm_shared_64x64_f32", OP_TRANSPOSED, false, 1, 6, 5, 8, 12, 1, 1, 1, 1, 0, 0, 0, 0, VKNN_FUSED_NONE, true},
+      /* Rows of a fully connected layer; two rows of 4096. */
+      {"gemm_shared_64x64_f32", OP_FULLY_CONNECTED, false, 3, 1, 1, 20, 9, 1, 1, 1, 1, 0, 0, 0, 0, VKNN_FUSED_NONE, true},
+      {"gemm_shared_64x64_f16", OP_FULLY_CONNECTED, true, 5, 1, 1, 7, 11, 1, 1, 1, 1, 0, 0, 0, 0, VKNN_FUSED_RELU, false},
+      {"gemm_shared_64x64_f32", OP_FULLY_CONNECTED, false, 2, 1, 1, 4096, 8, 1, 1, 1, 1, 0, 0, 0, 0, VKNN_FUSED_NONE, false},
+      /* One row, windows and groups keep their kernels. */
+      {"gemv_splitk_f32", OP_FULLY_CONNECTED, false, 1, 1, 1, 130, 6, 1, 1, 1, 1, 0, 0, 0, 0, VKNN_FUSED_NONE, false},
+      {"conv2d_gemm_f32", OP_CONV, false, 1, 7, 6, 8, 10, 3, 3, 1, 1, 1, 1, 1, 1, VKNN_FUSED_RELU, false},
+      {"conv2d_gemm_f32", OP_GROUPED, false, 1, 4, 5, 8, 16, 1, 1, 1, 1, 0, 0, 0, 0, VKNN_FUSED_NONE, false, 2},
+  };
+  vknn_device_options options = {.enable_validation = true,
+                                 .operand_reads = VKNN_OPERAND_READS_STORAGE,
+                                 .kernel_tuning = VKNN_KERNEL_TUNING_OFF,
+                                 .subgroup_filter = VKNN_SUBGROUP_FILTER_OFF,
+                                 .gemm_shared_tiles = VKNN_GEMM_SHARED_TILES_ON};
+  vknn_device *device = NULL;
+  assert_int_equal(vknn_device_open(&options, &device), VKNN_STATUS_NONE);
+  assert_true(device->vk.gemm_shared_tiles);
+  for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); ++i)
+    run_case_on(*state, device, cases[i].kernel, &cases[i], NULL);
+  assert_int_equal(vknn_device_get_validation_message_count(device), 0);
+  vknn_device_close(device);
+}
+
 /* Stands the device for one that runs a million invocations at once, so
  * that the matrix product splits its reductions across the workgroup
  * (conv2d_gemm's K_SPLIT; lavapipe reports no width). 0 restores it. */
@@ -757,6 +795,7 @@ int main(void) {
       cmocka_unit_test(test_transposed),
       cmocka_unit_test(test_winograd),
       cmocka_unit_test(test_float16_arithmetic),
+      cmocka_unit_test(test_gemm_shared_tiles),
       cmocka_unit_test(test_wide_device),
   };
   return cmocka_run_group_tests(tests, setup, teardown);

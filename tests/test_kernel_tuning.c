@@ -1,7 +1,8 @@
 /* Kernel tuning (the device option kernel_tuning, src/runtime/kernel_tuning.c):
  * prepare measures a float convolution's variants and compiles it on the
  * fastest; the results match the untuned model's; a shape measured once is
- * not measured again; the options a caller forces are not tuned; AUTO,
+ * not measured again; the options a caller forces are not tuned (and a
+ * pointwise layer measures the shared-memory tiles where they are open); AUTO,
  * deadlines and preferences decide when it runs; concurrent prepares share
  * the device's table; a failed allocation anywhere in the measuring ends
  * the prepare in an error or in a right answer; the choices travel in the
@@ -29,21 +30,24 @@
 #define MAX_SIDE 12
 
 /* A 3x3 convolution (stride 1, SAME, RELU) of a side x side image with
- * in_c channels to out_c: its filter and bias constants made from seed. */
+ * in_c channels to out_c: its filter and bias constants made from seed;
+ * pointwise: a 1x1 window instead. */
 typedef struct conv_layer {
   uint32_t side, in_c, out_c, seed;
+  bool pointwise;
 } conv_layer;
 
 /* The builder copies the constants: filter and bias may live on the stack. */
 static const vknn_model *build(model_builder *b, const conv_layer *l) {
   float filter[MAX_C * 9 * MAX_C], bias[MAX_C];
-  for (uint32_t i = 0; i < l->out_c * 9 * l->in_c; ++i) filter[i] = (float)((i * 7 + l->seed) % 23) / 16.f - 0.7f;
+  uint32_t window = l->pointwise ? 1 : 3, taps = window * window;
+  for (uint32_t i = 0; i < l->out_c * taps * l->in_c; ++i) filter[i] = (float)((i * 7 + l->seed) % 23) / 16.f - 0.7f;
   for (uint32_t i = 0; i < l->out_c; ++i) bias[i] = (float)((i + l->seed) % 5) / 4.f - 0.5f;
   mb_init(b);
   const uint32_t image[4] = {1, l->side, l->side, l->in_c}, result[4] = {1, l->side, l->side, l->out_c};
-  const uint32_t filter_dims[4] = {l->out_c, 3, 3, l->in_c}, bias_dims[1] = {l->out_c};
+  const uint32_t filter_dims[4] = {l->out_c, window, window, l->in_c}, bias_dims[1] = {l->out_c};
   uint32_t in[7] = {mb_input(b, F32, image, 4),
-                    mb_const_tensor(b, F32, filter_dims, 4, filter, l->out_c * 9 * l->in_c * sizeof(float)),
+                    mb_const_tensor(b, F32, filter_dims, 4, filter, l->out_c * taps * l->in_c * sizeof(float)),
                     mb_const_tensor(b, F32, bias_dims, 1, bias, l->out_c * sizeof(float)),
                     mb_const_i32(b, 1),
                     mb_const_i32(b, 1),
@@ -80,6 +84,15 @@ static int open_auto(void **state) { return open_fixture(state, (vknn_device_opt
 
 /* Tuning on, but every option it could vary forced. */
 static int open_forced(void **state) {
+  return open_fixture(state, (vknn_device_options){.kernel_tuning = VKNN_KERNEL_TUNING_ON,
+                                                   .operand_reads = VKNN_OPERAND_READS_STORAGE,
+                                                   .winograd = VKNN_WINOGRAD_OFF,
+                                                   .subgroup_filter = VKNN_SUBGROUP_FILTER_OFF,
+                                                   .gemm_shared_tiles = VKNN_GEMM_SHARED_TILES_OFF});
+}
+
+/* Tuning on, every option forced but the shared-memory tiles. */
+static int open_tiles_open(void **state) {
   return open_fixture(state, (vknn_device_options){.kernel_tuning = VKNN_KERNEL_TUNING_ON,
                                                    .operand_reads = VKNN_OPERAND_READS_STORAGE,
                                                    .winograd = VKNN_WINOGRAD_OFF,
@@ -174,12 +187,35 @@ static void test_runs_a_variant(void **state) {
  * and there is nothing to time. */
 static void test_forced_options_stay(void **state) {
   fixture *f = *state;
-  const conv_layer l = {8, 8, 8, 4};
+  const conv_layer layers[2] = {{8, 8, 8, 4}, {8, 8, 8, 4, true}};
+  for (int i = 0; i < 2; ++i) {
+    model_builder *b = calloc(1, sizeof(*b));
+    assert_non_null(b);
+    vknn_prepared_model *pm = prepare(f->device, &f->log, build(b, &layers[i]), VKNN_PREFER_SUSTAINED_SPEED, NULL);
+    assert_string_equal(vknn_prepared_model_get_dispatch_kernel(pm, 0), "conv2d_gemm_f32");
+    assert_int_equal(statistics(f->device).kernel_tunings, 0);
+    vknn_prepared_model_release(pm);
+    free(b);
+  }
+}
+
+/* A pointwise layer with the shared-memory tiles left open: both kernels
+ * are measured (the only open option, so two lowerings to time), the model
+ * runs on the one the table kept, and its results match the untuned
+ * model's. */
+static void test_shared_tiles_measured(void **state) {
+  fixture *f = *state;
+  const conv_layer l = {9, 12, 16, 6, true};
+  expect_same_results(f, &l);
+  assert_int_equal(statistics(f->device).kernel_tunings, f->device->vk.timestamp_valid_bits != 0 ? 1 : 0);
   model_builder *b = calloc(1, sizeof(*b));
   assert_non_null(b);
   vknn_prepared_model *pm = prepare(f->device, &f->log, build(b, &l), VKNN_PREFER_SUSTAINED_SPEED, NULL);
-  assert_string_equal(vknn_prepared_model_get_dispatch_kernel(pm, 0), "conv2d_gemm_f32");
-  assert_int_equal(statistics(f->device).kernel_tunings, 0);
+  pthread_mutex_lock(&f->device->tuning.lock);
+  bool kept_tiles = f->device->tuning.count == 1 && f->device->tuning.entries[0].gemm_shared_tiles;
+  pthread_mutex_unlock(&f->device->tuning.lock);
+  assert_string_equal(vknn_prepared_model_get_dispatch_kernel(pm, 0),
+                      kept_tiles ? "gemm_shared_64x64_f32" : "conv2d_gemm_f32");
   vknn_prepared_model_release(pm);
   free(b);
 }
@@ -200,7 +236,9 @@ static void test_choice_reaches_the_model(void **state) {
   vknn_device_options forced = {.enable_validation = true,
                                 .operand_reads = kept.texel_reads ? VKNN_OPERAND_READS_TEXEL : VKNN_OPERAND_READS_STORAGE,
                                 .winograd = kept.winograd,
-                                .kernel_tuning = VKNN_KERNEL_TUNING_OFF};
+                                .kernel_tuning = VKNN_KERNEL_TUNING_OFF,
+                                .gemm_shared_tiles = kept.gemm_shared_tiles ? VKNN_GEMM_SHARED_TILES_ON
+                                                                            : VKNN_GEMM_SHARED_TILES_OFF};
   vknn_device *device = NULL;
   assert_int_equal(vknn_device_open(&forced, &device), VKNN_STATUS_NONE);
   vknn_prepared_model *want = prepare(device, &f->log, model, VKNN_PREFER_SUSTAINED_SPEED, NULL);
@@ -400,7 +438,8 @@ static void test_choices_in_the_cache(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       TEST(test_measures_each_shape_once, open_on), TEST(test_runs_a_variant, open_on),
-      TEST(test_forced_options_stay, open_forced), TEST(test_choice_reaches_the_model, open_on),
+      TEST(test_forced_options_stay, open_forced), TEST(test_shared_tiles_measured, open_tiles_open),
+      TEST(test_choice_reaches_the_model, open_on),
       TEST(test_on_and_deadline, open_on), TEST(test_auto, open_auto),
       TEST(test_concurrent_prepares, open_on), TEST(test_host_allocation_failures, open_on),
       TEST(test_vulkan_allocation_failures, open_on), TEST(test_choices_in_the_cache, open_on),

@@ -113,6 +113,20 @@ typedef enum vknn_subgroup_filter {
   VKNN_SUBGROUP_FILTER_ON,       /* wherever the device can (tests, benchmarks) */
 } vknn_subgroup_filter;
 
+/* Whether float pointwise convolutions (CONV_2D, TRANSPOSE_CONV_2D) and
+ * FULLY_CONNECTED of several rows run on gemm_shared_64x64, whose
+ * workgroups stage 64 x 64 tiles of their operands in shared memory, instead
+ * of conv2d_gemm's register blocks that read their operands directly. No
+ * device is known to run it faster by rule: AUTO leaves it to kernel tuning,
+ * which measures both per layer (docs/architecture.md, "Shared-memory
+ * tiles"). Results agree within float32 rounding, not bit for bit (the
+ * sums run in another order). */
+typedef enum vknn_gemm_shared_tiles {
+  VKNN_GEMM_SHARED_TILES_AUTO = 0, /* where kernel tuning measures them faster */
+  VKNN_GEMM_SHARED_TILES_OFF,      /* never */
+  VKNN_GEMM_SHARED_TILES_ON,       /* every such layer (tests, benchmarks) */
+} vknn_gemm_shared_tiles;
+
 typedef struct vknn_device_options {
   /* Log sink; NULL logs to stderr (errors always, verbose lines for the tags
    * named in the VKNN_LOG environment variable, in the syntax of Android's
@@ -146,6 +160,7 @@ typedef struct vknn_device_options {
   vknn_float16_arithmetic float16_arithmetic;
   vknn_kernel_tuning kernel_tuning;
   vknn_subgroup_filter subgroup_filter;
+  vknn_gemm_shared_tiles gemm_shared_tiles;
   /* Chrome trace-event JSON written here (prepare and execution phases,
    * each dispatch's GPU span); NULL: the environment variable VKNN_TRACE,
    * if set. Tracing records a timestamp after every dispatch. */

@@ -97,6 +97,10 @@ typedef struct vknn_kernel_target {
   /* conv2d_gemm shares filter loads across 8 lanes of a subgroup (its
    * _subgroup variants; the device option subgroup_filter). */
   bool subgroup_filter;
+  /* Float pointwise convolutions and matrix products of several rows run on
+   * gemm_shared_64x64 (tiles staged in shared memory) instead of
+   * conv2d_gemm (the device option gemm_shared_tiles). */
+  bool gemm_shared_tiles;
   /* Invocations the device runs at once (0: unknown): kernels split
    * reductions across a workgroup where a layer has far fewer outputs'
    * worth of invocations (conv2d_gemm's K_SPLIT). */

@@ -30,6 +30,9 @@ typedef enum vknn_conv_kernel {
   VKNN_CONV_KERNEL_GEMM,      /* conv2d_gemm.comp: tiled (implicit) matrix product */
   VKNN_CONV_KERNEL_DEPTHWISE, /* conv2d_depthwise.comp: a row of outputs x 4 channels */
   VKNN_CONV_KERNEL_GEMV,      /* gemv_splitk.comp: one row, the reduction split */
+  /* gemm_shared_64x64.comp: 64 x 64 output tiles staged in shared memory
+   * (float pointwise, no groups; where kernel tuning measured it faster) */
+  VKNN_CONV_KERNEL_GEMM_SHARED,
   /* conv2d_winograd.comp around conv2d_gemm.comp: 2x2 / 4x4 output tiles
    * (src/ops/conv2d_winograd.c) */
   VKNN_CONV_KERNEL_WINOGRAD_F2X3,

@@ -22,6 +22,10 @@
 #define GEMM_SPLIT_GROUP 128
 #define GEMM_MAX_SPLIT 8
 #define GEMM_SLICE_MIN_CHANNELS 16
+/* gemm_shared_64x64.comp: 64 x 64 output tiles, a workgroup of 128 (its
+ * GROUP: 8 x 16 register blocks of 8 rows x 4 channels). */
+#define GEMM_SHARED_TILE 64
+#define GEMM_SHARED_GROUP 128
 /* The longest float16 sum of conv2d_depthwise's _f16_arith variants: one
  * window row (its F16_ARITH comment), as conv2d_gemm's F16_SPAN bounds its. */
 #define DEPTHWISE_F16_SPAN 32
@@ -151,6 +155,16 @@ vknn_conv_choice vknn_conv_select(const vknn_kernel_target *target, const vknn_c
     c.kernel = VKNN_CONV_KERNEL_GEMV;
     c.ch_block = 4;
     c.group = smallest_group(GEMV_GROUP, floor, ceil_div(g->in_c, 8)); /* 2 vec4 slices a lane */
+    return c;
+  }
+  /* Tiles in shared memory where the device option or kernel tuning asks
+   * for them: float pointwise layers of several pixels (one pixel is the
+   * matrix-vector kernel's). */
+  if (target != NULL && target->gemm_shared_tiles && !quant && !grouped && pointwise(g) && pixels > 1) {
+    c.kernel = VKNN_CONV_KERNEL_GEMM_SHARED;
+    c.ch_block = GEMM_SHARED_TILE;
+    c.pix_block = GEMM_SHARED_TILE;
+    c.group = GEMM_SHARED_GROUP;
     return c;
   }
   if (vknn_winograd_select(target, g, type, &c)) return c;
@@ -555,6 +569,41 @@ static vknn_status lower_gemv(vknn_graph *graph, const vknn_conv_tensors *t,
   return add_tiled_dispatch(graph, t, &l, out_list);
 }
 
+/* Push constants of gemm_shared_64x64.comp, std430 layout. */
+typedef struct gemm_shared_params {
+  uint32_t m, n, k, n_tiles;
+  uint32_t out_row, out_stride, out_offset;
+  float act_min, act_max;
+} gemm_shared_params;
+VKNN_PUSH_LAYOUT(gemm_shared_64x64, gemm_shared_params);
+
+/* Loop iterations of one gemm_shared_64x64 invocation: per reduction step
+ * of 16, the step itself, its 16 products, and two staging passes of two
+ * four-element loops each (counted as loops, though short ones unroll). */
+static uint64_t gemm_shared_iterations(const vknn_conv_geometry *g) {
+  return (uint64_t)ceil_div(g->in_c, 16) * (1 + 16 + 2 * (1 + 4 + 4));
+}
+
+static vknn_status lower_gemm_shared(vknn_graph *graph, const vknn_conv_tensors *t,
+                                     const vknn_conv_geometry *g, vknn_conv_choice c,
+                                     vknn_dispatch_list *out_list) {
+  if (!vknn_op_within_loop_budget(graph, "gemm_shared_64x64", gemm_shared_iterations(g),
+                                  "the input channels"))
+    return VKNN_STATUS_GENERAL_FAILURE;
+  uint32_t pixels = g->batches * g->out_h * g->out_w;
+  gemm_shared_params p = {pixels, g->out_c, g->in_c, ceil_div(g->out_c, c.ch_block),
+                          g->out_slice.row, g->out_slice.stride, g->out_slice.offset, 0.f, 0.f};
+  uint64_t tiles = (uint64_t)ceil_div(pixels, c.pix_block) * p.n_tiles;
+  tiled_launch l = {VKNN_SHADER_GEMM_SHARED_64X64_F32, VKNN_SHADER_GEMM_SHARED_64X64_F16, false, 0, 0, 0, 0, 0,
+                    0, false, 0, 0, g->in_c % 4 == 0, c.group,
+                    {[VKNN_SPEC_GEMM_SHARED_64X64_VEC4_LOADS] = g->in_c % 4 == 0,
+                     [VKNN_SPEC_GEMM_SHARED_64X64_VEC4_STORES] = g->out_c % 4 == 0 && slice_vec4(g),
+                     [VKNN_SPEC_GEMM_SHARED_64X64_SLICED] = g->out_slice.row != 0},
+                    VKNN_SPEC_COUNT_GEMM_SHARED_64X64, &p, sizeof(p), tiles * c.group, false, false, false,
+                    0, 0, 0};
+  return add_tiled_dispatch(graph, t, &l, out_list);
+}
+
 vknn_status vknn_lower_conv_tiled(vknn_graph *graph, const vknn_conv_tensors *t,
                                   const vknn_conv_geometry *g, vknn_conv_choice c,
                                   vknn_dispatch_list *out_list) {
@@ -562,6 +611,7 @@ vknn_status vknn_lower_conv_tiled(vknn_graph *graph, const vknn_conv_tensors *t,
     case VKNN_CONV_KERNEL_GEMM: return lower_gemm(graph, t, g, c, out_list);
     case VKNN_CONV_KERNEL_DEPTHWISE: return lower_depthwise(graph, t, g, c, out_list);
     case VKNN_CONV_KERNEL_GEMV: return lower_gemv(graph, t, g, c, out_list);
+    case VKNN_CONV_KERNEL_GEMM_SHARED: return lower_gemm_shared(graph, t, g, c, out_list);
     case VKNN_CONV_KERNEL_WINOGRAD_F2X3:
     case VKNN_CONV_KERNEL_WINOGRAD_F4X3: return vknn_lower_conv_winograd(graph, t, g, c, out_list);
     default: return VKNN_STATUS_GENERAL_FAILURE;

@@ -26,7 +26,7 @@
  * that noise does not move a layer off the rule it would have had. */
 #define TUNING_MARGIN 0.95
 #define SIGNATURE_BYTES 1024u
-#define MAX_VARIANTS 12u
+#define MAX_VARIANTS 24u
 
 typedef struct signature {
   uint8_t bytes[SIGNATURE_BYTES];
@@ -211,16 +211,18 @@ typedef struct variant {
   bool texel_reads;
   vknn_winograd winograd;
   bool float16_arithmetic;
+  bool gemm_shared_tiles;
 } variant;
 
 static variant variant_of(const vknn_kernel_target *k) {
-  return (variant){k->texel_reads, k->winograd, k->float16_arithmetic};
+  return (variant){k->texel_reads, k->winograd, k->float16_arithmetic, k->gemm_shared_tiles};
 }
 
 static vknn_kernel_target with_variant(vknn_kernel_target k, variant v) {
   k.texel_reads = v.texel_reads;
   k.winograd = v.winograd;
   k.float16_arithmetic = v.float16_arithmetic;
+  k.gemm_shared_tiles = v.gemm_shared_tiles;
   return k;
 }
 
@@ -228,12 +230,13 @@ uint32_t vknn_kernel_tuning_context(const vknn_device *device) {
   const vknn_vk *vk = &device->vk;
   return (uint32_t)vk->operand_reads_option | (uint32_t)vk->winograd_option << 8 |
          (uint32_t)vk->float16_arithmetic_option << 16 | (uint32_t)vk->texel_reads_possible << 24 |
-         (uint32_t)vk->subgroup_filter << 25;
+         (uint32_t)vk->subgroup_filter << 25 | (uint32_t)vk->gemm_shared_tiles_option << 26;
 }
 
 /* The device's own variant first, then what the options leave to AUTO:
  * storage or texel reads, no Winograd or either tile, float32 or float16
- * arithmetic (float16 tensors). */
+ * arithmetic (float16 tensors), register blocks or shared-memory tiles
+ * (layers of other kinds lower alike either way, and are prepared once). */
 static uint32_t list_variants(const vknn_device *device, const vknn_kernel_target *base, bool float16,
                               variant *out) {
   const vknn_vk *vk = &device->vk;
@@ -241,15 +244,18 @@ static uint32_t list_variants(const vknn_device *device, const vknn_kernel_targe
   bool winograd_open = vk->winograd_option == VKNN_WINOGRAD_AUTO;
   bool f16_open = float16 && vk->float16_arithmetic_option == VKNN_FLOAT16_ARITHMETIC_AUTO &&
                   vknn_vk_has_shader(vk, VKNN_SHADER_CONV2D_GEMM_F16_ARITH);
+  bool tiles_open = vk->gemm_shared_tiles_option == VKNN_GEMM_SHARED_TILES_AUTO;
   static const vknn_winograd tiles[3] = {VKNN_WINOGRAD_OFF, VKNN_WINOGRAD_F2X3, VKNN_WINOGRAD_F4X3};
   uint32_t count = 0;
   out[count++] = variant_of(base);
   for (int r = 0; r < (reads_open ? 2 : 1); ++r)
     for (int w = 0; w < (winograd_open ? 3 : 1); ++w)
       for (int h = 0; h < (f16_open ? 2 : 1); ++h)
-        out[count++] = (variant){reads_open ? r == 1 : base->texel_reads,
-                                 winograd_open ? tiles[w] : base->winograd,
-                                 f16_open ? h == 1 : base->float16_arithmetic};
+        for (int s = 0; s < (tiles_open ? 2 : 1); ++s)
+          out[count++] = (variant){reads_open ? r == 1 : base->texel_reads,
+                                   winograd_open ? tiles[w] : base->winograd,
+                                   f16_open ? h == 1 : base->float16_arithmetic,
+                                   tiles_open ? s == 1 : base->gemm_shared_tiles};
   return count;
 }
 
@@ -409,7 +415,8 @@ static vknn_kernel_target tune_operation(vknn_device *device, const vknn_graph *
   if (!sig.overflow && vknn_tuning_table_find(&device->tuning, sig.bytes, sig.size, &entry)) {
     vknn_model_copy_free(&lm.copy);
     atomic_fetch_add(&device->vk.counters.kernel_tunings_reused, 1);
-    return with_variant(chosen, (variant){entry.texel_reads, entry.winograd, entry.float16_arithmetic});
+    return with_variant(chosen, (variant){entry.texel_reads, entry.winograd, entry.float16_arithmetic,
+                                          entry.gemm_shared_tiles});
   }
   variant variants[MAX_VARIANTS + 1], best = variant_of(&target->kernels);
   bool float16 = graph->tensors[op->inputs[0]].type == VKNN_OPERAND_TENSOR_FLOAT16;
@@ -424,7 +431,8 @@ static vknn_kernel_target tune_operation(vknn_device *device, const vknn_graph *
   if (!sig.overflow)
     vknn_tuning_table_add(&device->tuning, sig.bytes, sig.size,
               &(vknn_tuning_entry){.texel_reads = best.texel_reads, .winograd = best.winograd,
-                                   .float16_arithmetic = best.float16_arithmetic});
+                                   .float16_arithmetic = best.float16_arithmetic,
+                                   .gemm_shared_tiles = best.gemm_shared_tiles});
   vknn_model_copy_free(&lm.copy);
   return chosen;
 }

@@ -15,6 +15,7 @@ typedef struct vknn_tuning_entry {
   bool texel_reads;
   vknn_winograd winograd;
   bool float16_arithmetic;
+  bool gemm_shared_tiles;
 } vknn_tuning_entry;
 
 typedef struct vknn_tuning_table {
@@ -36,7 +37,8 @@ void vknn_tuning_table_add(vknn_tuning_table *table, const uint8_t *signature, u
 
 /* The table as bytes, for the compilation cache (*out malloc'd): the entry
  * count, then per entry its signature's size and bytes and its variant
- * (texel reads, Winograd, float16 arithmetic: a byte each), integers
+ * (texel reads, Winograd, float16 arithmetic, shared-memory tiles: a byte
+ * each), integers
  * little-endian. */
 vknn_status vknn_tuning_table_encode(vknn_tuning_table *table, uint8_t **out, size_t *out_size);
 

@@ -85,8 +85,12 @@ typedef struct vknn_vk {
   /* conv2d_gemm shares filter loads across a subgroup (the device option
    * subgroup_filter). */
   bool subgroup_filter;
+  /* Float pointwise layers on gemm_shared_64x64 (the device option
+   * gemm_shared_tiles: ON only; AUTO leaves it to kernel tuning). */
+  bool gemm_shared_tiles;
   /* The options as given, for what kernel tuning may choose (AUTO only). */
   vknn_operand_reads operand_reads_option;
+  vknn_gemm_shared_tiles gemm_shared_tiles_option;
   vknn_winograd winograd_option;
   vknn_float16_arithmetic float16_arithmetic_option;
   vknn_kernel_tuning kernel_tuning;

@@ -6,7 +6,8 @@
 const char DEVICE_FLAGS_USAGE[] =
     "[--operand-reads auto|storage|texel] [--integer-dot auto|off|on] [--io-copies auto|off|on]\n"
     "  [--winograd auto|off|on|f2x3|f4x3] [--relaxed-float16 auto|off|on]\n"
-    "  [--float16-arithmetic auto|off|on] [--kernel-tuning auto|off|on] [--subgroup-filter auto|off|on]";
+    "  [--float16-arithmetic auto|off|on] [--kernel-tuning auto|off|on] [--subgroup-filter auto|off|on]\n"
+    "  [--gemm-shared-tiles auto|off|on]";
 
 static const char *const switches[] = {"auto", "off", "on", NULL};
 static const char *const reads[] = {"auto", "storage", "texel", NULL};
@@ -26,6 +27,10 @@ static void set_subgroup(vknn_device_options *o, int v) {
   o->subgroup_filter = (vknn_subgroup_filter)v;
 }
 
+static void set_shared_tiles(vknn_device_options *o, int v) {
+  o->gemm_shared_tiles = (vknn_gemm_shared_tiles)v;
+}
+
 typedef struct device_flag {
   const char *flag;
   const char *const *values;
@@ -37,6 +42,7 @@ static const device_flag flags[] = {
     {"--io-copies", switches, set_copies},          {"--winograd", tiles, set_winograd},
     {"--relaxed-float16", switches, set_relaxed},   {"--float16-arithmetic", switches, set_arithmetic},
     {"--kernel-tuning", switches, set_tuning},      {"--subgroup-filter", switches, set_subgroup},
+    {"--gemm-shared-tiles", switches, set_shared_tiles},
 };
 
 int device_flag_parse(const char *flag, const char *value, vknn_device_options *options) {
