@@ -239,6 +239,25 @@ static void test_fully_connected(void **state) {
   check(*state, &q8);
 }
 
+/* Replaces the fixture's device by one opened with the options (logging to
+ * the fixture, validation on); returns the one it replaced. */
+static vknn_device *use_device(fixture *f, vknn_device_options options) {
+  vknn_device *usual = f->device;
+  options.log_callback = test_log_callback;
+  options.log_user_data = &f->log;
+  options.enable_validation = true;
+  assert_int_equal(vknn_device_open(&options, &f->device), VKNN_STATUS_NONE);
+  return usual;
+}
+
+/* Closes the device use_device opened (no validation message allowed) and
+ * puts the usual one back. */
+static void restore_device(fixture *f, vknn_device *usual) {
+  assert_int_equal(vknn_device_get_validation_message_count(f->device), 0);
+  vknn_device_close(f->device);
+  f->device = usual;
+}
+
 /* Winograd convolutions (forced, both tiles) writing slices: 8 channels at
  * offset 0 (vec4 stores), 5 at offset 11 (scalar stores); and along the
  * height. Each adds two transforms. */
@@ -248,18 +267,13 @@ static void test_winograd(void **state) {
   static const branch rows[] = {{CONV_3X3, 8}, {CONV_3X3, 8}};
   static const concat_case by_row = {F32, {2, 5, 6, 4}, 4, rows, 2, 1};
   fixture *f = *state;
-  vknn_device *usual = f->device;
   static const vknn_winograd tiles[2] = {VKNN_WINOGRAD_F2X3, VKNN_WINOGRAD_F4X3};
   for (int i = 0; i < 2; ++i) {
-    vknn_device_options options = {.log_callback = test_log_callback, .log_user_data = &f->log,
-                                   .enable_validation = true, .winograd = tiles[i]};
-    assert_int_equal(vknn_device_open(&options, &f->device), VKNN_STATUS_NONE);
+    vknn_device *usual = use_device(f, (vknn_device_options){.winograd = tiles[i]});
     check_dispatches(f, &by_channel, 2 * 2);
     check_dispatches(f, &by_row, 2 * 2);
-    assert_int_equal(vknn_device_get_validation_message_count(f->device), 0);
-    vknn_device_close(f->device);
+    restore_device(f, usual);
   }
-  f->device = usual;
 }
 
 /* 1x1 convolutions on gemm_shared_64x64 (the option ON) writing slices: 4
@@ -271,18 +285,12 @@ static void test_shared_tiles(void **state) {
   static const branch rows[] = {{CONV_1X1, 8}, {CONV_1X1, 8}};
   static const concat_case by_row = {F32, {2, 9, 9, 4}, 4, rows, 2, 1};
   fixture *f = *state;
-  vknn_device *usual = f->device;
-  vknn_device_options options = {.log_callback = test_log_callback, .log_user_data = &f->log,
-                                 .enable_validation = true,
-                                 .gemm_shared_tiles = VKNN_GEMM_SHARED_TILES_ON};
-  assert_int_equal(vknn_device_open(&options, &f->device), VKNN_STATUS_NONE);
+  vknn_device *usual = use_device(f, (vknn_device_options){.gemm_shared_tiles = VKNN_GEMM_SHARED_TILES_ON});
   branch_kernel = "gemm_shared_64x64_f32";
   check(f, &by_channel);
   check(f, &by_row);
   branch_kernel = NULL;
-  assert_int_equal(vknn_device_get_validation_message_count(f->device), 0);
-  vknn_device_close(f->device);
-  f->device = usual;
+  restore_device(f, usual);
 }
 
 int main(void) {

@@ -82,21 +82,21 @@ static int open_on(void **state) {
 
 static int open_auto(void **state) { return open_fixture(state, (vknn_device_options){0}); }
 
-/* Tuning on, but every option it could vary forced. */
-static int open_forced(void **state) {
-  return open_fixture(state, (vknn_device_options){.kernel_tuning = VKNN_KERNEL_TUNING_ON,
-                                                   .operand_reads = VKNN_OPERAND_READS_STORAGE,
-                                                   .winograd = VKNN_WINOGRAD_OFF,
-                                                   .subgroup_filter = VKNN_SUBGROUP_FILTER_OFF,
-                                                   .gemm_shared_tiles = VKNN_GEMM_SHARED_TILES_OFF});
+/* Tuning on, every option it could vary forced but the shared-memory tiles. */
+static vknn_device_options tiles_open_options(void) {
+  return (vknn_device_options){.kernel_tuning = VKNN_KERNEL_TUNING_ON,
+                               .operand_reads = VKNN_OPERAND_READS_STORAGE,
+                               .winograd = VKNN_WINOGRAD_OFF,
+                               .subgroup_filter = VKNN_SUBGROUP_FILTER_OFF};
 }
 
-/* Tuning on, every option forced but the shared-memory tiles. */
-static int open_tiles_open(void **state) {
-  return open_fixture(state, (vknn_device_options){.kernel_tuning = VKNN_KERNEL_TUNING_ON,
-                                                   .operand_reads = VKNN_OPERAND_READS_STORAGE,
-                                                   .winograd = VKNN_WINOGRAD_OFF,
-                                                   .subgroup_filter = VKNN_SUBGROUP_FILTER_OFF});
+static int open_tiles_open(void **state) { return open_fixture(state, tiles_open_options()); }
+
+/* Tuning on, but every option it could vary forced. */
+static int open_forced(void **state) {
+  vknn_device_options options = tiles_open_options();
+  options.gemm_shared_tiles = VKNN_GEMM_SHARED_TILES_OFF;
+  return open_fixture(state, options);
 }
 
 static int close_fixture(void **state) {

@@ -38,8 +38,7 @@ void vknn_tuning_table_add(vknn_tuning_table *table, const uint8_t *signature, u
 /* The table as bytes, for the compilation cache (*out malloc'd): the entry
  * count, then per entry its signature's size and bytes and its variant
  * (texel reads, Winograd, float16 arithmetic, shared-memory tiles: a byte
- * each), integers
- * little-endian. */
+ * each), integers little-endian. */
 vknn_status vknn_tuning_table_encode(vknn_tuning_table *table, uint8_t **out, size_t *out_size);
 
 /* Checks encoded entries whole: every length against the end, each variant
