@@ -38,6 +38,9 @@ rm -rf "$seeds-cache" && mkdir -p "$seeds-cache"
 "$dir/tests/fuzz/fuzz-seeds" --cache "$seeds-cache" $small_models || exit 1
 
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+# Keeps lavapipe loaded so that the leak check at exit does not report the
+# block it keeps after the loader unloads it (see the file).
+source scripts/keep_driver_loaded.sh
 status=0
 for target in fuzz_prepare fuzz_execute fuzz_cache; do
   target_seeds=$seeds
@@ -48,7 +51,7 @@ for target in fuzz_prepare fuzz_execute fuzz_cache; do
   corpus=$dir/corpus-$target
   rm -rf "$corpus" && mkdir -p "$corpus"
   log=$dir/$target.log
-  if "$dir/tests/fuzz/$target" -seed="$seed" -max_total_time="$seconds" -rss_limit_mb=4096 -timeout=60 -detect_leaks=0 \
+  if keep_driver_loaded "$dir/tests/fuzz/$target" -seed="$seed" -max_total_time="$seconds" -rss_limit_mb=4096 -timeout=60 -detect_leaks=0 \
        -print_final_stats=1 -artifact_prefix="$dir/artifacts/$target-" "$corpus" "$target_seeds" > "$log" 2>&1; then
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
     echo "fuzz $target: passed ($runs executions in ${seconds}s)"

@@ -10,7 +10,7 @@
 #   2. the same under AddressSanitizer + UndefinedBehaviorSanitizer: all unit
 #      tests, a sample of the conformance cases (every 32nd of the whole run,
 #      and a case of every operation: vknn-cts --spread) and the extensions'
-#      cases;
+#      cases, with lavapipe kept loaded (scripts/keep_driver_loaded.sh);
 #   3. under ThreadSanitizer: all unit tests and every 60th case (and a case
 #      of every operation) through the concurrent paths (threads, async,
 #      fenced, burst). tests/tsan.supp
@@ -158,15 +158,18 @@ if build build -Dbuildtype=debugoptimized; then
   stage_done ndk
 fi
 
+# LeakSanitizer would report a block lavapipe keeps after the loader unloads
+# it: the ASan runs keep the driver loaded (scripts/keep_driver_loaded.sh).
+source scripts/keep_driver_loaded.sh
 if build build-sanitize -Dbuildtype=debug -Db_sanitize=address,undefined -Db_lundef=false; then
   stage_done asan-build
-  unit_tests build-sanitize
+  keep_driver_loaded unit_tests build-sanitize
   stage_done asan-unit-tests
   # The loop timeout is wall-clock time and a sanitized WHILE runs several
   # times slower: the HAL's maximum (15 s) instead of the default 2 s.
-  conformance build-sanitize sampled --modes "$modes" --spread 32 --loop-timeout 15000 \
-    --baseline "$baseline"
-  conformance build-sanitize extensions --modes "$modes" --loop-timeout 15000 \
+  keep_driver_loaded conformance build-sanitize sampled --modes "$modes" --spread 32 \
+    --loop-timeout 15000 --baseline "$baseline"
+  keep_driver_loaded conformance build-sanitize extensions --modes "$modes" --loop-timeout 15000 \
     --baseline "$baseline" tests/data
   stage_done asan-conformance
 fi
