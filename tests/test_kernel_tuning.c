@@ -2,7 +2,8 @@
  * prepare measures a float convolution's variants and compiles it on the
  * fastest; the results match the untuned model's; a shape measured once is
  * not measured again; the options a caller forces are not tuned (and a
- * pointwise layer measures the shared-memory tiles where they are open); AUTO,
+ * pointwise layer measures the shared-memory tiles where they are open); a
+ * device that says no width has layers tried at assumed widths; AUTO,
  * deadlines and preferences decide when it runs; concurrent prepares share
  * the device's table; a failed allocation anywhere in the measuring ends
  * the prepare in an error or in a right answer; the choices travel in the
@@ -26,7 +27,7 @@
 #include "vknn/vknn.h"
 
 #define F32 VKNN_OPERAND_TENSOR_FLOAT32
-#define MAX_C 16
+#define MAX_C 32
 #define MAX_SIDE 12
 
 /* A 3x3 convolution (stride 1, SAME, RELU) of a side x side image with
@@ -96,6 +97,16 @@ static int open_tiles_open(void **state) { return open_fixture(state, tiles_open
 static int open_forced(void **state) {
   vknn_device_options options = tiles_open_options();
   options.gemm_shared_tiles = VKNN_GEMM_SHARED_TILES_OFF;
+  return open_fixture(state, options);
+}
+
+/* Tuning on, every option forced, filter loads shared across subgroups where
+ * the device can: a layer whose reduction splits at a tried width then
+ * runs another kernel (a split reduction shares no filter loads). */
+static int open_forced_shared_loads(void **state) {
+  vknn_device_options options = tiles_open_options();
+  options.gemm_shared_tiles = VKNN_GEMM_SHARED_TILES_OFF;
+  options.subgroup_filter = VKNN_SUBGROUP_FILTER_ON;
   return open_fixture(state, options);
 }
 
@@ -199,23 +210,56 @@ static void test_forced_options_stay(void **state) {
   }
 }
 
+/* The layer measured, with the results of the untuned model, then prepared
+ * again: *pm, and the table's one entry. */
+static vknn_tuning_entry measure_then_prepare(fixture *f, const conv_layer *l, model_builder *b,
+                                              vknn_prepared_model **pm) {
+  expect_same_results(f, l);
+  assert_int_equal(statistics(f->device).kernel_tunings, 1);
+  *pm = prepare(f->device, &f->log, build(b, l), VKNN_PREFER_SUSTAINED_SPEED, NULL);
+  assert_int_equal(statistics(f->device).kernel_tunings_reused, 1);
+  pthread_mutex_lock(&f->device->tuning.lock);
+  assert_int_equal(f->device->tuning.count, 1);
+  vknn_tuning_entry kept = f->device->tuning.entries[0];
+  pthread_mutex_unlock(&f->device->tuning.lock);
+  return kept;
+}
+
 /* A pointwise layer with the shared-memory tiles left open: both kernels
  * are measured (the only open option, so two lowerings to time), the model
  * runs on the one the table kept, and its results match the untuned
  * model's. */
 static void test_shared_tiles_measured(void **state) {
   fixture *f = *state;
+  if (f->device->vk.timestamp_valid_bits == 0) skip(); /* nothing is measured */
   const conv_layer l = {9, 12, 16, 6, true};
-  expect_same_results(f, &l);
-  assert_int_equal(statistics(f->device).kernel_tunings, f->device->vk.timestamp_valid_bits != 0 ? 1 : 0);
   model_builder *b = calloc(1, sizeof(*b));
   assert_non_null(b);
-  vknn_prepared_model *pm = prepare(f->device, &f->log, build(b, &l), VKNN_PREFER_SUSTAINED_SPEED, NULL);
-  pthread_mutex_lock(&f->device->tuning.lock);
-  bool kept_tiles = f->device->tuning.count == 1 && f->device->tuning.entries[0].gemm_shared_tiles;
-  pthread_mutex_unlock(&f->device->tuning.lock);
+  vknn_prepared_model *pm = NULL;
+  vknn_tuning_entry kept = measure_then_prepare(f, &l, b, &pm);
   assert_string_equal(vknn_prepared_model_get_dispatch_kernel(pm, 0),
-                      kept_tiles ? "gemm_shared_64x64_f32" : "conv2d_gemm_f32");
+                      kept.gemm_shared_tiles ? "gemm_shared_64x64_f32" : "conv2d_gemm_f32");
+  vknn_prepared_model_release(pm);
+  free(b);
+}
+
+/* On a device that says no width (lavapipe), a layer of 32 input channels
+ * is also tried at the assumed widths, where its reduction splits in two:
+ * with every option forced, those are the only other lowering, so the layer
+ * is measured; the model runs what the table kept (the split kernel shares
+ * no filter loads), and its results match the untuned model's. */
+static void test_widths_measured(void **state) {
+  fixture *f = *state;
+  const vknn_vk *vk = &f->device->vk;
+  if (vk->timestamp_valid_bits == 0 || vk->parallel_invocations != 0 || !vk->subgroup_filter) skip();
+  const conv_layer l = {9, 32, 16, 9, true};
+  model_builder *b = calloc(1, sizeof(*b));
+  assert_non_null(b);
+  vknn_prepared_model *pm = NULL;
+  vknn_tuning_entry kept = measure_then_prepare(f, &l, b, &pm);
+  assert_true(kept.width <= VKNN_TUNING_WIDTHS);
+  assert_string_equal(vknn_prepared_model_get_dispatch_kernel(pm, 0),
+                      kept.width == 0 ? "conv2d_gemm_f32_subgroup" : "conv2d_gemm_f32");
   vknn_prepared_model_release(pm);
   free(b);
 }
@@ -439,6 +483,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       TEST(test_measures_each_shape_once, open_on), TEST(test_runs_a_variant, open_on),
       TEST(test_forced_options_stay, open_forced), TEST(test_shared_tiles_measured, open_tiles_open),
+      TEST(test_widths_measured, open_forced_shared_loads),
       TEST(test_choice_reaches_the_model, open_on),
       TEST(test_on_and_deadline, open_on), TEST(test_auto, open_auto),
       TEST(test_concurrent_prepares, open_on), TEST(test_host_allocation_failures, open_on),

@@ -3,7 +3,8 @@
  * shape, its weights and parameters constants), compiled once per variant
  * of the kernel target that the device options leave open, and each
  * distinct lowering is prepared and timed on the device (zeros in, the
- * fastest of a few executions' device time). */
+ * fastest of a few executions' device time); on a device that says no
+ * width, the variant kept is then timed at assumed widths the same way. */
 #include "runtime/kernel_tuning.h"
 
 #include <stdlib.h>
@@ -207,15 +208,24 @@ static void plan_signature(const vknn_plan *plan, signature *s) {
 
 /* ---- variants --------------------------------------------------------------- */
 
+/* The widths (invocations in flight) a layer is tried at on a device that
+ * says none, after its other choices are measured: about a phone GPU's and
+ * a desktop GPU's. Against a width the kernels split long reductions and
+ * shorten depthwise rows (conv2d_select.c), as they do by rule on a device
+ * that says its width; where neither width changes a layer's lowering,
+ * nothing more is prepared or timed. */
+static const uint32_t kTriedWidths[VKNN_TUNING_WIDTHS] = {1u << 14, 1u << 17};
+
 typedef struct variant {
   bool texel_reads;
   vknn_winograd winograd;
   bool float16_arithmetic;
   bool gemm_shared_tiles;
+  uint8_t width; /* 0: the device's own; w: kTriedWidths[w - 1] */
 } variant;
 
 static variant variant_of(const vknn_kernel_target *k) {
-  return (variant){k->texel_reads, k->winograd, k->float16_arithmetic, k->gemm_shared_tiles};
+  return (variant){k->texel_reads, k->winograd, k->float16_arithmetic, k->gemm_shared_tiles, 0};
 }
 
 static vknn_kernel_target with_variant(vknn_kernel_target k, variant v) {
@@ -223,14 +233,23 @@ static vknn_kernel_target with_variant(vknn_kernel_target k, variant v) {
   k.winograd = v.winograd;
   k.float16_arithmetic = v.float16_arithmetic;
   k.gemm_shared_tiles = v.gemm_shared_tiles;
+  if (v.width != 0) k.parallel_invocations = kTriedWidths[v.width - 1];
   return k;
 }
+
+static variant entry_variant(const vknn_tuning_entry *e) {
+  return (variant){e->texel_reads, e->winograd, e->float16_arithmetic, e->gemm_shared_tiles, e->width};
+}
+
+/* Whether layers are tried at kTriedWidths: the device says no width. */
+static bool widths_open(const vknn_device *device) { return device->vk.parallel_invocations == 0; }
 
 uint32_t vknn_kernel_tuning_context(const vknn_device *device) {
   const vknn_vk *vk = &device->vk;
   return (uint32_t)vk->operand_reads_option | (uint32_t)vk->winograd_option << 8 |
          (uint32_t)vk->float16_arithmetic_option << 16 | (uint32_t)vk->texel_reads_possible << 24 |
-         (uint32_t)vk->subgroup_filter << 25 | (uint32_t)vk->gemm_shared_tiles_option << 26;
+         (uint32_t)vk->subgroup_filter << 25 | (uint32_t)vk->gemm_shared_tiles_option << 26 |
+         (uint32_t)widths_open(device) << 28;
 }
 
 /* The device's own variant first, then what the options leave to AUTO:
@@ -255,7 +274,18 @@ static uint32_t list_variants(const vknn_device *device, const vknn_kernel_targe
           out[count++] = (variant){reads_open ? r == 1 : base->texel_reads,
                                    winograd_open ? tiles[w] : base->winograd,
                                    f16_open ? h == 1 : base->float16_arithmetic,
-                                   tiles_open ? s == 1 : base->gemm_shared_tiles};
+                                   tiles_open ? s == 1 : base->gemm_shared_tiles, 0};
+  return count;
+}
+
+/* The variant measured fastest, then the same at each tried width. */
+static uint32_t list_width_variants(variant best, variant *out) {
+  uint32_t count = 0;
+  out[count++] = best;
+  for (uint8_t w = 1; w <= VKNN_TUNING_WIDTHS; ++w) {
+    out[count] = best;
+    out[count++].width = w;
+  }
   return count;
 }
 
@@ -297,10 +327,10 @@ typedef struct candidate {
   uint64_t best_us;   /* fastest device time so far; UINT64_MAX: none */
 } candidate;
 
-/* The variants compiled; those lowering alike kept once, each prepared. */
-static uint32_t prepare_candidates(vknn_device *device, const vknn_plan_target *target,
-                                   const layer_model *lm, const variant *variants, uint32_t count,
-                                   candidate *out) {
+/* The variants compiled, those lowering alike kept once (out[], their
+ * plans in plans[]): the number of distinct lowerings. */
+static uint32_t compile_candidates(vknn_device *device, const vknn_plan_target *target, const layer_model *lm,
+                                   const variant *variants, uint32_t count, candidate *out, vknn_plan *plans) {
   signature *seen = vknn_calloc(count, sizeof(signature));
   if (seen == NULL) return 0;
   uint32_t n = 0;
@@ -309,21 +339,41 @@ static uint32_t prepare_candidates(vknn_device *device, const vknn_plan_target *
     t.kernels = with_variant(target->kernels, variants[v]);
     t.op_kernels = NULL;
     t.op_sources = NULL;
-    vknn_plan plan;
-    if (vknn_compile(&device->log, &lm->copy.model, NULL, &t, &plan) != VKNN_STATUS_NONE) continue;
-    plan_signature(&plan, &seen[n]);
-    bool repeat = plan.deferred || plan.dispatches.count == 0;
+    if (vknn_compile(&device->log, &lm->copy.model, NULL, &t, &plans[n]) != VKNN_STATUS_NONE) continue;
+    plan_signature(&plans[n], &seen[n]);
+    bool repeat = plans[n].deferred || plans[n].dispatches.count == 0;
     for (uint32_t i = 0; i < n && !repeat && !seen[n].overflow; ++i)
       repeat = !seen[i].overflow && seen[i].size == seen[n].size &&
                memcmp(seen[i].bytes, seen[n].bytes, seen[n].size) == 0;
-    candidate c = {v, NULL, NULL, plan.dispatches.count, UINT64_MAX};
-    if (!repeat) c.kernel = vknn_embedded_shaders[plan.dispatches.items[0].shader].name;
-    if (!repeat && vknn_prepared_model_create(device, &plan, VKNN_PRIORITY_MEDIUM, VKNN_PREFER_SUSTAINED_SPEED,
-                                              &c.pm) == VKNN_STATUS_NONE)
-      out[n++] = c;
-    vknn_plan_release(&plan);
+    if (repeat) {
+      vknn_plan_release(&plans[n]);
+      continue;
+    }
+    out[n] = (candidate){v, NULL, vknn_embedded_shaders[plans[n].dispatches.items[0].shader].name,
+                         plans[n].dispatches.count, UINT64_MAX};
+    ++n;
   }
   free(seen);
+  return n;
+}
+
+/* The distinct lowerings of the variants, each prepared where there is more
+ * than one to time (one alone is kept unprepared: nothing to compare). */
+static uint32_t prepare_candidates(vknn_device *device, const vknn_plan_target *target,
+                                   const layer_model *lm, const variant *variants, uint32_t count,
+                                   candidate *out) {
+  vknn_plan *plans = vknn_calloc(count, sizeof(vknn_plan));
+  if (plans == NULL) return 0;
+  uint32_t distinct = compile_candidates(device, target, lm, variants, count, out, plans);
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < distinct; ++i) {
+    candidate c = out[i];
+    if (distinct == 1 || vknn_prepared_model_create(device, &plans[i], VKNN_PRIORITY_MEDIUM,
+                                                    VKNN_PREFER_SUSTAINED_SPEED, &c.pm) == VKNN_STATUS_NONE)
+      out[n++] = c;
+    vknn_plan_release(&plans[i]);
+  }
+  free(plans);
   return n;
 }
 
@@ -386,9 +436,11 @@ static layer_outcome measure_layer(vknn_device *device, const vknn_plan_target *
   if (n > 1) time_candidates(c, n, lm, &pool);
   uint32_t kept = n == 1 ? 0 : n > 1 ? pick(c, n) : UINT32_MAX;
   for (uint32_t i = 0; i < n; ++i) {
+    uint8_t width = variants[c[i].variant].width;
     if (n > 1)
-      VKNN_LOG_V(&device->log, TAG, "operation %u (%s): %s, %u dispatches: %llu us%s", op_index,
+      VKNN_LOG_V(&device->log, TAG, "operation %u (%s): %s, %u dispatches, width %u: %llu us%s", op_index,
                  vknn_operation_type_name(op_type), c[i].kernel, c[i].dispatches,
+                 width == 0 ? target->kernels.parallel_invocations : kTriedWidths[width - 1],
                  (unsigned long long)c[i].best_us, i == kept ? " (kept)" : "");
     vknn_prepared_model_release(c[i].pm);
   }
@@ -415,14 +467,21 @@ static vknn_kernel_target tune_operation(vknn_device *device, const vknn_graph *
   if (!sig.overflow && vknn_tuning_table_find(&device->tuning, sig.bytes, sig.size, &entry)) {
     vknn_model_copy_free(&lm.copy);
     atomic_fetch_add(&device->vk.counters.kernel_tunings_reused, 1);
-    return with_variant(chosen, (variant){entry.texel_reads, entry.winograd, entry.float16_arithmetic,
-                                          entry.gemm_shared_tiles});
+    return with_variant(chosen, entry_variant(&entry));
   }
   variant variants[MAX_VARIANTS + 1], best = variant_of(&target->kernels);
   bool float16 = graph->tensors[op->inputs[0]].type == VKNN_OPERAND_TENSOR_FLOAT16;
   uint32_t count = list_variants(device, &target->kernels, float16, variants);
   layer_outcome outcome = measure_layer(device, target, &lm, variants, count, &best, k, op->type);
-  if (outcome == LAYER_MEASURED) atomic_fetch_add(&device->vk.counters.kernel_tunings, 1);
+  /* Then the kept variant at the tried widths (one dimension after the
+   * others, rather than multiplying the candidates by three). */
+  layer_outcome at_widths = LAYER_ONE_VARIANT;
+  if (outcome != LAYER_FAILED && widths_open(device)) {
+    count = list_width_variants(best, variants);
+    at_widths = measure_layer(device, target, &lm, variants, count, &best, k, op->type);
+  }
+  if (outcome == LAYER_MEASURED || at_widths == LAYER_MEASURED)
+    atomic_fetch_add(&device->vk.counters.kernel_tunings, 1);
   /* A shape no variant ran for keeps the device's rules, and is not tried again. */
   if (outcome == LAYER_FAILED)
     VKNN_LOG_E(&device->log, TAG, "operation %u (%s): no variant ran; the device's rules apply", k,
@@ -432,7 +491,7 @@ static vknn_kernel_target tune_operation(vknn_device *device, const vknn_graph *
     vknn_tuning_table_add(&device->tuning, sig.bytes, sig.size,
               &(vknn_tuning_entry){.texel_reads = best.texel_reads, .winograd = best.winograd,
                                    .float16_arithmetic = best.float16_arithmetic,
-                                   .gemm_shared_tiles = best.gemm_shared_tiles});
+                                   .gemm_shared_tiles = best.gemm_shared_tiles, .width = best.width});
   vknn_model_copy_free(&lm.copy);
   return chosen;
 }

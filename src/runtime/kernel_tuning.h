@@ -24,6 +24,7 @@ vknn_kernel_target *vknn_kernel_tuning_choose(vknn_device *device, const vknn_mo
 
 /* What a device's tuning choices depend on besides the device and the
  * layer: the options that leave variants open (operand reads, Winograd,
- * float16 arithmetic) and whether texel reads are possible. Choices saved in
+ * float16 arithmetic, shared-memory tiles), whether texel reads are
+ * possible, filter loads shared, and whether the device says its width. Choices saved in
  * a compilation cache are used only by a device of the same context. */
 uint32_t vknn_kernel_tuning_context(const vknn_device *device);

@@ -203,18 +203,50 @@ static void enable_host_import(vknn_vk *vk) {
     vk->host_import_alignment = host.minImportedHostPointerAlignment;
 }
 
-/* How many invocations the device keeps in flight at once, where it says:
- * its multiprocessors times their resident warps (VK_NV_shader_sm_builtins,
- * whose properties need no enabled extension). 0 elsewhere (lavapipe among
- * them): the kernels then split no reduction for width. */
-static uint32_t query_parallel_invocations(const vknn_vk *vk) {
-  if (!has_device_extension(vk->physical_device, VK_NV_SHADER_SM_BUILTINS_EXTENSION_NAME)) return 0;
+/* How many invocations the device keeps in flight at once, where it says
+ * (properties that need no enabled extension):
+ * - NVIDIA: multiprocessors x resident warps (VK_NV_shader_sm_builtins);
+ * - AMD: shader engines x arrays x compute units x SIMDs x wavefronts a SIMD
+ *   keeps (VK_AMD_shader_core_properties);
+ * - ARM: shader cores x warps a core keeps (VK_ARM_shader_core_builtins);
+ * each times the lanes of a warp or wavefront. 0 elsewhere (lavapipe among
+ * them): the kernels then split no reduction for width, unless kernel
+ * tuning measures that they should (runtime/kernel_tuning.c). */
+/* Fills one extension's properties structure (next, its sType set). */
+static void query_properties(const vknn_vk *vk, void *next) {
+  VkPhysicalDeviceProperties2 props = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = next};
+  vkGetPhysicalDeviceProperties2(vk->physical_device, &props);
+}
+
+static uint64_t query_nv_width(const vknn_vk *vk) {
   VkPhysicalDeviceShaderSMBuiltinsPropertiesNV sm = {
       .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SM_BUILTINS_PROPERTIES_NV};
-  VkPhysicalDeviceProperties2 props = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
-                                       .pNext = &sm};
-  vkGetPhysicalDeviceProperties2(vk->physical_device, &props);
-  uint64_t lanes = (uint64_t)sm.shaderSMCount * sm.shaderWarpsPerSM * vk->subgroup_size;
+  query_properties(vk, &sm);
+  return (uint64_t)sm.shaderSMCount * sm.shaderWarpsPerSM * vk->subgroup_size;
+}
+
+static uint64_t query_amd_width(const vknn_vk *vk) {
+  VkPhysicalDeviceShaderCorePropertiesAMD core = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CORE_PROPERTIES_AMD};
+  query_properties(vk, &core);
+  return (uint64_t)core.shaderEngineCount * core.shaderArraysPerEngineCount * core.computeUnitsPerShaderArray *
+         core.simdPerComputeUnit * core.wavefrontsPerSimd * core.wavefrontSize;
+}
+
+static uint64_t query_arm_width(const vknn_vk *vk) {
+  VkPhysicalDeviceShaderCoreBuiltinsPropertiesARM core = {
+      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CORE_BUILTINS_PROPERTIES_ARM};
+  query_properties(vk, &core);
+  return (uint64_t)core.shaderCoreCount * core.shaderWarpsPerCore * vk->subgroup_size;
+}
+
+static uint32_t query_parallel_invocations(const vknn_vk *vk) {
+  uint64_t lanes = 0;
+  if (has_device_extension(vk->physical_device, VK_NV_SHADER_SM_BUILTINS_EXTENSION_NAME))
+    lanes = query_nv_width(vk);
+  else if (has_device_extension(vk->physical_device, VK_AMD_SHADER_CORE_PROPERTIES_EXTENSION_NAME))
+    lanes = query_amd_width(vk);
+  else if (has_device_extension(vk->physical_device, VK_ARM_SHADER_CORE_BUILTINS_EXTENSION_NAME))
+    lanes = query_arm_width(vk);
   return lanes > UINT32_MAX ? UINT32_MAX : (uint32_t)lanes;
 }
 
