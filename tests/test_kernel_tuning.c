@@ -2,7 +2,8 @@
  * prepare measures a float convolution's variants and compiles it on the
  * fastest; the results match the untuned model's; a shape measured once is
  * not measured again; the options a caller forces are not tuned (and a
- * pointwise layer measures the shared-memory tiles where they are open); a
+ * pointwise layer measures the shared-memory tiles where they are open);
+ * filter loads shared across subgroups or not are measured where AUTO; a
  * device that says no width has layers tried at assumed widths; AUTO,
  * deadlines and preferences decide when it runs; concurrent prepares share
  * the device's table; a failed allocation anywhere in the measuring ends
@@ -110,6 +111,14 @@ static int open_forced_shared_loads(void **state) {
   return open_fixture(state, options);
 }
 
+/* Tuning on, every option forced but shared filter loads. */
+static int open_shared_loads_open(void **state) {
+  vknn_device_options options = tiles_open_options();
+  options.gemm_shared_tiles = VKNN_GEMM_SHARED_TILES_OFF;
+  options.subgroup_filter = VKNN_SUBGROUP_FILTER_AUTO;
+  return open_fixture(state, options);
+}
+
 static int close_fixture(void **state) {
   fixture *f = *state;
   uint64_t messages = vknn_device_get_validation_message_count(f->device) +
@@ -211,18 +220,30 @@ static void test_forced_options_stay(void **state) {
 }
 
 /* The layer measured, with the results of the untuned model, then prepared
- * again: *pm, and the table's one entry. */
-static vknn_tuning_entry measure_then_prepare(fixture *f, const conv_layer *l, model_builder *b,
-                                              vknn_prepared_model **pm) {
+ * again: it runs if_kept where the table's one entry made that choice
+ * (chose), else otherwise. */
+static void expect_kernel_of_choice(fixture *f, const conv_layer *l, bool (*chose)(const vknn_tuning_entry *),
+                                    const char *if_kept, const char *otherwise) {
   expect_same_results(f, l);
   assert_int_equal(statistics(f->device).kernel_tunings, 1);
-  *pm = prepare(f->device, &f->log, build(b, l), VKNN_PREFER_SUSTAINED_SPEED, NULL);
+  model_builder *b = calloc(1, sizeof(*b));
+  assert_non_null(b);
+  vknn_prepared_model *pm = prepare(f->device, &f->log, build(b, l), VKNN_PREFER_SUSTAINED_SPEED, NULL);
   assert_int_equal(statistics(f->device).kernel_tunings_reused, 1);
   pthread_mutex_lock(&f->device->tuning.lock);
   assert_int_equal(f->device->tuning.count, 1);
   vknn_tuning_entry kept = f->device->tuning.entries[0];
   pthread_mutex_unlock(&f->device->tuning.lock);
-  return kept;
+  assert_string_equal(vknn_prepared_model_get_dispatch_kernel(pm, 0), chose(&kept) ? if_kept : otherwise);
+  vknn_prepared_model_release(pm);
+  free(b);
+}
+
+static bool chose_tiles(const vknn_tuning_entry *e) { return e->gemm_shared_tiles; }
+static bool chose_shared_loads(const vknn_tuning_entry *e) { return e->subgroup_filter; }
+static bool chose_a_width(const vknn_tuning_entry *e) {
+  assert_true(e->width <= VKNN_TUNING_WIDTHS);
+  return e->width != 0;
 }
 
 /* A pointwise layer with the shared-memory tiles left open: both kernels
@@ -233,14 +254,18 @@ static void test_shared_tiles_measured(void **state) {
   fixture *f = *state;
   if (f->device->vk.timestamp_valid_bits == 0) skip(); /* nothing is measured */
   const conv_layer l = {9, 12, 16, 6, true};
-  model_builder *b = calloc(1, sizeof(*b));
-  assert_non_null(b);
-  vknn_prepared_model *pm = NULL;
-  vknn_tuning_entry kept = measure_then_prepare(f, &l, b, &pm);
-  assert_string_equal(vknn_prepared_model_get_dispatch_kernel(pm, 0),
-                      kept.gemm_shared_tiles ? "gemm_shared_64x64_f32" : "conv2d_gemm_f32");
-  vknn_prepared_model_release(pm);
-  free(b);
+  expect_kernel_of_choice(f, &l, chose_tiles, "gemm_shared_64x64_f32", "conv2d_gemm_f32");
+}
+
+/* Where the device can share filter loads across subgroups and the option
+ * leaves it open, a layer is measured both ways (16 input channels: no
+ * width splits it, so those are its only two lowerings) and runs the one
+ * kept. */
+static void test_shared_loads_measured(void **state) {
+  fixture *f = *state;
+  if (f->device->vk.timestamp_valid_bits == 0 || !f->device->vk.subgroup_filter_possible) skip();
+  const conv_layer l = {9, 16, 16, 10, true};
+  expect_kernel_of_choice(f, &l, chose_shared_loads, "conv2d_gemm_f32_subgroup", "conv2d_gemm_f32");
 }
 
 /* On a device that says no width (lavapipe), a layer of 32 input channels
@@ -253,15 +278,7 @@ static void test_widths_measured(void **state) {
   const vknn_vk *vk = &f->device->vk;
   if (vk->timestamp_valid_bits == 0 || vk->parallel_invocations != 0 || !vk->subgroup_filter) skip();
   const conv_layer l = {9, 32, 16, 9, true};
-  model_builder *b = calloc(1, sizeof(*b));
-  assert_non_null(b);
-  vknn_prepared_model *pm = NULL;
-  vknn_tuning_entry kept = measure_then_prepare(f, &l, b, &pm);
-  assert_true(kept.width <= VKNN_TUNING_WIDTHS);
-  assert_string_equal(vknn_prepared_model_get_dispatch_kernel(pm, 0),
-                      kept.width == 0 ? "conv2d_gemm_f32_subgroup" : "conv2d_gemm_f32");
-  vknn_prepared_model_release(pm);
-  free(b);
+  expect_kernel_of_choice(f, &l, chose_a_width, "conv2d_gemm_f32", "conv2d_gemm_f32_subgroup");
 }
 
 /* The variant the table kept for the layer is the one the model runs on: the
@@ -277,12 +294,15 @@ static void test_choice_reaches_the_model(void **state) {
   assert_int_equal(f->device->tuning.count, 1);
   vknn_tuning_entry kept = f->device->tuning.entries[0];
   pthread_mutex_unlock(&f->device->tuning.lock);
+  assert_int_equal(kept.width, 0); /* 16 input channels: no width splits the layer */
   vknn_device_options forced = {.enable_validation = true,
                                 .operand_reads = kept.texel_reads ? VKNN_OPERAND_READS_TEXEL : VKNN_OPERAND_READS_STORAGE,
                                 .winograd = kept.winograd,
                                 .kernel_tuning = VKNN_KERNEL_TUNING_OFF,
                                 .gemm_shared_tiles = kept.gemm_shared_tiles ? VKNN_GEMM_SHARED_TILES_ON
-                                                                            : VKNN_GEMM_SHARED_TILES_OFF};
+                                                                            : VKNN_GEMM_SHARED_TILES_OFF,
+                                .subgroup_filter = kept.subgroup_filter ? VKNN_SUBGROUP_FILTER_ON
+                                                                        : VKNN_SUBGROUP_FILTER_OFF};
   vknn_device *device = NULL;
   assert_int_equal(vknn_device_open(&forced, &device), VKNN_STATUS_NONE);
   vknn_prepared_model *want = prepare(device, &f->log, model, VKNN_PREFER_SUSTAINED_SPEED, NULL);
@@ -483,7 +503,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       TEST(test_measures_each_shape_once, open_on), TEST(test_runs_a_variant, open_on),
       TEST(test_forced_options_stay, open_forced), TEST(test_shared_tiles_measured, open_tiles_open),
-      TEST(test_widths_measured, open_forced_shared_loads),
+      TEST(test_shared_loads_measured, open_shared_loads_open), TEST(test_widths_measured, open_forced_shared_loads),
       TEST(test_choice_reaches_the_model, open_on),
       TEST(test_on_and_deadline, open_on), TEST(test_auto, open_auto),
       TEST(test_concurrent_prepares, open_on), TEST(test_host_allocation_failures, open_on),

@@ -108,7 +108,7 @@ typedef enum vknn_kernel_tuning {
  * compute shaders and a subgroup of a multiple of 8 invocations. The same
  * values, added in the same order: the same results. */
 typedef enum vknn_subgroup_filter {
-  VKNN_SUBGROUP_FILTER_AUTO = 0, /* where measured faster (docs/perf.md): lavapipe */
+  VKNN_SUBGROUP_FILTER_AUTO = 0, /* where measured faster (docs/perf.md): lavapipe; and kernel tuning's choice */
   VKNN_SUBGROUP_FILTER_OFF,      /* every lane loads the filter values itself */
   VKNN_SUBGROUP_FILTER_ON,       /* wherever the device can (tests, benchmarks) */
 } vknn_subgroup_filter;

@@ -46,10 +46,13 @@ static bool uses_float16_arithmetic(const vknn_vk *vk, vknn_float16_arithmetic c
 
 /* Shared filter loads need the variants (subgroup shuffles) and 8-lane
  * groups lying inside one subgroup. */
+static bool subgroup_filter_possible(const vknn_vk *vk) {
+  return vknn_vk_has_shader(vk, VKNN_SHADER_CONV2D_GEMM_F32_SUBGROUP) && vk->subgroup_size != 0 &&
+         vk->subgroup_size % 8 == 0;
+}
+
 static bool uses_subgroup_filter(const vknn_vk *vk, vknn_subgroup_filter choice) {
-  if (!vknn_vk_has_shader(vk, VKNN_SHADER_CONV2D_GEMM_F32_SUBGROUP) || vk->subgroup_size == 0 ||
-      vk->subgroup_size % 8 != 0 || choice == VKNN_SUBGROUP_FILTER_OFF)
-    return false;
+  if (!vk->subgroup_filter_possible || choice == VKNN_SUBGROUP_FILTER_OFF) return false;
   if (choice == VKNN_SUBGROUP_FILTER_ON) return true;
   return vknn_vk_subgroup_filter_measured_faster(vk);
 }
@@ -121,7 +124,9 @@ vknn_status vknn_device_open(const vknn_device_options *options, vknn_device **o
   device->vk.relaxed_float16 = uses_relaxed_float16(&device->vk, options ? options->relaxed_float16 : 0);
   device->vk.float16_arithmetic =
       uses_float16_arithmetic(&device->vk, options ? options->float16_arithmetic : 0);
-  device->vk.subgroup_filter = uses_subgroup_filter(&device->vk, options ? options->subgroup_filter : 0);
+  device->vk.subgroup_filter_possible = subgroup_filter_possible(&device->vk);
+  device->vk.subgroup_filter_option = options ? options->subgroup_filter : VKNN_SUBGROUP_FILTER_AUTO;
+  device->vk.subgroup_filter = uses_subgroup_filter(&device->vk, device->vk.subgroup_filter_option);
   device->vk.gemm_shared_tiles_option = options ? options->gemm_shared_tiles : VKNN_GEMM_SHARED_TILES_AUTO;
   device->vk.gemm_shared_tiles = device->vk.gemm_shared_tiles_option == VKNN_GEMM_SHARED_TILES_ON;
   device->vk.operand_reads_option = options ? options->operand_reads : VKNN_OPERAND_READS_AUTO;

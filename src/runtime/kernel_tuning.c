@@ -3,8 +3,9 @@
  * shape, its weights and parameters constants), compiled once per variant
  * of the kernel target that the device options leave open, and each
  * distinct lowering is prepared and timed on the device (zeros in, the
- * fastest of a few executions' device time); on a device that says no
- * width, the variant kept is then timed at assumed widths the same way. */
+ * fastest of a few executions' device time); the variant kept is then
+ * timed with filter loads shared or not, and on a device that says no
+ * width at assumed widths, the same way. */
 #include "runtime/kernel_tuning.h"
 
 #include <stdlib.h>
@@ -221,11 +222,12 @@ typedef struct variant {
   vknn_winograd winograd;
   bool float16_arithmetic;
   bool gemm_shared_tiles;
+  bool subgroup_filter;
   uint8_t width; /* 0: the device's own; w: kTriedWidths[w - 1] */
 } variant;
 
 static variant variant_of(const vknn_kernel_target *k) {
-  return (variant){k->texel_reads, k->winograd, k->float16_arithmetic, k->gemm_shared_tiles, 0};
+  return (variant){k->texel_reads, k->winograd, k->float16_arithmetic, k->gemm_shared_tiles, k->subgroup_filter, 0};
 }
 
 static vknn_kernel_target with_variant(vknn_kernel_target k, variant v) {
@@ -233,12 +235,20 @@ static vknn_kernel_target with_variant(vknn_kernel_target k, variant v) {
   k.winograd = v.winograd;
   k.float16_arithmetic = v.float16_arithmetic;
   k.gemm_shared_tiles = v.gemm_shared_tiles;
+  k.subgroup_filter = v.subgroup_filter;
   if (v.width != 0) k.parallel_invocations = kTriedWidths[v.width - 1];
   return k;
 }
 
 static variant entry_variant(const vknn_tuning_entry *e) {
-  return (variant){e->texel_reads, e->winograd, e->float16_arithmetic, e->gemm_shared_tiles, e->width};
+  return (variant){e->texel_reads,       e->winograd,       e->float16_arithmetic,
+                   e->gemm_shared_tiles, e->subgroup_filter, e->width};
+}
+
+/* Whether layers are tried with filter loads shared and not: the device
+ * can share them and the option leaves it to AUTO. */
+static bool shared_loads_open(const vknn_device *device) {
+  return device->vk.subgroup_filter_possible && device->vk.subgroup_filter_option == VKNN_SUBGROUP_FILTER_AUTO;
 }
 
 /* Whether layers are tried at kTriedWidths: the device says no width. */
@@ -249,7 +259,7 @@ uint32_t vknn_kernel_tuning_context(const vknn_device *device) {
   return (uint32_t)vk->operand_reads_option | (uint32_t)vk->winograd_option << 8 |
          (uint32_t)vk->float16_arithmetic_option << 16 | (uint32_t)vk->texel_reads_possible << 24 |
          (uint32_t)vk->subgroup_filter << 25 | (uint32_t)vk->gemm_shared_tiles_option << 26 |
-         (uint32_t)widths_open(device) << 28;
+         (uint32_t)widths_open(device) << 28 | (uint32_t)shared_loads_open(device) << 29;
 }
 
 /* The device's own variant first, then what the options leave to AUTO:
@@ -274,14 +284,28 @@ static uint32_t list_variants(const vknn_device *device, const vknn_kernel_targe
           out[count++] = (variant){reads_open ? r == 1 : base->texel_reads,
                                    winograd_open ? tiles[w] : base->winograd,
                                    f16_open ? h == 1 : base->float16_arithmetic,
-                                   tiles_open ? s == 1 : base->gemm_shared_tiles, 0};
+                                   tiles_open ? s == 1 : base->gemm_shared_tiles, base->subgroup_filter, 0};
   return count;
 }
 
-/* The variant measured fastest, then the same at each tried width. */
-static uint32_t list_width_variants(variant best, variant *out) {
+/* The dimensions tried one at a time after the others, each on the variant
+ * kept so far (rather than multiplying the candidates): filter loads shared
+ * or not, then the widths (a split reduction shares no loads). */
+typedef enum stage { STAGE_SHARED_LOADS, STAGE_WIDTHS, STAGE_COUNT } stage;
+
+static bool stage_open(const vknn_device *device, stage st) {
+  return st == STAGE_SHARED_LOADS ? shared_loads_open(device) : widths_open(device);
+}
+
+/* The variant kept so far, then the same with the stage's dimension changed. */
+static uint32_t list_stage_variants(stage st, variant best, variant *out) {
   uint32_t count = 0;
   out[count++] = best;
+  if (st == STAGE_SHARED_LOADS) {
+    out[count] = best;
+    out[count++].subgroup_filter = !best.subgroup_filter;
+    return count;
+  }
   for (uint8_t w = 1; w <= VKNN_TUNING_WIDTHS; ++w) {
     out[count] = best;
     out[count++].width = w;
@@ -473,15 +497,13 @@ static vknn_kernel_target tune_operation(vknn_device *device, const vknn_graph *
   bool float16 = graph->tensors[op->inputs[0]].type == VKNN_OPERAND_TENSOR_FLOAT16;
   uint32_t count = list_variants(device, &target->kernels, float16, variants);
   layer_outcome outcome = measure_layer(device, target, &lm, variants, count, &best, k, op->type);
-  /* Then the kept variant at the tried widths (one dimension after the
-   * others, rather than multiplying the candidates by three). */
-  layer_outcome at_widths = LAYER_ONE_VARIANT;
-  if (outcome != LAYER_FAILED && widths_open(device)) {
-    count = list_width_variants(best, variants);
-    at_widths = measure_layer(device, target, &lm, variants, count, &best, k, op->type);
+  bool measured = outcome == LAYER_MEASURED;
+  for (stage st = 0; st < STAGE_COUNT && outcome != LAYER_FAILED; ++st) {
+    if (!stage_open(device, st)) continue;
+    count = list_stage_variants(st, best, variants);
+    measured |= measure_layer(device, target, &lm, variants, count, &best, k, op->type) == LAYER_MEASURED;
   }
-  if (outcome == LAYER_MEASURED || at_widths == LAYER_MEASURED)
-    atomic_fetch_add(&device->vk.counters.kernel_tunings, 1);
+  if (measured) atomic_fetch_add(&device->vk.counters.kernel_tunings, 1);
   /* A shape no variant ran for keeps the device's rules, and is not tried again. */
   if (outcome == LAYER_FAILED)
     VKNN_LOG_E(&device->log, TAG, "operation %u (%s): no variant ran; the device's rules apply", k,
@@ -491,7 +513,8 @@ static vknn_kernel_target tune_operation(vknn_device *device, const vknn_graph *
     vknn_tuning_table_add(&device->tuning, sig.bytes, sig.size,
               &(vknn_tuning_entry){.texel_reads = best.texel_reads, .winograd = best.winograd,
                                    .float16_arithmetic = best.float16_arithmetic,
-                                   .gemm_shared_tiles = best.gemm_shared_tiles, .width = best.width});
+                                   .gemm_shared_tiles = best.gemm_shared_tiles,
+                                   .subgroup_filter = best.subgroup_filter, .width = best.width});
   vknn_model_copy_free(&lm.copy);
   return chosen;
 }

@@ -67,7 +67,7 @@ void vknn_tuning_table_add(vknn_tuning_table *table, const uint8_t *signature, u
 /* ---- bytes (the compilation cache) ------------------------------------------ */
 
 /* An entry's bytes besides its signature: the signature's size, the variant. */
-#define ENTRY_FIXED_BYTES 9u
+#define ENTRY_FIXED_BYTES 10u
 
 vknn_status vknn_tuning_table_encode(vknn_tuning_table *table, uint8_t **out, size_t *out_size) {
   pthread_mutex_lock(&table->lock);
@@ -85,6 +85,7 @@ vknn_status vknn_tuning_table_encode(vknn_tuning_table *table, uint8_t **out, si
       *p++ = (uint8_t)e->winograd;
       *p++ = e->float16_arithmetic;
       *p++ = e->gemm_shared_tiles;
+      *p++ = e->subgroup_filter;
       *p++ = e->width;
     }
   }
@@ -103,10 +104,12 @@ static bool decode_entry(const uint8_t *bytes, size_t size, size_t *offset, cons
   if (length == 0 || length > size - *offset - ENTRY_FIXED_BYTES) return false;
   *signature = bytes + *offset + 4;
   const uint8_t *v = *signature + length;
-  if (v[0] > 1 || v[1] > VKNN_WINOGRAD_F4X3 || v[2] > 1 || v[3] > 1 || v[4] > VKNN_TUNING_WIDTHS) return false;
-  *out = (vknn_tuning_entry){.signature_size = length, .texel_reads = v[0],
+  if (v[0] > 1 || v[1] > VKNN_WINOGRAD_F4X3 || v[2] > 1 || v[3] > 1 || v[4] > 1 || v[5] > VKNN_TUNING_WIDTHS)
+    return false;
+  *out = (vknn_tuning_entry){.signature_size = length,  .texel_reads = v[0],
                              .winograd = (vknn_winograd)v[1], .float16_arithmetic = v[2],
-                             .gemm_shared_tiles = v[3], .width = v[4]};
+                             .gemm_shared_tiles = v[3], .subgroup_filter = v[4],
+                             .width = v[5]};
   *offset += ENTRY_FIXED_BYTES + length;
   return true;
 }

@@ -83,8 +83,12 @@ typedef struct vknn_vk {
   /* Subgroup shuffles in compute shaders (VkPhysicalDeviceSubgroupProperties). */
   bool subgroup_shuffle;
   /* conv2d_gemm shares filter loads across a subgroup (the device option
-   * subgroup_filter). */
+   * subgroup_filter, subgroup_filter_option; AUTO: the measured rule, and
+   * kernel tuning's choice where the device can share them at all,
+   * subgroup_filter_possible). */
   bool subgroup_filter;
+  bool subgroup_filter_possible;
+  vknn_subgroup_filter subgroup_filter_option;
   /* Float pointwise layers on gemm_shared_64x64 (the device option
    * gemm_shared_tiles: ON only; AUTO leaves it to kernel tuning). */
   bool gemm_shared_tiles;
