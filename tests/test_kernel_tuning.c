@@ -15,6 +15,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -219,32 +220,55 @@ static void test_forced_options_stay(void **state) {
   }
 }
 
-/* The layer measured, with the results of the untuned model, then prepared
- * again: it runs if_kept where the table's one entry made that choice
- * (chose), else otherwise. */
-static void expect_kernel_of_choice(fixture *f, const conv_layer *l, bool (*chose)(const vknn_tuning_entry *),
-                                    const char *if_kept, const char *otherwise) {
-  expect_same_results(f, l);
-  assert_int_equal(statistics(f->device).kernel_tunings, 1);
+/* One dimension of the tuning table's entries: whether an entry made the
+ * choice (made), setting it (make), and the kernel a layer then runs. */
+typedef struct choice {
+  bool (*made)(const vknn_tuning_entry *e);
+  void (*make)(vknn_tuning_entry *e, bool value);
+  const char *if_made, *otherwise;
+} choice;
+
+static const char *kernel_of(fixture *f, const conv_layer *l) {
   model_builder *b = calloc(1, sizeof(*b));
   assert_non_null(b);
   vknn_prepared_model *pm = prepare(f->device, &f->log, build(b, l), VKNN_PREFER_SUSTAINED_SPEED, NULL);
-  assert_int_equal(statistics(f->device).kernel_tunings_reused, 1);
-  pthread_mutex_lock(&f->device->tuning.lock);
-  assert_int_equal(f->device->tuning.count, 1);
-  vknn_tuning_entry kept = f->device->tuning.entries[0];
-  pthread_mutex_unlock(&f->device->tuning.lock);
-  assert_string_equal(vknn_prepared_model_get_dispatch_kernel(pm, 0), chose(&kept) ? if_kept : otherwise);
+  static char name[64];
+  snprintf(name, sizeof(name), "%s", vknn_prepared_model_get_dispatch_kernel(pm, 0));
   vknn_prepared_model_release(pm);
   free(b);
+  return name;
 }
 
-static bool chose_tiles(const vknn_tuning_entry *e) { return e->gemm_shared_tiles; }
-static bool chose_shared_loads(const vknn_tuning_entry *e) { return e->subgroup_filter; }
-static bool chose_a_width(const vknn_tuning_entry *e) {
+/* The layer measured, with the results of the untuned model; prepared
+ * again, it runs the kernel of the table's one entry. Then the entry is set
+ * each way by hand, so that both reach the model whatever the timing kept. */
+static void expect_kernel_of_choice(fixture *f, const conv_layer *l, const choice *c) {
+  expect_same_results(f, l);
+  assert_int_equal(statistics(f->device).kernel_tunings, 1);
+  pthread_mutex_lock(&f->device->tuning.lock);
+  assert_int_equal(f->device->tuning.count, 1);
+  bool kept = c->made(&f->device->tuning.entries[0]);
+  pthread_mutex_unlock(&f->device->tuning.lock);
+  assert_string_equal(kernel_of(f, l), kept ? c->if_made : c->otherwise);
+  for (int value = 0; value < 2; ++value) {
+    pthread_mutex_lock(&f->device->tuning.lock);
+    c->make(&f->device->tuning.entries[0], value == 1);
+    pthread_mutex_unlock(&f->device->tuning.lock);
+    assert_string_equal(kernel_of(f, l), value == 1 ? c->if_made : c->otherwise);
+  }
+  assert_int_equal(statistics(f->device).kernel_tunings, 1);
+  assert_int_equal(statistics(f->device).kernel_tunings_reused, 3);
+}
+
+static bool made_tiles(const vknn_tuning_entry *e) { return e->gemm_shared_tiles; }
+static void make_tiles(vknn_tuning_entry *e, bool value) { e->gemm_shared_tiles = value; }
+static bool made_shared_loads(const vknn_tuning_entry *e) { return e->subgroup_filter; }
+static void make_shared_loads(vknn_tuning_entry *e, bool value) { e->subgroup_filter = value; }
+static bool made_width(const vknn_tuning_entry *e) {
   assert_true(e->width <= VKNN_TUNING_WIDTHS);
   return e->width != 0;
 }
+static void make_width(vknn_tuning_entry *e, bool value) { e->width = value ? 1 : 0; }
 
 /* A pointwise layer with the shared-memory tiles left open: both kernels
  * are measured (the only open option, so two lowerings to time), the model
@@ -254,7 +278,8 @@ static void test_shared_tiles_measured(void **state) {
   fixture *f = *state;
   if (f->device->vk.timestamp_valid_bits == 0) skip(); /* nothing is measured */
   const conv_layer l = {9, 12, 16, 6, true};
-  expect_kernel_of_choice(f, &l, chose_tiles, "gemm_shared_64x64_f32", "conv2d_gemm_f32");
+  const choice tiles = {made_tiles, make_tiles, "gemm_shared_64x64_f32", "conv2d_gemm_f32"};
+  expect_kernel_of_choice(f, &l, &tiles);
 }
 
 /* Where the device can share filter loads across subgroups and the option
@@ -265,7 +290,8 @@ static void test_shared_loads_measured(void **state) {
   fixture *f = *state;
   if (f->device->vk.timestamp_valid_bits == 0 || !f->device->vk.subgroup_filter_possible) skip();
   const conv_layer l = {9, 16, 16, 10, true};
-  expect_kernel_of_choice(f, &l, chose_shared_loads, "conv2d_gemm_f32_subgroup", "conv2d_gemm_f32");
+  const choice shared = {made_shared_loads, make_shared_loads, "conv2d_gemm_f32_subgroup", "conv2d_gemm_f32"};
+  expect_kernel_of_choice(f, &l, &shared);
 }
 
 /* On a device that says no width (lavapipe), a layer of 32 input channels
@@ -278,7 +304,8 @@ static void test_widths_measured(void **state) {
   const vknn_vk *vk = &f->device->vk;
   if (vk->timestamp_valid_bits == 0 || vk->parallel_invocations != 0 || !vk->subgroup_filter) skip();
   const conv_layer l = {9, 32, 16, 9, true};
-  expect_kernel_of_choice(f, &l, chose_a_width, "conv2d_gemm_f32", "conv2d_gemm_f32_subgroup");
+  const choice width = {made_width, make_width, "conv2d_gemm_f32", "conv2d_gemm_f32_subgroup"};
+  expect_kernel_of_choice(f, &l, &width);
 }
 
 /* The variant the table kept for the layer is the one the model runs on: the
