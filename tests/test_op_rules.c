@@ -1331,6 +1331,22 @@ static void build_if(ctx *c, int32_t type) {
   add_one_branch(subgraph(c, 1));
 }
 static void if_condition_int32(ctx *c) { op_input(c, 0)->type = I32; }
+/* The IF's input and its branches' inputs per-channel quantized, the then
+ * branch with other scales. */
+static void set_channel_quant(vknn_operand *o, const float *scales) {
+  o->type = PER_CHANNEL;
+  o->scale = 0.f;
+  o->extra_params.kind = VKNN_EXTRA_PARAMS_CHANNEL_QUANT;
+  o->extra_params.channel_quant.scales = scales;
+  o->extra_params.channel_quant.scale_count = 1;
+  o->extra_params.channel_quant.channel_dim = 0;
+}
+static void if_branch_input_channel_scales(ctx *c) {
+  static const float outer[1] = {0.5f}, other[1] = {0.25f};
+  set_channel_quant(operand(c, c->in), outer);
+  set_channel_quant(&c->sub[0].operands[c->sub[0].inputs[0]], other);
+  set_channel_quant(&c->sub[1].operands[c->sub[1].inputs[0]], outer);
+}
 static void if_condition_two_elements(ctx *c) { c->b.dims[c->op_inputs[0]][0] = 2; }
 static void if_condition_omitted(ctx *c) {
   vknn_operand *o = op_input(c, 0);
@@ -1385,6 +1401,12 @@ static void while_body_output_int32(ctx *c) {
   c->sub[1].operands[c->sub[1].outputs[0]].type = I32;
 }
 static void while_body_input_shape(ctx *c) { c->sub[1].dims[c->sub[1].inputs[0]][0] = 2; }
+/* Body output 0 of 2 elements for body input 0 of 1, the WHILE's output
+ * leaving its size unknown (so only the body's pair disagrees). */
+static void while_body_output_shape(ctx *c) {
+  c->b.dims[c->out][0] = 0;
+  c->sub[1].dims[c->sub[1].outputs[0]][0] = 2;
+}
 static void while_output_shape(ctx *c) { c->b.dims[c->out][0] = 3; }
 static void while_body_too_many_outputs(ctx *c) {
   model_builder *body = &c->sub[1];
@@ -1394,6 +1416,124 @@ static void while_body_too_many_outputs(ctx *c) {
                     mb_const_i32(body, 0)};
   mb_operation(body, OP(ADD), in, 3, &extra, 1);
   mb_operation(body, OP(ADD), in, 3, &extra2, 1);
+}
+
+/* ---- ranks known only once a shape is inferred ----------------------------
+ * An EXPAND_DIMS of [1, 4, 4, 2] at axis 4 into a temporary of unknown rank:
+ * the model's checks pass it, and the operation reading it must check the
+ * rank (5) its shapes then have. The output leaves its rank unknown too. */
+
+static uint32_t rank_5_temporary(ctx *c) {
+  const uint32_t dims[4] = {1, 4, 4, 2};
+  uint32_t x = mb_input(&c->b, F32, dims, 4), t = mb_temporary(&c->b, F32, NULL, 0);
+  const uint32_t in[2] = {x, mb_const_i32(&c->b, 4)};
+  mb_operation(&c->b, OP(EXPAND_DIMS), in, 2, &t, 1);
+  c->out = mb_output(&c->b, F32, NULL, 0);
+  return t;
+}
+static void build_conv_rank_5(ctx *c, int32_t type) {
+  (void)type;
+  const uint32_t filter[4] = {2, 1, 1, 2}, bias = 2;
+  const uint32_t in[7] = {rank_5_temporary(c), const_f32_tensor(c, F32, filter, 4), const_f32_tensor(c, F32, &bias, 1),
+                          mb_const_i32(&c->b, 2), mb_const_i32(&c->b, 1), mb_const_i32(&c->b, 1),
+                          mb_const_i32(&c->b, 0)};
+  one_output(c, OP(CONV_2D), in, 7);
+}
+static void build_pool_rank_5(ctx *c, int32_t type) {
+  (void)type;
+  const uint32_t in[7] = {rank_5_temporary(c), mb_const_i32(&c->b, 2), mb_const_i32(&c->b, 1), mb_const_i32(&c->b, 1),
+                          mb_const_i32(&c->b, 2), mb_const_i32(&c->b, 2), mb_const_i32(&c->b, 0)};
+  one_output(c, OP(AVERAGE_POOL_2D), in, 7);
+}
+static void build_fully_connected_rank_5(ctx *c, int32_t type) {
+  (void)type;
+  const uint32_t weights[2] = {2, 2}, bias = 2;
+  const uint32_t in[4] = {rank_5_temporary(c), const_f32_tensor(c, F32, weights, 2), const_f32_tensor(c, F32, &bias, 1),
+                          mb_const_i32(&c->b, 0)};
+  one_output(c, OP(FULLY_CONNECTED), in, 4);
+}
+static void build_softmax_rank_5(ctx *c, int32_t type) {
+  (void)type;
+  const uint32_t in[2] = {rank_5_temporary(c), scalar_f32(c, 1.f)};
+  one_output(c, OP(SOFTMAX), in, 2);
+}
+static void build_add_rank_5(ctx *c, int32_t type) {
+  (void)type;
+  uint32_t t = rank_5_temporary(c);
+  const uint32_t in[3] = {t, t, mb_const_i32(&c->b, 0)};
+  one_output(c, OP(ADD), in, 3);
+}
+static void build_relu_rank_5(ctx *c, int32_t type) {
+  (void)type;
+  const uint32_t in[1] = {rank_5_temporary(c)};
+  one_output(c, OP(RELU), in, 1);
+}
+static void build_mean_rank_5(ctx *c, int32_t type) {
+  (void)type;
+  const int32_t axis = 1;
+  const uint32_t in[3] = {rank_5_temporary(c), vector(c, &axis, 1), mb_const_i32(&c->b, 1)};
+  one_output(c, OP(MEAN), in, 3);
+}
+static void build_transpose_rank_5(ctx *c, int32_t type) {
+  (void)type;
+  const int32_t perm[5] = {4, 3, 2, 1, 0};
+  const uint32_t in[2] = {rank_5_temporary(c), vector(c, perm, 5)};
+  one_output(c, OP(TRANSPOSE), in, 2);
+}
+static void build_reshape_rank_5(ctx *c, int32_t type) {
+  (void)type;
+  const int32_t shape[2] = {4, 8};
+  const uint32_t in[2] = {rank_5_temporary(c), vector(c, shape, 2)};
+  one_output(c, OP(RESHAPE), in, 2);
+}
+static void build_concatenation_ranks_differ(ctx *c, int32_t type) {
+  (void)type;
+  const uint32_t dims[4] = {1, 4, 4, 2};
+  uint32_t t = rank_5_temporary(c);
+  const uint32_t in[3] = {mb_input(&c->b, F32, dims, 4), t, mb_const_i32(&c->b, 0)};
+  one_output(c, OP(CONCATENATION), in, 3);
+}
+
+/* ADD of x [2, 3] and a RESHAPE's [4, 3] declared with unknown dimensions:
+ * the shapes meet only once inferred, and cannot be broadcast. */
+static void build_add_inferred_mismatch(ctx *c, int32_t type) {
+  (void)type;
+  const uint32_t dims[2] = {2, 3}, flat = 12;
+  const int32_t shape[2] = {4, 3};
+  uint32_t x = mb_input(&c->b, F32, dims, 2), y = mb_input(&c->b, F32, &flat, 1);
+  uint32_t t = mb_temporary(&c->b, F32, NULL, 0);
+  const uint32_t reshape_in[2] = {y, vector(c, shape, 2)};
+  mb_operation(&c->b, OP(RESHAPE), reshape_in, 2, &t, 1);
+  c->out = mb_output(&c->b, F32, NULL, 0);
+  const uint32_t in[3] = {x, t, mb_const_i32(&c->b, 0)};
+  one_output(c, OP(ADD), in, 3);
+}
+
+/* CAST of a per-channel quantized tensor to itself (NNAPI lists no such pair). */
+static void build_cast_per_channel(ctx *c, int32_t type) {
+  (void)type;
+  static const float scales[2] = {0.5f, 0.25f};
+  const uint32_t dims[2] = {2, 3};
+  c->in = mb_input(&c->b, PER_CHANNEL, dims, 2);
+  c->out = mb_output(&c->b, PER_CHANNEL, dims, 2);
+  vknn_operand *ops[2] = {operand(c, c->in), operand(c, c->out)};
+  for (int i = 0; i < 2; ++i) {
+    ops[i]->scale = 0.f;
+    ops[i]->extra_params.kind = VKNN_EXTRA_PARAMS_CHANNEL_QUANT;
+    ops[i]->extra_params.channel_quant.scales = scales;
+    ops[i]->extra_params.channel_quant.scale_count = 2;
+    ops[i]->extra_params.channel_quant.channel_dim = 0;
+  }
+  one_output(c, OP(CAST), &c->in, 1);
+}
+
+static void concatenation_axis_negative(ctx *c) { set_i32(c, c->op_inputs[2], 0, -1); }
+/* The block given at execution, the output declared with 2 channels for an
+ * input of 1. */
+static void s2b_runtime_block_channels(ctx *c) {
+  const uint32_t two = 2;
+  replace_input(c, 1, mb_input(&c->b, I32, &two, 1));
+  c->b.dims[c->out][3] = 2;
 }
 
 /* ---- the table ------------------------------------------------------------ */
@@ -1552,6 +1692,23 @@ static void bbox_deltas_q8s_ok(ctx *c) { op_input(c, 1)->type = VKNN_OPERAND_TEN
   {name ": output zero point", build, Q8, output_zero_point_differs, "must keep input 0's scale"}
 
 static const row rows[] = {
+    /* Ranks known only once shapes are inferred */
+    {"CONV_2D: input of inferred rank 5", build_conv_rank_5, F32, NULL, "input 0 has rank 5, not 4"},
+    {"AVERAGE_POOL_2D: input of inferred rank 5", build_pool_rank_5, F32, NULL, "input 0 has rank 5, not 4"},
+    {"FULLY_CONNECTED: input of inferred rank 5", build_fully_connected_rank_5, F32, NULL, "input 0 has rank 5, outside [2, 4]"},
+    {"SOFTMAX: input of inferred rank 5", build_softmax_rank_5, F32, NULL, "input 0 has rank 5, outside [1, 4]"},
+    {"ADD: inputs of inferred rank 5", build_add_rank_5, F32, NULL, "ADD supports tensors of rank up to 4"},
+    {"RELU: input of inferred rank 5", build_relu_rank_5, F32, NULL, "input 0 has rank 5, outside [0, 4]"},
+    {"MEAN: input of inferred rank 5", build_mean_rank_5, F32, NULL, "input 0 has rank 5, outside [0, 4]"},
+    {"TRANSPOSE: input of inferred rank 5", build_transpose_rank_5, F32, NULL, "input 0 has rank 5, outside [0, 4]"},
+    {"RESHAPE: input of inferred rank 5", build_reshape_rank_5, F32, NULL, "input 0 has rank 5, outside [0, 4]"},
+    {"CONCATENATION: inputs of ranks 4 and 5", build_concatenation_ranks_differ, F32, NULL, "input 1 has rank 5, not 4"},
+    {"ADD: inferred shapes that do not broadcast", build_add_inferred_mismatch, F32, NULL, "input shapes cannot be broadcast together"},
+    {"CAST: per-channel to per-channel", build_cast_per_channel, F32, NULL, "TENSOR_QUANT8_SYMM_PER_CHANNEL is not allowed"},
+    {"CONCATENATION: axis -1", build_concatenation, F32, concatenation_axis_negative, "axis -1 out of rank 2"},
+    {"SPACE_TO_BATCH_ND: run-time block, output channels", build_space_to_batch, F32, s2b_runtime_block_channels, "with the input's 1 channels"},
+    {"RESHAPE: int32 data", build_reshape, I32, NULL, "TENSOR_INT32 of rank 2 is not allowed"},
+    {"SQUEEZE: int32 data", build_squeeze, I32, NULL, "TENSOR_INT32 of rank 2 is not allowed"},
     /* STRIDED_SLICE */
     {"STRIDED_SLICE accepted", build_strided_slice, F32, NULL, NULL},
     {"STRIDED_SLICE quant8 accepted", build_strided_slice, Q8, NULL, NULL},
@@ -2051,6 +2208,7 @@ static const row rows[] = {
     {"IF: omitted condition", build_if, F32, if_condition_omitted, "input 0 (operand 0) has no value"},
     {"IF: branch not a SUBGRAPH", build_if, F32, if_branch_not_subgraph, "is not a SUBGRAPH"},
     {"IF: branch input type", build_if, F32, if_branch_input_int32, "then branch: input 0 does not agree"},
+    {"IF: branch input channel scales", build_if, F32, if_branch_input_channel_scales, "then branch: input 0 does not agree"},
     {"IF: branch output shape", build_if, F32, if_branch_output_shape, "else branch: output 0 does not agree"},
     {"IF: branch input count", build_if, F32, if_branch_two_inputs, "then branch: 2 inputs and 1 outputs"},
     {"IF: 2 inputs", build_if, F32, if_two_inputs, "at least 3 and 1"},
@@ -2058,7 +2216,8 @@ static const row rows[] = {
     {"WHILE accepted", build_while, F32, NULL, NULL},
     {"WHILE: float condition", build_while, F32, while_cond_output_float, "its output is not a TENSOR_BOOL8"},
     {"WHILE: condition input count", build_while, F32, while_cond_three_inputs, "WHILE condition: 3 inputs"},
-    {"WHILE: body output type", build_while, F32, while_body_output_int32, "output 0 is not of the type of input 0"},
+    {"WHILE: body output type", build_while, F32, while_body_output_int32, "output 0 does not agree with the outer operand"},
+    {"WHILE: body output shape", build_while, F32, while_body_output_shape, "output 0 does not agree with input 0"},
     {"WHILE: body input shape", build_while, F32, while_body_input_shape, "WHILE body: input 0 does not agree"},
     {"WHILE: output shape", build_while, F32, while_output_shape, "WHILE body: output 0 does not agree"},
     {"WHILE: body outputs above inputs", build_while, F32, while_body_too_many_outputs, "WHILE body: 2 inputs and 3 outputs"},

@@ -6,11 +6,16 @@
  *   WHILE: cond, body (SUBGRAPH), then m loop-carried, k state and n
  *          invariant inputs; m outputs. cond takes the m+k+n inputs and
  *          returns one TENSOR_BOOL8 [1]; body takes them too and returns
- *          m+k values, each of its input's type (shapes may change from one
- *          iteration to the next).
+ *          m+k values, each agreeing with its input (a shape left unknown
+ *          may change from one iteration to the next).
+ * Operands that meet agree in type, scale, zero point and other parameters
+ * (per-channel scales and dimension, an extension's bytes), and in rank and
+ * dimensions where both specify them.
  * No input may be omitted (NO_VALUE). A subgraph referencing itself, directly or not, is ruled out by the model
  * rules (model/model_validate.c). */ 
 #include "compiler/control_flow_validate.h"
+
+#include <string.h>
 
 #include "model/operand_type.h"
 #include "vknn/device.h"
@@ -37,10 +42,27 @@ const vknn_subgraph *vknn_referenced_subgraph(const vknn_model *model, const vkn
   return &model->referenced[o->location.offset];
 }
 
-/* Same type and quantization; shapes that can be equal (an unknown rank or
- * dimension agrees with anything). */
+static bool same_extra_params(const vknn_operand_extra_params *a, const vknn_operand_extra_params *b) {
+  if (a->kind != b->kind) return false;
+  switch (a->kind) {
+    case VKNN_EXTRA_PARAMS_CHANNEL_QUANT:
+      return a->channel_quant.channel_dim == b->channel_quant.channel_dim &&
+             a->channel_quant.scale_count == b->channel_quant.scale_count &&
+             (a->channel_quant.scale_count == 0 ||
+              memcmp(a->channel_quant.scales, b->channel_quant.scales,
+                     a->channel_quant.scale_count * sizeof(float)) == 0);
+    case VKNN_EXTRA_PARAMS_EXTENSION:
+      return a->extension.size == b->extension.size &&
+             (a->extension.size == 0 || memcmp(a->extension.data, b->extension.data, a->extension.size) == 0);
+    default: return true;
+  }
+}
+
+/* Same type, quantization and other parameters; shapes that can be equal
+ * (an unknown rank or dimension agrees with anything). */
 static bool same_type(const vknn_operand *a, const vknn_operand *b) {
-  return a->type == b->type && a->scale == b->scale && a->zero_point == b->zero_point;
+  return a->type == b->type && a->scale == b->scale && a->zero_point == b->zero_point &&
+         same_extra_params(&a->extra_params, &b->extra_params);
 }
 
 static bool operands_agree(const vknn_operand *a, const vknn_operand *b) {
@@ -120,19 +142,19 @@ static vknn_status validate_cond(const vknn_logger *log, const vknn_subgraph *sg
   return inputs_agree(log, sg, op->inputs + 2, cond, "WHILE condition");
 }
 
-/* Body output i carries body input i to the next iteration: same type and
- * quantization (the shape may change). */
+/* Body output i carries body input i to the next iteration: they agree (a
+ * shape either leaves unknown may change). */
 static vknn_status validate_body(const vknn_logger *log, const vknn_subgraph *sg,
                                  const vknn_operation *op, const vknn_subgraph *body) {
   if (body->input_count != op->input_count - 2 || body->output_count < op->output_count ||
       body->output_count > body->input_count)
     FAIL("WHILE body: %u inputs and %u outputs, the WHILE passes %u and returns %u",
          body->input_count, body->output_count, op->input_count - 2, op->output_count);
-  for (uint32_t i = 0; i < body->output_count; ++i)
-    if (!same_type(&body->operands[body->input_indexes[i]], &body->operands[body->output_indexes[i]]))
-      FAIL("WHILE body: output %u is not of the type of input %u", i, i);
   vknn_status s = inputs_agree(log, sg, op->inputs + 2, body, "WHILE body");
   if (s == VKNN_STATUS_NONE) s = outputs_agree(log, sg, op->outputs, op->output_count, body, "WHILE body");
+  for (uint32_t i = 0; i < body->output_count && s == VKNN_STATUS_NONE; ++i)
+    if (!operands_agree(&body->operands[body->input_indexes[i]], &body->operands[body->output_indexes[i]]))
+      FAIL("WHILE body: output %u does not agree with input %u", i, i);
   return s;
 }
 

@@ -181,6 +181,9 @@ static vknn_status infer_unary(vknn_graph *graph, const vknn_operation *op) {
   /* GELU's form: a model input is known per execution (specialization). */
   if (s == VKNN_STATUS_NONE && kind_of(graph->model, op->type)->type == VKNN_OPERATION_TRANSFORMER_GELU)
     s = vknn_op_require_constant_params(graph, op, 1, 1);
+  /* The rank limit again: a rank the model leaves unknown passed its checks. */
+  uint32_t max_rank = kind_of(graph->model, op->type)->max_rank;
+  if (s == VKNN_STATUS_NONE && max_rank != 0) s = vknn_op_check_known_rank(graph, op, 0, 0, max_rank);
   if (s == VKNN_STATUS_NONE) s = unary_code(graph, op, &code);
   if (s == VKNN_STATUS_NONE) s = read_alpha(graph, op, &unused.alpha);
   if (s == VKNN_STATUS_NONE) s = check_multipliers(graph, op, &unused);

@@ -58,11 +58,19 @@ static vknn_status build_dynamic(vknn_graph *graph, const vknn_operation *op, vk
     return VKNN_STATUS_GENERAL_FAILURE;
   if (!vknn_remap_param_ok(graph, op, 1, 2) || (to_batch && !vknn_remap_param_ok(graph, op, 2, 4)))
     return VKNN_STATUS_GENERAL_FAILURE;
-  vknn_status s = vknn_remap_declared_output(graph, op, 0, dims, rank);
+  vknn_status s = vknn_op_check_known_rank(graph, op, 0, 4, 4);
+  if (s == VKNN_STATUS_NONE) s = vknn_remap_declared_output(graph, op, 0, dims, rank);
   if (s != VKNN_STATUS_NONE) return s;
   const vknn_tensor *in = &graph->tensors[op->inputs[0]];
   vknn_image_shape shape = vknn_image_shape_of(in, nchw);
   vknn_image_shape out = vknn_image_shape_of(&graph->tensors[op->outputs[0]], nchw);
+  /* The copy moves the input's depth: the declared output must have it, or
+   * the kernel would write past an output of fewer channels. */
+  if (*rank != 4 || out.channels != shape.channels) {
+    VKNN_LOG_E(graph->log, "model", "%s: the output must be of rank 4 with the input's %u channels",
+               vknn_operation_type_name(op->type), shape.channels);
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
   vknn_image_axes a = vknn_image_axes_of(nchw);
   uint32_t small = to_batch ? shape.batches : out.batches, large = to_batch ? out.batches : shape.batches;
   if (small == 0 || large % small != 0) return VKNN_STATUS_INVALID_ARGUMENT;
@@ -137,6 +145,8 @@ static vknn_status read_params(vknn_graph *graph, const vknn_operation *op, bloc
     VKNN_LOG_E(graph->log, "model", "%s: invalid block or paddings", vknn_operation_type_name(op->type));
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
+  vknn_status s = vknn_op_check_known_rank(graph, op, 0, 4, 4);
+  if (s != VKNN_STATUS_NONE) return s;
   p->bh = (uint32_t)block[0];
   p->bw = (uint32_t)block[1];
   p->in = &graph->tensors[op->inputs[0]];

@@ -238,7 +238,17 @@ static vknn_status infer_binary(vknn_graph *graph, const vknn_operation *op) {
   const vknn_tensor *a = &graph->tensors[op->inputs[0]];
   const vknn_tensor *b = &graph->tensors[second_input(op)];
   uint32_t dims[VKNN_MAX_RANK], rank;
-  broadcast_shape(a->dims, a->rank, b->dims, b->rank, dims, &rank);
+  const char *name = vknn_operation_type_name(op->type);
+  /* The shapes known here may be an execution's: the model's checks saw
+   * unknown ranks and dimensions as agreeing with anything. */
+  if (!broadcast_shape(a->dims, a->rank, b->dims, b->rank, dims, &rank)) {
+    VKNN_LOG_E(graph->log, "model", "%s: input shapes cannot be broadcast together", name);
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
+  if (kind_of(op->type)->inputs == 3 && rank > BINARY_MAX_RANK) {
+    VKNN_LOG_E(graph->log, "model", "%s supports tensors of rank up to %d", name, BINARY_MAX_RANK);
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
   if (rank > BINARY_MAX_RANK && !same_shape(a, b)) {
     VKNN_LOG_E(graph->log, "compilation", "%s: broadcasting beyond rank %d is not supported",
                vknn_operation_type_name(op->type), BINARY_MAX_RANK);

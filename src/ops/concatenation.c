@@ -38,17 +38,18 @@ static vknn_status validate_concatenation(const vknn_logger *log, const vknn_mod
   return ok ? VKNN_STATUS_NONE : VKNN_STATUS_INVALID_ARGUMENT;
 }
 
-/* The axis, made non-negative (INVALID_ARGUMENT when out of range). */
+/* The axis, in [0, rank) as NNAPI states it (INVALID_ARGUMENT otherwise:
+ * unlike other operations' axes, a negative one is not allowed). */
 static vknn_status read_axis(vknn_graph *graph, const vknn_operation *op, uint32_t rank,
                              uint32_t *out_axis) {
   int32_t axis;
   if (!vknn_graph_const_i32_list(graph, op, op->input_count - 1, 1, &axis))
     return VKNN_STATUS_GENERAL_FAILURE;
-  if (axis < -(int32_t)rank || axis >= (int32_t)rank) {
+  if (axis < 0 || axis >= (int32_t)rank) {
     VKNN_LOG_E(graph->log, "model", "CONCATENATION: axis %d out of rank %u", axis, rank);
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
-  *out_axis = (uint32_t)(axis < 0 ? axis + (int32_t)rank : axis);
+  *out_axis = (uint32_t)axis;
   return VKNN_STATUS_NONE;
 }
 
@@ -56,6 +57,9 @@ static vknn_status infer_concatenation(vknn_graph *graph, const vknn_operation *
   const vknn_tensor *first = &graph->tensors[op->inputs[0]];
   for (uint32_t i = 0; i + 1 < op->input_count; ++i) {
     vknn_status s = vknn_op_require_input_shape(graph, op, i);
+    /* Ranks again: a rank the model leaves unknown passed its checks. */
+    if (s == VKNN_STATUS_NONE) s = vknn_op_check_known_rank(graph, op, i, first->rank, first->rank);
+    if (s == VKNN_STATUS_NONE) s = vknn_op_check_known_rank(graph, op, i, 1, CONCAT_MAX_RANK);
     if (s != VKNN_STATUS_NONE) return s;
   }
   uint32_t axis;

@@ -156,6 +156,14 @@ static vknn_status read_geometry(vknn_graph *graph, const vknn_operation *op, co
   const vknn_tensor *filter = &graph->tensors[op->inputs[1]];
   if (!in->shape_known || !filter->shape_known)
     return vknn_graph_defer(graph, op, "shapes unknown at prepare time");
+  /* Ranks again: a rank the model leaves unknown passed its checks. */
+  vknn_status rs = vknn_op_check_known_rank(graph, op, 0, 4, 4);
+  if (rs == VKNN_STATUS_NONE) rs = vknn_op_check_known_rank(graph, op, 1, 4, 4);
+  if (rs != VKNN_STATUS_NONE) return rs;
+  if (depthwise && filter->dims[0] != 1) {
+    VKNN_LOG_E(graph->log, "model", "%s: filter dimension 0 must be 1, not %u", name, filter->dims[0]);
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
   int32_t pads[4] = {0}, scheme = 0, strides[2], dilation[2] = {1, 1}, multiplier = 1;
   bool nchw = false;
   bool ok = f.explicit_padding ? vknn_graph_const_i32_list(graph, op, 3, 4, pads)
@@ -236,7 +244,7 @@ static vknn_status check_channels(const vknn_graph *graph, const vknn_operation 
   bool ok = g->depthwise ? g->out_c == g->in_c * g->cout_per_group
                          : g->cin_per_group > 0 && g->in_c % g->cin_per_group == 0 &&
                                g->in_c / g->cin_per_group * g->cout_per_group == g->out_c;
-  ok = ok && bias->shape_known && bias->dims[0] == g->out_c;
+  ok = ok && bias->shape_known && bias->rank == 1 && bias->dims[0] == g->out_c;
   if (ok) return VKNN_STATUS_NONE;
   VKNN_LOG_E(graph->log, "model", "%s: input, filter and bias channels do not agree",
              vknn_operation_type_name(op->type));

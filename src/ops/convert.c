@@ -42,12 +42,14 @@ static bool is_numeric(int32_t type) {
 }
 
 /* CAST converts among float32, float16, int32 and quant8 (as integers);
- * the other types only to themselves. */
+ * the other types only to themselves, but for per-channel quantization,
+ * which NNAPI does not list. */
 static bool types_allowed(int32_t op_type, int32_t in, int32_t out) {
   switch (op_type) {
     case VKNN_OPERATION_CAST:
       return (is_numeric(in) && is_numeric(out)) ||
-             (in == out && vknn_elem_kind_of(in) != VKNN_KIND_NONE);
+             (in == out && vknn_elem_kind_of(in) != VKNN_KIND_NONE &&
+              in != VKNN_OPERAND_TENSOR_QUANT8_SYMM_PER_CHANNEL);
     case VKNN_OPERATION_QUANTIZE:
       return vknn_is_float_tensor(in) && vknn_is_quant8(out);
     default: /* DEQUANTIZE */

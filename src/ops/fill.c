@@ -95,8 +95,9 @@ static vknn_status validate_rank(const vknn_logger *log, const vknn_model *model
   (void)model;
   bool ok = vknn_op_check_counts(log, sg, op, 1, 1, 1) &&
             vknn_op_check_type(log, op, "output", &sg->operands[op->outputs[0]], VKNN_OPERAND_INT32);
-  if (ok && !vknn_operand_type_is_tensor(sg->operands[op->inputs[0]].type)) {
-    VKNN_LOG_E(log, "model", "RANK: the input must be a tensor");
+  int32_t in = sg->operands[op->inputs[0]].type;
+  if (ok && !(vknn_operand_type_is_builtin(in) && vknn_operand_type_is_tensor(in))) {
+    VKNN_LOG_E(log, "model", "RANK: the input must be a tensor of an NNAPI type");
     ok = false;
   }
   return ok ? VKNN_STATUS_NONE : VKNN_STATUS_INVALID_ARGUMENT;

@@ -27,6 +27,11 @@ static vknn_status read_geometry(vknn_graph *graph, const vknn_operation *op,
   const vknn_tensor *bias = &graph->tensors[op->inputs[2]];
   if (!in->shape_known || !weights->shape_known || !bias->shape_known)
     return vknn_graph_defer(graph, op, "shapes unknown at prepare time");
+  /* Ranks again: a rank the model leaves unknown passed its checks. */
+  vknn_status rs = vknn_op_check_known_rank(graph, op, 0, 2, 4);
+  if (rs == VKNN_STATUS_NONE) rs = vknn_op_check_known_rank(graph, op, 1, 2, 2);
+  if (rs == VKNN_STATUS_NONE) rs = vknn_op_check_known_rank(graph, op, 2, 1, 1);
+  if (rs != VKNN_STATUS_NONE) return rs;
   if (!vknn_graph_const_i32_list(graph, op, 3, 1, &g->activation))
     return VKNN_STATUS_GENERAL_FAILURE;
   uint32_t input_size = weights->dims[1], units = weights->dims[0];

@@ -587,6 +587,8 @@ static vknn_status validate_lstm(const vknn_logger *log, const vknn_model *model
 
 static vknn_status read_lstm(vknn_graph *graph, const vknn_operation *op, vknn_lstm_run *run) {
   vknn_status s = vknn_op_require_input_shape(graph, op, 0);
+  /* The rank again: a rank the model leaves unknown passed its checks. */
+  if (s == VKNN_STATUS_NONE) s = vknn_op_check_known_rank(graph, op, 0, 2, 2);
   if (s != VKNN_STATUS_NONE) return s;
   const vknn_tensor *in = &graph->tensors[op->inputs[0]];
   *run = (vknn_lstm_run){.input = op->inputs[0], .aux_input = VKNN_LSTM_NONE, .steps = 1,

@@ -383,6 +383,19 @@ vknn_status vknn_op_require_input_shape(vknn_graph *graph, const vknn_operation 
   return vknn_graph_defer(graph, op, "an input's shape is unknown at prepare time");
 }
 
+vknn_status vknn_op_check_known_rank(const vknn_graph *graph, const vknn_operation *op, uint32_t input,
+                                     uint32_t min_rank, uint32_t max_rank) {
+  uint32_t rank = graph->tensors[op->inputs[input]].rank;
+  if (rank >= min_rank && rank <= max_rank) return VKNN_STATUS_NONE;
+  if (min_rank == max_rank)
+    VKNN_LOG_E(graph->log, "model", "%s: input %u has rank %u, not %u", vknn_operation_type_name(op->type), input,
+               rank, min_rank);
+  else
+    VKNN_LOG_E(graph->log, "model", "%s: input %u has rank %u, outside [%u, %u]",
+               vknn_operation_type_name(op->type), input, rank, min_rank, max_rank);
+  return VKNN_STATUS_INVALID_ARGUMENT;
+}
+
 void vknn_op_set_post_ops(const vknn_graph *graph, const vknn_operation *op, vknn_dispatch *d,
                           float alphas[VKNN_MAX_POST_OPS]) {
   const vknn_op_fusion *f = &graph->fusion[vknn_graph_op_index(graph, op)];

@@ -165,6 +165,12 @@ vknn_status vknn_op_set_dynamic_output(vknn_graph *graph, const vknn_operation *
  * workgroup size and invocations; NULL when out of memory. */
 vknn_dispatch *vknn_op_add_pass(vknn_dispatch_list *list, vknn_shader_id shader, const void *push, uint32_t push_size,
                                 uint32_t local_size, uint64_t invocations);
+/* Input `input` of op, whose shape is known, has a rank in [min_rank,
+ * max_rank]; INVALID_ARGUMENT (logged) otherwise. For shapes an execution
+ * gives: the model's checks pass a rank the model leaves unknown. */
+vknn_status vknn_op_check_known_rank(const vknn_graph *graph, const vknn_operation *op, uint32_t input,
+                                     uint32_t min_rank, uint32_t max_rank);
+
 /* Inputs [0, count) of op have known shapes (vknn_op_require_input_shape). */
 vknn_status vknn_op_require_input_shapes(vknn_graph *graph, const vknn_operation *op, uint32_t count);
 /* The detection operations' input 0 (scores): float32 or float16, or with

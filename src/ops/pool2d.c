@@ -53,6 +53,9 @@ static vknn_status read_geometry(vknn_graph *graph, const vknn_operation *op, po
   const char *name = vknn_operation_type_name(op->type);
   const vknn_tensor *in = &graph->tensors[op->inputs[0]];
   if (!in->shape_known) return vknn_graph_defer(graph, op, "input shape unknown at prepare time");
+  /* The rank again: a rank the model leaves unknown passed its checks. */
+  vknn_status rs = vknn_op_check_known_rank(graph, op, 0, 4, 4);
+  if (rs != VKNN_STATUS_NONE) return rs;
   bool explicit_padding = is_explicit(op);
   int32_t v[9] = {0}; /* explicit: l r t b sx sy fw fh act; implicit: scheme sx sy fw fh act */
   uint32_t count = explicit_padding ? 9 : 6;

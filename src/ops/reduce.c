@@ -260,6 +260,8 @@ static vknn_status defer_parameter(vknn_graph *graph, const vknn_operation *op, 
 static vknn_status read_axes(vknn_graph *graph, const vknn_operation *op,
                              bool reduced[VKNN_MAX_RANK], bool *keep_dims) {
   vknn_status s = vknn_op_require_input_shape(graph, op, 0);
+  /* The rank limit again: a rank the model leaves unknown passed its checks. */
+  if (s == VKNN_STATUS_NONE) s = vknn_op_check_known_rank(graph, op, 0, 0, REDUCE_MAX_RANK);
   if (s != VKNN_STATUS_NONE) return s;
   for (uint32_t i = 1; i <= 2; ++i)
     if (graph->tensors[op->inputs[i]].constant_data == NULL) return defer_parameter(graph, op, i);

@@ -167,8 +167,27 @@ vknn_status vknn_lower_remap(vknn_graph *graph, uint32_t src, uint32_t dst, cons
   return VKNN_STATUS_NONE;
 }
 
+/* The input rank NNAPI allows an operation on the copy kernel: up to 4 for
+ * those whose documentation says so (validated on the model's declared
+ * ranks; checked again here, where a rank the model left unknown is known). */
+static uint32_t nnapi_max_rank(int32_t type) {
+  switch (type) {
+    case VKNN_OPERATION_TRANSPOSE:
+    case VKNN_OPERATION_STRIDED_SLICE:
+    case VKNN_OPERATION_PAD:
+    case VKNN_OPERATION_PAD_V2:
+    case VKNN_OPERATION_CHANNEL_SHUFFLE:
+    case VKNN_OPERATION_SPACE_TO_DEPTH:
+    case VKNN_OPERATION_DEPTH_TO_SPACE:
+    case VKNN_OPERATION_SPACE_TO_BATCH_ND:
+    case VKNN_OPERATION_BATCH_TO_SPACE_ND: return 4;
+    default: return VKNN_MAX_RANK;
+  }
+}
+
 vknn_status vknn_remap_infer(vknn_graph *graph, const vknn_operation *op, vknn_remap_builder build) {
   vknn_status s = vknn_op_require_input_shape(graph, op, 0);
+  if (s == VKNN_STATUS_NONE) s = vknn_op_check_known_rank(graph, op, 0, 0, nnapi_max_rank(op->type));
   if (s == VKNN_STATUS_NONE && graph->tensors[op->inputs[0]].rank > VKNN_REMAP_MAX) {
     VKNN_LOG_E(graph->log, "compilation", "%s: the copy kernel walks at most %d axes",
                vknn_operation_type_name(op->type), VKNN_REMAP_MAX);

@@ -13,7 +13,7 @@ static vknn_status validate_reshape(const vknn_logger *log, const vknn_model *mo
                                     const vknn_subgraph *sg, const vknn_operation *op) {
   (void)model;
   if (!vknn_op_check_counts(log, sg, op, 2, 2, 1) ||
-      !vknn_op_check_data_types(log, sg, op, RESHAPE_MAX_RANK, true))
+      !vknn_op_check_data_types(log, sg, op, RESHAPE_MAX_RANK, false))
     return VKNN_STATUS_INVALID_ARGUMENT;
   const vknn_operand *out = &sg->operands[op->outputs[0]];
   if (out->dimension_count > RESHAPE_MAX_RANK) {
@@ -46,6 +46,8 @@ static vknn_status infer_reshape(vknn_graph *graph, const vknn_operation *op) {
   const vknn_tensor *in = &graph->tensors[op->inputs[0]];
   const vknn_tensor *shape = &graph->tensors[op->inputs[1]];
   vknn_status s = vknn_op_require_input_shape(graph, op, 0);
+  /* The rank limit again: a rank the model leaves unknown passed its checks. */
+  if (s == VKNN_STATUS_NONE) s = vknn_op_check_known_rank(graph, op, 0, 0, RESHAPE_MAX_RANK);
   if (s != VKNN_STATUS_NONE) return s;
   if (shape->constant_data == NULL) return infer_from_declared(graph, op);
   uint32_t rank = shape->dims[0];
@@ -94,7 +96,7 @@ static vknn_status validate_squeeze(const vknn_logger *log, const vknn_model *mo
   /* The counts first: input 1 exists only once they hold. */
   if (!vknn_op_check_counts(log, sg, op, 2, 2, 1)) return VKNN_STATUS_INVALID_ARGUMENT;
   const vknn_operand *axes = &sg->operands[op->inputs[1]];
-  bool ok = vknn_op_check_data_types(log, sg, op, 4, true) &&
+  bool ok = vknn_op_check_data_types(log, sg, op, 4, false) &&
             vknn_op_check_type(log, op, "axes", axes, VKNN_OPERAND_TENSOR_INT32) &&
             vknn_op_check_rank(log, op, "axes", axes, 1) && vknn_op_check_same_quant(log, sg, op, 0);
   return ok ? VKNN_STATUS_NONE : VKNN_STATUS_INVALID_ARGUMENT;
@@ -103,6 +105,8 @@ static vknn_status validate_squeeze(const vknn_logger *log, const vknn_model *mo
 /* Drops the listed axes of size 1 (all of them when the list is omitted). */
 static vknn_status infer_squeeze(vknn_graph *graph, const vknn_operation *op) {
   vknn_status s = vknn_op_require_input_shape(graph, op, 0);
+  /* The rank limit again: a rank the model leaves unknown passed its checks. */
+  if (s == VKNN_STATUS_NONE) s = vknn_op_check_known_rank(graph, op, 0, 0, 4);
   if (s != VKNN_STATUS_NONE) return s;
   const vknn_tensor *in = &graph->tensors[op->inputs[0]];
   bool drop[VKNN_MAX_RANK] = {false};

@@ -85,6 +85,8 @@ static vknn_status read_unidirectional(vknn_graph *graph, const vknn_operation *
                                        vknn_lstm_run *run) {
   bool time_major = false;
   vknn_status s = vknn_op_require_input_shape(graph, op, 0);
+  /* The rank again: a rank the model leaves unknown passed its checks. */
+  if (s == VKNN_STATUS_NONE) s = vknn_op_check_known_rank(graph, op, 0, 3, 3);
   if (s == VKNN_STATUS_NONE) s = read_time_major(graph, op, 23, &time_major);
   if (s != VKNN_STATUS_NONE) return s;
   seq_shape shape = seq_shape_of(&graph->tensors[op->inputs[0]], time_major);
@@ -222,6 +224,7 @@ static vknn_status read_aux(vknn_graph *graph, const vknn_operation *op, bidirec
     return vknn_graph_defer(graph, op, "whether the auxiliary input is omitted is known at execution");
   if (aux->lifetime == VKNN_LIFETIME_NO_VALUE) return VKNN_STATUS_NONE;
   vknn_status s = vknn_op_require_input_shape(graph, op, BIDI_AUX_INPUT);
+  if (s == VKNN_STATUS_NONE) s = vknn_op_check_known_rank(graph, op, BIDI_AUX_INPUT, 3, 3);
   if (s != VKNN_STATUS_NONE) return s;
   seq_shape a = seq_shape_of(aux, b->run[0].time_major);
   if (a.steps != shape.steps || a.batches != shape.batches || a.size == 0) {
@@ -276,6 +279,7 @@ static vknn_status read_bidirectional(vknn_graph *graph, const vknn_operation *o
                                       bidirectional *b) {
   bool time_major = false;
   vknn_status s = vknn_op_require_input_shape(graph, op, 0);
+  if (s == VKNN_STATUS_NONE) s = vknn_op_check_known_rank(graph, op, 0, 3, 3);
   if (s == VKNN_STATUS_NONE) s = read_time_major(graph, op, BIDI_TIME_MAJOR, &time_major);
   if (s == VKNN_STATUS_NONE) s = read_time_major(graph, op, BIDI_MERGE, &b->merge);
   if (s == VKNN_STATUS_NONE) s = check_output_count(graph, op, b->merge);

@@ -66,6 +66,9 @@ static vknn_status read_params(vknn_graph *graph, const vknn_operation *op, floa
   const char *name = vknn_operation_type_name(op->type);
   int32_t raw_axis = -1;
   vknn_status s = vknn_op_require_input_shape(graph, op, 0);
+  /* SOFTMAX's rank again (up to 4): a rank the model leaves unknown passed its checks. */
+  if (s == VKNN_STATUS_NONE)
+    s = vknn_op_check_known_rank(graph, op, 0, 1, op->type == VKNN_OPERATION_SOFTMAX ? 4 : VKNN_MAX_RANK);
   if (s != VKNN_STATUS_NONE) return s;
   if (!vknn_graph_const_float(graph, op->inputs[1], beta) ||
       (op->input_count == 3 && !vknn_graph_const_i32_list(graph, op, 2, 1, &raw_axis))) {

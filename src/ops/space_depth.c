@@ -32,6 +32,8 @@ static vknn_status read_params(vknn_graph *graph, const vknn_operation *op, bloc
     VKNN_LOG_E(graph->log, "model", "%s: block size %d", vknn_operation_type_name(op->type), b);
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
+  vknn_status s = vknn_op_check_known_rank(graph, op, 0, 4, 4);
+  if (s != VKNN_STATUS_NONE) return s;
   p->b = (uint32_t)b;
   p->in = &graph->tensors[op->inputs[0]];
   p->shape = vknn_image_shape_of(p->in, p->nchw);

@@ -134,6 +134,10 @@ static vknn_status read_geometry(vknn_graph *graph, const vknn_operation *op,
   const vknn_tensor *filter = &graph->tensors[op->inputs[1]];
   if (!in->shape_known || !filter->shape_known)
     return vknn_graph_defer(graph, op, "shapes unknown at prepare time");
+  /* Ranks again: a rank the model leaves unknown passed its checks. */
+  vknn_status rs = vknn_op_check_known_rank(graph, op, 0, 4, 4);
+  if (rs == VKNN_STATUS_NONE) rs = vknn_op_check_known_rank(graph, op, 1, 4, 4);
+  if (rs != VKNN_STATUS_NONE) return rs;
   int32_t strides[2], activation;
   bool nchw = false;
   if (!vknn_graph_const_i32_list(graph, op, f.stride, 2, strides) ||
