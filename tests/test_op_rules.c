@@ -670,6 +670,11 @@ static void build_conv_family(ctx *c, int32_t type, bool depthwise) {
   one_output(c, depthwise ? OP(DEPTHWISE_CONV_2D) : OP(CONV_2D), in, n);
 }
 static void build_conv(ctx *c, int32_t type) { build_conv_family(c, type, false); }
+/* The bias a model input of unknown size: compiled per execution. */
+static void conv_bias_size_unknown(ctx *c) {
+  const uint32_t unknown = 0;
+  replace_input(c, 2, mb_input(&c->b, F32, &unknown, 1));
+}
 static void build_depthwise(ctx *c, int32_t type) { build_conv_family(c, type, true); }
 
 static void bias_scale_off(ctx *c) { op_input(c, 2)->scale = 0.3f; }
@@ -1872,6 +1877,7 @@ static const row rows[] = {
     {"LOGISTIC accepted", build_logistic, Q8, NULL, NULL},
     /* Convolutions and pools */
     {"CONV_2D accepted", build_conv, F32, NULL, NULL},
+    {"CONV_2D bias of unknown size accepted", build_conv, F32, conv_bias_size_unknown, NULL},
     {"CONV_2D quant8 accepted", build_conv, Q8, NULL, NULL},
     {"CONV_2D per-channel accepted", build_conv, Q8, conv_per_channel_ok, NULL},
     {"CONV_2D: padding code 0", build_conv, F32, padding_code_0, "padding code 0 is not"},

@@ -154,7 +154,8 @@ static vknn_status read_geometry(vknn_graph *graph, const vknn_operation *op, co
   conv_form f = form_of(graph->sg, op, kind);
   const vknn_tensor *in = &graph->tensors[op->inputs[0]];
   const vknn_tensor *filter = &graph->tensors[op->inputs[1]];
-  if (!in->shape_known || !filter->shape_known)
+  const vknn_tensor *bias = &graph->tensors[op->inputs[2]];
+  if (!in->shape_known || !filter->shape_known || !bias->shape_known)
     return vknn_graph_defer(graph, op, "shapes unknown at prepare time");
   /* Ranks again: a rank the model leaves unknown passed its checks. */
   vknn_status rs = vknn_op_check_known_rank(graph, op, 0, 4, 4);
