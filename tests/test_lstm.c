@@ -503,11 +503,13 @@ static uint32_t const_floats(model_builder *b, const float *data, uint32_t rows,
                          rows * (cols ? cols : 1) * sizeof(float));
 }
 
+/* x_rank_unknown: the input declared without dimensions (an execution
+ * gives them). */
 static void build_numeric(model_builder *b, const cell_values *v, int32_t f, float cell_clip,
-                          float proj_clip) {
+                          float proj_clip, bool x_rank_unknown) {
   const uint32_t x[2] = {NB, NI}, h[2] = {NB, NO}, c[2] = {NB, NU}, scratch[2] = {NB, 4 * NU};
   uint32_t in[23];
-  in[0] = mb_input(b, F32, x, 2);
+  in[0] = x_rank_unknown ? mb_input(b, F32, NULL, 0) : mb_input(b, F32, x, 2);
   for (uint32_t g = 0; g < 4; ++g) {
     in[1 + g] = const_floats(b, v->in_w[g], NU, NI);
     in[5 + g] = const_floats(b, v->rec_w[g], NU, NO);
@@ -542,7 +544,7 @@ static void test_activations_and_clipping(void **state) {
     model_builder *b = calloc(1, sizeof(*b));
     assert_non_null(b);
     mb_init(b);
-    build_numeric(b, &v, activations[a], cell_clip, proj_clip);
+    build_numeric(b, &v, activations[a], cell_clip, proj_clip, false);
     mb_finish(b);
     float scratch[NB * 4 * NU], h[NB * NO], c[NB * NU], out[NB * NO];
     const buffer_arg inputs[3] = {{v.x, NULL, sizeof(v.x)}, {v.h, NULL, sizeof(v.h)},
@@ -570,10 +572,40 @@ static void test_activations_and_clipping(void **state) {
   assert_true(clipped_cells > 0 && clipped_outputs > 0);
 }
 
+/* LSTM's input declared without a rank: an execution giving it rank 2 runs,
+ * one giving the same elements as rank 3 fails with INVALID_ARGUMENT (the
+ * rank is checked once known), and the prepared model runs again after. */
+static void test_input_rank_at_execution(void **state) {
+  (void)state;
+  cell_values v;
+  fill_values(&v);
+  model_builder *b = calloc(1, sizeof(*b));
+  assert_non_null(b);
+  mb_init(b);
+  build_numeric(b, &v, 4, 0.f, 0.f, true);
+  mb_finish(b);
+  runner_fixture *f = runner_group_fixture;
+  vknn_prepared_model *pm = model_runner_prepare(f->device, &f->log, b);
+  float scratch[NB * 4 * NU], h[NB * NO], c[NB * NU], out[NB * NO];
+  buffer_arg outputs[4] = {{NULL, scratch, sizeof(scratch)}, {NULL, h, sizeof(h)},
+                           {NULL, c, sizeof(c)}, {NULL, out, sizeof(out)}};
+  const uint32_t rank_2[2] = {NB, NI}, rank_3[3] = {NB, NI, 1};
+  const uint32_t *dims[3] = {rank_2, rank_3, rank_2};
+  const uint32_t ranks[3] = {2, 3, 2};
+  const vknn_status want[3] = {VKNN_STATUS_NONE, VKNN_STATUS_INVALID_ARGUMENT, VKNN_STATUS_NONE};
+  for (int i = 0; i < 3; ++i) {
+    const buffer_arg inputs[3] = {{v.x, NULL, sizeof(v.x), dims[i], ranks[i]}, {v.h, NULL, sizeof(v.h)},
+                                  {v.c, NULL, sizeof(v.c)}};
+    assert_int_equal(model_runner_execute(pm, b, inputs, outputs, NULL), want[i]);
+  }
+  vknn_prepared_model_release(pm);
+  free(b);
+}
+
 #define ROW_COUNT (sizeof(rows) / sizeof(rows[0]))
 
 int main(void) {
-  static struct CMUnitTest tests[ROW_COUNT + 2];
+  static struct CMUnitTest tests[ROW_COUNT + 3];
   for (size_t i = 0; i < ROW_COUNT; ++i)
     tests[i] = (struct CMUnitTest){.name = rows[i].name, .test_func = test_row,
                                    .initial_state = (void *)&rows[i]};
@@ -581,6 +613,8 @@ int main(void) {
                                          .test_func = test_too_large};
   tests[ROW_COUNT + 1] = (struct CMUnitTest){.name = "LSTM activations and clipping",
                                              .test_func = test_activations_and_clipping};
-  return _cmocka_run_group_tests("lstm", tests, ROW_COUNT + 2, runner_group_setup,
+  tests[ROW_COUNT + 2] = (struct CMUnitTest){.name = "LSTM input rank given at execution",
+                                             .test_func = test_input_rank_at_execution};
+  return _cmocka_run_group_tests("lstm", tests, ROW_COUNT + 3, runner_group_setup,
                                  runner_group_teardown);
 }

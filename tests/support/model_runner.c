@@ -80,7 +80,9 @@ vknn_status model_runner_execute(vknn_prepared_model *pm, const model_builder *b
       in_args[i] = (vknn_request_argument){.has_no_value = true};
       continue;
     }
-    in_args[i] = (vknn_request_argument){.location = {0, (uint32_t)offset, (uint32_t)inputs[i].bytes}};
+    in_args[i] = (vknn_request_argument){.location = {0, (uint32_t)offset, (uint32_t)inputs[i].bytes},
+                                         .dimension_count = inputs[i].rank,
+                                         .dimensions = inputs[i].dims};
     memcpy(pool.data + offset, inputs[i].data, inputs[i].bytes);
     offset += aligned(inputs[i].bytes);
   }

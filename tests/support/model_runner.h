@@ -29,6 +29,9 @@ typedef struct buffer_arg {
   const void *data; /* inputs; NULL: the input is omitted (has_no_value) */
   void *result;     /* outputs: filled by model_runner_run */
   size_t bytes;
+  /* An input's dimensions for this execution (rank 0: the model's). */
+  const uint32_t *dims;
+  uint32_t rank;
 } buffer_arg;
 
 /* float16 bits of a value exact in it (zero or normal; asserted), and back. */
