@@ -112,12 +112,7 @@ static vknn_status validate_instance(const vknn_logger *log, const vknn_model *m
 static vknn_status require_input(vknn_graph *graph, const vknn_operation *op, uint32_t min_rank,
                                  uint32_t max_rank) {
   vknn_status s = vknn_op_require_input_shape(graph, op, 0);
-  if (s != VKNN_STATUS_NONE) return s;
-  uint32_t rank = graph->tensors[op->inputs[0]].rank;
-  if (rank >= min_rank && rank <= max_rank) return VKNN_STATUS_NONE;
-  VKNN_LOG_E(graph->log, "model", "%s: input rank %u is not in [%u, %u]", op_name(op), rank, min_rank,
-             max_rank);
-  return VKNN_STATUS_INVALID_ARGUMENT;
+  return s == VKNN_STATUS_NONE ? vknn_op_check_known_rank(graph, op, 0, min_rank, max_rank) : s;
 }
 
 static vknn_status not_constant(const vknn_graph *graph, const vknn_operation *op) {
