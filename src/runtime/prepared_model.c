@@ -171,13 +171,14 @@ void vknn_prepared_model_release_pending(vknn_prepared_model *pm) {
 void vknn_prepared_model_trim(vknn_prepared_model *pm, uint64_t now_ns, uint64_t idle_ns) {
   pthread_mutex_lock(&pm->lock);
   uint32_t released = vknn_prepared_model_trim_specializations(pm, now_ns, idle_ns);
-  if (pm->recorded != NULL) released += vknn_recorded_graph_trim(pm->recorded, now_ns, idle_ns);
   released += vknn_pool_mappings_trim(&pm->pool_mappings, now_ns, idle_ns);
+  atomic_fetch_add(&pm->device->vk.counters.idle_releases, released);
+  /* The graphs count their own releases, as they make them. */
+  if (pm->recorded != NULL) released += vknn_recorded_graph_trim(pm->recorded, now_ns, idle_ns);
   for (uint32_t i = 0; i < pm->specialization_count; ++i)
     released += vknn_recorded_graph_trim(pm->specializations[i].graph, now_ns, idle_ns);
   pthread_mutex_unlock(&pm->lock);
   if (released == 0) return;
-  atomic_fetch_add(&pm->device->vk.counters.idle_releases, released);
   VKNN_LOG_V(&pm->device->log, "driver", "watchdog: released %u idle resources", released);
 }
 

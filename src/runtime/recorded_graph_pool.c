@@ -160,11 +160,18 @@ uint32_t vknn_recorded_graph_trim(vknn_recorded_graph *rg, uint64_t now_ns, uint
     bool idle = !inst->busy && now_ns - inst->idle_since_ns >= idle_ns;
     if (idle && inst != keep) {
       *link = inst->next;
+      /* Counted before the instance count falls: a reader who sees one
+       * instance fewer also sees its release. */
+      atomic_fetch_add(&rg->device->vk.counters.idle_releases, 1);
       discard(rg, inst);
       released++;
       continue;
     }
-    if (!inst->busy) released += vknn_zero_copy_trim(inst, now_ns, idle_ns);
+    if (!inst->busy) {
+      uint32_t entries = vknn_zero_copy_trim(inst, now_ns, idle_ns);
+      atomic_fetch_add(&rg->device->vk.counters.idle_releases, entries);
+      released += entries;
+    }
     link = &inst->next;
   }
   pthread_mutex_unlock(&rg->instance_lock);

@@ -23,5 +23,6 @@ void vknn_recorded_graph_release(vknn_recorded_graph *rg, vknn_graph_instance *i
 
 /* Watchdog: destroys instances idle for idle_ns or more (all but the most
  * recently used one) and the zero-copy entries of idle instances unused that
- * long. Returns how many things it released. */
+ * long. Returns how many things it released, each already counted in the
+ * device's idle_releases. */
 uint32_t vknn_recorded_graph_trim(vknn_recorded_graph *rg, uint64_t now_ns, uint64_t idle_ns);
