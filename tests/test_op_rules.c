@@ -14,6 +14,7 @@
 
 #include "common/cts_values.h"
 #include "support/model_builder.h"
+#include "support/model_runner.h"
 #include "vknn/vknn.h"
 
 #define F32 VKNN_OPERAND_TENSOR_FLOAT32
@@ -676,6 +677,16 @@ static void conv_bias_size_unknown(ctx *c) {
   replace_input(c, 2, mb_input(&c->b, F32, &unknown, 1));
 }
 static void build_depthwise(ctx *c, int32_t type) { build_conv_family(c, type, true); }
+/* The filter a model input whose first dimension only the execution gives. */
+static void depthwise_filter_dim0_unknown(ctx *c) {
+  const uint32_t dims[4] = {0, 1, 1, 2};
+  replace_input(c, 1, mb_input(&c->b, F32, dims, 4));
+}
+static void depthwise_filter_dim0_2(ctx *c) {
+  const uint32_t dims[4] = {2, 1, 1, 2};
+  const float values[4] = {1.f, 2.f, 3.f, 4.f};
+  replace_input(c, 1, mb_const_tensor(&c->b, F32, dims, 4, values, sizeof(values)));
+}
 
 static void bias_scale_off(ctx *c) { op_input(c, 2)->scale = 0.3f; }
 static void per_channel_filter(ctx *c, uint32_t channel_dim) {
@@ -1889,6 +1900,8 @@ static const row rows[] = {
     {"DEPTHWISE_CONV_2D: bias scale", build_depthwise, Q8, bias_scale_off, "must be input scale * filter scale"},
     {"DEPTHWISE_CONV_2D: per-channel bias scale", build_depthwise, Q8, depthwise_per_channel_bias_scale, "bias scale must be 0"},
     {"DEPTHWISE_CONV_2D: padding code 3", build_depthwise, F32, padding_code_3, "padding code 3 is not"},
+    {"DEPTHWISE_CONV_2D: filter dimension 0 of 2", build_depthwise, F32, depthwise_filter_dim0_2, "filter dimension 0 must be 1, not 2"},
+    {"DEPTHWISE_CONV_2D filter dimension 0 unknown accepted", build_depthwise, F32, depthwise_filter_dim0_unknown, NULL},
     {"GROUPED_CONV_2D accepted", build_grouped, F32, NULL, NULL},
     {"GROUPED_CONV_2D quant8 accepted", build_grouped, Q8, NULL, NULL},
     {"GROUPED_CONV_2D per-channel accepted", build_grouped, Q8, conv_per_channel_ok, NULL},
@@ -2301,12 +2314,52 @@ static void test_row(void **state) {
   if (want != VKNN_STATUS_NONE) expect_logged(&f->log, "prepare", r);
 }
 
+/* The depthwise filter's first dimension, left unknown by the model, is
+ * checked when an execution gives it: 1 runs, 2 is INVALID_ARGUMENT with the
+ * rule's log line, and the prepared model runs again after. */
+static void test_depthwise_filter_dim0_at_execution(void **state) {
+  (void)state;
+  fixture *f = device_fixture;
+  ctx *c = calloc(1, sizeof(*c));
+  assert_non_null(c);
+  mb_init(&c->b);
+  build_depthwise(c, F32);
+  depthwise_filter_dim0_unknown(c);
+  const vknn_model *model = mb_finish(&c->b);
+  vknn_prepared_model *pm = NULL;
+  assert_int_equal(vknn_device_prepare_model(f->device, model, VKNN_PREFER_SUSTAINED_SPEED,
+                                             VKNN_PRIORITY_MEDIUM, NULL, &pm),
+                   VKNN_STATUS_NONE);
+  static const float data[18] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 1, 2, 3, 4, 5, 6, 7, 8, 9};
+  static const float filter[4] = {1, 2, 3, 4};
+  float out[18];
+  const uint32_t one[4] = {1, 1, 1, 2}, two[4] = {2, 1, 1, 2};
+  const uint32_t *dims[3] = {one, two, one};
+  const vknn_status want[3] = {VKNN_STATUS_NONE, VKNN_STATUS_INVALID_ARGUMENT, VKNN_STATUS_NONE};
+  for (int i = 0; i < 3; ++i) {
+    const buffer_arg inputs[2] = {{data, NULL, sizeof(data)},
+                                  {filter, NULL, dims[i][0] * 2 * sizeof(float), dims[i], 4}};
+    buffer_arg outputs[1] = {{NULL, out, sizeof(out)}};
+    clear_log(&f->log);
+    vknn_status s = model_runner_execute(pm, &c->b, inputs, outputs, NULL);
+    if (s != want[i])
+      fail_msg("execution %d: %s (log: %s)", i, vknn_status_name(s), f->log.text);
+    if (s != VKNN_STATUS_NONE && strstr(f->log.text, "filter dimension 0 must be 1, not 2") == NULL)
+      fail_msg("execution %d logged \"%s\"", i, f->log.text);
+  }
+  /* Channel 1 of the first pixel: 2 x 2 + bias 1. */
+  assert_true(out[1] == 5.f);
+  vknn_prepared_model_release(pm);
+  free(c);
+}
+
 int main(void) {
   enum { ROWS = sizeof(rows) / sizeof(rows[0]) };
-  struct CMUnitTest tests[ROWS];
+  struct CMUnitTest tests[ROWS + 1];
   for (size_t i = 0; i < ROWS; ++i) {
     tests[i] = (struct CMUnitTest)cmocka_unit_test_prestate(test_row, (void *)&rows[i]);
     tests[i].name = rows[i].name;
   }
-  return _cmocka_run_group_tests("op_rules", tests, ROWS, setup, teardown);
+  tests[ROWS] = (struct CMUnitTest)cmocka_unit_test(test_depthwise_filter_dim0_at_execution);
+  return _cmocka_run_group_tests("op_rules", tests, ROWS + 1, setup, teardown);
 }

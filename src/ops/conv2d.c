@@ -108,7 +108,8 @@ static vknn_status validate_conv_family(const vknn_logger *log, const vknn_subgr
   conv_form f = form_of(sg, op, kind);
   const vknn_operand *filter = &sg->operands[op->inputs[1]];
   bool ok = vknn_conv_check_operands(log, sg, op, depthwise ? 3 : 0) && check_scalars(log, sg, op, &f);
-  if (ok && depthwise && filter->dimension_count == 4 && filter->dimensions[0] != 1) {
+  /* 0 is unknown: the execution's shape is checked at inference. */
+  if (ok && depthwise && filter->dimension_count == 4 && filter->dimensions[0] > 1) {
     VKNN_LOG_E(log, "model", "DEPTHWISE_CONV_2D: filter dimension 0 must be 1, not %u",
                filter->dimensions[0]);
     ok = false;
