@@ -140,6 +140,10 @@ static void out_boxes_scale(nms_model *m) { operand(m, m->outs[1])->scale = 0.5f
 static void out_scores_rank_2(nms_model *m) { set_dims(m, m->outs[0], 2, 0, 1); }
 static void out_boxes_width(nms_model *m) { set_dims(m, m->outs[1], 2, 0, 5); }
 static void out_boxes_rank_1(nms_model *m) { set_dims(m, m->outs[1], 1, 0, 0); }
+static void out_rows_disagree(nms_model *m) {
+  set_dims(m, m->outs[0], 1, 3, 0);
+  set_dims(m, m->outs[1], 2, 4, 4);
+}
 
 static const rule kRules[] = {
     {"float32 accepted", F32, NULL, NULL},
@@ -172,6 +176,7 @@ static const rule kRules[] = {
     {"float output classes", F32, out_classes_f32, "the output classes must be TENSOR_INT32"},
     {"float output batch indices", F32, out_batches_f32, "the output batch indices must be TENSOR_INT32"},
     {"quant8 output scores of another scale", Q8, out_scores_scale, "must keep input 0's scale"},
+    {"output scores and boxes of 3 and 4 rows", F32, out_rows_disagree, "output 0 has 3 rows, output 1 has 4"},
     {"quant16 output boxes of scale 0.5", Q8, out_boxes_scale, "quant16 output boxes must have scale 0.125"},
     {"output scores of rank 2", F32, out_scores_rank_2, "the output scores must have rank 1"},
     {"output boxes of rank 1", F32, out_boxes_rank_1, "the output boxes must have rank 2"},

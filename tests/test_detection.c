@@ -213,6 +213,11 @@ static void gp_delta_channels(det_model *m) { m->b.dims[m->in[1]][3] = 12; }
 static void gp_anchor_count(det_model *m) { m->b.dims[m->in[2]][0] = 3; }
 static void gp_image_count(det_model *m) { m->b.dims[m->in[3]][0] = 3; }
 static void gp_boxes_width(det_model *m) { m->b.dims[m->out[1]][1] = 5; }
+static void gp_rows_disagree(det_model *m) {
+  const uint32_t scores[1] = {3}, batches[1] = {4};
+  set_dims(m, m->out[0], 1, scores);
+  set_dims(m, m->out[2], 1, batches);
+}
 
 static void dp_scores_q8(det_model *m) {
   operand(m, m->in[0])->type = operand(m, m->out[0])->type = Q8;
@@ -288,6 +293,8 @@ static const rule kRules[] = {
     {"proposals float batch indices", true, F32, out_third_f32, "the output batch indices must be TENSOR_INT32"},
     {"proposals output scores of another scale", true, Q8, out_scores_scale, "must keep input 0's scale"},
     {"proposals output boxes of scale 0.5", true, Q8, out_boxes_scale, "quant16 output boxes must have scale 0.125"},
+    {"proposals output scores and batch indices of 3 and 4 rows", true, F32, gp_rows_disagree,
+     "output 0 has 3 rows, output 2 has 4"},
     {"proposals output scores of rank 2", true, F32, out_scores_rank_2, "the output scores must have rank 1"},
     {"proposals output boxes of rank 1", true, F32, out_boxes_rank_1, "the output boxes must have rank 2"},
     {"proposals batch indices of rank 2", true, F32, out_third_rank_2, "the output batch indices must have rank 1"},

@@ -82,7 +82,8 @@ static bool check_outputs(const vknn_logger *log, const vknn_subgraph *sg, const
             vknn_op_check_rank(log, op, "the output boxes", boxes_out, 2) &&
             vknn_op_check_rank(log, op, "the output classes", &o[op->outputs[OUTPUT_CLASSES]], 1) &&
             vknn_op_check_rank(log, op, "the output batch indices", &o[op->outputs[OUTPUT_BATCHES]], 1) &&
-            vknn_op_check_box_quant16(log, op, "output boxes", boxes_out);
+            vknn_op_check_box_quant16(log, op, "output boxes", boxes_out) &&
+            vknn_op_check_output_rows_agree(log, sg, op);
   /* Quantized scores keep their encoding. */
   return ok && vknn_op_check_same_quant(log, sg, op, OUTPUT_SCORES);
 }

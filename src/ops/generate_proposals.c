@@ -101,6 +101,7 @@ static bool check_outputs(const vknn_logger *log, const vknn_subgraph *sg, const
          vknn_op_check_type(log, op, "the output batch indices", &o[op->outputs[OUTPUT_BATCHES]],
                             VKNN_OPERAND_TENSOR_INT32) &&
          vknn_op_check_box_quant16(log, op, "output boxes", boxes_out) &&
+         vknn_op_check_output_rows_agree(log, sg, op) &&
          vknn_op_check_same_quant(log, sg, op, OUTPUT_SCORES); /* quantized scores keep their encoding */
 }
 

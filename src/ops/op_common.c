@@ -74,6 +74,23 @@ bool vknn_op_check_rank(const vknn_logger *log, const vknn_operation *op, const 
   return false;
 }
 
+bool vknn_op_check_output_rows_agree(const vknn_logger *log, const vknn_subgraph *sg,
+                                     const vknn_operation *op) {
+  uint32_t rows = 0, first = 0;
+  for (uint32_t i = 0; i < op->output_count; ++i) {
+    const vknn_operand *out = &sg->operands[op->outputs[i]];
+    uint32_t n = out->dimension_count > 0 ? out->dimensions[0] : 0;
+    if (n == 0) continue;
+    if (rows != 0 && n != rows) {
+      VKNN_LOG_E(log, "model", "%s: output %u has %u rows, output %u has %u: they must agree",
+                 op_name(op), first, rows, i, n);
+      return false;
+    }
+    rows = n, first = i;
+  }
+  return true;
+}
+
 bool vknn_op_check_box_quant16(const vknn_logger *log, const vknn_operation *op, const char *what,
                                const vknn_operand *operand) {
   if (operand->type != VKNN_OPERAND_TENSOR_QUANT16_ASYMM || (operand->scale == 0.125f && operand->zero_point == 0))

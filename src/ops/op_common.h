@@ -20,6 +20,10 @@ bool vknn_op_check_type(const vknn_logger *log, const vknn_operation *op, const 
 /* Rank must be exactly rank (when known: 0 means unknown). */
 bool vknn_op_check_rank(const vknn_logger *log, const vknn_operation *op, const char *what,
                         const vknn_operand *operand, uint32_t rank);
+/* Every output has as many rows (its first dimension) as the others, where
+ * the model gives them: for outputs that are rows of one result. */
+bool vknn_op_check_output_rows_agree(const vknn_logger *log, const vknn_subgraph *sg,
+                                     const vknn_operation *op);
 
 /* A constant scalar parameter's value (INT32, BOOL, FLOAT32/FLOAT16 as float). */
 bool vknn_graph_const_bool(const vknn_graph *graph, uint32_t operand, bool *out_value);
