@@ -406,6 +406,10 @@ static void sleep_ms(long ms) {
   nanosleep(&t, NULL);
 }
 
+/* How far ahead the queued executions' deadline lies: far enough that the
+ * call itself, on a loaded machine, does not outlast it. */
+#define QUEUE_DEADLINE_MS 250
+
 /* A deadline that passes while the execution waits for the busy driver is
  * MISSED_DEADLINE_TRANSIENT (a retry may make it); one already past at the
  * call stays PERSISTENT. */
@@ -415,10 +419,10 @@ static void test_async_deadline_passes_in_queue(void **state) {
   hold_both_threads(f, &h);
   completion c = COMPLETION_INIT;
   tagged t = {&c, 0};
-  vknn_deadline soon = {true, test_boottime_ns() + 50000000ull};
+  vknn_deadline soon = {true, test_boottime_ns() + QUEUE_DEADLINE_MS * 1000000ull};
   assert_int_equal(vknn_prepared_model_execute_async(f->pm, &f->r.request, 0, &soon, NULL, on_done, &t),
                    VKNN_STATUS_NONE);
-  sleep_ms(100);
+  sleep_ms(2 * QUEUE_DEADLINE_MS);
   release_both_threads(&h);
   wait_done(&c, 1);
   assert_int_equal(c.status, VKNN_STATUS_MISSED_DEADLINE_TRANSIENT);
@@ -434,11 +438,11 @@ static void test_fenced_deadline_passes_in_queue(void **state) {
   hold_both_threads(f, &h);
   int fence = -1;
   vknn_fenced_execution *e = NULL;
-  vknn_deadline soon = {true, test_boottime_ns() + 50000000ull};
+  vknn_deadline soon = {true, test_boottime_ns() + QUEUE_DEADLINE_MS * 1000000ull};
   assert_int_equal(vknn_prepared_model_execute_fenced(f->pm, &f->r.request, NULL, 0, 0, &soon, NULL,
                                                       NULL, &fence, &e),
                    VKNN_STATUS_NONE);
-  sleep_ms(100);
+  sleep_ms(2 * QUEUE_DEADLINE_MS);
   release_both_threads(&h);
   assert_int_equal(vknn_fenced_execution_get_info(e, NULL, NULL), VKNN_STATUS_MISSED_DEADLINE_TRANSIENT);
   assert_true(readable(fence, 1000));
