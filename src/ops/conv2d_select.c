@@ -335,16 +335,18 @@ static vknn_shader_id integer_dot_shader(const vknn_graph *graph, const vknn_con
 /* Where the dispatch shares filter loads across a subgroup, a constant
  * filter packed by 8 channels, so that the 8 lanes' loads of a step read
  * adjacent values (docs/perf.md, "Filters packed by 8 channels"); *filter:
- * the tensor to bind. A packed copy too large for a texel buffer stays
- * unused (the plain filter is read). */
+ * the tensor to bind. A packed copy that would be too large for a texel
+ * buffer is not made (the plain filter is read). */
 static vknn_status pack_shared_filter(vknn_graph *graph, const tiled_launch *l, bool texel_reads,
                                       vknn_dispatch *d, uint32_t *filter) {
   if (l->filter_rows == 0 || graph->tensors[*filter].constant_data == NULL) return VKNN_STATUS_NONE;
+  /* Its rows rounded up to 8 (vknn_conv_pack_filter_by_8). */
+  uint64_t packed_elements = ((uint64_t)l->filter_rows + 7) / 8 * 8 * l->filter_row;
+  if (texel_reads && !vknn_fits_texel_count(graph, packed_elements, l->texel_vec4)) return VKNN_STATUS_NONE;
   uint32_t packed;
   vknn_status s = vknn_conv_pack_filter_by_8(graph, *filter, l->filter_rows, l->filter_row,
                                              l->filter_unit, &packed);
   if (s != VKNN_STATUS_NONE) return s;
-  if (texel_reads && !vknn_fits_texels(graph, packed, l->texel_vec4)) return VKNN_STATUS_NONE;
   *filter = packed;
   d->spec[VKNN_SPEC_CONV2D_GEMM_PACKED_FILTER] = 1;
   return VKNN_STATUS_NONE;

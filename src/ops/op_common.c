@@ -480,7 +480,10 @@ bool vknn_op_check_score_type(const vknn_logger *log, const vknn_subgraph *sg, c
 
 bool vknn_fits_texels(const vknn_graph *graph, uint32_t tensor, bool vec4) {
   const vknn_tensor *t = &graph->tensors[tensor];
-  uint64_t elements = vknn_shape_element_count(t->dims, t->rank);
+  return vknn_fits_texel_count(graph, vknn_shape_element_count(t->dims, t->rank), vec4);
+}
+
+bool vknn_fits_texel_count(const vknn_graph *graph, uint64_t elements, bool vec4) {
   uint32_t per_texel = vec4 ? 4 : 1;
   return elements % per_texel == 0 && elements / per_texel <= graph->kernels.max_texel_elements;
 }

@@ -131,6 +131,8 @@ vknn_status vknn_op_set_image_output(vknn_graph *graph, const vknn_operation *op
  * elements when vec4, no more than a view may hold), and the view format of
  * a tensor type (four elements a texel when vec4). */
 bool vknn_fits_texels(const vknn_graph *graph, uint32_t tensor, bool vec4);
+/* The same for a tensor of `elements` elements not made yet. */
+bool vknn_fits_texel_count(const vknn_graph *graph, uint64_t elements, bool vec4);
 vknn_texel_format vknn_texel_format_of(int32_t type, bool vec4);
 /* Element-type kernel variant index: 0 f32, 1 f16, 2 q8, 3 q8s (-1 otherwise). */
 int vknn_variant_of(int32_t type);
