@@ -313,7 +313,9 @@ static vknn_status read_bidirectional(vknn_graph *graph, const vknn_operation *o
 static vknn_status infer_bidirectional(vknn_graph *graph, const vknn_operation *op) {
   bidirectional b;
   vknn_status s = read_bidirectional(graph, op, &b);
-  if (s == VKNN_STATUS_NONE) s = set_sequence_output(graph, op, 0, &b.run[0], b.run[0].out_width);
+  /* b is partly unset when reading stopped early (a deferral too). */
+  if (s != VKNN_STATUS_NONE) return s;
+  s = set_sequence_output(graph, op, 0, &b.run[0], b.run[0].out_width);
   if (s == VKNN_STATUS_NONE && !b.merge)
     s = set_sequence_output(graph, op, 1, &b.run[1], b.run[1].out_width);
   uint32_t states = b.merge ? 1 : 2;
