@@ -122,11 +122,11 @@ if build build -Dbuildtype=debugoptimized; then
   # Relaxed models keep float16 tensors there too, and the float16 kernels
   # compute in float16 (both the default on GPUs with shaderFloat16;
   # lavapipe measured slower with them and keeps float32). Float pointwise
-  # layers run on the shared-memory tiles (kernel tuning's choice where GPUs
-  # measure them faster).
+  # layers run on the shared-memory tiles and global poolings as workgroup
+  # reductions (kernel tuning's choices where GPUs measure them faster).
   conformance build storage-reads --modes sync,burst --operand-reads storage --integer-dot on \
     --winograd on --io-copies on --relaxed-float16 on --float16-arithmetic on \
-    --subgroup-filter off --gemm-shared-tiles on --baseline "$baseline"
+    --subgroup-filter off --gemm-shared-tiles on --global-pool-reduction on --baseline "$baseline"
   conformance build extensions-storage-reads --modes sync --operand-reads storage \
     --io-copies on --baseline "$baseline" tests/data
   stage_done storage-reads

@@ -17,12 +17,21 @@
 // the codes and divides in integers, truncating toward zero, and float MEAN
 // divides the float sum by the element count; ANY and ALL read any non-zero
 // byte as true and write 0 or 1.
+//
+// Also pooling over whole images (pool2d.c, where the window covers the
+// image): MAX, POOL_AVERAGE and POOL_L2 with the pooling's fused activation
+// (CLAMP). POOL_AVERAGE divides as pool2d.comp does (float: the sum by the
+// count; quantized: the code sum, halves away from zero), POOL_L2 sums the
+// squares and takes the root of their mean.
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
 #include "elem_types.glsl"
 
 layout(constant_id = 1) const uint OP = 0;
 const uint SUM = 0, PROD = 1, MAX = 2, MIN = 3, MEAN = 4, ANY = 5, ALL = 6;
+const uint POOL_AVERAGE = 7, POOL_L2 = 8;
+// Results clamped to [p.act_min, p.act_max] (a pooling's fused activation).
+layout(constant_id = 6) const uint CLAMP = 0;
 
 #include "reduce_rows.glsl"
 
@@ -80,7 +89,8 @@ ACC_T load(uint i) {
     if (OP == ANY || OP == ALL) return code != 0 ? 1 : 0;
     return code;
 #else
-    return float(x[i]);
+    float v = float(x[i]);
+    return OP == POOL_L2 ? v * v : v;
 #endif
 }
 
@@ -90,7 +100,8 @@ ACC4_T load4(uint i) {
     if (OP == ANY || OP == ALL) return ivec4(notEqual(codes, ivec4(0)));
     return codes;
 #else
-    return vec4(x4[i]);
+    vec4 v = vec4(x4[i]);
+    return OP == POOL_L2 ? v * v : v;
 #endif
 }
 
@@ -105,9 +116,16 @@ void store_result(uint index, ACC_T v) {
         int quotient = int(uint(abs(v)) / p.count);
         v = v < 0 ? -quotient : quotient;
     }
+    if (OP == POOL_AVERAGE) {
+        int n = int(p.count);
+        v = v >= 0 ? (v + n / 2) / n : -((n / 2 - v) / n);
+    }
+    if (CLAMP != 0u) v = int(clamp(float(v), p.act_min, p.act_max));
     y[index] = STORAGE_T(v);
 #else
-    if (OP == MEAN) v = v / float(p.count);
+    if (OP == MEAN || OP == POOL_AVERAGE) v = v / float(p.count);
+    if (OP == POOL_L2) v = sqrt(v / float(p.count));
+    if (CLAMP != 0u) v = clamp(v, p.act_min, p.act_max);
     y[index] = STORAGE_T(v);
 #endif
 }

@@ -36,6 +36,7 @@ layout(push_constant) uniform Params {
     uint row_outer, row_inner, row; // row = row_outer * row_inner
     uint chunk, splits;             // elements of a row per workgroup, workgroups per row
     uint count;                     // MEAN: the elements each final result averages
+    float act_min, act_max;         // reduce.comp's CLAMP: a pooling's fused activation
 } p;
 
 // One invocation's output and its share of the chunk: elements

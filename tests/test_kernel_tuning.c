@@ -4,7 +4,8 @@
  * not measured again; the options a caller forces are not tuned (and a
  * pointwise layer measures the shared-memory tiles where they are open);
  * filter loads shared across subgroups or not are measured where AUTO; a
- * device that says no width has layers tried at assumed widths; AUTO,
+ * device that says no width has layers tried at assumed widths; a global
+ * pooling is measured as a reduction and per output where AUTO; AUTO,
  * deadlines and preferences decide when it runs; concurrent prepares share
  * the device's table; a failed allocation anywhere in the measuring ends
  * the prepare in an error or in a right answer; the choices travel in the
@@ -34,14 +35,33 @@
 
 /* A 3x3 convolution (stride 1, SAME, RELU) of a side x side image with
  * in_c channels to out_c: its filter and bias constants made from seed;
- * pointwise: a 1x1 window instead. */
+ * pointwise: a 1x1 window instead; global_pool: an AVERAGE_POOL_2D of the
+ * whole image instead (out_c = in_c). */
 typedef struct conv_layer {
   uint32_t side, in_c, out_c, seed;
   bool pointwise;
+  bool global_pool;
 } conv_layer;
+
+static uint32_t output_elements(const conv_layer *l) {
+  return l->global_pool ? l->out_c : l->side * l->side * l->out_c;
+}
+
+static const vknn_model *build_global_pool(model_builder *b, const conv_layer *l) {
+  mb_init(b);
+  const uint32_t image[4] = {1, l->side, l->side, l->in_c}, result[4] = {1, 1, 1, l->out_c};
+  uint32_t side = mb_const_i32(b, (int32_t)l->side), one = mb_const_i32(b, 1);
+  /* Implicit padding 2 (VALID): the window is the image. */
+  uint32_t in[7] = {mb_input(b, F32, image, 4), mb_const_i32(b, 2), one, one, side, side,
+                    mb_const_i32(b, VKNN_FUSED_NONE)};
+  uint32_t out = mb_output(b, F32, result, 4);
+  mb_operation(b, VKNN_OPERATION_AVERAGE_POOL_2D, in, 7, &out, 1);
+  return mb_finish(b);
+}
 
 /* The builder copies the constants: filter and bias may live on the stack. */
 static const vknn_model *build(model_builder *b, const conv_layer *l) {
+  if (l->global_pool) return build_global_pool(b, l);
   float filter[MAX_C * 9 * MAX_C], bias[MAX_C];
   uint32_t window = l->pointwise ? 1 : 3, taps = window * window;
   for (uint32_t i = 0; i < l->out_c * taps * l->in_c; ++i) filter[i] = (float)((i * 7 + l->seed) % 23) / 16.f - 0.7f;
@@ -99,6 +119,15 @@ static int open_tiles_open(void **state) { return open_fixture(state, tiles_open
 static int open_forced(void **state) {
   vknn_device_options options = tiles_open_options();
   options.gemm_shared_tiles = VKNN_GEMM_SHARED_TILES_OFF;
+  options.global_pool_reduction = VKNN_GLOBAL_POOL_REDUCTION_OFF;
+  return open_fixture(state, options);
+}
+
+/* Tuning on, every option forced but global poolings as reductions. */
+static int open_pool_reduction_open(void **state) {
+  vknn_device_options options = tiles_open_options();
+  options.gemm_shared_tiles = VKNN_GEMM_SHARED_TILES_OFF;
+  options.global_pool_reduction = VKNN_GLOBAL_POOL_REDUCTION_AUTO;
   return open_fixture(state, options);
 }
 
@@ -152,7 +181,7 @@ static void run(vknn_device *device, const test_log *log, const conv_layer *l, f
   for (uint32_t i = 0; i < l->side * l->side * l->in_c; ++i) x[i] = (float)(i * 13 % 29) / 8.f - 1.5f;
   vknn_prepared_model *pm = prepare(device, log, build(b, l), VKNN_PREFER_SUSTAINED_SPEED, NULL);
   const buffer_arg in[1] = {{x, NULL, l->side * l->side * l->in_c * sizeof(float)}};
-  buffer_arg outs[1] = {{NULL, out, l->side * l->side * l->out_c * sizeof(float)}};
+  buffer_arg outs[1] = {{NULL, out, output_elements(l) * sizeof(float)}};
   assert_int_equal(model_runner_execute(pm, b, in, outs, NULL), VKNN_STATUS_NONE);
   vknn_prepared_model_release(pm);
   free(x);
@@ -165,7 +194,7 @@ static void expect_same_results(fixture *f, const conv_layer *l) {
   static float tuned[MAX_SIDE * MAX_SIDE * MAX_C], plain[MAX_SIDE * MAX_SIDE * MAX_C];
   run(f->device, &f->log, l, tuned);
   run(f->plain, &f->log, l, plain);
-  for (uint32_t i = 0; i < l->side * l->side * l->out_c; ++i)
+  for (uint32_t i = 0; i < output_elements(l); ++i)
     if (fabsf(tuned[i] - plain[i]) > 1e-4f * (1.f + fabsf(plain[i])))
       fail_msg("element %u: tuned %g, untuned %g", i, tuned[i], plain[i]);
 }
@@ -269,6 +298,8 @@ static bool made_width(const vknn_tuning_entry *e) {
   return e->width != 0;
 }
 static void make_width(vknn_tuning_entry *e, bool value) { e->width = value ? 1 : 0; }
+static bool made_pool_reduction(const vknn_tuning_entry *e) { return e->global_pool_reduction; }
+static void make_pool_reduction(vknn_tuning_entry *e, bool value) { e->global_pool_reduction = value; }
 
 /* A pointwise layer with the shared-memory tiles left open: both kernels
  * are measured (the only open option, so two lowerings to time), the model
@@ -308,6 +339,17 @@ static void test_widths_measured(void **state) {
   expect_kernel_of_choice(f, &l, &width);
 }
 
+/* A global pooling, with global poolings as reductions left open: both
+ * lowerings are measured, the model runs the one the table kept, and its
+ * results match the untuned model's (per output on lavapipe). */
+static void test_pool_reduction_measured(void **state) {
+  fixture *f = *state;
+  if (f->device->vk.timestamp_valid_bits == 0) skip();
+  const conv_layer l = {9, 16, 16, 0, false, true};
+  const choice reduction = {made_pool_reduction, make_pool_reduction, "reduce_f32", "pool2d_f32"};
+  expect_kernel_of_choice(f, &l, &reduction);
+}
+
 /* The variant the table kept for the layer is the one the model runs on: the
  * same kernels as on a device forced to that variant. */
 static void test_choice_reaches_the_model(void **state) {
@@ -329,7 +371,10 @@ static void test_choice_reaches_the_model(void **state) {
                                 .gemm_shared_tiles = kept.gemm_shared_tiles ? VKNN_GEMM_SHARED_TILES_ON
                                                                             : VKNN_GEMM_SHARED_TILES_OFF,
                                 .subgroup_filter = kept.subgroup_filter ? VKNN_SUBGROUP_FILTER_ON
-                                                                        : VKNN_SUBGROUP_FILTER_OFF};
+                                                                        : VKNN_SUBGROUP_FILTER_OFF,
+                                .global_pool_reduction = kept.global_pool_reduction
+                                                             ? VKNN_GLOBAL_POOL_REDUCTION_ON
+                                                             : VKNN_GLOBAL_POOL_REDUCTION_OFF};
   vknn_device *device = NULL;
   assert_int_equal(vknn_device_open(&forced, &device), VKNN_STATUS_NONE);
   vknn_prepared_model *want = prepare(device, &f->log, model, VKNN_PREFER_SUSTAINED_SPEED, NULL);
@@ -531,7 +576,7 @@ int main(void) {
       TEST(test_measures_each_shape_once, open_on), TEST(test_runs_a_variant, open_on),
       TEST(test_forced_options_stay, open_forced), TEST(test_shared_tiles_measured, open_tiles_open),
       TEST(test_shared_loads_measured, open_shared_loads_open), TEST(test_widths_measured, open_forced_shared_loads),
-      TEST(test_choice_reaches_the_model, open_on),
+      TEST(test_pool_reduction_measured, open_pool_reduction_open), TEST(test_choice_reaches_the_model, open_on),
       TEST(test_on_and_deadline, open_on), TEST(test_auto, open_auto),
       TEST(test_concurrent_prepares, open_on), TEST(test_host_allocation_failures, open_on),
       TEST(test_vulkan_allocation_failures, open_on), TEST(test_choices_in_the_cache, open_on),

@@ -127,6 +127,20 @@ typedef enum vknn_gemm_shared_tiles {
   VKNN_GEMM_SHARED_TILES_ON,       /* every such layer (tests, benchmarks) */
 } vknn_gemm_shared_tiles;
 
+/* Whether AVERAGE_POOL_2D, MAX_POOL_2D and L2_POOL_2D whose window covers
+ * the whole image (a global pooling) run as workgroup reductions (the lanes
+ * of a workgroup share each image's pixels, on the reduction kernel of MEAN
+ * and the REDUCE_ operations) instead of one invocation walking every pixel
+ * of its output. lavapipe runs them slower (docs/perf.md, "Global pooling
+ * as a reduction"): AUTO leaves it to kernel tuning, which measures both
+ * per float layer. Float results agree within float rounding, not bit for
+ * bit (the sums run in another order); 8-bit results are the same. */
+typedef enum vknn_global_pool_reduction {
+  VKNN_GLOBAL_POOL_REDUCTION_AUTO = 0, /* where kernel tuning measures it faster */
+  VKNN_GLOBAL_POOL_REDUCTION_OFF,      /* never */
+  VKNN_GLOBAL_POOL_REDUCTION_ON,       /* every global pooling, 8-bit ones too (tests, benchmarks) */
+} vknn_global_pool_reduction;
+
 typedef struct vknn_device_options {
   /* Log sink; NULL logs to stderr (errors always, verbose lines for the tags
    * named in the VKNN_LOG environment variable, in the syntax of Android's
@@ -161,6 +175,7 @@ typedef struct vknn_device_options {
   vknn_kernel_tuning kernel_tuning;
   vknn_subgroup_filter subgroup_filter;
   vknn_gemm_shared_tiles gemm_shared_tiles;
+  vknn_global_pool_reduction global_pool_reduction;
   /* Chrome trace-event JSON written here (prepare and execution phases,
    * each dispatch's GPU span); NULL: the environment variable VKNN_TRACE,
    * if set. Tracing records a timestamp after every dispatch. */

@@ -101,6 +101,10 @@ typedef struct vknn_kernel_target {
    * gemm_shared_64x64 (tiles staged in shared memory) instead of
    * conv2d_gemm (the device option gemm_shared_tiles). */
   bool gemm_shared_tiles;
+  /* Float AVERAGE_, MAX_ and L2_POOL_2D whose window covers the image run
+   * as workgroup reductions on reduce.comp (the device option
+   * global_pool_reduction; src/ops/pool2d.c). */
+  bool global_pool_reduction;
   /* Invocations the device runs at once (0: unknown): kernels split
    * reductions across a workgroup where a layer has far fewer outputs'
    * worth of invocations (conv2d_gemm's K_SPLIT). */

@@ -1,8 +1,11 @@
 /* AVERAGE_POOL_2D, MAX_POOL_2D, L2_POOL_2D: signature validation, shape
- * inference and lowering to shaders/pool2d.comp. */
+ * inference and lowering to shaders/pool2d.comp, or, for a window covering
+ * the whole image where the kernel target says so, to a workgroup
+ * reduction (shaders/reduce.comp, ops/reduce.h). */
 #include <string.h>
 
 #include "ops/op_common.h"
+#include "ops/reduce.h"
 
 enum { POOL_AVERAGE = 0, POOL_MAX = 1, POOL_L2 = 2 };
 
@@ -121,11 +124,34 @@ typedef struct pool_params {
 } pool_params;
 VKNN_PUSH_LAYOUT(pool2d, pool_params);
 
+/* One output pixel whose window covers the whole image: every output is
+ * the pooling of all its image's pixels (padding adds none). */
+static bool global_window(const pool_geometry *g) {
+  return g->out_h == 1 && g->out_w == 1 && (uint64_t)g->k_h >= (uint64_t)g->in_h + g->pad_top &&
+         (uint64_t)g->k_w >= (uint64_t)g->in_w + g->pad_left;
+}
+
+/* A global pooling as a workgroup reduction over each image's pixels
+ * (reduce.comp): lanes share a row instead of one invocation walking it. */
+static vknn_status lower_global_pool(vknn_graph *graph, const vknn_operation *op, const pool_geometry *g,
+                                     vknn_dispatch_list *out_list) {
+  static const vknn_reduce_pooling poolings[] = {[POOL_AVERAGE] = VKNN_REDUCE_POOL_AVERAGE,
+                                                 [POOL_MAX] = VKNN_REDUCE_POOL_MAX,
+                                                 [POOL_L2] = VKNN_REDUCE_POOL_L2};
+  const bool reduced[4] = {false, !g->nchw, true, g->nchw};
+  float act_min = 0.f, act_max = 0.f;
+  vknn_op_activation_bounds(graph, op, g->activation, &act_min, &act_max);
+  return vknn_lower_pooling_reduction(graph, op->inputs[0], vknn_graph_op_output(graph, op, 0), reduced,
+                                      poolings[pool_kind(op->type)], act_min, act_max, out_list);
+}
+
 static vknn_status lower_pool(vknn_graph *graph, const vknn_operation *op,
                               vknn_dispatch_list *out_list) {
   pool_geometry g;
   vknn_status s = read_geometry(graph, op, &g);
   if (s != VKNN_STATUS_NONE) return s;
+  if (graph->kernels.global_pool_reduction && global_window(&g) && vknn_reduce_fits(graph, op))
+    return lower_global_pool(graph, op, &g, out_list);
   if (!vknn_op_within_loop_budget(graph, vknn_operation_type_name(op->type), window_iterations(&g),
                                   "the window's rows and columns"))
     return VKNN_STATUS_GENERAL_FAILURE;

@@ -14,7 +14,7 @@
 #define REDUCE_MAX_RANK 4
 
 /* Codes of reduce.comp's OP. */
-enum { OP_SUM = 0, OP_PROD, OP_MAX, OP_MIN, OP_MEAN, OP_ANY, OP_ALL };
+enum { OP_SUM = 0, OP_PROD, OP_MAX, OP_MIN, OP_MEAN, OP_ANY, OP_ALL, OP_POOL_AVERAGE, OP_POOL_L2 };
 
 /* Quantized MEAN sums codes in int32: at most 255 per element. */
 #define QUANT_MEAN_MAX_ROW (1u << 23)
@@ -130,7 +130,9 @@ static vknn_status add_pass(const vknn_reduce_lowering *r, const vknn_reduce_row
                           rows->row_outer * rows->row_inner,
                           (uint32_t)q->chunk,
                           (uint32_t)q->splits,
-                          r->count};
+                          r->count,
+                          r->act_min,
+                          r->act_max};
   memcpy(d->push, &p, sizeof(p));
   d->push_size = sizeof(p);
   vknn_dispatch_bind(d, source, VKNN_ACCESS_READ);
@@ -318,16 +320,19 @@ static vknn_status infer_reduction(vknn_graph *graph, const vknn_operation *op) 
   return vknn_op_set_output_shape(graph, op, 0, dims, rank);
 }
 
-/* The kernel of one reduction: its variant and operation code. */
+/* The kernel of one reduction: its variant, operation code and whether it
+ * clamps its results (a pooling's activation). */
 typedef struct reduce_kernel {
   vknn_shader_id shader;
   uint32_t code;
+  bool clamp;
 } reduce_kernel;
 
 static void set_reduce_kernel(const void *context, const vknn_reduce_pass *pass, vknn_dispatch *d) {
   const reduce_kernel *k = context;
   d->shader = k->shader;
   d->spec[VKNN_SPEC_REDUCE_OP] = k->code;
+  d->spec[VKNN_SPEC_REDUCE_CLAMP] = k->clamp;
   d->spec[VKNN_SPEC_REDUCE_OUT_LANES] = pass->out_lanes;
   d->spec[VKNN_SPEC_REDUCE_READS_PARTIALS] = pass->reads_partials;
   d->spec[VKNN_SPEC_REDUCE_WRITES_PARTIALS] = pass->writes_partials;
@@ -353,12 +358,33 @@ static vknn_status lower_reduction(vknn_graph *graph, const vknn_operation *op,
   vknn_status s = read_axes(graph, op, reduced, &keep_dims);
   if (s != VKNN_STATUS_NONE) return s;
   const vknn_tensor *in = &graph->tensors[op->inputs[0]];
-  reduce_kernel kernel = {reduce_shader(in->type), kind_of(op->type)->code};
+  reduce_kernel kernel = {reduce_shader(in->type), kind_of(op->type)->code, false};
   vknn_reduce_lowering r = {.input = op->inputs[0],
                             .output = vknn_graph_op_output(graph, op, 0),
                             .partial_type = vknn_is_float_tensor(in->type) ? F32 : VKNN_OPERAND_TENSOR_INT32,
                             .partial_words = 1,
                             .count = (uint32_t)row_length(in, reduced),
+                            .set_kernel = set_reduce_kernel,
+                            .context = &kernel};
+  if (!vknn_reduce_rows_of(in->dims, in->rank, reduced, &r.rows)) return VKNN_STATUS_GENERAL_FAILURE;
+  return vknn_lower_reduce(graph, &r, out_list);
+}
+
+vknn_status vknn_lower_pooling_reduction(vknn_graph *graph, uint32_t input, uint32_t output,
+                                         const bool *reduced, vknn_reduce_pooling pooling,
+                                         float act_min, float act_max, vknn_dispatch_list *out_list) {
+  static const uint32_t codes[] = {[VKNN_REDUCE_POOL_AVERAGE] = OP_POOL_AVERAGE,
+                                   [VKNN_REDUCE_POOL_MAX] = OP_MAX,
+                                   [VKNN_REDUCE_POOL_L2] = OP_POOL_L2};
+  const vknn_tensor *in = &graph->tensors[input];
+  reduce_kernel kernel = {reduce_shader(in->type), codes[pooling], true};
+  vknn_reduce_lowering r = {.input = input,
+                            .output = output,
+                            .partial_type = vknn_is_float_tensor(in->type) ? F32 : VKNN_OPERAND_TENSOR_INT32,
+                            .partial_words = 1,
+                            .count = (uint32_t)row_length(in, reduced),
+                            .act_min = act_min,
+                            .act_max = act_max,
                             .set_kernel = set_reduce_kernel,
                             .context = &kernel};
   if (!vknn_reduce_rows_of(in->dims, in->rank, reduced, &r.rows)) return VKNN_STATUS_GENERAL_FAILURE;

@@ -25,6 +25,7 @@ typedef struct vknn_reduce_params {
   uint32_t row_outer, row_inner, row;
   uint32_t chunk, splits;
   uint32_t count;
+  float act_min, act_max;
 } vknn_reduce_params;
 
 /* How a pass reads elements (reduce_rows.glsl's VECTORS): one at a time,
@@ -50,6 +51,7 @@ typedef struct vknn_reduce_lowering {
   int32_t partial_type;     /* TENSOR_FLOAT32 or TENSOR_INT32 */
   uint32_t partial_words;   /* 32-bit words of one partial result */
   uint32_t count;           /* push constant `count` (MEAN's divisor) */
+  float act_min, act_max;   /* push constants: reduce.comp's CLAMP bounds */
   /* Sets d's kernel and specialization constants for a pass. */
   void (*set_kernel)(const void *context, const vknn_reduce_pass *pass, vknn_dispatch *d);
   const void *context;
@@ -60,6 +62,18 @@ typedef struct vknn_reduce_lowering {
  * (kept in temporaries) until one result per output remains. */
 vknn_status vknn_lower_reduce(vknn_graph *graph, const vknn_reduce_lowering *r,
                               vknn_dispatch_list *out_list);
+
+/* A pooling whose window covers the whole image (pool2d.c) on reduce.comp:
+ * the input's `reduced` axes (height and width) reduced by its operation
+ * (average, maximum or L2), clamped by its fused activation's bounds. */
+typedef enum vknn_reduce_pooling {
+  VKNN_REDUCE_POOL_AVERAGE,
+  VKNN_REDUCE_POOL_MAX,
+  VKNN_REDUCE_POOL_L2,
+} vknn_reduce_pooling;
+vknn_status vknn_lower_pooling_reduction(vknn_graph *graph, uint32_t input, uint32_t output,
+                                         const bool *reduced, vknn_reduce_pooling pooling,
+                                         float act_min, float act_max, vknn_dispatch_list *out_list);
 
 /* Elements a reduction kernel can address (32-bit offsets); an operation
  * whose input has more is unsupported (logged). */

@@ -1,11 +1,12 @@
-/* Kernel tuning (kernel_tuning.h): each float convolution of the model is
- * copied into a model of its own (its input a model input of the inferred
- * shape, its weights and parameters constants), compiled once per variant
- * of the kernel target that the device options leave open, and each
- * distinct lowering is prepared and timed on the device (zeros in, the
+/* Kernel tuning (kernel_tuning.h): each float convolution and pooling of
+ * the model is copied into a model of its own (its input a model input of
+ * the inferred shape, its weights and parameters constants), compiled once
+ * per variant of the kernel target that the device options leave open, and
+ * each distinct lowering is prepared and timed on the device (zeros in, the
  * fastest of a few executions' device time); the variant kept is then
- * timed with filter loads shared or not, and on a device that says no
- * width at assumed widths, the same way. */
+ * timed with filter loads shared or not, on a device that says no width at
+ * assumed widths, and with global poolings as reductions or not, the same
+ * way. */
 #include "runtime/kernel_tuning.h"
 
 #include <stdlib.h>
@@ -49,21 +50,25 @@ bool vknn_kernel_tuning_wanted(const vknn_device *device, vknn_execution_prefere
 
 /* ---- which operations, and each one as a model of its own ------------------- */
 
-static bool convolution_family(int32_t type) {
+/* The operations whose lowering the variants change: the convolutions and
+ * matrix products, and the poolings (a whole image's as a reduction). */
+static bool tuned_family(int32_t type) {
   return type == VKNN_OPERATION_CONV_2D || type == VKNN_OPERATION_DEPTHWISE_CONV_2D ||
          type == VKNN_OPERATION_GROUPED_CONV_2D || type == VKNN_OPERATION_TRANSPOSE_CONV_2D ||
-         type == VKNN_OPERATION_FULLY_CONNECTED;
+         type == VKNN_OPERATION_FULLY_CONNECTED || type == VKNN_OPERATION_AVERAGE_POOL_2D ||
+         type == VKNN_OPERATION_MAX_POOL_2D || type == VKNN_OPERATION_L2_POOL_2D;
 }
 
 static bool is_constant(vknn_operand_lifetime lifetime) {
   return lifetime == VKNN_LIFETIME_CONSTANT_COPY || lifetime == VKNN_LIFETIME_CONSTANT_REFERENCE;
 }
 
-/* A float convolution whose tensors all have known shapes and whose
- * parameters are constants (the layer model takes only its tensors as inputs). */
+/* A float convolution or pooling whose tensors all have known shapes and
+ * whose parameters are constants (the layer model takes only its tensors as
+ * inputs). */
 static bool tunable(const vknn_graph *graph, uint32_t k) {
   const vknn_operation *op = &graph->sg->operations[k];
-  if (!convolution_family(op->type) || graph->fusion[k].fused_away || op->output_count != 1 ||
+  if (!tuned_family(op->type) || graph->fusion[k].fused_away || op->output_count != 1 ||
       !vknn_is_float_tensor(graph->tensors[op->inputs[0]].type) ||
       !graph->tensors[op->outputs[0]].shape_known)
     return false;
@@ -224,10 +229,12 @@ typedef struct variant {
   bool gemm_shared_tiles;
   bool subgroup_filter;
   uint8_t width; /* 0: the device's own; w: kTriedWidths[w - 1] */
+  bool global_pool_reduction;
 } variant;
 
 static variant variant_of(const vknn_kernel_target *k) {
-  return (variant){k->texel_reads, k->winograd, k->float16_arithmetic, k->gemm_shared_tiles, k->subgroup_filter, 0};
+  return (variant){k->texel_reads,     k->winograd, k->float16_arithmetic, k->gemm_shared_tiles,
+                   k->subgroup_filter, 0,           k->global_pool_reduction};
 }
 
 static vknn_kernel_target with_variant(vknn_kernel_target k, variant v) {
@@ -236,13 +243,15 @@ static vknn_kernel_target with_variant(vknn_kernel_target k, variant v) {
   k.float16_arithmetic = v.float16_arithmetic;
   k.gemm_shared_tiles = v.gemm_shared_tiles;
   k.subgroup_filter = v.subgroup_filter;
+  k.global_pool_reduction = v.global_pool_reduction;
   if (v.width != 0) k.parallel_invocations = kTriedWidths[v.width - 1];
   return k;
 }
 
 static variant entry_variant(const vknn_tuning_entry *e) {
-  return (variant){e->texel_reads,       e->winograd,       e->float16_arithmetic,
-                   e->gemm_shared_tiles, e->subgroup_filter, e->width};
+  return (variant){e->texel_reads,       e->winograd,        e->float16_arithmetic,
+                   e->gemm_shared_tiles, e->subgroup_filter, e->width,
+                   e->global_pool_reduction};
 }
 
 /* Whether layers are tried with filter loads shared and not: the device
@@ -254,12 +263,18 @@ static bool shared_loads_open(const vknn_device *device) {
 /* Whether layers are tried at kTriedWidths: the device says no width. */
 static bool widths_open(const vknn_device *device) { return device->vk.parallel_invocations == 0; }
 
+/* Whether global poolings are tried as reductions: the option is AUTO. */
+static bool pool_reductions_open(const vknn_device *device) {
+  return device->vk.global_pool_reduction_option == VKNN_GLOBAL_POOL_REDUCTION_AUTO;
+}
+
 uint32_t vknn_kernel_tuning_context(const vknn_device *device) {
   const vknn_vk *vk = &device->vk;
   return (uint32_t)vk->operand_reads_option | (uint32_t)vk->winograd_option << 8 |
          (uint32_t)vk->float16_arithmetic_option << 16 | (uint32_t)vk->texel_reads_possible << 24 |
          (uint32_t)vk->subgroup_filter << 25 | (uint32_t)vk->gemm_shared_tiles_option << 26 |
-         (uint32_t)widths_open(device) << 28 | (uint32_t)shared_loads_open(device) << 29;
+         (uint32_t)widths_open(device) << 28 | (uint32_t)shared_loads_open(device) << 29 |
+         (uint32_t)pool_reductions_open(device) << 30;
 }
 
 /* The device's own variant first, then what the options leave to AUTO:
@@ -284,17 +299,24 @@ static uint32_t list_variants(const vknn_device *device, const vknn_kernel_targe
           out[count++] = (variant){reads_open ? r == 1 : base->texel_reads,
                                    winograd_open ? tiles[w] : base->winograd,
                                    f16_open ? h == 1 : base->float16_arithmetic,
-                                   tiles_open ? s == 1 : base->gemm_shared_tiles, base->subgroup_filter, 0};
+                                   tiles_open ? s == 1 : base->gemm_shared_tiles, base->subgroup_filter, 0,
+                                   base->global_pool_reduction};
   return count;
 }
 
 /* The dimensions tried one at a time after the others, each on the variant
  * kept so far (rather than multiplying the candidates): filter loads shared
- * or not, then the widths (a split reduction shares no loads). */
-typedef enum stage { STAGE_SHARED_LOADS, STAGE_WIDTHS, STAGE_COUNT } stage;
+ * or not, then the widths (a split reduction shares no loads), then global
+ * poolings as reductions or not (which change pooling layers only, where
+ * the others change convolutions only). */
+typedef enum stage { STAGE_SHARED_LOADS, STAGE_WIDTHS, STAGE_POOL_REDUCTION, STAGE_COUNT } stage;
 
 static bool stage_open(const vknn_device *device, stage st) {
-  return st == STAGE_SHARED_LOADS ? shared_loads_open(device) : widths_open(device);
+  switch (st) {
+    case STAGE_SHARED_LOADS: return shared_loads_open(device);
+    case STAGE_WIDTHS: return widths_open(device);
+    default: return pool_reductions_open(device);
+  }
 }
 
 /* The variant kept so far, then the same with the stage's dimension changed. */
@@ -304,6 +326,11 @@ static uint32_t list_stage_variants(stage st, variant best, variant *out) {
   if (st == STAGE_SHARED_LOADS) {
     out[count] = best;
     out[count++].subgroup_filter = !best.subgroup_filter;
+    return count;
+  }
+  if (st == STAGE_POOL_REDUCTION) {
+    out[count] = best;
+    out[count++].global_pool_reduction = !best.global_pool_reduction;
     return count;
   }
   for (uint8_t w = 1; w <= VKNN_TUNING_WIDTHS; ++w) {
@@ -514,7 +541,8 @@ static vknn_kernel_target tune_operation(vknn_device *device, const vknn_graph *
               &(vknn_tuning_entry){.texel_reads = best.texel_reads, .winograd = best.winograd,
                                    .float16_arithmetic = best.float16_arithmetic,
                                    .gemm_shared_tiles = best.gemm_shared_tiles,
-                                   .subgroup_filter = best.subgroup_filter, .width = best.width});
+                                   .subgroup_filter = best.subgroup_filter, .width = best.width,
+                                   .global_pool_reduction = best.global_pool_reduction});
   vknn_model_copy_free(&lm.copy);
   return chosen;
 }

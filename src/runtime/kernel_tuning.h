@@ -1,6 +1,6 @@
 /* Kernel tuning (the device option kernel_tuning; docs/architecture.md,
- * "Kernel tuning"): prepare times the variants a float convolution's
- * lowering can take, on the device with the layer's own shapes, and
+ * "Kernel tuning"): prepare times the variants a float convolution's or
+ * pooling's lowering can take, on the device with the layer's own shapes, and
  * compiles each layer on its fastest. A device keeps what it measured by
  * layer shape, so a shape is measured once per device. */
 #pragma once
@@ -16,8 +16,8 @@ bool vknn_kernel_tuning_wanted(const vknn_device *device, vknn_execution_prefere
 
 /* One kernel target per operation of model, for vknn_plan_target.op_kernels
  * (the caller frees it): the tuned layers' measured variants, the device's
- * target elsewhere. NULL where nothing was tuned: no float convolution with
- * known shapes, or the model does not compile. A layer whose measurement
+ * target elsewhere. NULL where nothing was tuned: no float convolution or
+ * pooling with known shapes, or the model does not compile. A layer whose measurement
  * fails keeps the device's rules (logged). */
 vknn_kernel_target *vknn_kernel_tuning_choose(vknn_device *device, const vknn_model *model,
                                               const vknn_plan_target *target);

@@ -269,6 +269,7 @@ vknn_plan_target vknn_recorded_graph_target(const vknn_device *device) {
                                         .subgroup_size = vk->subgroup_size,
                                         .subgroup_filter = vk->subgroup_filter,
                                         .gemm_shared_tiles = vk->gemm_shared_tiles,
+                                        .global_pool_reduction = vk->global_pool_reduction,
                                         .parallel_invocations = vk->parallel_invocations,
                                         .winograd = vk->winograd,
                                         .loop_budget = vknn_vk_has_loop_limiter(vk)

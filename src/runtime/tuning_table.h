@@ -21,6 +21,7 @@ typedef struct vknn_tuning_entry {
   bool gemm_shared_tiles;
   bool subgroup_filter;
   uint8_t width; /* 0: the device's own; 1..VKNN_TUNING_WIDTHS: a tried width */
+  bool global_pool_reduction;
 } vknn_tuning_entry;
 
 typedef struct vknn_tuning_table {
@@ -43,7 +44,8 @@ void vknn_tuning_table_add(vknn_tuning_table *table, const uint8_t *signature, u
 /* The table as bytes, for the compilation cache (*out malloc'd): the entry
  * count, then per entry its signature's size and bytes and its variant
  * (texel reads, Winograd, float16 arithmetic, shared-memory tiles, shared
- * filter loads, width: a byte each), integers little-endian. */
+ * filter loads, width, global pooling as a reduction: a byte each),
+ * integers little-endian. */
 vknn_status vknn_tuning_table_encode(vknn_tuning_table *table, uint8_t **out, size_t *out_size);
 
 /* Checks encoded entries whole: every length against the end, each variant

@@ -92,9 +92,13 @@ typedef struct vknn_vk {
   /* Float pointwise layers on gemm_shared_64x64 (the device option
    * gemm_shared_tiles: ON only; AUTO leaves it to kernel tuning). */
   bool gemm_shared_tiles;
+  /* Global poolings as workgroup reductions (the device option
+   * global_pool_reduction: ON only; AUTO leaves it to kernel tuning). */
+  bool global_pool_reduction;
   /* The options as given, for what kernel tuning may choose (AUTO only). */
   vknn_operand_reads operand_reads_option;
   vknn_gemm_shared_tiles gemm_shared_tiles_option;
+  vknn_global_pool_reduction global_pool_reduction_option;
   vknn_winograd winograd_option;
   vknn_float16_arithmetic float16_arithmetic_option;
   vknn_kernel_tuning kernel_tuning;

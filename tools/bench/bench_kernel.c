@@ -43,6 +43,9 @@ static const kernel_spec kernels[] = {
      * over height and width of an NHWC tensor. */
     {"reduce_sum", VKNN_OPERATION_REDUCE_SUM, 0, 0, "1x1024x1024", "4x300"},
     {"mean_hw", VKNN_OPERATION_MEAN, 0, 0, "1x56x56x256", "1x9x9x16"},
+    /* AVERAGE_POOL_2D whose window is the whole image (MobileNet v1's last
+     * pool by default), NHWC. */
+    {"avgpool_global", VKNN_OPERATION_AVERAGE_POOL_2D, 0, 0, "1x7x7x1024", "1x5x5x8"},
 };
 #define KERNEL_COUNT (sizeof(kernels) / sizeof(kernels[0]))
 
@@ -98,13 +101,14 @@ static int parse_numbers(const char *text, uint32_t *values, uint32_t max_values
 }
 
 static bool is_reduction(const kernel_spec *spec) {
-  return spec->type == VKNN_OPERATION_REDUCE_SUM || spec->type == VKNN_OPERATION_MEAN;
+  return spec->type == VKNN_OPERATION_REDUCE_SUM || spec->type == VKNN_OPERATION_MEAN ||
+         spec->type == VKNN_OPERATION_AVERAGE_POOL_2D;
 }
 
-/* A reduction's input: up to 4 dimensions (4 for mean_hw, NHWC). */
+/* A reduction's input: up to 4 dimensions (4 for mean_hw and avgpool_global, NHWC). */
 static int parse_reduction_shape(const kernel_spec *spec, const char *text, kernel_shape *out) {
   *out = (kernel_shape){.batch = 1};
-  uint32_t need = spec->type == VKNN_OPERATION_MEAN ? 4 : 1;
+  uint32_t need = spec->type == VKNN_OPERATION_REDUCE_SUM ? 1 : 4;
   if (parse_numbers(text, out->tensor, 4, &out->rank, false, NULL) != 0 || out->rank < need) {
     fprintf(stderr, "vknn-bench: %s: bad shape '%s' (want %s)\n", spec->name, text,
             need == 4 ? "NxHxWxC" : "up to 4 dimensions, AxBx...");
@@ -129,9 +133,11 @@ static int parse_shape(const kernel_spec *spec, const char *text, kernel_shape *
   return 0;
 }
 
-/* REDUCE_SUM over the last axis, MEAN over axes 1 and 2 (H, W). */
+/* REDUCE_SUM over the last axis, MEAN and the global pool over axes 1 and
+ * 2 (H, W). */
 static uint32_t build_reduction(bench_graph *g, const kernel_spec *spec, const kernel_shape *s) {
   uint32_t x = bench_graph_input(g, s->tensor, s->rank);
+  if (spec->type == VKNN_OPERATION_AVERAGE_POOL_2D) return bench_layer_global_average_pool(g, x);
   static const int32_t hw[2] = {1, 2};
   int32_t last = (int32_t)s->rank - 1;
   if (spec->type == VKNN_OPERATION_MEAN) return bench_layer_reduction(g, x, spec->type, hw, 2);
@@ -218,18 +224,18 @@ static int run_kernel(vknn_device *device, const kernel_spec *spec, const kernel
 }
 
 static void print_reduction_header(void) {
-  printf("%-10s %-16s %-12s %4s %9s %11s %11s %11s %9s %8s\n", "kernel", "shape", "dispatch 0",
+  printf("%-14s %-16s %-12s %4s %9s %11s %11s %11s %9s %8s\n", "kernel", "shape", "dispatch 0",
          "disp", "MB moved", "GPU med ms", "GPU p90 ms", "wall med ms", "GB/s", "of bw");
 }
 
 static void print_reduction(const kernel_result *r, double peak_gbs) {
-  printf("%-10s %-16s %-12s %4u %9.3f %11.4f %11.4f %11.4f %9.2f %7.1f%%\n", r->spec->name,
+  printf("%-14s %-16s %-12s %4u %9.3f %11.4f %11.4f %11.4f %9.2f %7.1f%%\n", r->spec->name,
          r->shape, r->first_kernel ? r->first_kernel : "-", r->dispatch_count, r->bytes * 1e-6,
          r->gpu_median_ms, r->gpu_p90_ms, r->wall_median_ms, r->gbs, 100.0 * r->gbs / peak_gbs);
 }
 
 static void print_result(const kernel_result *r, double peak) {
-  printf("%-10s %-16s %-12s %4u %9.3f %11.4f %11.4f %11.4f %9.2f %7.1f%%\n", r->spec->name,
+  printf("%-14s %-16s %-12s %4u %9.3f %11.4f %11.4f %11.4f %9.2f %7.1f%%\n", r->spec->name,
          r->shape, r->first_kernel ? r->first_kernel : "-", r->dispatch_count, r->macs * 1e-6,
          r->gpu_median_ms, r->gpu_p90_ms, r->wall_median_ms, r->gflops,
          100.0 * r->gflops / peak);
@@ -307,7 +313,7 @@ static int run_selected(vknn_device *device, const kernel_spec **selected, size_
   for (size_t i = 0; i < count; ++i) {
     bool reduction = is_reduction(selected[i]);
     if (i == 0 && !reduction)
-      printf("%-10s %-16s %-12s %4s %9s %11s %11s %11s %9s %8s\n", "kernel", "shape", "dispatch 0",
+      printf("%-14s %-16s %-12s %4s %9s %11s %11s %11s %9s %8s\n", "kernel", "shape", "dispatch 0",
              "disp", "MMACs", "GPU med ms", "GPU p90 ms", "wall med ms", "GFLOP/s", "of peak");
     if (reduction && (i == 0 || !is_reduction(selected[i - 1]))) print_reduction_header();
     kernel_result r = {0};

@@ -7,7 +7,7 @@ const char DEVICE_FLAGS_USAGE[] =
     "[--operand-reads auto|storage|texel] [--integer-dot auto|off|on] [--io-copies auto|off|on]\n"
     "  [--winograd auto|off|on|f2x3|f4x3] [--relaxed-float16 auto|off|on]\n"
     "  [--float16-arithmetic auto|off|on] [--kernel-tuning auto|off|on] [--subgroup-filter auto|off|on]\n"
-    "  [--gemm-shared-tiles auto|off|on]";
+    "  [--gemm-shared-tiles auto|off|on] [--global-pool-reduction auto|off|on]";
 
 static const char *const switches[] = {"auto", "off", "on", NULL};
 static const char *const reads[] = {"auto", "storage", "texel", NULL};
@@ -30,6 +30,9 @@ static void set_subgroup(vknn_device_options *o, int v) {
 static void set_shared_tiles(vknn_device_options *o, int v) {
   o->gemm_shared_tiles = (vknn_gemm_shared_tiles)v;
 }
+static void set_pool_reduction(vknn_device_options *o, int v) {
+  o->global_pool_reduction = (vknn_global_pool_reduction)v;
+}
 
 typedef struct device_flag {
   const char *flag;
@@ -43,6 +46,7 @@ static const device_flag flags[] = {
     {"--relaxed-float16", switches, set_relaxed},   {"--float16-arithmetic", switches, set_arithmetic},
     {"--kernel-tuning", switches, set_tuning},      {"--subgroup-filter", switches, set_subgroup},
     {"--gemm-shared-tiles", switches, set_shared_tiles},
+    {"--global-pool-reduction", switches, set_pool_reduction},
 };
 
 int device_flag_parse(const char *flag, const char *value, vknn_device_options *options) {
