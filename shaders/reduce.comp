@@ -19,17 +19,19 @@
 // byte as true and write 0 or 1.
 //
 // Also pooling over whole images (pool2d.c, where the window covers the
-// image): MAX, POOL_AVERAGE and POOL_L2 with the pooling's fused activation
-// (CLAMP). POOL_AVERAGE divides as pool2d.comp does (float: the sum by the
-// count; quantized: the code sum, halves away from zero), POOL_L2 sums the
-// squares and takes the root of their mean.
+// image): POOL_MAX, POOL_AVERAGE and POOL_L2 with the pooling's fused
+// activation (CLAMP). POOL_MAX starts from float32's lowest value as
+// pool2d.comp does (a float16 image of -inf pools to -inf, where REDUCE_MAX
+// gives -65504); POOL_AVERAGE divides as pool2d.comp does (float: the sum by
+// the count; quantized: the code sum, halves away from zero), POOL_L2 sums
+// the squares and takes the root of their mean.
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
 #include "elem_types.glsl"
 
 layout(constant_id = 1) const uint OP = 0;
 const uint SUM = 0, PROD = 1, MAX = 2, MIN = 3, MEAN = 4, ANY = 5, ALL = 6;
-const uint POOL_AVERAGE = 7, POOL_L2 = 8;
+const uint POOL_AVERAGE = 7, POOL_L2 = 8, POOL_MAX = 9;
 // Results clamped to [p.act_min, p.act_max] (a pooling's fused activation).
 layout(constant_id = 6) const uint CLAMP = 0;
 
@@ -39,14 +41,17 @@ layout(constant_id = 6) const uint CLAMP = 0;
 #define ACC_T int
 #define ACC4_T ivec4
 const int LOWEST = -2147483647 - 1, HIGHEST = 2147483647;
+const int POOL_LOWEST = LOWEST;
 #elif defined(ELEM_F16)
 #define ACC_T float
 #define ACC4_T vec4
 const float LOWEST = -65504.0, HIGHEST = 65504.0;
+const float POOL_LOWEST = -3.402823466e38;
 #else
 #define ACC_T float
 #define ACC4_T vec4
 const float LOWEST = -3.402823466e38, HIGHEST = 3.402823466e38;
+const float POOL_LOWEST = LOWEST;
 #endif
 
 #if defined(ELEM_F32)
@@ -71,12 +76,13 @@ shared ACC4_T scratch[gl_WorkGroupSize.x];
 ACC_T identity() {
     if (OP == PROD || OP == ALL) return ACC_T(1);
     if (OP == MAX) return LOWEST;
+    if (OP == POOL_MAX) return POOL_LOWEST;
     if (OP == MIN) return HIGHEST;
     return ACC_T(0);
 }
 
 // The operation on scalars and, component by component, on vectors.
-#define COMBINE(a, b) (OP == PROD ? (a) * (b) : (OP == MAX || OP == ANY) ? max(a, b) : \
+#define COMBINE(a, b) (OP == PROD ? (a) * (b) : (OP == MAX || OP == POOL_MAX || OP == ANY) ? max(a, b) : \
                        (OP == MIN || OP == ALL) ? min(a, b) : (a) + (b))
 
 ACC_T combine(ACC_T a, ACC_T b) { return COMBINE(a, b); }

@@ -250,6 +250,29 @@ static void test_global_pools_per_output(void **state) {
   for (size_t i = 0; i < CASE_COUNT; ++i) run_case(*state, &kCases[i], false);
 }
 
+/* A float16 image of -inf max-pools to -inf both ways (the pooling starts
+ * from float32's lowest value, which float16 rounds to -inf, as the
+ * reference's float32 pooling does). */
+static void test_float16_max_of_minus_infinity(void **state) {
+  fixture *f = *state;
+  static const pool_case c = {"reduce_f16", MAX, F16, false, 1, 3, 3, 4, 3, 0, VKNN_FUSED_NONE, 1};
+  uint16_t in[36], out[4];
+  for (int i = 0; i < 36; ++i) in[i] = 0xfc00; /* -inf */
+  for (int reducing = 0; reducing < 2; ++reducing) {
+    model_builder *b = malloc(sizeof(*b));
+    assert_non_null(b);
+    build(b, &c);
+    vknn_prepared_model *pm = model_runner_prepare(reducing ? f->reducing : f->plain, &f->log, b);
+    assert_string_equal(vknn_prepared_model_get_dispatch_kernel(pm, 0), reducing ? "reduce_f16" : "pool2d_f16");
+    const buffer_arg inputs[1] = {{in, NULL, sizeof(in)}};
+    buffer_arg results[1] = {{NULL, out, sizeof(out)}};
+    assert_int_equal(model_runner_execute(pm, b, inputs, results, NULL), VKNN_STATUS_NONE);
+    for (int i = 0; i < 4; ++i) assert_int_equal(out[i], 0xfc00);
+    vknn_prepared_model_release(pm);
+    free(b);
+  }
+}
+
 /* One output whose window leaves the last row and column out (a 6x6 window
  * of stride 2 on a 7x7 image) is no global pooling: it keeps pool2d.comp. */
 static void test_window_short_of_the_image(void **state) {
@@ -273,6 +296,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_global_pools_reduced),
       cmocka_unit_test(test_global_pools_per_output),
+      cmocka_unit_test(test_float16_max_of_minus_infinity),
       cmocka_unit_test(test_window_short_of_the_image),
   };
   return cmocka_run_group_tests(tests, setup, teardown);

@@ -14,7 +14,7 @@
 #define REDUCE_MAX_RANK 4
 
 /* Codes of reduce.comp's OP. */
-enum { OP_SUM = 0, OP_PROD, OP_MAX, OP_MIN, OP_MEAN, OP_ANY, OP_ALL, OP_POOL_AVERAGE, OP_POOL_L2 };
+enum { OP_SUM = 0, OP_PROD, OP_MAX, OP_MIN, OP_MEAN, OP_ANY, OP_ALL, OP_POOL_AVERAGE, OP_POOL_L2, OP_POOL_MAX };
 
 /* Quantized MEAN sums codes in int32: at most 255 per element. */
 #define QUANT_MEAN_MAX_ROW (1u << 23)
@@ -374,7 +374,7 @@ vknn_status vknn_lower_pooling_reduction(vknn_graph *graph, uint32_t input, uint
                                          const bool *reduced, vknn_reduce_pooling pooling,
                                          float act_min, float act_max, vknn_dispatch_list *out_list) {
   static const uint32_t codes[] = {[VKNN_REDUCE_POOL_AVERAGE] = OP_POOL_AVERAGE,
-                                   [VKNN_REDUCE_POOL_MAX] = OP_MAX,
+                                   [VKNN_REDUCE_POOL_MAX] = OP_POOL_MAX,
                                    [VKNN_REDUCE_POOL_L2] = OP_POOL_L2};
   const vknn_tensor *in = &graph->tensors[input];
   reduce_kernel kernel = {reduce_shader(in->type), codes[pooling], true};
