@@ -231,6 +231,10 @@ static void build_slice_rank_5(ctx *c, int32_t type) {
   one_output(c, OP(SLICE), in, 3);
 }
 
+/* Axis 1 (of 3): begin 3, size 2; begin 1, size 3. */
+static void slice_begin_past_axis(ctx *c) { set_param(c, 1, 1, 3); }
+static void slice_size_past_axis(ctx *c) { set_param(c, 2, 1, 3); }
+
 /* ---- TRANSPOSE, TILE, SPLIT, CHANNEL_SHUFFLE, DEPTH_TO_SPACE ------------- */
 
 static void build_transpose(ctx *c, int32_t type) {
@@ -287,16 +291,46 @@ static void omit_input(ctx *c, uint32_t k) {
 }
 static void omit_input_1(ctx *c) { omit_input(c, 1); }
 
-/* ---- PAD: [2, 3] -> [4, 3] ----------------------------------------------- */
+/* TRANSPOSE's perm {1, 1}; {1, 0, 2} for rank 2. */
+static void transpose_perm_repeated(ctx *c) { set_param(c, 1, 1, 1); }
+static void transpose_perm_3_entries(ctx *c) {
+  const int32_t perm[3] = {1, 0, 2};
+  replace_input(c, 1, vector(c, perm, 3));
+}
+static void tile_multiple_0(ctx *c) { set_param(c, 1, 0, 0); }
+/* 3 x (2^31 - 1) elements: more than a dimension holds. */
+static void tile_past_a_dimension(ctx *c) {
+  c->b.dims[c->in][0] = 3;
+  set_param(c, 1, 0, INT32_MAX);
+}
+static void tile_2_multiples(ctx *c) {
+  const int32_t multiples[2] = {2, 2};
+  replace_input(c, 1, vector(c, multiples, 2));
+}
+/* SPLIT: axis 1, num_splits 4 for 2 outputs, an input of 3 for 2 splits. */
+static void split_axis_1(ctx *c) { set_param(c, 1, 0, 1); }
+static void split_4_splits(ctx *c) { set_param(c, 2, 0, 4); }
+static void split_input_3(ctx *c) { c->b.dims[c->in][0] = 3; }
+/* CHANNEL_SHUFFLE (4 channels on axis 1 of 2): 0 or 3 groups, axis 2. */
+static void shuffle_groups_0(ctx *c) { set_param(c, 1, 0, 0); }
+static void shuffle_groups_3(ctx *c) { set_param(c, 1, 0, 3); }
+static void shuffle_axis_2(ctx *c) { set_param(c, 2, 0, 2); }
 
-static void build_pad(ctx *c, int32_t type) {
+/* ---- PAD, PAD_V2: [2, 3] -> [4, 3] --------------------------------------- */
+
+/* PAD, or PAD_V2 with a pad value 0 (an INT32 for quant8 data, else FLOAT32). */
+static void build_pad_op(ctx *c, int32_t type, int32_t op_type) {
   const uint32_t dims[2] = {2, 3}, out_dims[2] = {4, 3}, pad_dims[2] = {2, 2};
   const int32_t paddings[4] = {1, 1, 0, 0};
   c->in = data_input(c, type, dims, 2);
   c->out = data_output(c, type, out_dims, 2);
-  const uint32_t in[2] = {c->in, mb_const_tensor(&c->b, I32, pad_dims, 2, paddings, sizeof(paddings))};
-  one_output(c, OP(PAD), in, 2);
+  uint32_t in[3] = {c->in, mb_const_tensor(&c->b, I32, pad_dims, 2, paddings, sizeof(paddings)), 0};
+  uint32_t n = 2;
+  if (op_type == OP(PAD_V2)) in[n++] = type == Q8 ? mb_const_i32(&c->b, 0) : scalar_f32(c, 0.f);
+  one_output(c, op_type, in, n);
 }
+static void build_pad(ctx *c, int32_t type) { build_pad_op(c, type, OP(PAD)); }
+static void build_pad_v2(ctx *c, int32_t type) { build_pad_op(c, type, OP(PAD_V2)); }
 
 static void paddings_rank_1(ctx *c) {
   const uint32_t four = 4;
@@ -306,6 +340,20 @@ static void paddings_one_by_four(ctx *c) {
   const uint32_t dims[2] = {1, 4};
   set_dims(c, c->op_inputs[1], dims, 2);
 }
+static void paddings_negative(ctx *c) { set_param(c, 1, 0, -1); }
+/* 2 + 2 x (2^31 - 1) elements: more than a dimension holds. */
+static void paddings_past_a_dimension(ctx *c) {
+  set_param(c, 1, 0, INT32_MAX);
+  set_param(c, 1, 1, INT32_MAX);
+}
+static void paddings_float(ctx *c) { op_input(c, 1)->type = F32; }
+/* PAD_V2's pad value (input 2). */
+static void pad_value_float16(ctx *c) {
+  const uint16_t zero = 0;
+  replace_input(c, 2, mb_const_tensor(&c->b, VKNN_OPERAND_FLOAT16, NULL, 0, &zero, sizeof(zero)));
+}
+static void pad_value_int32(ctx *c) { replace_input(c, 2, mb_const_i32(&c->b, 0)); }
+static void pad_value_float32(ctx *c) { replace_input(c, 2, scalar_f32(c, 0.f)); }
 
 /* ---- SPACE_TO_BATCH_ND / BATCH_TO_SPACE_ND -------------------------------- */
 
@@ -393,6 +441,8 @@ static void build_gather(ctx *c, int32_t type) {
 
 static void gather_index_past_end(ctx *c) { set_param(c, 2, 1, 3); }
 static void gather_index_negative(ctx *c) { set_param(c, 2, 0, -1); }
+static void gather_axis_2(ctx *c) { set_param(c, 1, 0, 2); }
+static void gather_indices_float(ctx *c) { op_input(c, 2)->type = F32; }
 
 /* ---- FILL, RANK, DEQUANTIZE, SELECT, CONCATENATION, SOFTMAX --------------- */
 
@@ -450,6 +500,14 @@ static void build_select(ctx *c, int32_t type) {
   const uint32_t in[3] = {condition, c->in, other};
   one_output(c, OP(SELECT), in, 3);
 }
+
+static void select_condition_int32(ctx *c) { op_input(c, 0)->type = I32; }
+static void select_input_2_float16(ctx *c) { op_input(c, 2)->type = VKNN_OPERAND_TENSOR_FLOAT16; }
+static void select_output_float16(ctx *c) { operand(c, c->out)->type = VKNN_OPERAND_TENSOR_FLOAT16; }
+static void select_bool8_data(ctx *c) {
+  operand(c, c->in)->type = op_input(c, 2)->type = operand(c, c->out)->type = VKNN_OPERAND_TENSOR_BOOL8;
+}
+static void select_input_2_dims(ctx *c) { c->b.dims[c->op_inputs[2]][1] = 4; }
 
 static void build_concatenation(ctx *c, int32_t type) {
   const uint32_t dims[2] = {2, 3}, out_dims[2] = {4, 3};
@@ -1751,28 +1809,51 @@ static const row rows[] = {
     {"SLICE rank 5 accepted", build_slice_rank_5, F32, NULL, NULL},
     {"SLICE: omitted begin", build_slice, F32, omit_input_1, "input 1 is omitted but not optional"},
     {"SLICE: begin of rank 2", build_slice, F32, input_1_rank_2, "must have rank 1"},
+    {"SLICE: begin past the axis", build_slice, F32, slice_begin_past_axis, "SLICE: axis 1: begin 3, size 2 out of 3"},
+    {"SLICE: begin + size past the axis", build_slice, F32, slice_size_past_axis, "SLICE: axis 1: begin 1, size 3 out of 3"},
     QUANT_SAME(build_slice, "SLICE"),
     /* TRANSPOSE, TILE, SPLIT, CHANNEL_SHUFFLE, DEPTH_TO_SPACE */
     {"TRANSPOSE accepted", build_transpose, Q8, NULL, NULL},
     {"TRANSPOSE omitted perm accepted", build_transpose, F32, omit_input_1, NULL},
     {"TRANSPOSE: perm of rank 2", build_transpose, F32, input_1_rank_2, "perm must have rank 1"},
     {"TRANSPOSE: 1 input", build_transpose, F32, drop_last_input, "takes 2 inputs"},
+    {"TRANSPOSE: perm with a repeated axis", build_transpose, F32, transpose_perm_repeated, "perm is not a permutation of 2 axes"},
+    {"TRANSPOSE: perm of 3 entries", build_transpose, F32, transpose_perm_3_entries, "perm is not a permutation of 2 axes"},
     QUANT_SAME(build_transpose, "TRANSPOSE"),
     {"TILE accepted", build_tile, Q8, NULL, NULL},
     {"TILE: multiples of rank 2", build_tile, F32, input_1_rank_2, "multiples must have rank 1"},
     {"TILE: 1 input", build_tile, F32, drop_last_input, "takes 2 inputs"},
+    {"TILE: multiple 0", build_tile, F32, tile_multiple_0, "TILE: multiple 0 on axis 0"},
+    {"TILE: 2 multiples for rank 1", build_tile, F32, tile_2_multiples, "TILE: 2 multiples for rank 1"},
+    {"TILE: past a dimension", build_tile, F32, tile_past_a_dimension, "TILE: axis 0 tiled to 6442450941 elements"},
     QUANT_SAME(build_tile, "TILE"),
     {"SPLIT accepted", build_split, Q8, NULL, NULL},
     {"SPLIT: output 1 scale", build_split, Q8, output_scale_differs, "output 1 must keep input 0's scale"},
+    {"SPLIT: output 1 zero point", build_split, Q8, output_zero_point_differs, "output 1 must keep input 0's scale 0.5 and zero point 0, not 0.5, 3"},
+    {"SPLIT: axis 1 of rank 1", build_split, F32, split_axis_1, "SPLIT: axis 1 and 2 splits do not fit the input"},
+    {"SPLIT: 4 splits for 2 outputs", build_split, F32, split_4_splits, "SPLIT: axis 0 and 4 splits do not fit the input"},
+    {"SPLIT: 2 splits of an axis of 3", build_split, F32, split_input_3, "SPLIT: axis 0 and 2 splits do not fit the input"},
     {"CHANNEL_SHUFFLE accepted", build_channel_shuffle, Q8, NULL, NULL},
+    {"CHANNEL_SHUFFLE: 0 groups", build_channel_shuffle, F32, shuffle_groups_0, "CHANNEL_SHUFFLE: 0 groups on axis 1 do not fit"},
+    {"CHANNEL_SHUFFLE: 3 groups of 4 channels", build_channel_shuffle, F32, shuffle_groups_3, "CHANNEL_SHUFFLE: 3 groups on axis 1 do not fit"},
+    {"CHANNEL_SHUFFLE: axis 2 of rank 2", build_channel_shuffle, F32, shuffle_axis_2, "CHANNEL_SHUFFLE: 2 groups on axis 2 do not fit"},
     QUANT_SAME(build_channel_shuffle, "CHANNEL_SHUFFLE"),
     {"DEPTH_TO_SPACE accepted", build_depth_to_space, Q8, NULL, NULL},
     QUANT_SAME(build_depth_to_space, "DEPTH_TO_SPACE"),
-    /* PAD */
+    /* PAD, PAD_V2 */
     {"PAD accepted", build_pad, Q8, NULL, NULL},
     {"PAD: paddings of rank 1", build_pad, F32, paddings_rank_1, "paddings must have rank 2"},
     {"PAD: paddings [1, 4]", build_pad, F32, paddings_one_by_four, "paddings must have shape [2, 2]"},
+    {"PAD: negative padding", build_pad, F32, paddings_negative, "PAD: negative padding"},
+    {"PAD: past a dimension", build_pad, F32, paddings_past_a_dimension, "PAD: axis 0 padded to 4294967296 elements"},
+    {"PAD_V2: past a dimension", build_pad_v2, F32, paddings_past_a_dimension, "PAD_V2: axis 0 padded to 4294967296 elements"},
+    {"PAD: float paddings", build_pad, F32, paddings_float, "paddings must be TENSOR_INT32, not TENSOR_FLOAT32"},
     QUANT_SAME(build_pad, "PAD"),
+    {"PAD_V2 accepted", build_pad_v2, F32, NULL, NULL},
+    {"PAD_V2 quant8 accepted", build_pad_v2, Q8, NULL, NULL},
+    {"PAD_V2: float16 pad value, float32 data", build_pad_v2, F32, pad_value_float16, "pad value must be FLOAT32, not FLOAT16"},
+    {"PAD_V2: int32 pad value, float32 data", build_pad_v2, F32, pad_value_int32, "pad value must be FLOAT32, not INT32"},
+    {"PAD_V2: float32 pad value, quant8 data", build_pad_v2, Q8, pad_value_float32, "pad value must be INT32, not FLOAT32"},
     /* SPACE_TO_BATCH_ND, BATCH_TO_SPACE_ND */
     {"SPACE_TO_BATCH_ND accepted", build_space_to_batch, Q8, NULL, NULL},
     {"SPACE_TO_BATCH_ND: block of rank 2", build_space_to_batch, F32, input_1_rank_2, "block_shape must have rank 1"},
@@ -1798,6 +1879,8 @@ static const row rows[] = {
     {"GATHER accepted", build_gather, Q8, NULL, NULL},
     {"GATHER: index past the axis", build_gather, F32, gather_index_past_end, "index 3 (element 1) out of [0, 3)"},
     {"GATHER: negative index", build_gather, F32, gather_index_negative, "index -1 (element 0) out of [0, 3)"},
+    {"GATHER: axis 2 of rank 2", build_gather, F32, gather_axis_2, "GATHER: axis 2 out of rank 2"},
+    {"GATHER: float indices", build_gather, F32, gather_indices_float, "indices must be TENSOR_INT32, not TENSOR_FLOAT32"},
     QUANT_SAME(build_gather, "GATHER"),
     /* FILL, RANK, DEQUANTIZE, SELECT, CONCATENATION, SOFTMAX */
     {"FILL accepted", build_fill, F32, NULL, NULL},
@@ -1808,6 +1891,11 @@ static const row rows[] = {
     {"DEQUANTIZE accepted", build_dequantize, Q8, NULL, NULL},
     {"DEQUANTIZE: rank 5", build_dequantize, Q8, dequantize_rank_5, "rank 5 is above 4"},
     {"SELECT accepted", build_select, Q8, NULL, NULL},
+    {"SELECT: condition not BOOL8", build_select, F32, select_condition_int32, "SELECT: condition must be TENSOR_BOOL8, not TENSOR_INT32"},
+    {"SELECT: input 2 of another type", build_select, F32, select_input_2_float16, "SELECT: input 2 must be TENSOR_FLOAT32, not TENSOR_FLOAT16"},
+    {"SELECT: output of another type", build_select, F32, select_output_float16, "SELECT: output must be TENSOR_FLOAT32, not TENSOR_FLOAT16"},
+    {"SELECT: bool8 data", build_select, F32, select_bool8_data, "SELECT: TENSOR_BOOL8 is not allowed"},
+    {"SELECT: input shapes differ", build_select, F32, select_input_2_dims, "SELECT: the inputs must have equal shapes"},
     {"CONCATENATION accepted", build_concatenation, F32, NULL, NULL},
     {"SOFTMAX accepted", build_softmax, F32, NULL, NULL},
     {"SOFTMAX: beta 0", build_softmax, F32, softmax_beta_zero, "SOFTMAX: beta 0 is not positive"},
@@ -2193,6 +2281,7 @@ static const row rows[] = {
     {"HASHTABLE_LOOKUP: 2 keys for 3 rows", build_hashtable_lookup, F32, keys_two_for_three_rows, "the values' first dimension the key count"},
     {"HASHTABLE_LOOKUP: int32 output", build_hashtable_lookup, F32, lookup_output_int32, "the output must be TENSOR_FLOAT32"},
     {"HASHTABLE_LOOKUP: output scale", build_hashtable_lookup, Q8, embedding_values_output_scale, "must keep the values' scale"},
+    {"HASHTABLE_LOOKUP: output zero point", build_hashtable_lookup, Q8, embedding_values_output_zero_point, "keep the values' scale 0.5 and zero point 0, not 0.5, 3"},
     {"HASHTABLE_LOOKUP: output dims", build_hashtable_lookup, F32, lookup_output_dims, "output dimension 0 is 3, expected 2"},
     {"HASHTABLE_LOOKUP: float hits", build_hashtable_lookup, F32, hits_float, "hits must be TENSOR_QUANT8_ASYMM"},
     {"HASHTABLE_LOOKUP: hits scale 0.5", build_hashtable_lookup, F32, hits_scale_half, "hits must have scale 1 and zero point 0"},

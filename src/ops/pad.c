@@ -91,7 +91,13 @@ static vknn_status build_pad(vknn_graph *graph, const vknn_operation *op, uint32
       VKNN_LOG_E(graph->log, "model", "%s: negative padding", vknn_operation_type_name(op->type));
       return VKNN_STATUS_INVALID_ARGUMENT;
     }
-    dims[d] = in->dims[d] + (uint32_t)before + (uint32_t)after;
+    uint64_t size = (uint64_t)in->dims[d] + (uint64_t)before + (uint64_t)after;
+    if (size > UINT32_MAX) {
+      VKNN_LOG_E(graph->log, "model", "%s: axis %u padded to %llu elements, more than a dimension holds",
+                 vknn_operation_type_name(op->type), d, (unsigned long long)size);
+      return VKNN_STATUS_INVALID_ARGUMENT;
+    }
+    dims[d] = (uint32_t)size;
     r->axes[d].start = -before;
     vknn_remap_add_view(r, dims[d], d, 1);
   }

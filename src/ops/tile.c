@@ -43,7 +43,13 @@ static vknn_status build_tile(vknn_graph *graph, const vknn_operation *op, uint3
       VKNN_LOG_E(graph->log, "model", "TILE: multiple %d on axis %u", multiples[d], d);
       return VKNN_STATUS_INVALID_ARGUMENT;
     }
-    dims[d] = in->dims[d] * (uint32_t)multiples[d];
+    uint64_t size = (uint64_t)in->dims[d] * (uint64_t)multiples[d];
+    if (size > UINT32_MAX) {
+      VKNN_LOG_E(graph->log, "model", "TILE: axis %u tiled to %llu elements, more than a dimension holds", d,
+                 (unsigned long long)size);
+      return VKNN_STATUS_INVALID_ARGUMENT;
+    }
+    dims[d] = (uint32_t)size;
     r->axes[d].modulo = true;
     vknn_remap_add_view(r, dims[d], d, 1);
   }
