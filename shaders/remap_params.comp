@@ -33,7 +33,7 @@ layout(std430, set = 0, binding = 4) writeonly buffer Map { int m[]; };
 
 layout(push_constant) uniform Params {
     uint words;
-    int begin_mask, end_mask, shrink_mask;   // STRIDED_SLICE
+    int begin_mask, end_mask;                // STRIDED_SLICE (a shrunk axis is one in the view)
     int h_axis, w_axis, h_view, w_view;      // the batch/space operations
     int block_h_view, block_w_view, batches; // BATCH_TO_SPACE_ND: output batches
     int out_height, out_width;               // BATCH_TO_SPACE_ND: the declared output's
@@ -83,16 +83,12 @@ int strided_bound(int value, bool masked, bool is_end, int dim, int stride) {
 }
 
 // The begin of axis a, its step, and whether the elements it selects are as
-// many as the declared output has (one for a shrunk axis, whose index must
-// lie in the axis).
+// many as the declared output has. A shrunk axis counts as one in the view:
+// with the masks and the stride applied it must select exactly one element
+// (as the constant path, src/ops/slice.c, and the NNAPI reference want).
 bool strided_axis(int a, out int begin, out int stride) {
     int dim = extent(a);
     stride = pc[a];
-    if (((p.shrink_mask >> a) & 1) != 0) {
-        begin = pa[a] < 0 ? pa[a] + dim : pa[a];
-        stride = 1;
-        return begin >= 0 && begin < dim && view_size(a) == 1;
-    }
     if (stride == 0) return false;
     begin = strided_bound(pa[a], ((p.begin_mask >> a) & 1) != 0, false, dim, stride);
     int end = strided_bound(pb[a], ((p.end_mask >> a) & 1) != 0, true, dim, stride);

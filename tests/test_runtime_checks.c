@@ -466,7 +466,8 @@ static void test_strided_slice_parameters(void **state) {
   runner_release(&r);
 }
 
-/* A shrunk axis's index must lie in the axis. */
+/* A shrunk axis must select exactly one element, its begin, end and
+ * stride applied as on any axis (as with constant parameters). */
 static void test_strided_slice_shrink_index(void **state) {
   model_builder b;
   runner r;
@@ -474,14 +475,20 @@ static void test_strided_slice_shrink_index(void **state) {
   build_strided_slice(&b, 3, out_dims, 1, 1);
   runner_init(*state, &r, &b, "STRIDED_SLICE");
   set_iota(&r, 0, 12, 0.f);
-  static const int32_t end[2] = {0, 4}, strides[2] = {1, 1};
+  static const int32_t end[2] = {3, 4}, strides[2] = {1, 1};
   set_input(&r, 2, end, 8);
   set_input(&r, 3, strides, 8);
   static const int32_t begin[2] = {-1, 0};
-  static const int32_t bad_begin[] = {3, 0, -4, 0, INT32_MIN, 0};
+  /* Past the axis (none), before it (clamped to 0: three), the lowest
+   * int32 (three), and one inside that selects two (1 to 3). */
+  static const int32_t bad_begin[] = {3, 0, -4, 0, INT32_MIN, 0, 1, 0};
   static const float expected[4] = {8, 9, 10, 11};
-  param_case c = {1, 8, begin, bad_begin, 3, expected, 4};
+  param_case c = {1, 8, begin, bad_begin, 4, expected, 4};
   check_param(&r, &c);
+  /* An end that makes the slice empty (row 2 to row 0). */
+  static const int32_t bad_end[] = {0, 4};
+  param_case ends = {2, 8, end, bad_end, 1, expected, 4};
+  check_param(&r, &ends);
   runner_release(&r);
 }
 

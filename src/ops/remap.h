@@ -8,7 +8,7 @@
 /* shaders/remap_params.comp's push constants. */
 typedef struct vknn_remap_params_push {
   uint32_t words;                          /* of the map */
-  int32_t begin_mask, end_mask, shrink_mask; /* STRIDED_SLICE */
+  int32_t begin_mask, end_mask;            /* STRIDED_SLICE (a shrunk axis is one in the view) */
   int32_t h_axis, w_axis, h_view, w_view;  /* the batch/space operations */
   int32_t block_h_view, block_w_view, batches; /* BATCH_TO_SPACE_ND: output batches */
   int32_t out_height, out_width;           /* BATCH_TO_SPACE_ND: the declared output's */

@@ -138,7 +138,6 @@ static vknn_status build_dynamic_strided_slice(vknn_graph *graph, const vknn_ope
   vknn_remap_set_dynamic(r, VKNN_REMAP_DYNAMIC_STRIDED_SLICE, op->inputs[1], op->inputs[2], op->inputs[3]);
   r->dynamic.push.begin_mask = masks[0];
   r->dynamic.push.end_mask = masks[1];
-  r->dynamic.push.shrink_mask = masks[2];
   return VKNN_STATUS_NONE;
 }
 
