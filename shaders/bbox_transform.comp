@@ -8,8 +8,9 @@
 // moved and scaled by the class's deltas [dx, dy, dw, dh], then clipped to
 // its image, in single precision in the reference's order. The 8-bit
 // variants read quant8 deltas with quant16 boxes, image sizes and output
-// (1/8 pixel). A batch index out of range or an empty box (x2 <= x1 or y2
-// <= y1) is reported in the status word (nothing is read out of bounds).
+// (1/8 pixel). A batch index out of range or an inverted box (x2 < x1 or
+// y2 < y1; the reference accepts a box of no width or height) is reported
+// in the status word (nothing is read out of bounds).
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
 #include "elem_types.glsl"
@@ -61,7 +62,7 @@ void main() {
     vec4 b = vec4(BOX_VALUE(boxes[4u * box]), BOX_VALUE(boxes[4u * box + 1u]), BOX_VALUE(boxes[4u * box + 2u]),
                   BOX_VALUE(boxes[4u * box + 3u]));
     int batch = batch_of[box];
-    if (batch < 0 || batch >= int(p.batches) || !(b.x < b.z && b.y < b.w)) {
+    if (batch < 0 || batch >= int(p.batches) || !(b.x <= b.z && b.y <= b.w)) {
         report_invalid_value(p.check_code);
         batch = 0;
     }

@@ -600,7 +600,8 @@ static void test_roi_pooling_boxes(void **state) {
 /* ---- AXIS_ALIGNED_BBOX_TRANSFORM, HEATMAP_MAX_KEYPOINT ---- */
 
 /* One box [1, 1, 3, 3] of batch 1 (of 2 images, 8x8), zero deltas: the box
- * comes back unchanged; a batch index out of range or an empty box fails. */
+ * comes back unchanged; a batch index out of range or an inverted box fails;
+ * a box of no width or no height is valid (as the reference has it). */
 static void test_bbox_transform_batches(void **state) {
   model_builder b;
   runner r;
@@ -612,7 +613,8 @@ static void test_bbox_transform_batches(void **state) {
   mb_operation(&b, VKNN_OPERATION_AXIS_ALIGNED_BBOX_TRANSFORM, inputs, 4, &out, 1);
   runner_init(*state, &r, &b, "AXIS_ALIGNED_BBOX_TRANSFORM");
   static const float box[4] = {1, 1, 3, 3}, deltas[4] = {0, 0, 0, 0}, images[4] = {8, 8, 8, 8};
-  static const float empty_boxes[][4] = {{3, 1, 3, 3}, {1, 3, 3, 2}};
+  static const float inverted_boxes[][4] = {{3, 1, 2, 3}, {1, 3, 3, 2}};
+  static const float flat_boxes[][4] = {{3, 1, 3, 3}, {1, 2, 3, 2}};
   static const int32_t batch = 1, bad_batches[] = {2, -1};
   set_input(&r, 0, box, sizeof(box));
   set_input(&r, 1, deltas, sizeof(deltas));
@@ -622,8 +624,10 @@ static void test_bbox_transform_batches(void **state) {
     expect_violation(&r, execute_sync);
     set_input(&r, 2, &batch, sizeof(batch));
     expect_result(&r, execute_sync, box, 4);
-    set_input(&r, 0, empty_boxes[k], sizeof(box));
+    set_input(&r, 0, inverted_boxes[k], sizeof(box));
     expect_violation(&r, execute_sync);
+    set_input(&r, 0, flat_boxes[k], sizeof(box));
+    expect_result(&r, execute_sync, flat_boxes[k], 4);
     set_input(&r, 0, box, sizeof(box));
     expect_result(&r, execute_sync, box, 4);
   }

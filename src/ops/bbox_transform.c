@@ -70,8 +70,14 @@ static vknn_status read_geometry(vknn_graph *graph, const vknn_operation *op, bb
   g->boxes = boxes->dims[0];
   g->classes = deltas->dims[1] / 4;
   g->batches = images->dims[0];
-  if (g->boxes == 0 || g->classes == 0 || g->batches == 0) {
-    VKNN_LOG_E(graph->log, "compilation", "AXIS_ALIGNED_BBOX_TRANSFORM: zero-sized tensors are not supported");
+  /* NNAPI allows no boxes (not supported here), but wants classes and images. */
+  if (g->classes == 0 || g->batches == 0) {
+    VKNN_LOG_E(graph->log, "model", "AXIS_ALIGNED_BBOX_TRANSFORM: %u classes and %u images: both must be positive",
+               g->classes, g->batches);
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
+  if (g->boxes == 0) {
+    VKNN_LOG_E(graph->log, "compilation", "AXIS_ALIGNED_BBOX_TRANSFORM: zero boxes are not supported");
     return VKNN_STATUS_GENERAL_FAILURE;
   }
   return VKNN_STATUS_NONE;
