@@ -139,6 +139,12 @@ static vknn_status read_geometry(vknn_graph *graph, const vknn_operation *op, re
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
   g->in = vknn_image_shape_of(in, g->nchw);
+  /* The kernel clamps source pixels to [0, size - 1]: no empty image. */
+  if (g->in.batches == 0 || g->in.height == 0 || g->in.width == 0 || g->in.channels == 0) {
+    VKNN_LOG_E(graph->log, "model", "%s: the input's dimensions must be positive",
+               vknn_operation_type_name(op->type));
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
   g->out = g->in;
   return read_output_size(graph, op, g);
 }
