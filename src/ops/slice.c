@@ -82,7 +82,13 @@ static vknn_status build_slice(vknn_graph *graph, const vknn_operation *op, uint
   vknn_remap_set_axes(r, in);
   for (uint32_t d = 0; d < in->rank; ++d) {
     int64_t begin = v[0][d], size = v[1][d] == -1 ? (int64_t)in->dims[d] - begin : v[1][d];
-    if (begin < 0 || size <= 0 || begin + size > in->dims[d]) {
+    if (begin >= 0 && size == 0 && begin <= in->dims[d]) {
+      /* Valid (the reference allows it), but a tensor of no elements. */
+      VKNN_LOG_E(graph->log, "compilation", "SLICE: axis %u selects no elements: zero-sized tensors are not supported",
+                 d);
+      return VKNN_STATUS_GENERAL_FAILURE;
+    }
+    if (begin < 0 || size < 0 || begin + size > in->dims[d]) {
       VKNN_LOG_E(graph->log, "model", "SLICE: axis %u: begin %d, size %d out of %u", d, v[0][d],
                  v[1][d], in->dims[d]);
       return VKNN_STATUS_INVALID_ARGUMENT;
@@ -151,7 +157,7 @@ static int64_t strided_size(int32_t begin, int32_t end, int32_t stride) {
 /* One axis of a strided slice with constant parameters: its start, stride
  * and size. A shrunk axis must define a slice of exactly one element (the
  * NNAPI text; the reference also wants a positive stride, the text does
- * not); any other axis must select at least one. */
+ * not); any other axis that selects none is unsupported. */
 static vknn_status strided_axis(vknn_graph *graph, uint32_t d, int32_t dim, const int32_t v[3][VKNN_MAX_RANK],
                                 const int32_t masks[3], int32_t *begin, int32_t *stride,
                                 uint32_t *size) {
@@ -173,9 +179,12 @@ static vknn_status strided_axis(vknn_graph *graph, uint32_t d, int32_t dim, cons
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
   if (n == 0) {
-    VKNN_LOG_E(graph->log, "model", "STRIDED_SLICE: axis %u is empty (begin %d, end %d, stride %d)",
+    /* Valid (the reference clamps the axis to no elements), but a tensor of
+     * no elements. */
+    VKNN_LOG_E(graph->log, "compilation",
+               "STRIDED_SLICE: axis %u is empty (begin %d, end %d, stride %d): zero-sized tensors are not supported",
                d, v[0][d], v[1][d], v[2][d]);
-    return VKNN_STATUS_INVALID_ARGUMENT;
+    return VKNN_STATUS_GENERAL_FAILURE;
   }
   *size = (uint32_t)n;
   return VKNN_STATUS_NONE;
