@@ -244,7 +244,9 @@ static void dp_out_counts_rank_2(det_model *m) { output_rank(m, 3, 2); }
 static void dp_one_class(det_model *m) { m->b.dims[m->in[0]][2] = 1; }
 static void dp_box_length_3(det_model *m) { m->b.dims[m->in[1]][2] = 3; }
 static void dp_delta_anchors(det_model *m) { m->b.dims[m->in[1]][1] = DP_ANCHORS + 1; }
+static void dp_delta_batches(det_model *m) { m->b.dims[m->in[1]][0] = 2; }
 static void dp_anchor_width(det_model *m) { m->b.dims[m->in[2]][1] = 3; }
+static void dp_anchor_count(det_model *m) { m->b.dims[m->in[2]][0] = DP_ANCHORS + 1; }
 static void dp_scale_y_zero(det_model *m) { replace_input(m, 3, runner_real_scalar(&m->b, REAL32, 0.f)); }
 static void dp_scale_h_negative(det_model *m) { replace_input(m, 5, runner_real_scalar(&m->b, REAL32, -1.f)); }
 static void dp_score_threshold_negative(det_model *m) { replace_input(m, 11, runner_real_scalar(&m->b, REAL32, -0.5f)); }
@@ -338,7 +340,9 @@ static const rule kRules[] = {
     {"postprocessing one class", false, F32, dp_one_class, "with classes > 1"},
     {"postprocessing box encodings of length 3", false, F32, dp_box_length_3, "length >= 4"},
     {"postprocessing deltas of other anchors", false, F32, dp_delta_anchors, "deltas [batches, anchors"},
+    {"postprocessing deltas of 2 batches for 1", false, F32, dp_delta_batches, "deltas [batches, anchors"},
     {"postprocessing anchors 3 wide", false, F32, dp_anchor_width, "anchors [anchors, 4]"},
+    {"postprocessing 5 anchors for 4", false, F32, dp_anchor_count, "anchors [anchors, 4]"},
     {"postprocessing scale of y 0", false, F32, dp_scale_y_zero, "the scale of y must be above 0"},
     {"postprocessing scale of h -1", false, F32, dp_scale_h_negative, "the scale of h must be above 0"},
     {"postprocessing negative score threshold", false, F32, dp_score_threshold_negative,

@@ -1018,6 +1018,7 @@ static void resize_f16_scales_ok(ctx *c) {
 }
 static void resize_layout_int32(ctx *c) { replace_input(c, 3, mb_const_i32(&c->b, 0)); }
 static void resize_half_pixel_int32(ctx *c) { replace_input(c, 5, mb_const_i32(&c->b, 0)); }
+static void resize_align_corners_int32(ctx *c) { replace_input(c, 4, mb_const_i32(&c->b, 0)); }
 static void resize_input_rank_3(ctx *c) {
   const uint32_t dims[3] = {1, 2, 2};
   set_dims(c, c->in, dims, 3);
@@ -1626,7 +1627,8 @@ static void s2b_runtime_block_channels(ctx *c) {
 
 #define Q16 VKNN_OPERAND_TENSOR_QUANT16_ASYMM
 
-/* Boxes float32 for a float32 map, quant16 (1/8 pixel) for a quant8 one. */
+/* Boxes of the map's type (quant16, 1/8 pixel, for a quant8 map); strides
+ * FLOAT16 for a float16 map, else FLOAT32. */
 static void build_roi(ctx *c, int32_t type, int32_t op_type) {
   const uint32_t dims[4] = {1, 4, 4, 2}, out_dims[4] = {2, 2, 2, 2}, box_dims[2] = {2, 4}, two = 2;
   c->in = data_input(c, type, dims, 4);
@@ -1634,7 +1636,7 @@ static void build_roi(ctx *c, int32_t type, int32_t op_type) {
   uint32_t boxes = mb_input(&c->b, type == Q8 ? Q16 : type, box_dims, 2);
   if (type == Q8) operand(c, boxes)->scale = 0.125f;
   uint32_t in[10] = {c->in, boxes, mb_input(&c->b, I32, &two, 1), mb_const_i32(&c->b, 2),
-                     mb_const_i32(&c->b, 2), scalar_f32(c, 1.f), scalar_f32(c, 1.f)};
+                     mb_const_i32(&c->b, 2), float_param(c, type, 1.f), float_param(c, type, 1.f)};
   uint32_t n = 7;
   if (op_type == OP(ROI_ALIGN)) {
     in[n++] = mb_const_i32(&c->b, 0);
@@ -1656,6 +1658,11 @@ static void roi_batches_f32(ctx *c) { op_input(c, 2)->type = F32; }
 static void roi_height_float(ctx *c) { replace_input(c, 3, scalar_f32(c, 2.f)); }
 static void roi_stride_f16(ctx *c) { replace_input(c, 5, scalar_f16(c, HALF_1_5)); }
 static void roi_sampling_float(ctx *c) { replace_input(c, 8, scalar_f32(c, 1.f)); }
+static void roi_height_sampling_float(ctx *c) { replace_input(c, 7, scalar_f32(c, 1.f)); }
+static void roi_strides_f32(ctx *c) {
+  replace_input(c, 5, scalar_f32(c, 1.f));
+  replace_input(c, 6, scalar_f32(c, 1.f));
+}
 static void roi_layout_int32(ctx *c) { replace_input(c, roi_layout(c), mb_const_i32(&c->b, 0)); }
 static void roi_output_f16(ctx *c) { operand(c, c->out)->type = VKNN_OPERAND_TENSOR_FLOAT16; }
 static void roi_input_rank_3(ctx *c) {
@@ -1725,6 +1732,7 @@ static void heatmap_points_rank_2(ctx *c) {
   set_dims(c, c->b.outputs[1], dims, 2);
 }
 static void heatmap_scores_dims(ctx *c) { c->b.dims[c->out][1] = 3; }
+static void heatmap_points_dims(ctx *c) { c->b.dims[c->b.outputs[1]][2] = 3; }
 static void heatmap_nchw_ok(ctx *c) {
   const uint32_t dims[4] = {2, 4, 3, 3};
   set_dims(c, c->in, dims, 4);
@@ -1763,9 +1771,13 @@ static void bbox_images_rank_1(ctx *c) {
   set_dims(c, c->op_inputs[3], &four, 1);
 }
 static void bbox_boxes_scale(ctx *c) { operand(c, c->in)->scale = 0.25f; }
+static void bbox_boxes_zero_point(ctx *c) { operand(c, c->in)->zero_point = 1; }
+static void bbox_images_scale(ctx *c) { op_input(c, 3)->scale = 0.25f; }
 static void bbox_images_zero_point(ctx *c) { op_input(c, 3)->zero_point = 2; }
 static void bbox_output_scale(ctx *c) { operand(c, c->out)->scale = 0.5f; }
+static void bbox_boxes_5_wide(ctx *c) { c->b.dims[c->in][1] = 5; }
 static void bbox_deltas_10_wide(ctx *c) { c->b.dims[c->op_inputs[1]][1] = 10; }
+static void bbox_deltas_3_boxes(ctx *c) { c->b.dims[c->op_inputs[1]][0] = 3; }
 static void bbox_batches_count(ctx *c) { c->b.dims[c->op_inputs[2]][0] = 3; }
 static void bbox_images_3_wide(ctx *c) { c->b.dims[c->op_inputs[3]][1] = 3; }
 static void bbox_output_dims(ctx *c) { c->b.dims[c->out][1] = 8; }
@@ -2070,6 +2082,7 @@ static const row rows[] = {
     {"RESIZE_BILINEAR: width type other than height", build_resize_bilinear_scales, F32, resize_width_int32, "the width (of the height's type) must be FLOAT32"},
     {"RESIZE_BILINEAR: int32 layout", build_resize_bilinear_flags, F32, resize_layout_int32, "must be BOOL"},
     {"RESIZE_BILINEAR: int32 half_pixel_centers", build_resize_bilinear_flags, F32, resize_half_pixel_int32, "must be BOOL"},
+    {"RESIZE_BILINEAR: int32 align_corners", build_resize_bilinear_flags, F32, resize_align_corners_int32, "must be BOOL, not INT32"},
     {"RESIZE_BILINEAR: input rank 3", build_resize_bilinear, F32, resize_input_rank_3, "input must have rank 4, not 3"},
     {"RESIZE_BILINEAR: output rank 3", build_resize_bilinear, F32, resize_output_rank_3, "output must have rank 4, not 3"},
     {"RESIZE_BILINEAR: width 0", build_resize_bilinear, F32, resize_width_0, "width and height must be positive"},
@@ -2082,10 +2095,16 @@ static const row rows[] = {
     {"RESIZE_NEAREST_NEIGHBOR accepted", build_resize_nearest, Q8, NULL, NULL},
     {"RESIZE_NEAREST_NEIGHBOR scales accepted", build_resize_nearest_scales, F32, NULL, NULL},
     {"RESIZE_NEAREST_NEIGHBOR: 3 inputs", build_resize_nearest, F32, drop_last_input, "takes 4 to 6 inputs"},
+    {"RESIZE_NEAREST_NEIGHBOR: output type", build_resize_nearest, F32, resize_output_f16, "types TENSOR_FLOAT32 -> TENSOR_FLOAT16 are not allowed"},
     {"RESIZE_NEAREST_NEIGHBOR: float16 height", build_resize_nearest, F32, resize_height_f16, "must be INT32 or a FLOAT32 scale"},
+    {"RESIZE_NEAREST_NEIGHBOR: float32 scales, float16 data", build_resize_nearest_scales, F32, resize_f16_scales_f32, "must be INT32 or a FLOAT16 scale"},
+    {"RESIZE_NEAREST_NEIGHBOR: width type other than height", build_resize_nearest_scales, F32, resize_width_int32, "the width (of the height's type) must be FLOAT32"},
     {"RESIZE_NEAREST_NEIGHBOR: int32 layout", build_resize_nearest, F32, resize_layout_int32, "must be BOOL"},
+    {"RESIZE_NEAREST_NEIGHBOR: input rank 3", build_resize_nearest, F32, resize_input_rank_3, "input must have rank 4, not 3"},
+    {"RESIZE_NEAREST_NEIGHBOR: output rank 3", build_resize_nearest, F32, resize_output_rank_3, "output must have rank 4, not 3"},
     {"RESIZE_NEAREST_NEIGHBOR: align_corners and half_pixel_centers", build_resize_nearest_scales, F32, resize_both_alignments, "half_pixel_centers requires align_corners false"},
     {"RESIZE_NEAREST_NEIGHBOR: width 0", build_resize_nearest, F32, resize_width_0, "width and height must be positive"},
+    {"RESIZE_NEAREST_NEIGHBOR: negative height", build_resize_nearest, F32, resize_height_negative, "width and height must be positive"},
     QUANT_SAME(build_resize_nearest, "RESIZE_NEAREST_NEIGHBOR"),
     /* TOPK_V2 */
     {"TOPK_V2 accepted", build_topk, F32, NULL, NULL},
@@ -2168,6 +2187,7 @@ static const row rows[] = {
     {"ROI_ALIGN quant8 accepted", build_roi_align, Q8, NULL, NULL},
     {"ROI_ALIGN NCHW accepted", build_roi_align, F32, roi_nchw_ok, NULL},
     {"ROI_ALIGN quant8 output scale accepted", build_roi_align, Q8, roi_align_output_scale_ok, NULL},
+    {"ROI_ALIGN float16 accepted", build_roi_align, F16, NULL, NULL},
     {"ROI_ALIGN: 9 inputs", build_roi_align, F32, drop_last_input, "takes 10 inputs and 1 outputs"},
     {"ROI_ALIGN: bool8 input", build_roi_align, F32, roi_input_bool8, "input type TENSOR_BOOL8 is not allowed"},
     {"ROI_ALIGN: float16 boxes", build_roi_align, F32, roi_boxes_f16, "the boxes must be TENSOR_FLOAT32"},
@@ -2175,6 +2195,8 @@ static const row rows[] = {
     {"ROI_ALIGN: float batch indices", build_roi_align, F32, roi_batches_f32, "the batch indices must be TENSOR_INT32"},
     {"ROI_ALIGN: float height", build_roi_align, F32, roi_height_float, "the output height must be INT32"},
     {"ROI_ALIGN: float16 stride", build_roi_align, F32, roi_stride_f16, "the height stride must be FLOAT32"},
+    {"ROI_ALIGN: float16 data, float32 strides", build_roi_align, F16, roi_strides_f32, "the height stride must be FLOAT16, not FLOAT32"},
+    {"ROI_ALIGN: float height sampling ratio", build_roi_align, F32, roi_height_sampling_float, "the height sampling ratio must be INT32"},
     {"ROI_ALIGN: float sampling ratio", build_roi_align, F32, roi_sampling_float, "the width sampling ratio must be INT32"},
     {"ROI_ALIGN: int32 layout", build_roi_align, F32, roi_layout_int32, "the layout must be BOOL"},
     {"ROI_ALIGN: float16 output", build_roi_align, F32, roi_output_f16, "the output must be TENSOR_FLOAT32"},
@@ -2197,6 +2219,7 @@ static const row rows[] = {
     {"ROI_POOLING: 7 inputs", build_roi_pooling, F32, drop_last_input, "takes 8 inputs and 1 outputs"},
     {"ROI_POOLING: bool8 input", build_roi_pooling, F32, roi_input_bool8, "input type TENSOR_BOOL8 is not allowed"},
     {"ROI_POOLING: float16 boxes", build_roi_pooling, F32, roi_boxes_f16, "the boxes must be TENSOR_FLOAT32"},
+    {"ROI_POOLING: quant8 with float boxes", build_roi_pooling, Q8, roi_boxes_f32, "the boxes must be TENSOR_QUANT16_ASYMM"},
     {"ROI_POOLING: float batch indices", build_roi_pooling, F32, roi_batches_f32, "the batch indices must be TENSOR_INT32"},
     {"ROI_POOLING: float height", build_roi_pooling, F32, roi_height_float, "the output height must be INT32"},
     {"ROI_POOLING: float16 stride", build_roi_pooling, F32, roi_stride_f16, "the height stride must be FLOAT32"},
@@ -2207,6 +2230,7 @@ static const row rows[] = {
     {"ROI_POOLING: batch indices rank 2", build_roi_pooling, F32, roi_batches_rank_2, "the batch indices must have rank 1"},
     {"ROI_POOLING: output rank 3", build_roi_pooling, F32, roi_output_rank_3, "output must have rank 4"},
     {"ROI_POOLING: boxes scale", build_roi_pooling, Q8, roi_boxes_scale, "must have scale 0.125 and zero point 0"},
+    {"ROI_POOLING: boxes zero point", build_roi_pooling, Q8, roi_boxes_zero_point, "quant16 boxes must have scale 0.125 and zero point 0, not 0.125 and 1"},
     {"ROI_POOLING: height 0", build_roi_pooling, F32, roi_height_0, "must be positive"},
     {"ROI_POOLING: stride 0", build_roi_pooling, F32, roi_stride_0, "must be positive"},
     {"ROI_POOLING: boxes of 5", build_roi_pooling, F32, roi_boxes_5_wide, "the boxes must be [regions, 4]"},
@@ -2230,12 +2254,14 @@ static const row rows[] = {
     {"HEATMAP_MAX_KEYPOINT: scores rank 3", build_heatmap, F32, heatmap_scores_rank_3, "the scores must have rank 2"},
     {"HEATMAP_MAX_KEYPOINT: keypoints rank 2", build_heatmap, F32, heatmap_points_rank_2, "the keypoints must have rank 3"},
     {"HEATMAP_MAX_KEYPOINT: boxes scale", build_heatmap, Q8, roi_boxes_scale, "quant16 boxes must have scale 0.125"},
+    {"HEATMAP_MAX_KEYPOINT: boxes zero point", build_heatmap, Q8, roi_boxes_zero_point, "quant16 boxes must have scale 0.125 and zero point 0, not 0.125 and 1"},
     {"HEATMAP_MAX_KEYPOINT: keypoints scale", build_heatmap, Q8, heatmap_points_scale, "quant16 keypoints must have scale 0.125"},
     {"HEATMAP_MAX_KEYPOINT: 3x4 heatmaps", build_heatmap, F32, heatmap_not_square, "must be square, at least 2x2"},
     {"HEATMAP_MAX_KEYPOINT: 1x1 heatmaps", build_heatmap, F32, heatmap_size_1, "must be square, at least 2x2"},
     {"HEATMAP_MAX_KEYPOINT: 3 boxes for 2 heatmaps", build_heatmap, F32, heatmap_boxes_count, "one box [4] each"},
     {"HEATMAP_MAX_KEYPOINT: boxes of 5", build_heatmap, F32, roi_boxes_5_wide, "one box [4] each"},
     {"HEATMAP_MAX_KEYPOINT: scores dims", build_heatmap, F32, heatmap_scores_dims, "output dimension 1 is 3, expected 4"},
+    {"HEATMAP_MAX_KEYPOINT: keypoints dims", build_heatmap, F32, heatmap_points_dims, "output dimension 2 is 3, expected 2"},
     /* AXIS_ALIGNED_BBOX_TRANSFORM */
     {"AXIS_ALIGNED_BBOX_TRANSFORM accepted", build_bbox, F32, NULL, NULL},
     {"AXIS_ALIGNED_BBOX_TRANSFORM quant accepted", build_bbox, Q8, NULL, NULL},
@@ -2253,8 +2279,13 @@ static const row rows[] = {
     {"AXIS_ALIGNED_BBOX_TRANSFORM: image sizes rank 1", build_bbox, F32, bbox_images_rank_1, "the image sizes must have rank 2"},
     {"AXIS_ALIGNED_BBOX_TRANSFORM: output rank 3", build_bbox, F32, roi_output_rank_3, "the output must have rank 2"},
     {"AXIS_ALIGNED_BBOX_TRANSFORM: boxes scale", build_bbox, Q8, bbox_boxes_scale, "quant16 boxes must have scale 0.125"},
+    {"AXIS_ALIGNED_BBOX_TRANSFORM: boxes zero point", build_bbox, Q8, bbox_boxes_zero_point, "quant16 boxes must have scale 0.125 and zero point 0, not 0.125 and 1"},
+    {"AXIS_ALIGNED_BBOX_TRANSFORM: image sizes scale", build_bbox, Q8, bbox_images_scale, "quant16 image sizes must have scale 0.125 and zero point 0, not 0.25 and 0"},
     {"AXIS_ALIGNED_BBOX_TRANSFORM: image sizes zero point", build_bbox, Q8, bbox_images_zero_point, "quant16 image sizes must have scale 0.125"},
     {"AXIS_ALIGNED_BBOX_TRANSFORM: output scale", build_bbox, Q8, bbox_output_scale, "quant16 output must have scale 0.125"},
+    {"AXIS_ALIGNED_BBOX_TRANSFORM: output zero point", build_bbox, Q8, output_zero_point_differs, "quant16 output must have scale 0.125 and zero point 0, not 0.125 and 3"},
+    {"AXIS_ALIGNED_BBOX_TRANSFORM: boxes of 5", build_bbox, F32, bbox_boxes_5_wide, "shapes must be boxes [n, 4]"},
+    {"AXIS_ALIGNED_BBOX_TRANSFORM: deltas of 3 boxes for 2", build_bbox, F32, bbox_deltas_3_boxes, "shapes must be boxes [n, 4]"},
     {"AXIS_ALIGNED_BBOX_TRANSFORM: deltas of 10", build_bbox, F32, bbox_deltas_10_wide, "deltas [n, 4 * classes]"},
     {"AXIS_ALIGNED_BBOX_TRANSFORM: 3 batch indices for 2 boxes", build_bbox, F32, bbox_batches_count, "batch indices [n]"},
     {"AXIS_ALIGNED_BBOX_TRANSFORM: image sizes of 3", build_bbox, F32, bbox_images_3_wide, "image sizes [batches, 2]"},
