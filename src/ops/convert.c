@@ -78,6 +78,9 @@ static vknn_status validate_convert(const vknn_logger *log, const vknn_model *mo
 
 static vknn_status infer_convert(vknn_graph *graph, const vknn_operation *op) {
   vknn_status s = vknn_op_require_input_shape(graph, op, 0);
+  /* DEQUANTIZE's rank again: a rank the model leaves unknown passed validation. */
+  if (s == VKNN_STATUS_NONE && op->type == VKNN_OPERATION_DEQUANTIZE)
+    s = vknn_op_check_known_rank(graph, op, 0, 0, 4);
   if (s != VKNN_STATUS_NONE) return s;
   const vknn_tensor *in = &graph->tensors[op->inputs[0]];
   return vknn_op_set_output_shape(graph, op, 0, in->dims, in->rank);
