@@ -454,7 +454,7 @@ static void gather_index_negative(ctx *c) { set_param(c, 2, 0, -1); }
 static void gather_axis_2(ctx *c) { set_param(c, 1, 0, 2); }
 static void gather_indices_float(ctx *c) { op_input(c, 2)->type = F32; }
 
-/* ---- FILL, RANK, DEQUANTIZE, SELECT, CONCATENATION, SOFTMAX --------------- */
+/* ---- FILL, RANK, DEQUANTIZE, QUANTIZE, SELECT, CONCATENATION, SOFTMAX ----- */
 
 static void build_fill(ctx *c, int32_t type) {
   (void)type;
@@ -501,6 +501,19 @@ static void dequantize_rank_5(ctx *c) {
   set_dims(c, c->out, dims, 5);
 }
 
+static void build_quantize(ctx *c, int32_t type) {
+  (void)type;
+  const uint32_t dims[2] = {2, 3};
+  c->in = data_input(c, F32, dims, 2);
+  c->out = data_output(c, Q8, dims, 2);
+  one_output(c, OP(QUANTIZE), &c->in, 1);
+}
+
+static void output_int32(ctx *c) {
+  operand(c, c->out)->type = I32;
+  operand(c, c->out)->scale = 0.f;
+}
+
 static void build_select(ctx *c, int32_t type) {
   const uint32_t dims[2] = {2, 3};
   uint32_t condition = mb_input(&c->b, VKNN_OPERAND_TENSOR_BOOL8, dims, 2);
@@ -532,6 +545,7 @@ static void build_softmax(ctx *c, int32_t type) {
   const uint32_t dims[2] = {2, 3};
   c->in = data_input(c, type, dims, 2);
   c->out = data_output(c, type, dims, 2);
+  if (type == Q8) operand(c, c->out)->scale = 1.f / 256;
   const uint32_t in[2] = {c->in, scalar_f32(c, 1.f)};
   one_output(c, OP(SOFTMAX), in, 2);
 }
@@ -678,7 +692,7 @@ static void softmax_with_axis(ctx *c) {
   one_output(c, OP(SOFTMAX), in, 3);
 }
 
-/* ---- Elementwise: MUL, ADD, RELU, LOGISTIC -------------------------------- */
+/* ---- Elementwise: ADD, MUL, MAXIMUM, POW, PRELU, LESS, LOGICAL_AND, unary - */
 
 static void build_binary(ctx *c, int32_t type, int32_t op_type) {
   const uint32_t dims[2] = {2, 3};
@@ -694,6 +708,28 @@ static void build_add(ctx *c, int32_t type) { build_binary(c, type, OP(ADD)); }
 
 static void mul_output_scale_equal(ctx *c) { operand(c, c->out)->scale = 0.25f; }
 static void mul_output_scale_below(ctx *c) { operand(c, c->out)->scale = 0.125f; }
+static void fused_relu(ctx *c) { set_param(c, 2, 0, VKNN_FUSED_RELU); }
+
+/* MAXIMUM, POW, PRELU, LESS, LOGICAL_AND: two inputs, no activation. */
+static void build_two_inputs(ctx *c, int32_t type, int32_t op_type, int32_t out_type) {
+  const uint32_t dims[2] = {2, 3};
+  c->in = data_input(c, type, dims, 2);
+  const uint32_t in[2] = {c->in, data_input(c, type, dims, 2)};
+  c->out = data_output(c, out_type, dims, 2);
+  one_output(c, op_type, in, 2);
+}
+static void build_maximum(ctx *c, int32_t type) { build_two_inputs(c, type, OP(MAXIMUM), type); }
+static void build_pow(ctx *c, int32_t type) { build_two_inputs(c, type, OP(POW), type); }
+static void build_prelu(ctx *c, int32_t type) { build_two_inputs(c, type, OP(PRELU), type); }
+static void build_less(ctx *c, int32_t type) {
+  build_two_inputs(c, type, OP(LESS), VKNN_OPERAND_TENSOR_BOOL8);
+}
+static void build_logical_and(ctx *c, int32_t type) {
+  build_two_inputs(c, type, OP(LOGICAL_AND), VKNN_OPERAND_TENSOR_BOOL8);
+}
+
+static void input_1_float16(ctx *c) { op_input(c, 1)->type = F16; }
+static void output_of_input_type(ctx *c) { operand(c, c->out)->type = operand(c, c->in)->type; }
 
 static void build_unary(ctx *c, int32_t type, int32_t op_type) {
   const uint32_t dims[2] = {2, 3};
@@ -703,10 +739,35 @@ static void build_unary(ctx *c, int32_t type, int32_t op_type) {
 }
 static void build_relu(ctx *c, int32_t type) { build_unary(c, type, OP(RELU)); }
 static void build_relu6(ctx *c, int32_t type) { build_unary(c, type, OP(RELU6)); }
+static void build_relu1(ctx *c, int32_t type) { build_unary(c, type, OP(RELU1)); }
 static void build_logistic(ctx *c, int32_t type) {
   build_unary(c, type, OP(LOGISTIC));
   operand(c, c->out)->scale = 1.f / 256;
 }
+static void build_tanh(ctx *c, int32_t type) {
+  build_unary(c, type, OP(TANH));
+  operand(c, c->out)->scale = 1.f / 128;
+  operand(c, c->out)->zero_point = 128;
+}
+static void build_exp(ctx *c, int32_t type) { build_unary(c, type, OP(EXP)); }
+static void build_hard_swish(ctx *c, int32_t type) { build_unary(c, type, OP(HARD_SWISH)); }
+static void build_elu(ctx *c, int32_t type) {
+  const uint32_t dims[2] = {2, 3};
+  c->in = data_input(c, type, dims, 2);
+  c->out = data_output(c, type, dims, 2);
+  const uint32_t in[2] = {c->in, float_param(c, type, 1.f)};
+  one_output(c, OP(ELU), in, 2);
+}
+
+/* Quant8 data made signed, the zero points kept (LOGISTIC's output 0). */
+static void quant8_signed(ctx *c) { operand(c, c->in)->type = operand(c, c->out)->type = Q8S; }
+static void quant8_signed_output_zero_point_minus_128(ctx *c) {
+  quant8_signed(c);
+  operand(c, c->out)->zero_point = -128;
+}
+/* ELU: alpha 1. */
+static void elu_alpha_int32(ctx *c) { op_input(c, 1)->type = VKNN_OPERAND_INT32; }
+static void elu_alpha_float32(ctx *c) { replace_input(c, 1, scalar_f32(c, 1.f)); }
 
 /* ---- CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, pools ------------------ */
 
@@ -1565,6 +1626,25 @@ static void build_transpose_rank_5(ctx *c, int32_t type) {
   const uint32_t in[2] = {rank_5_temporary(c), vector(c, perm, 5)};
   one_output(c, OP(TRANSPOSE), in, 2);
 }
+static void build_dequantize_rank_5(ctx *c, int32_t type) {
+  (void)type;
+  uint32_t t = rank_5_temporary(c);
+  vknn_operand *x = operand(c, c->b.operations[0].inputs[0]);
+  x->type = operand(c, t)->type = Q8;
+  x->scale = operand(c, t)->scale = 0.5f;
+  one_output(c, OP(DEQUANTIZE), &t, 1);
+}
+static void build_l2_rank_5(ctx *c, int32_t type) {
+  (void)type;
+  const uint32_t in[2] = {rank_5_temporary(c), mb_const_i32(&c->b, -1)};
+  one_output(c, OP(L2_NORMALIZATION), in, 2);
+}
+static void build_lrn_rank_5(ctx *c, int32_t type) {
+  (void)type;
+  const uint32_t in[6] = {rank_5_temporary(c), mb_const_i32(&c->b, 1), scalar_f32(c, 1.f),
+                          scalar_f32(c, 0.5f), scalar_f32(c, 0.75f), mb_const_i32(&c->b, -1)};
+  one_output(c, OP(LOCAL_RESPONSE_NORMALIZATION), in, 6);
+}
 static void build_reshape_rank_5(ctx *c, int32_t type) {
   (void)type;
   const int32_t shape[2] = {4, 8};
@@ -1798,6 +1878,9 @@ static const row rows[] = {
     {"MEAN: input of inferred rank 5", build_mean_rank_5, F32, NULL, "input 0 has rank 5, outside [0, 4]"},
     {"TRANSPOSE: input of inferred rank 5", build_transpose_rank_5, F32, NULL, "input 0 has rank 5, outside [0, 4]"},
     {"RESHAPE: input of inferred rank 5", build_reshape_rank_5, F32, NULL, "input 0 has rank 5, outside [0, 4]"},
+    {"DEQUANTIZE: input of inferred rank 5", build_dequantize_rank_5, Q8, NULL, "DEQUANTIZE: input 0 has rank 5, outside [0, 4]"},
+    {"L2_NORMALIZATION: input of inferred rank 5", build_l2_rank_5, F32, NULL, "L2_NORMALIZATION: input 0 has rank 5, outside [1, 4]"},
+    {"LOCAL_RESPONSE_NORMALIZATION: input of inferred rank 5", build_lrn_rank_5, F32, NULL, "LOCAL_RESPONSE_NORMALIZATION: input 0 has rank 5, outside [1, 4]"},
     {"CONCATENATION: inputs of ranks 4 and 5", build_concatenation_ranks_differ, F32, NULL, "input 1 has rank 5, not 4"},
     {"ADD: inferred shapes that do not broadcast", build_add_inferred_mismatch, F32, NULL, "input shapes cannot be broadcast together"},
     {"CAST: per-channel to per-channel", build_cast_per_channel, F32, NULL, "TENSOR_QUANT8_SYMM_PER_CHANNEL is not allowed"},
@@ -1902,7 +1985,7 @@ static const row rows[] = {
     {"GATHER: axis 2 of rank 2", build_gather, F32, gather_axis_2, "GATHER: axis 2 out of rank 2"},
     {"GATHER: float indices", build_gather, F32, gather_indices_float, "indices must be TENSOR_INT32, not TENSOR_FLOAT32"},
     QUANT_SAME(build_gather, "GATHER"),
-    /* FILL, RANK, DEQUANTIZE, SELECT, CONCATENATION, SOFTMAX */
+    /* FILL, RANK, DEQUANTIZE, QUANTIZE, SELECT, CONCATENATION, SOFTMAX */
     {"FILL accepted", build_fill, F32, NULL, NULL},
     {"FILL run-time shape accepted", build_fill_runtime, F32, NULL, NULL},
     {"FILL: shape of rank 2", build_fill, F32, fill_shape_rank_2, "shape must have rank 1"},
@@ -1910,6 +1993,10 @@ static const row rows[] = {
     {"RANK accepted", build_rank, Q8, NULL, NULL},
     {"DEQUANTIZE accepted", build_dequantize, Q8, NULL, NULL},
     {"DEQUANTIZE: rank 5", build_dequantize, Q8, dequantize_rank_5, "rank 5 is above 4"},
+    {"DEQUANTIZE: to int32", build_dequantize, Q8, output_int32, "DEQUANTIZE: TENSOR_QUANT8_ASYMM -> TENSOR_INT32 is not allowed"},
+    {"QUANTIZE accepted", build_quantize, F32, NULL, NULL},
+    {"QUANTIZE: from int32", build_quantize, F32, input_int32, "QUANTIZE: TENSOR_INT32 -> TENSOR_QUANT8_ASYMM is not allowed"},
+    {"QUANTIZE: to int32", build_quantize, F32, output_int32, "QUANTIZE: TENSOR_FLOAT32 -> TENSOR_INT32 is not allowed"},
     {"SELECT accepted", build_select, Q8, NULL, NULL},
     {"SELECT: condition not BOOL8", build_select, F32, select_condition_int32, "SELECT: condition must be TENSOR_BOOL8, not TENSOR_INT32"},
     {"SELECT: input 2 of another type", build_select, F32, select_input_2_float16, "SELECT: input 2 must be TENSOR_FLOAT32, not TENSOR_FLOAT16"},
@@ -1920,6 +2007,12 @@ static const row rows[] = {
     {"SOFTMAX accepted", build_softmax, F32, NULL, NULL},
     {"SOFTMAX: beta 0", build_softmax, F32, softmax_beta_zero, "SOFTMAX: beta 0 is not positive"},
     {"SOFTMAX: axis 5 of rank 2", build_softmax, F32, softmax_with_axis, "SOFTMAX: axis 5 is not in [-2, 2)"},
+    {"SOFTMAX quant8 accepted", build_softmax, Q8, NULL, NULL},
+    {"SOFTMAX: int32 beta", build_softmax, F32, softmax_beta_int32, "SOFTMAX: beta must be FLOAT32, not INT32"},
+    {"SOFTMAX: float16 data, float32 beta", build_softmax, F16, softmax_beta_float32, "SOFTMAX: beta must be FLOAT16, not FLOAT32"},
+    {"SOFTMAX: output type", build_softmax, F32, output_float16, "SOFTMAX: the output must be TENSOR_FLOAT32, not TENSOR_FLOAT16"},
+    {"SOFTMAX: quant8 output scale", build_softmax, Q8, output_scale_differs, "SOFTMAX: quantized output must have scale 1/256 and zero point 0"},
+    {"SOFTMAX: quant8 output zero point", build_softmax, Q8, output_zero_point_differs, "SOFTMAX: quantized output must have scale 1/256 and zero point 0"},
     /* L2_NORMALIZATION */
     {"L2_NORMALIZATION accepted", build_l2, F32, NULL, NULL},
     {"L2_NORMALIZATION float16 accepted", build_l2, F16, NULL, NULL},
@@ -1940,6 +2033,7 @@ static const row rows[] = {
     {"L2_NORMALIZATION: quant8 output scale", build_l2, Q8, output_scale_1_256, "scale 1/128 and zero point 128"},
     {"L2_NORMALIZATION: quant8 output zero point", build_l2, Q8, output_zero_point_0, "scale 1/128 and zero point 128"},
     {"L2_NORMALIZATION: quant8 signed output zero point", build_l2, Q8S, output_zero_point_minus_128, "scale 1/128 and zero point 0"},
+    {"L2_NORMALIZATION: quant8 signed output scale", build_l2, Q8S, output_scale_1_256, "scale 1/128 and zero point 0, not 0.00390625, 0"},
     /* LOCAL_RESPONSE_NORMALIZATION */
     {"LOCAL_RESPONSE_NORMALIZATION accepted", build_lrn, F32, NULL, NULL},
     {"LOCAL_RESPONSE_NORMALIZATION float16 accepted", build_lrn, F16, NULL, NULL},
@@ -1990,10 +2084,40 @@ static const row rows[] = {
     {"ADD: omitted input 1", build_add, F32, omit_input_1, "input 1 is omitted but not optional"},
     {"MUL: output scale = product", build_mul, Q8, mul_output_scale_equal, "must exceed the input scales' product"},
     {"MUL: output scale < product", build_mul, Q8, mul_output_scale_below, "must exceed the input scales' product"},
+    {"ADD int32 accepted", build_add, I32, NULL, NULL},
+    {"ADD: int32 with a fused activation", build_add, I32, fused_relu, "ADD: invalid fused activation 1"},
+    {"MUL: int32 with a fused activation", build_mul, I32, fused_relu, "MUL: invalid fused activation 1"},
+    {"MAXIMUM accepted", build_maximum, F32, NULL, NULL},
+    {"MAXIMUM: input 1 of another type", build_maximum, F32, input_1_float16, "MAXIMUM: operand types TENSOR_FLOAT32, TENSOR_FLOAT16 -> TENSOR_FLOAT32 are not allowed"},
+    {"POW accepted", build_pow, F32, NULL, NULL},
+    {"POW: quant8 data", build_pow, Q8, NULL, "POW: operand types TENSOR_QUANT8_ASYMM, TENSOR_QUANT8_ASYMM -> TENSOR_QUANT8_ASYMM are not allowed"},
+    {"PRELU accepted", build_prelu, F32, NULL, NULL},
+    {"PRELU: int32 data", build_prelu, I32, NULL, "PRELU: operand types TENSOR_INT32, TENSOR_INT32 -> TENSOR_INT32 are not allowed"},
+    {"LESS accepted", build_less, F32, NULL, NULL},
+    {"LESS: output not BOOL8", build_less, F32, output_of_input_type, "LESS: operand types TENSOR_FLOAT32, TENSOR_FLOAT32 -> TENSOR_FLOAT32 are not allowed"},
+    {"LOGICAL_AND accepted", build_logical_and, VKNN_OPERAND_TENSOR_BOOL8, NULL, NULL},
+    {"LOGICAL_AND: float32 inputs", build_logical_and, F32, NULL, "LOGICAL_AND: operand types TENSOR_FLOAT32, TENSOR_FLOAT32 -> TENSOR_BOOL8 are not allowed"},
     {"RELU accepted", build_relu, Q8, NULL, NULL},
+    {"RELU: float16 output", build_relu, F32, output_float16, "RELU: TENSOR_FLOAT32 of rank 2 is not allowed"},
     QUANT_SAME(build_relu, "RELU"),
+    {"RELU1 accepted", build_relu1, Q8, NULL, NULL},
+    QUANT_SAME(build_relu1, "RELU1"),
     QUANT_SAME(build_relu6, "RELU6"),
     {"LOGISTIC accepted", build_logistic, Q8, NULL, NULL},
+    {"LOGISTIC quant8 signed accepted", build_logistic, Q8, quant8_signed_output_zero_point_minus_128, NULL},
+    {"LOGISTIC: quant8 output scale", build_logistic, Q8, output_scale_differs, "LOGISTIC: wrong quantized output scale or zero point"},
+    {"LOGISTIC: quant8 output zero point", build_logistic, Q8, output_zero_point_differs, "LOGISTIC: wrong quantized output scale or zero point"},
+    {"LOGISTIC: quant8 signed output zero point 0", build_logistic, Q8, quant8_signed, "LOGISTIC: wrong quantized output scale or zero point"},
+    {"TANH accepted", build_tanh, Q8, NULL, NULL},
+    {"TANH: quant8 output scale", build_tanh, Q8, output_scale_1_256, "TANH: wrong quantized output scale or zero point"},
+    {"TANH: quant8 output zero point", build_tanh, Q8, output_zero_point_0, "TANH: wrong quantized output scale or zero point"},
+    {"EXP accepted", build_exp, F32, NULL, NULL},
+    {"EXP: quant8 data", build_exp, Q8, NULL, "EXP: TENSOR_QUANT8_ASYMM of rank 2 is not allowed"},
+    {"HARD_SWISH accepted", build_hard_swish, F32, NULL, NULL},
+    {"HARD_SWISH: int32 data", build_hard_swish, I32, NULL, "HARD_SWISH: TENSOR_INT32 of rank 2 is not allowed"},
+    {"ELU accepted", build_elu, F32, NULL, NULL},
+    {"ELU: int32 alpha", build_elu, F32, elu_alpha_int32, "ELU: alpha must be FLOAT32, not INT32"},
+    {"ELU: float16 data, float32 alpha", build_elu, F16, elu_alpha_float32, "ELU: alpha must be FLOAT16, not FLOAT32"},
     /* Convolutions and pools */
     {"CONV_2D accepted", build_conv, F32, NULL, NULL},
     {"CONV_2D bias of unknown size accepted", build_conv, F32, conv_bias_size_unknown, NULL},
