@@ -38,6 +38,11 @@ static vknn_status infer_fill(vknn_graph *graph, const vknn_operation *op) {
   uint32_t rank, dims[VKNN_MAX_RANK];
   const vknn_tensor *shape_input = &graph->tensors[op->inputs[0]];
   const vknn_tensor *out = &graph->tensors[op->outputs[0]];
+  /* The shape's rank again: one the model leaves unknown passed validation. */
+  if (shape_input->shape_known) {
+    vknn_status s = vknn_op_check_known_rank(graph, op, 0, 1, 1);
+    if (s != VKNN_STATUS_NONE) return s;
+  }
   if (shape_input->shape_known && out->rank != 0 && shape_input->dims[0] != out->rank) {
     VKNN_LOG_E(graph->log, "model", "FILL: a shape of %u entries for an output of rank %u",
                shape_input->dims[0], out->rank);

@@ -267,6 +267,9 @@ static vknn_status read_axes(vknn_graph *graph, const vknn_operation *op,
   if (s != VKNN_STATUS_NONE) return s;
   for (uint32_t i = 1; i <= 2; ++i)
     if (graph->tensors[op->inputs[i]].constant_data == NULL) return defer_parameter(graph, op, i);
+  /* The axes' rank again: one the model leaves unknown passed validation. */
+  s = vknn_op_check_known_rank(graph, op, 1, 1, 1);
+  if (s != VKNN_STATUS_NONE) return s;
   const vknn_tensor *axes = &graph->tensors[op->inputs[1]];
   const vknn_tensor *keep = &graph->tensors[op->inputs[2]];
   int32_t rank = (int32_t)graph->tensors[op->inputs[0]].rank;

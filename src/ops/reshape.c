@@ -50,6 +50,9 @@ static vknn_status infer_reshape(vknn_graph *graph, const vknn_operation *op) {
   if (s == VKNN_STATUS_NONE) s = vknn_op_check_known_rank(graph, op, 0, 0, RESHAPE_MAX_RANK);
   if (s != VKNN_STATUS_NONE) return s;
   if (shape->constant_data == NULL) return infer_from_declared(graph, op);
+  /* The shape's rank again: one the model leaves unknown passed validation. */
+  s = vknn_op_check_known_rank(graph, op, 1, 1, 1);
+  if (s != VKNN_STATUS_NONE) return s;
   uint32_t rank = shape->dims[0];
   if (rank == 0 || rank > RESHAPE_MAX_RANK) {
     VKNN_LOG_E(graph->log, "model", "RESHAPE: target rank %u is not in [1, %d]", rank, RESHAPE_MAX_RANK);
@@ -116,6 +119,8 @@ static vknn_status infer_squeeze(vknn_graph *graph, const vknn_operation *op) {
     for (uint32_t d = 0; d < in->rank; ++d) drop[d] = in->dims[d] == 1;
   } else if (graph->tensors[op->inputs[1]].constant_data == NULL) {
     return infer_from_declared(graph, op); /* the declared output is the result's shape */
+  } else if ((s = vknn_op_check_known_rank(graph, op, 1, 1, 1)) != VKNN_STATUS_NONE) {
+    return s; /* the axes' rank again: one the model leaves unknown passed validation */
   } else if (!vknn_graph_const_i32_tensor(graph, op->inputs[1], axes, VKNN_MAX_RANK, &n)) {
     VKNN_LOG_E(graph->log, "model", "SQUEEZE: the axes do not fit the input");
     return VKNN_STATUS_INVALID_ARGUMENT;
@@ -152,7 +157,13 @@ static vknn_status infer_expand_dims(vknn_graph *graph, const vknn_operation *op
   int32_t axis;
   if (!vknn_graph_const_i32_list(graph, op, 1, 1, &axis)) return VKNN_STATUS_GENERAL_FAILURE;
   int32_t rank = (int32_t)in->rank + 1;
-  if (axis < -rank || axis >= rank || rank > VKNN_MAX_RANK) {
+  if (rank > VKNN_MAX_RANK) {
+    /* NNAPI sets no rank limit here: this driver's. */
+    VKNN_LOG_E(graph->log, "compilation", "EXPAND_DIMS: a result of rank %d is above the %d supported", rank,
+               VKNN_MAX_RANK);
+    return VKNN_STATUS_GENERAL_FAILURE;
+  }
+  if (axis < -rank || axis >= rank) {
     VKNN_LOG_E(graph->log, "model", "EXPAND_DIMS: axis %d out of rank %d", axis, rank);
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
