@@ -421,6 +421,14 @@ static void reshape_target_rank_5(ctx *c) {
   operand(c, c->out)->dimension_count = 0;
 }
 
+static void reshape_two_unknown(ctx *c) {
+  set_param(c, 1, 0, -1);
+  set_param(c, 1, 1, -1);
+}
+static void reshape_dimension_0(ctx *c) { set_param(c, 1, 1, 0); }
+static void reshape_elements_differ(ctx *c) { set_param(c, 1, 1, 3); }
+static void reshape_shape_float(ctx *c) { op_input(c, 1)->type = F32; }
+
 static void build_squeeze(ctx *c, int32_t type) {
   const uint32_t dims[2] = {1, 3}, out_dims[1] = {3};
   const int32_t axes[1] = {0};
@@ -435,6 +443,40 @@ static void build_expand_dims(ctx *c, int32_t type) {
   c->in = data_input(c, type, dims, 1);
   c->out = data_output(c, type, out_dims, 2);
   const uint32_t in[2] = {c->in, mb_const_i32(&c->b, 0)};
+  one_output(c, OP(EXPAND_DIMS), in, 2);
+}
+
+static void squeeze_axis_of_size_3(ctx *c) { set_param(c, 1, 0, 1); }
+static void expand_dims_axis_2(ctx *c) { set_param(c, 1, 0, 2); }
+static void expand_dims_axis_minus_3(ctx *c) { set_param(c, 1, 0, -3); }
+static void expand_dims_axis_float(ctx *c) { op_input(c, 1)->type = VKNN_OPERAND_FLOAT32; }
+
+/* [1, 1, 1, 1, 1, 2, 3] -> [1, 1, 1, 1, 1, 1, 2, 3]: the driver's rank limit. */
+static void build_expand_dims_rank_7(ctx *c, int32_t type) {
+  const uint32_t dims[7] = {1, 1, 1, 1, 1, 2, 3}, out_dims[8] = {1, 1, 1, 1, 1, 1, 2, 3};
+  c->in = data_input(c, type, dims, 7);
+  c->out = data_output(c, type, out_dims, 8);
+  const uint32_t in[2] = {c->in, mb_const_i32(&c->b, 0)};
+  one_output(c, OP(EXPAND_DIMS), in, 2);
+}
+
+static void expand_dims_input_rank_8(ctx *c) {
+  const uint32_t dims[8] = {1, 1, 1, 1, 1, 1, 2, 3};
+  set_dims(c, c->in, dims, 8);
+  operand(c, c->out)->dimension_count = 0;
+}
+
+/* The same into a temporary of unknown rank, expanded again: a result of
+ * rank 9, above the driver's limit (8), which a model can reach only through
+ * a rank it leaves unknown (an input of rank 8 is rejected). */
+static void build_expand_dims_rank_9(ctx *c, int32_t type) {
+  const uint32_t dims[7] = {1, 1, 1, 1, 1, 2, 3};
+  uint32_t x = data_input(c, type, dims, 7), t = mb_temporary(&c->b, type, NULL, 0);
+  const uint32_t first[2] = {x, mb_const_i32(&c->b, 0)};
+  mb_operation(&c->b, OP(EXPAND_DIMS), first, 2, &t, 1);
+  c->in = t;
+  c->out = data_output(c, type, NULL, 0);
+  const uint32_t in[2] = {t, mb_const_i32(&c->b, 0)};
   one_output(c, OP(EXPAND_DIMS), in, 2);
 }
 
@@ -475,6 +517,14 @@ static void build_fill_runtime(ctx *c, int32_t type) {
 }
 
 static void fill_shape_rank_2(ctx *c) { as_matrix(c, 0); }
+static void fill_output_quant8(ctx *c) {
+  operand(c, c->out)->type = Q8;
+  operand(c, c->out)->scale = 0.5f;
+}
+static void fill_value_int32(ctx *c) { replace_input(c, 1, mb_const_i32(&c->b, 1)); }
+static void fill_dimension_0(ctx *c) { set_param(c, 0, 1, 0); }
+static void fill_dimension_negative(ctx *c) { set_param(c, 0, 0, -2); }
+static void rank_output_float(ctx *c) { operand(c, c->out)->type = VKNN_OPERAND_FLOAT32; }
 static void fill_output_rank_3(ctx *c) {
   const uint32_t dims[3] = {2, 3, 1};
   set_dims(c, c->out, dims, 3);
@@ -1971,12 +2021,23 @@ static const row rows[] = {
     {"RESHAPE: input of rank 5", build_reshape, F32, reshape_input_rank_5, "of rank 5 is not allowed"},
     {"RESHAPE: output of rank 5", build_reshape, F32, reshape_output_rank_5, "output rank 5 is above 4"},
     {"RESHAPE: target of rank 5", build_reshape, F32, reshape_target_rank_5, "target rank 5 is not in [1, 4]"},
+    {"RESHAPE: two -1 entries", build_reshape, F32, reshape_two_unknown, "RESHAPE: invalid target dimension -1"},
+    {"RESHAPE: a 0 entry", build_reshape, F32, reshape_dimension_0, "RESHAPE: invalid target dimension 0"},
+    {"RESHAPE: element count differs", build_reshape, F32, reshape_elements_differ, "RESHAPE: the new shape does not hold the same elements"},
+    {"RESHAPE: float shape", build_reshape, F32, reshape_shape_float, "RESHAPE: shape must be TENSOR_INT32, not TENSOR_FLOAT32"},
     QUANT_SAME(build_reshape, "RESHAPE"),
     {"SQUEEZE accepted", build_squeeze, Q8, NULL, NULL},
     {"SQUEEZE: axes of rank 2", build_squeeze, F32, input_1_rank_2, "axes must have rank 1"},
     {"SQUEEZE: 1 input", build_squeeze, F32, drop_last_input, "takes 2 inputs"},
+    {"SQUEEZE: axis not of size 1", build_squeeze, F32, squeeze_axis_of_size_3, "SQUEEZE: axis 1 is not of size 1"},
     QUANT_SAME(build_squeeze, "SQUEEZE"),
     {"EXPAND_DIMS accepted", build_expand_dims, Q8, NULL, NULL},
+    {"EXPAND_DIMS rank 7 to 8 accepted", build_expand_dims_rank_7, F32, NULL, NULL},
+    {"EXPAND_DIMS: axis 2 of rank 2", build_expand_dims, F32, expand_dims_axis_2, "EXPAND_DIMS: axis 2 out of rank 2"},
+    {"EXPAND_DIMS: axis -3 of rank 2", build_expand_dims, F32, expand_dims_axis_minus_3, "EXPAND_DIMS: axis -3 out of rank 2"},
+    {"EXPAND_DIMS: float axis", build_expand_dims, F32, expand_dims_axis_float, "EXPAND_DIMS: axis must be INT32, not FLOAT32"},
+    {"EXPAND_DIMS: bool8 data", build_expand_dims, B8, NULL, "EXPAND_DIMS: input TENSOR_BOOL8 of rank 1 is not allowed"},
+    {"EXPAND_DIMS: input of rank 8", build_expand_dims_rank_7, F32, expand_dims_input_rank_8, "EXPAND_DIMS: input TENSOR_FLOAT32 of rank 8 is not allowed"},
     QUANT_SAME(build_expand_dims, "EXPAND_DIMS"),
     /* GATHER */
     {"GATHER accepted", build_gather, Q8, NULL, NULL},
@@ -1990,7 +2051,12 @@ static const row rows[] = {
     {"FILL run-time shape accepted", build_fill_runtime, F32, NULL, NULL},
     {"FILL: shape of rank 2", build_fill, F32, fill_shape_rank_2, "shape must have rank 1"},
     {"FILL: output rank against shape length", build_fill_runtime, F32, fill_output_rank_3, "a shape of 2 entries for an output of rank 3"},
+    {"FILL: quant8 output", build_fill, F32, fill_output_quant8, "FILL: output TENSOR_QUANT8_ASYMM is not allowed"},
+    {"FILL: int32 value for a float output", build_fill, F32, fill_value_int32, "FILL: value must be FLOAT32, not INT32"},
+    {"FILL: dimension 0", build_fill, F32, fill_dimension_0, "FILL: dimension 0"},
+    {"FILL: negative dimension", build_fill, F32, fill_dimension_negative, "FILL: dimension -2"},
     {"RANK accepted", build_rank, Q8, NULL, NULL},
+    {"RANK: float output", build_rank, Q8, rank_output_float, "RANK: output must be INT32, not FLOAT32"},
     {"DEQUANTIZE accepted", build_dequantize, Q8, NULL, NULL},
     {"DEQUANTIZE: rank 5", build_dequantize, Q8, dequantize_rank_5, "rank 5 is above 4"},
     {"DEQUANTIZE: to int32", build_dequantize, Q8, output_int32, "DEQUANTIZE: TENSOR_QUANT8_ASYMM -> TENSOR_INT32 is not allowed"},
@@ -2605,13 +2671,113 @@ static void test_depthwise_filter_dim0_at_execution(void **state) {
   free(c);
 }
 
+/* ---- parameters of a rank given only by an execution -----------------------
+ * RESHAPE's shape, SQUEEZE's axes, FILL's shape and REDUCE_SUM's axes as model
+ * inputs declared without a rank (the outputs of the first three left unknown,
+ * so that their shapes come from the parameter): the model prepares, and each
+ * execution must give the parameter rank 1. */
+
+static void build_reshape_runtime_shape(ctx *c, int32_t type) {
+  const uint32_t dims[2] = {2, 3};
+  c->in = data_input(c, type, dims, 2);
+  c->out = data_output(c, type, NULL, 0);
+  const uint32_t in[2] = {c->in, mb_input(&c->b, I32, NULL, 0)};
+  one_output(c, OP(RESHAPE), in, 2);
+}
+
+static void build_squeeze_runtime_axes(ctx *c, int32_t type) {
+  const uint32_t dims[2] = {1, 3};
+  c->in = data_input(c, type, dims, 2);
+  c->out = data_output(c, type, NULL, 0);
+  const uint32_t in[2] = {c->in, mb_input(&c->b, I32, NULL, 0)};
+  one_output(c, OP(SQUEEZE), in, 2);
+}
+
+/* Every element 2. */
+static void build_fill_unranked_shape(ctx *c, int32_t type) {
+  (void)type;
+  c->out = data_output(c, F32, NULL, 0);
+  const uint32_t in[2] = {mb_input(&c->b, I32, NULL, 0), scalar_f32(c, 2.f)};
+  one_output(c, OP(FILL), in, 2);
+}
+
+static void build_reduce_sum_unranked_axes(ctx *c, int32_t type) {
+  const uint32_t dims[2] = {2, 3}, out_dims[1] = {2};
+  c->in = data_input(c, type, dims, 2);
+  c->out = data_output(c, type, out_dims, 1);
+  const uint32_t in[3] = {c->in, mb_input(&c->b, I32, NULL, 0), const_bool(c, false)};
+  one_output(c, OP(REDUCE_SUM), in, 3);
+}
+
+typedef struct parameter_case {
+  const char *name;
+  void (*build)(ctx *c, int32_t type);
+  uint32_t data_count; /* elements of the data input (0: none, the parameter is input 0) */
+  int32_t values[2];   /* the parameter */
+  uint32_t value_count;
+  uint32_t result_count;   /* output elements */
+  uint32_t checked;        /* an output element and its value */
+  float expected;
+  const char *expected_log; /* the rank-2 execution's */
+} parameter_case;
+
+static const parameter_case parameter_cases[] = {
+    {"RESHAPE", build_reshape_runtime_shape, 6, {3, 2}, 2, 6, 5, 6.f, "RESHAPE: input 1 has rank 2, not 1"},
+    {"SQUEEZE", build_squeeze_runtime_axes, 3, {0}, 1, 3, 2, 3.f, "SQUEEZE: input 1 has rank 2, not 1"},
+    {"FILL", build_fill_unranked_shape, 0, {2, 3}, 2, 6, 5, 2.f, "FILL: input 0 has rank 2, not 1"},
+    /* {1, 2, 3}, {4, 5, 6} summed along axis 1: {6, 15}. */
+    {"REDUCE_SUM", build_reduce_sum_unranked_axes, 6, {1}, 1, 2, 1, 15.f, "REDUCE_SUM: input 1 has rank 2, not 1"},
+};
+
+/* Each case: the parameter of rank 1 runs, the same values as [1, n] are
+ * INVALID_ARGUMENT with the rule's log line, and rank 1 runs again. */
+static void test_parameter_ranks_at_execution(void **state) {
+  (void)state;
+  fixture *f = device_fixture;
+  static const float data[6] = {1, 2, 3, 4, 5, 6};
+  for (size_t k = 0; k < sizeof(parameter_cases) / sizeof(parameter_cases[0]); ++k) {
+    const parameter_case *p = &parameter_cases[k];
+    ctx *c = calloc(1, sizeof(*c));
+    assert_non_null(c);
+    mb_init(&c->b);
+    p->build(c, F32);
+    const vknn_model *model = mb_finish(&c->b);
+    vknn_prepared_model *pm = NULL;
+    clear_log(&f->log);
+    vknn_status s = vknn_device_prepare_model(f->device, model, VKNN_PREFER_SUSTAINED_SPEED, VKNN_PRIORITY_MEDIUM,
+                                              NULL, &pm);
+    if (s != VKNN_STATUS_NONE) fail_msg("%s: prepare gave %s (log: %s)", p->name, vknn_status_name(s), f->log.text);
+    const uint32_t vector_dims[1] = {p->value_count}, matrix_dims[2] = {1, p->value_count};
+    const uint32_t *dims[3] = {vector_dims, matrix_dims, vector_dims};
+    const uint32_t ranks[3] = {1, 2, 1};
+    const vknn_status want[3] = {VKNN_STATUS_NONE, VKNN_STATUS_INVALID_ARGUMENT, VKNN_STATUS_NONE};
+    for (int i = 0; i < 3; ++i) {
+      const buffer_arg parameter = {p->values, NULL, p->value_count * sizeof(int32_t), dims[i], ranks[i]};
+      const buffer_arg inputs[2] = {{data, NULL, p->data_count * sizeof(float)}, parameter};
+      float out[6] = {0};
+      buffer_arg outputs[1] = {{NULL, out, p->result_count * sizeof(float)}};
+      clear_log(&f->log);
+      s = model_runner_execute(pm, &c->b, p->data_count > 0 ? inputs : &parameter, outputs, NULL);
+      if (s != want[i])
+        fail_msg("%s: execution %d: %s (log: %s)", p->name, i, vknn_status_name(s), f->log.text);
+      if (s != VKNN_STATUS_NONE && strstr(f->log.text, p->expected_log) == NULL)
+        fail_msg("%s: execution %d logged \"%s\"", p->name, i, f->log.text);
+      if (s == VKNN_STATUS_NONE && out[p->checked] != p->expected)
+        fail_msg("%s: execution %d: output %u is %g, not %g", p->name, i, p->checked, out[p->checked], p->expected);
+    }
+    vknn_prepared_model_release(pm);
+    free(c);
+  }
+}
+
 /* Valid models this driver does not run: the support query finds the
- * operation unsupported and prepare fails, both logging expected_log. */
+ * (last) operation unsupported and prepare fails, both logging expected_log. */
 static const row unsupported_rows[] = {
     {"STRIDED_SLICE: empty axis", build_strided_slice, F32, ss_empty_axis, "axis 0 is empty"},
     {"STRIDED_SLICE: negative size", build_strided_slice, F32, ss_negative_size, "axis 0 is empty"},
     {"SLICE: size 0", build_slice, F32, slice_size_0, "axis 1 selects no elements"},
     {"SLICE: the rest of an axis from its end", build_slice, F32, slice_rest_of_nothing, "axis 1 selects no elements"},
+    {"EXPAND_DIMS: a result of rank 9", build_expand_dims_rank_9, F32, NULL, "a result of rank 9 is above the 8 supported"},
 };
 
 static void test_unsupported_row(void **state) {
@@ -2621,13 +2787,14 @@ static void test_unsupported_row(void **state) {
   assert_non_null(c);
   mb_init(&c->b);
   r->build(c, r->type);
-  r->mutate(c);
+  if (r->mutate) r->mutate(c);
   const vknn_model *model = mb_finish(&c->b);
   bool supported[MB_MAX_OPERATIONS] = {true};
+  uint32_t last = model->main.operation_count - 1;
   clear_log(&f->log);
-  vknn_status s = vknn_device_get_supported_operations(f->device, model, supported, 1);
-  if (s != VKNN_STATUS_NONE || supported[0])
-    fail_msg("%s: support query gave %s, supported %d (log: %s)", r->name, vknn_status_name(s), supported[0],
+  vknn_status s = vknn_device_get_supported_operations(f->device, model, supported, model->main.operation_count);
+  if (s != VKNN_STATUS_NONE || supported[last])
+    fail_msg("%s: support query gave %s, supported %d (log: %s)", r->name, vknn_status_name(s), supported[last],
              f->log.text);
   expect_logged(&f->log, "the support query", r);
   clear_log(&f->log);
@@ -2642,7 +2809,7 @@ static void test_unsupported_row(void **state) {
 int main(void) {
   enum { ROWS = sizeof(rows) / sizeof(rows[0]) };
   enum { UNSUPPORTED = sizeof(unsupported_rows) / sizeof(unsupported_rows[0]) };
-  struct CMUnitTest tests[ROWS + UNSUPPORTED + 1];
+  struct CMUnitTest tests[ROWS + UNSUPPORTED + 2];
   for (size_t i = 0; i < ROWS; ++i) {
     tests[i] = (struct CMUnitTest)cmocka_unit_test_prestate(test_row, (void *)&rows[i]);
     tests[i].name = rows[i].name;
@@ -2652,5 +2819,6 @@ int main(void) {
     tests[ROWS + i].name = unsupported_rows[i].name;
   }
   tests[ROWS + UNSUPPORTED] = (struct CMUnitTest)cmocka_unit_test(test_depthwise_filter_dim0_at_execution);
-  return _cmocka_run_group_tests("op_rules", tests, ROWS + UNSUPPORTED + 1, setup, teardown);
+  tests[ROWS + UNSUPPORTED + 1] = (struct CMUnitTest)cmocka_unit_test(test_parameter_ranks_at_execution);
+  return _cmocka_run_group_tests("op_rules", tests, ROWS + UNSUPPORTED + 2, setup, teardown);
 }
