@@ -340,6 +340,7 @@ typedef struct ql_case {
   uint32_t batches, input_size, units, output_size;
   bool cifg, peephole, layer_norm, projection;
   float x_scale, h_scale, c_scale, proj_scale, hidden_scale, cell_clip, proj_clip;
+  bool clips_omitted; /* inputs 24 and 25 given as NO_VALUE (both clips 0) */
   int32_t x_zp, h_zp, hidden_zp;
   float w_in_scale[4], w_rec_scale[4], peep_scale[3], ln_scale[4], intermediate[4];
   int8_t x[MAX_B * MAX_I], h[MAX_B * MAX_O];
@@ -531,8 +532,8 @@ static void ql_operands(model_builder *b, const ql_case *q, uint32_t none, uint3
   in[17] = q->projection ? q_const(b, I32, o, 0, q->proj_bias, 0.f, 0) : none;
   in[18] = q_input(b, Q8S, q->batches, o, q->h_scale, q->h_zp);
   in[19] = q_input(b, Q16, q->batches, u, q->c_scale, 0);
-  in[24] = scalar_f32(b, q->cell_clip);
-  in[25] = scalar_f32(b, q->proj_clip);
+  in[24] = q->clips_omitted ? none : scalar_f32(b, q->cell_clip);
+  in[25] = q->clips_omitted ? none : scalar_f32(b, q->proj_clip);
   in[30] = mb_const_i32(b, q->hidden_zp);
   in[31] = scalar_f32(b, q->hidden_scale);
   out[0] = q_output(b, Q8S, q->batches, o, q->h_scale, q->h_zp);
@@ -616,14 +617,15 @@ static void test_qlstm_cifg_no_norm(void **state) {
 
 /* Cell states past 16 at scale 2^-9: the hidden state's tanh (6 integer
  * bits) takes exp of values below -32, which the reference's exp clamps to
- * 0. Layer normalization without peepholes, no projection. */
+ * 0. Layer normalization without peepholes, no projection; both clips
+ * omitted (optional inputs: no clipping). */
 static void test_qlstm_large_cells(void **state) {
   (void)state;
   ql_case *q = calloc(1, sizeof(*q));
   assert_non_null(q);
   *q = (ql_case){.batches = 2, .input_size = 4, .units = 8, .output_size = 8, .layer_norm = true,
                  .x_scale = 0.0078125f, .h_scale = 0.0078125f, .c_scale = 1.f / 512.f,
-                 .hidden_scale = 0.007f};
+                 .hidden_scale = 0.007f, .clips_omitted = true};
   ql_fill(q, 9);
   for (uint32_t k = 0; k < q->batches * q->units; ++k) q->c[k] = (int16_t)(k % 2 ? 30000 : -30000);
   uint32_t clipped_cells, clipped_outputs;
@@ -714,6 +716,7 @@ static void ql_omit_input(ctx *c) { omit(c, 0); }
 static void ql_omit_forget_weights(ctx *c) { omit(c, 2); }
 static void ql_omit_state(ctx *c) { omit(c, 18); }
 static void ql_omit_hidden_scale(ctx *c) { omit(c, 31); }
+static void ql_omit_clips(ctx *c) { omit(c, 24), omit(c, 25); }
 static void ql_unsigned_input(ctx *c) { c->in[0] = q_input(&c->b, Q8, 2, 3, 0.0078125f, 128); }
 static void ql_signed_weights(ctx *c) { c->in[3] = tensor(c, Q8S, 4, 3); }
 static void ql_peephole_int32(ctx *c) { c->in[10] = tensor(c, I32, 4, 0); }
@@ -815,6 +818,7 @@ static const row rows[] = {
     {"QUANTIZED_LSTM: input omitted", build_ql, ql_omit_input, "input 0 is omitted but not optional"},
     {"QUANTIZED_LSTM: input-to-forget weights omitted", build_ql, ql_omit_forget_weights, "input 2 is omitted but not optional"},
     {"QUANTIZED_LSTM: output state omitted", build_ql, ql_omit_state, "input 18 is omitted but not optional"},
+    {"QUANTIZED_LSTM accepted (clips omitted)", build_ql, ql_omit_clips, NULL},
     {"QUANTIZED_LSTM: hidden state scale omitted", build_ql, ql_omit_hidden_scale, "input 31 is omitted but not optional"},
     {"QUANTIZED_LSTM: unsigned input", build_ql, ql_unsigned_input, "input 0 must be TENSOR_QUANT8_ASYMM_SIGNED"},
     {"QUANTIZED_LSTM: signed asymmetric weights", build_ql, ql_signed_weights, "input 3 must be TENSOR_QUANT8_SYMM"},

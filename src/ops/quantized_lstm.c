@@ -98,9 +98,10 @@ vknn_status vknn_qlstm_multiplier(const vknn_graph *graph, const vknn_operation 
 
 /* ---- signature rules ------------------------------------------------------ */
 
+/* The clips too: NNAPI marks them optional (omitted: no clipping, as 0). */
 static bool is_optional(uint32_t i) {
   return i == IN_INPUT_W || i == IN_REC_W || (i >= IN_PEEP && i <= IN_BIAS) || i == IN_PROJ_W ||
-         i == IN_PROJ_B || (i >= IN_LN && i < IN_LN + 4);
+         i == IN_PROJ_B || (i >= IN_LN && i < IN_LN + 4) || i == IN_CELL_CLIP || i == IN_PROJ_CLIP;
 }
 
 static int32_t input_type(uint32_t i) {
@@ -276,8 +277,11 @@ static vknn_status read_qlstm(vknn_graph *graph, const vknn_operation *op, qlstm
     vknn_status s = vknn_op_require_input_shape(graph, op, i);
     if (s != VKNN_STATUS_NONE) return s;
   }
-  vknn_status s =
-      vknn_op_require_constant_params(graph, op, IN_CELL_CLIP, INPUT_COUNT - IN_CELL_CLIP);
+  vknn_status s = VKNN_STATUS_NONE;
+  for (uint32_t i = IN_CELL_CLIP; i <= IN_PROJ_CLIP && s == VKNN_STATUS_NONE; ++i)
+    if (!vknn_graph_omitted(graph, op->inputs[i])) s = vknn_op_require_constant_params(graph, op, i, 1);
+  if (s == VKNN_STATUS_NONE)
+    s = vknn_op_require_constant_params(graph, op, IN_PROJ_CLIP + 1, INPUT_COUNT - IN_PROJ_CLIP - 1);
   if (s != VKNN_STATUS_NONE) return s;
   const vknn_tensor *in = &graph->tensors[op->inputs[IN_INPUT]];
   const vknn_tensor *rec_o = &graph->tensors[op->inputs[IN_REC_W + 3]];
