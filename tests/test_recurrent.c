@@ -246,6 +246,7 @@ static void svdf_feature_inputs(ctx *c) { set_dims(c, in_k(c, 1), 4, 2); }
 static void svdf_activation_7(ctx *c) { set_param(c, 6, 7); }
 static void svdf_state_out_f16(ctx *c) { out_k(c, 0)->type = F16; }
 static void mn_samples_0(ctx *c) { set_param(c, 1, 0); }
+static void mn_samples_negative(ctx *c) { set_param(c, 1, -1); }
 static void mn_seeds_3(ctx *c) {
   const int32_t seeds[3] = {1, 2, 3};
   const uint32_t three = 3;
@@ -331,7 +332,7 @@ static const row rows[] = {
     {"RANDOM_MULTINOMIAL accepted", build_multinomial, NULL, NULL},
     {"RANDOM_MULTINOMIAL: int32 logits", build_multinomial, input0_int32, "logits of type TENSOR_INT32 are not allowed"},
     {"RANDOM_MULTINOMIAL: logits of rank 3", build_multinomial, mn_logits_rank3, "the logits must have rank 2"},
-    {"RANDOM_MULTINOMIAL: 0 samples", build_multinomial, mn_samples_0, "or 0 samples"},
+    {"RANDOM_MULTINOMIAL: -1 samples", build_multinomial, mn_samples_negative, "or -1 samples"},
     {"RANDOM_MULTINOMIAL: float sample count", build_multinomial, mn_samples_float, "the sample count must be INT32"},
     {"RANDOM_MULTINOMIAL: 3 seeds", build_multinomial, mn_seeds_3, "3 seeds"},
     {"RANDOM_MULTINOMIAL: float seeds", build_multinomial, mn_seeds_float, "the seeds must be TENSOR_INT32"},
@@ -691,6 +692,29 @@ static void test_multinomial_judge(void **state) {
   cJSON_Delete(json);
 }
 
+/* No samples is valid (the reference takes it) but a tensor of no
+ * elements: unsupported, and prepare fails, both logging why. */
+static void test_multinomial_no_samples_unsupported(void **state) {
+  runner_fixture *f = *state;
+  ctx *c = calloc(1, sizeof(*c));
+  assert_non_null(c);
+  mb_init(&c->b);
+  build_multinomial(c);
+  mn_samples_0(c);
+  const vknn_model *model = mb_finish(&c->b);
+  bool supported[1] = {true};
+  f->log.last[0] = '\0';
+  assert_int_equal(vknn_device_get_supported_operations(f->device, model, supported, 1), VKNN_STATUS_NONE);
+  assert_false(supported[0]);
+  assert_non_null(strstr(f->log.last, "0 samples: zero-sized tensors are not supported"));
+  vknn_prepared_model *pm = NULL;
+  assert_int_equal(vknn_device_prepare_model(f->device, model, VKNN_PREFER_SUSTAINED_SPEED, VKNN_PRIORITY_MEDIUM,
+                                             NULL, &pm),
+                   VKNN_STATUS_GENERAL_FAILURE);
+  assert_null(pm);
+  free(c);
+}
+
 #define TEST(fn) cmocka_unit_test_setup_teardown(fn, runner_fixture_setup, runner_fixture_teardown)
 
 int main(void) {
@@ -706,6 +730,7 @@ int main(void) {
       TEST(test_unidirectional_layout_input),
       TEST(test_bidirectional_cross_merged), TEST(test_svdf_values),
       TEST(test_multinomial_distribution), TEST(test_multinomial_loop_budget), cmocka_unit_test(test_multinomial_judge),
+      TEST(test_multinomial_no_samples_unsupported),
   };
   return failed + cmocka_run_group_tests_name("recurrent_values", value_tests, NULL, NULL);
 }

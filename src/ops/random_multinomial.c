@@ -46,11 +46,16 @@ static vknn_status read_params(vknn_graph *graph, const vknn_operation *op,
   if (s != VKNN_STATUS_NONE) return s;
   const vknn_tensor *logits = &graph->tensors[op->inputs[0]];
   const vknn_tensor *seeds = &graph->tensors[op->inputs[2]];
-  if (logits->rank != 2 || seeds->rank != 1 || seeds->dims[0] != 2 || samples <= 0) {
+  if (logits->rank != 2 || seeds->rank != 1 || seeds->dims[0] != 2 || samples < 0) {
     VKNN_LOG_E(graph->log, "model", "RANDOM_MULTINOMIAL: logits of rank %u (2 expected), %u seeds "
-               "(2 expected) or %d samples (more than 0 expected)", logits->rank,
+               "(2 expected) or %d samples (0 or more expected)", logits->rank,
                seeds->rank == 1 ? seeds->dims[0] : 0, samples);
     return VKNN_STATUS_INVALID_ARGUMENT;
+  }
+  if (samples == 0) {
+    /* Valid (the reference takes it), but an output of no elements. */
+    VKNN_LOG_E(graph->log, "compilation", "RANDOM_MULTINOMIAL: 0 samples: zero-sized tensors are not supported");
+    return VKNN_STATUS_GENERAL_FAILURE;
   }
   *p = (multinomial_params){logits->dims[0], logits->dims[1], (uint32_t)samples};
   if ((uint64_t)p->batches * p->samples > INT32_MAX ||
