@@ -6,10 +6,13 @@
 // zero bits where no key matches; hits[i] = 1 on a match, else 0. One
 // invocation per output element, each a binary search over the keys
 // (ascending, as NNAPI requires): the row it reads is always one the search
-// visited, so unsorted keys give some row, never one out of bounds.
+// visited, so unsorted keys give some row, never one out of bounds. Keys
+// given at run time (CHECK_KEYS) are checked too, a pair of neighbours per
+// invocation: a key below the one before it is reported in the status word.
 // Variants by element size of the values: B8 (quant8), B32 (float32, int32).
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
+#include "runtime_status.glsl"
 
 #if defined(B8)
 #define STORAGE_T uint8_t
@@ -25,6 +28,8 @@ layout(std430, set = 0, binding = 4) writeonly buffer Hits { uint8_t hits[]; };
 
 layout(push_constant) uniform Params {
     uint lookup_count, key_count, row_size;
+    uint check_keys;  // the keys come at run time: check their order
+    uint check_code;  // reported when they are not ascending
 } p;
 
 // The index of key in keys[0, key_count), or -1.
@@ -42,6 +47,7 @@ int find_key(int key) {
 
 void main() {
     uint i = flat_invocation_index();
+    if (p.check_keys != 0u && i + 1u < p.key_count && keys[i + 1u] < keys[i]) report_invalid_value(p.check_code);
     if (i >= p.lookup_count * p.row_size) return;
     uint lookup = i / p.row_size, r = i % p.row_size;
     int row = find_key(lookups[lookup]);

@@ -308,7 +308,8 @@ static void test_lsh_weights_per_execution(void **state) {
 /* ---- HASHTABLE_LOOKUP ---------------------------------------------------- */
 
 /* Keys at both ends of the int32 range (a comparison by subtraction would
- * overflow), lookups that hit and miss, keys given at run time. */
+ * overflow), lookups that hit and miss, keys given at run time; keys out of
+ * order (NNAPI wants them ascending) fail the execution. */
 static void test_hashtable_lookup(void **state) {
   fixture *f = *state;
   model_builder b;
@@ -334,6 +335,41 @@ static void test_hashtable_lookup(void **state) {
   static const uint8_t expected_hits[4] = {1, 0, 1, 1};
   expect_ints(out, expected, 8);
   assert_memory_equal(hits, expected_hits, 4);
+  static const int32_t unsorted[5] = {INT32_MIN, 0, -5, 6, INT32_MAX};
+  in[1].data = unsorted;
+  f->log.last[0] = '\0';
+  assert_int_equal(model_runner_try(f->device, &f->log, &b, in, results, NULL), VKNN_STATUS_INVALID_ARGUMENT);
+  assert_non_null(strstr(f->log.last, "HASHTABLE_LOOKUP"));
+}
+
+/* More keys than output elements: every pair of neighbouring keys is still
+ * checked (the dispatch grows to the keys). */
+static void test_hashtable_lookup_many_keys(void **state) {
+  fixture *f = *state;
+  model_builder b;
+  mb_init(&b);
+  enum { KEYS = 300 };
+  uint32_t one = 1, keys_n = KEYS, value_dims[2] = {KEYS, 1}, out_dims[2] = {1, 1};
+  uint32_t lookups = mb_input(&b, I32, &one, 1), keys = mb_input(&b, I32, &keys_n, 1);
+  uint32_t values = mb_input(&b, I32, value_dims, 2);
+  uint32_t outs[2] = {mb_output(&b, I32, out_dims, 2), mb_output(&b, Q8, &one, 1)};
+  b.operands[outs[1]].scale = 1.f;
+  uint32_t inputs[3] = {lookups, keys, values};
+  mb_operation(&b, VKNN_OPERATION_HASHTABLE_LOOKUP, inputs, 3, outs, 2);
+  static int32_t key_values[KEYS], table[KEYS];
+  for (int i = 0; i < KEYS; ++i) key_values[i] = 2 * i, table[i] = 100 + i;
+  const int32_t lookup = 40;
+  int32_t out[1];
+  uint8_t hit[1];
+  buffer_arg in[3] = {{&lookup, NULL, sizeof(lookup)}, {key_values, NULL, sizeof(key_values)},
+                      {table, NULL, sizeof(table)}};
+  buffer_arg results[2] = {{NULL, out, sizeof(out)}, {NULL, hit, sizeof(hit)}};
+  model_runner_run(f->device, &f->log, &b, in, results, NULL);
+  assert_int_equal(out[0], 120);
+  assert_int_equal(hit[0], 1);
+  /* The last pair out of order, far past the one output element. */
+  key_values[KEYS - 1] = key_values[KEYS - 2] - 1;
+  assert_int_equal(model_runner_try(f->device, &f->log, &b, in, results, NULL), VKNN_STATUS_INVALID_ARGUMENT);
 }
 
 #define TEST(f) cmocka_unit_test_setup_teardown(f, runner_fixture_setup, runner_fixture_teardown)
@@ -344,6 +380,7 @@ int main(void) {
       TEST(test_lsh_key_lengths),
       TEST(test_lsh_weights_per_execution),
       TEST(test_hashtable_lookup),
+      TEST(test_hashtable_lookup_many_keys),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

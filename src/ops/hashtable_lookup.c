@@ -43,7 +43,7 @@ static vknn_status validate_hashtable_lookup(const vknn_logger *log, const vknn_
 }
 
 /* NNAPI requires ascending keys: constant ones are checked here; keys given
- * at run time only steer the kernel's search, which stays in bounds. */
+ * at run time by the kernel (its search stays in bounds either way). */
 static vknn_status check_constant_keys(vknn_graph *graph, const vknn_tensor *keys) {
   if (keys->constant_data == NULL) return VKNN_STATUS_NONE;
   for (uint32_t i = 1; i < keys->dims[0]; ++i) {
@@ -88,13 +88,17 @@ static vknn_status infer_hashtable_lookup(vknn_graph *graph, const vknn_operatio
 
 typedef struct hashtable_lookup_params {
   uint32_t lookup_count, key_count, row_size;
+  uint32_t check_keys; /* keys given at run time: the kernel checks their order */
+  uint32_t check_code; /* graph/runtime_check.h: keys not ascending */
 } hashtable_lookup_params;
 VKNN_PUSH_LAYOUT(hashtable_lookup, hashtable_lookup_params);
 
 static vknn_status lower_hashtable_lookup(vknn_graph *graph, const vknn_operation *op,
                                           vknn_dispatch_list *out_list) {
   const vknn_tensor *values = &graph->tensors[op->inputs[2]];
-  hashtable_lookup_params p = {graph->tensors[op->inputs[0]].dims[0], values->dims[0], 1};
+  bool keys_constant = graph->tensors[op->inputs[1]].constant_data != NULL;
+  hashtable_lookup_params p = {graph->tensors[op->inputs[0]].dims[0], values->dims[0], 1, !keys_constant,
+                               vknn_graph_check_code(graph, op)};
   for (uint32_t d = 1; d < values->rank; ++d) p.row_size *= values->dims[d];
   vknn_dispatch *d = vknn_dispatch_list_add(out_list);
   if (d == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
@@ -106,6 +110,8 @@ static vknn_status lower_hashtable_lookup(vknn_graph *graph, const vknn_operatio
   memcpy(d->push, &p, sizeof(p));
   d->push_size = sizeof(p);
   d->invocations = (uint64_t)p.lookup_count * p.row_size;
+  /* Enough invocations to check every pair of neighbouring keys. */
+  if (p.check_keys && p.key_count > d->invocations + 1) d->invocations = p.key_count - 1;
   return VKNN_STATUS_NONE;
 }
 
