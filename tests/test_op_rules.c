@@ -2053,7 +2053,6 @@ static const row rows[] = {
     {"FILL: output rank against shape length", build_fill_runtime, F32, fill_output_rank_3, "a shape of 2 entries for an output of rank 3"},
     {"FILL: quant8 output", build_fill, F32, fill_output_quant8, "FILL: output TENSOR_QUANT8_ASYMM is not allowed"},
     {"FILL: int32 value for a float output", build_fill, F32, fill_value_int32, "FILL: value must be FLOAT32, not INT32"},
-    {"FILL: dimension 0", build_fill, F32, fill_dimension_0, "FILL: dimension 0"},
     {"FILL: negative dimension", build_fill, F32, fill_dimension_negative, "FILL: dimension -2"},
     {"RANK accepted", build_rank, Q8, NULL, NULL},
     {"RANK: float output", build_rank, Q8, rank_output_float, "RANK: output must be INT32, not FLOAT32"},
@@ -2776,6 +2775,7 @@ static const row unsupported_rows[] = {
     {"STRIDED_SLICE: empty axis", build_strided_slice, F32, ss_empty_axis, "axis 0 is empty"},
     {"STRIDED_SLICE: negative size", build_strided_slice, F32, ss_negative_size, "axis 0 is empty"},
     {"SLICE: size 0", build_slice, F32, slice_size_0, "axis 1 selects no elements"},
+    {"FILL: dimension 0", build_fill, F32, fill_dimension_0, "FILL: dimension 0: zero-sized tensors are not supported"},
     {"SLICE: the rest of an axis from its end", build_slice, F32, slice_rest_of_nothing, "axis 1 selects no elements"},
     {"EXPAND_DIMS: a result of rank 9", build_expand_dims_rank_9, F32, NULL, "a result of rank 9 is above the 8 supported"},
 };

@@ -56,9 +56,14 @@ static vknn_status infer_fill(vknn_graph *graph, const vknn_operation *op) {
     return VKNN_STATUS_GENERAL_FAILURE;
   }
   for (uint32_t d = 0; d < rank; ++d) {
-    if (shape[d] <= 0) {
+    if (shape[d] < 0) {
       VKNN_LOG_E(graph->log, "model", "FILL: dimension %d", shape[d]);
       return VKNN_STATUS_INVALID_ARGUMENT;
+    }
+    if (shape[d] == 0) {
+      /* Valid (the reference takes it), but an output of no elements. */
+      VKNN_LOG_E(graph->log, "compilation", "FILL: dimension 0: zero-sized tensors are not supported");
+      return VKNN_STATUS_GENERAL_FAILURE;
     }
     dims[d] = (uint32_t)shape[d];
   }
