@@ -1,9 +1,11 @@
 /* Every model validation rule has a case here that must be rejected with
  * INVALID_ARGUMENT and a log line naming the problem. */
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -235,13 +237,80 @@ static void test_reference_cycle_rejected(void **state) {
   assert_non_null(strstr(log.last, "cycle"));
 }
 
+/* A chain of CHAIN subgraphs, each referencing the next (the last one none,
+ * or the first: a cycle through all of them), validated on a thread of a
+ * small stack: the search for cycles must not take a frame per link. */
+enum { CHAIN = 20000, SMALL_STACK = 128 * 1024 };
+
+typedef struct chain_check {
+  test_model outer, inner;
+  vknn_subgraph *referenced;
+  vknn_operand (*operands)[5];
+  vknn_status status;
+  test_log log;
+} chain_check;
+
+static void *validate_on_thread(void *arg) {
+  chain_check *c = arg;
+  vknn_logger logger;
+  vknn_logger_init(&logger, test_log_callback, &c->log);
+  c->status = vknn_compiler_validate_model(&logger, &c->outer.model);
+  return NULL;
+}
+
+static vknn_status validate_with_small_stack(chain_check *c) {
+  pthread_attr_t attr;
+  pthread_t thread;
+  assert_int_equal(pthread_attr_init(&attr), 0);
+  assert_int_equal(pthread_attr_setstacksize(&attr, SMALL_STACK), 0);
+  assert_int_equal(pthread_create(&thread, &attr, validate_on_thread, c), 0);
+  assert_int_equal(pthread_join(thread, NULL), 0);
+  pthread_attr_destroy(&attr);
+  return c->status;
+}
+
+static void test_long_reference_chain(void **state) {
+  (void)state;
+  chain_check *c = calloc(1, sizeof(*c));
+  assert_non_null(c);
+  test_model_init_add(&c->outer, VKNN_OPERAND_TENSOR_FLOAT32);
+  test_model_init_add(&c->inner, VKNN_OPERAND_TENSOR_FLOAT32);
+  c->outer.operands[2] = (vknn_operand){.type = VKNN_OPERAND_INT32,
+                                        .number_of_consumers = 1,
+                                        .lifetime = VKNN_LIFETIME_CONSTANT_COPY,
+                                        .location = {0, 0, 4}};
+  c->referenced = calloc(CHAIN, sizeof(*c->referenced));
+  c->operands = calloc(CHAIN, sizeof(*c->operands));
+  assert_true(c->referenced != NULL && c->operands != NULL);
+  for (uint32_t i = 0; i < CHAIN; ++i) {
+    memcpy(c->operands[i], c->inner.operands, sizeof(c->operands[i]));
+    /* Subgraph i + 1 (referenced[i]) names subgraph i + 2 (referenced[i + 1]). */
+    c->operands[i][4] = (vknn_operand){.type = VKNN_OPERAND_SUBGRAPH, .lifetime = VKNN_LIFETIME_SUBGRAPH,
+                                       .location = {0, i + 1, 0}};
+    c->referenced[i] = c->inner.model.main;
+    c->referenced[i].operands = c->operands[i];
+    c->referenced[i].operand_count = i + 1 < CHAIN ? 5 : 4;
+  }
+  c->outer.model.referenced = c->referenced;
+  c->outer.model.referenced_count = CHAIN;
+  assert_int_equal(validate_with_small_stack(c), VKNN_STATUS_NONE);
+  /* The last one back to the first: a cycle through all of them. */
+  c->operands[CHAIN - 1][4].location.offset = 0;
+  c->referenced[CHAIN - 1].operand_count = 5;
+  assert_int_equal(validate_with_small_stack(c), VKNN_STATUS_INVALID_ARGUMENT);
+  assert_non_null(strstr(c->log.last, "cycle"));
+  free(c->operands);
+  free(c->referenced);
+  free(c);
+}
+
 static void test_null_model(void **state) {
   (void)state;
   assert_int_equal(vknn_compiler_validate_model(NULL, NULL), VKNN_STATUS_INVALID_ARGUMENT);
 }
 
 int main(void) {
-  struct CMUnitTest tests[sizeof(rules) / sizeof(rules[0]) + 4];
+  struct CMUnitTest tests[sizeof(rules) / sizeof(rules[0]) + 5];
   size_t n = 0;
   for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); ++i) {
     tests[n] = (struct CMUnitTest)cmocka_unit_test_prestate(test_rule, (void *)&rules[i]);
@@ -250,6 +319,7 @@ int main(void) {
   tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_valid_models_pass);
   tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_oem_model_valid);
   tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_reference_cycle_rejected);
+  tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_long_reference_chain);
   tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_null_model);
   return _cmocka_run_group_tests("model_validate", tests, n, NULL, NULL);
 }

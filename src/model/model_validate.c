@@ -367,19 +367,38 @@ static vknn_status validate_subgraph(validator *v, const vknn_subgraph *sg, uint
   return s;
 }
 
-/* Depth-first search over SUBGRAPH operands: state 1 = on the path, 2 = done. */
-static bool has_reference_cycle(const vknn_model *m, uint32_t index, uint8_t *state) {
-  if (state[index] == 1) return true;
-  if (state[index] == 2) return false;
-  state[index] = 1;
-  const vknn_subgraph *sg = index == 0 ? &m->main : &m->referenced[index - 1];
-  for (uint32_t i = 0; i < sg->operand_count; ++i) {
-    const vknn_operand *o = &sg->operands[i];
-    if (o->lifetime == VKNN_LIFETIME_SUBGRAPH &&
-        has_reference_cycle(m, o->location.offset + 1, state))
-      return true;
+/* A subgraph on the search's path: its index (0: main) and the next of
+ * its operands to look at. */
+typedef struct path_step {
+  uint32_t subgraph, next_operand;
+} path_step;
+
+/* Depth-first search from `start` over SUBGRAPH operands (validated to name
+ * subgraphs that exist): state 1 = on the path, 2 = done. The path lives in
+ * `path` (one step per subgraph at most), not on the thread's stack, which a
+ * chain of as many references as the model has subgraphs could exhaust. */
+static bool has_reference_cycle(const vknn_model *m, uint32_t start, uint8_t *state, path_step *path) {
+  if (state[start] != 0) return false;
+  uint32_t depth = 0;
+  path[depth++] = (path_step){start, 0};
+  state[start] = 1;
+  while (depth > 0) {
+    path_step *top = &path[depth - 1];
+    const vknn_subgraph *sg = top->subgraph == 0 ? &m->main : &m->referenced[top->subgraph - 1];
+    if (top->next_operand == sg->operand_count) {
+      state[top->subgraph] = 2;
+      --depth;
+      continue;
+    }
+    const vknn_operand *o = &sg->operands[top->next_operand++];
+    if (o->lifetime != VKNN_LIFETIME_SUBGRAPH) continue;
+    uint32_t next = o->location.offset + 1;
+    if (state[next] == 1) return true;
+    if (state[next] == 0) {
+      state[next] = 1;
+      path[depth++] = (path_step){next, 0};
+    }
   }
-  state[index] = 2;
   return false;
 }
 
@@ -406,11 +425,17 @@ vknn_status vknn_validate_model(const vknn_logger *log, const vknn_model *model)
     s = validate_subgraph(v, &model->referenced[i], i + 1);
   if (s != VKNN_STATUS_NONE) return s;
   uint8_t *state = vknn_calloc(model->referenced_count + 1, 1);
-  if (state == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
+  path_step *path = vknn_calloc(model->referenced_count + 1, sizeof(path_step));
+  if (state == NULL || path == NULL) {
+    free(state);
+    free(path);
+    return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
+  }
   /* From every subgraph: a cycle among unreachable subgraphs is invalid too. */
   bool cycle = false;
   for (uint32_t i = 0; i <= model->referenced_count && !cycle; ++i)
-    cycle = has_reference_cycle(model, i, state);
+    cycle = has_reference_cycle(model, i, state, path);
+  free(path);
   free(state);
   if (cycle) FAIL("subgraph references form a cycle");
   return VKNN_STATUS_NONE;
