@@ -87,6 +87,18 @@ static void test_request_missing_input(void **state) {
   expect_invalid(f, "has no value");
 }
 
+static void test_request_no_value_with_location(void **state) {
+  fixture *f = *state;
+  static const uint32_t dims[] = {2, 3};
+  f->r.inputs[1].has_no_value = true; /* its location stays */
+  expect_invalid(f, "input 1 has no value but a location or dimensions");
+  f->r.inputs[1] = (vknn_request_argument){.has_no_value = true, .dimension_count = 2, .dimensions = dims};
+  expect_invalid(f, "input 1 has no value but a location or dimensions");
+  f->r.inputs[1] = (vknn_request_argument){.location = {0, 24, 24}};
+  f->r.outputs[0].has_no_value = true;
+  expect_invalid(f, "output 0 has no value but a location or dimensions");
+}
+
 static void test_request_token_pool(void **state) {
   fixture *f = *state;
   f->r.pools[0] = (vknn_request_pool){.kind = VKNN_REQUEST_POOL_TOKEN, .token = 7};
@@ -269,6 +281,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_request_dimensions, setup, teardown),
       cmocka_unit_test_setup_teardown(test_request_input_too_short, setup, teardown),
       cmocka_unit_test_setup_teardown(test_request_missing_input, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_request_no_value_with_location, setup, teardown),
       cmocka_unit_test_setup_teardown(test_request_token_pool, setup, teardown),
       cmocka_unit_test_setup_teardown(test_request_unknown_memory_kind, setup, teardown),
       cmocka_unit_test_setup_teardown(test_request_hardware_buffer_unavailable, setup, teardown),

@@ -1,5 +1,6 @@
 /* Every model validation rule has a case here that must be rejected with
  * INVALID_ARGUMENT and a log line naming the problem. */
+#include <math.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -46,12 +47,24 @@ static void input_listed_twice(test_model *m) {
 }
 static void input_not_listed(test_model *m) { m->model.main.input_count = 1; }
 static void temporary_has_location(test_model *m) { m->operands[0].location.length = 4; }
+static void input_has_pool(test_model *m) { m->operands[1].location.pool_index = 1; }
+static void no_value_has_location(test_model *m) {
+  m->operands[2].lifetime = VKNN_LIFETIME_NO_VALUE; /* keeps its operandValues location */
+}
 
 /* Constants. */
 static void copy_outside_values(test_model *m) { m->operands[2].location.offset = 4; }
 static void reference_bad_pool(test_model *m) {
   m->operands[2].lifetime = VKNN_LIFETIME_CONSTANT_REFERENCE;
   m->operands[2].location.pool_index = 3;
+}
+static void reference_outside_pool(test_model *m) {
+  static const int fd = 0; /* validation reads the pool's size, never its file */
+  static const vknn_memory pool = {.name = "ashmem", .fds = &fd, .fd_count = 1, .size = 4};
+  m->model.pools = &pool;
+  m->model.pool_count = 1;
+  m->operands[2].lifetime = VKNN_LIFETIME_CONSTANT_REFERENCE;
+  m->operands[2].location = (vknn_data_location){0, 2, 4};
 }
 static void constant_wrong_length(test_model *m) { m->operands[2].location.length = 2; }
 static void constant_unknown_dims(test_model *m) {
@@ -90,6 +103,30 @@ static void channel_quant_on_float(test_model *m) {
 static void per_channel_without_params(test_model *m) {
   m->operands[0].type = VKNN_OPERAND_TENSOR_QUANT8_SYMM_PER_CHANNEL;
 }
+/* Operand 0 ([2, 3]) per-channel quantized with these scales along channelDim. */
+static void set_per_channel(test_model *m, const float *scales, uint32_t count, uint32_t dim) {
+  m->operands[0].type = VKNN_OPERAND_TENSOR_QUANT8_SYMM_PER_CHANNEL;
+  m->operands[0].extra_params.kind = VKNN_EXTRA_PARAMS_CHANNEL_QUANT;
+  m->operands[0].extra_params.channel_quant.scales = scales;
+  m->operands[0].extra_params.channel_quant.scale_count = count;
+  m->operands[0].extra_params.channel_quant.channel_dim = dim;
+}
+static void per_channel_dim_out_of_rank(test_model *m) {
+  static const float scales[3] = {1.f, 1.f, 1.f};
+  set_per_channel(m, scales, 3, 2);
+}
+static void per_channel_scale_count(test_model *m) {
+  static const float scales[2] = {1.f, 1.f};
+  set_per_channel(m, scales, 2, 1);
+}
+static void per_channel_zero_scale(test_model *m) {
+  static const float scales[3] = {1.f, 0.f, 1.f};
+  set_per_channel(m, scales, 3, 1);
+}
+static void per_channel_nan_scale(test_model *m) {
+  static const float scales[3] = {1.f, 1.f, NAN};
+  set_per_channel(m, scales, 3, 1);
+}
 
 /* Consumers, order, subgraphs. */
 static void wrong_consumer_count(test_model *m) { m->operands[0].number_of_consumers = 2; }
@@ -98,6 +135,20 @@ static void subgraph_reference_out_of_range(test_model *m) {
                                   .number_of_consumers = 1,
                                   .lifetime = VKNN_LIFETIME_SUBGRAPH,
                                   .location = {0, 2, 0}};
+}
+/* A SUBGRAPH operand naming subgraph 0 of 1 (the main one, by its address),
+ * with a pool or a length, which a subgraph reference has not. */
+static void subgraph_reference_with_pool(test_model *m) {
+  subgraph_reference_out_of_range(m);
+  m->operands[2].location = (vknn_data_location){1, 0, 0};
+  m->model.referenced = &m->model.main;
+  m->model.referenced_count = 1;
+}
+static void subgraph_reference_with_length(test_model *m) {
+  subgraph_reference_out_of_range(m);
+  m->operands[2].location = (vknn_data_location){0, 0, 4};
+  m->model.referenced = &m->model.main;
+  m->model.referenced_count = 1;
 }
 static void subgraph_type_with_other_lifetime(test_model *m) {
   m->operands[2].type = VKNN_OPERAND_SUBGRAPH;
@@ -141,8 +192,11 @@ static const rule rules[] = {
     {"listed twice", input_listed_twice},
     {"1 inputs listed, 2 operands", input_not_listed},
     {"a non-constant has a data location", temporary_has_location},
+    {"operand 1: a non-constant has a data location", input_has_pool},
+    {"operand 2: a non-constant has a data location", no_value_has_location},
     {"outside operandValues", copy_outside_values},
     {"pool 3 does not exist", reference_bad_pool},
+    {"CONSTANT_REFERENCE [2, +4) outside pool 0", reference_outside_pool},
     {"does not match its type and dimensions", constant_wrong_length},
     {"unknown dimensions", constant_unknown_dims},
     {"operandValues is NULL", values_null},
@@ -153,8 +207,14 @@ static const rule rules[] = {
     {"scale and zeroPoint must be 0", int32_zero_point},
     {"unexpected extra params", channel_quant_on_float},
     {"needs channel quantization params", per_channel_without_params},
+    {"channelDim 2 out of rank 2", per_channel_dim_out_of_rank},
+    {"2 channel scales for channel dimension 3", per_channel_scale_count},
+    {"channel scale 1 is not > 0", per_channel_zero_scale},
+    {"channel scale 2 is not > 0", per_channel_nan_scale},
     {"numberOfConsumers is 2", wrong_consumer_count},
     {"references subgraph 2 of 0", subgraph_reference_out_of_range},
+    {"operand 2: references subgraph 0 of 1", subgraph_reference_with_pool},
+    {"references subgraph 0 of 1", subgraph_reference_with_length},
     {"go together", subgraph_type_with_other_lifetime},
     {"referenced list is NULL", referenced_null},
     {"takes 3 inputs", add_wrong_input_count},

@@ -1613,6 +1613,30 @@ static void while_body_too_many_outputs(ctx *c) {
   mb_operation(body, OP(ADD), in, 3, &extra, 1);
   mb_operation(body, OP(ADD), in, 3, &extra2, 1);
 }
+static void while_two_inputs(ctx *c) {
+  vknn_operation *op = &c->b.operations[0];
+  op->input_count = 2;
+  operand(c, c->op_inputs[2])->number_of_consumers--;
+  operand(c, c->op_inputs[3])->number_of_consumers--;
+}
+/* The condition returns a second TENSOR_BOOL8 [1] (x < limit again). */
+static void while_cond_two_outputs(ctx *c) {
+  model_builder *cond = &c->sub[0];
+  uint32_t extra = mb_output(cond, VKNN_OPERAND_TENSOR_BOOL8, kOne, 1);
+  mb_operation(cond, OP(LESS), (uint32_t[]){cond->inputs[0], cond->inputs[1]}, 2, &extra, 1);
+}
+static void while_cond_not_subgraph(ctx *c) { replace_input(c, 0, c->in); }
+static void while_body_not_subgraph(ctx *c) { replace_input(c, 1, c->in); }
+static void while_cond_output_two_elements(ctx *c) {
+  c->sub[0].dims[c->sub[0].outputs[0]][0] = 2;
+}
+/* A second WHILE output (its index goes in the slot after the first, the
+ * last the builder filled), the body still returning one. */
+static void while_two_outputs(ctx *c) {
+  vknn_operation *op = &c->b.operations[c->b.operation_count - 1];
+  c->b.indexes[c->b.index_count++] = mb_output(&c->b, F32, kOne, 1);
+  op->output_count = 2;
+}
 
 /* ---- ranks known only once a shape is inferred ----------------------------
  * An EXPAND_DIMS of [1, 4, 4, 2] at axis 4 into a temporary of unknown rank:
@@ -2557,6 +2581,12 @@ static const row rows[] = {
     {"WHILE: body input shape", build_while, F32, while_body_input_shape, "WHILE body: input 0 does not agree"},
     {"WHILE: output shape", build_while, F32, while_output_shape, "WHILE body: output 0 does not agree"},
     {"WHILE: body outputs above inputs", build_while, F32, while_body_too_many_outputs, "WHILE body: 2 inputs and 3 outputs"},
+    {"WHILE: 2 inputs", build_while, F32, while_two_inputs, "WHILE: 2 inputs and 1 outputs (at least 3 and 1)"},
+    {"WHILE: condition of 2 outputs", build_while, F32, while_cond_two_outputs, "WHILE condition: 2 inputs and 2 outputs"},
+    {"WHILE: condition not a SUBGRAPH", build_while, F32, while_cond_not_subgraph, "WHILE condition: operand 0 is not a SUBGRAPH"},
+    {"WHILE: body not a SUBGRAPH", build_while, F32, while_body_not_subgraph, "WHILE body: operand 0 is not a SUBGRAPH"},
+    {"WHILE: condition of 2 elements", build_while, F32, while_cond_output_two_elements, "WHILE condition: its output is not a TENSOR_BOOL8 of shape [1]"},
+    {"WHILE: body outputs below the WHILE's", build_while, F32, while_two_outputs, "WHILE body: 2 inputs and 1 outputs, the WHILE passes 2 and returns 2"},
 };
 
 /* ---- running -------------------------------------------------------------- */
