@@ -151,6 +151,11 @@ static vknn_status validate_operand_type(const validator *v, uint32_t index,
                                          const vknn_operand *o) {
   if (o->dimension_count > 0 && o->dimensions == NULL)
     FAIL("operand %u: %u dimensions but no dimension array", index, o->dimension_count);
+  /* Every operand's shape is kept in arrays of this rank (OEM and unknown
+   * extension operands too): a larger one could not be held. */
+  if (o->dimension_count > VKNN_MAX_RANK)
+    FAIL("operand %u: rank %u exceeds the driver's maximum %d", index, o->dimension_count,
+         VKNN_MAX_RANK);
   /* The HAL sets no rule on an OEM operand's shape or quantization. */
   if (vknn_operand_type_is_oem(o->type)) return VKNN_STATUS_NONE;
   if (vknn_operand_type_is_extension(o->type)) return validate_extension_operand(v, index, o);
@@ -160,9 +165,6 @@ static vknn_status validate_operand_type(const validator *v, uint32_t index,
     FAIL("operand %u (%s): a scalar has no dimensions", index, vknn_operand_type_name(o->type));
   if (vknn_operand_type_is_tensor(o->type) && vknn_operand_byte_size(o) > UINT32_MAX)
     FAIL("operand %u: tensor of more than 4 GiB", index);
-  if (o->dimension_count > VKNN_MAX_RANK)
-    FAIL("operand %u: rank %u exceeds the driver's maximum %d", index, o->dimension_count,
-         VKNN_MAX_RANK);
   return VKNN_STATUS_NONE;
 }
 
