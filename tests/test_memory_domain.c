@@ -83,6 +83,37 @@ static void test_allocate_rules(void **state) {
   vknn_buffer_release(b);
 }
 
+/* A scalar role (FILL's value, a model input) takes no descriptor
+ * dimensions; without them it allocates. */
+static void test_allocate_scalar_without_dimensions(void **state) {
+  fixture *f = *state;
+  model_builder *b = calloc(1, sizeof(*b));
+  assert_non_null(b);
+  mb_init(b);
+  const int32_t shape[1] = {3};
+  const uint32_t one = 1, three = 3;
+  uint32_t in[2] = {mb_const_tensor(b, VKNN_OPERAND_TENSOR_INT32, &one, 1, shape, sizeof(shape)),
+                    mb_input(b, VKNN_OPERAND_FLOAT32, NULL, 0)};
+  uint32_t out = mb_output(b, VKNN_OPERAND_TENSOR_FLOAT32, &three, 1);
+  mb_operation(b, VKNN_OPERATION_FILL, in, 2, &out, 1);
+  vknn_prepared_model *pm = NULL;
+  assert_int_equal(vknn_device_prepare_model(f->device, mb_finish(b), VKNN_PREFER_FAST_SINGLE_ANSWER,
+                                             VKNN_PRIORITY_MEDIUM, NULL, &pm),
+                   VKNN_STATUS_NONE);
+  vknn_buffer *buffer = NULL;
+  uint32_t token = 0;
+  const uint32_t dims[1] = {1};
+  assert_int_equal(vknn_device_allocate(f->device, dims, 1, &pm, 1, &kRole, 1, NULL, 0, &buffer, &token),
+                   VKNN_STATUS_INVALID_ARGUMENT);
+  assert_null(buffer);
+  assert_non_null(strstr(f->log.last, "given for a scalar operand"));
+  assert_int_equal(vknn_device_allocate(f->device, NULL, 0, &pm, 1, &kRole, 1, NULL, 0, &buffer, &token),
+                   VKNN_STATUS_NONE);
+  vknn_buffer_release(buffer);
+  vknn_prepared_model_release(pm);
+  free(b);
+}
+
 /* The ADD model of test_model.h of a type; quant8 with the given scale. */
 static vknn_prepared_model *prepare_add(vknn_device *device, int32_t type, float scale,
                                         test_model *m) {
@@ -402,6 +433,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_allocate_rules, setup, teardown),
       cmocka_unit_test_setup_teardown(test_allocate_operands_must_agree, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_allocate_scalar_without_dimensions, setup, teardown),
       cmocka_unit_test_setup_teardown(test_other_device, setup, teardown),
       cmocka_unit_test_setup_teardown(test_copy_rules, setup, teardown),
       cmocka_unit_test_setup_teardown(test_execute_with_buffers, setup, teardown),

@@ -251,6 +251,10 @@ vknn_status vknn_device_allocate(vknn_device *device, const uint32_t *desc_dimen
   allocate_args a = {prepared_models, model_count, {input_roles, output_roles},
                      {input_role_count, output_role_count}};
   vknn_status s = check_allocate(device, &a, b);
+  if (s == VKNN_STATUS_NONE && desc_rank > 0 && vknn_operand_type_is_scalar(b->type)) {
+    VKNN_LOG_E(&device->log, TAG, "allocate: %u dimensions given for a scalar operand", desc_rank);
+    s = VKNN_STATUS_INVALID_ARGUMENT;
+  }
   if (s == VKNN_STATUS_NONE) s = record_roles(b, &a);
   uint64_t fixed = vknn_operand_value_bytes(b->type, b->declared_dims, b->declared_rank);
   if (s == VKNN_STATUS_NONE && fixed > 0)
