@@ -355,32 +355,13 @@ static vknn_shader_id reduce_shader(int32_t type) {
 
 VKNN_PUSH_LAYOUT(reduce, vknn_reduce_params);
 
-static vknn_status lower_reduction(vknn_graph *graph, const vknn_operation *op,
-                                   vknn_dispatch_list *out_list) {
-  bool reduced[VKNN_MAX_RANK], keep_dims;
-  vknn_status s = read_axes(graph, op, reduced, &keep_dims);
-  if (s != VKNN_STATUS_NONE) return s;
-  const vknn_tensor *in = &graph->tensors[op->inputs[0]];
-  reduce_kernel kernel = {reduce_shader(in->type), kind_of(op->type)->code, false};
-  vknn_reduce_lowering r = {.input = op->inputs[0],
-                            .output = vknn_graph_op_output(graph, op, 0),
-                            .partial_type = vknn_is_float_tensor(in->type) ? F32 : VKNN_OPERAND_TENSOR_INT32,
-                            .partial_words = 1,
-                            .count = (uint32_t)row_length(in, reduced),
-                            .set_kernel = set_reduce_kernel,
-                            .context = &kernel};
-  if (!vknn_reduce_rows_of(in->dims, in->rank, reduced, &r.rows)) return VKNN_STATUS_GENERAL_FAILURE;
-  return vknn_lower_reduce(graph, &r, out_list);
-}
-
-vknn_status vknn_lower_pooling_reduction(vknn_graph *graph, uint32_t input, uint32_t output,
-                                         const bool *reduced, vknn_reduce_pooling pooling,
-                                         float act_min, float act_max, vknn_dispatch_list *out_list) {
-  static const uint32_t codes[] = {[VKNN_REDUCE_POOL_AVERAGE] = OP_POOL_AVERAGE,
-                                   [VKNN_REDUCE_POOL_MAX] = OP_POOL_MAX,
-                                   [VKNN_REDUCE_POOL_L2] = OP_POOL_L2};
+/* The reduce.comp passes of input's `reduced` axes into output, with the
+ * operation code; clamped to [act_min, act_max] when clamp. */
+static vknn_status lower_axes(vknn_graph *graph, uint32_t input, uint32_t output, const bool *reduced,
+                              uint32_t code, bool clamp, float act_min, float act_max,
+                              vknn_dispatch_list *out_list) {
   const vknn_tensor *in = &graph->tensors[input];
-  reduce_kernel kernel = {reduce_shader(in->type), codes[pooling], true};
+  reduce_kernel kernel = {reduce_shader(in->type), code, clamp};
   vknn_reduce_lowering r = {.input = input,
                             .output = output,
                             .partial_type = vknn_is_float_tensor(in->type) ? F32 : VKNN_OPERAND_TENSOR_INT32,
@@ -392,6 +373,24 @@ vknn_status vknn_lower_pooling_reduction(vknn_graph *graph, uint32_t input, uint
                             .context = &kernel};
   if (!vknn_reduce_rows_of(in->dims, in->rank, reduced, &r.rows)) return VKNN_STATUS_GENERAL_FAILURE;
   return vknn_lower_reduce(graph, &r, out_list);
+}
+
+static vknn_status lower_reduction(vknn_graph *graph, const vknn_operation *op,
+                                   vknn_dispatch_list *out_list) {
+  bool reduced[VKNN_MAX_RANK], keep_dims;
+  vknn_status s = read_axes(graph, op, reduced, &keep_dims);
+  if (s != VKNN_STATUS_NONE) return s;
+  return lower_axes(graph, op->inputs[0], vknn_graph_op_output(graph, op, 0), reduced, kind_of(op->type)->code,
+                    false, 0.f, 0.f, out_list);
+}
+
+vknn_status vknn_lower_pooling_reduction(vknn_graph *graph, uint32_t input, uint32_t output,
+                                         const bool *reduced, vknn_reduce_pooling pooling,
+                                         float act_min, float act_max, vknn_dispatch_list *out_list) {
+  static const uint32_t codes[] = {[VKNN_REDUCE_POOL_AVERAGE] = OP_POOL_AVERAGE,
+                                   [VKNN_REDUCE_POOL_MAX] = OP_POOL_MAX,
+                                   [VKNN_REDUCE_POOL_L2] = OP_POOL_L2};
+  return lower_axes(graph, input, output, reduced, codes[pooling], true, act_min, act_max, out_list);
 }
 
 #define REDUCE_OP_DEF(name, TYPE)                                                         \
