@@ -307,20 +307,24 @@ static void test_lsh_weights_per_execution(void **state) {
 
 /* ---- HASHTABLE_LOOKUP ---------------------------------------------------- */
 
+/* HASHTABLE_LOOKUP of `lookups` keys in a table of `keys` rows of `row`
+ * int32 values, every tensor a model input. */
+static void build_hashtable_lookup(model_builder *b, uint32_t lookups, uint32_t keys, uint32_t row) {
+  mb_init(b);
+  uint32_t value_dims[2] = {keys, row}, out_dims[2] = {lookups, row};
+  uint32_t inputs[3] = {mb_input(b, I32, &lookups, 1), mb_input(b, I32, &keys, 1), mb_input(b, I32, value_dims, 2)};
+  uint32_t outs[2] = {mb_output(b, I32, out_dims, 2), mb_output(b, Q8, &lookups, 1)};
+  b->operands[outs[1]].scale = 1.f;
+  mb_operation(b, VKNN_OPERATION_HASHTABLE_LOOKUP, inputs, 3, outs, 2);
+}
+
 /* Keys at both ends of the int32 range (a comparison by subtraction would
  * overflow), lookups that hit and miss, keys given at run time; keys out of
  * order (NNAPI wants them ascending) fail the execution. */
 static void test_hashtable_lookup(void **state) {
   fixture *f = *state;
   model_builder b;
-  mb_init(&b);
-  uint32_t four = 4, five = 5, value_dims[2] = {5, 2}, out_dims[2] = {4, 2};
-  uint32_t lookups = mb_input(&b, I32, &four, 1), keys = mb_input(&b, I32, &five, 1);
-  uint32_t values = mb_input(&b, I32, value_dims, 2);
-  uint32_t outs[2] = {mb_output(&b, I32, out_dims, 2), mb_output(&b, Q8, &four, 1)};
-  b.operands[outs[1]].scale = 1.f;
-  uint32_t inputs[3] = {lookups, keys, values};
-  mb_operation(&b, VKNN_OPERATION_HASHTABLE_LOOKUP, inputs, 3, outs, 2);
+  build_hashtable_lookup(&b, 4, 5, 2);
   static const int32_t lookup_values[4] = {INT32_MAX, 7, INT32_MIN, -5};
   static const int32_t key_values[5] = {INT32_MIN, -5, 0, 6, INT32_MAX};
   static const int32_t table[10] = {10, 11, 20, 21, 30, 31, 40, 41, 50, 51};
@@ -347,15 +351,8 @@ static void test_hashtable_lookup(void **state) {
 static void test_hashtable_lookup_many_keys(void **state) {
   fixture *f = *state;
   model_builder b;
-  mb_init(&b);
   enum { KEYS = 300 };
-  uint32_t one = 1, keys_n = KEYS, value_dims[2] = {KEYS, 1}, out_dims[2] = {1, 1};
-  uint32_t lookups = mb_input(&b, I32, &one, 1), keys = mb_input(&b, I32, &keys_n, 1);
-  uint32_t values = mb_input(&b, I32, value_dims, 2);
-  uint32_t outs[2] = {mb_output(&b, I32, out_dims, 2), mb_output(&b, Q8, &one, 1)};
-  b.operands[outs[1]].scale = 1.f;
-  uint32_t inputs[3] = {lookups, keys, values};
-  mb_operation(&b, VKNN_OPERATION_HASHTABLE_LOOKUP, inputs, 3, outs, 2);
+  build_hashtable_lookup(&b, 1, KEYS, 1);
   static int32_t key_values[KEYS], table[KEYS];
   for (int i = 0; i < KEYS; ++i) key_values[i] = 2 * i, table[i] = 100 + i;
   const int32_t lookup = 40;
