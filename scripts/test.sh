@@ -135,6 +135,11 @@ if build build -Dbuildtype=debugoptimized; then
   conformance build relaxed-float16 --modes sync,dynamic --relaxed-float16 on --filter '*relaxed*' \
     --baseline "$baseline"
   stage_done relaxed-float16
+  # Intermediate tensors in the packed layout wherever their kernels take it
+  # (AUTO leaves it off everywhere so far), sync and compiled per execution
+  # with outputs of unknown shape (about a minute).
+  conformance build packed-layout --modes sync,dynamic --packed-layout on --baseline "$baseline"
+  stage_done packed-layout
   # The float16 kernels computing in float16 with texel reads: the float16
   # cases, and the relaxed ones kept in float16 (sync, about a minute).
   conformance build float16-arithmetic --modes sync --float16-arithmetic on --filter '*float16*' \

@@ -50,6 +50,14 @@ layout(constant_id = 6) const uint VEC4_IO = 1;   // channels % 4 == 0: whole ve
 // 1: the output is a slice of a larger tensor (output_slice.glsl); with
 // VEC4_IO, out_row, out_stride and out_offset are multiples of 4.
 layout(constant_id = 7) const uint SLICED = 0;
+// Tensors in the packed layout (docs/architecture.md, "Packed arena
+// layout"): bit 0 the input, bit 1 the output lie in planes of 4 channels,
+// [batch][channel / 4][row][column][4], instead of NHWC. Only with VEC4_IO,
+// and bit 1 only with SLICED == 0. Indexes stay element indexes whose
+// quarter is the vec4's.
+layout(constant_id = 8) const uint PACKED = 0;
+const bool INPUT_PACKED = (PACKED & 1u) != 0;
+const bool OUTPUT_PACKED = (PACKED & 2u) != 0;
 
 #if defined(ELEM_F16)
 #define STORAGE_VEC4 f16vec4
@@ -179,19 +187,24 @@ void main() {
 #define TOTAL4(j) acc[j]
 #endif
     int ix0 = int(ox0 * STRIDE_X) - p.pad_left;
+    // Packed: the first pixel of this image's plane of channels c..c+3.
+    uint in_plane = (n * (p.channels / 4) + c / 4) * p.in_h * p.in_w;
+    uint out_plane = (n * (p.channels / 4) + c / 4) * p.out_h * p.out_w;
     // Rows unrolled (where the compiler unrolls the loops inside them): the
     // block's sums are then no loop variables, which lavapipe writes under
     // the lanes' mask on every iteration (docs/perf.md, "Cheaper epilogues").
     [[unroll]] for (uint ky = 0; ky < K_H; ++ky) {
         int iy = int(oy * STRIDE_Y + ky) - p.pad_top;
         bool row_inside = iy >= 0 && iy < int(p.in_h);
-        uint row_base = (n * p.in_h + uint(clamp(iy, 0, int(p.in_h) - 1))) * p.in_w;
+        uint row_base = INPUT_PACKED ? in_plane + uint(clamp(iy, 0, int(p.in_h) - 1)) * p.in_w
+                                     : (n * p.in_h + uint(clamp(iy, 0, int(p.in_h) - 1))) * p.in_w;
         ACC4_T taps[K_W];
         for (uint kx = 0; kx < K_W; ++kx) taps[kx] = load_filter4(ky * K_W + kx, c);
         for (uint col = 0; col < SPAN; ++col) {
             int ix = ix0 + int(col);
             bool inside = row_inside && ix >= 0 && ix < int(p.in_w);
-            uint i = (row_base + uint(clamp(ix, 0, int(p.in_w) - 1))) * p.channels + c;
+            uint pixel = row_base + uint(clamp(ix, 0, int(p.in_w) - 1));
+            uint i = INPUT_PACKED ? 4 * pixel : pixel * p.channels + c;
             ACC4_T v = inside ? load4(i, c) : ACC4_T(0);
             for (uint kx = 0; kx < K_W; ++kx) {
                 // Output j reads this column at tap kx when col == j * STRIDE_X + kx.
@@ -220,7 +233,8 @@ void main() {
     for (uint j = 0; j < OUT_BLOCK; ++j) {
         uint ox = ox0 + j;
         if (ox >= p.out_w) break;
-        uint i = ((n * p.out_h + oy) * p.out_w + ox) * p.channels + c;
+        uint i = OUTPUT_PACKED ? 4 * (out_plane + oy * p.out_w + ox)
+                               : ((n * p.out_h + oy) * p.out_w + ox) * p.channels + c;
         store4(i, c, clamp(TOTAL4(j) + b, p.act_min, p.act_max));
     }
 #endif

@@ -258,6 +258,17 @@ const bool FLUSH_IN_TAP = IN_C > FLUSH_SPAN;
 // stays a loop keeps the taps rolled: a loop holding a loop never unrolls.
 layout(constant_id = 11) const uint UNROLL_TAPS = 0;
 
+// Tensors in the packed layout (docs/architecture.md, "Packed arena
+// layout"): bit 0 the input, bit 1 the output (and the residual, of the
+// output's shape) lie in planes of 4 channels, [batch][channel / 4][row]
+// [column][4], instead of NHWC. The compiler sets a bit only where every
+// kernel touching that tensor agrees, with vec4 loads (bit 0: no groups,
+// TAPS_WINDOW or TAPS_POINTWISE) or vec4 stores into a tensor of its own
+// (bit 1). Indexes stay element indexes whose quarter is the vec4's.
+layout(constant_id = 12) const uint PACKED = 0;
+const bool INPUT_PACKED = (PACKED & 1u) != 0;
+const bool OUTPUT_PACKED = (PACKED & 2u) != 0;
+
 // Where a pixel's window starts: its batch's first row, and the input row
 // and column of tap (0, 0) (negative inside the padding); transposed, the
 // output row and column shifted by the padding.
@@ -300,7 +311,33 @@ int tap_base(Window win, uint ky, uint kx, uint ic0) {
         ix = win.ix + int(kx * p.dilation_x);
     }
     bool inside = iy >= 0 && iy < int(p.in_h) && ix >= 0 && ix < int(p.in_w);
-    return inside ? int(((win.batch_row + uint(iy)) * p.in_w + uint(ix)) * p.in_c + ic0) : -1;
+    // Packed: the pixel's place in its batch's first plane (ic0 is 0).
+    uint pixel = INPUT_PACKED ? (win.batch_row * (p.in_c / 4) + uint(iy)) * p.in_w + uint(ix)
+                              : (win.batch_row + uint(iy)) * p.in_w + uint(ix);
+    return inside ? int(INPUT_PACKED ? 4 * pixel : pixel * p.in_c + ic0) : -1;
+}
+
+// Element index (packed: 4 times the vec4 index) where the pointwise row of
+// input pixel `pixel` (counted over the batches) starts: NHWC, or in its
+// batch's first plane of 4 channels.
+uint pointwise_row(uint pixel, uint ic0) {
+    if (!INPUT_PACKED) return pixel * p.in_c + ic0;
+    uint plane = p.in_h * p.in_w;
+    return 4 * (pixel + (pixel / plane) * (p.in_c / 4 - 1) * plane);
+}
+
+// The vec4 index of input channels c..c+3 from base (a row or tap start,
+// >= 0): packed, c / 4 planes on.
+uint input_vec4(uint base, uint c) {
+    return INPUT_PACKED ? base / 4 + (c / 4) * (p.in_h * p.in_w) : (base + c) / 4;
+}
+
+// The vec4 index of output channels oc..oc+3 of output pixel `pixel` (a
+// tensor of its own where packed: SLICED is 0).
+uint output_vec4(uint pixel, uint oc) {
+    if (!OUTPUT_PACKED) return slice_index(pixel * p.out_c + oc) / 4;
+    uint plane = p.out_h * p.out_w;
+    return pixel + ((pixel / plane) * (p.out_c / 4 - 1) + oc / 4) * plane;
 }
 
 // Input channels c..c+3 (c + 3 < IN_C) at base (>= 0), zeros for a padding
@@ -309,9 +346,9 @@ int tap_base(Window win, uint ky, uint kx, uint ic0) {
 // never diverge and never read outside the tensor.
 ARITH_VEC4 load_input4(int base, uint c) {
 #if defined(QUANTIZED)
-    vec4 v = vec4(READ4_X((uint(max(base, 0)) + c) / 4) - p.in_zero_point);
+    vec4 v = vec4(READ4_X(input_vec4(uint(max(base, 0)), c)) - p.in_zero_point);
 #else
-    ARITH_VEC4 v = READ4_ARITH(x, (uint(max(base, 0)) + c) / 4);
+    ARITH_VEC4 v = READ4_ARITH(x, input_vec4(uint(max(base, 0)), c));
 #endif
     return base < 0 ? ARITH_VEC4(0) : v;
 }
@@ -356,7 +393,7 @@ uint filter_index(uint oc, uint ky, uint kx, uint c) {
 // The word of input channels c..c+3 at base, or pad_word (the input zero
 // point in every byte) for a padding tap.
 uint input_word(int base, uint c, uint pad_word) {
-    uint word = x4[(uint(max(base, 0)) + c) / 4];
+    uint word = x4[input_vec4(uint(max(base, 0)), c)];
     return base < 0 ? pad_word : word;
 }
 #endif
@@ -475,7 +512,7 @@ void main() {
     uint row[PIX_BLOCK];
     for (uint j = 0; j < PIX_BLOCK; ++j) {
         uint pixel = min(first_pixel + j * LANES, p.pixels - 1);
-        if (TAPS == TAPS_POINTWISE) row[j] = pixel * p.in_c + ic0;
+        if (TAPS == TAPS_POINTWISE) row[j] = pointwise_row(pixel, ic0);
         else win[j] = window_of(pixel);
     }
     uint oc_last = p.out_c - 1;
@@ -590,10 +627,11 @@ void main() {
                 vec4 v = vec4(TOTAL(j * CH_BLOCK + k), TOTAL(j * CH_BLOCK + k + 1),
                               TOTAL(j * CH_BLOCK + k + 2), TOTAL(j * CH_BLOCK + k + 3));
                 v = clamp(v, p.act_min, p.act_max);
+                uint at = output_vec4(pixel, oc);
 #if defined(RESIDUAL)
-                v = clamp(v + vec4(residual4[(pixel * p.out_c + oc) / 4]), p.res_min, p.res_max);
+                v = clamp(v + vec4(residual4[at]), p.res_min, p.res_max);
 #endif
-                y4[slice_index(pixel * p.out_c + oc) / 4] = OUTPUT_VEC4(v);
+                y4[at] = OUTPUT_VEC4(v);
             }
             continue;
         }

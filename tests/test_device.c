@@ -337,6 +337,7 @@ static void test_null_arguments(void **state) {
   vknn_device_options bad_subgroup = {.subgroup_filter = (vknn_subgroup_filter)3};
   vknn_device_options bad_tiles = {.gemm_shared_tiles = (vknn_gemm_shared_tiles)3};
   vknn_device_options bad_pools = {.global_pool_reduction = (vknn_global_pool_reduction)3};
+  vknn_device_options bad_layout = {.packed_layout = (vknn_packed_layout)3};
   assert_int_equal(vknn_device_open(&bad_reads, &other), VKNN_STATUS_INVALID_ARGUMENT);
   assert_int_equal(vknn_device_open(&bad_dot, &other), VKNN_STATUS_INVALID_ARGUMENT);
   assert_int_equal(vknn_device_open(&bad_winograd, &other), VKNN_STATUS_INVALID_ARGUMENT);
@@ -346,6 +347,7 @@ static void test_null_arguments(void **state) {
   assert_int_equal(vknn_device_open(&bad_subgroup, &other), VKNN_STATUS_INVALID_ARGUMENT);
   assert_int_equal(vknn_device_open(&bad_pools, &other), VKNN_STATUS_INVALID_ARGUMENT);
   assert_int_equal(vknn_device_open(&bad_tiles, &other), VKNN_STATUS_INVALID_ARGUMENT);
+  assert_int_equal(vknn_device_open(&bad_layout, &other), VKNN_STATUS_INVALID_ARGUMENT);
   assert_null(other);
   assert_int_equal(vknn_device_get_capabilities(NULL, &caps), VKNN_STATUS_INVALID_ARGUMENT);
   assert_int_equal(vknn_device_get_capabilities(device, NULL), VKNN_STATUS_INVALID_ARGUMENT);

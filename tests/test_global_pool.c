@@ -21,6 +21,7 @@
 #include <math.h>
 
 #include "common/cts_values.h"
+#include "support/device_pair.h"
 #include "support/model_builder.h"
 #include "support/model_runner.h"
 #include "vknn/vknn.h"
@@ -46,34 +47,11 @@ typedef struct pool_case {
 
 /* Two devices: global poolings as reductions (the option ON), and the
  * device's rules. */
-typedef struct fixture {
-  vknn_device *reducing, *plain;
-  test_log log;
-} fixture;
+typedef device_pair fixture;
 
-static int setup(void **state) {
-  fixture *f = calloc(1, sizeof(*f));
-  if (f == NULL) return -1;
-  *state = f;
-  vknn_device_options options = {.log_callback = test_log_callback, .log_user_data = &f->log,
-                                 .enable_validation = true, .kernel_tuning = VKNN_KERNEL_TUNING_OFF};
-  if (vknn_device_open(&options, &f->plain) != VKNN_STATUS_NONE) return -1;
-  options.global_pool_reduction = VKNN_GLOBAL_POOL_REDUCTION_ON;
-  return vknn_device_open(&options, &f->reducing) == VKNN_STATUS_NONE ? 0 : -1;
-}
+static void reduce_global_pools(vknn_device_options *options) { options->global_pool_reduction = VKNN_GLOBAL_POOL_REDUCTION_ON; }
 
-static int teardown(void **state) {
-  fixture *f = *state;
-  uint64_t messages = 0;
-  vknn_device *devices[2] = {f->reducing, f->plain};
-  for (int i = 0; i < 2; ++i) {
-    if (devices[i] == NULL) continue;
-    messages += vknn_device_get_validation_message_count(devices[i]);
-    vknn_device_close(devices[i]);
-  }
-  free(f);
-  return messages == 0 ? 0 : -1;
-}
+static int setup(void **state) { return device_pair_setup(state, reduce_global_pools); }
 
 /* 8-bit tensors: one encoding for input and output, as NNAPI requires. */
 static const float kScale = 0.5f;
@@ -194,7 +172,7 @@ static void run_case(fixture *f, const pool_case *c, bool reducing) {
   uint32_t state = c->height * 131u + c->channels;
   for (size_t i = 0; i < elements; ++i) values[i] = put_value(c->type, in, i, next_random(&state));
 
-  vknn_prepared_model *pm = model_runner_prepare(reducing ? f->reducing : f->plain, &f->log, b);
+  vknn_prepared_model *pm = model_runner_prepare(reducing ? f->changed : f->plain, &f->log, b);
   vknn_prepared_model_info info;
   assert_int_equal(vknn_prepared_model_get_info(pm, &info), VKNN_STATUS_NONE);
   static const char *const per_output[] = {"pool2d_f32", "pool2d_f16", "pool2d_q8", "pool2d_q8s"};
@@ -262,7 +240,7 @@ static void test_float16_max_of_minus_infinity(void **state) {
     model_builder *b = malloc(sizeof(*b));
     assert_non_null(b);
     build(b, &c);
-    vknn_prepared_model *pm = model_runner_prepare(reducing ? f->reducing : f->plain, &f->log, b);
+    vknn_prepared_model *pm = model_runner_prepare(reducing ? f->changed : f->plain, &f->log, b);
     assert_string_equal(vknn_prepared_model_get_dispatch_kernel(pm, 0), reducing ? "reduce_f16" : "pool2d_f16");
     const buffer_arg inputs[1] = {{in, NULL, sizeof(in)}};
     buffer_arg results[1] = {{NULL, out, sizeof(out)}};
@@ -286,7 +264,7 @@ static void test_window_short_of_the_image(void **state) {
   uint32_t inputs[10] = {in, zero, zero, zero, zero, two, two, six, six, mb_const_i32(b, VKNN_FUSED_NONE)};
   mb_operation(b, OP(AVERAGE_POOL_2D), inputs, 10, &out, 1);
   mb_finish(b);
-  vknn_prepared_model *pm = model_runner_prepare(f->reducing, &f->log, b);
+  vknn_prepared_model *pm = model_runner_prepare(f->changed, &f->log, b);
   assert_string_equal(vknn_prepared_model_get_dispatch_kernel(pm, 0), "pool2d_f32");
   vknn_prepared_model_release(pm);
   free(b);
@@ -299,5 +277,5 @@ int main(void) {
       cmocka_unit_test(test_float16_max_of_minus_infinity),
       cmocka_unit_test(test_window_short_of_the_image),
   };
-  return cmocka_run_group_tests(tests, setup, teardown);
+  return cmocka_run_group_tests(tests, setup, device_pair_teardown);
 }

@@ -141,6 +141,20 @@ typedef enum vknn_global_pool_reduction {
   VKNN_GLOBAL_POOL_REDUCTION_ON,       /* every global pooling, 8-bit ones too (tests, benchmarks) */
 } vknn_global_pool_reduction;
 
+/* Whether intermediate tensors of rank 4 (channels a multiple of 4) are
+ * stored as planes of 4 channels, [batch][channel / 4][row][column][4],
+ * where every kernel that reads or writes one can do so (the tiled
+ * convolution and depthwise kernels), as ncnn and MNN store theirs: a
+ * group of lanes then loads neighbouring vec4s of one plane. Model inputs,
+ * outputs and constants stay as NNAPI lays them out. No device was measured
+ * faster with it (lavapipe: no difference; docs/perf.md, "Packed arena
+ * layout"), so AUTO leaves it off. Results are the same bits either way. */
+typedef enum vknn_packed_layout {
+  VKNN_PACKED_LAYOUT_AUTO = 0, /* where a device was measured faster with it: none yet */
+  VKNN_PACKED_LAYOUT_OFF,      /* never */
+  VKNN_PACKED_LAYOUT_ON,       /* wherever the kernels allow (tests, benchmarks) */
+} vknn_packed_layout;
+
 typedef struct vknn_device_options {
   /* Log sink; NULL logs to stderr (errors always, verbose lines for the tags
    * named in the VKNN_LOG environment variable, in the syntax of Android's
@@ -176,6 +190,7 @@ typedef struct vknn_device_options {
   vknn_subgroup_filter subgroup_filter;
   vknn_gemm_shared_tiles gemm_shared_tiles;
   vknn_global_pool_reduction global_pool_reduction;
+  vknn_packed_layout packed_layout;
   /* Chrome trace-event JSON written here (prepare and execution phases,
    * each dispatch's GPU span); NULL: the environment variable VKNN_TRACE,
    * if set. Tracing records a timestamp after every dispatch. */

@@ -101,6 +101,9 @@ typedef struct vknn_prepared_model_info {
    * device-local copies of the inputs and outputs the kernels use (device
    * option io_copies); 0 when the kernels use the request's memory. */
   uint64_t io_copy_bytes;
+  /* Intermediate tensors stored in the packed layout (device option
+   * packed_layout). */
+  uint32_t packed_tensors;
 } vknn_prepared_model_info;
 
 vknn_status vknn_prepared_model_get_info(const vknn_prepared_model *prepared_model,

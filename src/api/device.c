@@ -101,7 +101,8 @@ vknn_status vknn_device_open(const vknn_device_options *options, vknn_device **o
                   (unsigned)options->kernel_tuning > VKNN_KERNEL_TUNING_ON ||
                   (unsigned)options->subgroup_filter > VKNN_SUBGROUP_FILTER_ON ||
                   (unsigned)options->gemm_shared_tiles > VKNN_GEMM_SHARED_TILES_ON ||
-                  (unsigned)options->global_pool_reduction > VKNN_GLOBAL_POOL_REDUCTION_ON))
+                  (unsigned)options->global_pool_reduction > VKNN_GLOBAL_POOL_REDUCTION_ON ||
+                  (unsigned)options->packed_layout > VKNN_PACKED_LAYOUT_ON))
     return VKNN_STATUS_INVALID_ARGUMENT;
   vknn_device *device = vknn_calloc(1, sizeof(*device));
   if (device == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
@@ -134,6 +135,7 @@ vknn_status vknn_device_open(const vknn_device_options *options, vknn_device **o
       options ? options->global_pool_reduction : VKNN_GLOBAL_POOL_REDUCTION_AUTO;
   device->vk.global_pool_reduction =
       device->vk.global_pool_reduction_option == VKNN_GLOBAL_POOL_REDUCTION_ON;
+  device->vk.packed_layout = options && options->packed_layout == VKNN_PACKED_LAYOUT_ON;
   device->vk.operand_reads_option = options ? options->operand_reads : VKNN_OPERAND_READS_AUTO;
   device->vk.float16_arithmetic_option = options ? options->float16_arithmetic : VKNN_FLOAT16_ARITHMETIC_AUTO;
   device->vk.kernel_tuning = options ? options->kernel_tuning : VKNN_KERNEL_TUNING_AUTO;

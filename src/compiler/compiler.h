@@ -26,6 +26,8 @@ typedef struct vknn_plan {
   /* Shapes depend on the inputs of an execution: only the graph is built
    * (inferred as far as it goes), nothing lowered. */
   bool deferred;
+  /* Temporaries stored in the packed arena layout (vknn_pack_arena_tensors). */
+  uint32_t packed_tensors;
 } vknn_plan;
 
 /* Infers every operation's output shapes; fills supported[k] (may be NULL)
@@ -70,6 +72,11 @@ void vknn_fuse_concat_slices(vknn_graph *graph);
  * before it runs) and writes the ADD's output. No dispatch is left for the
  * ADD (MobileNet v2's and ResNet's shortcut connections). */
 void vknn_fuse_residual_adds(vknn_graph *graph);
+
+/* Stores in the packed arena layout every temporary of rank 4 (channels a
+ * multiple of 4) that all the dispatches binding it can read or write so,
+ * setting their PACKED constants (packed_layout.c). */
+vknn_status vknn_pack_arena_tensors(vknn_plan *plan);
 
 /* Assigns every bound tensor a region and offset; temporaries whose
  * dispatch intervals do not overlap share arena bytes (memory_planner.c). */

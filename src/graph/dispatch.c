@@ -24,12 +24,18 @@ void vknn_dispatch_list_release(vknn_dispatch_list *list) {
 }
 
 void vknn_dispatch_bind(vknn_dispatch *dispatch, uint32_t tensor, vknn_access access) {
-  dispatch->bindings[dispatch->binding_count++] = (vknn_binding){tensor, access, VKNN_TEXEL_NONE};
+  dispatch->bindings[dispatch->binding_count++] = (vknn_binding){tensor, access, VKNN_TEXEL_NONE, 0, 0};
 }
 
 void vknn_dispatch_bind_texel(vknn_dispatch *dispatch, uint32_t tensor, vknn_texel_format format) {
   dispatch->bindings[dispatch->binding_count++] =
-      (vknn_binding){tensor, VKNN_ACCESS_READ, format};
+      (vknn_binding){tensor, VKNN_ACCESS_READ, format, 0, 0};
+}
+
+void vknn_dispatch_allow_packed(vknn_dispatch *dispatch, uint32_t binding, uint32_t spec_index,
+                                uint32_t bit) {
+  dispatch->bindings[binding].packed_spec = (uint8_t)(spec_index + 1);
+  dispatch->bindings[binding].packed_bit = (uint8_t)bit;
 }
 
 uint32_t vknn_texel_bytes(vknn_texel_format format) {

@@ -36,9 +36,16 @@ typedef struct vknn_binding {
   uint32_t tensor;
   vknn_access access;
   vknn_texel_format texel;
+  /* Where the kernel can also read or write the tensor in the packed arena
+   * layout (docs/architecture.md, "Packed arena layout"): bit packed_bit of
+   * its specialization constant spec[packed_spec - 1] says it does.
+   * packed_spec 0: NHWC only. Bindings of one dispatch under the same bit
+   * are packed together or not at all. */
+  uint8_t packed_spec;
+  uint8_t packed_bit;
 } vknn_binding;
 
-#define VKNN_MAX_SPEC_CONSTANTS 11
+#define VKNN_MAX_SPEC_CONSTANTS 12
 _Static_assert(VKNN_SPEC_MAX_ID <= VKNN_MAX_SPEC_CONSTANTS,
                "a kernel has more specialization constants than a dispatch holds");
 
@@ -79,3 +86,7 @@ void vknn_dispatch_list_release(vknn_dispatch_list *list);
 void vknn_dispatch_bind(vknn_dispatch *dispatch, uint32_t tensor, vknn_access access);
 /* Adds a tensor the kernel reads through a storage texel buffer. */
 void vknn_dispatch_bind_texel(vknn_dispatch *dispatch, uint32_t tensor, vknn_texel_format format);
+/* Says that the kernel reads or writes binding's tensor packed where bit
+ * `bit` of its specialization constant spec[spec_index] is set. */
+void vknn_dispatch_allow_packed(vknn_dispatch *dispatch, uint32_t binding, uint32_t spec_index,
+                                uint32_t bit);

@@ -105,6 +105,11 @@ typedef struct vknn_kernel_target {
    * as workgroup reductions on reduce.comp (the device option
    * global_pool_reduction; src/ops/pool2d.c). */
   bool global_pool_reduction;
+  /* Temporaries that every kernel binding them can read and write in the
+   * packed layout are stored so (the device option packed_layout;
+   * src/compiler/packed_layout.c). A choice for the whole model: kernel
+   * tuning's choices per operation leave it as the device's. */
+  bool packed_layout;
   /* Invocations the device runs at once (0: unknown): kernels split
    * reductions across a workgroup where a layer has far fewer outputs'
    * worth of invocations (conv2d_gemm's K_SPLIT). */

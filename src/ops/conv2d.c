@@ -313,6 +313,7 @@ static vknn_status lower_conv_family(vknn_graph *graph, const vknn_operation *op
   vknn_status s = read_geometry(graph, op, kind, &g);
   if (s != VKNN_STATUS_NONE) return s;
   apply_fused_pad(graph, op, &g);
+  g.packable = kind != CONV_GROUPED && !g.nchw;
   return vknn_lower_conv(graph, op, &g, out_list);
 }
 

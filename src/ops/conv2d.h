@@ -22,6 +22,10 @@ typedef struct vknn_conv_geometry {
   /* Where the result goes when it is a slice of a larger tensor (row 0:
    * the output tensor whole). */
   vknn_out_slice out_slice;
+  /* Input and output are the operation's own NHWC tensors seen with this
+   * geometry's shapes (CONV_2D, DEPTHWISE_CONV_2D): the tiled kernels may
+   * then read and write them in the packed arena layout. */
+  bool packable;
 } vknn_conv_geometry;
 
 /* The kernels a convolution may run on (src/ops/conv2d_select.c). */

@@ -240,6 +240,11 @@ typedef struct tiled_launch {
    * filter_unit at a time; where its loads are shared across a subgroup, a
    * constant one is bound packed (PACKED_FILTER). 0 rows: never packed. */
   uint32_t filter_rows, filter_row, filter_unit;
+  /* The kernel's PACKED constant (its spec index + 1; 0: none) and whether
+   * it can read the input (bit 1) and write the output and residual (bit
+   * 2) packed (docs/architecture.md, "Packed arena layout"). */
+  uint32_t packed_spec;
+  bool packed_input, packed_output;
 } tiled_launch;
 
 /* Input and filter through texel buffers where the device prefers them (its
@@ -352,6 +357,17 @@ static vknn_status pack_shared_filter(vknn_graph *graph, const tiled_launch *l, 
   return VKNN_STATUS_NONE;
 }
 
+/* Marks the bindings the kernel can read or write packed: the input
+ * (binding 0), the output (binding 3) and the residual (the last binding)
+ * under the output's bit, since the kernel indexes both alike. */
+static void allow_packed(vknn_dispatch *d, const tiled_launch *l, bool has_residual) {
+  if (l->packed_spec == 0) return;
+  if (l->packed_input) vknn_dispatch_allow_packed(d, 0, l->packed_spec - 1, 0);
+  if (!l->packed_output) return;
+  vknn_dispatch_allow_packed(d, 3, l->packed_spec - 1, 1);
+  if (has_residual) vknn_dispatch_allow_packed(d, d->binding_count - 1, l->packed_spec - 1, 1);
+}
+
 static vknn_status add_tiled_dispatch(vknn_graph *graph, const vknn_conv_tensors *t,
                                       const tiled_launch *l, vknn_dispatch_list *out_list) {
   bool quant = vknn_is_quant8(graph->tensors[t->input].type);
@@ -391,6 +407,7 @@ static vknn_status add_tiled_dispatch(vknn_graph *graph, const vknn_conv_tensors
   vknn_dispatch_bind(d, t->output, VKNN_ACCESS_WRITE);
   if (quant) vknn_dispatch_bind(d, t->multipliers, VKNN_ACCESS_READ);
   if (t->has_residual) vknn_dispatch_bind(d, t->residual, VKNN_ACCESS_READ);
+  allow_packed(d, l, t->has_residual);
   d->invocations = l->invocations;
   return VKNN_STATUS_NONE;
 }
@@ -482,6 +499,12 @@ static vknn_status lower_gemm(vknn_graph *graph, const vknn_conv_tensors *t,
    * time, all taking the same reduction steps (no split). */
   bool subgroup_filter = c.ch_block % 8 == 0 && k_split == 1 && whole_groups_of_8(graph, c.group);
   uint64_t tiles = ceil_div(pixels, (uint64_t)(c.group / k_split) * c.pix_block);
+  bool vec4_stores = !quant && g->out_c % 4 == 0 && c.ch_block % 4 == 0 && slice_vec4(g);
+  /* Packed reads need whole vec4 loads of one group's channels from a
+   * window or a row; packed stores, whole vec4 stores into the tensor. */
+  bool packed_input = g->packable && !quant && g->cin_per_group == g->in_c && g->in_c % 4 == 0 &&
+                      gemm_taps(g) != TAPS_TRANSPOSED;
+  bool packed_output = g->packable && vec4_stores && g->out_slice.row == 0;
   tiled_launch l = {VKNN_SHADER_CONV2D_GEMM_F32, VKNN_SHADER_CONV2D_GEMM_F16,
                     true, VKNN_SHADER_CONV2D_GEMM_Q8, VKNN_SHADER_CONV2D_GEMM_Q8_FILTER_I8,
                     VKNN_SHADER_CONV2D_GEMM_Q8S, VKNN_SHADER_CONV2D_GEMM_Q8_TEXEL,
@@ -494,14 +517,14 @@ static vknn_status lower_gemm(vknn_graph *graph, const vknn_conv_tensors *t,
                      [VKNN_SPEC_CONV2D_GEMM_K_H] = g->k_h,
                      [VKNN_SPEC_CONV2D_GEMM_K_W] = g->k_w,
                      [VKNN_SPEC_CONV2D_GEMM_TAPS] = gemm_taps(g),
-                     [VKNN_SPEC_CONV2D_GEMM_VEC4_STORES] = !quant && g->out_c % 4 == 0 &&
-                                                           c.ch_block % 4 == 0 && slice_vec4(g),
+                     [VKNN_SPEC_CONV2D_GEMM_VEC4_STORES] = vec4_stores,
                      [VKNN_SPEC_CONV2D_GEMM_SLICED] = g->out_slice.row != 0,
                      [VKNN_SPEC_CONV2D_GEMM_K_SPLIT] = k_split,
                      [VKNN_SPEC_CONV2D_GEMM_UNROLL_TAPS] = unroll_taps(g, pixels)},
                     VKNN_SPEC_COUNT_CONV2D_GEMM,
                     &p, sizeof(p), tiles * p.channel_blocks * c.group, true, subgroup_filter, false,
-                    g->out_c, g->k_h * g->k_w * g->cin_per_group, g->cin_per_group % 4 == 0 ? 4 : 1};
+                    g->out_c, g->k_h * g->k_w * g->cin_per_group, g->cin_per_group % 4 == 0 ? 4 : 1,
+                    VKNN_SPEC_CONV2D_GEMM_PACKED + 1, packed_input, packed_output};
   return add_tiled_dispatch(graph, t, &l, out_list);
 }
 
@@ -528,6 +551,7 @@ static vknn_status lower_depthwise(vknn_graph *graph, const vknn_conv_tensors *t
                         g->out_slice.stride, g->out_slice.offset, 0.f, 0.f};
   /* Whole vec4 loads and stores: four channels at a time, also in the slice. */
   bool vec4_io = g->out_c % 4 == 0 && slice_vec4(g);
+  bool packable = g->packable && vec4_io && !vknn_is_quant8(graph->tensors[t->input].type);
   tiled_launch l = {VKNN_SHADER_CONV2D_DEPTHWISE_F32, VKNN_SHADER_CONV2D_DEPTHWISE_F16,
                     true, VKNN_SHADER_CONV2D_DEPTHWISE_Q8, VKNN_SHADER_CONV2D_DEPTHWISE_Q8_FILTER_I8,
                     VKNN_SHADER_CONV2D_DEPTHWISE_Q8S, VKNN_SHADER_CONV2D_DEPTHWISE_Q8_TEXEL,
@@ -545,7 +569,8 @@ static vknn_status lower_depthwise(vknn_graph *graph, const vknn_conv_tensors *t
                     VKNN_SPEC_COUNT_CONV2D_DEPTHWISE,
                     &p, sizeof(p),
                     (uint64_t)ceil_div(p.items, c.group) * p.channel_blocks * c.group, false, false,
-                    g->k_w > DEPTHWISE_F16_SPAN, 0, 0, 0};
+                    g->k_w > DEPTHWISE_F16_SPAN, 0, 0, 0,
+                    VKNN_SPEC_CONV2D_DEPTHWISE_PACKED + 1, packable, packable && g->out_slice.row == 0};
   return add_tiled_dispatch(graph, t, &l, out_list);
 }
 
@@ -567,7 +592,7 @@ static vknn_status lower_gemv(vknn_graph *graph, const vknn_conv_tensors *t,
                     {[VKNN_SPEC_GEMV_SPLITK_CH_BLOCK] = c.ch_block, [VKNN_SPEC_GEMV_SPLITK_K] = g->in_c,
                      [VKNN_SPEC_GEMV_SPLITK_SLICED] = g->out_slice.row != 0},
                     VKNN_SPEC_COUNT_GEMV_SPLITK, &p, sizeof(p),
-                    (uint64_t)ceil_div(g->out_c, c.ch_block) * c.group, false, false, false, 0, 0, 0};
+                    (uint64_t)ceil_div(g->out_c, c.ch_block) * c.group, false, false, false, 0, 0, 0, 0, false, false};
   return add_tiled_dispatch(graph, t, &l, out_list);
 }
 
@@ -602,7 +627,7 @@ static vknn_status lower_gemm_shared(vknn_graph *graph, const vknn_conv_tensors 
                      [VKNN_SPEC_GEMM_SHARED_64X64_VEC4_STORES] = g->out_c % 4 == 0 && slice_vec4(g),
                      [VKNN_SPEC_GEMM_SHARED_64X64_SLICED] = g->out_slice.row != 0},
                     VKNN_SPEC_COUNT_GEMM_SHARED_64X64, &p, sizeof(p), tiles * c.group, false, false, false,
-                    0, 0, 0};
+                    0, 0, 0, 0, false, false};
   return add_tiled_dispatch(graph, t, &l, out_list);
 }
 

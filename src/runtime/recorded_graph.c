@@ -219,6 +219,7 @@ static vknn_status build(vknn_recorded_graph *rg, const vknn_plan *plan) {
   rg->info.dispatch_count = plan->dispatches.count;
   rg->count_slots = plan->graph.count_slots;
   rg->info.arena_bytes = plan->region_size[VKNN_REGION_ARENA];
+  rg->info.packed_tensors = plan->packed_tensors;
   rg->info.constant_bytes = plan->region_size[VKNN_REGION_CONSTANT];
   rg->staging_size = plan->region_size[VKNN_REGION_INPUT] + plan->region_size[VKNN_REGION_OUTPUT];
   plan_timestamps(rg);
@@ -270,6 +271,7 @@ vknn_plan_target vknn_recorded_graph_target(const vknn_device *device) {
                                         .subgroup_filter = vk->subgroup_filter,
                                         .gemm_shared_tiles = vk->gemm_shared_tiles,
                                         .global_pool_reduction = vk->global_pool_reduction,
+                                        .packed_layout = vk->packed_layout,
                                         .parallel_invocations = vk->parallel_invocations,
                                         .winograd = vk->winograd,
                                         .loop_budget = vknn_vk_has_loop_limiter(vk)

@@ -95,6 +95,9 @@ typedef struct vknn_vk {
   /* Global poolings as workgroup reductions (the device option
    * global_pool_reduction: ON only; AUTO leaves it to kernel tuning). */
   bool global_pool_reduction;
+  /* Arena tensors in the packed layout where their kernels allow (the
+   * device option packed_layout: ON only). */
+  bool packed_layout;
   /* The options as given, for what kernel tuning may choose (AUTO only). */
   vknn_operand_reads operand_reads_option;
   vknn_gemm_shared_tiles gemm_shared_tiles_option;

@@ -8,7 +8,7 @@
 #include "vk/vk_context.h"
 #include "util/fault_injection.h"
 
-#define MAX_SPEC 11 /* as many as a dispatch holds (VKNN_MAX_SPEC_CONSTANTS) */
+#define MAX_SPEC 12 /* as many as a dispatch holds (VKNN_MAX_SPEC_CONSTANTS) */
 
 struct vknn_pipeline_entry {
   vknn_pipeline_entry *next;

@@ -7,7 +7,8 @@ const char DEVICE_FLAGS_USAGE[] =
     "[--operand-reads auto|storage|texel] [--integer-dot auto|off|on] [--io-copies auto|off|on]\n"
     "  [--winograd auto|off|on|f2x3|f4x3] [--relaxed-float16 auto|off|on]\n"
     "  [--float16-arithmetic auto|off|on] [--kernel-tuning auto|off|on] [--subgroup-filter auto|off|on]\n"
-    "  [--gemm-shared-tiles auto|off|on] [--global-pool-reduction auto|off|on]";
+    "  [--gemm-shared-tiles auto|off|on] [--global-pool-reduction auto|off|on]\n"
+    "  [--packed-layout auto|off|on]";
 
 static const char *const switches[] = {"auto", "off", "on", NULL};
 static const char *const reads[] = {"auto", "storage", "texel", NULL};
@@ -34,6 +35,8 @@ static void set_pool_reduction(vknn_device_options *o, int v) {
   o->global_pool_reduction = (vknn_global_pool_reduction)v;
 }
 
+static void set_packed_layout(vknn_device_options *o, int v) { o->packed_layout = (vknn_packed_layout)v; }
+
 typedef struct device_flag {
   const char *flag;
   const char *const *values;
@@ -47,6 +50,7 @@ static const device_flag flags[] = {
     {"--kernel-tuning", switches, set_tuning},      {"--subgroup-filter", switches, set_subgroup},
     {"--gemm-shared-tiles", switches, set_shared_tiles},
     {"--global-pool-reduction", switches, set_pool_reduction},
+    {"--packed-layout", switches, set_packed_layout},
 };
 
 int device_flag_parse(const char *flag, const char *value, vknn_device_options *options) {
