@@ -136,8 +136,8 @@ if build build -Dbuildtype=debugoptimized; then
     --baseline "$baseline"
   stage_done relaxed-float16
   # Intermediate tensors in the packed layout wherever their kernels take it
-  # (AUTO leaves it off everywhere so far), sync and compiled per execution
-  # with outputs of unknown shape (about a minute).
+  # (AUTO leaves it to kernel tuning, off on lavapipe), sync and compiled per
+  # execution with outputs of unknown shape (about a minute).
   conformance build packed-layout --modes sync,dynamic --packed-layout on --baseline "$baseline"
   stage_done packed-layout
   # The float16 kernels computing in float16 with texel reads: the float16

@@ -416,12 +416,12 @@ static void test_tuning_table_malformed(void **state) {
   assert_int_equal(save(f, &f->files), VKNN_STATUS_NONE);
   /* One entry: a 2-byte signature, texel reads, Winograd F(4,3), float32,
    * shared-memory tiles, shared filter loads, the last tried width, global
-   * poolings as reductions. */
-  const uint8_t good[17] = {1, 0, 0, 0, 2, 0, 0, 0, 0xab, 0xcd, 1, VKNN_WINOGRAD_F4X3, 0, 1, 1, VKNN_TUNING_WIDTHS, 1};
+   * poolings as reductions, the packed layout. */
+  const uint8_t good[18] = {1, 0, 0, 0, 2, 0, 0, 0, 0xab, 0xcd, 1, VKNN_WINOGRAD_F4X3, 0, 1, 1, VKNN_TUNING_WIDTHS, 1, 1};
   reseal_with(f, NULL, NULL, NULL, 0, good, sizeof(good));
   assert_int_equal(restore(f, &f->files), VKNN_STATUS_NONE);
   struct { size_t at; uint8_t value; } edits[] = {
-      {10, 2}, {11, VKNN_WINOGRAD_F4X3 + 1}, {12, 2}, {13, 2}, {14, 2}, {15, VKNN_TUNING_WIDTHS + 1}, {16, 2}, /* variant fields */
+      {10, 2}, {11, VKNN_WINOGRAD_F4X3 + 1}, {12, 2}, {13, 2}, {14, 2}, {15, VKNN_TUNING_WIDTHS + 1}, {16, 2}, {17, 2}, /* variant fields */
       {0, 2}, {0, 0xff},                             /* the count */
       {4, 0}, {4, 3}, {7, 0x80},                     /* the signature's length */
   };

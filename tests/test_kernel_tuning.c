@@ -5,7 +5,8 @@
  * pointwise layer measures the shared-memory tiles where they are open);
  * filter loads shared across subgroups or not are measured where AUTO; a
  * device that says no width has layers tried at assumed widths; a global
- * pooling is measured as a reduction and per output where AUTO; AUTO,
+ * pooling is measured as a reduction and per output where AUTO; a model
+ * whose temporaries can be packed is timed packed and not where AUTO; AUTO,
  * deadlines and preferences decide when it runs; concurrent prepares share
  * the device's table; a failed allocation anywhere in the measuring ends
  * the prepare in an error or in a right answer; the choices travel in the
@@ -148,6 +149,19 @@ static int open_shared_loads_open(void **state) {
   options.subgroup_filter = VKNN_SUBGROUP_FILTER_AUTO;
   return open_fixture(state, options);
 }
+
+/* Every option forced, the packed layout as given. */
+static int open_forced_packed(void **state, vknn_packed_layout packed) {
+  vknn_device_options options = tiles_open_options();
+  options.gemm_shared_tiles = VKNN_GEMM_SHARED_TILES_OFF;
+  options.global_pool_reduction = VKNN_GLOBAL_POOL_REDUCTION_OFF;
+  options.packed_layout = packed;
+  return open_fixture(state, options);
+}
+
+static int open_packed_open(void **state) { return open_forced_packed(state, VKNN_PACKED_LAYOUT_AUTO); }
+static int open_packed_on(void **state) { return open_forced_packed(state, VKNN_PACKED_LAYOUT_ON); }
+static int open_packed_off(void **state) { return open_forced_packed(state, VKNN_PACKED_LAYOUT_OFF); }
 
 static int close_fixture(void **state) {
   fixture *f = *state;
@@ -569,6 +583,118 @@ static void test_choices_in_the_cache(void **state) {
   free(b);
 }
 
+/* ---- the packed layout, timed over the whole model ---------------------------- */
+
+#define CHAIN_SIDE 6
+#define CHAIN_C 8
+#define CHAIN_ELEMENTS (CHAIN_SIDE * CHAIN_SIDE * CHAIN_C)
+
+/* A 1x1 convolution, a 3x3 depthwise convolution and a 1x1 convolution of a
+ * 6x6x8 image: two temporaries the kernels can pack. */
+static const vknn_model *build_chain(model_builder *b) {
+  mb_init(b);
+  const uint32_t image[4] = {1, CHAIN_SIDE, CHAIN_SIDE, CHAIN_C};
+  const uint32_t pointwise_dims[4] = {CHAIN_C, 1, 1, CHAIN_C}, depthwise_dims[4] = {1, 3, 3, CHAIN_C};
+  const uint32_t bias_dims[1] = {CHAIN_C};
+  float weights[CHAIN_C * 9], bias[CHAIN_C];
+  for (uint32_t i = 0; i < CHAIN_C * 9; ++i) weights[i] = (float)((i * 5 + 3) % 11) / 16.f - 0.3f;
+  for (uint32_t i = 0; i < CHAIN_C; ++i) bias[i] = (float)(i % 3) / 4.f - 0.25f;
+  uint32_t x = mb_input(b, F32, image, 4), t1 = mb_temporary(b, F32, image, 4);
+  uint32_t t2 = mb_temporary(b, F32, image, 4), y = mb_output(b, F32, image, 4);
+  uint32_t one = mb_const_i32(b, 1), same = mb_const_i32(b, 1), relu = mb_const_i32(b, VKNN_FUSED_RELU);
+  uint32_t pointwise = mb_const_tensor(b, F32, pointwise_dims, 4, weights, CHAIN_C * CHAIN_C * sizeof(float));
+  uint32_t depthwise = mb_const_tensor(b, F32, depthwise_dims, 4, weights, CHAIN_C * 9 * sizeof(float));
+  uint32_t bias_c = mb_const_tensor(b, F32, bias_dims, 1, bias, sizeof(bias));
+  uint32_t first[7] = {x, pointwise, bias_c, same, one, one, relu};
+  uint32_t second[8] = {t1, depthwise, bias_c, same, one, one, one, relu};
+  uint32_t third[7] = {t2, pointwise, bias_c, same, one, one, relu};
+  mb_operation(b, VKNN_OPERATION_CONV_2D, first, 7, &t1, 1);
+  mb_operation(b, VKNN_OPERATION_DEPTHWISE_CONV_2D, second, 8, &t2, 1);
+  mb_operation(b, VKNN_OPERATION_CONV_2D, third, 7, &y, 1);
+  return mb_finish(b);
+}
+
+/* The chain on a device: its output, and how many tensors it packed. */
+static uint32_t run_chain(vknn_device *device, const test_log *log, float *out) {
+  model_builder *b = calloc(1, sizeof(*b));
+  assert_non_null(b);
+  float x[CHAIN_ELEMENTS];
+  for (uint32_t i = 0; i < CHAIN_ELEMENTS; ++i) x[i] = (float)(i * 7 % 13) / 4.f - 1.5f;
+  vknn_prepared_model *pm = prepare(device, log, build_chain(b), VKNN_PREFER_SUSTAINED_SPEED, NULL);
+  const buffer_arg in[1] = {{x, NULL, sizeof(x)}};
+  buffer_arg outs[1] = {{NULL, out, CHAIN_ELEMENTS * sizeof(float)}};
+  assert_int_equal(model_runner_execute(pm, b, in, outs, NULL), VKNN_STATUS_NONE);
+  vknn_prepared_model_info info;
+  assert_int_equal(vknn_prepared_model_get_info(pm, &info), VKNN_STATUS_NONE);
+  vknn_prepared_model_release(pm);
+  free(b);
+  return info.packed_tensors;
+}
+
+/* A whole model's entry: its signature's first word is no operation type. */
+static bool is_model_entry(const vknn_tuning_entry *e) {
+  uint32_t word = 0;
+  if (e->signature_size >= sizeof(word)) memcpy(&word, e->signature, sizeof(word));
+  return word == 0xffffffffu;
+}
+
+/* The table's entries for whole models (the last into *out). */
+static uint32_t model_entries(fixture *f, vknn_tuning_entry *out) {
+  uint32_t n = 0;
+  pthread_mutex_lock(&f->device->tuning.lock);
+  for (uint32_t i = 0; i < f->device->tuning.count; ++i) {
+    if (!is_model_entry(&f->device->tuning.entries[i])) continue;
+    if (out != NULL) *out = f->device->tuning.entries[i];
+    ++n;
+  }
+  pthread_mutex_unlock(&f->device->tuning.lock);
+  return n;
+}
+
+static void set_model_entries(fixture *f, bool packed) {
+  pthread_mutex_lock(&f->device->tuning.lock);
+  for (uint32_t i = 0; i < f->device->tuning.count; ++i)
+    if (is_model_entry(&f->device->tuning.entries[i])) f->device->tuning.entries[i].packed_layout = packed;
+  pthread_mutex_unlock(&f->device->tuning.lock);
+}
+
+/* The chain's temporaries left to tuning (AUTO): the model is timed both
+ * ways once, its results those of the untuned model, and the table's choice
+ * for the model (set each way by hand after) is what the model runs. */
+static void test_packed_layout_measured(void **state) {
+  fixture *f = *state;
+  if (f->device->vk.timestamp_valid_bits == 0) skip();
+  float tuned[CHAIN_ELEMENTS], plain[CHAIN_ELEMENTS];
+  uint32_t packed = run_chain(f->device, &f->log, tuned);
+  assert_int_equal(run_chain(f->plain, &f->log, plain), 0);
+  for (uint32_t i = 0; i < CHAIN_ELEMENTS; ++i)
+    if (fabsf(tuned[i] - plain[i]) > 1e-4f * (1.f + fabsf(plain[i])))
+      fail_msg("element %u: tuned %g, untuned %g", i, tuned[i], plain[i]);
+  vknn_tuning_entry entry;
+  assert_int_equal(model_entries(f, &entry), 1);
+  assert_int_equal(entry.signature_size, 36);
+  assert_int_equal(packed, entry.packed_layout ? 2 : 0);
+  uint32_t entries = f->device->tuning.count;
+  for (int value = 0; value < 2; ++value) {
+    set_model_entries(f, value == 1);
+    assert_int_equal(run_chain(f->device, &f->log, tuned), value == 1 ? 2 : 0);
+    for (uint32_t i = 0; i < CHAIN_ELEMENTS; ++i)
+      if (fabsf(tuned[i] - plain[i]) > 1e-4f * (1.f + fabsf(plain[i])))
+        fail_msg("packed %d, element %u: %g, untuned %g", value, i, tuned[i], plain[i]);
+  }
+  assert_int_equal(f->device->tuning.count, entries); /* taken from the table, not measured again */
+}
+
+/* An option given (ON or OFF) is not measured: the table gets no entry for
+ * the model, and the model runs as the option says. */
+static void test_packed_layout_given(void **state) {
+  fixture *f = *state;
+  float out[CHAIN_ELEMENTS];
+  bool on = f->device->vk.packed_layout_option == VKNN_PACKED_LAYOUT_ON;
+  assert_int_equal(run_chain(f->device, &f->log, out), on ? 2 : 0);
+  assert_int_equal(model_entries(f, NULL), 0);
+}
+
 #define TEST(fn, setup) cmocka_unit_test_setup_teardown(fn, setup, close_fixture)
 
 int main(void) {
@@ -580,6 +706,8 @@ int main(void) {
       TEST(test_on_and_deadline, open_on), TEST(test_auto, open_auto),
       TEST(test_concurrent_prepares, open_on), TEST(test_host_allocation_failures, open_on),
       TEST(test_vulkan_allocation_failures, open_on), TEST(test_choices_in_the_cache, open_on),
+      TEST(test_packed_layout_measured, open_packed_open), TEST(test_packed_layout_given, open_packed_on),
+      TEST(test_packed_layout_given, open_packed_off),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -146,11 +146,12 @@ typedef enum vknn_global_pool_reduction {
  * where every kernel that reads or writes one can do so (the tiled
  * convolution and depthwise kernels), as ncnn and MNN store theirs: a
  * group of lanes then loads neighbouring vec4s of one plane. Model inputs,
- * outputs and constants stay as NNAPI lays them out. No device was measured
- * faster with it (lavapipe: no difference; docs/perf.md, "Packed arena
- * layout"), so AUTO leaves it off. Results are the same bits either way. */
+ * outputs and constants stay as NNAPI lays them out. No device is known to
+ * run faster with it by rule (lavapipe: within its noise; docs/perf.md,
+ * "Packed arena layout"): AUTO leaves it to kernel tuning, which times the
+ * whole model both ways. Results are the same bits either way. */
 typedef enum vknn_packed_layout {
-  VKNN_PACKED_LAYOUT_AUTO = 0, /* where a device was measured faster with it: none yet */
+  VKNN_PACKED_LAYOUT_AUTO = 0, /* where kernel tuning measures the model faster with it */
   VKNN_PACKED_LAYOUT_OFF,      /* never */
   VKNN_PACKED_LAYOUT_ON,       /* wherever the kernels allow (tests, benchmarks) */
 } vknn_packed_layout;

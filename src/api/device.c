@@ -135,7 +135,8 @@ vknn_status vknn_device_open(const vknn_device_options *options, vknn_device **o
       options ? options->global_pool_reduction : VKNN_GLOBAL_POOL_REDUCTION_AUTO;
   device->vk.global_pool_reduction =
       device->vk.global_pool_reduction_option == VKNN_GLOBAL_POOL_REDUCTION_ON;
-  device->vk.packed_layout = options && options->packed_layout == VKNN_PACKED_LAYOUT_ON;
+  device->vk.packed_layout_option = options ? options->packed_layout : VKNN_PACKED_LAYOUT_AUTO;
+  device->vk.packed_layout = device->vk.packed_layout_option == VKNN_PACKED_LAYOUT_ON;
   device->vk.operand_reads_option = options ? options->operand_reads : VKNN_OPERAND_READS_AUTO;
   device->vk.float16_arithmetic_option = options ? options->float16_arithmetic : VKNN_FLOAT16_ARITHMETIC_AUTO;
   device->vk.kernel_tuning = options ? options->kernel_tuning : VKNN_KERNEL_TUNING_AUTO;

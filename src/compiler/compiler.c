@@ -176,7 +176,7 @@ vknn_status vknn_compile(const vknn_logger *log, const vknn_model *model,
   if (s == VKNN_STATUS_NONE) vknn_fuse_concat_slices(&out_plan->graph);
   if (s == VKNN_STATUS_NONE) vknn_fuse_residual_adds(&out_plan->graph);
   if (s == VKNN_STATUS_NONE) s = lower_all(out_plan);
-  if (s == VKNN_STATUS_NONE && target->kernels.packed_layout) s = vknn_pack_arena_tensors(out_plan);
+  if (s == VKNN_STATUS_NONE) s = vknn_pack_arena_tensors(out_plan);
   if (s == VKNN_STATUS_NONE) s = check_grids(&out_plan->graph, &out_plan->dispatches, target);
   if (s == VKNN_STATUS_NONE) s = vknn_plan_memory(out_plan, target);
   if (s != VKNN_STATUS_NONE) vknn_plan_release(out_plan);

@@ -21,10 +21,17 @@ static bool eligible(const vknn_tensor *t) {
          t->alias_of == UINT32_MAX && t->count_slot == 0;
 }
 
+/* Whether operation k's kernel target lets its kernels take the packed
+ * layout: the device's option, or kernel tuning's choice for the model. */
+static bool op_packs(const vknn_graph *graph, uint32_t k) {
+  return graph->op_kernels != NULL ? graph->op_kernels[k].packed_layout : graph->device_kernels.packed_layout;
+}
+
 /* Clears packed[] for every tensor that a binding cannot take packed, and
  * for the tensors sharing a bit of one dispatch with such a tensor; false
  * when nothing changed. */
-static bool drop_unpackable(const vknn_dispatch *d, bool *packed) {
+static bool drop_unpackable(const vknn_graph *graph, const vknn_dispatch *d, bool *packed) {
+  bool kernel_packs = op_packs(graph, d->operation);
   bool changed = false;
   for (uint32_t b = 0; b < d->binding_count; ++b) {
     const vknn_binding *x = &d->bindings[b];
@@ -37,7 +44,7 @@ static bool drop_unpackable(const vknn_dispatch *d, bool *packed) {
           changed = true;
         }
       }
-    } else if (x->packed_spec == 0) {
+    } else if (x->packed_spec == 0 || !kernel_packs) {
       packed[x->tensor] = false;
       changed = true;
     }
@@ -58,6 +65,9 @@ static void set_packed_bits(vknn_dispatch_list *list, const bool *packed) {
 
 vknn_status vknn_pack_arena_tensors(vknn_plan *plan) {
   vknn_graph *graph = &plan->graph;
+  bool any = false;
+  for (uint32_t k = 0; k < graph->sg->operation_count; ++k) any |= op_packs(graph, k);
+  if (!any) return VKNN_STATUS_NONE;
   bool *packed = vknn_calloc(graph->tensor_count ? graph->tensor_count : 1, sizeof(bool));
   if (packed == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
   /* Only tensors some dispatch binds. */
@@ -74,12 +84,12 @@ vknn_status vknn_pack_arena_tensors(vknn_plan *plan) {
   for (bool changed = true; changed;) {
     changed = false;
     for (uint32_t i = 0; i < plan->dispatches.count; ++i)
-      changed |= drop_unpackable(&plan->dispatches.items[i], packed);
+      changed |= drop_unpackable(graph, &plan->dispatches.items[i], packed);
   }
   set_packed_bits(&plan->dispatches, packed);
   uint32_t count = 0;
   for (uint32_t t = 0; t < graph->tensor_count; ++t) count += packed[t];
-  VKNN_LOG_V(graph->log, TAG, "%u tensors in the packed layout", count);
+  if (count > 0) VKNN_LOG_V(graph->log, TAG, "%u tensors in the packed layout", count);
   plan->packed_tensors = count;
   free(packed);
   return VKNN_STATUS_NONE;

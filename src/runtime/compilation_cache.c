@@ -15,7 +15,7 @@
 #define TAG "compilation"
 
 static const uint8_t MAGIC[8] = {'V', 'K', 'N', 'N', 'C', 'A', 'C', 'H'};
-#define FORMAT_VERSION 5u
+#define FORMAT_VERSION 6u
 /* Bytes of the model file before the pipeline-cache data, between it and
  * the tuning table (the context and the table's length), and after that. */
 #define FIXED_BYTES 160u

@@ -6,9 +6,11 @@
  * fastest of a few executions' device time); the variant kept is then
  * timed with filter loads shared or not, on a device that says no width at
  * assumed widths, and with global poolings as reductions or not, the same
- * way. */
+ * way. Last, the whole model is timed with its temporaries in the packed
+ * layout and without, where they can be packed. */
 #include "runtime/kernel_tuning.h"
 
+#include <nettle/sha2.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -268,13 +270,18 @@ static bool pool_reductions_open(const vknn_device *device) {
   return device->vk.global_pool_reduction_option == VKNN_GLOBAL_POOL_REDUCTION_AUTO;
 }
 
+/* Whether the whole model is timed packed and not: the option is AUTO. */
+static bool packed_layout_open(const vknn_device *device) {
+  return device->vk.packed_layout_option == VKNN_PACKED_LAYOUT_AUTO;
+}
+
 uint32_t vknn_kernel_tuning_context(const vknn_device *device) {
   const vknn_vk *vk = &device->vk;
   return (uint32_t)vk->operand_reads_option | (uint32_t)vk->winograd_option << 8 |
          (uint32_t)vk->float16_arithmetic_option << 16 | (uint32_t)vk->texel_reads_possible << 24 |
          (uint32_t)vk->subgroup_filter << 25 | (uint32_t)vk->gemm_shared_tiles_option << 26 |
          (uint32_t)widths_open(device) << 28 | (uint32_t)shared_loads_open(device) << 29 |
-         (uint32_t)pool_reductions_open(device) << 30;
+         (uint32_t)pool_reductions_open(device) << 30 | (uint32_t)packed_layout_open(device) << 31;
 }
 
 /* The device's own variant first, then what the options leave to AUTO:
@@ -342,31 +349,45 @@ static uint32_t list_stage_variants(stage st, variant best, variant *out) {
 
 /* ---- measuring ---------------------------------------------------------------- */
 
-/* Zeroed shared memory holding every input and the output, one after another. */
-typedef struct layer_pool {
+/* Zeroed shared memory holding every input and output, one after another. */
+typedef struct request_pool {
   int fd;
   uint64_t size;
-  vknn_request_argument args[9];
-} layer_pool;
+  vknn_request_argument *args; /* the inputs, then the outputs */
+  uint32_t inputs, outputs;
+} request_pool;
 
 static uint64_t aligned(uint64_t v) { return (v + 255u) & ~(uint64_t)255; }
 
-static bool open_pool(const layer_model *lm, layer_pool *pool) {
+/* bytes: the inputs' sizes, then the outputs'. */
+static bool open_pool(const uint64_t *bytes, uint32_t inputs, uint32_t outputs, request_pool *pool) {
+  *pool = (request_pool){-1, 0, vknn_calloc(inputs + outputs, sizeof(vknn_request_argument)), inputs, outputs};
+  if (pool->args == NULL) return false;
   uint64_t offset = 0;
-  for (uint32_t i = 0; i <= lm->input_count; ++i) {
-    uint64_t bytes = i < lm->input_count ? lm->input_bytes[i] : lm->output_bytes;
-    if (offset + bytes > UINT32_MAX) return false;
-    pool->args[i] = (vknn_request_argument){.location = {0, (uint32_t)offset, (uint32_t)bytes}};
-    offset = aligned(offset + bytes);
+  for (uint32_t i = 0; i < inputs + outputs; ++i) {
+    if (offset + bytes[i] > UINT32_MAX) break;
+    pool->args[i] = (vknn_request_argument){.location = {0, (uint32_t)offset, (uint32_t)bytes[i]}};
+    offset = aligned(offset + bytes[i]);
   }
   pool->size = offset;
-  pool->fd = memfd_create("vknn-tuning", MFD_CLOEXEC);
-  if (pool->fd < 0) return false;
-  if (ftruncate(pool->fd, (off_t)pool->size) != 0) {
-    close(pool->fd);
-    return false;
-  }
-  return true;
+  if (offset <= UINT32_MAX) pool->fd = memfd_create("vknn-tuning", MFD_CLOEXEC);
+  if (pool->fd >= 0 && ftruncate(pool->fd, (off_t)pool->size) == 0) return true;
+  if (pool->fd >= 0) close(pool->fd);
+  free(pool->args);
+  return false;
+}
+
+static void close_pool(request_pool *pool) {
+  close(pool->fd);
+  free(pool->args);
+}
+
+/* The layer model's inputs and output. */
+static bool open_layer_pool(const layer_model *lm, request_pool *pool) {
+  uint64_t bytes[9];
+  memcpy(bytes, lm->input_bytes, lm->input_count * sizeof(uint64_t));
+  bytes[lm->input_count] = lm->output_bytes;
+  return open_pool(bytes, lm->input_count, 1, pool);
 }
 
 /* One distinct lowering of the layer, prepared. */
@@ -430,12 +451,11 @@ static uint32_t prepare_candidates(vknn_device *device, const vknn_plan_target *
 
 /* One execution on zeros; its device time in microseconds (UINT64_MAX
  * when it failed or was not timed). */
-static uint64_t execute_once(vknn_prepared_model *pm, const layer_model *lm, const layer_pool *pool,
-                             bool timed) {
+static uint64_t execute_once(vknn_prepared_model *pm, const request_pool *pool, bool timed) {
   vknn_request_pool pools[1] = {{.kind = VKNN_REQUEST_POOL_MEMORY,
                                  .memory = {.name = "ashmem", .fds = &pool->fd, .fd_count = 1,
                                             .size = pool->size}}};
-  vknn_request request = {pool->args, lm->input_count, pool->args + lm->input_count, 1, pools, 1};
+  vknn_request request = {pool->args, pool->inputs, pool->args + pool->inputs, pool->outputs, pools, 1};
   vknn_timing timing = {UINT64_MAX, UINT64_MAX};
   vknn_status s = vknn_prepared_model_execute(pm, &request, timed ? VKNN_MEASURE_TIMING_YES : VKNN_MEASURE_TIMING_NO,
                                               NULL, NULL, NULL, 0, &timing);
@@ -445,12 +465,12 @@ static uint64_t execute_once(vknn_prepared_model *pm, const layer_model *lm, con
 /* The candidates run in turns (a warm-up, then TUNING_RUNS timed rounds),
  * so that a moment of load weighs on all of them alike; a candidate that
  * fails once is out. */
-static void time_candidates(candidate *c, uint32_t n, const layer_model *lm, const layer_pool *pool) {
+static void time_candidates(candidate *c, uint32_t n, const request_pool *pool) {
   bool failed[MAX_VARIANTS + 1] = {false};
   for (int round = 0; round <= TUNING_RUNS; ++round)
     for (uint32_t i = 0; i < n; ++i) {
       if (failed[i]) continue;
-      uint64_t us = execute_once(c[i].pm, lm, pool, round > 0);
+      uint64_t us = execute_once(c[i].pm, pool, round > 0);
       if (round > 0 && us == UINT64_MAX) failed[i] = true;
       else if (round > 0 && us < c[i].best_us) c[i].best_us = us;
     }
@@ -480,11 +500,11 @@ typedef enum layer_outcome { LAYER_MEASURED, LAYER_ONE_VARIANT, LAYER_FAILED } l
 static layer_outcome measure_layer(vknn_device *device, const vknn_plan_target *target,
                                    const layer_model *lm, const variant *variants, uint32_t count,
                                    variant *out, uint32_t op_index, int32_t op_type) {
-  layer_pool pool;
-  if (!open_pool(lm, &pool)) return LAYER_FAILED;
+  request_pool pool;
+  if (!open_layer_pool(lm, &pool)) return LAYER_FAILED;
   candidate c[MAX_VARIANTS + 1];
   uint32_t n = prepare_candidates(device, target, lm, variants, count, c);
-  if (n > 1) time_candidates(c, n, lm, &pool);
+  if (n > 1) time_candidates(c, n, &pool);
   uint32_t kept = n == 1 ? 0 : n > 1 ? pick(c, n) : UINT32_MAX;
   for (uint32_t i = 0; i < n; ++i) {
     uint8_t width = variants[c[i].variant].width;
@@ -495,7 +515,7 @@ static layer_outcome measure_layer(vknn_device *device, const vknn_plan_target *
                  (unsigned long long)c[i].best_us, i == kept ? " (kept)" : "");
     vknn_prepared_model_release(c[i].pm);
   }
-  close(pool.fd);
+  close_pool(&pool);
   if (kept == UINT32_MAX) return LAYER_FAILED;
   *out = variants[c[kept].variant];
   return n == 1 ? LAYER_ONE_VARIANT : LAYER_MEASURED;
@@ -547,6 +567,133 @@ static vknn_kernel_target tune_operation(vknn_device *device, const vknn_graph *
   return chosen;
 }
 
+/* ---- the packed layout: the whole model, timed both ways -------------------- */
+
+/* A model's signature in the table: a first word no layer's holds (they
+ * start with a tuned operation's type), then a SHA-256 of what its packed
+ * plan runs: per dispatch its kernel, sizes, constants and push constants,
+ * and the type and shape of each tensor it binds. */
+#define MODEL_SIGNATURE_WORD 0xffffffffu
+
+static void hash_u32(struct sha256_ctx *ctx, uint32_t v) { sha256_update(ctx, sizeof(v), (const uint8_t *)&v); }
+
+static void model_signature(const vknn_plan *plan, signature *s) {
+  memset(s, 0, sizeof(*s));
+  struct sha256_ctx ctx;
+  sha256_init(&ctx);
+  for (uint32_t d = 0; d < plan->dispatches.count; ++d) {
+    const vknn_dispatch *x = &plan->dispatches.items[d];
+    hash_u32(&ctx, (uint32_t)x->shader);
+    hash_u32(&ctx, x->local_size);
+    for (uint32_t i = 0; i < x->spec_count; ++i) hash_u32(&ctx, x->spec[i]);
+    sha256_update(&ctx, x->push_size, x->push);
+    for (uint32_t b = 0; b < x->binding_count; ++b) {
+      const vknn_tensor *t = &plan->graph.tensors[x->bindings[b].tensor];
+      hash_u32(&ctx, (uint32_t)t->type);
+      hash_u32(&ctx, (uint32_t)x->bindings[b].texel);
+      for (uint32_t i = 0; i < t->rank; ++i) hash_u32(&ctx, t->dims[i]);
+    }
+  }
+  uint8_t digest[SHA256_DIGEST_SIZE];
+  sha256_digest(&ctx, sizeof(digest), digest);
+  put_u32(s, MODEL_SIGNATURE_WORD);
+  put(s, digest, sizeof(digest));
+}
+
+/* The model compiled with these kernel targets; false (nothing to release)
+ * when it fails or its shapes wait for an execution. */
+static bool compile_model(vknn_device *device, const vknn_model *model, const vknn_plan_target *target,
+                          const vknn_kernel_target *kernels, vknn_plan *plan) {
+  vknn_plan_target t = *target;
+  t.op_kernels = kernels;
+  if (vknn_compile(&device->log, model, NULL, &t, plan) != VKNN_STATUS_NONE) return false;
+  if (!plan->deferred) return true;
+  vknn_plan_release(plan);
+  return false;
+}
+
+/* The model's inputs and outputs, zeroed. */
+static bool open_model_pool(const vknn_plan *plan, request_pool *pool) {
+  const vknn_subgraph *sg = plan->graph.sg;
+  uint32_t count = sg->input_count + sg->output_count;
+  uint64_t *bytes = vknn_calloc(count ? count : 1, sizeof(uint64_t));
+  if (bytes == NULL) return false;
+  for (uint32_t i = 0; i < count; ++i) {
+    uint32_t t = i < sg->input_count ? sg->input_indexes[i] : sg->output_indexes[i - sg->input_count];
+    bytes[i] = vknn_tensor_byte_size(&plan->graph.tensors[t]);
+  }
+  bool ok = open_pool(bytes, sg->input_count, sg->output_count, pool);
+  free(bytes);
+  return ok;
+}
+
+/* Both plans prepared and timed in turns on zeros: whether the packed one
+ * (plans[1]) beat the other by the margin. */
+static bool packed_faster(vknn_device *device, vknn_plan plans[2]) {
+  request_pool pool;
+  if (!open_model_pool(&plans[1], &pool)) return false;
+  candidate c[2];
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < 2; ++i) {
+    c[n] = (candidate){i, NULL, i == 0 ? "NHWC" : "packed", plans[i].dispatches.count, UINT64_MAX};
+    if (vknn_prepared_model_create(device, &plans[i], VKNN_PRIORITY_MEDIUM, VKNN_PREFER_SUSTAINED_SPEED,
+                                   &c[n].pm) == VKNN_STATUS_NONE)
+      ++n;
+  }
+  uint32_t kept = UINT32_MAX;
+  if (n == 2) {
+    time_candidates(c, n, &pool);
+    kept = pick(c, n);
+  }
+  for (uint32_t i = 0; i < n; ++i) {
+    if (n == 2)
+      VKNN_LOG_V(&device->log, TAG, "model, %s (%u tensors packed): %llu us%s", c[i].kernel,
+                 c[i].variant == 1 ? plans[1].packed_tensors : 0, (unsigned long long)c[i].best_us,
+                 i == kept ? " (kept)" : "");
+    vknn_prepared_model_release(c[i].pm);
+  }
+  close_pool(&pool);
+  return kept != UINT32_MAX && c[kept].variant == 1;
+}
+
+/* For a model whose packed plan (plans[1]) packs something: the table's
+ * choice for its signature, else measured against the model compiled with
+ * chosen (and kept in the table, also where it could not be timed). */
+static bool packed_choice(vknn_device *device, const vknn_model *model, const vknn_plan_target *target,
+                          const vknn_kernel_target *chosen, vknn_plan plans[2]) {
+  signature sig;
+  model_signature(&plans[1], &sig);
+  vknn_tuning_entry entry;
+  if (vknn_tuning_table_find(&device->tuning, sig.bytes, sig.size, &entry)) return entry.packed_layout;
+  bool kept = false;
+  if (compile_model(device, model, target, chosen, &plans[0])) {
+    kept = packed_faster(device, plans);
+    vknn_plan_release(&plans[0]);
+  }
+  vknn_tuning_table_add(&device->tuning, sig.bytes, sig.size, &(vknn_tuning_entry){.packed_layout = kept});
+  return kept;
+}
+
+/* Whether the model's temporaries are packed, given the other choices
+ * (chosen); false where nothing would be packed. */
+static bool choose_packed_layout(vknn_device *device, const vknn_model *model, const vknn_plan_target *target,
+                                 const vknn_kernel_target *chosen, uint32_t n) {
+  vknn_kernel_target *packed = vknn_calloc(n, sizeof(*packed));
+  if (packed == NULL) return false;
+  for (uint32_t k = 0; k < n; ++k) {
+    packed[k] = chosen[k];
+    packed[k].packed_layout = true;
+  }
+  vknn_plan plans[2];
+  bool kept = false;
+  if (compile_model(device, model, target, packed, &plans[1])) {
+    if (plans[1].packed_tensors > 0) kept = packed_choice(device, model, target, chosen, plans);
+    vknn_plan_release(&plans[1]);
+  }
+  free(packed);
+  return kept;
+}
+
 vknn_kernel_target *vknn_kernel_tuning_choose(vknn_device *device, const vknn_model *model,
                                               const vknn_plan_target *target) {
   vknn_plan plan;
@@ -567,6 +714,10 @@ vknn_kernel_target *vknn_kernel_tuning_choose(vknn_device *device, const vknn_mo
   if (!any) {
     free(chosen);
     return NULL;
+  }
+  if (packed_layout_open(device)) {
+    bool packed = choose_packed_layout(device, model, target, chosen, n);
+    for (uint32_t k = 0; k < n; ++k) chosen[k].packed_layout = packed;
   }
   return chosen;
 }

@@ -67,7 +67,7 @@ void vknn_tuning_table_add(vknn_tuning_table *table, const uint8_t *signature, u
 /* ---- bytes (the compilation cache) ------------------------------------------ */
 
 /* An entry's bytes besides its signature: the signature's size, the variant. */
-#define ENTRY_FIXED_BYTES 11u
+#define ENTRY_FIXED_BYTES 12u
 
 vknn_status vknn_tuning_table_encode(vknn_tuning_table *table, uint8_t **out, size_t *out_size) {
   pthread_mutex_lock(&table->lock);
@@ -88,6 +88,7 @@ vknn_status vknn_tuning_table_encode(vknn_tuning_table *table, uint8_t **out, si
       *p++ = e->subgroup_filter;
       *p++ = e->width;
       *p++ = e->global_pool_reduction;
+      *p++ = e->packed_layout;
     }
   }
   pthread_mutex_unlock(&table->lock);
@@ -106,12 +107,12 @@ static bool decode_entry(const uint8_t *bytes, size_t size, size_t *offset, cons
   *signature = bytes + *offset + 4;
   const uint8_t *v = *signature + length;
   if (v[0] > 1 || v[1] > VKNN_WINOGRAD_F4X3 || v[2] > 1 || v[3] > 1 || v[4] > 1 || v[5] > VKNN_TUNING_WIDTHS ||
-      v[6] > 1)
+      v[6] > 1 || v[7] > 1)
     return false;
   *out = (vknn_tuning_entry){.signature_size = length,  .texel_reads = v[0],
                              .winograd = (vknn_winograd)v[1], .float16_arithmetic = v[2],
                              .gemm_shared_tiles = v[3], .subgroup_filter = v[4],
-                             .width = v[5], .global_pool_reduction = v[6]};
+                             .width = v[5], .global_pool_reduction = v[6], .packed_layout = v[7]};
   *offset += ENTRY_FIXED_BYTES + length;
   return true;
 }

@@ -11,7 +11,8 @@
 /* The widths kernel tuning tries on a device that says none (kernel_tuning.c). */
 #define VKNN_TUNING_WIDTHS 2u
 
-/* The variant one layer signature was measured fastest with. */
+/* The variant one layer signature was measured fastest with; for a model's
+ * signature (kernel_tuning.c), whether its temporaries are packed. */
 typedef struct vknn_tuning_entry {
   uint8_t *signature; /* the layer's shapes and parameters (kernel_tuning.c) */
   uint32_t signature_size;
@@ -22,6 +23,7 @@ typedef struct vknn_tuning_entry {
   bool subgroup_filter;
   uint8_t width; /* 0: the device's own; 1..VKNN_TUNING_WIDTHS: a tried width */
   bool global_pool_reduction;
+  bool packed_layout;
 } vknn_tuning_entry;
 
 typedef struct vknn_tuning_table {
@@ -44,7 +46,8 @@ void vknn_tuning_table_add(vknn_tuning_table *table, const uint8_t *signature, u
 /* The table as bytes, for the compilation cache (*out malloc'd): the entry
  * count, then per entry its signature's size and bytes and its variant
  * (texel reads, Winograd, float16 arithmetic, shared-memory tiles, shared
- * filter loads, width, global pooling as a reduction: a byte each),
+ * filter loads, width, global pooling as a reduction, packed layout: a
+ * byte each),
  * integers little-endian. */
 vknn_status vknn_tuning_table_encode(vknn_tuning_table *table, uint8_t **out, size_t *out_size);
 

@@ -96,12 +96,13 @@ typedef struct vknn_vk {
    * global_pool_reduction: ON only; AUTO leaves it to kernel tuning). */
   bool global_pool_reduction;
   /* Arena tensors in the packed layout where their kernels allow (the
-   * device option packed_layout: ON only). */
+   * device option packed_layout: ON only; AUTO leaves it to kernel tuning). */
   bool packed_layout;
   /* The options as given, for what kernel tuning may choose (AUTO only). */
   vknn_operand_reads operand_reads_option;
   vknn_gemm_shared_tiles gemm_shared_tiles_option;
   vknn_global_pool_reduction global_pool_reduction_option;
+  vknn_packed_layout packed_layout_option;
   vknn_winograd winograd_option;
   vknn_float16_arithmetic float16_arithmetic_option;
   vknn_kernel_tuning kernel_tuning;
