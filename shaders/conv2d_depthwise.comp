@@ -55,9 +55,9 @@ layout(constant_id = 7) const uint SLICED = 0;
 // [batch][channel / 4][row][column][4], instead of NHWC. Only with VEC4_IO,
 // and bit 1 only with SLICED == 0. Indexes stay element indexes whose
 // quarter is the vec4's.
-layout(constant_id = 8) const uint PACKED = 0;
-const bool INPUT_PACKED = (PACKED & 1u) != 0;
-const bool OUTPUT_PACKED = (PACKED & 2u) != 0;
+layout(constant_id = 8) const uint PACKED_LAYOUT = 0;
+const bool INPUT_PACKED = (PACKED_LAYOUT & 1u) != 0;
+const bool OUTPUT_PACKED = (PACKED_LAYOUT & 2u) != 0;
 
 #if defined(ELEM_F16)
 #define STORAGE_VEC4 f16vec4

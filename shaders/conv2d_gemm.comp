@@ -265,9 +265,9 @@ layout(constant_id = 11) const uint UNROLL_TAPS = 0;
 // kernel touching that tensor agrees, with vec4 loads (bit 0: no groups,
 // TAPS_WINDOW or TAPS_POINTWISE) or vec4 stores into a tensor of its own
 // (bit 1). Indexes stay element indexes whose quarter is the vec4's.
-layout(constant_id = 12) const uint PACKED = 0;
-const bool INPUT_PACKED = (PACKED & 1u) != 0;
-const bool OUTPUT_PACKED = (PACKED & 2u) != 0;
+layout(constant_id = 12) const uint PACKED_LAYOUT = 0;
+const bool INPUT_PACKED = (PACKED_LAYOUT & 1u) != 0;
+const bool OUTPUT_PACKED = (PACKED_LAYOUT & 2u) != 0;
 
 // Where a pixel's window starts: its batch's first row, and the input row
 // and column of tap (0, 0) (negative inside the padding); transposed, the

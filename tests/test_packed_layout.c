@@ -16,6 +16,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "runtime/device_internal.h"
 #include "support/device_pair.h"
 #include "support/model_builder.h"
 #include "support/model_runner.h"
@@ -151,23 +152,41 @@ static uint32_t build_mobilenet_like(net *n, uint32_t *input_bytes, uint32_t *ou
   return 5;
 }
 
-/* MobileNet v2's shortcut: an ADD fused into the pointwise convolution
- * before it, whose residual (t1) and output (t4) share the kernel's output
- * bit; both are packed. */
+/* MobileNet v2's shortcut over two images: an ADD fused into the pointwise
+ * convolution before it, whose residual (t1) and output (t4) share the
+ * kernel's output bit; both are packed. */
 static uint32_t build_residual(net *n, uint32_t *input_bytes, uint32_t *output_bytes) {
-  const uint32_t in_dims[4] = {1, 6, 5, 8}, out_dims[4] = {1, 6, 5, 12};
+  const uint32_t in_dims[4] = {2, 6, 5, 8}, out_dims[4] = {2, 6, 5, 12};
   uint32_t x = mb_input(&n->b, n->type, in_dims, 4);
-  uint32_t t1 = tensor4(n, 1, 6, 5, 16), t2 = tensor4(n, 1, 6, 5, 16), t3 = tensor4(n, 1, 6, 5, 16);
-  uint32_t t4 = tensor4(n, 1, 6, 5, 16), y = mb_output(&n->b, n->type, out_dims, 4);
+  uint32_t t1 = tensor4(n, 2, 6, 5, 16), t2 = tensor4(n, 2, 6, 5, 16), t3 = tensor4(n, 2, 6, 5, 16);
+  uint32_t t4 = tensor4(n, 2, 6, 5, 16), y = mb_output(&n->b, n->type, out_dims, 4);
   conv(n, x, 8, t1, 16, 1, 1, 0, VKNN_FUSED_RELU6);
   depthwise(n, t1, 16, t2, 1);
   conv(n, t2, 16, t3, 16, 1, 1, 0, VKNN_FUSED_NONE);
   add(n, t3, t1, t4);
   conv(n, t4, 16, y, 12, 1, 1, 0, VKNN_FUSED_NONE);
   mb_finish(&n->b);
-  *input_bytes = 6 * 5 * 8 * element_size(n->type);
-  *output_bytes = 6 * 5 * 12 * element_size(n->type);
+  *input_bytes = 2 * 6 * 5 * 8 * element_size(n->type);
+  *output_bytes = 2 * 6 * 5 * 12 * element_size(n->type);
   /* t1, t2, t4 (t3 is the fused ADD's operand, never written). */
+  return 3;
+}
+
+/* Wider layers over two images: 32 channels, enough for a split reduction
+ * where the device is wide, and a strided 3x3 convolution reading a packed
+ * input. t1, t2 and t3 are packed. */
+static uint32_t build_wide(net *n, uint32_t *input_bytes, uint32_t *output_bytes) {
+  const uint32_t in_dims[4] = {2, 5, 5, 4}, out_dims[4] = {2, 3, 3, 4};
+  uint32_t x = mb_input(&n->b, n->type, in_dims, 4);
+  uint32_t t1 = tensor4(n, 2, 5, 5, 32), t2 = tensor4(n, 2, 5, 5, 32), t3 = tensor4(n, 2, 5, 5, 32);
+  uint32_t y = mb_output(&n->b, n->type, out_dims, 4);
+  conv(n, x, 4, t1, 32, 1, 1, 0, VKNN_FUSED_RELU);
+  depthwise(n, t1, 32, t2, 1);
+  conv(n, t2, 32, t3, 32, 1, 1, 0, VKNN_FUSED_NONE);
+  conv(n, t3, 32, y, 4, 3, 2, 1, VKNN_FUSED_NONE);
+  mb_finish(&n->b);
+  *input_bytes = 2 * 5 * 5 * 4 * element_size(n->type);
+  *output_bytes = 2 * 3 * 3 * 4 * element_size(n->type);
   return 3;
 }
 
@@ -267,6 +286,30 @@ static void test_residual(void **state) {
 
 static void test_shared_bit(void **state) { check_chain(*state, build_shared_bit, F32, "shared bit f32"); }
 
+static void test_wide(void **state) { check_chain(*state, build_wide, F32, "wide f32"); }
+
+/* On a device that says it runs many invocations at once, the 32-channel
+ * layers split their reductions across a workgroup (K_SPLIT): the slices
+ * read their channels from other planes. (A split reduction shares no
+ * filter loads: its pointwise layer runs no _subgroup variant.) */
+static void test_split_reductions(void **state) {
+  fixture *f = *state;
+  f->changed->vk.parallel_invocations = f->plain->vk.parallel_invocations = 1u << 20;
+  check_chain(f, build_wide, F32, "wide f32, split");
+  net *n = malloc(sizeof(*n));
+  assert_non_null(n);
+  net_init(n, F32, 1);
+  uint32_t input_bytes, output_bytes;
+  build_wide(n, &input_bytes, &output_bytes);
+  vknn_prepared_model *pm = model_runner_prepare(f->changed, &f->log, &n->b);
+  const char *pointwise = vknn_prepared_model_get_dispatch_kernel(pm, 2);
+  assert_non_null(pointwise);
+  if (strstr(pointwise, "subgroup") != NULL) fail_msg("the 32-channel layer runs %s", pointwise);
+  vknn_prepared_model_release(pm);
+  free(n);
+  f->changed->vk.parallel_invocations = f->plain->vk.parallel_invocations = 0;
+}
+
 /* 8-bit chains keep NHWC: the quantized kernels take no packed layout. */
 static void test_quantized_stays_nhwc(void **state) {
   fixture *f = *state;
@@ -301,6 +344,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_mobilenet_like_f32), cmocka_unit_test(test_mobilenet_like_f16),
       cmocka_unit_test(test_residual),           cmocka_unit_test(test_shared_bit),
+      cmocka_unit_test(test_wide),               cmocka_unit_test(test_split_reductions),
       cmocka_unit_test(test_quantized_stays_nhwc),
   };
   return cmocka_run_group_tests(tests, setup, device_pair_teardown);

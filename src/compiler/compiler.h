@@ -76,7 +76,7 @@ void vknn_fuse_residual_adds(vknn_graph *graph);
 /* Stores in the packed arena layout every temporary of rank 4 (channels a
  * multiple of 4) that all the dispatches binding it can read or write so,
  * their operations' kernel targets allowing it (packed_layout), setting
- * their PACKED constants (packed_layout.c). */
+ * their PACKED_LAYOUT constants (packed_layout.c). */
 vknn_status vknn_pack_arena_tensors(vknn_plan *plan);
 
 /* Assigns every bound tensor a region and offset; temporaries whose

@@ -52,7 +52,7 @@ static bool drop_unpackable(const vknn_graph *graph, const vknn_dispatch *d, boo
   return changed;
 }
 
-/* Sets the bits of the dispatches' PACKED constants for the tensors kept. */
+/* Sets the bits of the dispatches' PACKED_LAYOUT constants for the tensors kept. */
 static void set_packed_bits(vknn_dispatch_list *list, const bool *packed) {
   for (uint32_t i = 0; i < list->count; ++i) {
     vknn_dispatch *d = &list->items[i];

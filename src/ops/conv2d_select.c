@@ -240,7 +240,7 @@ typedef struct tiled_launch {
    * filter_unit at a time; where its loads are shared across a subgroup, a
    * constant one is bound packed (PACKED_FILTER). 0 rows: never packed. */
   uint32_t filter_rows, filter_row, filter_unit;
-  /* The kernel's PACKED constant (its spec index + 1; 0: none) and whether
+  /* The kernel's PACKED_LAYOUT constant (its spec index + 1; 0: none) and whether
    * it can read the input (bit 1) and write the output and residual (bit
    * 2) packed (docs/architecture.md, "Packed arena layout"). */
   uint32_t packed_spec;
@@ -524,7 +524,7 @@ static vknn_status lower_gemm(vknn_graph *graph, const vknn_conv_tensors *t,
                     VKNN_SPEC_COUNT_CONV2D_GEMM,
                     &p, sizeof(p), tiles * p.channel_blocks * c.group, true, subgroup_filter, false,
                     g->out_c, g->k_h * g->k_w * g->cin_per_group, g->cin_per_group % 4 == 0 ? 4 : 1,
-                    VKNN_SPEC_CONV2D_GEMM_PACKED + 1, packed_input, packed_output};
+                    VKNN_SPEC_CONV2D_GEMM_PACKED_LAYOUT + 1, packed_input, packed_output};
   return add_tiled_dispatch(graph, t, &l, out_list);
 }
 
@@ -570,7 +570,7 @@ static vknn_status lower_depthwise(vknn_graph *graph, const vknn_conv_tensors *t
                     &p, sizeof(p),
                     (uint64_t)ceil_div(p.items, c.group) * p.channel_blocks * c.group, false, false,
                     g->k_w > DEPTHWISE_F16_SPAN, 0, 0, 0,
-                    VKNN_SPEC_CONV2D_DEPTHWISE_PACKED + 1, packable, packable && g->out_slice.row == 0};
+                    VKNN_SPEC_CONV2D_DEPTHWISE_PACKED_LAYOUT + 1, packable, packable && g->out_slice.row == 0};
   return add_tiled_dispatch(graph, t, &l, out_list);
 }
 

@@ -365,7 +365,10 @@ static bool open_pool(const uint64_t *bytes, uint32_t inputs, uint32_t outputs, 
   if (pool->args == NULL) return false;
   uint64_t offset = 0;
   for (uint32_t i = 0; i < inputs + outputs; ++i) {
-    if (offset + bytes[i] > UINT32_MAX) break;
+    if (offset + bytes[i] > UINT32_MAX) {
+      offset = UINT64_MAX; /* past what a request location holds */
+      break;
+    }
     pool->args[i] = (vknn_request_argument){.location = {0, (uint32_t)offset, (uint32_t)bytes[i]}};
     offset = aligned(offset + bytes[i]);
   }
@@ -581,16 +584,22 @@ static void model_signature(const vknn_plan *plan, signature *s) {
   memset(s, 0, sizeof(*s));
   struct sha256_ctx ctx;
   sha256_init(&ctx);
+  /* Every list hashed after its length, so no two plans give one stream. */
+  hash_u32(&ctx, plan->dispatches.count);
   for (uint32_t d = 0; d < plan->dispatches.count; ++d) {
     const vknn_dispatch *x = &plan->dispatches.items[d];
     hash_u32(&ctx, (uint32_t)x->shader);
     hash_u32(&ctx, x->local_size);
+    hash_u32(&ctx, x->spec_count);
     for (uint32_t i = 0; i < x->spec_count; ++i) hash_u32(&ctx, x->spec[i]);
+    hash_u32(&ctx, x->push_size);
     sha256_update(&ctx, x->push_size, x->push);
+    hash_u32(&ctx, x->binding_count);
     for (uint32_t b = 0; b < x->binding_count; ++b) {
       const vknn_tensor *t = &plan->graph.tensors[x->bindings[b].tensor];
       hash_u32(&ctx, (uint32_t)t->type);
       hash_u32(&ctx, (uint32_t)x->bindings[b].texel);
+      hash_u32(&ctx, t->rank);
       for (uint32_t i = 0; i < t->rank; ++i) hash_u32(&ctx, t->dims[i]);
     }
   }
@@ -628,8 +637,9 @@ static bool open_model_pool(const vknn_plan *plan, request_pool *pool) {
 }
 
 /* Both plans prepared and timed in turns on zeros: whether the packed one
- * (plans[1]) beat the other by the margin. */
-static bool packed_faster(vknn_device *device, vknn_plan plans[2]) {
+ * (plans[1]) beat the other by the margin; *timed: both ran. */
+static bool packed_faster(vknn_device *device, vknn_plan plans[2], bool *timed) {
+  *timed = false;
   request_pool pool;
   if (!open_model_pool(&plans[1], &pool)) return false;
   candidate c[2];
@@ -643,7 +653,8 @@ static bool packed_faster(vknn_device *device, vknn_plan plans[2]) {
   uint32_t kept = UINT32_MAX;
   if (n == 2) {
     time_candidates(c, n, &pool);
-    kept = pick(c, n);
+    *timed = c[0].best_us != UINT64_MAX && c[1].best_us != UINT64_MAX;
+    if (*timed) kept = pick(c, n);
   }
   for (uint32_t i = 0; i < n; ++i) {
     if (n == 2)
@@ -658,19 +669,22 @@ static bool packed_faster(vknn_device *device, vknn_plan plans[2]) {
 
 /* For a model whose packed plan (plans[1]) packs something: the table's
  * choice for its signature, else measured against the model compiled with
- * chosen (and kept in the table, also where it could not be timed). */
+ * chosen and kept in the table. A model that could not be timed both ways
+ * (memory ran out, an execution failed on zeros) stays NHWC this time and
+ * is measured again at its next prepare. */
 static bool packed_choice(vknn_device *device, const vknn_model *model, const vknn_plan_target *target,
                           const vknn_kernel_target *chosen, vknn_plan plans[2]) {
   signature sig;
   model_signature(&plans[1], &sig);
   vknn_tuning_entry entry;
   if (vknn_tuning_table_find(&device->tuning, sig.bytes, sig.size, &entry)) return entry.packed_layout;
-  bool kept = false;
+  bool kept = false, timed = false;
   if (compile_model(device, model, target, chosen, &plans[0])) {
-    kept = packed_faster(device, plans);
+    kept = packed_faster(device, plans, &timed);
     vknn_plan_release(&plans[0]);
   }
-  vknn_tuning_table_add(&device->tuning, sig.bytes, sig.size, &(vknn_tuning_entry){.packed_layout = kept});
+  if (timed)
+    vknn_tuning_table_add(&device->tuning, sig.bytes, sig.size, &(vknn_tuning_entry){.packed_layout = kept});
   return kept;
 }
 
