@@ -1058,6 +1058,18 @@ static void build_fully_connected(ctx *c, int32_t type) {
   one_output(c, OP(FULLY_CONNECTED), in, 4);
 }
 
+/* A bias of 4 for 3 units; with the batch left to the execution too (the
+ * rule holds at prepare whatever the input). */
+static void fc_bias_4(ctx *c) {
+  const uint32_t four = 4;
+  replace_input(c, 2, mb_input(&c->b, F32, &four, 1));
+}
+static void fc_bias_4_batch_unknown(ctx *c) {
+  fc_bias_4(c);
+  c->b.dims[c->in][0] = 0;
+  c->b.dims[c->out][0] = 0;
+}
+
 /* 2x2 average over [1, 2, 2, 1], implicit padding VALID. */
 static void build_average_pool(ctx *c, int32_t type) {
   const uint32_t dims[4] = {1, 2, 2, 1}, out_dims[4] = {1, 1, 1, 1};
@@ -1070,6 +1082,22 @@ static void build_average_pool(ctx *c, int32_t type) {
 }
 static void pool_padding_code_minus_1(ctx *c) { set_param(c, 1, 0, -1); }
 static void pool_padding_code_0(ctx *c) { set_param(c, 1, 0, 0); }
+
+/* The explicit form of build_average_pool's op (op_type) over [1, 2, 2, 1]
+ * with a 2x2 filter at stride 1 and left padding `left`: [1, 1, 1 + left, 1]. */
+static void build_pool_padded(ctx *c, int32_t type, int32_t op_type, int32_t left) {
+  const uint32_t dims[4] = {1, 2, 2, 1}, out_dims[4] = {1, 1, 1 + (uint32_t)left, 1};
+  c->in = data_input(c, type, dims, 4);
+  c->out = data_output(c, type, out_dims, 4);
+  uint32_t zero = mb_const_i32(&c->b, 0), one = mb_const_i32(&c->b, 1), two = mb_const_i32(&c->b, 2);
+  const uint32_t in[10] = {c->in, mb_const_i32(&c->b, left), zero, zero, zero, one, one, two, two,
+                           mb_const_i32(&c->b, VKNN_FUSED_NONE)};
+  one_output(c, op_type, in, 10);
+}
+static void build_average_pool_pad_1(ctx *c, int32_t type) { build_pool_padded(c, type, OP(AVERAGE_POOL_2D), 1); }
+static void build_average_pool_pad_2(ctx *c, int32_t type) { build_pool_padded(c, type, OP(AVERAGE_POOL_2D), 2); }
+static void build_max_pool_pad_2(ctx *c, int32_t type) { build_pool_padded(c, type, OP(MAX_POOL_2D), 2); }
+static void build_l2_pool_pad_2(ctx *c, int32_t type) { build_pool_padded(c, type, OP(L2_POOL_2D), 2); }
 
 
 /* ---- RESIZE_BILINEAR, RESIZE_NEAREST_NEIGHBOR: [1, 2, 2, 1] -> [1, 3, 3, 1] */
@@ -2212,7 +2240,7 @@ static const row rows[] = {
     {"CONV_2D bias of unknown size accepted", build_conv, F32, conv_bias_size_unknown, NULL},
     {"CONV_2D quant8 accepted", build_conv, Q8, NULL, NULL},
     {"CONV_2D per-channel accepted", build_conv, Q8, conv_per_channel_ok, NULL},
-    {"CONV_2D: padding code 0", build_conv, F32, padding_code_0, "padding code 0 is not"},
+    {"CONV_2D padding code 0 (none) accepted", build_conv, F32, padding_code_0, NULL},
     {"CONV_2D: bias scale", build_conv, Q8, bias_scale_off, "must be input scale * filter scale"},
     {"CONV_2D: per-channel bias scale", build_conv, Q8, conv_per_channel_bias_scale, "bias scale must be 0"},
     {"CONV_2D: padding code 3", build_conv, F32, padding_code_3, "padding code 3 is not"},
@@ -2251,6 +2279,7 @@ static const row rows[] = {
     {"TRANSPOSE_CONV_2D per-channel accepted", build_transpose_conv, Q8, conv_per_channel_ok, NULL},
     {"TRANSPOSE_CONV_2D implicit padding accepted", build_transpose_implicit, F32, NULL, NULL},
     {"TRANSPOSE_CONV_2D run-time output shape accepted", build_transpose_runtime_shape, F32, NULL, NULL},
+    {"TRANSPOSE_CONV_2D bias of unknown size accepted", build_transpose_conv, F32, conv_bias_size_unknown, NULL},
     {"TRANSPOSE_CONV_2D: 10 inputs", build_transpose_conv, F32, transpose_10_inputs, "10 inputs (9 or 11)"},
     {"TRANSPOSE_CONV_2D: input of rank 3", build_transpose_conv, F32, conv_input_rank_3, "input must have rank 4"},
     {"TRANSPOSE_CONV_2D: int32 output", build_transpose_conv, F32, conv_output_int32, "are not allowed"},
@@ -2273,8 +2302,18 @@ static const row rows[] = {
     {"TRANSPOSE_CONV_2D: output shape of 3 entries", build_transpose_implicit, F32, transpose_shape_3_entries, "output shape of 3 entries"},
     {"FULLY_CONNECTED accepted", build_fully_connected, Q8, NULL, NULL},
     {"FULLY_CONNECTED: bias scale", build_fully_connected, Q8, bias_scale_off, "must be input scale * filter scale"},
+    {"FULLY_CONNECTED: bias of 4 for 3 units", build_fully_connected, F32, fc_bias_4, "a bias of 4 for 3 units"},
+    {"FULLY_CONNECTED: bias of 4 for 3 units, batch unknown", build_fully_connected, F32, fc_bias_4_batch_unknown,
+     "a bias of 4 for 3 units"},
     {"AVERAGE_POOL_2D accepted", build_average_pool, Q8, NULL, NULL},
-    {"AVERAGE_POOL_2D: padding code 0", build_average_pool, F32, pool_padding_code_0, "padding code 0 is not"},
+    {"AVERAGE_POOL_2D padding code 0 (none) accepted", build_average_pool, F32, pool_padding_code_0, NULL},
+    {"AVERAGE_POOL_2D padding narrower than the filter accepted", build_average_pool_pad_1, F32, NULL, NULL},
+    {"AVERAGE_POOL_2D: padding as wide as the filter", build_average_pool_pad_2, F32, NULL,
+     "explicit padding must be smaller than the filter"},
+    {"MAX_POOL_2D: padding as wide as the filter", build_max_pool_pad_2, Q8, NULL,
+     "explicit padding must be smaller than the filter"},
+    {"L2_POOL_2D: padding as wide as the filter", build_l2_pool_pad_2, F32, NULL,
+     "explicit padding must be smaller than the filter"},
     {"AVERAGE_POOL_2D: padding code -1", build_average_pool, F32, pool_padding_code_minus_1, "padding code -1 is not"},
     QUANT_SAME(build_average_pool, "AVERAGE_POOL_2D"),
     /* RESIZE_BILINEAR, RESIZE_NEAREST_NEIGHBOR */
@@ -2700,6 +2739,42 @@ static void test_depthwise_filter_dim0_at_execution(void **state) {
   free(c);
 }
 
+/* TRANSPOSE_CONV_2D's bias, a model input of unknown rank, is checked when
+ * an execution gives it: [2] runs, [1, 2] is INVALID_ARGUMENT with the
+ * rule's log line, and [2] runs again to the same results. */
+static void test_transpose_bias_at_execution(void **state) {
+  (void)state;
+  fixture *f = device_fixture;
+  ctx *c = calloc(1, sizeof(*c));
+  assert_non_null(c);
+  mb_init(&c->b);
+  build_transpose_conv(c, F32);
+  replace_input(c, 2, mb_input(&c->b, F32, NULL, 0));
+  const vknn_model *model = mb_finish(&c->b);
+  vknn_prepared_model *pm = NULL;
+  assert_int_equal(vknn_device_prepare_model(f->device, model, VKNN_PREFER_SUSTAINED_SPEED,
+                                             VKNN_PRIORITY_MEDIUM, NULL, &pm),
+                   VKNN_STATUS_NONE);
+  static const float data[8] = {1, 2, 3, 4, 5, 6, 7, 8}, bias[2] = {0.5f, -1.f};
+  float out[3][32];
+  const uint32_t vector_dims[1] = {2}, matrix_dims[2] = {1, 2};
+  const uint32_t *dims[3] = {vector_dims, matrix_dims, vector_dims};
+  const uint32_t ranks[3] = {1, 2, 1};
+  const vknn_status want[3] = {VKNN_STATUS_NONE, VKNN_STATUS_INVALID_ARGUMENT, VKNN_STATUS_NONE};
+  for (int i = 0; i < 3; ++i) {
+    const buffer_arg inputs[2] = {{data, NULL, sizeof(data)}, {bias, NULL, sizeof(bias), dims[i], ranks[i]}};
+    buffer_arg outputs[1] = {{NULL, out[i], sizeof(out[i])}};
+    clear_log(&f->log);
+    vknn_status s = model_runner_execute(pm, &c->b, inputs, outputs, NULL);
+    if (s != want[i]) fail_msg("execution %d: %s (log: %s)", i, vknn_status_name(s), f->log.text);
+    if (s != VKNN_STATUS_NONE && strstr(f->log.text, "channels do not agree") == NULL)
+      fail_msg("execution %d logged \"%s\"", i, f->log.text);
+  }
+  assert_memory_equal(out[0], out[2], sizeof(out[0]));
+  vknn_prepared_model_release(pm);
+  free(c);
+}
+
 /* ---- parameters of a rank given only by an execution -----------------------
  * RESHAPE's shape, SQUEEZE's axes, FILL's shape and REDUCE_SUM's axes as model
  * inputs declared without a rank (the outputs of the first three left unknown,
@@ -2839,7 +2914,7 @@ static void test_unsupported_row(void **state) {
 int main(void) {
   enum { ROWS = sizeof(rows) / sizeof(rows[0]) };
   enum { UNSUPPORTED = sizeof(unsupported_rows) / sizeof(unsupported_rows[0]) };
-  struct CMUnitTest tests[ROWS + UNSUPPORTED + 2];
+  struct CMUnitTest tests[ROWS + UNSUPPORTED + 3];
   for (size_t i = 0; i < ROWS; ++i) {
     tests[i] = (struct CMUnitTest)cmocka_unit_test_prestate(test_row, (void *)&rows[i]);
     tests[i].name = rows[i].name;
@@ -2850,5 +2925,6 @@ int main(void) {
   }
   tests[ROWS + UNSUPPORTED] = (struct CMUnitTest)cmocka_unit_test(test_depthwise_filter_dim0_at_execution);
   tests[ROWS + UNSUPPORTED + 1] = (struct CMUnitTest)cmocka_unit_test(test_parameter_ranks_at_execution);
-  return _cmocka_run_group_tests("op_rules", tests, ROWS + UNSUPPORTED + 2, setup, teardown);
+  tests[ROWS + UNSUPPORTED + 2] = (struct CMUnitTest)cmocka_unit_test(test_transpose_bias_at_execution);
+  return _cmocka_run_group_tests("op_rules", tests, ROWS + UNSUPPORTED + 3, setup, teardown);
 }

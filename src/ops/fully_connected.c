@@ -20,24 +20,37 @@ static vknn_status validate_fully_connected(const vknn_logger *log, const vknn_m
   return ok ? VKNN_STATUS_NONE : VKNN_STATUS_INVALID_ARGUMENT;
 }
 
+/* Weights [units, input_size] and bias [units], checked as soon as both
+ * shapes are known, also where the input's waits for an execution (as the
+ * NNAPI reference validates them). */
+static vknn_status check_weights_and_bias(const vknn_graph *graph, const vknn_operation *op) {
+  const vknn_tensor *weights = &graph->tensors[op->inputs[1]];
+  const vknn_tensor *bias = &graph->tensors[op->inputs[2]];
+  if (!weights->shape_known || !bias->shape_known) return VKNN_STATUS_NONE;
+  vknn_status rs = vknn_op_check_known_rank(graph, op, 1, 2, 2);
+  if (rs == VKNN_STATUS_NONE) rs = vknn_op_check_known_rank(graph, op, 2, 1, 1);
+  if (rs != VKNN_STATUS_NONE || bias->dims[0] == weights->dims[0]) return rs;
+  VKNN_LOG_E(graph->log, "model", "FULLY_CONNECTED: a bias of %u for %u units", bias->dims[0], weights->dims[0]);
+  return VKNN_STATUS_INVALID_ARGUMENT;
+}
+
 static vknn_status read_geometry(vknn_graph *graph, const vknn_operation *op,
                                  vknn_conv_geometry *g) {
   const vknn_tensor *in = &graph->tensors[op->inputs[0]];
   const vknn_tensor *weights = &graph->tensors[op->inputs[1]];
   const vknn_tensor *bias = &graph->tensors[op->inputs[2]];
+  vknn_status ws = check_weights_and_bias(graph, op);
+  if (ws != VKNN_STATUS_NONE) return ws;
   if (!in->shape_known || !weights->shape_known || !bias->shape_known)
     return vknn_graph_defer(graph, op, "shapes unknown at prepare time");
-  /* Ranks again: a rank the model leaves unknown passed its checks. */
+  /* The input's rank again: one the model leaves unknown passed its checks. */
   vknn_status rs = vknn_op_check_known_rank(graph, op, 0, 2, 4);
-  if (rs == VKNN_STATUS_NONE) rs = vknn_op_check_known_rank(graph, op, 1, 2, 2);
-  if (rs == VKNN_STATUS_NONE) rs = vknn_op_check_known_rank(graph, op, 2, 1, 1);
   if (rs != VKNN_STATUS_NONE) return rs;
   if (!vknn_graph_const_i32_list(graph, op, 3, 1, &g->activation))
     return VKNN_STATUS_GENERAL_FAILURE;
   uint32_t input_size = weights->dims[1], units = weights->dims[0];
   uint64_t elements = vknn_shape_element_count(in->dims, in->rank);
-  if (!vknn_activation_valid(g->activation) || input_size == 0 || elements % input_size != 0 ||
-      bias->dims[0] != units) {
+  if (!vknn_activation_valid(g->activation) || input_size == 0 || elements % input_size != 0) {
     VKNN_LOG_E(graph->log, "model", "FULLY_CONNECTED: input, weights and bias do not agree");
     return VKNN_STATUS_INVALID_ARGUMENT;
   }

@@ -221,7 +221,7 @@ bool vknn_implicit_padding(uint32_t in, uint32_t kernel, uint32_t stride, uint32
     *pad_before = total > 0 ? (uint32_t)(total / 2) : 0;
     return *out_size > 0;
   }
-  if (scheme == VKNN_PADDING_VALID) {
+  if (scheme == VKNN_PADDING_VALID || scheme == VKNN_PADDING_NONE) {
     if (effective > in) return false;
     *out_size = (uint32_t)((in - effective + stride) / stride);
     *pad_before = 0;
@@ -380,8 +380,8 @@ bool vknn_op_check_bias_scale(const vknn_logger *log, const vknn_subgraph *sg,
 }
 
 bool vknn_op_check_padding_code(const vknn_logger *log, const vknn_operation *op, int32_t code) {
-  if (code == VKNN_PADDING_SAME || code == VKNN_PADDING_VALID) return true;
-  VKNN_LOG_E(log, "model", "%s: padding code %d is not 1 (same) or 2 (valid)", op_name(op), code);
+  if (code == VKNN_PADDING_NONE || code == VKNN_PADDING_SAME || code == VKNN_PADDING_VALID) return true;
+  VKNN_LOG_E(log, "model", "%s: padding code %d is not 0 (none), 1 (same) or 2 (valid)", op_name(op), code);
   return false;
 }
 

@@ -98,8 +98,9 @@ bool vknn_activation_valid(int32_t activation);
 void vknn_op_activation_bounds(const vknn_graph *graph, const vknn_operation *op,
                                int32_t declared, float *lo, float *hi);
 
-/* Output extent and leading padding of one spatial dimension. */
-typedef enum { VKNN_PADDING_SAME = 1, VKNN_PADDING_VALID = 2 } vknn_padding_scheme;
+/* Output extent and leading padding of one spatial dimension. The HAL's
+ * implicit padding codes: NONE (0) pads nothing, as VALID does. */
+typedef enum { VKNN_PADDING_NONE = 0, VKNN_PADDING_SAME = 1, VKNN_PADDING_VALID = 2 } vknn_padding_scheme;
 bool vknn_implicit_padding(uint32_t in, uint32_t kernel, uint32_t stride, uint32_t dilation,
                            int32_t scheme, uint32_t *out_size, uint32_t *pad_before);
 bool vknn_explicit_output(uint32_t in, uint32_t kernel, uint32_t stride, uint32_t dilation,

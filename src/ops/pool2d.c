@@ -95,6 +95,12 @@ static vknn_status read_geometry(vknn_graph *graph, const vknn_operation *op, po
     VKNN_LOG_E(graph->log, "model", "%s: invalid stride, filter, padding or activation", name);
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
+  /* As the NNAPI reference requires: an explicit padding as wide as the
+   * filter would leave windows wholly in the padding, with no pixel to pool. */
+  if (explicit_padding && (v[0] >= s[2] || v[1] >= s[2] || v[2] >= s[3] || v[3] >= s[3])) {
+    VKNN_LOG_E(graph->log, "model", "%s: explicit padding must be smaller than the filter", name);
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
   return VKNN_STATUS_NONE;
 }
 

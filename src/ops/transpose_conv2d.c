@@ -132,7 +132,8 @@ static vknn_status read_geometry(vknn_graph *graph, const vknn_operation *op,
   transpose_form f = form_of(op);
   const vknn_tensor *in = &graph->tensors[op->inputs[0]];
   const vknn_tensor *filter = &graph->tensors[op->inputs[1]];
-  if (!in->shape_known || !filter->shape_known)
+  const vknn_tensor *bias = &graph->tensors[op->inputs[2]];
+  if (!in->shape_known || !filter->shape_known || !bias->shape_known)
     return vknn_graph_defer(graph, op, "shapes unknown at prepare time");
   /* Ranks again: a rank the model leaves unknown passed its checks. */
   vknn_status rs = vknn_op_check_known_rank(graph, op, 0, 4, 4);
@@ -173,11 +174,12 @@ static vknn_status read_geometry(vknn_graph *graph, const vknn_operation *op,
   return VKNN_STATUS_NONE;
 }
 
-/* The filter is [out_c, k_h, k_w, in_c]; the bias [out_c]. */
+/* The filter is [out_c, k_h, k_w, in_c]; the bias [out_c] (its rank again:
+ * one the model leaves unknown passed validation). */
 static vknn_status check_channels(const vknn_graph *graph, const vknn_operation *op,
                                   const vknn_conv_geometry *g) {
   const vknn_tensor *bias = &graph->tensors[op->inputs[2]];
-  if (g->cin_per_group == g->in_c && bias->shape_known && bias->dims[0] == g->out_c)
+  if (g->cin_per_group == g->in_c && bias->shape_known && bias->rank == 1 && bias->dims[0] == g->out_c)
     return VKNN_STATUS_NONE;
   VKNN_LOG_E(graph->log, "model", "TRANSPOSE_CONV_2D: input, filter and bias channels do not agree");
   return VKNN_STATUS_INVALID_ARGUMENT;
