@@ -245,7 +245,7 @@ static void slice_rest_of_nothing(ctx *c) {
   c->b.dims[c->out][1] = 0;
 }
 
-/* ---- TRANSPOSE, TILE, SPLIT, CHANNEL_SHUFFLE, DEPTH_TO_SPACE ------------- */
+/* ---- TRANSPOSE, TILE, SPLIT, CHANNEL_SHUFFLE, DEPTH_TO_SPACE, SPACE_TO_DEPTH */
 
 static void build_transpose(ctx *c, int32_t type) {
   const uint32_t dims[2] = {2, 3}, out_dims[2] = {3, 2};
@@ -282,13 +282,18 @@ static void build_channel_shuffle(ctx *c, int32_t type) {
   one_output(c, OP(CHANNEL_SHUFFLE), in, 3);
 }
 
-static void build_depth_to_space(ctx *c, int32_t type) {
-  const uint32_t dims[4] = {1, 1, 1, 4}, out_dims[4] = {1, 2, 2, 1};
-  c->in = data_input(c, type, dims, 4);
-  c->out = data_output(c, type, out_dims, 4);
+/* DEPTH_TO_SPACE [1, 1, 1, 4] -> [1, 2, 2, 1] with block 2; SPACE_TO_DEPTH
+ * the reverse. */
+static void build_block_move(ctx *c, int32_t type, int32_t op_type) {
+  const uint32_t deep[4] = {1, 1, 1, 4}, wide[4] = {1, 2, 2, 1};
+  bool to_space = op_type == OP(DEPTH_TO_SPACE);
+  c->in = data_input(c, type, to_space ? deep : wide, 4);
+  c->out = data_output(c, type, to_space ? wide : deep, 4);
   const uint32_t in[2] = {c->in, mb_const_i32(&c->b, 2)};
-  one_output(c, OP(DEPTH_TO_SPACE), in, 2);
+  one_output(c, op_type, in, 2);
 }
+static void build_depth_to_space(ctx *c, int32_t type) { build_block_move(c, type, OP(DEPTH_TO_SPACE)); }
+static void build_space_to_depth(ctx *c, int32_t type) { build_block_move(c, type, OP(SPACE_TO_DEPTH)); }
 
 /* Input 1 (a 1-D parameter) declared as a [1, n] matrix. */
 static void input_1_rank_2(ctx *c) { as_matrix(c, 1); }
@@ -325,6 +330,9 @@ static void split_input_3(ctx *c) { c->b.dims[c->in][0] = 3; }
 static void shuffle_groups_0(ctx *c) { set_param(c, 1, 0, 0); }
 static void shuffle_groups_3(ctx *c) { set_param(c, 1, 0, 3); }
 static void shuffle_axis_2(ctx *c) { set_param(c, 2, 0, 2); }
+static void block_size_0(ctx *c) { set_param(c, 1, 0, 0); }
+static void d2s_channels_2(ctx *c) { c->b.dims[c->in][3] = 2; }
+static void s2d_height_3(ctx *c) { c->b.dims[c->in][1] = 3; }
 
 /* ---- PAD, PAD_V2: [2, 3] -> [4, 3] --------------------------------------- */
 
@@ -393,6 +401,20 @@ static void s2b_paddings_rank_1(ctx *c) {
 static void s2b_paddings_one_by_four(ctx *c) {
   const uint32_t dims[2] = {1, 4};
   set_dims(c, c->op_inputs[2], dims, 2);
+}
+static void block_0_1(ctx *c) {
+  set_param(c, 1, 0, 0);
+  set_param(c, 1, 1, 1);
+}
+static void s2b_padding_negative(ctx *c) { set_param(c, 2, 0, -1); }
+static void s2b_top_padding_1(ctx *c) { set_param(c, 2, 0, 1); }
+static void b2s_3_batches_block_2_1(ctx *c) {
+  c->b.dims[c->in][0] = 3;
+  set_param(c, 1, 1, 1);
+}
+static void b2s_block_3_entries(ctx *c) {
+  const int32_t block[3] = {2, 2, 1};
+  replace_input(c, 1, vector(c, block, 3));
 }
 
 /* ---- RESHAPE, SQUEEZE, EXPAND_DIMS ---------------------------------------- */
@@ -589,6 +611,18 @@ static void build_concatenation(ctx *c, int32_t type) {
   c->out = data_output(c, type, out_dims, 2);
   const uint32_t in[3] = {c->in, other, mb_const_i32(&c->b, 0)};
   one_output(c, OP(CONCATENATION), in, 3);
+}
+
+static void concatenation_input_1_float16(ctx *c) { op_input(c, 1)->type = VKNN_OPERAND_TENSOR_FLOAT16; }
+static void concatenation_input_1_4_wide(ctx *c) { c->b.dims[c->op_inputs[1]][1] = 4; }
+static void concatenation_axis_2(ctx *c) { set_param(c, 2, 0, 2); }
+static void concatenation_axis_float(ctx *c) { replace_input(c, 2, scalar_f32(c, 0.f)); }
+/* Quant8 inputs of scales 0.5 and 0.25 into an output of scale 1: requantized. */
+static void concatenation_encodings_differ_ok(ctx *c) {
+  op_input(c, 1)->scale = 0.25f;
+  op_input(c, 1)->zero_point = 3;
+  operand(c, c->out)->scale = 1.f;
+  operand(c, c->out)->zero_point = 5;
 }
 
 static void build_softmax(ctx *c, int32_t type) {
@@ -1070,18 +1104,32 @@ static void fc_bias_4_batch_unknown(ctx *c) {
   c->b.dims[c->out][0] = 0;
 }
 
-/* 2x2 average over [1, 2, 2, 1], implicit padding VALID. */
-static void build_average_pool(ctx *c, int32_t type) {
+/* A 2x2 pool (op_type) over [1, 2, 2, 1], implicit padding VALID; with
+ * `layout`, an NHWC layout input too. */
+static void build_pool(ctx *c, int32_t type, int32_t op_type, bool layout) {
   const uint32_t dims[4] = {1, 2, 2, 1}, out_dims[4] = {1, 1, 1, 1};
   c->in = data_input(c, type, dims, 4);
   c->out = data_output(c, type, out_dims, 4);
-  const uint32_t in[7] = {c->in, mb_const_i32(&c->b, 2), mb_const_i32(&c->b, 1),
-                          mb_const_i32(&c->b, 1), mb_const_i32(&c->b, 2), mb_const_i32(&c->b, 2),
-                          mb_const_i32(&c->b, VKNN_FUSED_NONE)};
-  one_output(c, OP(AVERAGE_POOL_2D), in, 7);
+  uint32_t in[8] = {c->in, mb_const_i32(&c->b, 2), mb_const_i32(&c->b, 1),
+                    mb_const_i32(&c->b, 1), mb_const_i32(&c->b, 2), mb_const_i32(&c->b, 2),
+                    mb_const_i32(&c->b, VKNN_FUSED_NONE)};
+  if (layout) in[7] = const_bool(c, false);
+  one_output(c, op_type, in, layout ? 8 : 7);
 }
+static void build_average_pool(ctx *c, int32_t type) { build_pool(c, type, OP(AVERAGE_POOL_2D), false); }
+static void build_average_pool_layout(ctx *c, int32_t type) { build_pool(c, type, OP(AVERAGE_POOL_2D), true); }
+static void build_max_pool(ctx *c, int32_t type) { build_pool(c, type, OP(MAX_POOL_2D), false); }
+static void build_l2_pool(ctx *c, int32_t type) { build_pool(c, type, OP(L2_POOL_2D), false); }
 static void pool_padding_code_minus_1(ctx *c) { set_param(c, 1, 0, -1); }
 static void pool_padding_code_0(ctx *c) { set_param(c, 1, 0, 0); }
+static void pool_stride_0(ctx *c) { set_param(c, 2, 0, 0); }
+static void pool_filter_width_0(ctx *c) { set_param(c, 4, 0, 0); }
+static void pool_activation_4(ctx *c) { set_param(c, 6, 0, 4); }
+static void pool_layout_int32(ctx *c) { replace_input(c, 7, mb_const_i32(&c->b, 0)); }
+static void pool_output_rank_3(ctx *c) {
+  const uint32_t dims[3] = {1, 1, 1};
+  set_dims(c, c->out, dims, 3);
+}
 
 /* The explicit form of build_average_pool's op (op_type) over [1, 2, 2, 1]
  * with a 2x2 filter at stride 1 and left padding `left`: [1, 1, 1 + left, 1]. */
@@ -1094,10 +1142,12 @@ static void build_pool_padded(ctx *c, int32_t type, int32_t op_type, int32_t lef
                            mb_const_i32(&c->b, VKNN_FUSED_NONE)};
   one_output(c, op_type, in, 10);
 }
+static void build_average_pool_explicit(ctx *c, int32_t type) { build_pool_padded(c, type, OP(AVERAGE_POOL_2D), 0); }
 static void build_average_pool_pad_1(ctx *c, int32_t type) { build_pool_padded(c, type, OP(AVERAGE_POOL_2D), 1); }
 static void build_average_pool_pad_2(ctx *c, int32_t type) { build_pool_padded(c, type, OP(AVERAGE_POOL_2D), 2); }
 static void build_max_pool_pad_2(ctx *c, int32_t type) { build_pool_padded(c, type, OP(MAX_POOL_2D), 2); }
 static void build_l2_pool_pad_2(ctx *c, int32_t type) { build_pool_padded(c, type, OP(L2_POOL_2D), 2); }
+static void pool_left_padding_negative(ctx *c) { set_param(c, 1, 0, -1); }
 
 
 /* ---- RESIZE_BILINEAR, RESIZE_NEAREST_NEIGHBOR: [1, 2, 2, 1] -> [1, 3, 3, 1] */
@@ -2017,7 +2067,7 @@ static const row rows[] = {
     {"SLICE: begin past the axis", build_slice, F32, slice_begin_past_axis, "SLICE: axis 1: begin 3, size 2 out of 3"},
     {"SLICE: begin + size past the axis", build_slice, F32, slice_size_past_axis, "SLICE: axis 1: begin 1, size 3 out of 3"},
     QUANT_SAME(build_slice, "SLICE"),
-    /* TRANSPOSE, TILE, SPLIT, CHANNEL_SHUFFLE, DEPTH_TO_SPACE */
+    /* TRANSPOSE, TILE, SPLIT, CHANNEL_SHUFFLE, DEPTH_TO_SPACE, SPACE_TO_DEPTH */
     {"TRANSPOSE accepted", build_transpose, Q8, NULL, NULL},
     {"TRANSPOSE omitted perm accepted", build_transpose, F32, omit_input_1, NULL},
     {"TRANSPOSE: perm of rank 2", build_transpose, F32, input_1_rank_2, "perm must have rank 1"},
@@ -2044,7 +2094,13 @@ static const row rows[] = {
     {"CHANNEL_SHUFFLE: axis 2 of rank 2", build_channel_shuffle, F32, shuffle_axis_2, "CHANNEL_SHUFFLE: 2 groups on axis 2 do not fit"},
     QUANT_SAME(build_channel_shuffle, "CHANNEL_SHUFFLE"),
     {"DEPTH_TO_SPACE accepted", build_depth_to_space, Q8, NULL, NULL},
+    {"DEPTH_TO_SPACE: block size 0", build_depth_to_space, F32, block_size_0, "DEPTH_TO_SPACE: block size 0"},
+    {"DEPTH_TO_SPACE: 2 channels, block 2", build_depth_to_space, F32, d2s_channels_2, "DEPTH_TO_SPACE: 2 channels, block 2"},
     QUANT_SAME(build_depth_to_space, "DEPTH_TO_SPACE"),
+    {"SPACE_TO_DEPTH accepted", build_space_to_depth, Q8, NULL, NULL},
+    {"SPACE_TO_DEPTH: block size 0", build_space_to_depth, F32, block_size_0, "SPACE_TO_DEPTH: block size 0"},
+    {"SPACE_TO_DEPTH: height 3, block 2", build_space_to_depth, F32, s2d_height_3, "SPACE_TO_DEPTH: 3x2 not divisible by block 2"},
+    QUANT_SAME(build_space_to_depth, "SPACE_TO_DEPTH"),
     /* PAD, PAD_V2 */
     {"PAD accepted", build_pad, Q8, NULL, NULL},
     {"PAD: paddings of rank 1", build_pad, F32, paddings_rank_1, "paddings must have rank 2"},
@@ -2064,9 +2120,17 @@ static const row rows[] = {
     {"SPACE_TO_BATCH_ND: block of rank 2", build_space_to_batch, F32, input_1_rank_2, "block_shape must have rank 1"},
     {"SPACE_TO_BATCH_ND: paddings of rank 1", build_space_to_batch, F32, s2b_paddings_rank_1, "paddings must have rank 2"},
     {"SPACE_TO_BATCH_ND: paddings [1, 4]", build_space_to_batch, F32, s2b_paddings_one_by_four, "paddings [2, 2]"},
+    {"SPACE_TO_BATCH_ND: block {0, 1}", build_space_to_batch, F32, block_0_1, "SPACE_TO_BATCH_ND: invalid block or paddings"},
+    {"SPACE_TO_BATCH_ND: padding -1", build_space_to_batch, F32, s2b_padding_negative, "SPACE_TO_BATCH_ND: invalid block or paddings"},
+    {"SPACE_TO_BATCH_ND: padded height 3, block 2", build_space_to_batch, F32, s2b_top_padding_1,
+     "SPACE_TO_BATCH_ND: padded 3x2 not divisible by 2x2"},
     QUANT_SAME(build_space_to_batch, "SPACE_TO_BATCH_ND"),
     {"BATCH_TO_SPACE_ND accepted", build_batch_to_space, Q8, NULL, NULL},
     {"BATCH_TO_SPACE_ND: block of rank 2", build_batch_to_space, F32, input_1_rank_2, "block_shape must have rank 1"},
+    {"BATCH_TO_SPACE_ND: 3 batches, block {2, 1}", build_batch_to_space, F32, b2s_3_batches_block_2_1,
+     "BATCH_TO_SPACE_ND: batch 3 not divisible by 2x1"},
+    {"BATCH_TO_SPACE_ND: block_shape of 3 entries", build_batch_to_space, F32, b2s_block_3_entries,
+     "BATCH_TO_SPACE_ND: block_shape must be [2]"},
     QUANT_SAME(build_batch_to_space, "BATCH_TO_SPACE_ND"),
     /* RESHAPE, SQUEEZE, EXPAND_DIMS */
     {"RESHAPE accepted", build_reshape, Q8, NULL, NULL},
@@ -2121,6 +2185,15 @@ static const row rows[] = {
     {"SELECT: bool8 data", build_select, F32, select_bool8_data, "SELECT: TENSOR_BOOL8 is not allowed"},
     {"SELECT: input shapes differ", build_select, F32, select_input_2_dims, "SELECT: the inputs must have equal shapes"},
     {"CONCATENATION accepted", build_concatenation, F32, NULL, NULL},
+    {"CONCATENATION quant8 of differing encodings accepted", build_concatenation, Q8, concatenation_encodings_differ_ok, NULL},
+    {"CONCATENATION: float32 and float16 inputs", build_concatenation, F32, concatenation_input_1_float16,
+     "CONCATENATION: every input must be TENSOR_FLOAT32, not TENSOR_FLOAT16"},
+    {"CONCATENATION: dimensions differ off the axis", build_concatenation, F32, concatenation_input_1_4_wide,
+     "CONCATENATION: input 1 differs off the axis"},
+    {"CONCATENATION: axis 2 of rank 2", build_concatenation, F32, concatenation_axis_2, "CONCATENATION: axis 2 out of rank 2"},
+    {"CONCATENATION: float axis", build_concatenation, F32, concatenation_axis_float, "CONCATENATION: axis must be INT32, not FLOAT32"},
+    {"CONCATENATION: float16 output of float32 inputs", build_concatenation, F32, output_float16,
+     "CONCATENATION: type TENSOR_FLOAT32 is not allowed"},
     {"SOFTMAX accepted", build_softmax, F32, NULL, NULL},
     {"SOFTMAX: beta 0", build_softmax, F32, softmax_beta_zero, "SOFTMAX: beta 0 is not positive"},
     {"SOFTMAX: axis 5 of rank 2", build_softmax, F32, softmax_with_axis, "SOFTMAX: axis 5 is not in [-2, 2)"},
@@ -2315,7 +2388,21 @@ static const row rows[] = {
     {"L2_POOL_2D: padding as wide as the filter", build_l2_pool_pad_2, F32, NULL,
      "explicit padding must be smaller than the filter"},
     {"AVERAGE_POOL_2D: padding code -1", build_average_pool, F32, pool_padding_code_minus_1, "padding code -1 is not"},
+    {"AVERAGE_POOL_2D: stride 0", build_average_pool, F32, pool_stride_0, "AVERAGE_POOL_2D: strides must be positive"},
+    {"AVERAGE_POOL_2D: filter width 0", build_average_pool, F32, pool_filter_width_0, "height must be positive"},
+    {"AVERAGE_POOL_2D: negative explicit padding", build_average_pool_explicit, F32, pool_left_padding_negative,
+     "AVERAGE_POOL_2D: a negative padding"},
+    {"AVERAGE_POOL_2D: activation 4", build_average_pool, F32, pool_activation_4, "the activation is no FuseCode"},
+    {"AVERAGE_POOL_2D: 9 inputs", build_average_pool_explicit, F32, drop_last_input, "AVERAGE_POOL_2D: 9 inputs"},
+    {"AVERAGE_POOL_2D NHWC layout accepted", build_average_pool_layout, F32, NULL, NULL},
+    {"AVERAGE_POOL_2D: layout as INT32", build_average_pool_layout, F32, pool_layout_int32,
+     "a scalar parameter must be BOOL, not INT32"},
+    {"AVERAGE_POOL_2D: output rank 3", build_average_pool, F32, pool_output_rank_3, "output must have rank 4, not 3"},
     QUANT_SAME(build_average_pool, "AVERAGE_POOL_2D"),
+    {"MAX_POOL_2D accepted", build_max_pool, F32, NULL, NULL},
+    {"MAX_POOL_2D quant8 accepted", build_max_pool, Q8, NULL, NULL},
+    {"L2_POOL_2D accepted", build_l2_pool, F32, NULL, NULL},
+    {"L2_POOL_2D: quant8", build_l2_pool, Q8, NULL, "L2_POOL_2D: types TENSOR_QUANT8_ASYMM -> TENSOR_QUANT8_ASYMM are not allowed"},
     /* RESIZE_BILINEAR, RESIZE_NEAREST_NEIGHBOR */
     {"RESIZE_BILINEAR accepted", build_resize_bilinear, F32, NULL, NULL},
     {"RESIZE_BILINEAR quant8 accepted", build_resize_bilinear, Q8, NULL, NULL},

@@ -29,8 +29,12 @@ static bool is_explicit(const vknn_operation *op) { return op->input_count >= 10
 static vknn_status validate_pool(const vknn_logger *log, const vknn_model *model,
                                  const vknn_subgraph *sg, const vknn_operation *op) {
   (void)model;
-  if (!vknn_op_check_counts(log, sg, op, 7, 11, 1) || op->input_count == 9)
+  if (!vknn_op_check_counts(log, sg, op, 7, 11, 1)) return VKNN_STATUS_INVALID_ARGUMENT;
+  if (op->input_count == 9) {
+    VKNN_LOG_E(log, "model", "%s: 9 inputs (7 or 8 implicit, 10 or 11 explicit)",
+               vknn_operation_type_name(op->type));
     return VKNN_STATUS_INVALID_ARGUMENT;
+  }
   const vknn_operand *in = &sg->operands[op->inputs[0]];
   const vknn_operand *out = &sg->operands[op->outputs[0]];
   const char *name = vknn_operation_type_name(op->type);
@@ -50,6 +54,25 @@ static vknn_status validate_pool(const vknn_logger *log, const vknn_model *model
   }
   bool ok = vknn_op_check_rank(log, op, "input", in, 4) && vknn_op_check_rank(log, op, "output", out, 4);
   return ok ? VKNN_STATUS_NONE : VKNN_STATUS_INVALID_ARGUMENT;
+}
+
+/* The scalar parameters' ranges, each with a log line of its own: strides
+ * and filter > 0, the activation a FuseCode, explicit paddings >= 0 and, as
+ * the NNAPI reference requires, smaller than the filter (a wider one leaves
+ * windows wholly in the padding, with no pixel to pool). v: the paddings
+ * (explicit); s: strides, filter and activation. */
+static vknn_status check_parameters(const vknn_logger *log, const char *name, bool explicit_padding,
+                                    const int32_t *v, const int32_t *s) {
+  const char *why = NULL;
+  if (s[0] <= 0 || s[1] <= 0) why = "strides must be positive";
+  else if (s[2] <= 0 || s[3] <= 0) why = "the filter's width and height must be positive";
+  else if (!vknn_activation_valid(s[4])) why = "the activation is no FuseCode";
+  else if (explicit_padding && (v[0] < 0 || v[1] < 0 || v[2] < 0 || v[3] < 0)) why = "a negative padding";
+  else if (explicit_padding && (v[0] >= s[2] || v[1] >= s[2] || v[2] >= s[3] || v[3] >= s[3]))
+    why = "explicit padding must be smaller than the filter";
+  if (why == NULL) return VKNN_STATUS_NONE;
+  VKNN_LOG_E(log, "model", "%s: %s", name, why);
+  return VKNN_STATUS_INVALID_ARGUMENT;
 }
 
 static vknn_status read_geometry(vknn_graph *graph, const vknn_operation *op, pool_geometry *g) {
@@ -76,29 +99,21 @@ static vknn_status read_geometry(vknn_graph *graph, const vknn_operation *op, po
   g->in_h = image.height;
   g->in_w = image.width;
   g->activation = s[4];
-  bool ok = vknn_activation_valid(s[4]) && s[0] > 0 && s[1] > 0 && s[2] > 0 && s[3] > 0 &&
-            (!explicit_padding || (v[0] >= 0 && v[1] >= 0 && v[2] >= 0 && v[3] >= 0));
-  if (ok) {
-    g->stride_x = (uint32_t)s[0];
-    g->stride_y = (uint32_t)s[1];
-    g->k_w = (uint32_t)s[2];
-    g->k_h = (uint32_t)s[3];
-    g->pad_left = (uint32_t)v[0];
-    g->pad_top = (uint32_t)v[2];
-    ok = explicit_padding
-             ? vknn_explicit_output(g->in_w, g->k_w, g->stride_x, 1, g->pad_left, (uint32_t)v[1], &g->out_w) &&
-                   vknn_explicit_output(g->in_h, g->k_h, g->stride_y, 1, g->pad_top, (uint32_t)v[3], &g->out_h)
-             : vknn_implicit_padding(g->in_w, g->k_w, g->stride_x, 1, v[0], &g->out_w, &g->pad_left) &&
-                   vknn_implicit_padding(g->in_h, g->k_h, g->stride_y, 1, v[0], &g->out_h, &g->pad_top);
-  }
+  vknn_status ps = check_parameters(graph->log, name, explicit_padding, v, s);
+  if (ps != VKNN_STATUS_NONE) return ps;
+  g->stride_x = (uint32_t)s[0];
+  g->stride_y = (uint32_t)s[1];
+  g->k_w = (uint32_t)s[2];
+  g->k_h = (uint32_t)s[3];
+  g->pad_left = (uint32_t)v[0];
+  g->pad_top = (uint32_t)v[2];
+  bool ok = explicit_padding
+                ? vknn_explicit_output(g->in_w, g->k_w, g->stride_x, 1, g->pad_left, (uint32_t)v[1], &g->out_w) &&
+                      vknn_explicit_output(g->in_h, g->k_h, g->stride_y, 1, g->pad_top, (uint32_t)v[3], &g->out_h)
+                : vknn_implicit_padding(g->in_w, g->k_w, g->stride_x, 1, v[0], &g->out_w, &g->pad_left) &&
+                      vknn_implicit_padding(g->in_h, g->k_h, g->stride_y, 1, v[0], &g->out_h, &g->pad_top);
   if (!ok) {
-    VKNN_LOG_E(graph->log, "model", "%s: invalid stride, filter, padding or activation", name);
-    return VKNN_STATUS_INVALID_ARGUMENT;
-  }
-  /* As the NNAPI reference requires: an explicit padding as wide as the
-   * filter would leave windows wholly in the padding, with no pixel to pool. */
-  if (explicit_padding && (v[0] >= s[2] || v[1] >= s[2] || v[2] >= s[3] || v[3] >= s[3])) {
-    VKNN_LOG_E(graph->log, "model", "%s: explicit padding must be smaller than the filter", name);
+    VKNN_LOG_E(graph->log, "model", "%s: the window does not fit the input", name);
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
   return VKNN_STATUS_NONE;
