@@ -14,6 +14,7 @@
 
 #include "common/shared_memory.h"
 #include "runtime/prepared_model_internal.h"
+#include "support/add_fixture.h"
 #include "support/test_model.h"
 #include "vknn/vknn.h"
 
@@ -62,6 +63,7 @@ typedef struct completion {
   pthread_cond_t cond;
   int done;
   vknn_status status;
+  uint32_t shape_count;
   vknn_output_shape shape;
   vknn_timing timing;
   int order[16]; /* tags in completion order */
@@ -78,6 +80,7 @@ static void on_done(void *user_data, vknn_status status, const vknn_output_shape
   completion *c = t->c;
   pthread_mutex_lock(&c->lock);
   c->status = status;
+  c->shape_count = shape_count;
   if (shape_count > 0) c->shape = shapes[0];
   c->timing = *timing;
   c->order[c->done++] = t->tag;
@@ -103,7 +106,7 @@ static void wait_done(completion *c, int count) {
   assert_true(done);
 }
 
-#define COMPLETION_INIT {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, {0}, {0, 0}, {0}}
+#define COMPLETION_INIT {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0, {0}, {0, 0}, {0}}
 
 static void test_async_reports_through_callback(void **state) {
   fixture *f = *state;
@@ -114,6 +117,7 @@ static void test_async_reports_through_callback(void **state) {
                    VKNN_STATUS_NONE);
   wait_done(&c, 1);
   assert_int_equal(c.status, VKNN_STATUS_NONE);
+  assert_int_equal(c.shape_count, 1);
   assert_int_equal(c.shape.rank, 2);
   assert_float_equal(output(f, 5), 55.f, 0.f);
   assert_true(c.timing.time_in_driver != UINT64_MAX && c.timing.time_in_driver >= c.timing.time_on_device);
@@ -176,11 +180,42 @@ static void test_fenced_waits_for_its_fences(void **state) {
   vknn_timing launched, fenced;
   assert_int_equal(vknn_fenced_execution_get_info(e, &launched, &fenced), VKNN_STATUS_NONE);
   assert_float_equal(output(f, 2), 22.f, 0.f);
-  assert_true(launched.time_in_driver >= fenced.time_in_driver);
+  /* timingFenced starts when the fences signaled: at least the 100 ms the
+   * gate stayed shut after the call separate the two. */
+  assert_true(launched.time_in_driver >= fenced.time_in_driver + 90000);
   assert_true(fenced.time_in_driver >= fenced.time_on_device);
   vknn_fenced_execution_release(e);
   close(fence);
   close(gate);
+}
+
+/* A model output of unknown shape is fully specified by the request's
+ * dimensions: a fenced execution takes it (HAL executeFenced needs the
+ * outputs' dimensions known, from the model or the request). */
+static void test_fenced_takes_request_output_shape(void **state) {
+  fixture *f = *state;
+  test_model m;
+  test_model_init_add(&m, VKNN_OPERAND_TENSOR_FLOAT32);
+  add_fixture_batch_unknown(&m);
+  vknn_prepared_model *pm = NULL;
+  assert_int_equal(vknn_device_prepare_model(f->device, &m.model, VKNN_PREFER_FAST_SINGLE_ANSWER,
+                                             VKNN_PRIORITY_MEDIUM, NULL, &pm), VKNN_STATUS_NONE);
+  const uint32_t dims[2] = {2, 3};
+  for (int i = 0; i < 2; ++i) f->r.inputs[i] = (vknn_request_argument){.location = f->r.inputs[i].location,
+                                                                        .dimensions = dims, .dimension_count = 2};
+  int fence = -1;
+  vknn_fenced_execution *e = NULL;
+  assert_int_equal(vknn_prepared_model_execute_fenced(pm, &f->r.request, NULL, 0, 0, NULL, NULL, NULL, &fence, &e),
+                   VKNN_STATUS_INVALID_ARGUMENT); /* the output's shape known nowhere */
+  f->r.outputs[0].dimensions = dims;
+  f->r.outputs[0].dimension_count = 2;
+  assert_int_equal(vknn_prepared_model_execute_fenced(pm, &f->r.request, NULL, 0, 0, NULL, NULL, NULL, &fence, &e),
+                   VKNN_STATUS_NONE);
+  assert_int_equal(vknn_fenced_execution_get_info(e, NULL, NULL), VKNN_STATUS_NONE);
+  assert_float_equal(output(f, 5), 55.f, 0.f);
+  vknn_fenced_execution_release(e);
+  close(fence);
+  vknn_prepared_model_release(pm);
 }
 
 static void test_fenced_rejects_bad_fences(void **state) {
@@ -426,6 +461,7 @@ static void test_async_deadline_passes_in_queue(void **state) {
   release_both_threads(&h);
   wait_done(&c, 1);
   assert_int_equal(c.status, VKNN_STATUS_MISSED_DEADLINE_TRANSIENT);
+  assert_int_equal(c.shape_count, 0); /* shapes go with NONE and OUTPUT_INSUFFICIENT_SIZE only */
   vknn_deadline past = {true, test_boottime_ns() - 1};
   assert_int_equal(vknn_prepared_model_execute_async(f->pm, &f->r.request, 0, &past, NULL, on_done, &t),
                    VKNN_STATUS_MISSED_DEADLINE_PERSISTENT);
@@ -570,7 +606,18 @@ static void test_burst_caches_memory_by_slot(void **state) {
   const int32_t negative[1] = {-1};
   assert_int_equal(vknn_burst_execute(burst, &f->r.request, negative, 0, NULL, NULL, NULL, 0, NULL),
                    VKNN_STATUS_INVALID_ARGUMENT);
+  /* The memory a cached slot holds bounds the arguments, not the one the
+   * request gives with it: an output past the slot's 72 bytes is refused. */
+  shared_memory big;
+  assert_int_equal(shared_memory_create(&big, 16384), 0);
+  f->r.pools[0].memory = big.memory;
+  uint32_t offset = f->r.outputs[0].location.offset;
+  f->r.outputs[0].location.offset = 8192;
+  assert_int_equal(vknn_burst_execute(burst, &f->r.request, slots, 0, NULL, NULL, NULL, 0, NULL),
+                   VKNN_STATUS_INVALID_ARGUMENT);
+  f->r.outputs[0].location.offset = offset;
   vknn_burst_release(burst);
+  shared_memory_destroy(&big);
   shared_memory_destroy(&other);
 }
 
@@ -580,6 +627,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_async_rejects_at_once, setup, teardown),
       cmocka_unit_test_setup_teardown(test_release_waits_for_pending, setup, teardown),
       cmocka_unit_test_setup_teardown(test_fenced_waits_for_its_fences, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_fenced_takes_request_output_shape, setup, teardown),
       cmocka_unit_test_setup_teardown(test_fenced_rejects_bad_fences, setup, teardown),
       cmocka_unit_test_setup_teardown(test_fenced_deadline_while_waiting, setup, teardown),
       cmocka_unit_test_setup_teardown(test_high_priority_runs_first, setup, teardown),

@@ -192,6 +192,27 @@ static void test_copy_rules(void **state) {
   vknn_buffer_release(b);
 }
 
+/* A failed copy_from leaves the buffer unwritten (HAL IDevice::allocate),
+ * and dimensions given to copy_from are given in full. */
+static void test_failed_copy_forgets(void **state) {
+  fixture *f = *state;
+  uint32_t token;
+  vknn_buffer *b = allocate_for(f, false, &token);
+  shared_memory exact, short_memory;
+  assert_int_equal(shared_memory_create(&exact, 24), 0);
+  assert_int_equal(shared_memory_create(&short_memory, 20), 0);
+  assert_int_equal(vknn_buffer_copy_from(b, &exact.memory, NULL, 0), VKNN_STATUS_NONE);
+  assert_int_equal(vknn_buffer_copy_to(b, &exact.memory), VKNN_STATUS_NONE);
+  assert_int_equal(vknn_buffer_copy_from(b, &short_memory.memory, NULL, 0), VKNN_STATUS_INVALID_ARGUMENT);
+  assert_int_equal(vknn_buffer_copy_to(b, &exact.memory), VKNN_STATUS_GENERAL_FAILURE);
+  const uint32_t partly[2] = {0, 3};
+  assert_int_equal(vknn_buffer_copy_from(b, &exact.memory, partly, 2), VKNN_STATUS_INVALID_ARGUMENT);
+  if (strstr(f->log.last, "dimension 0 is left unspecified") == NULL) fail_msg("log: %s", f->log.last);
+  shared_memory_destroy(&exact);
+  shared_memory_destroy(&short_memory);
+  vknn_buffer_release(b);
+}
+
 /* Requests name buffers by token: in0 and out from buffers, in1 from memory. */
 typedef struct token_request {
   vknn_request_pool pools[3];
@@ -270,6 +291,66 @@ static void test_execute_token_rules(void **state) {
   vknn_buffer_release(both);
   vknn_buffer_release(in);
   vknn_buffer_release(out);
+}
+
+/* An output buffer of a failed execution holds no value after it (here the
+ * deadline had passed before the call). */
+static void test_failed_execution_forgets_output(void **state) {
+  fixture *f = *state;
+  uint32_t in_token, out_token;
+  vknn_buffer *in = allocate_for(f, false, &in_token), *out = allocate_for(f, true, &out_token);
+  fill_from_request_pool(f, in);
+  token_request t;
+  make_token_request(f, &t, in_token, out_token);
+  assert_int_equal(run(f, &t), VKNN_STATUS_NONE);
+  shared_memory result;
+  assert_int_equal(shared_memory_create(&result, 24), 0);
+  assert_int_equal(vknn_buffer_copy_to(out, &result.memory), VKNN_STATUS_NONE);
+  const vknn_deadline past = {true, 1};
+  assert_int_equal(vknn_prepared_model_execute(f->pm, &t.request, VKNN_MEASURE_TIMING_NO, &past, NULL, NULL, 0,
+                                               NULL),
+                   VKNN_STATUS_MISSED_DEADLINE_PERSISTENT);
+  assert_int_equal(vknn_buffer_copy_to(out, &result.memory), VKNN_STATUS_GENERAL_FAILURE);
+  assert_int_equal(vknn_buffer_copy_to(in, &result.memory), VKNN_STATUS_NONE); /* an input keeps its value */
+  shared_memory_destroy(&result);
+  vknn_buffer_release(in);
+  vknn_buffer_release(out);
+}
+
+/* Two outputs may not name one driver buffer. */
+static void test_buffer_is_one_output(void **state) {
+  fixture *f = *state;
+  model_builder *b = calloc(1, sizeof(*b));
+  assert_non_null(b);
+  mb_init(b);
+  const uint32_t dims[2] = {2, 3};
+  uint32_t x = mb_input(b, VKNN_OPERAND_TENSOR_FLOAT32, dims, 2);
+  uint32_t outs[2] = {mb_output(b, VKNN_OPERAND_TENSOR_FLOAT32, dims, 2),
+                      mb_output(b, VKNN_OPERAND_TENSOR_FLOAT32, dims, 2)};
+  for (int k = 0; k < 2; ++k) {
+    const uint32_t in[3] = {x, x, mb_const_i32(b, VKNN_FUSED_NONE)};
+    mb_operation(b, VKNN_OPERATION_ADD, in, 3, &outs[k], 1);
+  }
+  vknn_prepared_model *pm = NULL;
+  assert_int_equal(vknn_device_prepare_model(f->device, mb_finish(b), VKNN_PREFER_FAST_SINGLE_ANSWER,
+                                             VKNN_PRIORITY_MEDIUM, NULL, &pm),
+                   VKNN_STATUS_NONE);
+  const vknn_buffer_role roles[2] = {{0, 0, 1.f}, {0, 1, 1.f}};
+  vknn_buffer *out = NULL;
+  uint32_t token;
+  assert_int_equal(vknn_device_allocate(f->device, NULL, 0, &pm, 1, NULL, 0, roles, 2, &out, &token),
+                   VKNN_STATUS_NONE);
+  vknn_request_pool pools[2] = {f->r.pools[0], {.kind = VKNN_REQUEST_POOL_TOKEN, .token = token}};
+  vknn_request_argument outputs[2] = {{.location = {1, 0, 0}}, {.location = {1, 0, 0}}};
+  vknn_request request = {f->r.inputs, 1, outputs, 2, pools, 2};
+  assert_int_equal(vknn_prepared_model_execute(pm, &request, 0, NULL, NULL, NULL, 0, NULL),
+                   VKNN_STATUS_INVALID_ARGUMENT);
+  if (strstr(f->log.last, "is more than one output") == NULL) fail_msg("log: %s", f->log.last);
+  outputs[1] = f->r.outputs[0];
+  assert_int_equal(vknn_prepared_model_execute(pm, &request, 0, NULL, NULL, NULL, 0, NULL), VKNN_STATUS_NONE);
+  vknn_buffer_release(out);
+  vknn_prepared_model_release(pm);
+  free(b);
 }
 
 /* A buffer may outlive the prepared model of its roles; a prepared model
@@ -386,6 +467,46 @@ static void test_output_buffer_takes_shape(void **state) {
   vknn_prepared_model_release(pm);
 }
 
+/* An input read from a driver buffer has the shape of the value it holds
+ * (the last output written to it): the request may repeat that shape or
+ * give none, not change it. */
+static void test_input_shape_is_the_value(void **state) {
+  fixture *f = *state;
+  test_model m;
+  test_model_init_add(&m, VKNN_OPERAND_TENSOR_FLOAT32);
+  add_fixture_batch_unknown(&m);
+  vknn_prepared_model *pm = NULL;
+  assert_int_equal(vknn_device_prepare_model(f->device, &m.model, VKNN_PREFER_FAST_SINGLE_ANSWER,
+                                             VKNN_PRIORITY_MEDIUM, NULL, &pm), VKNN_STATUS_NONE);
+  const vknn_buffer_role role = {0, 0, 1.f};
+  vknn_buffer *buffer = NULL;
+  uint32_t token;
+  assert_int_equal(vknn_device_allocate(f->device, NULL, 0, &pm, 1, &role, 1, &role, 1, &buffer, &token),
+                   VKNN_STATUS_NONE);
+  vknn_request_pool pools[2] = {f->r.pools[0], {.kind = VKNN_REQUEST_POOL_TOKEN, .token = token}};
+  f->r.request.pools = pools;
+  f->r.request.pool_count = 2;
+  add_fixture_set_batch(f, 2);
+  /* Written as the output: a value of [2, 3]. */
+  vknn_request_argument memory_output = f->r.outputs[0];
+  f->r.outputs[0] = (vknn_request_argument){.location = {1, 0, 0}};
+  assert_int_equal(vknn_prepared_model_execute(pm, &f->r.request, 0, NULL, NULL, NULL, 0, NULL), VKNN_STATUS_NONE);
+  /* Read as input 0, the output in memory. */
+  f->r.outputs[0] = memory_output;
+  f->r.inputs[0].location = (vknn_data_location){1, 0, 0};
+  const uint32_t one_row[2] = {1, 3};
+  f->r.inputs[0].dimensions = one_row;
+  assert_int_equal(vknn_prepared_model_execute(pm, &f->r.request, 0, NULL, NULL, NULL, 0, NULL),
+                   VKNN_STATUS_INVALID_ARGUMENT);
+  if (strstr(f->log.last, "disagree with the shape of driver buffer") == NULL) fail_msg("log: %s", f->log.last);
+  f->r.inputs[0].dimensions = f->request_dims[0]; /* [2, 3]: the value's */
+  assert_int_equal(vknn_prepared_model_execute(pm, &f->r.request, 0, NULL, NULL, NULL, 0, NULL), VKNN_STATUS_NONE);
+  f->r.inputs[0].dimension_count = 0;
+  assert_int_equal(vknn_prepared_model_execute(pm, &f->r.request, 0, NULL, NULL, NULL, 0, NULL), VKNN_STATUS_NONE);
+  vknn_buffer_release(buffer);
+  vknn_prepared_model_release(pm);
+}
+
 /* Many executions read one input buffer at once, each into its own output. */
 #define READERS 8
 typedef struct reader {
@@ -436,11 +557,15 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_allocate_scalar_without_dimensions, setup, teardown),
       cmocka_unit_test_setup_teardown(test_other_device, setup, teardown),
       cmocka_unit_test_setup_teardown(test_copy_rules, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_failed_copy_forgets, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_failed_execution_forgets_output, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_buffer_is_one_output, setup, teardown),
       cmocka_unit_test_setup_teardown(test_execute_with_buffers, setup, teardown),
       cmocka_unit_test_setup_teardown(test_execute_token_rules, setup, teardown),
       cmocka_unit_test_setup_teardown(test_buffer_outlives_its_model, setup, teardown),
       cmocka_unit_test_setup_teardown(test_shape_input_in_buffer, setup, teardown),
       cmocka_unit_test_setup_teardown(test_output_buffer_takes_shape, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_input_shape_is_the_value, setup, teardown),
       cmocka_unit_test_setup_teardown(test_concurrent_readers, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

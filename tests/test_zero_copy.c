@@ -74,6 +74,25 @@ static void test_aligned_memfd_runs_in_place(void **state) {
   shared_memory_destroy(&pool);
 }
 
+/* A request whose input is shorter than its value is INVALID_ARGUMENT on the
+ * path that runs in place too (its layout already imported), and nothing
+ * changes: a whole request runs in place after. */
+static void test_short_input_refused_in_place(void **state) {
+  fixture *f = *state;
+  shared_memory pool;
+  lay_out(f, &pool, 256);
+  execute_and_check(f, &pool, 256);
+  execute_and_check(f, &pool, 256);
+  vknn_device_statistics before = stats(f);
+  f->r.inputs[1].location.length = 20;
+  assert_int_equal(vknn_prepared_model_execute(f->pm, &f->r.request, 0, NULL, NULL, NULL, 0, NULL),
+                   VKNN_STATUS_INVALID_ARGUMENT);
+  f->r.inputs[1].location.length = 24;
+  execute_and_check(f, &pool, 256);
+  assert_int_equal(stats(f).zero_copy_executions, before.zero_copy_executions + 1);
+  shared_memory_destroy(&pool);
+}
+
 static void test_burst_reuses_import(void **state) {
   fixture *f = *state;
   shared_memory pool;
@@ -229,6 +248,7 @@ static void test_unaligned_constant_is_copied(void **state) { expect_in_place(st
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_aligned_memfd_runs_in_place, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_short_input_refused_in_place, setup, teardown),
       cmocka_unit_test_setup_teardown(test_burst_reuses_import, setup, teardown),
       cmocka_unit_test_setup_teardown(test_unaligned_is_staged, setup, teardown),
       cmocka_unit_test_setup_teardown(test_io_copies_off_on_host_memory, setup, teardown),

@@ -334,11 +334,14 @@ vknn_status vknn_buffer_write(vknn_buffer *b, const void *src, uint64_t size,
   return s;
 }
 
-/* The shape copy_from gives the value: its dimensions over the declared ones. */
+/* The shape copy_from gives the value: its dimensions over the declared
+ * ones. Dimensions given are given in full (HAL IBuffer::copyFrom). */
 static vknn_status copy_from_shape(const vknn_buffer *b, const uint32_t *dims, uint32_t rank,
                                    uint32_t *out_rank, uint32_t *out_dims) {
   const vknn_logger *log = &b->device->log;
   if (rank > VKNN_MAX_RANK || (rank > 0 && dims == NULL)) FAIL(log, "copy_from: invalid dimensions");
+  for (uint32_t d = 0; d < rank; ++d)
+    if (dims[d] == 0) FAIL(log, "copy_from: dimension %u is left unspecified", d);
   *out_rank = b->declared_rank;
   memcpy(out_dims, b->declared_dims, sizeof(b->declared_dims));
   if (!combine_dims(out_rank, out_dims, rank, dims))
@@ -349,9 +352,14 @@ static vknn_status copy_from_shape(const vknn_buffer *b, const uint32_t *dims, u
   return VKNN_STATUS_NONE;
 }
 
-vknn_status vknn_buffer_copy_from(vknn_buffer *b, const vknn_memory *memory,
-                                  const uint32_t *dimensions, uint32_t rank) {
-  if (b == NULL || memory == NULL) return VKNN_STATUS_INVALID_ARGUMENT;
+void vknn_buffer_forget(vknn_buffer *b) {
+  pthread_rwlock_wrlock(&b->lock);
+  b->initialized = false;
+  pthread_rwlock_unlock(&b->lock);
+}
+
+static vknn_status copy_from(vknn_buffer *b, const vknn_memory *memory, const uint32_t *dimensions,
+                             uint32_t rank) {
   const vknn_logger *log = &b->device->log;
   uint32_t value_rank, value_dims[VKNN_MAX_RANK];
   vknn_status s = vknn_memory_validate(log, memory);
@@ -365,6 +373,15 @@ vknn_status vknn_buffer_copy_from(vknn_buffer *b, const vknn_memory *memory,
   if (s != VKNN_STATUS_NONE) return s;
   s = vknn_buffer_write(b, pool.data, size, value_dims, value_rank);
   vknn_memory_unmap(&pool);
+  return s;
+}
+
+/* A failed copy leaves the buffer unwritten (HAL IDevice::allocate). */
+vknn_status vknn_buffer_copy_from(vknn_buffer *b, const vknn_memory *memory,
+                                  const uint32_t *dimensions, uint32_t rank) {
+  if (b == NULL || memory == NULL) return VKNN_STATUS_INVALID_ARGUMENT;
+  vknn_status s = copy_from(b, memory, dimensions, rank);
+  if (s != VKNN_STATUS_NONE) vknn_buffer_forget(b);
   return s;
 }
 

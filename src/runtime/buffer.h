@@ -28,6 +28,9 @@ void vknn_buffer_get_state(vknn_buffer *buffer, vknn_buffer_shape *out);
 /* Reads the value into dst; GENERAL_FAILURE when never written or when its
  * size is no longer size (a concurrent writer changed it). */
 vknn_status vknn_buffer_read(vknn_buffer *buffer, void *dst, uint64_t size);
+/* Returns the buffer to unwritten: an execution writing it as an output
+ * failed (HAL IDevice::allocate). */
+void vknn_buffer_forget(vknn_buffer *buffer);
 /* Stores a value of the given shape (an execution's output). */
 vknn_status vknn_buffer_write(vknn_buffer *buffer, const void *src, uint64_t size,
                               const uint32_t *dims, uint32_t rank);

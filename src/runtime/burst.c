@@ -84,6 +84,25 @@ static vknn_status gather_pools(vknn_burst *b, const vknn_request *request, cons
   return VKNN_STATUS_NONE;
 }
 
+/* Every argument inside the memory its slot holds: validation checked the
+ * memories the request gives, but a cached slot's own may be smaller. */
+static vknn_status check_slot_bounds(vknn_burst *b, const vknn_request *request, const int32_t *slots) {
+  for (uint32_t i = 0; i < request->input_count + request->output_count; ++i) {
+    const vknn_request_argument *a =
+        i < request->input_count ? &request->inputs[i] : &request->outputs[i - request->input_count];
+    if (a->has_no_value) continue;
+    const vknn_mapped_pool *pool = &b->scratch[a->location.pool_index];
+    if ((uint64_t)a->location.offset + a->location.length <= pool->size) continue;
+    VKNN_LOG_E(&b->pm->device->log, TAG, "%s %u: bytes %u..%llu lie past the %llu of burst slot %d",
+               i < request->input_count ? "input" : "output",
+               i < request->input_count ? i : i - request->input_count, a->location.offset,
+               (unsigned long long)a->location.offset + a->location.length, (unsigned long long)pool->size,
+               slots[a->location.pool_index]);
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
+  return VKNN_STATUS_NONE;
+}
+
 vknn_status vknn_burst_execute(vknn_burst *b, const vknn_request *request, const int32_t *slots,
                                vknn_measure_timing measure, const vknn_deadline *deadline,
                                const vknn_duration *loop_timeout, vknn_output_shape *out_shapes,
@@ -96,6 +115,7 @@ vknn_status vknn_burst_execute(vknn_burst *b, const vknn_request *request, const
   if (s != VKNN_STATUS_NONE) return s;
   pthread_mutex_lock(&b->lock);
   s = gather_pools(b, request, slots);
+  if (s == VKNN_STATUS_NONE) s = check_slot_bounds(b, request, slots);
   if (s == VKNN_STATUS_NONE)
     s = vknn_execution_run(b->pm, request, b->scratch, &o, out_shapes, shape_count, out_timing);
   pthread_mutex_unlock(&b->lock);

@@ -129,6 +129,25 @@ static vknn_status check_output_sizes(const vknn_recorded_graph *rg, const vknn_
   return s;
 }
 
+/* Every input the graph reads has a value of at least its size, before any
+ * path (staged or in place) reads it. */
+static vknn_status check_inputs(const vknn_recorded_graph *rg, const vknn_request *request) {
+  for (uint32_t i = 0; i < rg->input_count; ++i) {
+    const vknn_request_argument *arg = &request->inputs[i];
+    const vknn_io_slot *slot = &rg->inputs[i];
+    if (arg->has_no_value && slot->bound) {
+      VKNN_LOG_E(&rg->device->log, TAG, "input %u has no value but the model reads it", i);
+      return VKNN_STATUS_INVALID_ARGUMENT;
+    }
+    if (!arg->has_no_value && arg->location.length < slot->byte_size) {
+      VKNN_LOG_E(&rg->device->log, TAG, "input %u has %u bytes, its value needs %llu", i,
+                 arg->location.length, (unsigned long long)slot->byte_size);
+      return VKNN_STATUS_INVALID_ARGUMENT;
+    }
+  }
+  return VKNN_STATUS_NONE;
+}
+
 static vknn_status copy_inputs(vknn_graph_instance *inst, const vknn_request *request,
                                const request_pools *pools) {
   const vknn_recorded_graph *rg = inst->graph;
@@ -136,16 +155,7 @@ static vknn_status copy_inputs(vknn_graph_instance *inst, const vknn_request *re
   for (uint32_t i = 0; i < rg->input_count; ++i) {
     const vknn_request_argument *arg = &request->inputs[i];
     const vknn_io_slot *slot = &rg->inputs[i];
-    if (arg->has_no_value) {
-      if (!slot->bound) continue;
-      VKNN_LOG_E(&rg->device->log, TAG, "input %u has no value but the model reads it", i);
-      return VKNN_STATUS_INVALID_ARGUMENT;
-    }
-    if (arg->location.length < slot->byte_size) {
-      VKNN_LOG_E(&rg->device->log, TAG, "input %u has %u bytes, its value needs %llu", i,
-                 arg->location.length, (unsigned long long)slot->byte_size);
-      return VKNN_STATUS_INVALID_ARGUMENT;
-    }
+    if (arg->has_no_value) continue;
     const vknn_mapped_pool *pool = &pools->items[arg->location.pool_index];
     if (pool->buffer != NULL) {
       vknn_status s = vknn_buffer_read(pool->buffer, staging + slot->offset, slot->byte_size);
@@ -296,6 +306,7 @@ static vknn_status run_graph(vknn_recorded_graph *rg, const vknn_request *reques
                              uint64_t *device_us) {
   const vknn_logger *log = &rg->device->log;
   vknn_status s = check_dimensions(log, "input", request->inputs, rg->inputs, rg->input_count);
+  if (s == VKNN_STATUS_NONE) s = check_inputs(rg, request);
   if (s == VKNN_STATUS_NONE)
     s = check_dimensions(log, "output", request->outputs, rg->outputs, rg->output_count);
   if (s == VKNN_STATUS_NONE) s = check_output_sizes(rg, request, view, o->segment);
@@ -407,6 +418,16 @@ static void stamp_driver_time(const vknn_execution_options *o, vknn_timing *timi
   if (driver_us > timing->time_in_driver) timing->time_in_driver = driver_us;
 }
 
+/* After a failed execution, the driver buffers it had as outputs hold no
+ * value (HAL IDevice::allocate: they return to the uninitialized state). */
+static void forget_output_buffers(const vknn_request *request, const vknn_mapped_pool *pools) {
+  for (uint32_t i = 0; i < request->output_count; ++i) {
+    const vknn_request_argument *arg = &request->outputs[i];
+    if (!arg->has_no_value && pools[arg->location.pool_index].buffer != NULL)
+      vknn_buffer_forget(pools[arg->location.pool_index].buffer);
+  }
+}
+
 vknn_status vknn_execution_run(vknn_prepared_model *pm, const vknn_request *request,
                                const vknn_mapped_pool *pools, const vknn_execution_options *o,
                                vknn_output_shape *out_shapes, uint32_t shape_count,
@@ -415,14 +436,15 @@ vknn_status vknn_execution_run(vknn_prepared_model *pm, const vknn_request *requ
   /* Queued before the device was lost: fail without submitting. */
   vknn_status s = vknn_device_check_lost(pm->device, TAG);
   if (s == VKNN_STATUS_NONE) s = check_deadline_at_start(pm, o);
-  if (s != VKNN_STATUS_NONE) return s;
   uint64_t device_us = UINT64_MAX;
-  s = pm->control_flow != NULL
-          ? vknn_control_flow_run(pm->control_flow, request, pools, o, out_shapes, shape_count,
-                                  &device_us)
-          : run_resolved(pm, request, pools, out_shapes, shape_count, o, &device_us);
+  if (s == VKNN_STATUS_NONE)
+    s = pm->control_flow != NULL
+            ? vknn_control_flow_run(pm->control_flow, request, pools, o, out_shapes, shape_count,
+                                    &device_us)
+            : run_resolved(pm, request, pools, out_shapes, shape_count, o, &device_us);
   /* Lost meanwhile (a timestamp read may report it): the results are not trusted. */
   if (s == VKNN_STATUS_NONE) s = vknn_device_check_lost(pm->device, TAG);
+  if (s != VKNN_STATUS_NONE) forget_output_buffers(request, pools);
   if (s == VKNN_STATUS_NONE && o->measure == VKNN_MEASURE_TIMING_YES && out_timing != NULL) {
     out_timing->time_on_device = device_us;
     out_timing->time_in_driver = device_us != UINT64_MAX ? device_us : 0;

@@ -14,7 +14,6 @@
 #include "util/fault_injection.h"
 
 #define TAG "execution"
-#define MAX_OUTPUTS_REPORTED 64
 
 typedef struct async_execution {
   vknn_prepared_model *pm;
@@ -24,16 +23,22 @@ typedef struct async_execution {
   void *user_data;
 } async_execution;
 
+/* Output shapes go with NONE and OUTPUT_INSUFFICIENT_SIZE only, one per
+ * output (HAL notify_1_3); with any other status the callback gets none. */
+static bool reports_shapes(vknn_status s) {
+  return s == VKNN_STATUS_NONE || s == VKNN_STATUS_OUTPUT_INSUFFICIENT_SIZE;
+}
+
 static void run_async(void *context) {
   async_execution *a = context;
-  vknn_output_shape shapes[MAX_OUTPUTS_REPORTED];
   uint32_t count = a->copy.request.output_count;
-  vknn_timing timing;
-  vknn_status s = vknn_execution_run_mapping(a->pm, &a->copy.request, &a->options,
-                                             count <= MAX_OUTPUTS_REPORTED ? shapes : NULL,
-                                             MAX_OUTPUTS_REPORTED, &timing);
-  a->callback(a->user_data, s, count <= MAX_OUTPUTS_REPORTED ? shapes : NULL,
-              count <= MAX_OUTPUTS_REPORTED ? count : 0, &timing);
+  vknn_output_shape *shapes = vknn_calloc(count ? count : 1, sizeof(*shapes));
+  vknn_timing timing = {UINT64_MAX, UINT64_MAX};
+  vknn_status s = shapes != NULL ? vknn_execution_run_mapping(a->pm, &a->copy.request, &a->options, shapes,
+                                                              count, &timing)
+                                 : VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
+  a->callback(a->user_data, s, reports_shapes(s) ? shapes : NULL, reports_shapes(s) ? count : 0, &timing);
+  free(shapes);
   vknn_prepared_model_release_pending(a->pm);
   vknn_request_copy_free(&a->copy);
   free(a);
@@ -102,10 +107,14 @@ static void unref(vknn_fenced_execution *f) {
   free(f);
 }
 
+/* The run's timing with driver time from start_ns to now: from the call
+ * (timingLaunched) or from when the fences signaled (timingFenced). Never
+ * less than the time on the device. */
 static vknn_timing since(uint64_t start_ns, const vknn_timing *run) {
   if (run->time_in_driver == UINT64_MAX) return *run;
   uint64_t driver = (vknn_now_boottime_ns() - start_ns) / 1000;
-  return (vknn_timing){run->time_on_device, driver > run->time_in_driver ? driver : run->time_in_driver};
+  uint64_t device = run->time_on_device;
+  return (vknn_timing){device, device != UINT64_MAX && device > driver ? device : driver};
 }
 
 static void run_fenced(void *context) {
@@ -147,12 +156,17 @@ static void fences_ready(void *context, vknn_status status) {
     run_fenced(f);
 }
 
-/* Whether the model declares an output's shape in full (scalars always do). */
-static bool declared_shape_known(const vknn_io_decl *slot) {
+/* Whether an output's shape is known in full, from the request's
+ * dimensions over the model's (scalars always are). */
+static bool output_shape_known(const vknn_io_decl *slot, const vknn_request_argument *arg) {
   if (vknn_operand_type_is_scalar(slot->type)) return true;
-  if (slot->declared_rank == 0) return false;
-  for (uint32_t d = 0; d < slot->declared_rank; ++d)
-    if (slot->declared_dims[d] == 0) return false;
+  uint32_t rank = arg->dimension_count ? arg->dimension_count : slot->declared_rank;
+  if (rank == 0) return false;
+  for (uint32_t d = 0; d < rank; ++d) {
+    uint32_t dim = arg->dimension_count ? arg->dimensions[d] : 0;
+    if (dim == 0 && slot->declared_rank != 0) dim = slot->declared_dims[d];
+    if (dim == 0) return false;
+  }
   return true;
 }
 
@@ -171,7 +185,7 @@ static vknn_status validate_fenced(vknn_prepared_model *pm, const vknn_request *
     }
   }
   for (uint32_t i = 0; i < pm->output_count; ++i) {
-    if (!declared_shape_known(&pm->outputs[i])) {
+    if (!output_shape_known(&pm->outputs[i], &request->outputs[i])) {
       VKNN_LOG_E(&pm->device->log, TAG, "fenced execution with output %u of unknown shape", i);
       return VKNN_STATUS_INVALID_ARGUMENT;
     }

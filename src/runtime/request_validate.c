@@ -19,6 +19,18 @@ static bool same_token(const vknn_request *request, uint32_t a, uint32_t b) {
          request->pools[a].token == request->pools[b].token;
 }
 
+/* An input read from a driver buffer has the shape of the value the buffer
+ * holds (HAL: the shape of the last output written to it): dimensions the
+ * request gives must be that shape's. A buffer never written fails at the
+ * execution. */
+static bool input_shape_is_value(const vknn_request_argument *arg, const vknn_buffer_shape *shape) {
+  if (arg->dimension_count == 0 || !shape->initialized) return true;
+  if (arg->dimension_count != shape->rank) return false;
+  for (uint32_t d = 0; d < arg->dimension_count; ++d)
+    if (arg->dimensions[d] != 0 && arg->dimensions[d] != shape->dims[d]) return false;
+  return true;
+}
+
 static vknn_status validate_token_uses(const vknn_prepared_model *pm, const vknn_request *request,
                                        uint32_t pool_index, vknn_buffer *buffer) {
   const vknn_logger *log = &pm->device->log;
@@ -42,6 +54,11 @@ static vknn_status validate_token_uses(const vknn_prepared_model *pm, const vknn
           FAIL("%s %u: dimension %u disagrees with the driver buffer's", what, i, d);
       if (arg->dimension_count && shape.declared_rank && arg->dimension_count != shape.declared_rank)
         FAIL("%s %u: rank disagrees with the driver buffer's", what, i);
+      if (!output && !input_shape_is_value(arg, &shape))
+        FAIL("input %u: dimensions disagree with the shape of driver buffer %u's value", i,
+             request->pools[pool_index].token);
+      if (output && written)
+        FAIL("driver buffer %u is more than one output", request->pools[pool_index].token);
       if (output) written = true;
       else read = true;
     }
