@@ -195,11 +195,8 @@ static void test_fenced_waits_for_its_fences(void **state) {
 static void test_fenced_takes_request_output_shape(void **state) {
   fixture *f = *state;
   test_model m;
-  test_model_init_add(&m, VKNN_OPERAND_TENSOR_FLOAT32);
-  add_fixture_batch_unknown(&m);
-  vknn_prepared_model *pm = NULL;
-  assert_int_equal(vknn_device_prepare_model(f->device, &m.model, VKNN_PREFER_FAST_SINGLE_ANSWER,
-                                             VKNN_PRIORITY_MEDIUM, NULL, &pm), VKNN_STATUS_NONE);
+  vknn_prepared_model *pm = add_fixture_prepare_batch_unknown(f->device, &m);
+  assert_non_null(pm);
   const uint32_t dims[2] = {2, 3};
   for (int i = 0; i < 2; ++i) f->r.inputs[i] = (vknn_request_argument){.location = f->r.inputs[i].location,
                                                                         .dimensions = dims, .dimension_count = 2};

@@ -442,11 +442,8 @@ static void test_output_buffer_takes_shape(void **state) {
   assert_int_equal(shape.rank, 0);
   vknn_buffer_release(out);
   test_model m;
-  test_model_init_add(&m, VKNN_OPERAND_TENSOR_FLOAT32);
-  add_fixture_batch_unknown(&m);
-  vknn_prepared_model *pm = NULL;
-  assert_int_equal(vknn_device_prepare_model(f->device, &m.model, VKNN_PREFER_FAST_SINGLE_ANSWER,
-                                             VKNN_PRIORITY_MEDIUM, NULL, &pm), VKNN_STATUS_NONE);
+  vknn_prepared_model *pm = add_fixture_prepare_batch_unknown(f->device, &m);
+  assert_non_null(pm);
   const vknn_buffer_role role = {0, 0, 1.f};
   assert_int_equal(vknn_device_allocate(f->device, NULL, 0, &pm, 1, NULL, 0, &role, 1, &out,
                                         &out_token), VKNN_STATUS_NONE);
@@ -473,11 +470,8 @@ static void test_output_buffer_takes_shape(void **state) {
 static void test_input_shape_is_the_value(void **state) {
   fixture *f = *state;
   test_model m;
-  test_model_init_add(&m, VKNN_OPERAND_TENSOR_FLOAT32);
-  add_fixture_batch_unknown(&m);
-  vknn_prepared_model *pm = NULL;
-  assert_int_equal(vknn_device_prepare_model(f->device, &m.model, VKNN_PREFER_FAST_SINGLE_ANSWER,
-                                             VKNN_PRIORITY_MEDIUM, NULL, &pm), VKNN_STATUS_NONE);
+  vknn_prepared_model *pm = add_fixture_prepare_batch_unknown(f->device, &m);
+  assert_non_null(pm);
   const vknn_buffer_role role = {0, 0, 1.f};
   vknn_buffer *buffer = NULL;
   uint32_t token;

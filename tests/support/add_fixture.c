@@ -27,6 +27,16 @@ void add_fixture_batch_unknown(test_model *m) {
   m->dims[3][0] = m->dims[3][1] = 0;
 }
 
+vknn_prepared_model *add_fixture_prepare_batch_unknown(vknn_device *device, test_model *m) {
+  test_model_init_add(m, VKNN_OPERAND_TENSOR_FLOAT32);
+  add_fixture_batch_unknown(m);
+  vknn_prepared_model *pm = NULL;
+  if (vknn_device_prepare_model(device, &m->model, VKNN_PREFER_FAST_SINGLE_ANSWER, VKNN_PRIORITY_MEDIUM, NULL,
+                                &pm) != VKNN_STATUS_NONE)
+    return NULL;
+  return pm;
+}
+
 void add_fixture_set_batch(add_fixture *f, uint32_t batch) {
   for (int i = 0; i < 2; ++i) {
     f->request_dims[i][0] = batch;

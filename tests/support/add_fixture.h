@@ -24,5 +24,8 @@ int add_fixture_teardown(void **state);
 
 /* Model edit: both inputs [0, 3] (batch unknown), the output of unknown shape. */
 void add_fixture_batch_unknown(test_model *model);
+/* The ADD model with add_fixture_batch_unknown's edit (m holds it), prepared
+ * on device; NULL when prepare fails. */
+vknn_prepared_model *add_fixture_prepare_batch_unknown(vknn_device *device, test_model *m);
 /* Request: both inputs given `batch` rows of 3 (dimensions and lengths). */
 void add_fixture_set_batch(add_fixture *f, uint32_t batch);
