@@ -465,6 +465,38 @@ static void test_async_deadline_passes_in_queue(void **state) {
   finish_held(&h);
 }
 
+/* The duration after the fences bounds a fenced execution like a deadline:
+ * one that has passed by the time the executor takes the job fails it
+ * before it runs (the output stays as it was); a generous one lets it run. */
+static void test_fenced_duration_after_fence(void **state) {
+  fixture *f = *state;
+  held_executor h;
+  hold_both_threads(f, &h);
+  float *out = (float *)(f->r.pool.data + f->r.outputs[0].location.offset);
+  out[2] = -1.f;
+  int fence = -1;
+  vknn_fenced_execution *e = NULL;
+  const vknn_duration short_after = {true, QUEUE_DEADLINE_MS * 1000000ull};
+  assert_int_equal(vknn_prepared_model_execute_fenced(f->pm, &f->r.request, NULL, 0, 0, NULL, NULL, &short_after,
+                                                      &fence, &e),
+                   VKNN_STATUS_NONE);
+  sleep_ms(2 * QUEUE_DEADLINE_MS);
+  release_both_threads(&h);
+  assert_int_equal(vknn_fenced_execution_get_info(e, NULL, NULL), VKNN_STATUS_MISSED_DEADLINE_TRANSIENT);
+  assert_float_equal(out[2], -1.f, 0.f); /* never ran */
+  vknn_fenced_execution_release(e);
+  close(fence);
+  finish_held(&h);
+  const vknn_duration long_after = {true, 60ull * 1000000000ull};
+  assert_int_equal(vknn_prepared_model_execute_fenced(f->pm, &f->r.request, NULL, 0, 0, NULL, NULL, &long_after,
+                                                      &fence, &e),
+                   VKNN_STATUS_NONE);
+  assert_int_equal(vknn_fenced_execution_get_info(e, NULL, NULL), VKNN_STATUS_NONE);
+  assert_float_equal(output(f, 2), 22.f, 0.f);
+  vknn_fenced_execution_release(e);
+  close(fence);
+}
+
 static void test_fenced_deadline_passes_in_queue(void **state) {
   fixture *f = *state;
   held_executor h;
@@ -633,6 +665,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_fenced_keeps_its_own_descriptors, setup, teardown),
       cmocka_unit_test_setup_teardown(test_async_deadline_passes_in_queue, setup, teardown),
       cmocka_unit_test_setup_teardown(test_fenced_deadline_passes_in_queue, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_fenced_duration_after_fence, setup, teardown),
       cmocka_unit_test_setup_teardown(test_driver_time_includes_queue_wait, setup, teardown),
       cmocka_unit_test_setup_teardown(test_loop_timeout_kept_and_clamped, setup, teardown),
       cmocka_unit_test_setup_teardown(test_preference_validated_and_kept, setup, teardown),

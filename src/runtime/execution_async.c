@@ -146,11 +146,20 @@ static void run_fenced(void *context) {
 }
 
 /* The fences have signaled (or the wait failed): on to the executor, or,
- * should it refuse the job, run here. */
+ * should it refuse the job, run here. From now on the execution must end
+ * within timeout_after_fence too: whichever of that and the deadline comes
+ * first bounds it (HAL executeFenced), so the run stops at it as at a
+ * deadline. */
 static void fences_ready(void *context, vknn_status status) {
   vknn_fenced_execution *f = context;
   f->wait_status = status;
   f->fenced_ns = vknn_now_boottime_ns();
+  if (f->timeout_after_fence.has_value) {
+    uint64_t end = f->fenced_ns + f->timeout_after_fence.nanoseconds;
+    if (end < f->fenced_ns) end = UINT64_MAX;
+    if (!f->options.deadline.has_value || end < f->options.deadline.nanoseconds_since_boot)
+      f->options.deadline = (vknn_deadline){true, end};
+  }
   vknn_device *device = f->pm->device;
   if (vknn_executor_submit(&device->executor, f->pm->priority, run_fenced, f) != VKNN_STATUS_NONE)
     run_fenced(f);
