@@ -8,7 +8,6 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
-#include "model/operand_type.h"
 #include "runtime/prepared_model_internal.h"
 #include "memory/request_copy.h"
 #include "util/fault_injection.h"
@@ -165,20 +164,6 @@ static void fences_ready(void *context, vknn_status status) {
     run_fenced(f);
 }
 
-/* Whether an output's shape is known in full, from the request's
- * dimensions over the model's (scalars always are). */
-static bool output_shape_known(const vknn_io_decl *slot, const vknn_request_argument *arg) {
-  if (vknn_operand_type_is_scalar(slot->type)) return true;
-  uint32_t rank = arg->dimension_count ? arg->dimension_count : slot->declared_rank;
-  if (rank == 0) return false;
-  for (uint32_t d = 0; d < rank; ++d) {
-    uint32_t dim = arg->dimension_count ? arg->dimensions[d] : 0;
-    if (dim == 0 && slot->declared_rank != 0) dim = slot->declared_dims[d];
-    if (dim == 0) return false;
-  }
-  return true;
-}
-
 static vknn_status validate_fenced(vknn_prepared_model *pm, const vknn_request *request,
                                    const int *wait_for, uint32_t wait_count,
                                    vknn_measure_timing measure, int *out_sync_fence,
@@ -194,7 +179,7 @@ static vknn_status validate_fenced(vknn_prepared_model *pm, const vknn_request *
     }
   }
   for (uint32_t i = 0; i < pm->output_count; ++i) {
-    if (!output_shape_known(&pm->outputs[i], &request->outputs[i])) {
+    if (vknn_argument_unknown_dimension(&pm->outputs[i], &request->outputs[i]) != VKNN_SHAPE_KNOWN) {
       VKNN_LOG_E(&pm->device->log, TAG, "fenced execution with output %u of unknown shape", i);
       return VKNN_STATUS_INVALID_ARGUMENT;
     }

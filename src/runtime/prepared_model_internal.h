@@ -147,3 +147,11 @@ void vknn_prepared_model_release_pending(vknn_prepared_model *pm);
 /* Checks a request against the prepared model: argument counts, pools,
  * locations inside their pools, dimensions compatible with the model. */
 vknn_status vknn_validate_request(const vknn_prepared_model *pm, const vknn_request *request);
+
+/* The first dimension of an argument's shape that neither the request nor
+ * the model gives (the request's dimensions over the model's):
+ * VKNN_SHAPE_KNOWN when the shape is known in full (a scalar's always is),
+ * VKNN_RANK_UNKNOWN when not even the rank is. */
+#define VKNN_SHAPE_KNOWN UINT32_MAX
+#define VKNN_RANK_UNKNOWN (UINT32_MAX - 1)
+uint32_t vknn_argument_unknown_dimension(const vknn_io_decl *decl, const vknn_request_argument *arg);

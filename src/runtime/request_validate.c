@@ -115,18 +115,25 @@ static vknn_status validate_dimensions(const vknn_logger *log, const char *what,
   return VKNN_STATUS_NONE;
 }
 
+uint32_t vknn_argument_unknown_dimension(const vknn_io_decl *decl, const vknn_request_argument *arg) {
+  if (vknn_operand_type_is_scalar(decl->type)) return VKNN_SHAPE_KNOWN;
+  uint32_t rank = arg->dimension_count ? arg->dimension_count : decl->declared_rank;
+  if (rank == 0) return VKNN_RANK_UNKNOWN;
+  for (uint32_t d = 0; d < rank; ++d) {
+    uint32_t dim = arg->dimension_count ? arg->dimensions[d] : 0;
+    if (dim == 0 && decl->declared_rank != 0) dim = decl->declared_dims[d];
+    if (dim == 0) return d;
+  }
+  return VKNN_SHAPE_KNOWN;
+}
+
 /* An input's value must have a full shape: from the model or the request. */
 static vknn_status validate_input_shape_known(const vknn_logger *log, uint32_t index,
                                               const vknn_request_argument *arg,
                                               const vknn_io_decl *decl) {
-  if (vknn_operand_type_is_scalar(decl->type)) return VKNN_STATUS_NONE;
-  uint32_t rank = arg->dimension_count ? arg->dimension_count : decl->declared_rank;
-  if (rank == 0) FAIL("input %u: rank unknown in the model and the request", index);
-  for (uint32_t d = 0; d < rank; ++d) {
-    uint32_t dim = arg->dimension_count ? arg->dimensions[d] : 0;
-    if (dim == 0 && decl->declared_rank != 0) dim = decl->declared_dims[d];
-    if (dim == 0) FAIL("input %u: dimension %u unknown in the model and the request", index, d);
-  }
+  uint32_t d = vknn_argument_unknown_dimension(decl, arg);
+  if (d == VKNN_RANK_UNKNOWN) FAIL("input %u: rank unknown in the model and the request", index);
+  if (d != VKNN_SHAPE_KNOWN) FAIL("input %u: dimension %u unknown in the model and the request", index, d);
   return VKNN_STATUS_NONE;
 }
 
