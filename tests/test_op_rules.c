@@ -890,6 +890,24 @@ static void conv_bias_size_unknown(ctx *c) {
   replace_input(c, 2, mb_input(&c->b, F32, &unknown, 1));
 }
 static void build_depthwise(ctx *c, int32_t type) { build_conv_family(c, type, true); }
+/* The input's height (and so the output's) left to the execution: the
+ * scalar parameters' rules need no shape and are still checked at prepare. */
+static void height_unknown(ctx *c) {
+  c->b.dims[c->in][1] = 0;
+  c->b.dims[c->out][1] = 0;
+}
+static void conv_stride_0_height_unknown(ctx *c) {
+  height_unknown(c);
+  set_param(c, 4, 0, 0);
+}
+static void conv_activation_4_height_unknown(ctx *c) {
+  height_unknown(c);
+  set_param(c, c->input_count - 1, 0, 4);
+}
+/* A stride the execution gives (a model input): compiled per execution. */
+static void conv_stride_input(ctx *c) {
+  replace_input(c, 4, mb_input(&c->b, VKNN_OPERAND_INT32, NULL, 0));
+}
 /* The filter a model input whose first dimension only the execution gives. */
 static void depthwise_filter_dim0_unknown(ctx *c) {
   const uint32_t dims[4] = {0, 1, 1, 2};
@@ -1057,6 +1075,10 @@ static void transpose_pads_past_output(ctx *c) {
   set_param(c, 4, 0, 2);
 }
 static void transpose_stride_0(ctx *c) { set_param(c, 8, 0, 0); }
+static void transpose_stride_0_height_unknown(ctx *c) {
+  height_unknown(c);
+  transpose_stride_0(c);
+}
 static void transpose_activation_minus_1(ctx *c) { set_param(c, 9, 0, -1); }
 static void transpose_layout_int(ctx *c) { replace_input(c, 10, mb_const_i32(&c->b, 0)); }
 static void transpose_in_channels_3(ctx *c) {
@@ -1123,6 +1145,10 @@ static void build_l2_pool(ctx *c, int32_t type) { build_pool(c, type, OP(L2_POOL
 static void pool_padding_code_minus_1(ctx *c) { set_param(c, 1, 0, -1); }
 static void pool_padding_code_0(ctx *c) { set_param(c, 1, 0, 0); }
 static void pool_stride_0(ctx *c) { set_param(c, 2, 0, 0); }
+static void pool_stride_0_height_unknown(ctx *c) {
+  height_unknown(c);
+  pool_stride_0(c);
+}
 static void pool_filter_width_0(ctx *c) { set_param(c, 4, 0, 0); }
 static void pool_activation_4(ctx *c) { set_param(c, 6, 0, 4); }
 static void pool_layout_int32(ctx *c) { replace_input(c, 7, mb_const_i32(&c->b, 0)); }
@@ -2193,7 +2219,7 @@ static const row rows[] = {
     {"CONCATENATION: axis 2 of rank 2", build_concatenation, F32, concatenation_axis_2, "CONCATENATION: axis 2 out of rank 2"},
     {"CONCATENATION: float axis", build_concatenation, F32, concatenation_axis_float, "CONCATENATION: axis must be INT32, not FLOAT32"},
     {"CONCATENATION: float16 output of float32 inputs", build_concatenation, F32, output_float16,
-     "CONCATENATION: type TENSOR_FLOAT32 is not allowed"},
+     "CONCATENATION: the output must be TENSOR_FLOAT32, not TENSOR_FLOAT16"},
     {"SOFTMAX accepted", build_softmax, F32, NULL, NULL},
     {"SOFTMAX: beta 0", build_softmax, F32, softmax_beta_zero, "SOFTMAX: beta 0 is not positive"},
     {"SOFTMAX: axis 5 of rank 2", build_softmax, F32, softmax_with_axis, "SOFTMAX: axis 5 is not in [-2, 2)"},
@@ -2317,11 +2343,18 @@ static const row rows[] = {
     {"CONV_2D: bias scale", build_conv, Q8, bias_scale_off, "must be input scale * filter scale"},
     {"CONV_2D: per-channel bias scale", build_conv, Q8, conv_per_channel_bias_scale, "bias scale must be 0"},
     {"CONV_2D: padding code 3", build_conv, F32, padding_code_3, "padding code 3 is not"},
+    {"CONV_2D: stride 0, input height unknown", build_conv, F32, conv_stride_0_height_unknown,
+     "CONV_2D: invalid stride"},
+    {"CONV_2D: activation 4, input height unknown", build_conv, F32, conv_activation_4_height_unknown,
+     "CONV_2D: invalid stride, dilation, padding or activation"},
+    {"CONV_2D stride a model input accepted", build_conv, F32, conv_stride_input, NULL},
     {"DEPTHWISE_CONV_2D accepted", build_depthwise, Q8, NULL, NULL},
     {"DEPTHWISE_CONV_2D per-channel accepted", build_depthwise, Q8, depthwise_per_channel_ok, NULL},
     {"DEPTHWISE_CONV_2D: bias scale", build_depthwise, Q8, bias_scale_off, "must be input scale * filter scale"},
     {"DEPTHWISE_CONV_2D: per-channel bias scale", build_depthwise, Q8, depthwise_per_channel_bias_scale, "bias scale must be 0"},
     {"DEPTHWISE_CONV_2D: padding code 3", build_depthwise, F32, padding_code_3, "padding code 3 is not"},
+    {"DEPTHWISE_CONV_2D: stride 0, input height unknown", build_depthwise, F32,
+     conv_stride_0_height_unknown, "DEPTHWISE_CONV_2D: invalid stride"},
     {"DEPTHWISE_CONV_2D: filter dimension 0 of 2", build_depthwise, F32, depthwise_filter_dim0_2, "filter dimension 0 must be 1, not 2"},
     {"DEPTHWISE_CONV_2D filter dimension 0 unknown accepted", build_depthwise, F32, depthwise_filter_dim0_unknown, NULL},
     {"GROUPED_CONV_2D accepted", build_grouped, F32, NULL, NULL},
@@ -2367,6 +2400,8 @@ static const row rows[] = {
     {"TRANSPOSE_CONV_2D: negative top padding", build_transpose_conv, F32, transpose_pad_top_negative, "padding or output extent"},
     {"TRANSPOSE_CONV_2D: padding past the output", build_transpose_conv, F32, transpose_pads_past_output, "padding or output extent"},
     {"TRANSPOSE_CONV_2D: stride 0", build_transpose_conv, F32, transpose_stride_0, "invalid stride"},
+    {"TRANSPOSE_CONV_2D: stride 0, input height unknown", build_transpose_conv, F32,
+     transpose_stride_0_height_unknown, "TRANSPOSE_CONV_2D: invalid stride"},
     {"TRANSPOSE_CONV_2D: activation -1", build_transpose_conv, F32, transpose_activation_minus_1, "or activation"},
     {"TRANSPOSE_CONV_2D: output shape disagrees", build_transpose_conv, F32, transpose_output_5_wide, "output dimension 2 is 5, expected 4"},
     {"TRANSPOSE_CONV_2D: padding code 3", build_transpose_implicit, F32, transpose_implicit_padding_3, "padding code 3 is not"},
@@ -2389,6 +2424,8 @@ static const row rows[] = {
      "explicit padding must be smaller than the filter"},
     {"AVERAGE_POOL_2D: padding code -1", build_average_pool, F32, pool_padding_code_minus_1, "padding code -1 is not"},
     {"AVERAGE_POOL_2D: stride 0", build_average_pool, F32, pool_stride_0, "AVERAGE_POOL_2D: strides must be positive"},
+    {"AVERAGE_POOL_2D: stride 0, input height unknown", build_average_pool, F32, pool_stride_0_height_unknown,
+     "AVERAGE_POOL_2D: strides must be positive"},
     {"AVERAGE_POOL_2D: filter width 0", build_average_pool, F32, pool_filter_width_0, "height must be positive"},
     {"AVERAGE_POOL_2D: negative explicit padding", build_average_pool_explicit, F32, pool_left_padding_negative,
      "AVERAGE_POOL_2D: a negative padding"},
@@ -2862,6 +2899,50 @@ static void test_transpose_bias_at_execution(void **state) {
   free(c);
 }
 
+/* CONV_2D's width stride, a model input: each execution compiles the
+ * convolution with its value. A stride of 2 takes every other column of the
+ * stride-1 result (a 1x1 window, SAME padding that pads nothing here); a
+ * stride of 0 is INVALID_ARGUMENT with the rule's log line. */
+static void test_conv_stride_at_execution(void **state) {
+  (void)state;
+  fixture *f = device_fixture;
+  ctx *c = calloc(1, sizeof(*c));
+  assert_non_null(c);
+  mb_init(&c->b);
+  build_conv(c, F32);
+  conv_stride_input(c);
+  c->b.dims[c->out][2] = 0;
+  const vknn_model *model = mb_finish(&c->b);
+  vknn_prepared_model *pm = NULL;
+  assert_int_equal(vknn_device_prepare_model(f->device, model, VKNN_PREFER_SUSTAINED_SPEED,
+                                             VKNN_PRIORITY_MEDIUM, NULL, &pm),
+                   VKNN_STATUS_NONE);
+  float data[18];
+  for (int i = 0; i < 18; ++i) data[i] = (float)(i % 7) - 2.f;
+  const int32_t strides[3] = {1, 2, 0};
+  const vknn_status want[3] = {VKNN_STATUS_NONE, VKNN_STATUS_NONE, VKNN_STATUS_INVALID_ARGUMENT};
+  float out[3][18] = {{0}};
+  for (int i = 0; i < 3; ++i) {
+    const buffer_arg inputs[2] = {{data, NULL, sizeof(data)}, {&strides[i], NULL, sizeof(int32_t)}};
+    buffer_arg outputs[1] = {{NULL, out[i], sizeof(out[i])}};
+    clear_log(&f->log);
+    vknn_status s = model_runner_execute(pm, &c->b, inputs, outputs, NULL);
+    if (s != want[i]) fail_msg("stride %d: %s (log: %s)", strides[i], vknn_status_name(s), f->log.text);
+    if (s != VKNN_STATUS_NONE && strstr(f->log.text, "CONV_2D: invalid stride") == NULL)
+      fail_msg("stride %d logged \"%s\"", strides[i], f->log.text);
+  }
+  /* [1, 3, 3, 2] at stride 1, [1, 3, 2, 2] at stride 2: row y, column x. */
+  for (int y = 0; y < 3; ++y)
+    for (int x = 0; x < 2; ++x)
+      for (int ch = 0; ch < 2; ++ch)
+        assert_float_equal(out[1][(y * 2 + x) * 2 + ch], out[0][(y * 3 + 2 * x) * 2 + ch], 0.f);
+  /* Filter [[1, 2], [3, 4]] and bias [0, 1] on pixel 0's (-2, -1). */
+  assert_float_equal(out[0][0], -4.f, 0.f);
+  assert_float_equal(out[0][1], -9.f, 0.f);
+  vknn_prepared_model_release(pm);
+  free(c);
+}
+
 /* ---- parameters of a rank given only by an execution -----------------------
  * RESHAPE's shape, SQUEEZE's axes, FILL's shape and REDUCE_SUM's axes as model
  * inputs declared without a rank (the outputs of the first three left unknown,
@@ -3001,7 +3082,7 @@ static void test_unsupported_row(void **state) {
 int main(void) {
   enum { ROWS = sizeof(rows) / sizeof(rows[0]) };
   enum { UNSUPPORTED = sizeof(unsupported_rows) / sizeof(unsupported_rows[0]) };
-  struct CMUnitTest tests[ROWS + UNSUPPORTED + 3];
+  struct CMUnitTest tests[ROWS + UNSUPPORTED + 4];
   for (size_t i = 0; i < ROWS; ++i) {
     tests[i] = (struct CMUnitTest)cmocka_unit_test_prestate(test_row, (void *)&rows[i]);
     tests[i].name = rows[i].name;
@@ -3013,5 +3094,6 @@ int main(void) {
   tests[ROWS + UNSUPPORTED] = (struct CMUnitTest)cmocka_unit_test(test_depthwise_filter_dim0_at_execution);
   tests[ROWS + UNSUPPORTED + 1] = (struct CMUnitTest)cmocka_unit_test(test_parameter_ranks_at_execution);
   tests[ROWS + UNSUPPORTED + 2] = (struct CMUnitTest)cmocka_unit_test(test_transpose_bias_at_execution);
-  return _cmocka_run_group_tests("op_rules", tests, ROWS + UNSUPPORTED + 3, setup, teardown);
+  tests[ROWS + UNSUPPORTED + 3] = (struct CMUnitTest)cmocka_unit_test(test_conv_stride_at_execution);
+  return _cmocka_run_group_tests("op_rules", tests, ROWS + UNSUPPORTED + 4, setup, teardown);
 }

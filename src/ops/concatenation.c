@@ -19,10 +19,11 @@ static vknn_status validate_concatenation(const vknn_logger *log, const vknn_mod
   if (!vknn_op_check_counts(log, sg, op, 2, UINT32_MAX, 1)) return VKNN_STATUS_INVALID_ARGUMENT;
   const vknn_operand *first = &sg->operands[op->inputs[0]];
   const vknn_operand *out = &sg->operands[op->outputs[0]];
-  if (vknn_variant_of(first->type) < 0 || out->type != first->type) {
+  if (vknn_variant_of(first->type) < 0) {
     VKNN_LOG_E(log, "model", "CONCATENATION: type %s is not allowed", vknn_operand_type_name(first->type));
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
+  if (!vknn_op_check_type(log, op, "the output", out, first->type)) return VKNN_STATUS_INVALID_ARGUMENT;
   uint32_t n = op->input_count - 1;
   for (uint32_t i = 0; i < n; ++i) {
     const vknn_operand *in = &sg->operands[op->inputs[i]];

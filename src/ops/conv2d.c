@@ -147,12 +147,55 @@ static vknn_status validate_grouped(const vknn_logger *log, const vknn_model *mo
   return ok ? VKNN_STATUS_NONE : VKNN_STATUS_INVALID_ARGUMENT;
 }
 
-/* Reads the parameters (they must be constants) and derives the geometry. */
+/* The scalar parameters, read and checked before the shapes: their rules
+ * need no shape, so a model whose shapes wait for the execution still has
+ * them checked at prepare. */
+typedef struct conv_scalars {
+  int32_t pads[4], scheme, strides[2], dilation[2], multiplier, activation;
+  bool nchw;
+} conv_scalars;
+
+static vknn_status read_scalars(vknn_graph *graph, const vknn_operation *op, conv_kind kind,
+                               const conv_form *f, conv_scalars *p) {
+  const char *name = vknn_operation_type_name(op->type);
+  *p = (conv_scalars){.dilation = {1, 1}, .multiplier = 1};
+  vknn_status s = vknn_op_require_constant_params(graph, op, 3, op->input_count - 3);
+  if (s != VKNN_STATUS_NONE) return s;
+  bool ok = f->explicit_padding ? vknn_graph_const_i32_list(graph, op, 3, 4, p->pads)
+                                : vknn_graph_const_i32_list(graph, op, 3, 1, &p->scheme);
+  ok = ok && vknn_graph_const_i32_list(graph, op, f->stride, 2, p->strides) &&
+       vknn_graph_const_i32_list(graph, op, f->activation, 1, &p->activation);
+  if (ok && f->multiplier >= 0)
+    ok = vknn_graph_const_i32_list(graph, op, (uint32_t)f->multiplier, 1, &p->multiplier);
+  if (ok && op->input_count > f->layout) ok = vknn_graph_const_bool(graph, op->inputs[f->layout], &p->nchw);
+  if (ok && op->input_count > f->dilation)
+    ok = vknn_graph_const_i32_list(graph, op, f->dilation, 2, p->dilation);
+  if (!ok) return VKNN_STATUS_GENERAL_FAILURE;
+  if (!f->explicit_padding && !vknn_op_check_padding_code(graph->log, op, p->scheme))
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  if (kind == CONV_GROUPED && p->multiplier <= 0) {
+    VKNN_LOG_E(graph->log, "model", "GROUPED_CONV_2D: %d groups", p->multiplier);
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
+  bool valid = vknn_activation_valid(p->activation) && p->strides[0] > 0 && p->strides[1] > 0 &&
+               p->dilation[0] > 0 && p->dilation[1] > 0 && p->multiplier > 0 && p->pads[0] >= 0 &&
+               p->pads[1] >= 0 && p->pads[2] >= 0 && p->pads[3] >= 0;
+  if (!valid) {
+    VKNN_LOG_E(graph->log, "model", "%s: invalid stride, dilation, padding or activation", name);
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
+  return VKNN_STATUS_NONE;
+}
+
+/* Reads the parameters and derives the geometry from them and the shapes. */
 static vknn_status read_geometry(vknn_graph *graph, const vknn_operation *op, conv_kind kind,
                                  vknn_conv_geometry *g) {
   const char *name = vknn_operation_type_name(op->type);
   bool depthwise = kind == CONV_DEPTHWISE;
   conv_form f = form_of(graph->sg, op, kind);
+  conv_scalars p;
+  vknn_status ps = read_scalars(graph, op, kind, &f, &p);
+  if (ps != VKNN_STATUS_NONE) return ps;
   const vknn_tensor *in = &graph->tensors[op->inputs[0]];
   const vknn_tensor *filter = &graph->tensors[op->inputs[1]];
   const vknn_tensor *bias = &graph->tensors[op->inputs[2]];
@@ -166,32 +209,8 @@ static vknn_status read_geometry(vknn_graph *graph, const vknn_operation *op, co
     VKNN_LOG_E(graph->log, "model", "%s: filter dimension 0 must be 1, not %u", name, filter->dims[0]);
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
-  int32_t pads[4] = {0}, scheme = 0, strides[2], dilation[2] = {1, 1}, multiplier = 1;
-  bool nchw = false;
-  bool ok = f.explicit_padding ? vknn_graph_const_i32_list(graph, op, 3, 4, pads)
-                               : vknn_graph_const_i32_list(graph, op, 3, 1, &scheme);
-  ok = ok && vknn_graph_const_i32_list(graph, op, f.stride, 2, strides) &&
-       vknn_graph_const_i32_list(graph, op, f.activation, 1, &g->activation);
-  if (ok && f.multiplier >= 0)
-    ok = vknn_graph_const_i32_list(graph, op, (uint32_t)f.multiplier, 1, &multiplier);
-  if (ok && op->input_count > f.layout) ok = vknn_graph_const_bool(graph, op->inputs[f.layout], &nchw);
-  if (ok && op->input_count > f.dilation) ok = vknn_graph_const_i32_list(graph, op, f.dilation, 2, dilation);
-  if (!ok) return VKNN_STATUS_GENERAL_FAILURE;
-  if (!f.explicit_padding && !vknn_op_check_padding_code(graph->log, op, scheme))
-    return VKNN_STATUS_INVALID_ARGUMENT;
-  if (kind == CONV_GROUPED && multiplier <= 0) {
-    VKNN_LOG_E(graph->log, "model", "GROUPED_CONV_2D: %d groups", multiplier);
-    return VKNN_STATUS_INVALID_ARGUMENT;
-  }
-  bool valid = vknn_activation_valid(g->activation) && strides[0] > 0 && strides[1] > 0 &&
-               dilation[0] > 0 && dilation[1] > 0 && multiplier > 0 && pads[0] >= 0 &&
-               pads[1] >= 0 && pads[2] >= 0 && pads[3] >= 0;
-  if (!valid) {
-    VKNN_LOG_E(graph->log, "model", "%s: invalid stride, dilation, padding or activation", name);
-    return VKNN_STATUS_INVALID_ARGUMENT;
-  }
-  *g = (vknn_conv_geometry){.nchw = nchw, .depthwise = depthwise, .activation = g->activation};
-  vknn_image_shape image = vknn_image_shape_of(in, nchw);
+  *g = (vknn_conv_geometry){.nchw = p.nchw, .depthwise = depthwise, .activation = p.activation};
+  vknn_image_shape image = vknn_image_shape_of(in, p.nchw);
   g->batches = image.batches;
   g->in_c = image.channels;
   g->in_h = image.height;
@@ -199,16 +218,16 @@ static vknn_status read_geometry(vknn_graph *graph, const vknn_operation *op, co
   g->k_h = filter->dims[1];
   g->k_w = filter->dims[2];
   g->out_c = depthwise ? filter->dims[3] : filter->dims[0];
-  g->stride_x = (uint32_t)strides[0];
-  g->stride_y = (uint32_t)strides[1];
-  g->dilation_x = (uint32_t)dilation[0];
-  g->dilation_y = (uint32_t)dilation[1];
+  g->stride_x = (uint32_t)p.strides[0];
+  g->stride_y = (uint32_t)p.strides[1];
+  g->dilation_x = (uint32_t)p.dilation[0];
+  g->dilation_y = (uint32_t)p.dilation[1];
   g->cin_per_group = depthwise ? 1 : filter->dims[3];
-  g->cout_per_group = depthwise ? (uint32_t)multiplier : g->out_c;
+  g->cout_per_group = depthwise ? (uint32_t)p.multiplier : g->out_c;
   if (kind == CONV_GROUPED) {
-    /* multiplier holds the groups: in_c = groups * depth_group, and the
+    /* p.multiplier holds the groups: in_c = groups * depth_group, and the
      * groups divide out_c. */
-    uint32_t groups = (uint32_t)multiplier;
+    uint32_t groups = (uint32_t)p.multiplier;
     if ((uint64_t)groups * g->cin_per_group != g->in_c || g->out_c % groups != 0) {
       VKNN_LOG_E(graph->log, "model",
                  "GROUPED_CONV_2D: %u groups of %u input channels for %u input and %u output channels",
@@ -217,16 +236,17 @@ static vknn_status read_geometry(vknn_graph *graph, const vknn_operation *op, co
     }
     g->cout_per_group = g->out_c / groups;
   }
-  uint32_t pad_left = (uint32_t)pads[0], pad_top = (uint32_t)pads[2];
+  bool valid;
+  uint32_t pad_left = (uint32_t)p.pads[0], pad_top = (uint32_t)p.pads[2];
   if (f.explicit_padding) {
     valid = vknn_explicit_output(g->in_w, g->k_w, g->stride_x, g->dilation_x, pad_left,
-                                 (uint32_t)pads[1], &g->out_w) &&
+                                 (uint32_t)p.pads[1], &g->out_w) &&
             vknn_explicit_output(g->in_h, g->k_h, g->stride_y, g->dilation_y, pad_top,
-                                 (uint32_t)pads[3], &g->out_h);
+                                 (uint32_t)p.pads[3], &g->out_h);
   } else {
-    valid = vknn_implicit_padding(g->in_w, g->k_w, g->stride_x, g->dilation_x, scheme, &g->out_w,
+    valid = vknn_implicit_padding(g->in_w, g->k_w, g->stride_x, g->dilation_x, p.scheme, &g->out_w,
                                   &pad_left) &&
-            vknn_implicit_padding(g->in_h, g->k_h, g->stride_y, g->dilation_y, scheme, &g->out_h,
+            vknn_implicit_padding(g->in_h, g->k_h, g->stride_y, g->dilation_y, p.scheme, &g->out_h,
                                   &pad_top);
   }
   g->pad_left = (int32_t)pad_left;

@@ -77,21 +77,27 @@ static vknn_status check_parameters(const vknn_logger *log, const char *name, bo
 
 static vknn_status read_geometry(vknn_graph *graph, const vknn_operation *op, pool_geometry *g) {
   const char *name = vknn_operation_type_name(op->type);
-  const vknn_tensor *in = &graph->tensors[op->inputs[0]];
-  if (!in->shape_known) return vknn_graph_defer(graph, op, "input shape unknown at prepare time");
-  /* The rank again: a rank the model leaves unknown passed its checks. */
-  vknn_status rs = vknn_op_check_known_rank(graph, op, 0, 4, 4);
-  if (rs != VKNN_STATUS_NONE) return rs;
+  /* The parameters first: their rules need no shape, so they are checked
+   * at prepare even where the input's shape waits for the execution. */
   bool explicit_padding = is_explicit(op);
   int32_t v[9] = {0}; /* explicit: l r t b sx sy fw fh act; implicit: scheme sx sy fw fh act */
   uint32_t count = explicit_padding ? 9 : 6;
   bool nchw = false;
+  vknn_status cs = vknn_op_require_constant_params(graph, op, 1, op->input_count - 1);
+  if (cs != VKNN_STATUS_NONE) return cs;
   if (!vknn_graph_const_i32_list(graph, op, 1, count, v) ||
       (op->input_count > count + 1 && !vknn_graph_const_bool(graph, op->inputs[count + 1], &nchw)))
     return VKNN_STATUS_GENERAL_FAILURE;
   if (!explicit_padding && !vknn_op_check_padding_code(graph->log, op, v[0]))
     return VKNN_STATUS_INVALID_ARGUMENT;
   const int32_t *s = explicit_padding ? v + 4 : v + 1;
+  vknn_status ps = check_parameters(graph->log, name, explicit_padding, v, s);
+  if (ps != VKNN_STATUS_NONE) return ps;
+  const vknn_tensor *in = &graph->tensors[op->inputs[0]];
+  if (!in->shape_known) return vknn_graph_defer(graph, op, "input shape unknown at prepare time");
+  /* The rank again: a rank the model leaves unknown passed its checks. */
+  vknn_status rs = vknn_op_check_known_rank(graph, op, 0, 4, 4);
+  if (rs != VKNN_STATUS_NONE) return rs;
   g->nchw = nchw;
   vknn_image_shape image = vknn_image_shape_of(in, nchw);
   g->batches = image.batches;
@@ -99,8 +105,6 @@ static vknn_status read_geometry(vknn_graph *graph, const vknn_operation *op, po
   g->in_h = image.height;
   g->in_w = image.width;
   g->activation = s[4];
-  vknn_status ps = check_parameters(graph->log, name, explicit_padding, v, s);
-  if (ps != VKNN_STATUS_NONE) return ps;
   g->stride_x = (uint32_t)s[0];
   g->stride_y = (uint32_t)s[1];
   g->k_w = (uint32_t)s[2];

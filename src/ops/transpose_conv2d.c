@@ -125,11 +125,32 @@ static bool output_extent(uint32_t in, uint32_t stride, uint32_t kernel, int64_t
   return true;
 }
 
-/* Strides, activation and layout (constants), the shapes of input and
- * filter, then pads and the output extent. */
+/* Strides, activation and layout: constants whose rules need no shape, so
+ * they are checked at prepare even where the shapes wait for the execution. */
+static vknn_status read_scalars(vknn_graph *graph, const vknn_operation *op, const transpose_form *f,
+                                int32_t strides[2], int32_t *activation, bool *nchw) {
+  vknn_status s = vknn_op_require_constant_params(graph, op, f->stride, f->layout + 1 - f->stride);
+  if (s != VKNN_STATUS_NONE) return s;
+  if (!vknn_graph_const_i32_list(graph, op, f->stride, 2, strides) ||
+      !vknn_graph_const_i32_list(graph, op, f->activation, 1, activation) ||
+      !vknn_graph_const_bool(graph, op->inputs[f->layout], nchw))
+    return VKNN_STATUS_GENERAL_FAILURE;
+  if (!vknn_activation_valid(*activation) || strides[0] <= 0 || strides[1] <= 0) {
+    VKNN_LOG_E(graph->log, "model", "TRANSPOSE_CONV_2D: invalid stride or activation");
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
+  return VKNN_STATUS_NONE;
+}
+
+/* The scalars, the shapes of input and filter, then pads and the output
+ * extent. */
 static vknn_status read_geometry(vknn_graph *graph, const vknn_operation *op,
                                  vknn_conv_geometry *g) {
   transpose_form f = form_of(op);
+  int32_t strides[2], activation;
+  bool nchw = false;
+  vknn_status ss = read_scalars(graph, op, &f, strides, &activation, &nchw);
+  if (ss != VKNN_STATUS_NONE) return ss;
   const vknn_tensor *in = &graph->tensors[op->inputs[0]];
   const vknn_tensor *filter = &graph->tensors[op->inputs[1]];
   const vknn_tensor *bias = &graph->tensors[op->inputs[2]];
@@ -139,16 +160,6 @@ static vknn_status read_geometry(vknn_graph *graph, const vknn_operation *op,
   vknn_status rs = vknn_op_check_known_rank(graph, op, 0, 4, 4);
   if (rs == VKNN_STATUS_NONE) rs = vknn_op_check_known_rank(graph, op, 1, 4, 4);
   if (rs != VKNN_STATUS_NONE) return rs;
-  int32_t strides[2], activation;
-  bool nchw = false;
-  if (!vknn_graph_const_i32_list(graph, op, f.stride, 2, strides) ||
-      !vknn_graph_const_i32_list(graph, op, f.activation, 1, &activation) ||
-      !vknn_graph_const_bool(graph, op->inputs[f.layout], &nchw))
-    return VKNN_STATUS_GENERAL_FAILURE;
-  if (!vknn_activation_valid(activation) || strides[0] <= 0 || strides[1] <= 0) {
-    VKNN_LOG_E(graph->log, "model", "TRANSPOSE_CONV_2D: invalid stride or activation");
-    return VKNN_STATUS_INVALID_ARGUMENT;
-  }
   vknn_image_shape image = vknn_image_shape_of(in, nchw);
   *g = (vknn_conv_geometry){
       .batches = image.batches, .in_h = image.height, .in_w = image.width, .in_c = image.channels,
