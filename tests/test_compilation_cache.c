@@ -2,7 +2,8 @@
  * prepareModelFromCache) and the NN HAL's rules for it: argument errors,
  * access modes, a tampered model cache, a tampered data cache, a wrong
  * token, a cache from another device or driver, a malformed kernel tuning
- * table. Restores happen on a device
+ * table, another cache key, a deadline passing during a prepare. Restores
+ * happen on a device
  * opened afresh, as after a restart. */
 #include <fcntl.h>
 #include <setjmp.h>
@@ -12,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -332,7 +334,7 @@ static void reseal_with(cache_fixture *f, void (*edit)(vknn_cache_header *h, voi
   vknn_cache_blobs blobs;
   vknn_logger log;
   vknn_logger_init(&log, test_log_callback, &f->log);
-  assert_int_equal(vknn_cache_model_file_parse(&log, model_file, size, &h, &blobs), VKNN_STATUS_NONE);
+  assert_int_equal(vknn_cache_model_file_parse(&log, f->device->cache_key, model_file, size, &h, &blobs), VKNN_STATUS_NONE);
   if (tuning != NULL) {
     blobs.tuning = tuning;
     blobs.tuning_size = tuning_size;
@@ -345,7 +347,7 @@ static void reseal_with(cache_fixture *f, void (*edit)(vknn_cache_header *h, voi
   }
   uint8_t *sealed;
   size_t sealed_size;
-  assert_int_equal(vknn_cache_model_file_build(&h, &blobs, &sealed, &sealed_size), VKNN_STATUS_NONE);
+  assert_int_equal(vknn_cache_model_file_build(f->device->cache_key, &h, &blobs, &sealed, &sealed_size), VKNN_STATUS_NONE);
   write_all(f->fds[0], sealed, sealed_size);
   free(sealed);
   free(model_file);
@@ -484,6 +486,156 @@ static void test_empty_and_foreign_files(void **state) {
   assert_int_equal(restore(f, &f->files), VKNN_STATUS_GENERAL_FAILURE);
 }
 
+/* A device with this cache key (NULL: the default), logging into log. */
+static vknn_device *open_device_with_key(test_log *log, const uint8_t *key) {
+  vknn_device_options options = {.log_callback = test_log_callback, .log_user_data = log,
+                                 .enable_validation = true, .cache_key = key};
+  vknn_device *device = NULL;
+  assert_int_equal(vknn_device_open(&options, &device), VKNN_STATUS_NONE);
+  return device;
+}
+
+static vknn_status restore_on(vknn_device *device, const vknn_cache_files *files) {
+  vknn_prepared_model *pm = NULL;
+  vknn_status s = vknn_device_prepare_model_from_cache(device, NULL, files, &pm);
+  if (s == VKNN_STATUS_NONE) expect_add_runs(pm);
+  vknn_prepared_model_release(pm);
+  assert_int_equal(vknn_device_get_validation_message_count(device), 0);
+  return s;
+}
+
+/* HAL: the model cache is security sensitive. Its seal is keyed: a cache
+ * restores on a device with the key that wrote it, and not under another
+ * key, which is what a client that rewrote its files and sealed them again
+ * without the driver's key would give. */
+static void test_sealed_under_another_key(void **state) {
+  cache_fixture *f = *state;
+  uint8_t key[VKNN_CACHE_KEY_SIZE], other[VKNN_CACHE_KEY_SIZE];
+  for (int i = 0; i < VKNN_CACHE_KEY_SIZE; ++i) key[i] = (uint8_t)(3 * i + 5), other[i] = key[i];
+  other[31] ^= 1;
+  vknn_device_close(f->device);
+  f->device = open_device_with_key(&f->log, key);
+  assert_int_equal(save(f, &f->files), VKNN_STATUS_NONE);
+  vknn_device *same = open_device_with_key(&f->log, key);
+  assert_int_equal(restore_on(same, &f->files), VKNN_STATUS_NONE);
+  vknn_device_close(same);
+  vknn_device *wrong = open_device_with_key(&f->log, other);
+  assert_int_equal(restore_on(wrong, &f->files), VKNN_STATUS_GENERAL_FAILURE);
+  assert_non_null(strstr(f->log.last, "sealed under another cache key"));
+  vknn_device_close(wrong);
+  /* The default key is neither. */
+  reopen_device(f);
+  assert_int_equal(restore_on(f->device, &f->files), VKNN_STATUS_GENERAL_FAILURE);
+}
+
+static uint8_t *read_path(const char *path, size_t *size) {
+  int fd = open(path, O_RDONLY);
+  assert_true(fd >= 0);
+  uint8_t *bytes = read_all(fd, size);
+  close(fd);
+  return bytes;
+}
+
+/* VKNN_CACHE_KEY_FILE: made with a fresh key of VKNN_CACHE_KEY_SIZE bytes
+ * (mode 0600) when absent, read by every device after; a file that holds no
+ * key is logged and the process's key taken instead. */
+static void test_key_file(void **state) {
+  cache_fixture *f = *state;
+  char dir[] = "/tmp/vknn-key-XXXXXX", path[64];
+  assert_non_null(mkdtemp(dir));
+  snprintf(path, sizeof(path), "%s/cache.key", dir);
+  assert_int_equal(setenv("VKNN_CACHE_KEY_FILE", path, 1), 0);
+  vknn_device *first = open_device_with_key(&f->log, NULL);
+  struct stat st;
+  assert_int_equal(stat(path, &st), 0);
+  assert_int_equal(st.st_mode & 0777, 0600);
+  size_t size;
+  uint8_t *key = read_path(path, &size);
+  assert_int_equal(size, VKNN_CACHE_KEY_SIZE);
+  assert_memory_equal(first->cache_key, key, VKNN_CACHE_KEY_SIZE);
+  assert_memory_not_equal(first->cache_key, f->device->cache_key, VKNN_CACHE_KEY_SIZE);
+  vknn_device *second = open_device_with_key(&f->log, NULL);
+  assert_memory_equal(second->cache_key, key, VKNN_CACHE_KEY_SIZE);
+  vknn_device_close(second);
+  vknn_device_close(first);
+  /* Too short: the process's key, logged. */
+  int fd = open(path, O_WRONLY | O_TRUNC);
+  assert_int_equal(write(fd, key, 5), 5);
+  close(fd);
+  f->log.errors = 0;
+  vknn_device *fallback = open_device_with_key(&f->log, NULL);
+  assert_int_equal(f->log.errors, 1);
+  assert_non_null(strstr(f->log.last, "VKNN_CACHE_KEY_FILE"));
+  assert_memory_equal(fallback->cache_key, f->device->cache_key, VKNN_CACHE_KEY_SIZE);
+  vknn_device_close(fallback);
+  assert_int_equal(unsetenv("VKNN_CACHE_KEY_FILE"), 0);
+  free(key);
+  unlink(path);
+  rmdir(dir);
+}
+
+/* The data file is read only after the model file checked out, and only at
+ * the size that seals: a junk model file beside a large data file costs one
+ * allocation (the model file's), not the data file's. */
+static void test_data_read_after_model_file(void **state) {
+  cache_fixture *f = *state;
+  uint8_t junk[300];
+  for (size_t i = 0; i < sizeof(junk); ++i) junk[i] = (uint8_t)(i * 31);
+  write_all(f->fds[0], junk, sizeof(junk));
+  assert_int_equal(ftruncate(f->fds[1], 64 << 20), 0);
+  vknn_fault_arm(VKNN_FAULT_HOST_ALLOCATION, 0);
+  vknn_prepared_model *pm = NULL;
+  assert_int_equal(vknn_device_prepare_model_from_cache(f->device, NULL, &f->files, &pm),
+                   VKNN_STATUS_GENERAL_FAILURE);
+  assert_int_equal(vknn_fault_count(VKNN_FAULT_HOST_ALLOCATION), 1);
+  /* A sealed model file, a data file of another size: refused by its size. */
+  assert_int_equal(save(f, &f->files), VKNN_STATUS_NONE);
+  size_t size;
+  uint8_t *data = read_all(f->fds[1], &size);
+  data[size] = 0;
+  write_all(f->fds[1], data, size + 1);
+  assert_int_equal(restore(f, &f->files), VKNN_STATUS_GENERAL_FAILURE);
+  assert_non_null(strstr(f->log.last, "not the"));
+  free(data);
+}
+
+/* HAL: a prepare that cannot finish before its deadline is aborted with
+ * MISSED_DEADLINE_*. The deadline clock jumps an hour after the entry check
+ * (VKNN_FAULT_CLOCK_JUMP at the second reading): the prepare, the prepare
+ * with cache and the prepare from cache give MISSED_DEADLINE_TRANSIENT and
+ * no model; a restore whose deadline passed before it starts gives
+ * MISSED_DEADLINE_PERSISTENT. */
+static void test_deadline_passes_during_prepare(void **state) {
+  cache_fixture *f = *state;
+  assert_int_equal(save(f, &f->files), VKNN_STATUS_NONE);
+  vknn_deadline deadline = {.has_value = true, .nanoseconds_since_boot = test_boottime_ns() + 60000000000ull};
+  for (int path = 0; path < 3; ++path) {
+    vknn_prepared_model *pm = NULL;
+    vknn_fault_arm(VKNN_FAULT_CLOCK_JUMP, 2);
+    vknn_status s;
+    if (path == 0)
+      s = vknn_device_prepare_model(f->device, &f->model.model, VKNN_PREFER_FAST_SINGLE_ANSWER,
+                                    VKNN_PRIORITY_MEDIUM, &deadline, &pm);
+    else if (path == 1)
+      s = vknn_device_prepare_model_with_cache(f->device, &f->model.model, VKNN_PREFER_FAST_SINGLE_ANSWER,
+                                               VKNN_PRIORITY_MEDIUM, &deadline, &f->files, &pm);
+    else
+      s = vknn_device_prepare_model_from_cache(f->device, &deadline, &f->files, &pm);
+    vknn_fault_arm(VKNN_FAULT_CLOCK_JUMP, 0);
+    if (s != VKNN_STATUS_MISSED_DEADLINE_TRANSIENT)
+      fail_msg("path %d: %s (log: %s)", path, vknn_status_name(s), f->log.last);
+    assert_null(pm);
+    assert_non_null(strstr(f->log.last, "the deadline passed during"));
+  }
+  /* Without the jump the same deadline is met. */
+  assert_int_equal(restore(f, &f->files), VKNN_STATUS_NONE);
+  vknn_deadline past = {.has_value = true, .nanoseconds_since_boot = 1};
+  vknn_prepared_model *pm = NULL;
+  assert_int_equal(vknn_device_prepare_model_from_cache(f->device, &past, &f->files, &pm),
+                   VKNN_STATUS_MISSED_DEADLINE_PERSISTENT);
+  assert_null(pm);
+}
+
 /* Every host allocation of a save and of a restore failed in turn: the
  * prepare succeeds (a save's failure is only logged) or reports running out
  * of memory, so does the restore (never GENERAL_FAILURE: the cache is
@@ -538,6 +690,10 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_other_device_or_driver, setup, teardown),
       cmocka_unit_test_setup_teardown(test_empty_and_foreign_files, setup, teardown),
       cmocka_unit_test_setup_teardown(test_allocation_failures, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_sealed_under_another_key, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_key_file, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_data_read_after_model_file, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_deadline_passes_during_prepare, setup, teardown),
   };
   return cmocka_run_group_tests_name("compilation_cache", tests, NULL, NULL);
 }

@@ -2,6 +2,7 @@
  * arguments, frozen models, finished compilations, executions used once,
  * index and type checks), and each way of computing, checked against values
  * computed here. Every model runs on vknn's device. */
+#include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -419,6 +420,16 @@ static void test_compilation_rules(void **state) {
   ANeuralNetworksModel_free(unfinished);
 }
 
+static int files_in(const char *dir) {
+  DIR *d = opendir(dir);
+  assert_non_null(d);
+  int count = 0;
+  for (struct dirent *e; (e = readdir(d)) != NULL;)
+    if (e->d_name[0] != '.') ++count;
+  closedir(d);
+  return count;
+}
+
 static void test_compilation_caching(void **state) {
   (void)state;
   char dir[] = "/tmp/vknn-ndk-cache-XXXXXX";
@@ -439,6 +450,17 @@ static void test_compilation_caching(void **state) {
     ANeuralNetworksExecution_free(e);
     ANeuralNetworksCompilation_free(c);
   }
+  assert_int_equal(files_in(dir), 2);
+  /* Another priority, the same token: a cache of its own (the settings are
+   * part of the driver's token, as the NNAPI runtime makes it), not the
+   * model prepared at the default priority. */
+  ANeuralNetworksCompilation *c = NULL;
+  assert_int_equal(ANeuralNetworksCompilation_create(m, &c), OK);
+  assert_int_equal(ANeuralNetworksCompilation_setPriority(c, ANEURALNETWORKS_PRIORITY_HIGH), OK);
+  assert_int_equal(ANeuralNetworksCompilation_setCaching(c, dir, token), OK);
+  assert_int_equal(ANeuralNetworksCompilation_finish(c), OK);
+  ANeuralNetworksCompilation_free(c);
+  assert_int_equal(files_in(dir), 4);
   char cmd[128];
   snprintf(cmd, sizeof(cmd), "rm -r %s", dir);
   assert_int_equal(system(cmd), 0);

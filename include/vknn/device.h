@@ -196,7 +196,20 @@ typedef struct vknn_device_options {
    * each dispatch's GPU span); NULL: the environment variable VKNN_TRACE,
    * if set. Tracing records a timestamp after every dispatch. */
   const char *trace_path;
+  /* The key that seals compilation caches (VKNN_CACHE_KEY_SIZE bytes; the
+   * model cache carries an HMAC-SHA256 under it): a cache restores only on
+   * a device with the key that wrote it, so a client that can rewrite its
+   * cache files cannot forge one (HAL: the model cache is security
+   * sensitive). A service keeps the key where only the driver reads it.
+   * NULL: the key in the file the environment variable VKNN_CACHE_KEY_FILE
+   * names (made with random bytes, mode 0600, if absent), else one drawn at
+   * random once per process, so that caches restore only in the process
+   * that wrote them. */
+  const uint8_t *cache_key;
 } vknn_device_options;
+
+/* Bytes of the device option cache_key. */
+#define VKNN_CACHE_KEY_SIZE 32
 
 /* Counts of Vulkan work the device has done since it was opened. Executions
  * must leave the first two unchanged: they only submit. */
@@ -281,8 +294,8 @@ typedef struct vknn_cache_handle {
 
 /* The compilation cache of a prepare (HAL modelCache, dataCache, token). The
  * model cache holds what must not be tampered with (the token, the device's
- * identity, a checksum over both files, the Vulkan pipeline cache); the data
- * cache holds the model itself. Counts must be those of
+ * identity, the Vulkan pipeline cache, a seal over both files under the
+ * device's cache key); the data cache holds the model itself. Counts must be those of
  * vknn_device_get_number_of_cache_files_needed (or both 0: no caching). */
 typedef struct vknn_cache_files {
   const vknn_cache_handle *model_cache;
@@ -333,9 +346,10 @@ vknn_status vknn_device_prepare_model_with_cache(vknn_device *device, const vknn
  * file is read once into memory and checked there: INVALID_ARGUMENT for
  * wrong file counts or a handle without exactly one descriptor;
  * GENERAL_FAILURE for a file that cannot be read (write-only), a token other
- * than the one saved, a cache written for another device, Vulkan driver or
- * vknn version, or any byte of the model cache (or the data cache it
- * checksums) changed, added or missing. The model read back is validated
+ * than the one saved, a cache written for another device, Vulkan driver,
+ * vknn version or cache key, or any byte of the model cache (or the data
+ * cache it seals) changed, added or missing. The model file is checked
+ * before the data file is read. The model read back is validated
  * like a new one and compiled again; the pipelines come from the saved
  * Vulkan pipeline cache where the Vulkan driver keeps them. The prepared
  * model gets the preference and priority it was saved with. */

@@ -8,6 +8,7 @@
 
 #include "compiler/compiler.h"
 #include "runtime/compilation_cache.h"
+#include "runtime/cache_key.h"
 #include "compiler/control_flow_split.h"
 #include "runtime/device_internal.h"
 #include "runtime/recorded_graph.h"
@@ -112,6 +113,12 @@ vknn_status vknn_device_open(const vknn_device_options *options, vknn_device **o
   bool validation = (options && options->enable_validation) || (env && strcmp(env, "1") == 0);
   device->profile_dispatches = options && options->profile_dispatches;
   open_debugging(device, options);
+  if (vknn_cache_key_choose(&device->log, options ? options->cache_key : NULL, device->cache_key) !=
+      VKNN_STATUS_NONE) {
+    vknn_trace_close(&device->trace);
+    free(device);
+    return VKNN_STATUS_GENERAL_FAILURE;
+  }
   vknn_status status = vknn_fence_waiter_init(&device->fence_waiter);
   if (status == VKNN_STATUS_NONE) status = vknn_vk_init(&device->vk, &device->log, validation);
   if (status != VKNN_STATUS_NONE) {

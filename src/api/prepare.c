@@ -103,6 +103,18 @@ static vknn_status compile_and_create(vknn_device *device, const vknn_model *mod
   return VKNN_STATUS_NONE;
 }
 
+/* HAL: a prepare that cannot finish before its deadline is aborted: one
+ * that finished after it gives MISSED_DEADLINE_TRANSIENT, not its model. */
+static vknn_status abort_if_late(vknn_device *device, const vknn_deadline *deadline, const char *what,
+                                 vknn_prepared_model **prepared_model) {
+  vknn_status s = vknn_check_deadline_after(&device->log, TAG, deadline, what);
+  if (s != VKNN_STATUS_NONE) {
+    vknn_prepared_model_release(*prepared_model);
+    *prepared_model = NULL;
+  }
+  return s;
+}
+
 vknn_status vknn_device_prepare_model(vknn_device *device, const vknn_model *model,
                                       vknn_execution_preference preference,
                                       vknn_priority priority, const vknn_deadline *deadline,
@@ -131,6 +143,7 @@ vknn_status vknn_device_prepare_model_with_cache(vknn_device *device, const vknn
   /* After the prepare, whose result saving never changes. */
   if (s == VKNN_STATUS_NONE && vknn_cache_given(cache))
     vknn_cache_save(device, model, cache, preference, priority);
+  if (s == VKNN_STATUS_NONE) s = abort_if_late(device, deadline, "the prepare", out_prepared_model);
   vknn_trace_end(&device->trace, "prepare", "prepare", begin);
   return s;
 }
@@ -164,8 +177,10 @@ vknn_status vknn_device_prepare_model_from_cache(vknn_device *device,
   if (s != VKNN_STATUS_NONE) return s;
   vknn_cache_loaded loaded;
   s = vknn_cache_load(device, cache, &loaded);
-  if (s != VKNN_STATUS_NONE) return s;
-  s = prepare_loaded(device, &loaded, deadline, out_prepared_model);
+  if (s == VKNN_STATUS_NONE) s = vknn_check_deadline_after(&device->log, TAG, deadline, "reading the cache");
+  if (s == VKNN_STATUS_NONE) s = prepare_loaded(device, &loaded, deadline, out_prepared_model);
+  if (s == VKNN_STATUS_NONE)
+    s = abort_if_late(device, deadline, "the prepare from cache", out_prepared_model);
   vknn_model_owned_free(&loaded.model);
   return s;
 }

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <nettle/hmac.h>
 #include <nettle/sha2.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +16,7 @@
 #define TAG "compilation"
 
 static const uint8_t MAGIC[8] = {'V', 'K', 'N', 'N', 'C', 'A', 'C', 'H'};
-#define FORMAT_VERSION 6u
+#define FORMAT_VERSION 7u
 /* Bytes of the model file before the pipeline-cache data, between it and
  * the tuning table (the context and the table's length), and after that. */
 #define FIXED_BYTES 160u
@@ -85,6 +86,22 @@ void vknn_cache_digest(const uint8_t *data, size_t size,
   sha256_digest(&ctx, VKNN_CACHE_DIGEST_SIZE, digest);
 }
 
+void vknn_cache_seal(const uint8_t key[VKNN_CACHE_KEY_SIZE], const uint8_t *data, size_t size,
+                     uint8_t out[VKNN_CACHE_DIGEST_SIZE]) {
+  struct hmac_sha256_ctx ctx;
+  hmac_sha256_set_key(&ctx, VKNN_CACHE_KEY_SIZE, key);
+  hmac_sha256_update(&ctx, size, data);
+  hmac_sha256_digest(&ctx, VKNN_CACHE_DIGEST_SIZE, out);
+}
+
+/* Compares all of both, so that the time taken tells nothing of where a
+ * forged seal first differs. */
+static bool same_bytes(const uint8_t *a, const uint8_t *b, size_t size) {
+  uint8_t differ = 0;
+  for (size_t i = 0; i < size; ++i) differ |= (uint8_t)(a[i] ^ b[i]);
+  return differ == 0;
+}
+
 /* ---- the model file ------------------------------------------------------- */
 
 static uint8_t *put_bytes(uint8_t *p, const void *src, size_t n) {
@@ -107,7 +124,8 @@ static void get_bytes(const uint8_t **p, void *dst, size_t n) {
   *p += n;
 }
 
-vknn_status vknn_cache_model_file_build(const vknn_cache_header *h, const vknn_cache_blobs *blobs,
+vknn_status vknn_cache_model_file_build(const uint8_t key[VKNN_CACHE_KEY_SIZE],
+                                        const vknn_cache_header *h, const vknn_cache_blobs *blobs,
                                         uint8_t **out_bytes, size_t *out_size) {
   size_t size = FIXED_BYTES + blobs->pipeline_size + TUNING_FIXED_BYTES + blobs->tuning_size +
                 TRAILER_BYTES;
@@ -131,7 +149,7 @@ vknn_status vknn_cache_model_file_build(const vknn_cache_header *h, const vknn_c
   p = vknn_le32_put(p, blobs->tuning_context);
   p = vknn_le64_put(p, blobs->tuning_size);
   if (blobs->tuning_size > 0) p = put_bytes(p, blobs->tuning, blobs->tuning_size);
-  vknn_cache_digest(bytes, (size_t)(p - bytes), p);
+  vknn_cache_seal(key, bytes, (size_t)(p - bytes), p);
   *out_bytes = bytes;
   *out_size = size;
   return VKNN_STATUS_NONE;
@@ -155,8 +173,9 @@ static bool blob_lengths(const uint8_t *p, size_t size, vknn_cache_blobs *out) {
   return true;
 }
 
-vknn_status vknn_cache_model_file_parse(const vknn_logger *log, const uint8_t *bytes, size_t size,
-                                        vknn_cache_header *out, vknn_cache_blobs *out_blobs) {
+vknn_status vknn_cache_model_file_parse(const vknn_logger *log, const uint8_t key[VKNN_CACHE_KEY_SIZE],
+                                        const uint8_t *bytes, size_t size, vknn_cache_header *out,
+                                        vknn_cache_blobs *out_blobs) {
   memset(out, 0, sizeof(*out));
   memset(out_blobs, 0, sizeof(*out_blobs));
   if (size < FIXED_BYTES + TUNING_FIXED_BYTES + TRAILER_BYTES ||
@@ -187,10 +206,11 @@ vknn_status vknn_cache_model_file_parse(const vknn_logger *log, const uint8_t *b
     VKNN_LOG_E(log, TAG, "the model cache's %zu bytes are not what its lengths say", size);
     return VKNN_STATUS_GENERAL_FAILURE;
   }
-  uint8_t digest[VKNN_CACHE_DIGEST_SIZE];
-  vknn_cache_digest(bytes, size - TRAILER_BYTES, digest);
-  if (memcmp(digest, bytes + size - TRAILER_BYTES, sizeof(digest)) != 0) {
-    VKNN_LOG_E(log, TAG, "the model cache's checksum does not match: it was changed");
+  uint8_t seal[VKNN_CACHE_DIGEST_SIZE];
+  vknn_cache_seal(key, bytes, size - TRAILER_BYTES, seal);
+  if (!same_bytes(seal, bytes + size - TRAILER_BYTES, sizeof(seal))) {
+    VKNN_LOG_E(log, TAG, "the model cache's seal does not match: it was changed, or sealed under "
+               "another cache key");
     return VKNN_STATUS_GENERAL_FAILURE;
   }
   *out_blobs = blobs;
@@ -206,9 +226,11 @@ static int access_mode(int fd) {
 
 /* Reads a whole file from offset 0 (whatever the descriptor's offset) into
  * memory: what is checked is then what is used, whatever happens to the
- * file meanwhile. */
-static vknn_status read_file(const vknn_logger *log, const char *kind, int fd, uint8_t **out,
-                             size_t *out_size) {
+ * file meanwhile. expected: the size the file must have (checked before
+ * anything is allocated), or ANY_SIZE. */
+#define ANY_SIZE UINT64_MAX
+static vknn_status read_file(const vknn_logger *log, const char *kind, int fd, uint64_t expected,
+                             uint8_t **out, size_t *out_size) {
   *out = NULL;
   *out_size = 0;
   struct stat st;
@@ -218,6 +240,11 @@ static vknn_status read_file(const vknn_logger *log, const char *kind, int fd, u
   }
   if (st.st_size < 0 || (uint64_t)st.st_size > MAX_FILE_BYTES) {
     VKNN_LOG_E(log, TAG, "the %s cache is larger than the driver reads", kind);
+    return VKNN_STATUS_GENERAL_FAILURE;
+  }
+  if (expected != ANY_SIZE && (uint64_t)st.st_size != expected) {
+    VKNN_LOG_E(log, TAG, "the %s cache has %lld bytes, not the %llu sealed: it was changed", kind,
+               (long long)st.st_size, (unsigned long long)expected);
     return VKNN_STATUS_GENERAL_FAILURE;
   }
   size_t size = (size_t)st.st_size;
@@ -291,7 +318,8 @@ static vknn_status build_model_file(vknn_device *device, const uint8_t *data, si
   if (s == VKNN_STATUS_NONE) s = vknn_tuning_table_encode(&device->tuning, &tuning, &blobs.tuning_size);
   blobs.pipeline = pipeline;
   blobs.tuning = tuning;
-  if (s == VKNN_STATUS_NONE) s = vknn_cache_model_file_build(&header, &blobs, out_bytes, out_size);
+  if (s == VKNN_STATUS_NONE)
+    s = vknn_cache_model_file_build(device->cache_key, &header, &blobs, out_bytes, out_size);
   free(pipeline);
   free(tuning);
   return s;
@@ -383,39 +411,50 @@ static vknn_status check_tuning(vknn_device *device, const vknn_cache_blobs *blo
   return vknn_tuning_table_check(&device->log, blobs->tuning, blobs->tuning_size);
 }
 
-static vknn_status load_files(vknn_device *device, const uint8_t *model_file, size_t model_size,
-                              const uint8_t *data, size_t data_size, const uint8_t *token,
-                              vknn_cache_loaded *out) {
-  vknn_cache_header header;
-  vknn_cache_blobs blobs;
+/* The model file read and checked whole: its seal, then its fields. */
+static vknn_status load_model_file(vknn_device *device, int fd, const uint8_t *token,
+                                   uint8_t **out_bytes, vknn_cache_header *out_header,
+                                   vknn_cache_blobs *out_blobs) {
+  size_t size = 0;
+  vknn_status s = read_file(&device->log, "model", fd, ANY_SIZE, out_bytes, &size);
+  if (s == VKNN_STATUS_NONE)
+    s = vknn_cache_model_file_parse(&device->log, device->cache_key, *out_bytes, size, out_header,
+                                    out_blobs);
+  if (s == VKNN_STATUS_NONE) s = check_header(device, out_header, token);
+  return s;
+}
+
+/* The data file, read only once the model file has checked out and only at
+ * the size it seals, then everything else the model file holds. */
+static vknn_status load_data(vknn_device *device, int fd, const vknn_cache_header *header,
+                             const vknn_cache_blobs *blobs, vknn_cache_loaded *out) {
+  uint8_t *data = NULL;
+  size_t data_size = 0;
   bool tuning_usable = false;
-  vknn_status s = vknn_cache_model_file_parse(&device->log, model_file, model_size, &header, &blobs);
-  if (s == VKNN_STATUS_NONE) s = check_header(device, &header, token);
-  if (s == VKNN_STATUS_NONE) s = check_data(&device->log, &header, data, data_size);
-  if (s == VKNN_STATUS_NONE) s = check_tuning(device, &blobs, &tuning_usable);
+  vknn_status s = read_file(&device->log, "data", fd, header->data_size, &data, &data_size);
+  if (s == VKNN_STATUS_NONE) s = check_data(&device->log, header, data, data_size);
+  if (s == VKNN_STATUS_NONE) s = check_tuning(device, blobs, &tuning_usable);
   if (s == VKNN_STATUS_NONE) s = vknn_model_deserialize(&device->log, data, data_size, &out->model);
+  free(data);
   if (s == VKNN_STATUS_INVALID_ARGUMENT) s = VKNN_STATUS_GENERAL_FAILURE; /* the cache's fault */
   if (s != VKNN_STATUS_NONE) return s;
-  merge_pipelines(device, blobs.pipeline, blobs.pipeline_size);
+  merge_pipelines(device, blobs->pipeline, blobs->pipeline_size);
   if (tuning_usable)
-    vknn_tuning_table_merge(&device->tuning, blobs.tuning, blobs.tuning_size);
-  out->preference = (vknn_execution_preference)header.preference;
-  out->priority = (vknn_priority)header.priority;
+    vknn_tuning_table_merge(&device->tuning, blobs->tuning, blobs->tuning_size);
+  out->preference = (vknn_execution_preference)header->preference;
+  out->priority = (vknn_priority)header->priority;
   return VKNN_STATUS_NONE;
 }
 
 vknn_status vknn_cache_load(vknn_device *device, const vknn_cache_files *files,
                             vknn_cache_loaded *out) {
   memset(out, 0, sizeof(*out));
-  uint8_t *model_file = NULL, *data = NULL;
-  size_t model_size = 0, data_size = 0;
-  vknn_status s = read_file(&device->log, "model", files->model_cache[0].fds[0], &model_file,
-                            &model_size);
-  if (s == VKNN_STATUS_NONE)
-    s = read_file(&device->log, "data", files->data_cache[0].fds[0], &data, &data_size);
-  if (s == VKNN_STATUS_NONE)
-    s = load_files(device, model_file, model_size, data, data_size, files->token, out);
-  free(model_file);
-  free(data);
+  uint8_t *model_file = NULL;
+  vknn_cache_header header;
+  vknn_cache_blobs blobs;
+  vknn_status s = load_model_file(device, files->model_cache[0].fds[0], files->token, &model_file,
+                                  &header, &blobs);
+  if (s == VKNN_STATUS_NONE) s = load_data(device, files->data_cache[0].fds[0], &header, &blobs, out);
+  free(model_file); /* the blobs pointed into it */
   return s;
 }

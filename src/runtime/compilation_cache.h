@@ -5,9 +5,10 @@
  * it: the token, the identity of the device and driver that wrote it, the
  * data file's size and SHA-256, the preference and priority, the Vulkan
  * pipeline cache's data, the device's kernel tuning table with the options
- * it was measured under, and a SHA-256 over everything before it. Loading
- * reads each file once into memory and checks it there; nothing of a file is
- * used before the whole is checked. Format and checks: docs/architecture.md,
+ * it was measured under, and an HMAC-SHA256 over everything before it under
+ * the device's cache key (runtime/cache_key.h). Loading reads each file once
+ * into memory and checks it there, the model file first; nothing of a file
+ * is used before the whole is checked. Format and checks: docs/architecture.md,
  * "Compilation cache". */
 #pragma once
 #include "model/model_serialize.h"
@@ -58,19 +59,25 @@ vknn_status vknn_cache_check_arguments(const vknn_logger *log, const vknn_cache_
 /* The identity of this device and driver. */
 void vknn_cache_identity_of(const vknn_device *device, vknn_cache_identity *out);
 
-/* SHA-256, the checksum of both files. */
+/* SHA-256, the data file's checksum (sealed into the model file). */
 void vknn_cache_digest(const uint8_t *data, size_t size, uint8_t out[VKNN_CACHE_DIGEST_SIZE]);
 
-/* A model-cache file from its fields and blobs, sealed with its checksum
+/* HMAC-SHA256 under key: the model file's seal. */
+void vknn_cache_seal(const uint8_t key[VKNN_CACHE_KEY_SIZE], const uint8_t *data, size_t size,
+                     uint8_t out[VKNN_CACHE_DIGEST_SIZE]);
+
+/* A model-cache file from its fields and blobs, sealed under key
  * (*out_bytes malloc'd). */
-vknn_status vknn_cache_model_file_build(const vknn_cache_header *header, const vknn_cache_blobs *blobs,
+vknn_status vknn_cache_model_file_build(const uint8_t key[VKNN_CACHE_KEY_SIZE],
+                                        const vknn_cache_header *header, const vknn_cache_blobs *blobs,
                                         uint8_t **out_bytes, size_t *out_size);
 
 /* Reads a model-cache file's fields: its length must be exactly what they
- * say and its checksum must match. The blobs point into bytes (the tuning
- * table not checked yet: vknn_tuning_table_check). GENERAL_FAILURE (logged)
- * otherwise. */
-vknn_status vknn_cache_model_file_parse(const vknn_logger *log, const uint8_t *bytes, size_t size,
+ * say and its seal under key must match. The blobs point into bytes (the
+ * tuning table not checked yet: vknn_tuning_table_check). GENERAL_FAILURE
+ * (logged) otherwise. */
+vknn_status vknn_cache_model_file_parse(const vknn_logger *log, const uint8_t key[VKNN_CACHE_KEY_SIZE],
+                                        const uint8_t *bytes, size_t size,
                                         vknn_cache_header *out_header, vknn_cache_blobs *out_blobs);
 
 /* Saves a prepared model's cache: checks the arguments and that every file

@@ -32,6 +32,7 @@ struct vknn_device {
   /* VKNN_GRAPH_DUMP: the folder prepare writes .dot files in; "" when off. */
   char graph_dump_dir[1024];
   vknn_tuning_table tuning; /* kernel variants measured at prepare, by layer shape */
+  uint8_t cache_key[VKNN_CACHE_KEY_SIZE]; /* seals compilation caches (runtime/cache_key.h) */
 };
 
 /* Marks the device lost; the first mark logs it. */

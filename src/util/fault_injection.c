@@ -21,6 +21,12 @@ bool vknn_fault_next(vknn_fault_kind kind) {
   return n == atomic_load(&faults[kind].fail_at);
 }
 
+uint64_t vknn_fault_clock_jump_ns(void) {
+  uint64_t n = atomic_fetch_add(&faults[VKNN_FAULT_CLOCK_JUMP].count, 1) + 1;
+  uint64_t at = atomic_load(&faults[VKNN_FAULT_CLOCK_JUMP].fail_at);
+  return at != 0 && n >= at ? 3600ull * 1000000000ull : 0;
+}
+
 void *vknn_malloc(size_t size) {
   return vknn_fault_next(VKNN_FAULT_HOST_ALLOCATION) ? NULL : malloc(size);
 }

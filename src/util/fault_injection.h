@@ -17,6 +17,9 @@ typedef enum vknn_fault_kind {
   VKNN_FAULT_VULKAN_ALLOCATION = 1,
   VKNN_FAULT_QUEUE_SUBMIT = 2, /* vkQueueSubmit reports VK_ERROR_DEVICE_LOST */
   VKNN_FAULT_FENCE_WAIT = 3,   /* vkWaitForFences reports VK_ERROR_DEVICE_LOST */
+  /* The nth reading of the deadline clock and every later one, until armed
+   * again, come an hour late: work that outlasts its deadline, on demand. */
+  VKNN_FAULT_CLOCK_JUMP = 4,
   VKNN_FAULT_KIND_COUNT
 } vknn_fault_kind;
 
@@ -27,6 +30,10 @@ void vknn_fault_arm(vknn_fault_kind kind, uint64_t nth);
 uint64_t vknn_fault_count(vknn_fault_kind kind);
 /* Counts one allocation; true when it is the one to fail. */
 bool vknn_fault_next(vknn_fault_kind kind);
+
+/* What vknn_now_boottime_ns adds: 0, or an hour once VKNN_FAULT_CLOCK_JUMP's
+ * reading has come (each call counts one reading). */
+uint64_t vknn_fault_clock_jump_ns(void);
 
 void *vknn_malloc(size_t size);
 void *vknn_calloc(size_t count, size_t size);

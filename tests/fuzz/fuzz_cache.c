@@ -42,7 +42,7 @@ static void seal(vknn_device *device, int fd, const uint8_t *data, size_t size) 
   vknn_cache_blobs blobs = {.tuning = no_tuning, .tuning_size = sizeof(no_tuning)};
   uint8_t *model_file = NULL;
   size_t model_size = 0;
-  if (vknn_cache_model_file_build(&h, &blobs, &model_file, &model_size) != VKNN_STATUS_NONE)
+  if (vknn_cache_model_file_build(device->cache_key, &h, &blobs, &model_file, &model_size) != VKNN_STATUS_NONE)
     abort();
   put_file(fd, model_file, model_size);
   free(model_file);

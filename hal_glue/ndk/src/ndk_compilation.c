@@ -1,6 +1,7 @@
 /* ANeuralNetworksCompilation: the settings of a prepare, and the vknn
  * prepared model that finish makes. */
 #include <fcntl.h>
+#include <nettle/sha2.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -119,18 +120,33 @@ static vknn_priority priority_of(int priority) {
 typedef struct cache_files {
   int fds[2];
   vknn_cache_handle handles[2];
+  uint8_t token[ANEURALNETWORKS_BYTE_SIZE_OF_CACHE_TOKEN];
   vknn_cache_files files;
   bool existed;
 } cache_files;
+
+/* The token the driver sees: the application's with the preference and
+ * priority folded in (SHA-256), as the NNAPI runtime does, so that a
+ * compilation with other settings does not take a cache prepared with
+ * different ones. */
+static void cache_token_of(const ANeuralNetworksCompilation *c,
+                           uint8_t out[ANEURALNETWORKS_BYTE_SIZE_OF_CACHE_TOKEN]) {
+  struct sha256_ctx ctx;
+  sha256_init(&ctx);
+  sha256_update(&ctx, ANEURALNETWORKS_BYTE_SIZE_OF_CACHE_TOKEN, c->token);
+  const int32_t settings[2] = {c->preference, c->priority};
+  sha256_update(&ctx, sizeof(settings), (const uint8_t *)settings);
+  sha256_digest(&ctx, ANEURALNETWORKS_BYTE_SIZE_OF_CACHE_TOKEN, out);
+}
 
 static bool has_bytes(int fd) {
   struct stat st;
   return fd >= 0 && fstat(fd, &st) == 0 && st.st_size > 0;
 }
 
-static int open_cache_file(const ANeuralNetworksCompilation *c, const char *suffix) {
+static int open_cache_file(const ANeuralNetworksCompilation *c, const uint8_t *token, const char *suffix) {
   char path[4096], hex[2 * ANEURALNETWORKS_BYTE_SIZE_OF_CACHE_TOKEN + 1];
-  for (int i = 0; i < ANEURALNETWORKS_BYTE_SIZE_OF_CACHE_TOKEN; ++i) sprintf(hex + 2 * i, "%02x", c->token[i]);
+  for (int i = 0; i < ANEURALNETWORKS_BYTE_SIZE_OF_CACHE_TOKEN; ++i) sprintf(hex + 2 * i, "%02x", token[i]);
   snprintf(path, sizeof(path), "%s/%s.%s", c->cache_dir, hex, suffix);
   int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
   if (fd < 0) ndk_log_error("ANeuralNetworksCompilation_finish", "cannot open the cache file %s", path);
@@ -139,12 +155,13 @@ static int open_cache_file(const ANeuralNetworksCompilation *c, const char *suff
 
 /* The files of setCaching (by token in the directory) or of setCachingFromFds. */
 static void open_cache(const ANeuralNetworksCompilation *c, cache_files *cache) {
+  cache_token_of(c, cache->token);
   for (int i = 0; i < 2; ++i)
     cache->fds[i] = c->cache_fds[i] >= 0 ? fcntl(c->cache_fds[i], F_DUPFD_CLOEXEC, 0)
-                                         : open_cache_file(c, i == 0 ? "model" : "data");
+                                         : open_cache_file(c, cache->token, i == 0 ? "model" : "data");
   cache->existed = has_bytes(cache->fds[0]) && has_bytes(cache->fds[1]);
   for (int i = 0; i < 2; ++i) cache->handles[i] = (vknn_cache_handle){&cache->fds[i], 1};
-  cache->files = (vknn_cache_files){&cache->handles[0], 1, &cache->handles[1], 1, c->token};
+  cache->files = (vknn_cache_files){&cache->handles[0], 1, &cache->handles[1], 1, cache->token};
 }
 
 static void close_cache(cache_files *cache) {
