@@ -2,6 +2,7 @@
  * change from one iteration to the next, the loop timeout, and the rules
  * that reject a model. */
 #include <math.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -414,6 +415,123 @@ static void test_unsupported_branch(void **state) {
   assert_false(supported[0]);
 }
 
+/* ---- Nesting depth --------------------------------------------------------
+ * A chain of IFs: main and each referenced subgraph but the last hold one
+ * IF(c, next, next, x, c) into the next; the last one is y = ABS(x). Built
+ * by hand: the builder holds four subgraphs. */
+
+typedef struct if_chain {
+  vknn_model model;
+  vknn_subgraph *subgraphs; /* [0] main, [i] referenced[i - 1] */
+  vknn_operand (*operands)[4];
+  vknn_operation *operations;
+  uint32_t (*indexes)[8];
+  uint32_t one;
+  /* What query_and_prepare found. */
+  vknn_device *device;
+  vknn_status query, prepare;
+  bool supported;
+  vknn_prepared_model *pm;
+} if_chain;
+
+static void chain_link(if_chain *c, uint32_t i, bool last) {
+  vknn_subgraph *sg = &c->subgraphs[i];
+  vknn_operand *o = c->operands[i];
+  uint32_t *idx = c->indexes[i];
+  const vknn_operand tensor = {.dimension_count = 1, .dimensions = &c->one, .number_of_consumers = 1};
+  o[0] = tensor, o[0].type = F32, o[0].lifetime = VKNN_LIFETIME_SUBGRAPH_INPUT;
+  o[1] = tensor, o[1].type = BOOL8, o[1].lifetime = VKNN_LIFETIME_SUBGRAPH_INPUT;
+  o[3] = tensor, o[3].type = F32, o[3].lifetime = VKNN_LIFETIME_SUBGRAPH_OUTPUT;
+  o[3].number_of_consumers = 0;
+  memcpy(idx, (uint32_t[]){0, 1, 3, 1, 2, 2, 0, 1}, sizeof(c->indexes[i]));
+  *sg = (vknn_subgraph){.operands = o, .operand_count = 4, .operations = &c->operations[i],
+                        .operation_count = 1, .input_indexes = idx, .input_count = 2,
+                        .output_indexes = idx + 2, .output_count = 1};
+  if (last) { /* ABS(x); c unused */
+    o[1].number_of_consumers = 0;
+    o[2] = o[3];
+    idx[2] = 2;
+    sg->operand_count = 3;
+    c->operations[i] = (vknn_operation){VKNN_OPERATION_ABS, idx, 1, idx + 2, 1};
+    return;
+  }
+  o[1].number_of_consumers = 2;
+  o[2] = (vknn_operand){.type = VKNN_OPERAND_SUBGRAPH, .lifetime = VKNN_LIFETIME_SUBGRAPH,
+                        .number_of_consumers = 2, .location = {0, i, 0}};
+  c->operations[i] = (vknn_operation){VKNN_OPERATION_IF, idx + 3, 5, idx + 2, 1};
+}
+
+static if_chain *chain_make(uint32_t depth) {
+  if_chain *c = calloc(1, sizeof(*c));
+  assert_non_null(c);
+  c->one = 1;
+  c->subgraphs = calloc(depth + 1, sizeof(*c->subgraphs));
+  c->operands = calloc(depth + 1, sizeof(*c->operands));
+  c->operations = calloc(depth + 1, sizeof(*c->operations));
+  c->indexes = calloc(depth + 1, sizeof(*c->indexes));
+  assert_true(c->subgraphs && c->operands && c->operations && c->indexes);
+  for (uint32_t i = 0; i <= depth; ++i) chain_link(c, i, i == depth);
+  c->model = (vknn_model){.main = c->subgraphs[0], .referenced = c->subgraphs + 1,
+                          .referenced_count = depth};
+  return c;
+}
+
+static void chain_free(if_chain *c) {
+  vknn_prepared_model_release(c->pm);
+  free(c->subgraphs);
+  free(c->operands);
+  free(c->operations);
+  free(c->indexes);
+  free(c);
+}
+
+static void *query_and_prepare(void *arg) {
+  if_chain *c = arg;
+  c->query = vknn_device_get_supported_operations(c->device, &c->model, &c->supported, 1);
+  c->prepare = vknn_device_prepare_model(c->device, &c->model, VKNN_PREFER_FAST_SINGLE_ANSWER,
+                                         VKNN_PRIORITY_MEDIUM, NULL, &c->pm);
+  return NULL;
+}
+
+/* On a thread of a 256 KiB stack, less than a binder thread's. */
+static void query_and_prepare_small_stack(if_chain *c) {
+  pthread_attr_t attr;
+  pthread_t thread;
+  assert_int_equal(pthread_attr_init(&attr), 0);
+  assert_int_equal(pthread_attr_setstacksize(&attr, 256 * 1024), 0);
+  assert_int_equal(pthread_create(&thread, &attr, query_and_prepare, c), 0);
+  assert_int_equal(pthread_join(thread, NULL), 0);
+  pthread_attr_destroy(&attr);
+}
+
+/* IFs nested 32 deep run (the result: |x|); 33 deep, and 20000 deep on a
+ * small stack, are unsupported: the query says so and prepare gives
+ * GENERAL_FAILURE, where the walks over nested subgraphs overflowed the
+ * stack before. */
+static void test_nesting_limit(void **state) {
+  fixture *f = *state;
+  const uint32_t depths[3] = {32, 33, 20000};
+  for (int i = 0; i < 3; ++i) {
+    if_chain *c = chain_make(depths[i]);
+    c->device = f->device;
+    query_and_prepare_small_stack(c);
+    assert_int_equal(c->query, VKNN_STATUS_NONE);
+    assert_int_equal(c->supported, i == 0);
+    assert_int_equal(c->prepare, i == 0 ? VKNN_STATUS_NONE : VKNN_STATUS_GENERAL_FAILURE);
+    if (i > 0) assert_non_null(strstr(f->log.last, "nest deeper than 32 levels"));
+    if (i == 0) {
+      make_request(f, (uint32_t[]){4, 1}, 2, 1);
+      *(float *)input_at(f, 0) = -2.5f;
+      *(uint8_t *)input_at(f, 1) = 1;
+      assert_int_equal(vknn_prepared_model_execute(c->pm, &f->request, VKNN_MEASURE_TIMING_NO, NULL,
+                                                   NULL, f->shapes, 1, NULL),
+                       VKNN_STATUS_NONE);
+      assert_float_equal(output_f32(f, 0)[0], 2.5f, 0.f);
+    }
+    chain_free(c);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_if_inside_while, setup, teardown),
@@ -424,6 +542,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_ten_thousand_iterations, setup, teardown),
       cmocka_unit_test_setup_teardown(test_cycle_rejected, setup, teardown),
       cmocka_unit_test_setup_teardown(test_unsupported_branch, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_nesting_limit, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -88,8 +88,8 @@ static vknn_device_statistics statistics(const fixture *f) {
   return s;
 }
 
-/* After the loss: nothing reaches the GPU, prepare and allocate fail, and
- * the loss was logged once. */
+/* After the loss: nothing reaches the GPU, prepare, allocate and the
+ * support query fail, and the loss was logged once. */
 static void assert_everything_refused(fixture *f) {
   uint64_t submissions = statistics(f).submissions;
   for (int i = 0; i < 3; ++i) assert_int_equal(execute(f), VKNN_STATUS_DEVICE_UNAVAILABLE);
@@ -106,6 +106,9 @@ static void assert_everything_refused(fixture *f) {
                                         &token),
                    VKNN_STATUS_DEVICE_UNAVAILABLE);
   assert_null(buffer);
+  bool supported = true;
+  assert_int_equal(vknn_device_get_supported_operations(f->device, &f->model.model, &supported, 1),
+                   VKNN_STATUS_DEVICE_UNAVAILABLE);
   assert_int_equal(f->log.device_lost_lines, 1);
 }
 

@@ -13,6 +13,7 @@
 #include "common/shared_memory.h"
 #include "support/add_fixture.h"
 #include "support/model_builder.h"
+#include "runtime/device_internal.h"
 #include "vknn/vknn.h"
 
 typedef add_fixture fixture;
@@ -501,6 +502,93 @@ static void test_input_shape_is_the_value(void **state) {
   vknn_prepared_model_release(pm);
 }
 
+/* ABS on a float32 input of rank 5 whose dimensions the execution gives. */
+static vknn_prepared_model *prepare_abs_rank_5(vknn_device *device, model_builder *b) {
+  const uint32_t unknown[5] = {0, 0, 0, 0, 0};
+  mb_init(b);
+  uint32_t in = mb_input(b, VKNN_OPERAND_TENSOR_FLOAT32, unknown, 5);
+  uint32_t out = mb_output(b, VKNN_OPERAND_TENSOR_FLOAT32, unknown, 5);
+  mb_operation(b, VKNN_OPERATION_ABS, &in, 1, &out, 1);
+  vknn_prepared_model *pm = NULL;
+  assert_int_equal(vknn_device_prepare_model(device, mb_finish(b), VKNN_PREFER_FAST_SINGLE_ANSWER,
+                                             VKNN_PRIORITY_MEDIUM, NULL, &pm),
+                   VKNN_STATUS_NONE);
+  return pm;
+}
+
+/* Values past 4 GiB (the most a tensor may hold) are refused wherever a
+ * shape comes from: an allocate descriptor, copy_from's dimensions, a
+ * request's. 5 x 5581 x 8681 x 49477 x 384773 is 2^62 + 1 elements, whose
+ * float32 bytes wrapped to 4 (a 4-byte value was taken for them). */
+static void test_values_past_4_gib(void **state) {
+  fixture *f = *state;
+  model_builder *mb = calloc(1, sizeof(*mb));
+  vknn_prepared_model *pm = prepare_abs_rank_5(f->device, mb);
+  const uint32_t wraps[5] = {5, 5581, 8681, 49477, 384773}, eight_gib[5] = {1024, 1024, 1024, 2, 1};
+  const vknn_buffer_role role = {0, 0, 1.f};
+  vknn_buffer *b = NULL;
+  uint32_t token;
+  for (int i = 0; i < 2; ++i) {
+    assert_int_equal(vknn_device_allocate(f->device, i ? eight_gib : wraps, 5, &pm, 1, &role, 1, NULL, 0,
+                                          &b, &token),
+                     VKNN_STATUS_INVALID_ARGUMENT);
+    if (strstr(f->log.last, "more than 4 GiB") == NULL) fail_msg("log: %s", f->log.last);
+  }
+  assert_int_equal(vknn_device_allocate(f->device, NULL, 0, &pm, 1, &role, 1, NULL, 0, &b, &token),
+                   VKNN_STATUS_NONE);
+  shared_memory four;
+  assert_int_equal(shared_memory_create(&four, 4), 0);
+  assert_int_equal(vknn_buffer_copy_from(b, &four.memory, wraps, 5), VKNN_STATUS_INVALID_ARGUMENT);
+  if (strstr(f->log.last, "more than 4 GiB") == NULL) fail_msg("log: %s", f->log.last);
+  vknn_buffer_release(b);
+  /* A request: 4 bytes given for those dimensions. */
+  vknn_request_argument in = {.location = {0, 0, 4}, .dimensions = wraps, .dimension_count = 5};
+  vknn_request_argument out = {.location = {0, 0, 4}};
+  vknn_request_pool pool = {.kind = VKNN_REQUEST_POOL_MEMORY, .memory = four.memory};
+  vknn_request request = {&in, 1, &out, 1, &pool, 1};
+  assert_int_equal(vknn_prepared_model_execute(pm, &request, 0, NULL, NULL, NULL, 0, NULL),
+                   VKNN_STATUS_INVALID_ARGUMENT);
+  if (strstr(f->log.last, "more than 4 GiB") == NULL) fail_msg("log: %s", f->log.last);
+  shared_memory_destroy(&four);
+  vknn_prepared_model_release(pm);
+  free(mb);
+}
+
+/* HAL allocate: every role is unique, also where the same prepared model
+ * is listed twice (roles {0, 0} and {1, 0} are one role). */
+static void test_same_role_through_two_indexes(void **state) {
+  fixture *f = *state;
+  vknn_prepared_model *const twice[2] = {f->pm, f->pm};
+  const vknn_buffer_role roles[2] = {{0, 0, 1.f}, {1, 0, 1.f}};
+  expect_allocate_invalid(f, twice, 2, roles, 2, NULL, 0, "given twice");
+  expect_allocate_invalid(f, twice, 2, NULL, 0, roles, 2, "given twice");
+  const vknn_buffer_role different[2] = {{0, 0, 1.f}, {1, 1, 1.f}};
+  vknn_buffer *b = NULL;
+  uint32_t token;
+  assert_int_equal(allocate_roles(f, twice, 2, different, 2, NULL, 0, &b, &token), VKNN_STATUS_NONE);
+  vknn_buffer_release(b);
+}
+
+/* HAL allocate: tokens are positive as an int32 and never a live buffer's,
+ * also once the counter wraps. */
+static void test_tokens_positive_and_unique(void **state) {
+  fixture *f = *state;
+  f->device->buffers.next_token = INT32_MAX;
+  uint32_t tokens[3];
+  vknn_buffer *b[3];
+  for (int i = 0; i < 2; ++i) {
+    b[i] = allocate_for(f, false, &tokens[i]);
+    assert_true((int32_t)tokens[i] > 0);
+  }
+  assert_int_equal(tokens[0], INT32_MAX);
+  assert_int_equal(tokens[1], 1);
+  f->device->buffers.next_token = tokens[1]; /* onto a live buffer's */
+  b[2] = allocate_for(f, false, &tokens[2]);
+  assert_int_not_equal(tokens[2], tokens[1]);
+  assert_int_equal(tokens[2], 2);
+  for (int i = 0; i < 3; ++i) vknn_buffer_release(b[i]);
+}
+
 /* Many executions read one input buffer at once, each into its own output. */
 #define READERS 8
 typedef struct reader {
@@ -561,6 +649,9 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_output_buffer_takes_shape, setup, teardown),
       cmocka_unit_test_setup_teardown(test_input_shape_is_the_value, setup, teardown),
       cmocka_unit_test_setup_teardown(test_concurrent_readers, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_values_past_4_gib, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_same_role_through_two_indexes, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_tokens_positive_and_unique, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -265,6 +265,12 @@ static void build_tile(ctx *c, int32_t type) {
   one_output(c, OP(TILE), in, 2);
 }
 
+/* [2] tiled 2^30 times: 8 GiB of float32 (the output left unknown). */
+static void tile_8_gib(ctx *c) {
+  set_param(c, 1, 0, 1 << 30);
+  c->b.dims[c->out][0] = 0;
+}
+
 static void build_split(ctx *c, int32_t type) {
   const uint32_t dims[1] = {4}, half[1] = {2};
   c->in = data_input(c, type, dims, 1);
@@ -3051,6 +3057,7 @@ static const row unsupported_rows[] = {
     {"FILL: dimension 0", build_fill, F32, fill_dimension_0, "FILL: dimension 0: zero-sized tensors are not supported"},
     {"SLICE: the rest of an axis from its end", build_slice, F32, slice_rest_of_nothing, "axis 1 selects no elements"},
     {"EXPAND_DIMS: a result of rank 9", build_expand_dims_rank_9, F32, NULL, "a result of rank 9 is above the 8 supported"},
+    {"TILE: an output of 8 GiB", build_tile, F32, tile_8_gib, "TILE: an output of more than 4 GiB is unsupported"},
 };
 
 static void test_unsupported_row(void **state) {

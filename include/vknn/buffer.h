@@ -27,11 +27,13 @@ typedef struct vknn_buffer_role {
  * with the dimensions of every role's operand; the roles must agree on type,
  * scale and zero point. A buffer whose shape stays unknown takes one when
  * written: by copy_from with dimensions, or as an execution's output.
- * *out_token (> 0) names it in requests (VKNN_REQUEST_POOL_TOKEN) of the
- * prepared models of its roles, on this device only.
+ * *out_token (positive as an int32, never a live buffer's) names it in
+ * requests (VKNN_REQUEST_POOL_TOKEN) of the prepared models of its roles, on
+ * this device only.
  * INVALID_ARGUMENT for no roles, a NULL or foreign prepared model, an index out
- * of range, a frequency outside (0, 1], a role given twice, or operands and
- * dimensions that do not agree. */
+ * of range, a frequency outside (0, 1], a role given twice (also through a
+ * prepared model listed twice), operands and dimensions that do not agree,
+ * or a shape of more than 4 GiB. */
 vknn_status vknn_device_allocate(vknn_device *device, const uint32_t *desc_dimensions,
                                  uint32_t desc_rank, vknn_prepared_model *const *prepared_models,
                                  uint32_t model_count, const vknn_buffer_role *input_roles,
@@ -41,7 +43,8 @@ vknn_status vknn_device_allocate(vknn_device *device, const uint32_t *desc_dimen
 
 /* Copies shared memory into the buffer (HAL IBuffer::copyFrom). dimensions
  * (rank entries; rank 0: the buffer's own) must agree with the buffer's and
- * give a full shape; memory's size must be exactly the value's size. */
+ * give a full shape of at most 4 GiB; memory's size must be exactly the
+ * value's size. */
 vknn_status vknn_buffer_copy_from(vknn_buffer *buffer, const vknn_memory *memory,
                                   const uint32_t *dimensions, uint32_t rank);
 

@@ -310,8 +310,9 @@ typedef struct vknn_cache_files {
  * types, shapes and parameters, within the device's limits (each operation
  * with known shapes is lowered to its dispatches for the answer; OEM_OPERATION
  * is never supported). supported_count must equal the operation count of the
- * main subgraph. INVALID_ARGUMENT for an invalid model; RESOURCE_EXHAUSTED_*
- * when memory runs out while answering. */
+ * main subgraph. INVALID_ARGUMENT for an invalid model; DEVICE_UNAVAILABLE
+ * once the device is lost; RESOURCE_EXHAUSTED_* when memory runs out while
+ * answering. IF and WHILE nested more than 32 deep are unsupported. */
 vknn_status vknn_device_get_supported_operations(vknn_device *device, const vknn_model *model,
                                                  bool *out_supported, uint32_t supported_count);
 

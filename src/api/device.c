@@ -253,6 +253,8 @@ vknn_status vknn_device_get_supported_operations(vknn_device *device, const vknn
   if (device == NULL || model == NULL || out_supported == NULL) return VKNN_STATUS_INVALID_ARGUMENT;
   vknn_status status = vknn_compiler_validate_model(&device->log, model);
   if (status != VKNN_STATUS_NONE) return status;
+  /* HAL: DEVICE_UNAVAILABLE when the driver is offline (nothing runs). */
+  if (vknn_device_check_lost(device, "driver") != VKNN_STATUS_NONE) return VKNN_STATUS_DEVICE_UNAVAILABLE;
   if (supported_count != model->main.operation_count) {
     VKNN_LOG_E(&device->log, "driver", "supported_count %u, the model has %u operations",
                supported_count, model->main.operation_count);

@@ -67,12 +67,24 @@ static vknn_kernel_target *tuned_kernels(vknn_device *device, const vknn_model *
   return kernels;
 }
 
+/* Nesting past VKNN_MAX_CONTROL_FLOW_NESTING is unsupported (GENERAL_FAILURE). */
+static vknn_status check_nesting(vknn_device *device, const vknn_model *model) {
+  bool fits = false;
+  vknn_status s = vknn_control_flow_nesting_fits(model, &fits);
+  if (s != VKNN_STATUS_NONE || fits) return s;
+  VKNN_LOG_E(&device->log, TAG, "IF and WHILE nest deeper than %u levels: unsupported",
+             VKNN_MAX_CONTROL_FLOW_NESTING);
+  return VKNN_STATUS_GENERAL_FAILURE;
+}
+
 /* Compiles a valid model and makes the prepared model from the plan. */
 static vknn_status compile_and_create(vknn_device *device, const vknn_model *model,
                                       vknn_execution_preference preference,
                                       vknn_priority priority, const vknn_deadline *deadline,
                                       vknn_prepared_model **out_prepared_model) {
   if (vknn_subgraph_has_control_flow(&model->main)) {
+    vknn_status ns = check_nesting(device, model);
+    if (ns != VKNN_STATUS_NONE) return ns;
     dump_graphs(device, model, NULL); /* its segments are compiled one by one */
     return vknn_prepared_model_create_control_flow(device, model, priority, preference,
                                                    out_prepared_model);

@@ -178,6 +178,55 @@ void vknn_segment_free(vknn_segment *segment) {
   memset(segment, 0, sizeof(*segment));
 }
 
+/* ---- Nesting depth --------------------------------------------------------- */
+
+/* Marks in `into` the subgraphs sg's IF and WHILE operations reference. */
+static void mark_referenced(const vknn_subgraph *sg, uint8_t *into) {
+  for (uint32_t k = 0; k < sg->operation_count; ++k) {
+    const vknn_operation *op = &sg->operations[k];
+    if (!vknn_is_control_flow(op->type)) continue;
+    for (uint32_t i = 0; i < op->input_count; ++i) {
+      const vknn_operand *o = &sg->operands[op->inputs[i]];
+      if (o->lifetime == VKNN_LIFETIME_SUBGRAPH) into[o->location.offset] = 1;
+    }
+  }
+}
+
+static bool any_marked(const uint8_t *marks, uint32_t count) {
+  for (uint32_t i = 0; i < count; ++i)
+    if (marks[i]) return true;
+  return false;
+}
+
+/* Level by level: `level` holds the subgraphs some chain of that many
+ * references from main reaches; a level past the limit that is not empty is
+ * a chain too deep. At most limit + 1 levels, each a pass over the marked
+ * subgraphs. */
+vknn_status vknn_control_flow_nesting_fits(const vknn_model *model, bool *out_fits) {
+  uint32_t n = model->referenced_count;
+  uint8_t *level = vknn_calloc(n ? n : 1, 1), *next = vknn_calloc(n ? n : 1, 1);
+  if (level == NULL || next == NULL) {
+    free(level);
+    free(next);
+    return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
+  }
+  mark_referenced(&model->main, level);
+  uint32_t depth = 1;
+  while (any_marked(level, n) && depth <= VKNN_MAX_CONTROL_FLOW_NESTING) {
+    memset(next, 0, n);
+    for (uint32_t i = 0; i < n; ++i)
+      if (level[i]) mark_referenced(&model->referenced[i], next);
+    uint8_t *swap = level;
+    level = next;
+    next = swap;
+    ++depth;
+  }
+  *out_fits = !any_marked(level, n);
+  free(level);
+  free(next);
+  return VKNN_STATUS_NONE;
+}
+
 /* The support query over subgraphs: a subgraph is supported when all its
  * operations are (its IF and WHILE through what they reach). */
 typedef struct query_context {
@@ -185,6 +234,7 @@ typedef struct query_context {
   const vknn_model *model;
   const vknn_plan_target *target;
   uint8_t *answer; /* per referenced subgraph: 0 not asked yet, 1 supported, 2 not */
+  bool nesting_fits; /* else no IF or WHILE is followed into what it references */
 } query_context;
 
 static vknn_status query_subgraph(query_context *q, const vknn_subgraph *sg, bool *supported);
@@ -210,6 +260,10 @@ static vknn_status query_control_flow(query_context *q, const vknn_subgraph *sg,
                                       const vknn_operation *op, bool *out) {
   /* IF: then and else (inputs 1, 2); WHILE: cond and body (inputs 0, 1). */
   uint32_t first = op->type == VKNN_OPERATION_IF ? 1 : 0;
+  if (!q->nesting_fits) {
+    *out = false;
+    return VKNN_STATUS_NONE;
+  }
   bool a = false, b = false;
   vknn_status s = referenced_supported(q, &sg->operands[op->inputs[first]], &a);
   if (s == VKNN_STATUS_NONE) s = referenced_supported(q, &sg->operands[op->inputs[first + 1]], &b);
@@ -247,9 +301,13 @@ static vknn_status query_subgraph(query_context *q, const vknn_subgraph *sg, boo
 
 vknn_status vknn_control_flow_query(const vknn_logger *log, const vknn_model *model,
                                     const vknn_plan_target *target, bool *supported) {
-  query_context q = {log, model, target, vknn_calloc(model->referenced_count + 1, 1)};
+  query_context q = {log, model, target, vknn_calloc(model->referenced_count + 1, 1), false};
   if (q.answer == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
-  vknn_status s = query_subgraph(&q, &model->main, supported);
+  vknn_status s = vknn_control_flow_nesting_fits(model, &q.nesting_fits);
+  if (s == VKNN_STATUS_NONE && !q.nesting_fits)
+    VKNN_LOG_V(log, "driver", "IF and WHILE nest deeper than %u levels: unsupported",
+               VKNN_MAX_CONTROL_FLOW_NESTING);
+  if (s == VKNN_STATUS_NONE) s = query_subgraph(&q, &model->main, supported);
   free(q.answer);
   return s;
 }

@@ -39,8 +39,20 @@ uint32_t vknn_segment_end(const vknn_subgraph *sg, uint32_t first);
 vknn_status vknn_segment_make_loop(const vknn_model *model, const vknn_subgraph *cond,
                                    const vknn_subgraph *body, vknn_segment *out);
 
+/* The deepest nesting of IF and WHILE the driver runs: the support query,
+ * prepare and executions walk nested subgraphs one stack frame a level, so
+ * a deeper model (valid: the HAL sets no limit) is unsupported rather than
+ * a stack overflow. */
+#define VKNN_MAX_CONTROL_FLOW_NESTING 32u
+
+/* Whether no chain of IF and WHILE references from the main subgraph is
+ * deeper than VKNN_MAX_CONTROL_FLOW_NESTING (without recursion: level by
+ * level). The model must be valid (no reference cycles). */
+vknn_status vknn_control_flow_nesting_fits(const vknn_model *model, bool *out_fits);
+
 /* The support query for a model whose main subgraph holds IF or WHILE: each
  * segment's operations as vknn_compile_query answers them; an IF or WHILE
- * only when every operation of every subgraph it reaches is supported. */
+ * only when every operation of every subgraph it reaches is supported, and
+ * none where the nesting does not fit. */
 vknn_status vknn_control_flow_query(const vknn_logger *log, const vknn_model *model,
                                     const vknn_plan_target *target, bool *supported);

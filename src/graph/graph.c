@@ -19,8 +19,8 @@ void vknn_tensor_set_shape(vknn_tensor *tensor, const uint32_t *dims, uint32_t r
 uint64_t vknn_tensor_byte_size(const vknn_tensor *tensor) {
   if (vknn_operand_type_is_scalar(tensor->type))
     return vknn_operand_type_element_size(tensor->type);
-  return vknn_shape_element_count(tensor->dims, tensor->rank) *
-         vknn_operand_type_element_size(tensor->type);
+  return vknn_saturating_bytes(vknn_shape_element_count(tensor->dims, tensor->rank),
+                               vknn_operand_type_element_size(tensor->type));
 }
 
 static vknn_status map_pools(vknn_graph *graph) {
@@ -86,6 +86,11 @@ vknn_status vknn_graph_init(vknn_graph *graph, const vknn_logger *log, const vkn
     vknn_tensor *t = &graph->tensors[model->main.input_indexes[i]];
     t->io_index = i;
     if (overrides != NULL) apply_override(t, &overrides[i]);
+    /* The model's own shapes were held to this; a request's are here. */
+    if (t->shape_known && vknn_tensor_byte_size(t) > VKNN_MAX_TENSOR_BYTES) {
+      VKNN_LOG_E(log, "execution", "input %u: a value of more than 4 GiB", i);
+      return VKNN_STATUS_INVALID_ARGUMENT;
+    }
   }
   for (uint32_t i = 0; i < model->main.output_count; ++i)
     graph->tensors[model->main.output_indexes[i]].io_index = i;

@@ -66,10 +66,15 @@ uint32_t vknn_operand_type_element_size(int32_t type) {
   }
 }
 
+uint64_t vknn_saturating_bytes(uint64_t count, uint32_t element_size) {
+  return element_size != 0 && count > UINT64_MAX / element_size ? UINT64_MAX : count * element_size;
+}
+
 uint64_t vknn_operand_value_bytes(int32_t type, const uint32_t *dims, uint32_t rank) {
   if (vknn_operand_type_is_scalar(type)) return vknn_operand_type_element_size(type);
   if (rank == 0) return 0;
-  return vknn_shape_element_count(dims, rank) * vknn_operand_type_element_size(type);
+  return vknn_saturating_bytes(vknn_shape_element_count(dims, rank),
+                               vknn_operand_type_element_size(type));
 }
 
 uint64_t vknn_shape_element_count(const uint32_t *dims, uint32_t rank) {

@@ -22,6 +22,14 @@ uint32_t vknn_operand_type_element_size(int32_t type);
 /* Elements of a shape; 0 when a dimension is unknown (0). Saturates at UINT64_MAX. */
 uint64_t vknn_shape_element_count(const uint32_t *dims, uint32_t rank);
 
+/* count * element_size, UINT64_MAX where that does not fit. */
+uint64_t vknn_saturating_bytes(uint64_t count, uint32_t element_size);
+
+/* The most bytes a tensor may hold (the model rule, model_validate.c): a
+ * value larger, whatever gives its shape, is refused. */
+#define VKNN_MAX_TENSOR_BYTES ((uint64_t)UINT32_MAX)
+
 /* Bytes of a value of a type and shape: a scalar's element size; for a
- * tensor, 0 while its rank (0) or a dimension is unknown. */
+ * tensor, 0 while its rank (0) or a dimension is unknown; UINT64_MAX where
+ * the product does not fit. */
 uint64_t vknn_operand_value_bytes(int32_t type, const uint32_t *dims, uint32_t rank);

@@ -240,6 +240,15 @@ bool vknn_explicit_output(uint32_t in, uint32_t kernel, uint32_t stride, uint32_
   return true;
 }
 
+/* An inferred shape past what a tensor may hold (VKNN_MAX_TENSOR_BYTES):
+ * unsupported, where its byte count would not fit the kernels' counts. */
+static vknn_status check_output_size(const vknn_graph *graph, const vknn_operation *op,
+                                     const vknn_tensor *out) {
+  if (!out->shape_known || vknn_tensor_byte_size(out) <= VKNN_MAX_TENSOR_BYTES) return VKNN_STATUS_NONE;
+  VKNN_LOG_E(graph->log, "compilation", "%s: an output of more than 4 GiB is unsupported", op_name(op));
+  return VKNN_STATUS_GENERAL_FAILURE;
+}
+
 vknn_status vknn_op_set_output_shape(vknn_graph *graph, const vknn_operation *op, uint32_t output,
                                      const uint32_t *dims, uint32_t rank) {
   vknn_tensor *out = &graph->tensors[op->outputs[output]];
@@ -255,7 +264,7 @@ vknn_status vknn_op_set_output_shape(vknn_graph *graph, const vknn_operation *op
     }
   }
   vknn_tensor_set_shape(out, dims, rank);
-  return VKNN_STATUS_NONE;
+  return check_output_size(graph, op, out);
 }
 
 vknn_image_shape vknn_image_shape_of(const vknn_tensor *t, bool nchw) {
@@ -445,7 +454,7 @@ vknn_status vknn_op_set_dynamic_output(vknn_graph *graph, const vknn_operation *
   out->count_slot = count_slot;
   out->declared_rows = declared;
   out->rows_per_count = 1;
-  return VKNN_STATUS_NONE;
+  return check_output_size(graph, op, out);
 }
 
 vknn_dispatch *vknn_op_add_pass(vknn_dispatch_list *list, vknn_shader_id shader, const void *push, uint32_t push_size,

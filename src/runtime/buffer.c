@@ -58,6 +58,22 @@ void vknn_buffer_table_init(vknn_buffer_table *table) {
   table->next_token = (table->next_token >> 1) | 1u;
 }
 
+static bool token_live(const vknn_buffer_table *table, uint32_t token) {
+  for (uint32_t i = 0; i < table->count; ++i)
+    if (table->items[i]->token == token) return true;
+  return false;
+}
+
+/* The next token: positive as the HAL's int32 (1 to INT32_MAX, then 1
+ * again), and none a live buffer holds. */
+static uint32_t next_free_token(vknn_buffer_table *table) {
+  for (;;) {
+    uint32_t token = table->next_token;
+    table->next_token = token >= INT32_MAX ? 1 : token + 1;
+    if (token >= 1 && token <= INT32_MAX && !token_live(table, token)) return token;
+  }
+}
+
 static void buffer_free(vknn_buffer *b) {
   vknn_vk_buffer_destroy(&b->device->vk, &b->storage);
   pthread_rwlock_destroy(&b->lock);
@@ -84,8 +100,7 @@ static vknn_status table_add(vknn_buffer_table *table, vknn_buffer *b) {
     }
   }
   if (s == VKNN_STATUS_NONE) {
-    if (table->next_token == 0) table->next_token = 1;
-    b->token = table->next_token++;
+    b->token = next_free_token(table);
     b->refs = 1;
     table->items[table->count++] = b;
   }
@@ -175,8 +190,10 @@ static vknn_status check_role(vknn_device *device, const allocate_args *a, int d
   if (!(r->frequency > 0.f && r->frequency <= 1.f))
     FAIL(&device->log, "allocate: %s role %u has frequency %g outside (0, 1]", what, i,
          (double)r->frequency);
+  /* The same prepared model may be listed twice: roles are told apart by
+   * the model itself, not its index in the list. */
   for (uint32_t j = 0; j < i; ++j)
-    if (a->roles[dir][j].model_index == r->model_index && a->roles[dir][j].io_index == r->io_index)
+    if (a->models[a->roles[dir][j].model_index] == pm && a->roles[dir][j].io_index == r->io_index)
       FAIL(&device->log, "allocate: %s role %u is given twice", what, i);
   return VKNN_STATUS_NONE;
 }
@@ -255,8 +272,12 @@ vknn_status vknn_device_allocate(vknn_device *device, const uint32_t *desc_dimen
     VKNN_LOG_E(&device->log, TAG, "allocate: %u dimensions given for a scalar operand", desc_rank);
     s = VKNN_STATUS_INVALID_ARGUMENT;
   }
-  if (s == VKNN_STATUS_NONE) s = record_roles(b, &a);
   uint64_t fixed = vknn_operand_value_bytes(b->type, b->declared_dims, b->declared_rank);
+  if (s == VKNN_STATUS_NONE && fixed > VKNN_MAX_TENSOR_BYTES) {
+    VKNN_LOG_E(&device->log, TAG, "allocate: a value of more than 4 GiB");
+    s = VKNN_STATUS_INVALID_ARGUMENT;
+  }
+  if (s == VKNN_STATUS_NONE) s = record_roles(b, &a);
   if (s == VKNN_STATUS_NONE && fixed > 0)
     s = vknn_vk_buffer_create(&device->vk, fixed, VKNN_BUFFER_MAPPED_DEVICE, &b->storage);
   if (s == VKNN_STATUS_NONE) s = table_add(&device->buffers, b);
@@ -347,8 +368,9 @@ static vknn_status copy_from_shape(const vknn_buffer *b, const uint32_t *dims, u
   if (!combine_dims(out_rank, out_dims, rank, dims))
     FAIL(log, "copy_from: dimensions do not agree with the buffer's");
   bool scalar = vknn_operand_type_is_scalar(b->type);
-  if (vknn_operand_value_bytes(b->type, out_dims, *out_rank) == 0 || (scalar && rank > 0))
-    FAIL(log, "copy_from: the value's shape is not fully known");
+  uint64_t bytes = vknn_operand_value_bytes(b->type, out_dims, *out_rank);
+  if (bytes == 0 || (scalar && rank > 0)) FAIL(log, "copy_from: the value's shape is not fully known");
+  if (bytes > VKNN_MAX_TENSOR_BYTES) FAIL(log, "copy_from: a value of more than 4 GiB");
   return VKNN_STATUS_NONE;
 }
 
