@@ -51,6 +51,7 @@ vknn_status vknn_compiler_validate_model(const vknn_logger *log, const vknn_mode
   /* s first: model may be NULL (then invalid). */
   for (uint32_t i = 0; s == VKNN_STATUS_NONE && i < model->referenced_count; ++i)
     s = validate_signatures(log, model, &model->referenced[i]);
+  if (s == VKNN_STATUS_NONE) s = vknn_validate_model_references(log, model);
   return s;
 }
 

@@ -415,6 +415,36 @@ static vknn_status validate_pools(const validator *v) {
   return VKNN_STATUS_NONE;
 }
 
+/* HAL Model.referenced: each referenced subgraph is referenced by the main
+ * subgraph or another one; OperandLifeTime::SUBGRAPH: such an operand is an
+ * input of an IF or WHILE (operations' own rules refuse it elsewhere, so a
+ * consumer is one). */
+static vknn_status validate_references(const validator *v, uint8_t *referenced) {
+  const vknn_model *m = v->model;
+  if (referenced == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
+  for (uint32_t i = 0; i <= m->referenced_count; ++i) {
+    const vknn_subgraph *sg = i == 0 ? &m->main : &m->referenced[i - 1];
+    for (uint32_t k = 0; k < sg->operand_count; ++k) {
+      const vknn_operand *o = &sg->operands[k];
+      if (o->lifetime != VKNN_LIFETIME_SUBGRAPH) continue;
+      if (o->number_of_consumers == 0)
+        FAIL("subgraph %u, operand %u: a subgraph reference no IF or WHILE takes", i, k);
+      if (o->location.offset + 1 != i) referenced[o->location.offset] = 1;
+    }
+  }
+  for (uint32_t i = 0; i < m->referenced_count; ++i)
+    if (!referenced[i]) FAIL("referenced subgraph %u: no subgraph references it", i + 1);
+  return VKNN_STATUS_NONE;
+}
+
+vknn_status vknn_validate_model_references(const vknn_logger *log, const vknn_model *model) {
+  validator v = {.log = log, .model = model};
+  uint8_t *referenced = vknn_calloc(model->referenced_count + 1, 1);
+  vknn_status s = validate_references(&v, referenced);
+  free(referenced);
+  return s;
+}
+
 vknn_status vknn_validate_model(const vknn_logger *log, const vknn_model *model) {
   validator ctx = {.log = log, .model = model};
   validator *v = &ctx;
