@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "common/shared_memory.h"
+#include "compiler/compiler.h"
 #include "ops/conv2d.h"
 #include "support/model_builder.h"
 #include "vknn/vknn.h"
@@ -524,6 +525,31 @@ static void test_kernels_by_device_width(void **state) {
   assert_int_equal(vknn_conv_select(&h200, &depthwise, F32).pix_block, 8);
 }
 
+/* The copy kernel (remap.comp) addresses in int32: a SLICE of a uint8
+ * source of 3 x 2^30 elements (3 GiB: a valid tensor) is unsupported even
+ * on a target whose bindings could hold it, where its row stride times 2
+ * wrapped to INT32_MIN. */
+static void test_copy_source_past_int32(void **state) {
+  (void)state;
+  model_builder *b = calloc(1, sizeof(*b));
+  assert_non_null(b);
+  mb_init(b);
+  const uint32_t in_dims[2] = {3, 1u << 30}, out_dims[2] = {1, 1u << 30}, two = 2;
+  const int32_t begin[2] = {2, 0}, size[2] = {1, -1};
+  uint32_t in = mb_input(b, VKNN_OPERAND_TENSOR_QUANT8_ASYMM, in_dims, 2);
+  b->operands[in].scale = 1.f;
+  uint32_t out = mb_output(b, VKNN_OPERAND_TENSOR_QUANT8_ASYMM, out_dims, 2);
+  b->operands[out].scale = 1.f;
+  const uint32_t inputs[3] = {in, mb_const_tensor(b, VKNN_OPERAND_TENSOR_INT32, &two, 1, begin, 8),
+                              mb_const_tensor(b, VKNN_OPERAND_TENSOR_INT32, &two, 1, size, 8)};
+  mb_operation(b, VKNN_OPERATION_SLICE, inputs, 3, &out, 1);
+  vknn_plan_target target = {.alignment = 4};
+  bool supported = true;
+  assert_int_equal(vknn_compile_query(NULL, mb_finish(b), &target, &supported), VKNN_STATUS_NONE);
+  assert_false(supported);
+  free(b);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_workgroup_floor_is_the_subgroup),
@@ -542,6 +568,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_device_time_with_deadline, setup, teardown),
       cmocka_unit_test_setup_teardown(test_device_time_measured, setup, teardown),
       cmocka_unit_test_setup_teardown(test_dispatch_times_when_profiled, setup_profiled, teardown),
+      cmocka_unit_test(test_copy_source_past_int32),
   };
   return cmocka_run_group_tests_name("compiler", tests, NULL, NULL);
 }

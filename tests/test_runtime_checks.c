@@ -541,6 +541,41 @@ static void test_batch_to_space_block(void **state) {
   runner_release(&r);
 }
 
+/* Declared outputs the copy kernel's map would not fill exactly, with the
+ * parameters given at run time, are refused at prepare: BATCH_TO_SPACE_ND
+ * of [4, 2, 2, 1] into [1, 2, 2, 1] (its map of 16 elements wrote 12 past
+ * that output) or into [3, 2, 2, 1] (no whole block), STRIDED_SLICE with
+ * every axis shrunk into [5] (one element written, four left as they were). */
+static void expect_prepare_refused(fixture *f, model_builder *b, const char *log) {
+  vknn_prepared_model *pm = NULL;
+  assert_int_equal(vknn_device_prepare_model(f->device, mb_finish(b), VKNN_PREFER_FAST_SINGLE_ANSWER,
+                                             VKNN_PRIORITY_MEDIUM, NULL, &pm),
+                   VKNN_STATUS_INVALID_ARGUMENT);
+  assert_null(pm);
+  if (strstr(f->log.last, log) == NULL) fail_msg("log \"%s\" lacks \"%s\"", f->log.last, log);
+}
+
+static void test_declared_output_fits_the_copy(void **state) {
+  fixture *f = *state;
+  model_builder *b = calloc(1, sizeof(*b));
+  assert_non_null(b);
+  const uint32_t in_dims[4] = {4, 2, 2, 1}, block_dims[1] = {2};
+  const uint32_t outs[2][4] = {{1, 2, 2, 1}, {3, 2, 2, 1}};
+  const char *logs[2] = {"BATCH_TO_SPACE_ND: an output of 2 x 2 cannot hold 4 images of 2 x 2 each",
+                         "BATCH_TO_SPACE_ND: batches 4 into 3: not a whole block"};
+  for (int i = 0; i < 2; ++i) {
+    mb_init(b);
+    uint32_t inputs[2] = {mb_input(b, F32, in_dims, 4), mb_input(b, I32, block_dims, 1)};
+    uint32_t out = mb_output(b, F32, outs[i], 4);
+    mb_operation(b, VKNN_OPERATION_BATCH_TO_SPACE_ND, inputs, 2, &out, 1);
+    expect_prepare_refused(f, b, logs[i]);
+  }
+  uint32_t five[1] = {5};
+  build_strided_slice(b, 3, five, 1, 3);
+  expect_prepare_refused(f, b, "every axis shrunk, so the output is [1], not [5]");
+  free(b);
+}
+
 /* ---- ROI_ALIGN, ROI_POOLING ---- */
 
 /* Features [2, 2, 2, 1] (0..7), one box and its batch index given by the
@@ -683,6 +718,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_roi_pooling_boxes, setup, teardown),
       cmocka_unit_test_setup_teardown(test_bbox_transform_batches, setup, teardown),
       cmocka_unit_test_setup_teardown(test_heatmap_boxes, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_declared_output_fits_the_copy, setup, teardown),
   };
   return cmocka_run_group_tests_name("runtime_checks", tests, NULL, NULL);
 }

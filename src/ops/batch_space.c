@@ -73,7 +73,19 @@ static vknn_status build_dynamic(vknn_graph *graph, const vknn_operation *op, vk
   }
   vknn_image_axes a = vknn_image_axes_of(nchw);
   uint32_t small = to_batch ? shape.batches : out.batches, large = to_batch ? out.batches : shape.batches;
-  if (small == 0 || large % small != 0) return VKNN_STATUS_INVALID_ARGUMENT;
+  if (small == 0 || large % small != 0) {
+    VKNN_LOG_E(graph->log, "model", "%s: batches %u into %u: not a whole block", vknn_operation_type_name(op->type),
+               shape.batches, out.batches);
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
+  /* BATCH_TO_SPACE_ND: the declared output must hold the input's pixels,
+   * spread over the block (area = large / small), whatever the block. */
+  if (!to_batch && (uint64_t)out.height * out.width != (uint64_t)shape.height * shape.width * (large / small)) {
+    VKNN_LOG_E(graph->log, "model",
+               "BATCH_TO_SPACE_ND: an output of %u x %u cannot hold %u images of %u x %u each",
+               out.height, out.width, large / small, shape.height, shape.width);
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
   vknn_remap_set_axes(r, in);
   vknn_remap_params_push *push = &r->dynamic.push;
   push->h_axis = (int32_t)a.h;

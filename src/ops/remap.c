@@ -148,11 +148,32 @@ static uint32_t lower_map_completion(vknn_graph *graph, const vknn_remap *r, uin
   return map;
 }
 
+/* remap.comp addresses in int32: every source extent and stride, and so
+ * the source's element count, must fit (a larger source is unsupported). */
+static bool source_fits_int32(const vknn_graph *graph, uint32_t src, const vknn_remap *r) {
+  if (vknn_shape_element_count(graph->tensors[src].dims, graph->tensors[src].rank) > INT32_MAX) return false;
+  for (uint32_t a = 0; a < r->axis_count; ++a)
+    if (r->axes[a].extent > INT32_MAX || r->axes[a].stride > INT32_MAX) return false;
+  return true;
+}
+
 vknn_status vknn_lower_remap(vknn_graph *graph, uint32_t src, uint32_t dst, const vknn_remap *r,
                              vknn_dispatch_list *out_list) {
   uint64_t count = 1;
   for (uint32_t d = 0; d < r->view_rank; ++d) count *= r->view[d].size;
-  if (count > INT32_MAX) return VKNN_STATUS_GENERAL_FAILURE;
+  if (count > INT32_MAX || !source_fits_int32(graph, src, r)) {
+    VKNN_LOG_E(graph->log, "compilation", "a copy of more than 2^31 - 1 elements is unsupported");
+    return VKNN_STATUS_GENERAL_FAILURE;
+  }
+  /* The kernel writes every element of the map once; a map of another size
+   * than its output would write past it or leave some of it unwritten. */
+  const vknn_tensor *out = &graph->tensors[dst];
+  if (count != vknn_shape_element_count(out->dims, out->rank) && !(out->rank == 0 && count == 1)) {
+    VKNN_LOG_E(graph->log, "compilation", "a copy of %llu elements into an output of %llu",
+               (unsigned long long)count,
+               (unsigned long long)vknn_shape_element_count(out->dims, out->rank));
+    return VKNN_STATUS_GENERAL_FAILURE;
+  }
   if (count == 0) return VKNN_STATUS_NONE;
   uint32_t map = add_map_constant(graph, r, count);
   if (map != UINT32_MAX && r->dynamic.active) map = lower_map_completion(graph, r, map, out_list);

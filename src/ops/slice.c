@@ -136,6 +136,12 @@ static vknn_status build_dynamic_strided_slice(vknn_graph *graph, const vknn_ope
                *rank, kept);
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
+  /* Every axis shrunk: the output is [1] (NNAPI), one element. */
+  if (kept == 0 && dims[0] != 1) {
+    VKNN_LOG_E(graph->log, "model", "STRIDED_SLICE: every axis shrunk, so the output is [1], not [%u]",
+               dims[0]);
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
   vknn_remap_set_axes(r, in);
   for (uint32_t d = 0, k = 0; d < in->rank; ++d) {
     bool shrink = (masks[2] >> d) & 1;
