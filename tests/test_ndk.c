@@ -301,7 +301,7 @@ static ANeuralNetworksModel *add_constant_model(uint32_t count, float *b) {
   return m;
 }
 
-/* Values below 128 bytes are copied at the call; from 128 bytes the model
+/* Values up to 128 bytes are copied at the call; above 128 bytes the model
  * reads the client's buffer at compilation. */
 static float constant_seen(uint32_t count) {
   float b[64], a[64] = {0}, out[64] = {0};
@@ -323,8 +323,30 @@ static float constant_seen(uint32_t count) {
 
 static void test_model_small_values_copied_large_referenced(void **state) {
   (void)state;
-  assert_true(constant_seen(31) == 1.f); /* 124 bytes: copied at the call */
-  assert_true(constant_seen(32) == 2.f); /* 128 bytes: read at compilation */
+  assert_true(constant_seen(32) == 1.f); /* 128 bytes: copied at the call */
+  assert_true(constant_seen(33) == 2.f); /* 132 bytes: read at compilation */
+}
+
+/* The support query answers in the order operations were added, not the
+ * run order: an unsupported OEM_OPERATION added first reads the output of a
+ * FLOOR added second (which runs first). */
+static void test_supported_in_added_order(void **state) {
+  (void)state;
+  ANeuralNetworksModel *m = NULL;
+  assert_int_equal(ANeuralNetworksModel_create(&m), OK);
+  for (int i = 0; i < 3; ++i) assert_int_equal(ANeuralNetworksModel_addOperand(m, &tensor_type), OK);
+  assert_int_equal(ANeuralNetworksModel_addOperation(m, 10000 /* OEM_OPERATION */, 1, (uint32_t[]){1}, 1, (uint32_t[]){2}), OK);
+  assert_int_equal(ANeuralNetworksModel_addOperation(m, ANEURALNETWORKS_FLOOR, 1, (uint32_t[]){0}, 1, (uint32_t[]){1}), OK);
+  assert_int_equal(ANeuralNetworksModel_identifyInputsAndOutputs(m, 1, (uint32_t[]){0}, 1, (uint32_t[]){2}), OK);
+  assert_int_equal(ANeuralNetworksModel_finish(m), OK);
+  ANeuralNetworksDevice *device = NULL;
+  assert_int_equal(ANeuralNetworks_getDevice(0, &device), OK);
+  bool supported[2] = {true, false};
+  const ANeuralNetworksDevice *devices[1] = {device};
+  assert_int_equal(ANeuralNetworksModel_getSupportedOperationsForDevices(m, devices, 1, supported), OK);
+  assert_false(supported[0]);
+  assert_true(supported[1]);
+  ANeuralNetworksModel_free(m);
 }
 
 /* Operations added out of order run in dependency order. */
@@ -819,6 +841,148 @@ static void test_memory_device_buffers(void **state) {
   close(out_fd);
 }
 
+/* NNAPI: a memory from a descriptor need not be outlived by the descriptor,
+ * nor by the compilations of its roles (those must outlive the descriptor
+ * only): with the descriptor, compilation and model freed, a copy between
+ * two such memories still works (it read the freed compilation), and a new
+ * compilation does not take over the old one's roles. */
+static void test_memory_outlives_its_compilation(void **state) {
+  (void)state;
+  ANeuralNetworksModel *m = add_model();
+  ANeuralNetworksCompilation *c = compile(m, false);
+  ANeuralNetworksMemory *bufs[2] = {NULL, NULL}, *host = NULL;
+  for (int i = 0; i < 2; ++i) {
+    ANeuralNetworksMemoryDesc *desc = NULL;
+    assert_int_equal(ANeuralNetworksMemoryDesc_create(&desc), OK);
+    assert_int_equal(ANeuralNetworksMemoryDesc_addInputRole(desc, c, 0, 1.f), OK);
+    assert_int_equal(ANeuralNetworksMemoryDesc_finish(desc), OK);
+    assert_int_equal(ANeuralNetworksMemory_createFromDesc(desc, &bufs[i]), OK);
+    ANeuralNetworksMemoryDesc_free(desc);
+  }
+  int fd = memfd_with(A, sizeof(A));
+  assert_int_equal(ANeuralNetworksMemory_createFromFd(sizeof(A), PROT_READ | PROT_WRITE, fd, 0, &host), OK);
+  assert_int_equal(ANeuralNetworksMemory_copy(host, bufs[0]), OK);
+  ANeuralNetworksCompilation_free(c);
+  ANeuralNetworksModel_free(m);
+  assert_int_equal(ANeuralNetworksMemory_copy(bufs[0], bufs[1]), OK);
+  float zeros[N] = {0}, back[N];
+  assert_int_equal(pwrite(fd, zeros, sizeof(zeros), 0), (ssize_t)sizeof(zeros));
+  assert_int_equal(ANeuralNetworksMemory_copy(bufs[1], host), OK);
+  assert_int_equal(pread(fd, back, sizeof(back), 0), (ssize_t)sizeof(back));
+  assert_memory_equal(back, A, sizeof(A));
+  /* Another compilation: the memories are none of its inputs. */
+  ANeuralNetworksModel *m2 = add_model();
+  ANeuralNetworksCompilation *c2 = compile(m2, false);
+  ANeuralNetworksExecution *e = NULL;
+  assert_int_equal(ANeuralNetworksExecution_create(c2, &e), OK);
+  assert_int_equal(ANeuralNetworksExecution_setInputFromMemory(e, 0, NULL, bufs[0], 0, 0), ANEURALNETWORKS_BAD_DATA);
+  ANeuralNetworksExecution_free(e);
+  ANeuralNetworksCompilation_free(c2);
+  ANeuralNetworksModel_free(m2);
+  for (int i = 0; i < 2; ++i) ANeuralNetworksMemory_free(bufs[i]);
+  ANeuralNetworksMemory_free(host);
+  close(fd);
+}
+
+/* Timeouts too long to end: the deadline saturates (now + UINT64_MAX
+ * wrapped into the past, MISSED_DEADLINE_PERSISTENT). */
+static void test_longest_timeouts(void **state) {
+  (void)state;
+  ANeuralNetworksModel *m = add_model();
+  ANeuralNetworksCompilation *c = NULL;
+  const ANeuralNetworksDevice *d = device();
+  assert_int_equal(ANeuralNetworksCompilation_createForDevices(m, &d, 1, &c), OK);
+  assert_int_equal(ANeuralNetworksCompilation_setTimeout(c, UINT64_MAX), OK);
+  assert_int_equal(ANeuralNetworksCompilation_finish(c), OK);
+  float out[N] = {0};
+  ANeuralNetworksExecution *e = execution_with_inputs(c, out);
+  assert_int_equal(ANeuralNetworksExecution_setTimeout(e, UINT64_MAX), OK);
+  assert_int_equal(ANeuralNetworksExecution_setMeasureTiming(e, true), OK);
+  assert_int_equal(ANeuralNetworksExecution_compute(e), OK);
+  check_sum(out);
+  /* Not started with dependencies: the fenced durations are the plain ones. */
+  uint64_t plain[2], fenced[2];
+  for (int i = 0; i < 2; ++i) {
+    assert_int_equal(ANeuralNetworksExecution_getDuration(e, ANEURALNETWORKS_DURATION_ON_HARDWARE + i, &plain[i]), OK);
+    assert_int_equal(ANeuralNetworksExecution_getDuration(e, ANEURALNETWORKS_FENCED_DURATION_ON_HARDWARE + i, &fenced[i]), OK);
+    assert_true(plain[i] != UINT64_MAX);
+    assert_int_equal(fenced[i], plain[i]);
+  }
+  ANeuralNetworksExecution_free(e);
+  ANeuralNetworksCompilation_free(c);
+  ANeuralNetworksModel_free(m);
+}
+
+/* NNAPI: an argument's length is its value's raw size unless padding is
+ * enabled (then it may be longer). */
+static void test_argument_length_is_raw_size(void **state) {
+  fixture *f = *state;
+  float a[2 * N] = {1, 2, 3, 4}, out[2 * N] = {0};
+  for (int padded = 0; padded < 2; ++padded) {
+    ANeuralNetworksExecution *e = NULL;
+    assert_int_equal(ANeuralNetworksExecution_create(f->compilation, &e), OK);
+    if (padded) assert_int_equal(ANeuralNetworksExecution_enableInputAndOutputPadding(e, true), OK);
+    int want = padded ? OK : ANEURALNETWORKS_BAD_DATA;
+    assert_int_equal(ANeuralNetworksExecution_setInput(e, 0, NULL, a, sizeof(a)), want);
+    assert_int_equal(ANeuralNetworksExecution_setOutput(e, 0, NULL, out, sizeof(out)), want);
+    ANeuralNetworksExecution_free(e);
+  }
+}
+
+static int mapping_count(void) {
+  FILE *maps = fopen("/proc/self/maps", "r");
+  assert_non_null(maps);
+  int lines = 0;
+  for (int c; (c = fgetc(maps)) != EOF;) lines += c == '\n';
+  fclose(maps);
+  return lines;
+}
+
+/* A memory freed leaves the bursts that mapped it: 64 fresh memories used
+ * by one burst and freed leave no mappings behind (they stayed until the
+ * burst was freed). */
+static void test_burst_forgets_freed_memory(void **state) {
+  fixture *f = *state;
+  ANeuralNetworksBurst *burst = NULL;
+  assert_int_equal(ANeuralNetworksBurst_create(f->compilation, &burst), OK);
+  int before = 0;
+  for (int round = 0; round < 65; ++round) {
+    if (round == 1) before = mapping_count(); /* after the first round's lasting ones */
+    int fd = memfd_with(A, sizeof(A));
+    ANeuralNetworksMemory *mem = NULL;
+    assert_int_equal(ANeuralNetworksMemory_createFromFd(sizeof(A), PROT_READ | PROT_WRITE, fd, 0, &mem), OK);
+    close(fd);
+    float out[N] = {0};
+    ANeuralNetworksExecution *e = NULL;
+    assert_int_equal(ANeuralNetworksExecution_create(f->compilation, &e), OK);
+    assert_int_equal(ANeuralNetworksExecution_setInputFromMemory(e, 0, NULL, mem, 0, sizeof(A)), OK);
+    assert_int_equal(ANeuralNetworksExecution_setInput(e, 1, NULL, B, sizeof(B)), OK);
+    assert_int_equal(ANeuralNetworksExecution_setOutput(e, 0, NULL, out, sizeof(out)), OK);
+    assert_int_equal(ANeuralNetworksExecution_burstCompute(e, burst), OK);
+    check_sum(out);
+    ANeuralNetworksExecution_free(e);
+    ANeuralNetworksMemory_free(mem);
+  }
+  assert_true(mapping_count() <= before + 4);
+  ANeuralNetworksBurst_free(burst);
+}
+
+/* Small rules: a tensor of unknown rank takes no constant (its size is
+ * unknown), and descriptor 0 is no sync fence. */
+static void test_unknown_rank_constant_and_fence_zero(void **state) {
+  (void)state;
+  ANeuralNetworksModel *m = NULL;
+  assert_int_equal(ANeuralNetworksModel_create(&m), OK);
+  const ANeuralNetworksOperandType unknown_rank = {ANEURALNETWORKS_TENSOR_FLOAT32, 0, NULL, 0.f, 0};
+  assert_int_equal(ANeuralNetworksModel_addOperand(m, &unknown_rank), OK);
+  const float value = 1.f;
+  assert_int_equal(ANeuralNetworksModel_setOperandValue(m, 0, &value, sizeof(value)), ANEURALNETWORKS_BAD_DATA);
+  ANeuralNetworksModel_free(m);
+  ANeuralNetworksEvent *event = NULL;
+  assert_int_equal(ANeuralNetworksEvent_createFromSyncFenceFd(0, &event), ANEURALNETWORKS_BAD_DATA);
+  assert_null(event);
+}
+
 /* ---- feature level 5 and the Support Library table ----------------------------- */
 
 static void test_reusable_execution(void **state) {
@@ -836,6 +1000,15 @@ static void test_reusable_execution(void **state) {
   assert_int_equal(ANeuralNetworksExecution_startCompute(e, &ev), OK);
   assert_int_equal(ANeuralNetworksEvent_wait(ev), OK);
   ANeuralNetworksEvent_free(ev);
+  /* Again with dependencies (none), twice: a completed reusable execution
+   * starts over on every path. */
+  for (int i = 0; i < 2; ++i) {
+    memset(out, 0, sizeof(out));
+    assert_int_equal(ANeuralNetworksExecution_startComputeWithDependencies(e, NULL, 0, 0, &ev), OK);
+    assert_int_equal(ANeuralNetworksEvent_wait(ev), OK);
+    check_sum(out);
+    ANeuralNetworksEvent_free(ev);
+  }
   ANeuralNetworksExecution_free(e);
   uint32_t value = 0;
   assert_int_equal(ANeuralNetworksCompilation_getPreferredMemoryAlignmentForInput(f->compilation, 0, &value), OK);
@@ -954,6 +1127,12 @@ int main(void) {
       cmocka_unit_test(test_memory_constant),
       cmocka_unit_test_setup_teardown(test_memory_desc_rules, setup, teardown),
       cmocka_unit_test_setup_teardown(test_memory_device_buffers, setup, teardown),
+      cmocka_unit_test(test_memory_outlives_its_compilation),
+      cmocka_unit_test(test_supported_in_added_order),
+      cmocka_unit_test(test_longest_timeouts),
+      cmocka_unit_test_setup_teardown(test_argument_length_is_raw_size, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_burst_forgets_freed_memory, setup, teardown),
+      cmocka_unit_test(test_unknown_rank_constant_and_fence_zero),
       cmocka_unit_test_setup_teardown(test_reusable_execution, setup, teardown),
       cmocka_unit_test(test_sl_table),
       cmocka_unit_test(test_no_validation_messages),

@@ -34,6 +34,9 @@ void ndk_free(void *p);
 /* Grows *array to hold at least needed elements. 0, or -1 when out of memory. */
 int ndk_reserve(void **array, uint32_t *capacity, uint32_t needed, size_t element_size);
 uint64_t ndk_now_boottime_ns(void);
+/* Now plus a timeout, UINT64_MAX where that would pass it (a timeout that
+ * large never ends; a wrapped sum would be in the past). */
+uint64_t ndk_deadline_after(uint64_t duration_ns);
 /* A new identity for burst memory slots (never reused). */
 int32_t ndk_next_slot(void);
 /* Bytes of one element of an operand type (an extension's from the device's
@@ -91,7 +94,10 @@ int ndk_device_check_list(const char *function, const ANeuralNetworksDevice *con
 /* ---- memory -------------------------------------------------------------- */
 
 typedef struct ndk_role {
+  /* Valid while the descriptor lives (the compilation must outlive it);
+   * a memory made from it keeps the role by the id alone. */
   const ANeuralNetworksCompilation *compilation;
+  uint64_t compilation_id;
   uint32_t index;
   float frequency;
   bool is_input;
@@ -120,8 +126,9 @@ struct ANeuralNetworksMemory {
   vknn_memory vk; /* FD: "mmap_fd" over fd, ints */
   vknn_buffer *buffer;
   uint32_t token;
-  ndk_role *roles; /* DEVICE: the descriptor's roles */
+  ndk_role *roles; /* DEVICE: the descriptor's roles, their compilations cleared (by id only) */
   uint32_t role_count;
+  int32_t type; /* DEVICE: the roles' operand type */
 };
 bool ndk_memory_has_role(const ANeuralNetworksMemory *memory,
                          const ANeuralNetworksCompilation *compilation, uint32_t index,
@@ -134,7 +141,7 @@ const struct ndk_operand *ndk_compilation_io_operand(const ANeuralNetworksCompil
 
 typedef enum ndk_value_kind {
   NDK_VALUE_NONE = 0,    /* no value: a temporary, an input or an output */
-  NDK_VALUE_COPY,        /* copied into the model (below 128 bytes) */
+  NDK_VALUE_COPY,        /* copied into the model (up to 128 bytes) */
   NDK_VALUE_POINTER,     /* the client's buffer, read at compilation */
   NDK_VALUE_MEMORY,      /* a range of an ANeuralNetworksMemory */
   NDK_VALUE_OMITTED,     /* setOperandValue(NULL, 0): an omitted optional */
@@ -172,8 +179,9 @@ typedef struct ndk_operation {
 struct ANeuralNetworksModel {
   ndk_operand *operands;
   uint32_t operand_count, operand_capacity;
-  ndk_operation *operations;
+  ndk_operation *operations; /* in run order once finished */
   uint32_t operation_count, operation_capacity;
+  uint32_t *added_index; /* once finished: per operation, its place in the order added */
   uint32_t *inputs, *outputs;
   uint32_t input_count, output_count;
   bool io_identified;
@@ -196,6 +204,7 @@ void ndk_flat_model_free(ndk_flat_model *flat);
 /* ---- compilation --------------------------------------------------------- */
 
 struct ANeuralNetworksCompilation {
+  uint64_t id; /* never reused: memories name their roles' compilations by it */
   const ANeuralNetworksModel *model;
   ANeuralNetworksDevice *device;
   bool explicit_device; /* createForDevices with this one device */
@@ -284,6 +293,7 @@ struct ANeuralNetworksExecution {
   pthread_mutex_t lock;
   pthread_cond_t done_cond;
   ndk_execution_state state;
+  bool completing; /* a waiter of a fenced computation is taking its outcome */
   int result;
   vknn_output_shape *shapes;
   vknn_timing timing, fenced_timing;
@@ -314,5 +324,7 @@ struct ANeuralNetworksBurst {
   ndk_scratch scratch;
   atomic_bool busy;
 };
+/* A memory is freed: every live burst drops its mapping of the slot. */
+void ndk_burst_forget_slot(int32_t slot);
 
 #endif /* VKNN_NDK_H */

@@ -9,10 +9,13 @@
 
 #include "ndk.h"
 
+static atomic_uint_fast64_t last_compilation_id;
+
 static int create_compilation(ANeuralNetworksModel *model, ANeuralNetworksDevice *device,
                               bool explicit_device, ANeuralNetworksCompilation **out) {
   ANeuralNetworksCompilation *c = ndk_alloc(sizeof(*c));
   if (c == NULL) return ANEURALNETWORKS_OUT_OF_MEMORY;
+  c->id = atomic_fetch_add(&last_compilation_id, 1) + 1;
   c->model = model;
   c->device = device;
   c->explicit_device = explicit_device;
@@ -208,7 +211,7 @@ int ANeuralNetworksCompilation_finish(ANeuralNetworksCompilation *compilation) {
   ndk_flat_model flat;
   int r = ndk_flatten(compilation->model, &flat);
   if (r != ANEURALNETWORKS_NO_ERROR) return r;
-  vknn_deadline deadline = {compilation->has_timeout, ndk_now_boottime_ns() + compilation->timeout_ns};
+  vknn_deadline deadline = {compilation->has_timeout, ndk_deadline_after(compilation->timeout_ns)};
   vknn_status s;
   if (compilation->cache_dir != NULL || compilation->cache_fds[0] >= 0) s = prepare_cached(compilation, &flat.model, &deadline);
   else

@@ -21,7 +21,8 @@ ANeuralNetworksEvent *ndk_event_for_execution(ANeuralNetworksExecution *executio
 int ANeuralNetworksEvent_createFromSyncFenceFd(int sync_fence_fd, ANeuralNetworksEvent **event) {
   NDK_NOT_NULL(event);
   *event = NULL;
-  NDK_REQUIRE(sync_fence_fd >= 0, ANEURALNETWORKS_BAD_DATA, "sync fence %d is not a descriptor", sync_fence_fd);
+  /* As the NNAPI runtime: 0 (standard input) is no sync fence either. */
+  NDK_REQUIRE(sync_fence_fd > 0, ANEURALNETWORKS_BAD_DATA, "sync fence %d is not a fence's descriptor", sync_fence_fd);
   ANeuralNetworksEvent *e = new_event();
   if (e == NULL) return ANEURALNETWORKS_OUT_OF_MEMORY;
   /* The event keeps its own descriptor: the client keeps and closes its one. */

@@ -112,8 +112,15 @@ static int check_argument(ANeuralNetworksExecution *e, int32_t index, bool is_in
     return ANEURALNETWORKS_BAD_DATA;
   }
   size_t needed = needed_bytes(o, a);
-  if (a->kind != NDK_ARGUMENT_OMITTED && a->length < needed && !(a->kind == NDK_ARGUMENT_MEMORY && a->memory->kind == NDK_MEMORY_DEVICE)) {
+  bool sized = a->kind != NDK_ARGUMENT_OMITTED && !(a->kind == NDK_ARGUMENT_MEMORY && a->memory->kind == NDK_MEMORY_DEVICE);
+  if (sized && a->length < needed) {
     ndk_log_error(function, "%zu bytes are too few for %zu", a->length, needed);
+    return ANEURALNETWORKS_BAD_DATA;
+  }
+  /* NNAPI: the length is the value's raw size unless padding is enabled
+   * (an output of unknown size may be given any length). */
+  if (sized && needed > 0 && a->length != needed && !e->padding) {
+    ndk_log_error(function, "%zu bytes for a value of %zu (padding is not enabled)", a->length, needed);
     return ANEURALNETWORKS_BAD_DATA;
   }
   return ANEURALNETWORKS_NO_ERROR;
@@ -275,6 +282,7 @@ static void reset_for_reuse(ANeuralNetworksExecution *e) {
   e->fenced = NULL;
   if (e->fence_fd >= 0) close(e->fence_fd);
   e->fence_fd = -1;
+  e->completing = false;
   ndk_request_release(&e->request);
   e->timing = e->fenced_timing = (vknn_timing){UINT64_MAX, UINT64_MAX};
   e->state = NDK_EXECUTION_PREPARATION;
@@ -300,7 +308,7 @@ static int begin_compute(ANeuralNetworksExecution *e, ndk_scratch *scratch, comp
     ndk_request_release(&e->request);
     return r;
   }
-  *args = (compute_args){{e->has_timeout, ndk_now_boottime_ns() + e->timeout_ns},
+  *args = (compute_args){{e->has_timeout, ndk_deadline_after(e->timeout_ns)},
                          {true, e->loop_timeout_ns},
                          e->measure ? VKNN_MEASURE_TIMING_YES : VKNN_MEASURE_TIMING_NO};
   e->state = NDK_EXECUTION_COMPUTING;
@@ -466,6 +474,8 @@ int ANeuralNetworksExecution_startComputeWithDependencies(ANeuralNetworksExecuti
     NDK_REQUIRE(dependencies[i] != NULL, ANEURALNETWORKS_UNEXPECTED_NULL, "dependency %u is NULL", i);
   NDK_REQUIRE(duration == 0 || execution->compilation->explicit_device, ANEURALNETWORKS_BAD_DATA,
               "a duration needs a compilation made by createForDevices with one device");
+  /* A reusable execution starts over before its new event is made. */
+  if (execution->reusable && execution->state == NDK_EXECUTION_COMPLETED) reset_for_reuse(execution);
   NDK_REQUIRE(execution->state == NDK_EXECUTION_PREPARATION, ANEURALNETWORKS_BAD_STATE, "the execution has started");
   int *fds = ndk_alloc((num_dependencies + 1) * sizeof(int));
   ANeuralNetworksEvent *ev = ndk_event_for_execution(execution);
@@ -483,13 +493,18 @@ int ANeuralNetworksExecution_startComputeWithDependencies(ANeuralNetworksExecuti
 static void wait_fenced(ANeuralNetworksExecution *e) {
   struct pollfd pfd = {.fd = e->fence_fd, .events = POLLIN};
   while (poll(&pfd, 1, -1) < 0) continue;
+  /* Of several threads waiting, one takes the outcome; the others wait for
+   * it in ndk_execution_wait. */
   pthread_mutex_lock(&e->lock);
-  bool pending = e->state == NDK_EXECUTION_COMPUTING;
+  bool mine = e->state == NDK_EXECUTION_COMPUTING && !e->completing;
+  e->completing = e->completing || mine;
   pthread_mutex_unlock(&e->lock);
-  if (!pending) return;
+  if (!mine) return;
   vknn_timing launched = {UINT64_MAX, UINT64_MAX}, fenced = launched;
   vknn_status s = vknn_fenced_execution_get_info(e->fenced, &launched, &fenced);
+  pthread_mutex_lock(&e->lock);
   e->fenced_timing = fenced;
+  pthread_mutex_unlock(&e->lock);
   complete(e, s, NULL, &launched);
 }
 
@@ -552,8 +567,10 @@ int ANeuralNetworksExecution_getDuration(const ANeuralNetworksExecution *executi
               ANEURALNETWORKS_BAD_DATA, "unknown duration code %d", durationCode);
   NDK_REQUIRE(execution->state == NDK_EXECUTION_COMPLETED && execution->measure, ANEURALNETWORKS_BAD_STATE,
               "the execution has not completed, or was not asked to measure timing");
-  const vknn_timing *t = durationCode >= ANEURALNETWORKS_FENCED_DURATION_ON_HARDWARE ? &execution->fenced_timing
-                                                                                    : &execution->timing;
+  /* NNAPI: without dependencies (a computation not started with them) the
+   * fenced durations are the plain ones. */
+  bool fenced = durationCode >= ANEURALNETWORKS_FENCED_DURATION_ON_HARDWARE && execution->fence_fd >= 0;
+  const vknn_timing *t = fenced ? &execution->fenced_timing : &execution->timing;
   bool on_hardware = durationCode == ANEURALNETWORKS_DURATION_ON_HARDWARE ||
                      durationCode == ANEURALNETWORKS_FENCED_DURATION_ON_HARDWARE;
   *duration = execution->result != ANEURALNETWORKS_NO_ERROR ? UINT64_MAX

@@ -53,6 +53,7 @@ int ANeuralNetworksMemory_createFromAHardwareBuffer(const AHardwareBuffer *ahwb,
 
 void ANeuralNetworksMemory_free(ANeuralNetworksMemory *memory) {
   if (memory == NULL) return;
+  ndk_burst_forget_slot(memory->slot);
   if (memory->kind == NDK_MEMORY_FD) {
     close(memory->fd);
   } else {
@@ -68,7 +69,7 @@ bool ndk_memory_has_role(const ANeuralNetworksMemory *memory,
                          bool is_input) {
   for (uint32_t i = 0; i < memory->role_count; ++i) {
     const ndk_role *r = &memory->roles[i];
-    if (r->compilation == compilation && r->index == index && r->is_input == is_input) return true;
+    if (r->compilation_id == compilation->id && r->index == index && r->is_input == is_input) return true;
   }
   return false;
 }
@@ -136,7 +137,7 @@ static int add_role(ANeuralNetworksMemoryDesc *desc, const ANeuralNetworksCompil
     *desc = saved;
     return ANEURALNETWORKS_OUT_OF_MEMORY;
   }
-  desc->roles[desc->role_count++] = (ndk_role){compilation, index, frequency, is_input};
+  desc->roles[desc->role_count++] = (ndk_role){compilation, compilation->id, index, frequency, is_input};
   return ANEURALNETWORKS_NO_ERROR;
 }
 
@@ -225,6 +226,11 @@ int ANeuralNetworksMemory_createFromDesc(const ANeuralNetworksMemoryDesc *desc,
     return r;
   }
   memcpy(roles, desc->roles, n * sizeof(*roles));
+  /* The memory may outlive the compilations (only the descriptor may not):
+   * it keeps their ids and the operand type, never a pointer to them. */
+  const ndk_role *first = &desc->roles[0];
+  m->type = ndk_compilation_io_operand(first->compilation, first->index, first->is_input)->type;
+  for (size_t i = 0; i < n; ++i) roles[i].compilation = NULL;
   ndk_device_hold();
   m->kind = NDK_MEMORY_DEVICE;
   m->slot = ndk_next_slot();
@@ -267,9 +273,7 @@ static int copy_fd_to_fd(const ANeuralNetworksMemory *src, const ANeuralNetworks
 static int copy_buffer_to_buffer(const ANeuralNetworksMemory *src, const ANeuralNetworksMemory *dst) {
   vknn_output_shape shape;
   vknn_status s = vknn_buffer_get_shape(src->buffer, &shape);
-  const ndk_role *role = &src->roles[0];
-  const ndk_operand *operand = ndk_compilation_io_operand(role->compilation, role->index, role->is_input);
-  size_t size = ndk_element_size(operand->type);
+  size_t size = ndk_element_size(src->type);
   for (uint32_t i = 0; i < shape.rank; ++i) size *= shape.dimensions[i];
   NDK_REQUIRE_IN(COPY, s == VKNN_STATUS_NONE && size > 0, ANEURALNETWORKS_BAD_DATA, "the source holds no value");
   int fd = memfd_create("vknn-ndk-copy", MFD_CLOEXEC);

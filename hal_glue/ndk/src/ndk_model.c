@@ -26,6 +26,7 @@ void ANeuralNetworksModel_free(ANeuralNetworksModel *model) {
   }
   ndk_free(model->operands);
   ndk_free(model->operations);
+  ndk_free(model->added_index);
   ndk_free(model->inputs);
   ndk_free(model->outputs);
   ndk_free(model->values);
@@ -102,8 +103,10 @@ int ANeuralNetworksModel_addOperand(ANeuralNetworksModel *model,
   return ANEURALNETWORKS_NO_ERROR;
 }
 
-/* The bytes a value of the operand must have; 0 when its shape is not fully known. */
+/* The bytes a value of the operand must have; 0 when its shape is not fully
+ * known (a tensor of unknown rank included: rank 0 is a scalar's only). */
 static size_t value_size(const ndk_operand *o) {
+  if (o->rank == 0 && !ndk_type_is_scalar(o->type)) return 0;
   size_t size = ndk_element_size(o->type);
   for (uint32_t i = 0; i < o->rank; ++i) size *= o->dimensions[i];
   return size;
@@ -152,7 +155,7 @@ int ANeuralNetworksModel_setOperandValue(ANeuralNetworksModel *model, int32_t in
   size_t needed = value_size(o);
   NDK_MODEL_CHECK(model, needed == length || o->type == VKNN_OPERAND_OEM,
                   "operand %d needs %zu bytes, got %zu", index, needed, length);
-  if (length < ANEURALNETWORKS_MAX_SIZE_OF_IMMEDIATELY_COPIED_VALUES)
+  if (length <= ANEURALNETWORKS_MAX_SIZE_OF_IMMEDIATELY_COPIED_VALUES)
     return copy_small_value(model, o, buffer, length);
   /* Large values stay in the client's buffer until the compilation reads them. */
   o->value = NDK_VALUE_POINTER;
@@ -342,7 +345,8 @@ static int sort_into_run_order(ANeuralNetworksModel *model) {
   bool *ready = ndk_alloc(model->operand_count * sizeof(bool));
   ndk_operation *sorted = ndk_alloc(n * sizeof(ndk_operation));
   bool *placed = ndk_alloc(n * sizeof(bool));
-  int result = (ready && sorted && placed) ? 0 : -1;
+  uint32_t *added = ndk_alloc((n ? n : 1) * sizeof(uint32_t));
+  int result = (ready && sorted && placed && added) ? 0 : -1;
   for (uint32_t i = 0; result == 0 && i < model->operand_count; ++i) ready[i] = available_at_start(model, i);
   for (bool progress = true; result == 0 && progress && done < n;) {
     progress = false;
@@ -352,12 +356,19 @@ static int sort_into_run_order(ANeuralNetworksModel *model) {
       for (uint32_t k = 0; runnable && k < op->input_count; ++k) runnable = ready[op->inputs[k]];
       if (!runnable) continue;
       for (uint32_t k = 0; k < op->output_count; ++k) ready[op->outputs[k]] = true;
+      added[done] = i;
       sorted[done++] = *op;
       placed[i] = progress = true;
     }
   }
-  if (result == 0 && done == n) memcpy(model->operations, sorted, n * sizeof(ndk_operation));
-  else result = -1;
+  if (result == 0 && done == n) {
+    memcpy(model->operations, sorted, n * sizeof(ndk_operation));
+    model->added_index = added;
+    added = NULL;
+  } else {
+    result = -1;
+  }
+  ndk_free(added);
   ndk_free(ready);
   ndk_free(sorted);
   ndk_free(placed);
@@ -391,9 +402,16 @@ int ANeuralNetworksModel_getSupportedOperationsForDevices(
   ndk_flat_model flat;
   r = ndk_flatten(model, &flat);
   if (r != ANEURALNETWORKS_NO_ERROR) return r;
-  vknn_status s = vknn_device_get_supported_operations(devices[0]->vk, &flat.model, supportedOps,
-                                                       model->operation_count);
+  bool *in_run_order = ndk_alloc(model->operation_count * sizeof(bool));
+  vknn_status s = in_run_order == NULL ? VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT
+                                       : vknn_device_get_supported_operations(devices[0]->vk, &flat.model,
+                                                                              in_run_order, model->operation_count);
   ndk_flat_model_free(&flat);
+  /* The answers in the order the operations were added (NNAPI), not the
+   * run order finish sorted them into. */
+  for (uint32_t k = 0; s == VKNN_STATUS_NONE && k < model->operation_count; ++k)
+    supportedOps[model->added_index[k]] = in_run_order[k];
+  ndk_free(in_run_order);
   NDK_REQUIRE(s == VKNN_STATUS_NONE, ndk_result_of(s), "the support query failed: %s", vknn_status_name(s));
   return ANEURALNETWORKS_NO_ERROR;
 }

@@ -118,3 +118,8 @@ bool ndk_type_is_scalar(int32_t type) {
          type == ANEURALNETWORKS_FLOAT16 || type == ANEURALNETWORKS_MODEL ||
          type == VKNN_OPERAND_OEM;
 }
+
+uint64_t ndk_deadline_after(uint64_t duration_ns) {
+  uint64_t now = ndk_now_boottime_ns();
+  return duration_ns > UINT64_MAX - now ? UINT64_MAX : now + duration_ns;
+}
