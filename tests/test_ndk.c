@@ -967,6 +967,22 @@ static void test_burst_forgets_freed_memory(void **state) {
   ANeuralNetworksBurst_free(burst);
 }
 
+/* finish validates the model (the NNAPI runtime does): an ADD without its
+ * activation is BAD_DATA there, and the model stays unusable. */
+static void test_finish_validates(void **state) {
+  (void)state;
+  ANeuralNetworksModel *m = NULL;
+  assert_int_equal(ANeuralNetworksModel_create(&m), OK);
+  for (int i = 0; i < 3; ++i) assert_int_equal(ANeuralNetworksModel_addOperand(m, &tensor_type), OK);
+  assert_int_equal(ANeuralNetworksModel_addOperation(m, ANEURALNETWORKS_ADD, 2, (uint32_t[]){0, 1}, 1, (uint32_t[]){2}), OK);
+  assert_int_equal(ANeuralNetworksModel_identifyInputsAndOutputs(m, 2, (uint32_t[]){0, 1}, 1, (uint32_t[]){2}), OK);
+  assert_int_equal(ANeuralNetworksModel_finish(m), ANEURALNETWORKS_BAD_DATA);
+  assert_int_equal(ANeuralNetworksModel_finish(m), ANEURALNETWORKS_BAD_DATA);
+  ANeuralNetworksCompilation *c = NULL;
+  assert_int_equal(ANeuralNetworksCompilation_create(m, &c), ANEURALNETWORKS_BAD_STATE);
+  ANeuralNetworksModel_free(m);
+}
+
 /* Small rules: a tensor of unknown rank takes no constant (its size is
  * unknown), and descriptor 0 is no sync fence. */
 static void test_unknown_rank_constant_and_fence_zero(void **state) {
@@ -1133,6 +1149,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_argument_length_is_raw_size, setup, teardown),
       cmocka_unit_test_setup_teardown(test_burst_forgets_freed_memory, setup, teardown),
       cmocka_unit_test(test_unknown_rank_constant_and_fence_zero),
+      cmocka_unit_test(test_finish_validates),
       cmocka_unit_test_setup_teardown(test_reusable_execution, setup, teardown),
       cmocka_unit_test(test_sl_table),
       cmocka_unit_test(test_no_validation_messages),

@@ -305,6 +305,12 @@ typedef struct vknn_cache_files {
   const uint8_t *token; /* VKNN_CACHE_TOKEN_SIZE bytes */
 } vknn_cache_files;
 
+/* INVALID_ARGUMENT (logged) unless the model is valid: the HAL's model
+ * rules and the signature of every operation the driver implements (what
+ * the support query and prepare check first). For an NNAPI front end that
+ * validates a model when it is finished, without a support query. */
+vknn_status vknn_device_validate_model(vknn_device *device, const vknn_model *model);
+
 /* One boolean per operation of model->main (HAL getSupportedOperations_1_3):
  * true when the driver runs that operation on the GPU with those exact operand
  * types, shapes and parameters, within the device's limits (each operation

@@ -248,6 +248,11 @@ uint64_t vknn_device_get_validation_message_count(const vknn_device *device) {
   return device ? atomic_load(&device->vk.validation_messages) : 0;
 }
 
+vknn_status vknn_device_validate_model(vknn_device *device, const vknn_model *model) {
+  if (device == NULL || model == NULL) return VKNN_STATUS_INVALID_ARGUMENT;
+  return vknn_compiler_validate_model(&device->log, model);
+}
+
 vknn_status vknn_device_get_supported_operations(vknn_device *device, const vknn_model *model,
                                                  bool *out_supported, uint32_t supported_count) {
   if (device == NULL || model == NULL || out_supported == NULL) return VKNN_STATUS_INVALID_ARGUMENT;

@@ -343,12 +343,17 @@ int ANeuralNetworksExecution_compute(ANeuralNetworksExecution *execution) {
   compute_args args;
   int r = begin_compute(execution, NULL, &args, __func__);
   if (r != ANEURALNETWORKS_NO_ERROR) return r;
-  vknn_output_shape shapes[execution->output_count + 1];
+  /* On the heap: a model may have more outputs than a stack holds shapes. */
+  vknn_output_shape *shapes = ndk_alloc((execution->output_count + 1) * sizeof(*shapes));
   vknn_timing timing = {UINT64_MAX, UINT64_MAX};
-  vknn_status s = vknn_prepared_model_execute(execution->compilation->prepared, &execution->request.request,
-                                              args.measure, &args.deadline, &args.loop_timeout, shapes,
-                                              execution->output_count, &timing);
-  return finish_sync(execution, s, shapes, &timing);
+  vknn_status s = shapes == NULL ? VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT
+                                 : vknn_prepared_model_execute(execution->compilation->prepared,
+                                                               &execution->request.request, args.measure,
+                                                               &args.deadline, &args.loop_timeout, shapes,
+                                                               execution->output_count, &timing);
+  r = finish_sync(execution, s, shapes, &timing);
+  ndk_free(shapes);
+  return r;
 }
 
 int ANeuralNetworksExecution_burstCompute(ANeuralNetworksExecution *execution, ANeuralNetworksBurst *burst) {
@@ -364,12 +369,15 @@ int ANeuralNetworksExecution_burstCompute(ANeuralNetworksExecution *execution, A
   /* A grown pool has a new slot: the burst forgets the old one's mapping. */
   if (old_slot >= 0 && burst->scratch.slot != old_slot) vknn_burst_free_memory(burst->vk, old_slot);
   if (r == ANEURALNETWORKS_NO_ERROR) {
-    vknn_output_shape shapes[execution->output_count + 1];
+    vknn_output_shape *shapes = ndk_alloc((execution->output_count + 1) * sizeof(*shapes));
     vknn_timing timing = {UINT64_MAX, UINT64_MAX};
-    vknn_status s = vknn_burst_execute(burst->vk, &execution->request.request, execution->request.slots,
-                                       args.measure, &args.deadline, &args.loop_timeout, shapes,
-                                       execution->output_count, &timing);
+    vknn_status s = shapes == NULL ? VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT
+                                   : vknn_burst_execute(burst->vk, &execution->request.request,
+                                                        execution->request.slots, args.measure, &args.deadline,
+                                                        &args.loop_timeout, shapes, execution->output_count,
+                                                        &timing);
     r = finish_sync(execution, s, shapes, &timing);
+    ndk_free(shapes);
   }
   atomic_store(&burst->busy, false);
   return r;

@@ -375,6 +375,26 @@ static int sort_into_run_order(ANeuralNetworksModel *model) {
   return result;
 }
 
+/* The NNAPI runtime validates a model when it is finished: vknn's rules
+ * (the HAL's model rules, every operation's signature) on the flattened
+ * model, BAD_DATA and the model invalid when they fail. */
+static int validate_flat(ANeuralNetworksModel *model) {
+  ANeuralNetworksDevice *device = NULL;
+  int r = ndk_device_get(&device);
+  if (r != ANEURALNETWORKS_NO_ERROR) return r;
+  ndk_flat_model flat;
+  r = ndk_flatten(model, &flat);
+  if (r != ANEURALNETWORKS_NO_ERROR) return r;
+  vknn_status s = vknn_device_validate_model(device->vk, &flat.model);
+  ndk_flat_model_free(&flat);
+  if (s == VKNN_STATUS_INVALID_ARGUMENT) {
+    ndk_log_error("ANeuralNetworksModel_finish", "the model is invalid (the line before says why)");
+    model->invalid = true;
+    return ANEURALNETWORKS_BAD_DATA;
+  }
+  return ndk_result_of(s);
+}
+
 int ANeuralNetworksModel_finish(ANeuralNetworksModel *model) {
   NDK_NOT_NULL(model);
   NDK_MODEL_NOT_FINISHED(model);
@@ -386,6 +406,8 @@ int ANeuralNetworksModel_finish(ANeuralNetworksModel *model) {
                     "operand %u of type MODEL has no model", i);
   NDK_MODEL_CHECK(model, sort_into_run_order(model) == 0,
                   "an operation reads an operand that nothing writes before it (a cycle?)");
+  int r = validate_flat(model);
+  if (r != ANEURALNETWORKS_NO_ERROR) return r;
   model->finished = true;
   return ANEURALNETWORKS_NO_ERROR;
 }
