@@ -282,6 +282,25 @@ static const char *kernel_of(fixture *f, const conv_layer *l) {
   return name;
 }
 
+/* A choice in the table that this device's options rule out (Winograd, on
+ * a device opened with it OFF: a table restored from elsewhere, or edited)
+ * is not taken: the layer is measured again and runs what the options
+ * allow. */
+static void test_closed_choice_not_taken(void **state) {
+  fixture *f = *state;
+  const conv_layer l = {8, 8, 8, 4};
+  assert_string_equal(kernel_of(f, &l), "conv2d_gemm_f32");
+  pthread_mutex_lock(&f->device->tuning.lock);
+  assert_int_equal(f->device->tuning.count, 1);
+  f->device->tuning.entries[0].winograd = VKNN_WINOGRAD_F4X3;
+  pthread_mutex_unlock(&f->device->tuning.lock);
+  f->log.errors = 0;
+  assert_string_equal(kernel_of(f, &l), "conv2d_gemm_f32");
+  assert_int_equal(f->log.errors, 1);
+  assert_non_null(strstr(f->log.last, "not open on this device"));
+}
+
+
 /* The layer measured, with the results of the untuned model; prepared
  * again, it runs the kernel of the table's one entry. Then the entry is set
  * each way by hand, so that both reach the model whatever the timing kept. */
@@ -738,6 +757,7 @@ int main(void) {
       TEST(test_packed_layout_measured, open_packed_open), TEST(test_packed_layout_given, open_packed_on),
       TEST(test_packed_layout_given, open_packed_off),
       TEST(test_packed_layout_allocation_failures, open_packed_open),
+      TEST(test_closed_choice_not_taken, open_forced),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -524,6 +524,24 @@ static layer_outcome measure_layer(vknn_device *device, const vknn_plan_target *
   return n == 1 ? LAYER_ONE_VARIANT : LAYER_MEASURED;
 }
 
+/* Whether a choice from the table is one this device would try for the
+ * layer: its first-stage dimensions among the listed variants, each later
+ * dimension the device's own unless its stage is open. Tables restored from
+ * a cache were written under the same options, but are checked, not
+ * trusted: a choice outside them would pick a kernel the device's options
+ * rule out (Winograd with it OFF) or cannot run. */
+static bool variant_open(const vknn_device *device, const vknn_kernel_target *base, bool float16, variant v) {
+  variant listed[MAX_VARIANTS + 1], own = variant_of(base);
+  uint32_t n = list_variants(device, base, float16, listed);
+  bool found = false;
+  for (uint32_t i = 0; i < n && !found; ++i)
+    found = listed[i].texel_reads == v.texel_reads && listed[i].winograd == v.winograd &&
+            listed[i].float16_arithmetic == v.float16_arithmetic && listed[i].gemm_shared_tiles == v.gemm_shared_tiles;
+  return found && (v.subgroup_filter == own.subgroup_filter || stage_open(device, STAGE_SHARED_LOADS)) &&
+         (v.width == own.width || stage_open(device, STAGE_WIDTHS)) &&
+         (v.global_pool_reduction == own.global_pool_reduction || stage_open(device, STAGE_POOL_REDUCTION));
+}
+
 /* Operation k's kernel target: the table's choice for its shape, else
  * measured (and kept in the table). */
 static vknn_kernel_target tune_operation(vknn_device *device, const vknn_graph *graph, uint32_t k,
@@ -538,13 +556,17 @@ static vknn_kernel_target tune_operation(vknn_device *device, const vknn_graph *
   signature sig;
   layer_signature(&lm.copy.model, &sig);
   vknn_tuning_entry entry;
+  bool float16 = graph->tensors[op->inputs[0]].type == VKNN_OPERAND_TENSOR_FLOAT16;
   if (!sig.overflow && vknn_tuning_table_find(&device->tuning, sig.bytes, sig.size, &entry)) {
-    vknn_model_copy_free(&lm.copy);
-    atomic_fetch_add(&device->vk.counters.kernel_tunings_reused, 1);
-    return with_variant(chosen, entry_variant(&entry));
+    if (variant_open(device, &target->kernels, float16, entry_variant(&entry))) {
+      vknn_model_copy_free(&lm.copy);
+      atomic_fetch_add(&device->vk.counters.kernel_tunings_reused, 1);
+      return with_variant(chosen, entry_variant(&entry));
+    }
+    VKNN_LOG_E(&device->log, TAG, "operation %u (%s): the table's choice is not open on this device: measured again",
+               k, vknn_operation_type_name(op->type));
   }
   variant variants[MAX_VARIANTS + 1], best = variant_of(&target->kernels);
-  bool float16 = graph->tensors[op->inputs[0]].type == VKNN_OPERAND_TENSOR_FLOAT16;
   uint32_t count = list_variants(device, &target->kernels, float16, variants);
   layer_outcome outcome = measure_layer(device, target, &lm, variants, count, &best, k, op->type);
   bool measured = outcome == LAYER_MEASURED;
