@@ -194,12 +194,13 @@ static void test_if_inside_while(void **state) {
 /* ---- A body whose output grows ------------------------------------------ */
 
 /* y = [x]; for i in [0, n): y = concat(y, [7]). y's shape changes every
- * iteration; each shape is recorded once and kept. */
-static void build_growing(fixture *f) {
+ * iteration; each shape is recorded once and kept. The WHILE's output is
+ * declared out_dims. */
+static void build_growing_declared(fixture *f, const uint32_t *out_dims) {
   model_builder *m = &f->main, *cond = &f->sub[0], *body = &f->sub[1];
   uint32_t x = mb_input(m, F32, kOne, 1), n = mb_input(m, I32, kOne, 1);
   uint32_t i0 = const_i32(m, 0), cs = mb_subgraph(m, 0), bs = mb_subgraph(m, 1);
-  uint32_t out = mb_output(m, F32, kUnknown, 1);
+  uint32_t out = mb_output(m, F32, out_dims, 1);
   mb_operation(m, VKNN_OPERATION_WHILE, (uint32_t[]){cs, bs, x, i0, n}, 5, &out, 1);
 
   counter_condition(cond, (int32_t[]){F32, I32, I32}, 3, 1, 2, VKNN_OPERATION_LESS);
@@ -213,6 +214,9 @@ static void build_growing(fixture *f) {
   mb_operation(body, VKNN_OPERATION_ADD, (uint32_t[]){bi, one, act}, 3, &i1, 1);
   finish(f, 2);
 }
+
+/* The WHILE's output of open size, as its value grows. */
+static void build_growing(fixture *f) { build_growing_declared(f, kUnknown); }
 
 static void run_growing(fixture *f, int32_t n) {
   *(float *)input_at(f, 0) = 1.f;
@@ -415,6 +419,113 @@ static void test_unsupported_branch(void **state) {
   assert_false(supported[0]);
 }
 
+/* ---- Values against their operands' declarations -------------------------- */
+
+/* A WHILE whose output the model declares [1] while the loop value grows
+ * (the body's operands leave its size open), and an IF whose output is
+ * declared [1] while its then branch returns [2]: GENERAL_FAILURE, as in the
+ * reference (NONE with the grown shape before). Zero iterations, and the
+ * else branch, fit and run. */
+static void test_while_output_keeps_its_shape(void **state) {
+  fixture *f = *state;
+  build_growing_declared(f, kOne);
+  prepare(f);
+  make_request(f, (uint32_t[]){4, 4}, 2, 1);
+  *(float *)input_at(f, 0) = 1.f;
+  *(int32_t *)input_at(f, 1) = 0;
+  assert_int_equal(execute(f), VKNN_STATUS_NONE);
+  assert_float_equal(*output_f32(f, 0), 1.f, 0.f);
+  *(int32_t *)input_at(f, 1) = 4;
+  assert_int_equal(execute(f), VKNN_STATUS_GENERAL_FAILURE);
+  assert_non_null(strstr(f->log.last, "WHILE output: a value of rank 1 does not agree"));
+}
+
+static void test_if_output_keeps_its_shape(void **state) {
+  fixture *f = *state;
+  model_builder *m = &f->main, *then_b = &f->sub[0];
+  uint32_t c = mb_input(m, BOOL8, kOne, 1), x = mb_input(m, F32, kOne, 1);
+  uint32_t out = mb_output(m, F32, kOne, 1);
+  mb_operation(m, VKNN_OPERATION_IF, (uint32_t[]){c, mb_subgraph(m, 0), mb_subgraph(m, 1), x}, 4, &out, 1);
+  uint32_t tx = mb_input(then_b, F32, kOne, 1), ty = mb_output(then_b, F32, kUnknown, 1);
+  mb_operation(then_b, VKNN_OPERATION_CONCATENATION, (uint32_t[]){tx, const_f32(then_b, 7.f), mb_const_i32(then_b, 0)},
+               3, &ty, 1);
+  branch(&f->sub[1], VKNN_OPERATION_MUL, 2.f);
+  finish(f, 2);
+  prepare(f);
+  make_request(f, (uint32_t[]){1, 4}, 2, 1);
+  *(float *)input_at(f, 1) = 3.f;
+  *(uint8_t *)input_at(f, 0) = 0;
+  assert_int_equal(execute(f), VKNN_STATUS_NONE);
+  assert_float_equal(*output_f32(f, 0), 6.f, 0.f);
+  *(uint8_t *)input_at(f, 0) = 1;
+  assert_int_equal(execute(f), VKNN_STATUS_GENERAL_FAILURE);
+  assert_non_null(strstr(f->log.last, "IF output: a value of rank 1 does not agree"));
+  /* An omitted condition is no condition (it took the else branch). */
+  f->inputs[0] = (vknn_request_argument){.has_no_value = true};
+  assert_int_equal(execute(f), VKNN_STATUS_INVALID_ARGUMENT);
+}
+
+/* HAL: a loop is aborted when its condition does not give false within the
+ * loop timeout; a condition false at once gives NONE even with a timeout of
+ * 0 or 1 ns (fused loop and, IF inside WHILE, the unfused one). */
+static vknn_status execute_loop_timeout(fixture *f, uint64_t ns) {
+  vknn_duration timeout = {true, ns};
+  return vknn_prepared_model_execute(f->pm, &f->request, VKNN_MEASURE_TIMING_NO, NULL, &timeout,
+                                     f->shapes, 2, NULL);
+}
+
+static void test_zero_iterations_never_time_out(void **state) {
+  fixture *f = *state;
+  build_counting(f);
+  set_counting(f, 0.f); /* 0 < 0: no iteration */
+  for (uint64_t ns = 0; ns < 2; ++ns) assert_int_equal(execute_loop_timeout(f, ns), VKNN_STATUS_NONE);
+  assert_float_equal(*output_f32(f, 0), 0.f, 0.f);
+}
+
+static void test_zero_iterations_unfused(void **state) {
+  fixture *f = *state;
+  build_if_inside_while(f);
+  prepare(f);
+  make_request(f, (uint32_t[]){4, 4, 4}, 3, 1);
+  *(float *)input_at(f, 0) = 1.f;
+  *(int32_t *)input_at(f, 1) = 0;
+  *(int32_t *)input_at(f, 2) = 0;
+  for (uint64_t ns = 0; ns < 2; ++ns) assert_int_equal(execute_loop_timeout(f, ns), VKNN_STATUS_NONE);
+  assert_float_equal(*output_f32(f, 0), 1.f, 0.f);
+}
+
+/* A WHILE carrying a rank-5 value whose dimensions the request gives:
+ * 5 x 5581 x 8681 x 49477 x 384773 float32 elements (2^62 + 1) counted as 4
+ * bytes went through a loop of no iteration and came back NONE; now it is
+ * INVALID_ARGUMENT like any value past 4 GiB. */
+static void test_loop_value_past_4_gib(void **state) {
+  fixture *f = *state;
+  static const uint32_t unknown5[5] = {0, 0, 0, 0, 0};
+  model_builder *m = &f->main, *cond = &f->sub[0], *body = &f->sub[1];
+  uint32_t x = mb_input(m, F32, unknown5, 5), n = mb_input(m, I32, kOne, 1);
+  uint32_t out = mb_output(m, F32, unknown5, 5);
+  mb_operation(m, VKNN_OPERATION_WHILE, (uint32_t[]){mb_subgraph(m, 0), mb_subgraph(m, 1), x, const_i32(m, 0), n}, 5,
+               &out, 1);
+  (void)mb_input(cond, F32, unknown5, 5);
+  uint32_t ci = mb_input(cond, I32, kOne, 1), cn = mb_input(cond, I32, kOne, 1);
+  uint32_t c = mb_output(cond, BOOL8, kOne, 1);
+  mb_operation(cond, VKNN_OPERATION_LESS, (uint32_t[]){ci, cn}, 2, &c, 1);
+  uint32_t bx = mb_input(body, F32, unknown5, 5), bi = mb_input(body, I32, kOne, 1);
+  (void)mb_input(body, I32, kOne, 1);
+  uint32_t bx1 = mb_output(body, F32, unknown5, 5), bi1 = mb_output(body, I32, kOne, 1);
+  mb_operation(body, VKNN_OPERATION_ABS, &bx, 1, &bx1, 1);
+  mb_operation(body, VKNN_OPERATION_ADD, (uint32_t[]){bi, const_i32(body, 1), mb_const_i32(body, 0)}, 3, &bi1, 1);
+  finish(f, 2);
+  prepare(f);
+  make_request(f, (uint32_t[]){4, 4}, 2, 1);
+  static const uint32_t wraps[5] = {5, 5581, 8681, 49477, 384773};
+  f->inputs[0].dimensions = wraps;
+  f->inputs[0].dimension_count = 5;
+  *(int32_t *)input_at(f, 1) = 0;
+  assert_int_equal(execute(f), VKNN_STATUS_INVALID_ARGUMENT);
+  assert_non_null(strstr(f->log.last, "more than 4 GiB"));
+}
+
 /* ---- Nesting depth --------------------------------------------------------
  * A chain of IFs: main and each referenced subgraph but the last hold one
  * IF(c, next, next, x, c) into the next; the last one is y = ABS(x). Built
@@ -543,6 +654,11 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_cycle_rejected, setup, teardown),
       cmocka_unit_test_setup_teardown(test_unsupported_branch, setup, teardown),
       cmocka_unit_test_setup_teardown(test_nesting_limit, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_while_output_keeps_its_shape, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_if_output_keeps_its_shape, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_zero_iterations_never_time_out, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_zero_iterations_unfused, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_loop_value_past_4_gib, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -356,9 +356,38 @@ static void value_swap(cf_value *a, cf_value *b) {
 }
 
 static uint64_t value_bytes(int32_t type, uint32_t rank, const uint32_t *dims) {
-  uint64_t element = vknn_operand_type_element_size(type);
+  uint32_t element = vknn_operand_type_element_size(type);
   if (vknn_operand_type_is_scalar(type)) return element;
-  return element * vknn_shape_element_count(dims, rank);
+  return vknn_saturating_bytes(vknn_shape_element_count(dims, rank), element);
+}
+
+/* Whether a value agrees with an operand's declaration (a rank or a
+ * dimension of 0 is unknown and takes any): a value leaving an IF or WHILE,
+ * or entering a branch, condition or body, must (the reference fails the
+ * execution otherwise). */
+static bool value_fits(const cf_operand *declared, const cf_value *v) {
+  if (v->omitted || declared->rank == 0) return true;
+  if (declared->rank != v->rank) return false;
+  for (uint32_t d = 0; d < v->rank; ++d)
+    if (declared->dims[d] != 0 && declared->dims[d] != v->dims[d]) return false;
+  return true;
+}
+
+/* value_copy into an operand of declaration `declared`: GENERAL_FAILURE
+ * (logged) for a value of another shape; INVALID_ARGUMENT for no value
+ * (IF and WHILE take no omitted operand). */
+static vknn_status value_move_in(const vknn_control_flow *cf, const char *where, const cf_operand *declared,
+                                 cf_value *dst, const cf_value *src) {
+  if (src->omitted) {
+    VKNN_LOG_E(log_of(cf), TAG, "%s: a value IF and WHILE need was omitted", where);
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
+  if (!value_fits(declared, src)) {
+    VKNN_LOG_E(log_of(cf), TAG, "%s: a value of rank %u does not agree with its operand's declared shape",
+               where, src->rank);
+    return VKNN_STATUS_GENERAL_FAILURE;
+  }
+  return value_copy(dst, src);
 }
 
 /* ---- Execute ----------------------------------------------------------- */
@@ -473,14 +502,19 @@ static vknn_status call_run(cf_run *run, segment_call *c) {
   o.queued = true; /* a deadline passing now is the driver's: TRANSIENT */
   o.segment = true;
   vknn_timing timing;
-  vknn_status s = VKNN_STATUS_NONE;
+  vknn_status s = VKNN_STATUS_NONE, ran = VKNN_STATUS_NONE;
   for (uint32_t attempt = 0; s == VKNN_STATUS_NONE && attempt < 8; ++attempt) {
     vknn_request req;
     s = bind_call(c, &req);
     if (s == VKNN_STATUS_NONE)
-      s = vknn_execution_run(c->pm, &req, c->pools, &o, c->shapes, c->output_count, &timing);
+      s = ran = vknn_execution_run(c->pm, &req, c->pools, &o, c->shapes, c->output_count, &timing);
     if (s != VKNN_STATUS_OUTPUT_INSUFFICIENT_SIZE) break;
     s = grow_outputs(c);
+  }
+  /* Grown every time and still too small: the outputs were never written. */
+  if (s == VKNN_STATUS_NONE && ran == VKNN_STATUS_OUTPUT_INSUFFICIENT_SIZE) {
+    VKNN_LOG_E(log_of(run->cf), TAG, "a segment's outputs outgrew their room eight times");
+    s = VKNN_STATUS_GENERAL_FAILURE;
   }
   if (s == VKNN_STATUS_NONE) {
     take_shapes(c);
@@ -504,27 +538,45 @@ static vknn_status run_segment(cf_run *run, const cf_program *p, const cf_step *
   return s;
 }
 
-static vknn_status pass_inputs(const cf_program *callee, cf_frame *inner, const cf_frame *outer,
-                               const uint32_t *list) {
+static vknn_status pass_inputs(const cf_run *run, const cf_program *callee, cf_frame *inner,
+                               const cf_frame *outer, const uint32_t *list) {
   vknn_status s = VKNN_STATUS_NONE;
-  for (uint32_t i = 0; i < callee->input_count && s == VKNN_STATUS_NONE; ++i)
-    s = value_copy(&inner->values[callee->inputs[i]], &outer->values[list[i]]);
+  for (uint32_t i = 0; i < callee->input_count && s == VKNN_STATUS_NONE; ++i) {
+    uint32_t to = callee->inputs[i];
+    s = value_move_in(run->cf, "a branch, condition or body input", &callee->operands[to],
+                      &inner->values[to], &outer->values[list[i]]);
+  }
+  return s;
+}
+
+/* The results of an IF or WHILE into the caller's operands. */
+static vknn_status pass_outputs(const cf_run *run, const cf_program *caller, const cf_step *step,
+                                cf_frame *frame, const cf_frame *inner, const uint32_t *from) {
+  vknn_status s = VKNN_STATUS_NONE;
+  for (uint32_t j = 0; j < step->output_count && s == VKNN_STATUS_NONE; ++j) {
+    uint32_t to = step->outputs[j];
+    s = value_move_in(run->cf, step->kind == STEP_IF ? "IF output" : "WHILE output", &caller->operands[to],
+                      &frame->values[to], &inner->values[from[j]]);
+  }
   return s;
 }
 
 /* The one value the host reads: a condition's single boolean. */
 static bool condition_value(const cf_value *v) { return v->size > 0 && v->data[0] != 0; }
 
-static vknn_status run_if(cf_run *run, const cf_step *step, cf_frame *frame) {
+static vknn_status run_if(cf_run *run, const cf_program *p, const cf_step *step, cf_frame *frame) {
   const cf_value *cond = &frame->values[step->inputs[0]];
+  if (cond->omitted || cond->size == 0) {
+    VKNN_LOG_E(log_of(run->cf), TAG, "IF: the condition has no value");
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
   uint32_t index = step->programs[condition_value(cond) ? 0 : 1];
   const cf_program *branch = &run->cf->programs[index];
   cf_frame inner;
   vknn_status s = frame_make(branch, &inner);
-  if (s == VKNN_STATUS_NONE) s = pass_inputs(branch, &inner, frame, step->inputs + 3);
+  if (s == VKNN_STATUS_NONE) s = pass_inputs(run, branch, &inner, frame, step->inputs + 3);
   if (s == VKNN_STATUS_NONE) s = run_program(run, index, &inner);
-  for (uint32_t j = 0; j < step->output_count && s == VKNN_STATUS_NONE; ++j)
-    s = value_copy(&frame->values[step->outputs[j]], &inner.values[branch->outputs[j]]);
+  if (s == VKNN_STATUS_NONE) s = pass_outputs(run, p, step, frame, &inner, branch->outputs);
   frame_free(&inner);
   return s;
 }
@@ -557,7 +609,7 @@ typedef struct loop_frames {
 /* The condition on the loop's current values (the body frame's inputs). */
 static vknn_status evaluate_condition(cf_run *run, const cf_step *step, loop_frames *l,
                                       bool *out) {
-  vknn_status s = pass_inputs(l->cond, &l->cond_frame, &l->body_frame, l->body->inputs);
+  vknn_status s = pass_inputs(run, l->cond, &l->cond_frame, &l->body_frame, l->body->inputs);
   if (s == VKNN_STATUS_NONE) s = run_program(run, step->programs[0], &l->cond_frame);
   *out = s == VKNN_STATUS_NONE && condition_value(&l->cond_frame.values[l->cond->outputs[0]]);
   return s;
@@ -586,11 +638,14 @@ static void carry_values(loop_frames *l) {
     value_swap(&l->body_frame.values[l->body->inputs[i]], &l->body_frame.values[l->body->outputs[i]]);
 }
 
+/* The loop's time is checked each time the condition says to go on (HAL:
+ * the loop is aborted when its condition does not give false in time; a
+ * condition false at once never times out). */
 static vknn_status iterate_fused(cf_run *run, const cf_step *step, loop_frames *l) {
   uint64_t start = vknn_now_boottime_ns();
   bool again = false;
-  vknn_status s = check_loop_time(run, start, 0);
-  if (s == VKNN_STATUS_NONE) s = evaluate_condition(run, step, l, &again);
+  vknn_status s = evaluate_condition(run, step, l, &again);
+  if (s == VKNN_STATUS_NONE && again) s = check_loop_time(run, start, 0);
   if (s != VKNN_STATUS_NONE || !again) return s;
   cf_value condition = {0};
   segment_call c;
@@ -611,9 +666,9 @@ static vknn_status iterate(cf_run *run, const cf_step *step, loop_frames *l) {
   if (step->loop != NULL) return iterate_fused(run, step, l);
   uint64_t start = vknn_now_boottime_ns();
   for (uint64_t iterations = 0;; ++iterations) {
-    vknn_status s = check_loop_time(run, start, iterations);
     bool again = false;
-    if (s == VKNN_STATUS_NONE) s = evaluate_condition(run, step, l, &again);
+    vknn_status s = evaluate_condition(run, step, l, &again);
+    if (s == VKNN_STATUS_NONE && again) s = check_loop_time(run, start, iterations);
     if (s != VKNN_STATUS_NONE || !again) return s;
     s = run_program(run, step->programs[1], &l->body_frame);
     if (s != VKNN_STATUS_NONE) return s;
@@ -621,15 +676,14 @@ static vknn_status iterate(cf_run *run, const cf_step *step, loop_frames *l) {
   }
 }
 
-static vknn_status run_while(cf_run *run, const cf_step *step, cf_frame *frame) {
+static vknn_status run_while(cf_run *run, const cf_program *p, const cf_step *step, cf_frame *frame) {
   loop_frames l = {.cond = &run->cf->programs[step->programs[0]],
                    .body = &run->cf->programs[step->programs[1]]};
   vknn_status s = frame_make(l.cond, &l.cond_frame);
   if (s == VKNN_STATUS_NONE) s = frame_make(l.body, &l.body_frame);
-  if (s == VKNN_STATUS_NONE) s = pass_inputs(l.body, &l.body_frame, frame, step->inputs + 2);
+  if (s == VKNN_STATUS_NONE) s = pass_inputs(run, l.body, &l.body_frame, frame, step->inputs + 2);
   if (s == VKNN_STATUS_NONE) s = iterate(run, step, &l);
-  for (uint32_t j = 0; j < step->output_count && s == VKNN_STATUS_NONE; ++j)
-    s = value_copy(&frame->values[step->outputs[j]], &l.body_frame.values[l.body->inputs[j]]);
+  if (s == VKNN_STATUS_NONE) s = pass_outputs(run, p, step, frame, &l.body_frame, l.body->inputs);
   frame_free(&l.cond_frame);
   frame_free(&l.body_frame);
   return s;
@@ -641,8 +695,8 @@ static vknn_status run_program(cf_run *run, uint32_t index, cf_frame *frame) {
   for (uint32_t i = 0; i < p->step_count && s == VKNN_STATUS_NONE; ++i) {
     const cf_step *step = &p->steps[i];
     if (step->kind == STEP_SEGMENT) s = run_segment(run, p, step, frame);
-    else if (step->kind == STEP_IF) s = run_if(run, step, frame);
-    else s = run_while(run, step, frame);
+    else if (step->kind == STEP_IF) s = run_if(run, p, step, frame);
+    else s = run_while(run, p, step, frame);
   }
   return s;
 }
@@ -657,6 +711,10 @@ static vknn_status read_input(const vknn_control_flow *cf, uint32_t i,
   v->rank = arg->dimension_count > 0 ? arg->dimension_count : o->rank;
   memcpy(v->dims, arg->dimension_count > 0 ? arg->dimensions : o->dims, v->rank * sizeof(uint32_t));
   v->size = value_bytes(o->type, v->rank, v->dims);
+  if (v->size > VKNN_MAX_TENSOR_BYTES) {
+    VKNN_LOG_E(log_of(cf), TAG, "input %u: a value of more than 4 GiB", i);
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
   if (v->size > arg->location.length) {
     VKNN_LOG_E(log_of(cf), TAG, "input %u has %u bytes, its value needs %llu", i,
                arg->location.length, (unsigned long long)v->size);
