@@ -536,9 +536,10 @@ static uint8_t *read_path(const char *path, size_t *size) {
   return bytes;
 }
 
-/* VKNN_CACHE_KEY_FILE: made with a fresh key of VKNN_CACHE_KEY_SIZE bytes
- * (mode 0600) when absent, read by every device after; a file that holds no
- * key is logged and the process's key taken instead. */
+/* VKNN_CACHE_KEY_FILE (or the option cache_key_file): made with a fresh key
+ * of VKNN_CACHE_KEY_SIZE bytes (mode 0600) when absent, read by every device
+ * after; a file that holds no key, or that others may read, is logged and
+ * the process's key taken instead. */
 static void test_key_file(void **state) {
   cache_fixture *f = *state;
   char dir[] = "/tmp/vknn-key-XXXXXX", path[64];
@@ -565,10 +566,27 @@ static void test_key_file(void **state) {
   f->log.errors = 0;
   vknn_device *fallback = open_device_with_key(&f->log, NULL);
   assert_int_equal(f->log.errors, 1);
-  assert_non_null(strstr(f->log.last, "VKNN_CACHE_KEY_FILE"));
+  assert_non_null(strstr(f->log.last, "(size)"));
   assert_memory_equal(fallback->cache_key, f->device->cache_key, VKNN_CACHE_KEY_SIZE);
   vknn_device_close(fallback);
+  /* A whole key others may read is not taken either. */
+  fd = open(path, O_WRONLY | O_TRUNC);
+  assert_int_equal(write(fd, key, VKNN_CACHE_KEY_SIZE), VKNN_CACHE_KEY_SIZE);
+  close(fd);
+  assert_int_equal(chmod(path, 0644), 0);
+  fallback = open_device_with_key(&f->log, NULL);
+  assert_non_null(strstr(f->log.last, "not private to this user"));
+  assert_memory_equal(fallback->cache_key, f->device->cache_key, VKNN_CACHE_KEY_SIZE);
+  vknn_device_close(fallback);
+  assert_int_equal(chmod(path, 0600), 0);
   assert_int_equal(unsetenv("VKNN_CACHE_KEY_FILE"), 0);
+  /* The option names the file too. */
+  vknn_device_options options = {.log_callback = test_log_callback, .log_user_data = &f->log,
+                                 .enable_validation = true, .cache_key_file = path};
+  vknn_device *from_option = NULL;
+  assert_int_equal(vknn_device_open(&options, &from_option), VKNN_STATUS_NONE);
+  assert_memory_equal(from_option->cache_key, key, VKNN_CACHE_KEY_SIZE);
+  vknn_device_close(from_option);
   free(key);
   unlink(path);
   rmdir(dir);

@@ -465,6 +465,23 @@ static void test_if_output_keeps_its_shape(void **state) {
   assert_int_equal(execute(f), VKNN_STATUS_INVALID_ARGUMENT);
 }
 
+/* A loop value carried to the next iteration must agree with the
+ * condition's input too: declared [1] there while the body grows it, the
+ * fused loop (whose condition runs on the GPU) returned NONE. */
+static void test_carried_value_keeps_the_condition_shape(void **state) {
+  fixture *f = *state;
+  build_growing(f);
+  f->sub[0].dims[0][0] = 1; /* the condition's x: [1] */
+  prepare(f);
+  make_request(f, (uint32_t[]){4, 4}, 2, 1);
+  *(float *)input_at(f, 0) = 1.f;
+  *(int32_t *)input_at(f, 1) = 0;
+  assert_int_equal(execute(f), VKNN_STATUS_NONE);
+  *(int32_t *)input_at(f, 1) = 2;
+  assert_int_equal(execute(f), VKNN_STATUS_GENERAL_FAILURE);
+  assert_non_null(strstr(f->log.last, "does not agree with the loop's input"));
+}
+
 /* HAL: a loop is aborted when its condition does not give false within the
  * loop timeout; a condition false at once gives NONE even with a timeout of
  * 0 or 1 ns (fused loop and, IF inside WHILE, the unfused one). */
@@ -659,6 +676,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_zero_iterations_never_time_out, setup, teardown),
       cmocka_unit_test_setup_teardown(test_zero_iterations_unfused, setup, teardown),
       cmocka_unit_test_setup_teardown(test_loop_value_past_4_gib, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_carried_value_keeps_the_condition_shape, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

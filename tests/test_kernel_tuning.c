@@ -284,8 +284,8 @@ static const char *kernel_of(fixture *f, const conv_layer *l) {
 
 /* A choice in the table that this device's options rule out (Winograd, on
  * a device opened with it OFF: a table restored from elsewhere, or edited)
- * is not taken: the layer is measured again and runs what the options
- * allow. */
+ * is not taken: the layer is measured again, runs what the options allow,
+ * and the new choice replaces the entry. */
 static void test_closed_choice_not_taken(void **state) {
   fixture *f = *state;
   const conv_layer l = {8, 8, 8, 4};
@@ -298,6 +298,13 @@ static void test_closed_choice_not_taken(void **state) {
   assert_string_equal(kernel_of(f, &l), "conv2d_gemm_f32");
   assert_int_equal(f->log.errors, 1);
   assert_non_null(strstr(f->log.last, "not open on this device"));
+  /* The choice measured instead took the entry's place: taken from then on. */
+  pthread_mutex_lock(&f->device->tuning.lock);
+  assert_int_equal(f->device->tuning.count, 1);
+  assert_int_equal(f->device->tuning.entries[0].winograd, VKNN_WINOGRAD_OFF);
+  pthread_mutex_unlock(&f->device->tuning.lock);
+  assert_string_equal(kernel_of(f, &l), "conv2d_gemm_f32");
+  assert_int_equal(f->log.errors, 1);
 }
 
 

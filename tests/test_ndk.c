@@ -14,6 +14,9 @@
 #include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include <stdatomic.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 
 #include "android/NeuralNetworks.h"
 #include "vknn_ndk.h"
@@ -452,6 +455,66 @@ static int files_in(const char *dir) {
   return count;
 }
 
+/* One computation of the ADD model's compilation, its sums checked. */
+static void compute_and_check(ANeuralNetworksCompilation *c) {
+  float out[N];
+  ANeuralNetworksExecution *e = execution_with_inputs(c, out);
+  assert_int_equal(ANeuralNetworksExecution_compute(e), OK);
+  check_sum(out);
+  ANeuralNetworksExecution_free(e);
+}
+
+/* The errors the library logs, counted (for the cache test below). */
+static atomic_int logged_errors;
+static void count_errors(void *user_data, vknn_log_level level, const char *tag, const char *message) {
+  (void)user_data, (void)tag, (void)message;
+  if (level == VKNN_LOG_ERROR) atomic_fetch_add(&logged_errors, 1);
+}
+
+/* Caches written by another process restore here: the library keeps its
+ * key in the user's cache folder (XDG_CACHE_HOME, set by main to a fresh
+ * folder), made 0600 on first use. A child process compiles with caching;
+ * this process then restores from its files without an error (a cache
+ * sealed under another key is logged and prepared anew). */
+static void test_caching_across_processes(void **state) {
+  (void)state;
+  char path[4200];
+  snprintf(path, sizeof(path), "%s/vknn/cache.key", getenv("XDG_CACHE_HOME"));
+  char dir[] = "/tmp/vknn-ndk-xcache-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  uint8_t token[ANEURALNETWORKS_BYTE_SIZE_OF_CACHE_TOKEN] = {9, 8, 7};
+  pid_t child = fork();
+  if (child == 0) {
+    ANeuralNetworksModel *m = add_model();
+    ANeuralNetworksCompilation *c = NULL;
+    int ok = ANeuralNetworksCompilation_create(m, &c) == OK && ANeuralNetworksCompilation_setCaching(c, dir, token) == OK &&
+             ANeuralNetworksCompilation_finish(c) == OK;
+    _exit(ok ? 0 : 1);
+  }
+  int status = 0;
+  assert_int_equal(waitpid(child, &status, 0), child);
+  assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  struct stat st;
+  assert_int_equal(stat(path, &st), 0);
+  assert_int_equal(st.st_mode & 0777, 0600);
+  assert_int_equal(st.st_size, 32);
+  vknn_ndk_set_log_callback(count_errors, NULL);
+  atomic_store(&logged_errors, 0);
+  ANeuralNetworksModel *m = add_model();
+  ANeuralNetworksCompilation *c = NULL;
+  assert_int_equal(ANeuralNetworksCompilation_create(m, &c), OK);
+  assert_int_equal(ANeuralNetworksCompilation_setCaching(c, dir, token), OK);
+  assert_int_equal(ANeuralNetworksCompilation_finish(c), OK);
+  vknn_ndk_set_log_callback(NULL, NULL);
+  assert_int_equal(atomic_load(&logged_errors), 0);
+  compute_and_check(c);
+  ANeuralNetworksCompilation_free(c);
+  ANeuralNetworksModel_free(m);
+  char cmd[128];
+  snprintf(cmd, sizeof(cmd), "rm -r %s", dir);
+  assert_int_equal(system(cmd), 0);
+}
+
 static void test_compilation_caching(void **state) {
   (void)state;
   char dir[] = "/tmp/vknn-ndk-cache-XXXXXX";
@@ -465,11 +528,7 @@ static void test_compilation_caching(void **state) {
     assert_int_equal(ANeuralNetworksCompilation_setCaching(c, dir, NULL), ANEURALNETWORKS_UNEXPECTED_NULL);
     assert_int_equal(ANeuralNetworksCompilation_setCaching(c, dir, token), OK);
     assert_int_equal(ANeuralNetworksCompilation_finish(c), OK);
-    float out[N];
-    ANeuralNetworksExecution *e = execution_with_inputs(c, out);
-    assert_int_equal(ANeuralNetworksExecution_compute(e), OK);
-    check_sum(out);
-    ANeuralNetworksExecution_free(e);
+    compute_and_check(c);
     ANeuralNetworksCompilation_free(c);
   }
   assert_int_equal(files_in(dir), 2);
@@ -1119,6 +1178,9 @@ static void test_no_validation_messages(void **state) {
 }
 
 int main(void) {
+  /* The library's cache key goes to a fresh folder, not the user's. */
+  char xdg[] = "/tmp/vknn-ndk-xdg-XXXXXX";
+  if (mkdtemp(xdg) == NULL || setenv("XDG_CACHE_HOME", xdg, 1) != 0 || unsetenv("VKNN_CACHE_KEY_FILE") != 0) return 1;
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_device_queries),
       cmocka_unit_test(test_model_null_arguments),
@@ -1132,6 +1194,7 @@ int main(void) {
       cmocka_unit_test(test_supported_operations),
       cmocka_unit_test(test_compilation_rules),
       cmocka_unit_test(test_compilation_caching),
+      cmocka_unit_test(test_caching_across_processes),
       cmocka_unit_test_setup_teardown(test_execution_argument_checks, setup, teardown),
       cmocka_unit_test_setup_teardown(test_execution_used_once, setup, teardown),
       cmocka_unit_test(test_execution_timing_needs_device),

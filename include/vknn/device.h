@@ -201,11 +201,13 @@ typedef struct vknn_device_options {
    * a device with the key that wrote it, so a client that can rewrite its
    * cache files cannot forge one (HAL: the model cache is security
    * sensitive). A service keeps the key where only the driver reads it.
-   * NULL: the key in the file the environment variable VKNN_CACHE_KEY_FILE
-   * names (made with random bytes, mode 0600, if absent), else one drawn at
-   * random once per process, so that caches restore only in the process
-   * that wrote them. */
+   * NULL: the key in the file cache_key_file names, else the one the
+   * environment variable VKNN_CACHE_KEY_FILE names (made with random bytes,
+   * mode 0600, if absent; one another user owns, or others may read or
+   * write, is not taken), else one drawn at random once per process, so
+   * that caches restore only in the process that wrote them. */
   const uint8_t *cache_key;
+  const char *cache_key_file;
 } vknn_device_options;
 
 /* Bytes of the device option cache_key. */

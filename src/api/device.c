@@ -113,8 +113,8 @@ vknn_status vknn_device_open(const vknn_device_options *options, vknn_device **o
   bool validation = (options && options->enable_validation) || (env && strcmp(env, "1") == 0);
   device->profile_dispatches = options && options->profile_dispatches;
   open_debugging(device, options);
-  if (vknn_cache_key_choose(&device->log, options ? options->cache_key : NULL, device->cache_key) !=
-      VKNN_STATUS_NONE) {
+  if (vknn_cache_key_choose(&device->log, options ? options->cache_key : NULL,
+                            options ? options->cache_key_file : NULL, device->cache_key) != VKNN_STATUS_NONE) {
     vknn_trace_close(&device->trace);
     free(device);
     return VKNN_STATUS_GENERAL_FAILURE;

@@ -152,10 +152,10 @@ vknn_status vknn_device_prepare_model_with_cache(vknn_device *device, const vknn
   if (s == VKNN_STATUS_NONE) s = vknn_check_deadline(&device->log, TAG, deadline);
   if (s == VKNN_STATUS_NONE)
     s = compile_and_create(device, model, preference, priority, deadline, out_prepared_model);
-  /* After the prepare, whose result saving never changes. */
+  if (s == VKNN_STATUS_NONE) s = abort_if_late(device, deadline, "the prepare", out_prepared_model);
+  /* After the prepare, whose result saving never changes (nor its time). */
   if (s == VKNN_STATUS_NONE && vknn_cache_given(cache))
     vknn_cache_save(device, model, cache, preference, priority);
-  if (s == VKNN_STATUS_NONE) s = abort_if_late(device, deadline, "the prepare", out_prepared_model);
   vknn_trace_end(&device->trace, "prepare", "prepare", begin);
   return s;
 }

@@ -71,24 +71,32 @@ static void make_key_file(const char *path) {
   unlink(temporary);
 }
 
-static bool key_from_file(const vknn_logger *log, const char *path, uint8_t out[VKNN_CACHE_KEY_SIZE]) {
-  if (access(path, F_OK) != 0) make_key_file(path);
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  bool ok = fd >= 0 && read_exactly(fd, out, VKNN_CACHE_KEY_SIZE);
-  if (fd >= 0) close(fd);
-  if (!ok)
-    VKNN_LOG_E(log, TAG, "VKNN_CACHE_KEY_FILE %s: no key of %d bytes there (%s); caches are sealed "
-               "with this process's key", path, VKNN_CACHE_KEY_SIZE, fd < 0 ? strerror(errno) : "size");
-  return ok;
+/* A key only this process's user could have written or read: a file of
+ * its own (not a link), no access for group or others. */
+static bool private_file(int fd) {
+  struct stat st;
+  return fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() && (st.st_mode & 077) == 0;
 }
 
-vknn_status vknn_cache_key_choose(const vknn_logger *log, const uint8_t *given,
+static bool key_from_file(const vknn_logger *log, const char *path, uint8_t out[VKNN_CACHE_KEY_SIZE]) {
+  if (access(path, F_OK) != 0) make_key_file(path);
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  const char *why = fd < 0 ? strerror(errno) : !private_file(fd) ? "not private to this user"
+                  : !read_exactly(fd, out, VKNN_CACHE_KEY_SIZE) ? "size" : NULL;
+  if (fd >= 0) close(fd);
+  if (why != NULL)
+    VKNN_LOG_E(log, TAG, "cache key file %s: no key of %d bytes there (%s); caches are sealed "
+               "with this process's key", path, VKNN_CACHE_KEY_SIZE, why);
+  return why == NULL;
+}
+
+vknn_status vknn_cache_key_choose(const vknn_logger *log, const uint8_t *given, const char *file,
                                   uint8_t out[VKNN_CACHE_KEY_SIZE]) {
   if (given != NULL) {
     memcpy(out, given, VKNN_CACHE_KEY_SIZE);
     return VKNN_STATUS_NONE;
   }
-  const char *path = getenv("VKNN_CACHE_KEY_FILE");
+  const char *path = file != NULL ? file : getenv("VKNN_CACHE_KEY_FILE");
   if (path != NULL && path[0] != '\0' && key_from_file(log, path, out)) return VKNN_STATUS_NONE;
   pthread_once(&process_key_once, draw_process_key);
   if (!process_key_ok) {

@@ -632,10 +632,20 @@ static vknn_status make_loop_call(const cf_step *step, loop_frames *l, cf_value 
   return VKNN_STATUS_NONE;
 }
 
-static void carry_values(loop_frames *l) {
-  /* Body output i is the next iteration's input i. */
-  for (uint32_t i = 0; i < l->body->output_count; ++i)
-    value_swap(&l->body_frame.values[l->body->inputs[i]], &l->body_frame.values[l->body->outputs[i]]);
+/* Body output i is the next iteration's input i, which must agree with the
+ * body's input i and the condition's (the fused loop tests the condition on
+ * the GPU, so the host checks here): GENERAL_FAILURE otherwise. */
+static vknn_status carry_values(const cf_run *run, loop_frames *l) {
+  for (uint32_t i = 0; i < l->body->output_count; ++i) {
+    cf_value *next = &l->body_frame.values[l->body->inputs[i]];
+    value_swap(next, &l->body_frame.values[l->body->outputs[i]]);
+    if (!value_fits(&l->body->operands[l->body->inputs[i]], next) ||
+        !value_fits(&l->cond->operands[l->cond->inputs[i]], next)) {
+      VKNN_LOG_E(log_of(run->cf), TAG, "WHILE: body output %u does not agree with the loop's input %u", i, i);
+      return VKNN_STATUS_GENERAL_FAILURE;
+    }
+  }
+  return VKNN_STATUS_NONE;
 }
 
 /* The loop's time is checked each time the condition says to go on (HAL:
@@ -652,9 +662,8 @@ static vknn_status iterate_fused(cf_run *run, const cf_step *step, loop_frames *
   s = make_loop_call(step, l, &condition, &c);
   for (uint64_t iterations = 1; s == VKNN_STATUS_NONE; ++iterations) {
     s = call_run(run, &c);
-    if (s != VKNN_STATUS_NONE) break;
-    carry_values(l);
-    if (!condition_value(&condition)) break;
+    if (s == VKNN_STATUS_NONE) s = carry_values(run, l);
+    if (s != VKNN_STATUS_NONE || !condition_value(&condition)) break;
     s = check_loop_time(run, start, iterations);
   }
   call_free(&c);
@@ -671,8 +680,8 @@ static vknn_status iterate(cf_run *run, const cf_step *step, loop_frames *l) {
     if (s == VKNN_STATUS_NONE && again) s = check_loop_time(run, start, iterations);
     if (s != VKNN_STATUS_NONE || !again) return s;
     s = run_program(run, step->programs[1], &l->body_frame);
+    if (s == VKNN_STATUS_NONE) s = carry_values(run, l);
     if (s != VKNN_STATUS_NONE) return s;
-    carry_values(l);
   }
 }
 

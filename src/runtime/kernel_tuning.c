@@ -565,6 +565,7 @@ static vknn_kernel_target tune_operation(vknn_device *device, const vknn_graph *
     }
     VKNN_LOG_E(&device->log, TAG, "operation %u (%s): the table's choice is not open on this device: measured again",
                k, vknn_operation_type_name(op->type));
+    vknn_tuning_table_remove(&device->tuning, sig.bytes, sig.size);
   }
   variant variants[MAX_VARIANTS + 1], best = variant_of(&target->kernels);
   uint32_t count = list_variants(device, &target->kernels, float16, variants);

@@ -34,6 +34,17 @@ bool vknn_tuning_table_find(vknn_tuning_table *table, const uint8_t *signature, 
   return found;
 }
 
+void vknn_tuning_table_remove(vknn_tuning_table *table, const uint8_t *signature, uint32_t size) {
+  pthread_mutex_lock(&table->lock);
+  for (uint32_t i = 0; i < table->count; ++i)
+    if (table->entries[i].signature_size == size && memcmp(table->entries[i].signature, signature, size) == 0) {
+      free(table->entries[i].signature);
+      table->entries[i] = table->entries[--table->count];
+      break;
+    }
+  pthread_mutex_unlock(&table->lock);
+}
+
 void vknn_tuning_table_add(vknn_tuning_table *table, const uint8_t *signature, uint32_t size,
                            const vknn_tuning_entry *choice) {
   uint8_t *bytes = vknn_malloc(size);

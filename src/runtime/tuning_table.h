@@ -38,6 +38,10 @@ void vknn_tuning_table_destroy(vknn_tuning_table *table);
 /* The entry for a signature, copied into *out; false when there is none. */
 bool vknn_tuning_table_find(vknn_tuning_table *table, const uint8_t *signature, uint32_t size,
                             vknn_tuning_entry *out);
+/* Drops the entry of a signature, if there is one (a choice a device
+ * refuses, so that the one measured instead takes its place). */
+void vknn_tuning_table_remove(vknn_tuning_table *table, const uint8_t *signature, uint32_t size);
+
 /* Keeps a choice for a signature (once: a concurrent prepare may have added
  * it meanwhile). A failed allocation only means measuring it again. */
 void vknn_tuning_table_add(vknn_tuning_table *table, const uint8_t *signature, uint32_t size,

@@ -32,7 +32,8 @@ uint64_t vknn_fault_count(vknn_fault_kind kind);
 bool vknn_fault_next(vknn_fault_kind kind);
 
 /* What vknn_now_boottime_ns adds: 0, or an hour once VKNN_FAULT_CLOCK_JUMP's
- * reading has come (each call counts one reading). */
+ * reading has come (each call counts one reading while the kind is armed;
+ * readings of every thread count). */
 uint64_t vknn_fault_clock_jump_ns(void);
 
 void *vknn_malloc(size_t size);

@@ -323,8 +323,16 @@ struct ANeuralNetworksBurst {
   vknn_burst *vk;
   ndk_scratch scratch;
   atomic_bool busy;
+  /* Slots of memories freed since the burst last computed: dropped before
+   * its next computation (a slot is never reused, so the wait is safe). */
+  pthread_mutex_t forget_lock;
+  int32_t *forget;
+  uint32_t forget_count, forget_capacity;
 };
-/* A memory is freed: every live burst drops its mapping of the slot. */
+/* A memory is freed: every live burst is told to drop its mapping of the
+ * slot, without waiting for a computation it runs. */
 void ndk_burst_forget_slot(int32_t slot);
+/* Drops the mappings of the slots freed since; the burst is the caller's. */
+void ndk_burst_drop_forgotten(ANeuralNetworksBurst *burst);
 
 #endif /* VKNN_NDK_H */

@@ -1,8 +1,11 @@
 /* ANeuralNetworksDevice: the one device of this library, vknn's, opened on
  * first use and kept until the library unloads (the NDK has no call that
  * releases a device). */
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "ndk.h"
 
@@ -32,8 +35,33 @@ static void close_device(void) {
   vknn_device_close(the_device.vk);
 }
 
+/* The library runs in the client's own process, so the key that seals its
+ * compilation caches can live in the user's cache folder
+ * ($XDG_CACHE_HOME/vknn/cache.key, else ~/.cache/vknn/cache.key), where
+ * setCaching's files keep working across runs; VKNN_CACHE_KEY_FILE, if
+ * set, names another. NULL: no such folder (a key per process). */
+static const char *user_key_file(char *path, size_t size) {
+  if (getenv("VKNN_CACHE_KEY_FILE") != NULL) return NULL;
+  const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+  char dir[3072];
+  if (xdg != NULL && xdg[0] == '/') {
+    snprintf(dir, sizeof(dir), "%s/vknn", xdg);
+  } else if (home != NULL && home[0] == '/') {
+    snprintf(dir, sizeof(dir), "%s/.cache", home);
+    if (mkdir(dir, 0700) != 0 && errno != EEXIST) return NULL;
+    snprintf(dir, sizeof(dir), "%s/.cache/vknn", home);
+  } else {
+    return NULL;
+  }
+  if (mkdir(dir, 0700) != 0 && errno != EEXIST) return NULL;
+  snprintf(path, size, "%s/cache.key", dir);
+  return path;
+}
+
 static void open_device(void) {
-  vknn_device_options options = {.log_callback = forward_log};
+  char key_file[4096];
+  vknn_device_options options = {.log_callback = forward_log,
+                                 .cache_key_file = user_key_file(key_file, sizeof(key_file))};
   vknn_status s = vknn_device_open(&options, &the_device.vk);
   if (s != VKNN_STATUS_NONE) {
     ndk_log_error("ANeuralNetworks", "no vknn device: %s", vknn_status_name(s));

@@ -363,6 +363,7 @@ int ANeuralNetworksExecution_burstCompute(ANeuralNetworksExecution *execution, A
               "the burst belongs to another compilation");
   NDK_REQUIRE(!atomic_exchange(&burst->busy, true), ANEURALNETWORKS_BAD_STATE,
               "the burst runs another execution");
+  ndk_burst_drop_forgotten(burst);
   compute_args args;
   int32_t old_slot = burst->scratch.data != NULL ? burst->scratch.slot : -1;
   int r = begin_compute(execution, &burst->scratch, &args, __func__);

@@ -341,6 +341,9 @@ static bool available_at_start(const ANeuralNetworksModel *model, uint32_t index
 /* Puts the operations in an order where each runs after the producers of its
  * inputs (the order vknn runs them in); -1 when no such order exists. */
 static int sort_into_run_order(ANeuralNetworksModel *model) {
+  /* Sorted by an earlier finish that failed later (out of memory): the
+   * operations are in run order and added_index already maps them. */
+  if (model->added_index != NULL) return 0;
   uint32_t n = model->operation_count, done = 0;
   bool *ready = ndk_alloc(model->operand_count * sizeof(bool));
   ndk_operation *sorted = ndk_alloc(n * sizeof(ndk_operation));
