@@ -26,9 +26,8 @@ uint64_t vknn_operand_byte_size(const vknn_operand *operand) {
   if (element == 0) return UINT64_MAX;
   if (vknn_operand_type_is_scalar(operand->type)) return element;
   if (operand->dimension_count == 0) return 0;
-  uint64_t count = vknn_shape_element_count(operand->dimensions, operand->dimension_count);
-  if (count == UINT64_MAX || count > UINT64_MAX / element) return UINT64_MAX;
-  return count * element;
+  return vknn_saturating_bytes(vknn_shape_element_count(operand->dimensions, operand->dimension_count),
+                               element);
 }
 
 static vknn_status validate_extension_table(const validator *v) {
