@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "common/shared_memory.h"
+#include "runtime/control_flow.h"
 #include "support/model_builder.h"
 #include "support/test_model.h"
 #include "vknn/vknn.h"
@@ -248,6 +249,17 @@ static void test_body_output_grows(void **state) {
 
 /* ---- Conditions: a model input, a value computed from a driver buffer ---- */
 
+/* out = IF c THEN x + 1 ELSE x * 2, the model finished. */
+static void finish_if(fixture *f, uint32_t c, uint32_t x) {
+  model_builder *m = &f->main;
+  uint32_t then_sg = mb_subgraph(m, 0), else_sg = mb_subgraph(m, 1);
+  uint32_t out = mb_output(m, F32, kOne, 1);
+  mb_operation(m, VKNN_OPERATION_IF, (uint32_t[]){c, then_sg, else_sg, x}, 4, &out, 1);
+  branch(&f->sub[0], VKNN_OPERATION_ADD, 1.f);
+  branch(&f->sub[1], VKNN_OPERATION_MUL, 2.f);
+  finish(f, 2);
+}
+
 static void build_if(fixture *f, bool condition_is_input) {
   model_builder *m = &f->main;
   uint32_t c = condition_is_input ? mb_input(m, BOOL8, kOne, 1) : 0;
@@ -256,12 +268,7 @@ static void build_if(fixture *f, bool condition_is_input) {
     c = mb_temporary(m, BOOL8, kOne, 1);
     mb_operation(m, VKNN_OPERATION_GREATER, (uint32_t[]){x, const_f32(m, 0.f)}, 2, &c, 1);
   }
-  uint32_t then_sg = mb_subgraph(m, 0), else_sg = mb_subgraph(m, 1);
-  uint32_t out = mb_output(m, F32, kOne, 1);
-  mb_operation(m, VKNN_OPERATION_IF, (uint32_t[]){c, then_sg, else_sg, x}, 4, &out, 1);
-  branch(&f->sub[0], VKNN_OPERATION_ADD, 1.f);
-  branch(&f->sub[1], VKNN_OPERATION_MUL, 2.f);
-  finish(f, 2);
+  finish_if(f, c, x);
 }
 
 static void test_condition_is_model_input(void **state) {
@@ -276,6 +283,24 @@ static void test_condition_is_model_input(void **state) {
   *(uint8_t *)input_at(f, 0) = 0;
   assert_int_equal(execute(f), VKNN_STATUS_NONE);
   assert_float_equal(*output_f32(f, 0), 10.f, 0.f);
+}
+
+/* Only constants an IF or WHILE reads directly stay in host memory: the
+ * branches' constants live in their segments' own models (every constant
+ * of every subgraph was copied, loop-body weights held twice). */
+static void test_host_keeps_only_control_flow_constants(void **state) {
+  fixture *f = *state;
+  model_builder *m = &f->main;
+  uint32_t x = mb_input(m, F32, kOne, 1);
+  uint8_t yes = 1;
+  finish_if(f, mb_const_tensor(m, BOOL8, kOne, 1, &yes, sizeof(yes)), x);
+  prepare(f);
+  assert_non_null(f->pm->control_flow);
+  assert_int_equal(vknn_control_flow_host_constant_bytes(f->pm->control_flow), sizeof(yes));
+  make_request(f, (uint32_t[]){4}, 1, 1);
+  *(float *)input_at(f, 0) = 5.f;
+  assert_int_equal(execute(f), VKNN_STATUS_NONE);
+  assert_float_equal(*output_f32(f, 0), 6.f, 0.f);
 }
 
 static void test_condition_from_driver_buffer(void **state) {
@@ -665,6 +690,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_if_inside_while, setup, teardown),
       cmocka_unit_test_setup_teardown(test_body_output_grows, setup, teardown),
       cmocka_unit_test_setup_teardown(test_condition_is_model_input, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_host_keeps_only_control_flow_constants, setup, teardown),
       cmocka_unit_test_setup_teardown(test_condition_from_driver_buffer, setup, teardown),
       cmocka_unit_test_setup_teardown(test_infinite_loop_times_out, setup, teardown),
       cmocka_unit_test_setup_teardown(test_ten_thousand_iterations, setup, teardown),

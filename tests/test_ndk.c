@@ -637,8 +637,9 @@ static void test_execution_timing_needs_device(void **state) {
   assert_int_equal(ANeuralNetworksExecution_setMeasureTiming(e, true), ANEURALNETWORKS_BAD_DATA);
   assert_int_equal(ANeuralNetworksExecution_setTimeout(e, 1000), ANEURALNETWORKS_BAD_DATA);
   assert_int_equal(ANeuralNetworksExecution_compute(e), OK);
-  uint64_t ns;
+  uint64_t ns = 0;
   assert_int_equal(ANeuralNetworksExecution_getDuration(e, ANEURALNETWORKS_DURATION_IN_DRIVER, &ns), ANEURALNETWORKS_BAD_STATE);
+  assert_true(ns == UINT64_MAX);
   ANeuralNetworksExecution_free(e);
   ANeuralNetworksCompilation_free(c);
   ANeuralNetworksModel_free(m);
@@ -719,7 +720,9 @@ static void test_execution_burst(void **state) {
   ANeuralNetworksModel_free(m);
 }
 
-/* An output of unknown size: too small a buffer reports the size it needs. */
+/* An output of unknown size: too small a buffer reports the size it needs.
+ * The execution did not succeed, so it has no duration (NNAPI: BAD_STATE
+ * and UINT64_MAX, as before it finished). */
 static void test_execution_dynamic_output(void **state) {
   (void)state;
   ANeuralNetworksModel *m = NULL;
@@ -730,13 +733,17 @@ static void test_execution_dynamic_output(void **state) {
   assert_int_equal(ANeuralNetworksModel_addOperation(m, ANEURALNETWORKS_RELU, 1, (uint32_t[]){0}, 1, (uint32_t[]){1}), OK);
   assert_int_equal(ANeuralNetworksModel_identifyInputsAndOutputs(m, 1, (uint32_t[]){0}, 1, (uint32_t[]){1}), OK);
   assert_int_equal(ANeuralNetworksModel_finish(m), OK);
-  ANeuralNetworksCompilation *c = compile(m, false);
+  ANeuralNetworksCompilation *c = compile(m, true);
   ANeuralNetworksExecution *e = NULL;
   float out[N];
   assert_int_equal(ANeuralNetworksExecution_create(c, &e), OK);
+  assert_int_equal(ANeuralNetworksExecution_setMeasureTiming(e, true), OK);
   assert_int_equal(ANeuralNetworksExecution_setInput(e, 0, NULL, A, sizeof(A)), OK);
   assert_int_equal(ANeuralNetworksExecution_setOutput(e, 0, NULL, out, 2 * sizeof(float)), OK);
   assert_int_equal(ANeuralNetworksExecution_compute(e), ANEURALNETWORKS_OUTPUT_INSUFFICIENT_SIZE);
+  uint64_t ns = 0;
+  assert_int_equal(ANeuralNetworksExecution_getDuration(e, ANEURALNETWORKS_DURATION_IN_DRIVER, &ns), ANEURALNETWORKS_BAD_STATE);
+  assert_true(ns == UINT64_MAX);
   uint32_t rank = 0, dims[1] = {0};
   assert_int_equal(ANeuralNetworksExecution_getOutputOperandRank(e, 0, &rank), ANEURALNETWORKS_OUTPUT_INSUFFICIENT_SIZE);
   assert_int_equal(ANeuralNetworksExecution_getOutputOperandDimensions(e, 0, dims), ANEURALNETWORKS_OUTPUT_INSUFFICIENT_SIZE);
@@ -870,6 +877,12 @@ static void test_memory_device_buffers(void **state) {
   assert_int_equal(ANeuralNetworksMemory_createFromFd(sizeof(A), PROT_READ | PROT_WRITE, a_fd, 0, &host_a), OK);
   assert_int_equal(ANeuralNetworksMemory_createFromFd(sizeof(B), PROT_READ | PROT_WRITE, b_fd, 0, &host_b), OK);
   assert_int_equal(ANeuralNetworksMemory_createFromFd(sizeof(A), PROT_READ | PROT_WRITE, out_fd, 0, &host_out), OK);
+  /* NNAPI: a memory copied onto itself is a no-op, even unwritten; an
+   * unwritten source is BAD_DATA, whatever the destination. */
+  assert_int_equal(ANeuralNetworksMemory_copy(bufs[0], bufs[0]), OK);
+  assert_int_equal(ANeuralNetworksMemory_copy(host_a, host_a), OK);
+  assert_int_equal(ANeuralNetworksMemory_copy(bufs[2], host_out), ANEURALNETWORKS_BAD_DATA);
+  assert_int_equal(ANeuralNetworksMemory_copy(bufs[2], bufs[0]), ANEURALNETWORKS_BAD_DATA);
   assert_int_equal(ANeuralNetworksMemory_copy(host_a, bufs[0]), OK);
   assert_int_equal(ANeuralNetworksMemory_copy(host_b, bufs[1]), OK);
   ANeuralNetworksExecution *e = NULL;

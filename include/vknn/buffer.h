@@ -55,6 +55,10 @@ vknn_status vknn_buffer_copy_to(vknn_buffer *buffer, const vknn_memory *memory);
 /* The buffer's current shape (rank 0 while unknown). */
 vknn_status vknn_buffer_get_shape(const vknn_buffer *buffer, vknn_output_shape *out_shape);
 
+/* Whether the buffer holds a value: a copy_from or an execution wrote it,
+ * and no failed one has since (a scalar's shape alone cannot tell). */
+bool vknn_buffer_is_written(const vknn_buffer *buffer);
+
 /* Frees the buffer; its token stops naming it. Executions using it finish
  * first. */
 void vknn_buffer_release(vknn_buffer *buffer);

@@ -444,3 +444,10 @@ vknn_status vknn_buffer_get_shape(const vknn_buffer *b, vknn_output_shape *out) 
   out->is_sufficient = true;
   return VKNN_STATUS_NONE;
 }
+
+bool vknn_buffer_is_written(const vknn_buffer *b) {
+  if (b == NULL) return false;
+  vknn_buffer_shape state;
+  vknn_buffer_get_state((vknn_buffer *)b, &state);
+  return state.initialized;
+}

@@ -121,6 +121,19 @@ static vknn_status copy_constant(const vknn_control_flow *cf, const vknn_model *
   return VKNN_STATUS_NONE;
 }
 
+/* Marks the operands an IF or WHILE of sg reads (its condition, its inputs):
+ * the only constants the host needs, as a segment's constants are compiled
+ * into the segment's own model. */
+static uint8_t *read_by_control_flow(const vknn_subgraph *sg) {
+  uint8_t *read = vknn_calloc(sg->operand_count ? sg->operand_count : 1, 1);
+  for (uint32_t k = 0; read != NULL && k < sg->operation_count; ++k) {
+    const vknn_operation *op = &sg->operations[k];
+    if (!vknn_is_control_flow(op->type)) continue;
+    for (uint32_t i = 0; i < op->input_count; ++i) read[op->inputs[i]] = 1;
+  }
+  return read;
+}
+
 static vknn_status describe_operands(vknn_control_flow *cf, const vknn_model *model,
                                      const vknn_subgraph *sg, cf_program *p) {
   p->operand_count = sg->operand_count;
@@ -133,7 +146,10 @@ static vknn_status describe_operands(vknn_control_flow *cf, const vknn_model *mo
   p->output_count = sg->output_count;
   if (sg->input_count) memcpy(p->inputs, sg->input_indexes, sg->input_count * sizeof(uint32_t));
   memcpy(p->outputs, sg->output_indexes, sg->output_count * sizeof(uint32_t));
-  for (uint32_t i = 0; i < sg->operand_count; ++i) {
+  uint8_t *read = read_by_control_flow(sg);
+  if (read == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
+  vknn_status s = VKNN_STATUS_NONE;
+  for (uint32_t i = 0; i < sg->operand_count && s == VKNN_STATUS_NONE; ++i) {
     const vknn_operand *o = &sg->operands[i];
     cf_operand *d = &p->operands[i];
     d->type = vknn_model_operand_type(model, o->type);
@@ -142,11 +158,10 @@ static vknn_status describe_operands(vknn_control_flow *cf, const vknn_model *mo
     d->omitted = o->lifetime == VKNN_LIFETIME_NO_VALUE;
     bool constant = o->lifetime == VKNN_LIFETIME_CONSTANT_COPY ||
                     o->lifetime == VKNN_LIFETIME_CONSTANT_REFERENCE;
-    if (!constant) continue;
-    vknn_status s = copy_constant(cf, model, o, d);
-    if (s != VKNN_STATUS_NONE) return s;
+    if (constant && read[i]) s = copy_constant(cf, model, o, d);
   }
-  return VKNN_STATUS_NONE;
+  free(read);
+  return s;
 }
 
 static uint32_t *copy_list(const uint32_t *list, uint32_t count) {
@@ -301,6 +316,14 @@ void vknn_control_flow_destroy(vknn_control_flow *cf) {
     free_program(&cf->programs[i]);
   free(cf->programs);
   free(cf);
+}
+
+uint64_t vknn_control_flow_host_constant_bytes(const vknn_control_flow *cf) {
+  uint64_t bytes = 0;
+  for (uint32_t i = 0; i < cf->program_count; ++i)
+    for (uint32_t j = 0; j < cf->programs[i].operand_count; ++j)
+      if (cf->programs[i].operands[j].constant != NULL) bytes += cf->programs[i].operands[j].constant_size;
+  return bytes;
 }
 
 /* ---- Values ------------------------------------------------------------ */

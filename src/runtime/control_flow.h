@@ -15,6 +15,10 @@ vknn_status vknn_control_flow_create(vknn_prepared_model *pm, const vknn_model *
                                      vknn_control_flow **out);
 void vknn_control_flow_destroy(vknn_control_flow *cf);
 
+/* Bytes of constants held in host memory: those an IF or WHILE reads
+ * directly (a condition, a branch's or loop's input), for tests. */
+uint64_t vknn_control_flow_host_constant_bytes(const vknn_control_flow *cf);
+
 /* Runs the model for a request whose pools are mapped (pools[i] for
  * request->pools[i]): inputs copied in, the programs run, outputs and their
  * shapes copied out. A WHILE that loops longer than options->loop_timeout_ns,

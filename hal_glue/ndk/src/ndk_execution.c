@@ -574,16 +574,19 @@ int ANeuralNetworksExecution_getDuration(const ANeuralNetworksExecution *executi
   NDK_REQUIRE(durationCode >= ANEURALNETWORKS_DURATION_ON_HARDWARE &&
                   durationCode <= ANEURALNETWORKS_FENCED_DURATION_IN_DRIVER,
               ANEURALNETWORKS_BAD_DATA, "unknown duration code %d", durationCode);
-  NDK_REQUIRE(execution->state == NDK_EXECUTION_COMPLETED && execution->measure, ANEURALNETWORKS_BAD_STATE,
-              "the execution has not completed, or was not asked to measure timing");
+  /* NNAPI: only a successful execution that measured has durations. */
+  *duration = UINT64_MAX;
+  NDK_REQUIRE(execution->state == NDK_EXECUTION_COMPLETED, ANEURALNETWORKS_BAD_STATE,
+              "the execution has not finished");
+  NDK_REQUIRE(execution->result == ANEURALNETWORKS_NO_ERROR, ANEURALNETWORKS_BAD_STATE,
+              "the execution did not succeed");
+  NDK_REQUIRE(execution->measure, ANEURALNETWORKS_BAD_STATE, "the execution was not asked to measure timing");
   /* NNAPI: without dependencies (a computation not started with them) the
    * fenced durations are the plain ones. */
   bool fenced = durationCode >= ANEURALNETWORKS_FENCED_DURATION_ON_HARDWARE && execution->fence_fd >= 0;
   const vknn_timing *t = fenced ? &execution->fenced_timing : &execution->timing;
   bool on_hardware = durationCode == ANEURALNETWORKS_DURATION_ON_HARDWARE ||
                      durationCode == ANEURALNETWORKS_FENCED_DURATION_ON_HARDWARE;
-  *duration = execution->result != ANEURALNETWORKS_NO_ERROR ? UINT64_MAX
-              : on_hardware                               ? to_ns(t->time_on_device)
-                                                          : to_ns(t->time_in_driver);
+  *duration = on_hardware ? to_ns(t->time_on_device) : to_ns(t->time_in_driver);
   return ANEURALNETWORKS_NO_ERROR;
 }

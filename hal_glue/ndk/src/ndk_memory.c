@@ -293,7 +293,11 @@ static int copy_buffer_to_buffer(const ANeuralNetworksMemory *src, const ANeural
 int ANeuralNetworksMemory_copy(const ANeuralNetworksMemory *src, const ANeuralNetworksMemory *dst) {
   NDK_NOT_NULL(src);
   NDK_NOT_NULL(dst);
-  NDK_REQUIRE(src != dst, ANEURALNETWORKS_BAD_DATA, "the source is the destination");
+  /* As the NNAPI runtime: a copy onto itself does nothing, and a driver
+   * buffer never written has nothing to copy. */
+  if (src == dst) return ANEURALNETWORKS_NO_ERROR;
+  NDK_REQUIRE(src->kind != NDK_MEMORY_DEVICE || vknn_buffer_is_written(src->buffer), ANEURALNETWORKS_BAD_DATA,
+              "the source memory was never written");
   if (src->kind == NDK_MEMORY_FD && dst->kind == NDK_MEMORY_FD) return copy_fd_to_fd(src, dst);
   if (src->kind == NDK_MEMORY_DEVICE && dst->kind == NDK_MEMORY_DEVICE) return copy_buffer_to_buffer(src, dst);
   vknn_status s = src->kind == NDK_MEMORY_FD ? vknn_buffer_copy_from(dst->buffer, &src->vk, NULL, 0)
