@@ -165,6 +165,13 @@ static bool readable(int fd, int timeout_ms) {
   return poll(&pfd, 1, timeout_ms) == 1;
 }
 
+/* The outcome once the sync fence signals (getExecutionInfo does not wait). */
+static vknn_status fenced_outcome(vknn_fenced_execution *e, int fence, vknn_timing *launched,
+                                  vknn_timing *fenced) {
+  assert_true(readable(fence, 60000));
+  return vknn_fenced_execution_get_info(e, launched, fenced);
+}
+
 static void test_fenced_waits_for_its_fences(void **state) {
   fixture *f = *state;
   int gate = eventfd(0, EFD_CLOEXEC), fence = -1;
@@ -174,10 +181,14 @@ static void test_fenced_waits_for_its_fences(void **state) {
                                                       &fence, &e),
                    VKNN_STATUS_NONE);
   assert_false(readable(fence, 100)); /* the gate is not signaled: no work yet */
+  /* HAL getExecutionInfo: before the sync fence signals, GENERAL_FAILURE
+   * (it waited for the execution, here for ever). */
+  vknn_timing launched, fenced;
+  assert_int_equal(vknn_fenced_execution_get_info(e, &launched, &fenced), VKNN_STATUS_GENERAL_FAILURE);
+  assert_true(launched.time_in_driver == UINT64_MAX && fenced.time_on_device == UINT64_MAX);
   uint64_t one = 1;
   assert_int_equal(write(gate, &one, sizeof(one)), sizeof(one));
   assert_true(readable(fence, 10000));
-  vknn_timing launched, fenced;
   assert_int_equal(vknn_fenced_execution_get_info(e, &launched, &fenced), VKNN_STATUS_NONE);
   assert_float_equal(output(f, 2), 22.f, 0.f);
   /* timingFenced starts when the fences signaled: at least the 100 ms the
@@ -208,7 +219,7 @@ static void test_fenced_takes_request_output_shape(void **state) {
   f->r.outputs[0].dimension_count = 2;
   assert_int_equal(vknn_prepared_model_execute_fenced(pm, &f->r.request, NULL, 0, 0, NULL, NULL, NULL, &fence, &e),
                    VKNN_STATUS_NONE);
-  assert_int_equal(vknn_fenced_execution_get_info(e, NULL, NULL), VKNN_STATUS_NONE);
+  assert_int_equal(fenced_outcome(e, fence, NULL, NULL), VKNN_STATUS_NONE);
   assert_float_equal(output(f, 5), 55.f, 0.f);
   vknn_fenced_execution_release(e);
   close(fence);
@@ -240,7 +251,7 @@ static void test_fenced_deadline_while_waiting(void **state) {
   assert_int_equal(vknn_prepared_model_execute_fenced(f->pm, &f->r.request, &gate, 1, 0, &deadline,
                                                       NULL, NULL, &fence, &e),
                    VKNN_STATUS_NONE);
-  assert_int_equal(vknn_fenced_execution_get_info(e, NULL, NULL), VKNN_STATUS_MISSED_DEADLINE_TRANSIENT);
+  assert_int_equal(fenced_outcome(e, fence, NULL, NULL), VKNN_STATUS_MISSED_DEADLINE_TRANSIENT);
   assert_true(readable(fence, 1000)); /* signaled even on failure */
   vknn_fenced_execution_release(e);
   close(fence);
@@ -374,8 +385,8 @@ static void test_fence_wait_holds_up_nothing(void **state) {
   uint64_t one = 1;
   assert_int_equal(write(gate_fd, &one, sizeof(one)), sizeof(one));
   assert_true(readable(high_fence, 10000));
-  assert_int_equal(vknn_fenced_execution_get_info(first, NULL, NULL), VKNN_STATUS_NONE);
-  assert_int_equal(vknn_fenced_execution_get_info(second, NULL, NULL), VKNN_STATUS_NONE);
+  assert_int_equal(fenced_outcome(first, low_fence, NULL, NULL), VKNN_STATUS_NONE);
+  assert_int_equal(fenced_outcome(second, high_fence, NULL, NULL), VKNN_STATUS_NONE);
   vknn_fenced_execution_release(first);
   vknn_fenced_execution_release(second);
   close(low_fence);
@@ -398,7 +409,7 @@ static void test_fenced_keeps_its_own_descriptors(void **state) {
   uint64_t one = 1;
   assert_int_equal(write(gate_fd, &one, sizeof(one)), sizeof(one));
   assert_true(readable(fence, 10000));
-  assert_int_equal(vknn_fenced_execution_get_info(e, NULL, NULL), VKNN_STATUS_NONE);
+  assert_int_equal(fenced_outcome(e, fence, NULL, NULL), VKNN_STATUS_NONE);
   vknn_fenced_execution_release(e);
   close(fence);
   close(gate_fd);
@@ -482,7 +493,7 @@ static void test_fenced_duration_after_fence(void **state) {
                    VKNN_STATUS_NONE);
   sleep_ms(2 * QUEUE_DEADLINE_MS);
   release_both_threads(&h);
-  assert_int_equal(vknn_fenced_execution_get_info(e, NULL, NULL), VKNN_STATUS_MISSED_DEADLINE_TRANSIENT);
+  assert_int_equal(fenced_outcome(e, fence, NULL, NULL), VKNN_STATUS_MISSED_DEADLINE_TRANSIENT);
   assert_float_equal(out[2], -1.f, 0.f); /* never ran */
   vknn_fenced_execution_release(e);
   close(fence);
@@ -491,7 +502,7 @@ static void test_fenced_duration_after_fence(void **state) {
   assert_int_equal(vknn_prepared_model_execute_fenced(f->pm, &f->r.request, NULL, 0, 0, NULL, NULL, &long_after,
                                                       &fence, &e),
                    VKNN_STATUS_NONE);
-  assert_int_equal(vknn_fenced_execution_get_info(e, NULL, NULL), VKNN_STATUS_NONE);
+  assert_int_equal(fenced_outcome(e, fence, NULL, NULL), VKNN_STATUS_NONE);
   assert_float_equal(output(f, 2), 22.f, 0.f);
   vknn_fenced_execution_release(e);
   close(fence);
@@ -509,7 +520,7 @@ static void test_fenced_deadline_passes_in_queue(void **state) {
                    VKNN_STATUS_NONE);
   sleep_ms(2 * QUEUE_DEADLINE_MS);
   release_both_threads(&h);
-  assert_int_equal(vknn_fenced_execution_get_info(e, NULL, NULL), VKNN_STATUS_MISSED_DEADLINE_TRANSIENT);
+  assert_int_equal(fenced_outcome(e, fence, NULL, NULL), VKNN_STATUS_MISSED_DEADLINE_TRANSIENT);
   assert_true(readable(fence, 1000));
   vknn_fenced_execution_release(e);
   close(fence);
@@ -547,7 +558,7 @@ static void test_driver_time_includes_queue_wait(void **state) {
   assert_true(c.timing.time_on_device == UINT64_MAX ||
               c.timing.time_in_driver >= c.timing.time_on_device);
   vknn_timing launched, fenced;
-  assert_int_equal(vknn_fenced_execution_get_info(e, &launched, &fenced), VKNN_STATUS_NONE);
+  assert_int_equal(fenced_outcome(e, fence, &launched, &fenced), VKNN_STATUS_NONE);
   /* No fence to wait for: signaled at the call, so both include the wait. */
   assert_true(launched.time_in_driver >= 100000 && fenced.time_in_driver >= 100000);
   assert_true(launched.time_in_driver >= fenced.time_in_driver);

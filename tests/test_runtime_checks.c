@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -135,6 +136,8 @@ static vknn_status execute_fenced(runner *r) {
                                                      VKNN_MEASURE_TIMING_NO, NULL, NULL, NULL,
                                                      &fence, &e);
   if (s != VKNN_STATUS_NONE) return s;
+  struct pollfd pfd = {.fd = fence, .events = POLLIN};
+  if (poll(&pfd, 1, 60000) != 1) fail_msg("the sync fence never signaled");
   s = vknn_fenced_execution_get_info(e, NULL, NULL);
   vknn_fenced_execution_release(e);
   if (fence >= 0) close(fence);

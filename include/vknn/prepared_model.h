@@ -81,9 +81,11 @@ vknn_status vknn_prepared_model_execute_fenced(vknn_prepared_model *prepared_mod
                                                int *out_sync_fence,
                                                vknn_fenced_execution **out_execution);
 
-/* Waits for a fenced execution and returns its status, with the time from
- * launch and from the fences' signal to completion (HAL
- * IFencedExecutionCallback::getExecutionInfo; UINT64_MAX when not measured). */
+/* A finished fenced execution's status, with the time from launch and from
+ * the fences' signal to completion (HAL
+ * IFencedExecutionCallback::getExecutionInfo; UINT64_MAX when not measured).
+ * It does not wait: asked before the sync fence signals, GENERAL_FAILURE
+ * with every time UINT64_MAX (the HAL's rule); wait for the fence first. */
 vknn_status vknn_fenced_execution_get_info(vknn_fenced_execution *execution,
                                            vknn_timing *out_timing_launched,
                                            vknn_timing *out_timing_fenced);

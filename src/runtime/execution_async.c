@@ -75,7 +75,6 @@ vknn_status vknn_prepared_model_execute_async(vknn_prepared_model *pm, const vkn
 
 struct vknn_fenced_execution {
   pthread_mutex_t lock;
-  pthread_cond_t done_cond;
   int references; /* the caller's and the running job's */
   bool done;
   vknn_status status;
@@ -99,7 +98,6 @@ static void unref(vknn_fenced_execution *f) {
   pthread_mutex_unlock(&f->lock);
   if (!last) return;
   pthread_mutex_destroy(&f->lock);
-  pthread_cond_destroy(&f->done_cond);
   for (uint32_t i = 0; i < f->wait_count; ++i)
     if (f->wait_for[i] >= 0) close(f->wait_for[i]);
   free(f->wait_for);
@@ -133,7 +131,6 @@ static void run_fenced(void *context) {
     f->fenced = since(fenced_ns, &run);
   }
   f->done = true;
-  pthread_cond_broadcast(&f->done_cond);
   pthread_mutex_unlock(&f->lock);
   uint64_t one = 1;
   ssize_t written = write(f->signal_fd, &one, sizeof(one)); /* signals the sync fence */
@@ -207,7 +204,6 @@ static vknn_fenced_execution *new_fenced(vknn_prepared_model *pm, const int *wai
     duplicated &= f->wait_for[i] >= 0;
   }
   pthread_mutex_init(&f->lock, NULL);
-  pthread_cond_init(&f->done_cond, NULL);
   f->references = 2; /* the caller's and the job's */
   if (!duplicated) {
     f->references = 1;
@@ -267,12 +263,18 @@ vknn_status vknn_prepared_model_execute_fenced(vknn_prepared_model *pm, const vk
 vknn_status vknn_fenced_execution_get_info(vknn_fenced_execution *f, vknn_timing *out_launched,
                                            vknn_timing *out_fenced) {
   if (f == NULL) return VKNN_STATUS_INVALID_ARGUMENT;
+  /* HAL: asked before the execution finished (its sync fence signals after
+   * the outcome is set), the answer is GENERAL_FAILURE, not a wait. */
+  const vknn_timing none = {UINT64_MAX, UINT64_MAX};
   pthread_mutex_lock(&f->lock);
-  while (!f->done) pthread_cond_wait(&f->done_cond, &f->lock);
-  vknn_status s = f->status;
-  if (out_launched != NULL) *out_launched = f->launched;
-  if (out_fenced != NULL) *out_fenced = f->fenced;
+  bool done = f->done;
+  vknn_status s = done ? f->status : VKNN_STATUS_GENERAL_FAILURE;
+  if (out_launched != NULL) *out_launched = done ? f->launched : none;
+  if (out_fenced != NULL) *out_fenced = done ? f->fenced : none;
+  /* The job holds the prepared model until it is done; the device outlives it. */
+  const vknn_logger *log = done ? NULL : &f->pm->device->log;
   pthread_mutex_unlock(&f->lock);
+  if (log != NULL) VKNN_LOG_E(log, TAG, "fenced execution: its outcome was asked before its sync fence signaled");
   return s;
 }
 
