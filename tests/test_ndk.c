@@ -640,9 +640,32 @@ static void test_execution_timing_needs_device(void **state) {
   uint64_t ns = 0;
   assert_int_equal(ANeuralNetworksExecution_getDuration(e, ANEURALNETWORKS_DURATION_IN_DRIVER, &ns), ANEURALNETWORKS_BAD_STATE);
   assert_true(ns == UINT64_MAX);
+  /* The device rule comes before the state (NNAPI's order). */
+  assert_int_equal(ANeuralNetworksExecution_setMeasureTiming(e, true), ANEURALNETWORKS_BAD_DATA);
+  assert_int_equal(ANeuralNetworksExecution_setTimeout(e, 1000), ANEURALNETWORKS_BAD_DATA);
   ANeuralNetworksExecution_free(e);
   ANeuralNetworksCompilation_free(c);
   ANeuralNetworksModel_free(m);
+}
+
+/* NNAPI argument rules: an argument is set once; a type gives dimensions
+ * exactly when its count is not 0; a buffer has bytes or is NULL. */
+static void test_argument_rules(void **state) {
+  fixture *f = *state;
+  float out[N];
+  ANeuralNetworksExecution *e = NULL;
+  assert_int_equal(ANeuralNetworksExecution_create(f->compilation, &e), OK);
+  const ANeuralNetworksOperandType dims_for_none = {ANEURALNETWORKS_TENSOR_FLOAT32, 0, (const uint32_t[]){N}, 0.f, 0};
+  assert_int_equal(ANeuralNetworksExecution_setInput(e, 0, &dims_for_none, A, sizeof(A)), ANEURALNETWORKS_BAD_DATA);
+  assert_int_equal(ANeuralNetworksExecution_setOutput(e, 0, NULL, out, 0), ANEURALNETWORKS_BAD_DATA);
+  assert_int_equal(ANeuralNetworksExecution_setInput(e, 0, NULL, A, sizeof(A)), OK);
+  assert_int_equal(ANeuralNetworksExecution_setInput(e, 0, NULL, A, sizeof(A)), ANEURALNETWORKS_BAD_STATE);
+  assert_int_equal(ANeuralNetworksExecution_setInput(e, 1, NULL, B, sizeof(B)), OK);
+  assert_int_equal(ANeuralNetworksExecution_setOutput(e, 0, NULL, out, sizeof(out)), OK);
+  assert_int_equal(ANeuralNetworksExecution_setOutput(e, 0, NULL, out, sizeof(out)), ANEURALNETWORKS_BAD_STATE);
+  assert_int_equal(ANeuralNetworksExecution_compute(e), OK);
+  check_sum(out);
+  ANeuralNetworksExecution_free(e);
 }
 
 static void test_execution_async(void **state) {
@@ -746,6 +769,17 @@ static void test_execution_dynamic_output(void **state) {
   assert_true(ns == UINT64_MAX);
   uint32_t rank = 0, dims[1] = {0};
   assert_int_equal(ANeuralNetworksExecution_getOutputOperandRank(e, 0, &rank), ANEURALNETWORKS_OUTPUT_INSUFFICIENT_SIZE);
+  ANeuralNetworksExecution *fenced = NULL;
+  ANeuralNetworksEvent *ev = NULL;
+  assert_int_equal(ANeuralNetworksExecution_create(c, &fenced), OK);
+  assert_int_equal(ANeuralNetworksExecution_setInput(fenced, 0, NULL, A, sizeof(A)), OK);
+  assert_int_equal(ANeuralNetworksExecution_setOutput(fenced, 0, NULL, out, sizeof(out)), OK);
+  /* NNAPI: a fenced computation needs every output's dimensions; refused
+   * before it starts, the execution may still compute. */
+  assert_int_equal(ANeuralNetworksExecution_startComputeWithDependencies(fenced, NULL, 0, 0, &ev), ANEURALNETWORKS_BAD_DATA);
+  assert_null(ev);
+  assert_int_equal(ANeuralNetworksExecution_compute(fenced), OK);
+  ANeuralNetworksExecution_free(fenced);
   assert_int_equal(ANeuralNetworksExecution_getOutputOperandDimensions(e, 0, dims), ANEURALNETWORKS_OUTPUT_INSUFFICIENT_SIZE);
   assert_int_equal(rank, 1);
   assert_int_equal(dims[0], N);
@@ -1049,9 +1083,181 @@ static void test_finish_validates(void **state) {
   assert_int_equal(ANeuralNetworksModel_addOperation(m, ANEURALNETWORKS_ADD, 2, (uint32_t[]){0, 1}, 1, (uint32_t[]){2}), OK);
   assert_int_equal(ANeuralNetworksModel_identifyInputsAndOutputs(m, 2, (uint32_t[]){0, 1}, 1, (uint32_t[]){2}), OK);
   assert_int_equal(ANeuralNetworksModel_finish(m), ANEURALNETWORKS_BAD_DATA);
-  assert_int_equal(ANeuralNetworksModel_finish(m), ANEURALNETWORKS_BAD_DATA);
+  /* NNAPI: after a failed finish, changing or finishing the model is BAD_STATE. */
+  assert_int_equal(ANeuralNetworksModel_finish(m), ANEURALNETWORKS_BAD_STATE);
+  assert_int_equal(ANeuralNetworksModel_addOperand(m, &scalar_type), ANEURALNETWORKS_BAD_STATE);
+  int32_t none = ANEURALNETWORKS_FUSED_NONE;
+  assert_int_equal(ANeuralNetworksModel_setOperandValue(m, 0, &none, sizeof(none)), ANEURALNETWORKS_BAD_STATE);
   ANeuralNetworksCompilation *c = NULL;
   assert_int_equal(ANeuralNetworksCompilation_create(m, &c), ANEURALNETWORKS_BAD_STATE);
+  ANeuralNetworksModel_free(m);
+}
+
+/* NNAPI: a builder call refused with BAD_DATA leaves the model as it was;
+ * only a failed finish makes it invalid (every refusal did). */
+static void test_refused_call_keeps_the_model(void **state) {
+  (void)state;
+  ANeuralNetworksModel *m = NULL;
+  assert_int_equal(ANeuralNetworksModel_create(&m), OK);
+  const ANeuralNetworksOperandType bad[] = {
+      {ANEURALNETWORKS_TENSOR_FLOAT32, 0, (const uint32_t[]){N}, 0.f, 0}, /* dimensions for rank 0 */
+      {ANEURALNETWORKS_TENSOR_FLOAT32, 1, (const uint32_t[]){N}, 0.5f, 0}, /* a scale on a float */
+      {ANEURALNETWORKS_INT32, 0, NULL, 0.f, 3},                            /* a zero point on a scalar */
+      {ANEURALNETWORKS_TENSOR_FLOAT32, 3, (const uint32_t[]){65536, 65536, 2}, 0.f, 0}, /* 32 GiB */
+  };
+  for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); ++i)
+    assert_int_equal(ANeuralNetworksModel_addOperand(m, &bad[i]), ANEURALNETWORKS_BAD_DATA);
+  /* A quantized bias keeps its scale; unknown dimensions do not count. */
+  const ANeuralNetworksOperandType bias = {ANEURALNETWORKS_TENSOR_INT32, 1, (const uint32_t[]){N}, 0.25f, 0};
+  const ANeuralNetworksOperandType open = {ANEURALNETWORKS_TENSOR_FLOAT32, 3, (const uint32_t[]){65536, 0, 16383}, 0.f, 0};
+  assert_int_equal(ANeuralNetworksModel_addOperand(m, &bias), OK);
+  assert_int_equal(ANeuralNetworksModel_addOperand(m, &open), OK);
+  ANeuralNetworksModel_free(m);
+  m = add_model_unfinished(NULL, 0);
+  int32_t none = ANEURALNETWORKS_FUSED_NONE;
+  assert_int_equal(ANeuralNetworksModel_setOperandValue(m, 2, &none, 2), ANEURALNETWORKS_BAD_DATA);
+  assert_int_equal(ANeuralNetworksModel_setOperandValue(m, 9, &none, sizeof(none)), ANEURALNETWORKS_BAD_DATA);
+  assert_int_equal(ANeuralNetworksModel_identifyInputsAndOutputs(m, 1, (uint32_t[]){2}, 1, (uint32_t[]){3}),
+                   ANEURALNETWORKS_BAD_DATA);
+  assert_int_equal(ANeuralNetworksModel_finish(m), OK);
+  ANeuralNetworksCompilation *c = compile(m, false);
+  float out[N];
+  ANeuralNetworksExecution *e = execution_with_inputs(c, out);
+  assert_int_equal(ANeuralNetworksExecution_compute(e), OK);
+  check_sum(out);
+  ANeuralNetworksExecution_free(e);
+  ANeuralNetworksCompilation_free(c);
+  ANeuralNetworksModel_free(m);
+}
+
+/* A model of one RELU, input and output of type t. */
+static ANeuralNetworksCompilation *relu_compilation(const ANeuralNetworksOperandType *t, ANeuralNetworksModel **model) {
+  ANeuralNetworksModel *m = NULL;
+  assert_int_equal(ANeuralNetworksModel_create(&m), OK);
+  assert_int_equal(ANeuralNetworksModel_addOperand(m, t), OK);
+  assert_int_equal(ANeuralNetworksModel_addOperand(m, t), OK);
+  assert_int_equal(ANeuralNetworksModel_addOperation(m, ANEURALNETWORKS_RELU, 1, (uint32_t[]){0}, 1, (uint32_t[]){1}), OK);
+  assert_int_equal(ANeuralNetworksModel_identifyInputsAndOutputs(m, 1, (uint32_t[]){0}, 1, (uint32_t[]){1}), OK);
+  assert_int_equal(ANeuralNetworksModel_finish(m), OK);
+  *model = m;
+  return compile(m, false);
+}
+
+/* A memory from a descriptor with one role: input 0 of c. */
+static ANeuralNetworksMemory *input_memory(ANeuralNetworksCompilation *c, uint32_t rank, const uint32_t *dims) {
+  ANeuralNetworksMemoryDesc *desc = NULL;
+  ANeuralNetworksMemory *mem = NULL;
+  assert_int_equal(ANeuralNetworksMemoryDesc_create(&desc), OK);
+  assert_int_equal(ANeuralNetworksMemoryDesc_addInputRole(desc, c, 0, 1.f), OK);
+  if (rank) assert_int_equal(ANeuralNetworksMemoryDesc_setDimensions(desc, rank, dims), OK);
+  assert_int_equal(ANeuralNetworksMemoryDesc_finish(desc), OK);
+  assert_int_equal(ANeuralNetworksMemory_createFromDesc(desc, &mem), OK);
+  ANeuralNetworksMemoryDesc_free(desc);
+  return mem;
+}
+
+/* A CONV_2D whose every input is a model input, the filter per channel
+ * with these two scales (input 1); inputs 3-6 are INT32 scalars. */
+static ANeuralNetworksCompilation *channel_conv(const float *scales, ANeuralNetworksModel **model) {
+  const ANeuralNetworksOperandType io = {ANEURALNETWORKS_TENSOR_QUANT8_ASYMM, 4, (const uint32_t[]){1, 4, 4, 2}, 1.f, 0};
+  const ANeuralNetworksOperandType filter = {ANEURALNETWORKS_TENSOR_QUANT8_SYMM_PER_CHANNEL, 4, (const uint32_t[]){2, 3, 3, 2}, 0.f, 0};
+  const ANeuralNetworksOperandType bias = {ANEURALNETWORKS_TENSOR_INT32, 1, (const uint32_t[]){2}, 0.f, 0};
+  ANeuralNetworksModel *m = NULL;
+  assert_int_equal(ANeuralNetworksModel_create(&m), OK);
+  assert_int_equal(ANeuralNetworksModel_addOperand(m, &io), OK);
+  assert_int_equal(ANeuralNetworksModel_addOperand(m, &filter), OK);
+  assert_int_equal(ANeuralNetworksModel_addOperand(m, &bias), OK);
+  for (int i = 0; i < 4; ++i) assert_int_equal(ANeuralNetworksModel_addOperand(m, &scalar_type), OK);
+  assert_int_equal(ANeuralNetworksModel_addOperand(m, &io), OK);
+  const ANeuralNetworksSymmPerChannelQuantParams channels = {0, 2, scales};
+  assert_int_equal(ANeuralNetworksModel_setOperandSymmPerChannelQuantParams(m, 1, &channels), OK);
+  const uint32_t in[7] = {0, 1, 2, 3, 4, 5, 6}, out[1] = {7};
+  assert_int_equal(ANeuralNetworksModel_addOperation(m, ANEURALNETWORKS_CONV_2D, 7, in, 1, out), OK);
+  assert_int_equal(ANeuralNetworksModel_identifyInputsAndOutputs(m, 7, in, 1, out), OK);
+  assert_int_equal(ANeuralNetworksModel_finish(m), OK);
+  *model = m;
+  return compile(m, false);
+}
+
+/* NNAPI memory rules on what values mean: the roles of a descriptor, and
+ * the two ends of a copy between such memories, share type, quantization
+ * and per-channel scales; a scalar's memory has no dimensions; a type given
+ * with a memory agrees with its dimensions. A shared memory may be made
+ * PROT_NONE (a use it does not allow fails later). */
+static void test_memory_metadata(void **state) {
+  (void)state;
+  ANeuralNetworksOperandType q = {ANEURALNETWORKS_TENSOR_QUANT8_ASYMM, 1, (const uint32_t[]){N}, 1.f, 0};
+  ANeuralNetworksModel *m1, *m2;
+  ANeuralNetworksCompilation *c1 = relu_compilation(&q, &m1);
+  q.scale = 0.5f;
+  ANeuralNetworksCompilation *c2 = relu_compilation(&q, &m2);
+  ANeuralNetworksMemory *a = input_memory(c1, 0, NULL), *b = input_memory(c2, 0, NULL);
+  int fd = memfd_with((const uint8_t[N]){1, 2, 3, 4}, N);
+  ANeuralNetworksMemory *host = NULL;
+  assert_int_equal(ANeuralNetworksMemory_createFromFd(N, PROT_READ, fd, 0, &host), OK);
+  assert_int_equal(ANeuralNetworksMemory_copy(host, a), OK);
+  assert_int_equal(ANeuralNetworksMemory_copy(a, b), ANEURALNETWORKS_BAD_DATA); /* scales 1 and 0.5 */
+  ANeuralNetworksMemory *none = NULL;
+  assert_int_equal(ANeuralNetworksMemory_createFromFd(N, PROT_NONE, fd, 0, &none), OK);
+  ANeuralNetworksMemory_free(none);
+  /* A type's dimensions against the memory's: [N + 1] for a memory of [N]. */
+  ANeuralNetworksExecution *e = NULL;
+  assert_int_equal(ANeuralNetworksExecution_create(c1, &e), OK);
+  q.scale = 1.f;
+  q.dimensions = (const uint32_t[]){N + 1};
+  assert_int_equal(ANeuralNetworksExecution_setInputFromMemory(e, 0, &q, a, 0, 0), ANEURALNETWORKS_BAD_DATA);
+  ANeuralNetworksExecution_free(e);
+  ANeuralNetworksMemory_free(a);
+  ANeuralNetworksMemory_free(b);
+  ANeuralNetworksMemory_free(host);
+  close(fd);
+  ANeuralNetworksCompilation_free(c1);
+  ANeuralNetworksCompilation_free(c2);
+  ANeuralNetworksModel_free(m1);
+  ANeuralNetworksModel_free(m2);
+  /* Per-channel scales are part of a role's type; scalar roles take no dimensions. */
+  ANeuralNetworksCompilation *k1 = channel_conv((const float[]){1.f, 1.f}, &m1);
+  ANeuralNetworksCompilation *k2 = channel_conv((const float[]){0.5f, 0.5f}, &m2);
+  ANeuralNetworksMemoryDesc *desc = NULL;
+  assert_int_equal(ANeuralNetworksMemoryDesc_create(&desc), OK);
+  assert_int_equal(ANeuralNetworksMemoryDesc_addInputRole(desc, k1, 1, 1.f), OK);
+  assert_int_equal(ANeuralNetworksMemoryDesc_addInputRole(desc, k2, 1, 1.f), ANEURALNETWORKS_BAD_DATA);
+  ANeuralNetworksMemoryDesc_free(desc);
+  assert_int_equal(ANeuralNetworksMemoryDesc_create(&desc), OK);
+  assert_int_equal(ANeuralNetworksMemoryDesc_addInputRole(desc, k1, 3, 1.f), OK);
+  assert_int_equal(ANeuralNetworksMemoryDesc_setDimensions(desc, 1, (const uint32_t[]){2}), ANEURALNETWORKS_BAD_DATA);
+  ANeuralNetworksMemoryDesc_free(desc);
+  assert_int_equal(ANeuralNetworksMemoryDesc_create(&desc), OK);
+  assert_int_equal(ANeuralNetworksMemoryDesc_setDimensions(desc, 1, (const uint32_t[]){2}), OK);
+  assert_int_equal(ANeuralNetworksMemoryDesc_addInputRole(desc, k1, 3, 1.f), ANEURALNETWORKS_BAD_DATA);
+  ANeuralNetworksMemoryDesc_free(desc);
+  ANeuralNetworksCompilation_free(k1);
+  ANeuralNetworksCompilation_free(k2);
+  ANeuralNetworksModel_free(m1);
+  ANeuralNetworksModel_free(m2);
+}
+
+/* NNAPI sets no rank limit: a model of rank 9 finishes; its operation is
+ * unsupported here, so the compilation fails. */
+static void test_rank_9_model(void **state) {
+  (void)state;
+  const uint32_t dims[9] = {1, 1, 1, 1, 1, 1, 1, 1, N};
+  const ANeuralNetworksOperandType t = {ANEURALNETWORKS_TENSOR_FLOAT32, 9, dims, 0.f, 0};
+  ANeuralNetworksModel *m = NULL;
+  assert_int_equal(ANeuralNetworksModel_create(&m), OK);
+  assert_int_equal(ANeuralNetworksModel_addOperand(m, &t), OK);
+  assert_int_equal(ANeuralNetworksModel_addOperand(m, &t), OK);
+  assert_int_equal(ANeuralNetworksModel_addOperation(m, ANEURALNETWORKS_ABS, 1, (uint32_t[]){0}, 1, (uint32_t[]){1}), OK);
+  assert_int_equal(ANeuralNetworksModel_identifyInputsAndOutputs(m, 1, (uint32_t[]){0}, 1, (uint32_t[]){1}), OK);
+  assert_int_equal(ANeuralNetworksModel_finish(m), OK);
+  const ANeuralNetworksDevice *d = device();
+  bool supported = true;
+  assert_int_equal(ANeuralNetworksModel_getSupportedOperationsForDevices(m, &d, 1, &supported), OK);
+  assert_false(supported);
+  ANeuralNetworksCompilation *c = NULL;
+  assert_int_equal(ANeuralNetworksCompilation_createForDevices(m, &d, 1, &c), OK);
+  assert_int_equal(ANeuralNetworksCompilation_finish(c), ANEURALNETWORKS_BAD_DATA);
+  ANeuralNetworksCompilation_free(c);
   ANeuralNetworksModel_free(m);
 }
 
@@ -1211,6 +1417,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_execution_argument_checks, setup, teardown),
       cmocka_unit_test_setup_teardown(test_execution_used_once, setup, teardown),
       cmocka_unit_test(test_execution_timing_needs_device),
+      cmocka_unit_test_setup_teardown(test_argument_rules, setup, teardown),
       cmocka_unit_test_setup_teardown(test_execution_async, setup, teardown),
       cmocka_unit_test_setup_teardown(test_execution_fenced, setup, teardown),
       cmocka_unit_test_setup_teardown(test_execution_burst, setup, teardown),
@@ -1226,6 +1433,9 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_burst_forgets_freed_memory, setup, teardown),
       cmocka_unit_test(test_unknown_rank_constant_and_fence_zero),
       cmocka_unit_test(test_finish_validates),
+      cmocka_unit_test(test_refused_call_keeps_the_model),
+      cmocka_unit_test(test_memory_metadata),
+      cmocka_unit_test(test_rank_9_model),
       cmocka_unit_test_setup_teardown(test_reusable_execution, setup, teardown),
       cmocka_unit_test(test_sl_table),
       cmocka_unit_test(test_no_validation_messages),

@@ -508,6 +508,19 @@ static void build_expand_dims_rank_9(ctx *c, int32_t type) {
   one_output(c, OP(EXPAND_DIMS), in, 2);
 }
 
+/* NNAPI sets no rank limit: tensors of rank 9 (the driver's arrays hold 8)
+ * make a valid model whose operations are unsupported (they were INVALID). */
+static const uint32_t kRank9[9] = {1, 1, 1, 1, 1, 1, 1, 2, 3};
+static void to_rank_9(vknn_operand *o) {
+  o->dimensions = kRank9;
+  o->dimension_count = 9;
+}
+static void input_and_output_rank_9(ctx *c) {
+  to_rank_9(operand(c, c->in));
+  to_rank_9(operand(c, c->out));
+}
+static void output_rank_9(ctx *c) { to_rank_9(operand(c, c->out)); }
+
 /* ---- GATHER: [3, 2] by indices {0, 2} along axis 0 ----------------------- */
 
 static void build_gather(ctx *c, int32_t type) {
@@ -3058,7 +3071,31 @@ static const row unsupported_rows[] = {
     {"SLICE: the rest of an axis from its end", build_slice, F32, slice_rest_of_nothing, "axis 1 selects no elements"},
     {"EXPAND_DIMS: a result of rank 9", build_expand_dims_rank_9, F32, NULL, "a result of rank 9 is above the 8 supported"},
     {"TILE: an output of 8 GiB", build_tile, F32, tile_8_gib, "TILE: an output of more than 4 GiB is unsupported"},
+    {"RELU: tensors of rank 9", build_relu, F32, input_and_output_rank_9, "rank above 8"},
+    {"RELU: an output of rank 9", build_relu, F32, output_rank_9, "rank above 8"},
 };
+
+/* Beside an operation on rank 9, another one is answered as usual, and
+ * validation accepts the model. */
+static void test_rank_9_beside_supported(void **state) {
+  (void)state;
+  fixture *f = device_fixture;
+  ctx *c = calloc(1, sizeof(*c));
+  assert_non_null(c);
+  mb_init(&c->b);
+  build_relu(c, F32);
+  uint32_t in = data_input(c, F32, kRank9, 2), out = data_output(c, F32, kRank9, 2);
+  to_rank_9(operand(c, in));
+  to_rank_9(operand(c, out));
+  mb_operation(&c->b, OP(ABS), &in, 1, &out, 1);
+  const vknn_model *model = mb_finish(&c->b);
+  assert_int_equal(vknn_device_validate_model(f->device, model), VKNN_STATUS_NONE);
+  bool supported[2] = {false, true};
+  assert_int_equal(vknn_device_get_supported_operations(f->device, model, supported, 2), VKNN_STATUS_NONE);
+  assert_true(supported[0]);
+  assert_false(supported[1]);
+  free(c);
+}
 
 static void test_unsupported_row(void **state) {
   const row *r = *state;
@@ -3089,7 +3126,7 @@ static void test_unsupported_row(void **state) {
 int main(void) {
   enum { ROWS = sizeof(rows) / sizeof(rows[0]) };
   enum { UNSUPPORTED = sizeof(unsupported_rows) / sizeof(unsupported_rows[0]) };
-  struct CMUnitTest tests[ROWS + UNSUPPORTED + 4];
+  struct CMUnitTest tests[ROWS + UNSUPPORTED + 5];
   for (size_t i = 0; i < ROWS; ++i) {
     tests[i] = (struct CMUnitTest)cmocka_unit_test_prestate(test_row, (void *)&rows[i]);
     tests[i].name = rows[i].name;
@@ -3102,5 +3139,6 @@ int main(void) {
   tests[ROWS + UNSUPPORTED + 1] = (struct CMUnitTest)cmocka_unit_test(test_parameter_ranks_at_execution);
   tests[ROWS + UNSUPPORTED + 2] = (struct CMUnitTest)cmocka_unit_test(test_transpose_bias_at_execution);
   tests[ROWS + UNSUPPORTED + 3] = (struct CMUnitTest)cmocka_unit_test(test_conv_stride_at_execution);
-  return _cmocka_run_group_tests("op_rules", tests, ROWS + UNSUPPORTED + 4, setup, teardown);
+  tests[ROWS + UNSUPPORTED + 4] = (struct CMUnitTest)cmocka_unit_test(test_rank_9_beside_supported);
+  return _cmocka_run_group_tests("op_rules", tests, ROWS + UNSUPPORTED + 5, setup, teardown);
 }

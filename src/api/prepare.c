@@ -82,6 +82,11 @@ static vknn_status compile_and_create(vknn_device *device, const vknn_model *mod
                                       vknn_execution_preference preference,
                                       vknn_priority priority, const vknn_deadline *deadline,
                                       vknn_prepared_model **out_prepared_model) {
+  /* Valid, but the driver holds shapes in arrays of VKNN_MAX_RANK. */
+  if (!vknn_model_ranks_fit(model)) {
+    VKNN_LOG_E(&device->log, TAG, "an operand of rank above %d: unsupported", VKNN_MAX_RANK);
+    return VKNN_STATUS_GENERAL_FAILURE;
+  }
   if (vknn_subgraph_has_control_flow(&model->main)) {
     vknn_status ns = check_nesting(device, model);
     if (ns != VKNN_STATUS_NONE) return ns;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "compiler/control_flow_split.h"
+#include "compiler/operation_registry.h"
 #include "util/fault_injection.h"
 
 enum {
@@ -260,7 +261,7 @@ static vknn_status query_control_flow(query_context *q, const vknn_subgraph *sg,
                                       const vknn_operation *op, bool *out) {
   /* IF: then and else (inputs 1, 2); WHILE: cond and body (inputs 0, 1). */
   uint32_t first = op->type == VKNN_OPERATION_IF ? 1 : 0;
-  if (!q->nesting_fits) {
+  if (!q->nesting_fits || !vknn_operation_ranks_fit(sg, op)) {
     *out = false;
     return VKNN_STATUS_NONE;
   }

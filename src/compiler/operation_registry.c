@@ -31,6 +31,28 @@ const vknn_op_def *vknn_op_find_in(const vknn_model *model, int32_t type) {
   return vknn_op_find(vknn_model_operation_type(model, type));
 }
 
+static bool operands_fit(const vknn_subgraph *sg, const uint32_t *list, uint32_t count) {
+  for (uint32_t i = 0; i < count; ++i)
+    if (sg->operands[list[i]].dimension_count > VKNN_MAX_RANK) return false;
+  return true;
+}
+
+bool vknn_operation_ranks_fit(const vknn_subgraph *sg, const vknn_operation *op) {
+  return operands_fit(sg, op->inputs, op->input_count) && operands_fit(sg, op->outputs, op->output_count);
+}
+
+static bool subgraph_ranks_fit(const vknn_subgraph *sg) {
+  for (uint32_t i = 0; i < sg->operand_count; ++i)
+    if (sg->operands[i].dimension_count > VKNN_MAX_RANK) return false;
+  return true;
+}
+
+bool vknn_model_ranks_fit(const vknn_model *model) {
+  bool fit = subgraph_ranks_fit(&model->main);
+  for (uint32_t i = 0; fit && i < model->referenced_count; ++i) fit = subgraph_ranks_fit(&model->referenced[i]);
+  return fit;
+}
+
 /* Each implemented operation's own signature rules, over every subgraph. */
 static vknn_status validate_signatures(const vknn_logger *log, const vknn_model *model,
                                        const vknn_subgraph *sg) {
@@ -39,7 +61,7 @@ static vknn_status validate_signatures(const vknn_logger *log, const vknn_model 
     const vknn_op_def *def = vknn_op_find_in(model, op->type);
     vknn_status s = VKNN_STATUS_NONE;
     if (vknn_is_control_flow(op->type)) s = vknn_control_flow_validate(log, model, sg, op);
-    else if (def != NULL) s = def->validate(log, model, sg, op);
+    else if (def != NULL && vknn_operation_ranks_fit(sg, op)) s = def->validate(log, model, sg, op);
     if (s != VKNN_STATUS_NONE) return s;
   }
   return VKNN_STATUS_NONE;

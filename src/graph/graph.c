@@ -10,6 +10,9 @@
 #include "util/fault_injection.h"
 
 void vknn_tensor_set_shape(vknn_tensor *tensor, const uint32_t *dims, uint32_t rank) {
+  /* A rank past the arrays' (a valid model may have one): no shape is held,
+   * and the operations touching it are unsupported (vknn_operation_ranks_fit). */
+  if (rank > VKNN_MAX_RANK) rank = 0;
   tensor->rank = rank;
   if (rank > 0) memcpy(tensor->dims, dims, rank * sizeof(uint32_t));
   tensor->shape_known = vknn_operand_type_is_scalar(tensor->type) ||

@@ -150,11 +150,8 @@ static vknn_status validate_operand_type(const validator *v, uint32_t index,
                                          const vknn_operand *o) {
   if (o->dimension_count > 0 && o->dimensions == NULL)
     FAIL("operand %u: %u dimensions but no dimension array", index, o->dimension_count);
-  /* Every operand's shape is kept in arrays of this rank (OEM and unknown
-   * extension operands too): a larger one could not be held. */
-  if (o->dimension_count > VKNN_MAX_RANK)
-    FAIL("operand %u: rank %u exceeds the driver's maximum %d", index, o->dimension_count,
-         VKNN_MAX_RANK);
+  /* NNAPI sets no rank limit: one past the driver's (VKNN_MAX_RANK) makes
+   * the operations touching it unsupported, not the model invalid. */
   /* The HAL sets no rule on an OEM operand's shape or quantization. */
   if (vknn_operand_type_is_oem(o->type)) return VKNN_STATUS_NONE;
   if (vknn_operand_type_is_extension(o->type)) return validate_extension_operand(v, index, o);

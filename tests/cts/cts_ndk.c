@@ -104,7 +104,7 @@ static bool set_value(ndk_case *n, ANeuralNetworksModel *m, uint32_t i, const vk
 }
 
 static bool add_operand(ndk_case *n, ANeuralNetworksModel *m, uint32_t i, const vknn_operand *o) {
-  ANeuralNetworksOperandType type = {api_type(n, m, o->type, false), o->dimension_count, o->dimensions,
+  ANeuralNetworksOperandType type = {api_type(n, m, o->type, false), o->dimension_count, o->dimension_count ? o->dimensions : NULL,
                                      o->scale, o->zero_point};
   if (n->result != ANEURALNETWORKS_NO_ERROR || !CALL(n, ANeuralNetworksModel_addOperand(m, &type)))
     return false;
@@ -175,8 +175,14 @@ static ANeuralNetworksOperandType argument_type(ndk_case *n, const vknn_request_
   int32_t type = o->type;
   for (uint32_t i = 0; i < n->type_count; ++i)
     if (n->case_types[i] == o->type) type = n->api_types[i];
-  return (ANeuralNetworksOperandType){type, a->dimension_count, a->dimensions, o->scale, o->zero_point};
+  return (ANeuralNetworksOperandType){type, a->dimension_count, a->dimension_count ? a->dimensions : NULL, o->scale,
+                                      o->zero_point};
 }
+
+/* An output of zero bytes (a value with no rows) gets a buffer of one byte,
+ * as NNAPI's own test harness gives it: a buffer of no bytes is refused, and
+ * no buffer would omit the output. outputs has that byte past its end. */
+static size_t output_length(const vknn_request_argument *a) { return a->location.length ? a->location.length : 1; }
 
 /* Arguments as pointers into the case's input pool and into outputs. */
 static bool set_pointers(ndk_case *n, ANeuralNetworksExecution *e, uint8_t *outputs) {
@@ -194,16 +200,15 @@ static bool set_pointers(ndk_case *n, ANeuralNetworksExecution *e, uint8_t *outp
     const vknn_request_argument *a = &c->outputs[i];
     ANeuralNetworksOperandType t = argument_type(n, a, &g->operands[g->output_indexes[i]]);
     if (!CALL(n, ANeuralNetworksExecution_setOutput(e, (int32_t)i, a->dimension_count ? &t : NULL,
-                                                    outputs + a->location.offset, a->location.length)))
+                                                    outputs + a->location.offset, output_length(a))))
       return false;
   }
   return true;
 }
 
 /* Arguments as ranges of the input and output pools' memories; an output of
- * zero bytes (a value with no rows) as an empty pointer argument, as a client
- * would give it: a memory range of zero bytes at offset 0 is refused (the
- * size cannot be implied). */
+ * zero bytes as a pointer argument (output_length): a memory range of zero
+ * bytes at offset 0 is refused (the size cannot be implied). */
 static bool set_memories(ndk_case *n, ANeuralNetworksExecution *e, uint8_t *outputs) {
   const cts_case *c = n->c;
   const vknn_subgraph *g = &c->model.main;
@@ -221,7 +226,7 @@ static bool set_memories(ndk_case *n, ANeuralNetworksExecution *e, uint8_t *outp
     ANeuralNetworksOperandType t = argument_type(n, a, &g->operands[g->output_indexes[i]]);
     bool set = a->location.length == 0
                    ? CALL(n, ANeuralNetworksExecution_setOutput(e, (int32_t)i, a->dimension_count ? &t : NULL,
-                                                                outputs + a->location.offset, 0))
+                                                                outputs + a->location.offset, output_length(a)))
                    : CALL(n, ANeuralNetworksExecution_setOutputFromMemory(e, (int32_t)i, a->dimension_count ? &t : NULL,
                                                                           n->outputs, a->location.offset, a->location.length));
     if (!set) return false;
@@ -330,7 +335,7 @@ static bool compute(ndk_case *n, ndk_path path, ANeuralNetworksBurst *burst, uin
 
 static bool run_paths(ndk_case *n) {
   size_t size = n->c->output_pool.size;
-  uint8_t *outputs = calloc(1, size ? size : 1);
+  uint8_t *outputs = calloc(1, size + 1);
   ANeuralNetworksBurst *burst = NULL;
   bool done = outputs != NULL && CALL(n, ANeuralNetworksBurst_create(n->compilation, &burst));
   for (int p = 0; p < PATH_COUNT && done; ++p) {

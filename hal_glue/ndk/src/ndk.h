@@ -112,6 +112,21 @@ struct ANeuralNetworksMemoryDesc {
   bool finished;
 };
 
+/* What a value's bytes mean: its operand's type, quantization, and
+ * per-channel or extension parameters (NNAPI's extraParams). Memories from
+ * a descriptor keep their roles' own copy. */
+typedef struct ndk_value_type {
+  int32_t type;
+  float scale;
+  int32_t zero_point;
+  const float *scales; /* per-channel quantization */
+  uint32_t scale_count;
+  uint32_t channel_dim;
+  const uint8_t *extension_data;
+  size_t extension_size;
+} ndk_value_type;
+bool ndk_value_type_equal(const ndk_value_type *a, const ndk_value_type *b);
+
 typedef enum ndk_memory_kind {
   NDK_MEMORY_FD = 0,     /* shared memory of the client: a file descriptor */
   NDK_MEMORY_DEVICE = 1, /* a driver-managed buffer (createFromDesc) */
@@ -128,7 +143,10 @@ struct ANeuralNetworksMemory {
   uint32_t token;
   ndk_role *roles; /* DEVICE: the descriptor's roles, their compilations cleared (by id only) */
   uint32_t role_count;
-  int32_t type; /* DEVICE: the roles' operand type */
+  ndk_value_type value_type; /* DEVICE: the roles' (its parameters in params) */
+  void *params;
+  uint32_t rank; /* DEVICE: the descriptor's dimensions (0: unknown) */
+  uint32_t dimensions[VKNN_MAX_RANK];
 };
 bool ndk_memory_has_role(const ANeuralNetworksMemory *memory,
                          const ANeuralNetworksCompilation *compilation, uint32_t index,
@@ -189,7 +207,7 @@ struct ANeuralNetworksModel {
   uint32_t values_size, values_capacity;
   bool relaxed;
   bool finished;
-  bool invalid; /* a call failed with BAD_DATA: finish refuses the model */
+  bool invalid; /* a finish failed: every later change or finish is BAD_STATE */
 };
 
 /* A model and every model it references, as one vknn_model. */

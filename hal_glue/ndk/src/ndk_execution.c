@@ -65,7 +65,8 @@ void ANeuralNetworksExecution_free(ANeuralNetworksExecution *execution) {
 
 static bool type_matches(const ndk_operand *o, const ANeuralNetworksOperandType *t) {
   if (t->type != o->type || t->scale != o->scale || t->zeroPoint != o->zero_point) return false;
-  if (t->dimensionCount > VKNN_MAX_RANK || (t->dimensionCount > 0 && t->dimensions == NULL)) return false;
+  /* NNAPI: dimensions given exactly when the count is not 0. */
+  if (t->dimensionCount > VKNN_MAX_RANK || (t->dimensionCount > 0) != (t->dimensions != NULL)) return false;
   if (o->rank != 0 && t->dimensionCount != o->rank) return false;
   for (uint32_t i = 0; i < t->dimensionCount && o->rank != 0; ++i)
     if (o->dimensions[i] != 0 && t->dimensions[i] != o->dimensions[i]) return false;
@@ -97,6 +98,10 @@ static int check_argument(ANeuralNetworksExecution *e, int32_t index, bool is_in
   if (o == NULL) {
     ndk_log_error(function, "the model has no %s %d", is_input ? "input" : "output", index);
     return ANEURALNETWORKS_BAD_DATA;
+  }
+  if ((is_input ? e->inputs : e->outputs)[index].kind != NDK_ARGUMENT_UNSET) {
+    ndk_log_error(function, "%s %d is already set", is_input ? "input" : "output", index);
+    return ANEURALNETWORKS_BAD_STATE;
   }
   if (type != NULL && a->kind != NDK_ARGUMENT_OMITTED) {
     if (!type_matches(o, type)) {
@@ -137,20 +142,35 @@ static int set_argument(ANeuralNetworksExecution *e, int32_t index, bool is_inpu
 static int set_pointer(ANeuralNetworksExecution *e, int32_t index, bool is_input,
                        const ANeuralNetworksOperandType *type, const void *buffer, size_t length,
                        const char *function) {
+  /* NNAPI: no value is a NULL buffer of length 0, never a buffer of none. */
+  NDK_REQUIRE_IN(function, buffer == NULL || length > 0, ANEURALNETWORKS_BAD_DATA, "a buffer of 0 bytes");
   ndk_argument a = {.kind = buffer == NULL ? NDK_ARGUMENT_OMITTED : NDK_ARGUMENT_POINTER,
                     .buffer = (void *)buffer, .length = length};
   return set_argument(e, index, is_input, type, &a, function);
 }
 
+/* NNAPI: a type given with a memory from a descriptor agrees with the
+ * descriptor's dimensions (0: unknown). */
+static bool dimensions_agree(const ANeuralNetworksMemory *memory, const ANeuralNetworksOperandType *type) {
+  if (type == NULL || type->dimensionCount == 0 || memory->rank == 0) return true;
+  if (type->dimensionCount != memory->rank || type->dimensions == NULL) return false;
+  for (uint32_t i = 0; i < memory->rank; ++i)
+    if (type->dimensions[i] != 0 && memory->dimensions[i] != 0 && type->dimensions[i] != memory->dimensions[i])
+      return false;
+  return true;
+}
+
 static int check_memory_range(const ANeuralNetworksExecution *e, int32_t index, bool is_input,
-                              const ANeuralNetworksMemory *memory, size_t offset, size_t length,
-                              const char *function) {
+                              const ANeuralNetworksOperandType *type, const ANeuralNetworksMemory *memory,
+                              size_t offset, size_t length, const char *function) {
   if (memory->kind == NDK_MEMORY_DEVICE) {
     if (index < 0 || !ndk_memory_has_role(memory, e->compilation, (uint32_t)index, is_input) || offset != 0 || length != 0) {
       ndk_log_error(function, "a memory from a descriptor needs a role for this %s and offset and length 0",
                     is_input ? "input" : "output");
       return ANEURALNETWORKS_BAD_DATA;
     }
+    NDK_REQUIRE_IN(function, dimensions_agree(memory, type), ANEURALNETWORKS_BAD_DATA,
+                   "the type's dimensions disagree with the memory's");
   } else if (offset > memory->size || length > memory->size - offset) {
     ndk_log_error(function, "bytes [%zu, +%zu) are outside the memory (%zu bytes)", offset, length, memory->size);
     return ANEURALNETWORKS_BAD_DATA;
@@ -167,7 +187,7 @@ static int check_memory_range(const ANeuralNetworksExecution *e, int32_t index, 
 static int set_memory(ANeuralNetworksExecution *e, int32_t index, bool is_input,
                       const ANeuralNetworksOperandType *type, const ANeuralNetworksMemory *memory,
                       size_t offset, size_t length, const char *function) {
-  int r = check_memory_range(e, index, is_input, memory, offset, length, function);
+  int r = check_memory_range(e, index, is_input, type, memory, offset, length, function);
   if (r != ANEURALNETWORKS_NO_ERROR) return r;
   ndk_argument a = {.kind = NDK_ARGUMENT_MEMORY, .memory = memory, .offset = offset, .length = length};
   return set_argument(e, index, is_input, type, &a, function);
@@ -217,17 +237,19 @@ int ANeuralNetworksExecution_setOutputFromMemory(ANeuralNetworksExecution *execu
 /* Timing and timeouts need a compilation for one device the client named
  * (the NDK's rule). */
 int ANeuralNetworksExecution_setMeasureTiming(ANeuralNetworksExecution *execution, bool measure) {
-  NDK_EXECUTION_SETTER(execution);
+  NDK_NOT_NULL(execution);
   NDK_REQUIRE(execution->compilation->explicit_device, ANEURALNETWORKS_BAD_DATA,
               "timing needs a compilation made by createForDevices with one device");
+  NDK_EXECUTION_SETTER(execution);
   execution->measure = measure;
   return ANEURALNETWORKS_NO_ERROR;
 }
 
 int ANeuralNetworksExecution_setTimeout(ANeuralNetworksExecution *execution, uint64_t duration) {
-  NDK_EXECUTION_SETTER(execution);
+  NDK_NOT_NULL(execution);
   NDK_REQUIRE(execution->compilation->explicit_device, ANEURALNETWORKS_BAD_DATA,
               "a timeout needs a compilation made by createForDevices with one device");
+  NDK_EXECUTION_SETTER(execution);
   execution->has_timeout = duration != 0; /* 0: no timeout */
   execution->timeout_ns = duration;
   return ANEURALNETWORKS_NO_ERROR;
@@ -455,6 +477,25 @@ static void known_output_shapes(ANeuralNetworksExecution *e) {
   }
 }
 
+/* Whether output i's dimensions are all known before the computation: from
+ * the model, the type given with the argument, or a descriptor's memory. */
+static bool output_specified(const ANeuralNetworksExecution *e, uint32_t i) {
+  const ndk_operand *o = ndk_compilation_io_operand(e->compilation, i, false);
+  const ndk_argument *a = &e->outputs[i];
+  const ANeuralNetworksMemory *m =
+      a->kind == NDK_ARGUMENT_MEMORY && a->memory->kind == NDK_MEMORY_DEVICE ? a->memory : NULL;
+  if (ndk_type_is_scalar(o->type)) return true;
+  uint32_t rank = a->rank ? a->rank : o->rank ? o->rank : m ? m->rank : 0;
+  if (rank == 0) return false;
+  for (uint32_t d = 0; d < rank; ++d) {
+    uint32_t dim = a->rank ? a->dimensions[d] : 0;
+    if (dim == 0 && o->rank) dim = o->dimensions[d];
+    if (dim == 0 && m && m->rank) dim = m->dimensions[d];
+    if (dim == 0) return false;
+  }
+  return true;
+}
+
 static int start_fenced(ANeuralNetworksExecution *e, const int *fds, uint32_t fd_count, uint64_t duration) {
   compute_args args;
   int r = begin_compute(e, NULL, &args, "ANeuralNetworksExecution_startComputeWithDependencies");
@@ -486,6 +527,10 @@ int ANeuralNetworksExecution_startComputeWithDependencies(ANeuralNetworksExecuti
   /* A reusable execution starts over before its new event is made. */
   if (execution->reusable && execution->state == NDK_EXECUTION_COMPLETED) reset_for_reuse(execution);
   NDK_REQUIRE(execution->state == NDK_EXECUTION_PREPARATION, ANEURALNETWORKS_BAD_STATE, "the execution has started");
+  /* NNAPI: refused before it starts, so the execution may still compute. */
+  for (uint32_t i = 0; i < execution->output_count; ++i)
+    NDK_REQUIRE(output_specified(execution, i), ANEURALNETWORKS_BAD_DATA,
+                "output %u: a fenced computation needs its dimensions", i);
   int *fds = ndk_alloc((num_dependencies + 1) * sizeof(int));
   ANeuralNetworksEvent *ev = ndk_event_for_execution(execution);
   uint32_t fd_count = 0;

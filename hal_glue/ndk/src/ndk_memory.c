@@ -14,8 +14,10 @@ int ANeuralNetworksMemory_createFromFd(size_t size, int protect, int fd, size_t 
   NDK_NOT_NULL(memory);
   *memory = NULL;
   NDK_REQUIRE(fd >= 0 && size > 0, ANEURALNETWORKS_BAD_DATA, "fd %d, size %zu", fd, size);
-  NDK_REQUIRE((protect & ~(PROT_READ | PROT_WRITE)) == 0 && (protect & PROT_READ), ANEURALNETWORKS_BAD_DATA,
-              "protection %#x is not PROT_READ with or without PROT_WRITE", (unsigned)protect);
+  /* NNAPI: PROT_NONE or any of PROT_READ and PROT_WRITE; a use the
+   * protection does not allow fails when the memory is used. */
+  NDK_REQUIRE((protect & ~(PROT_READ | PROT_WRITE)) == 0, ANEURALNETWORKS_BAD_DATA,
+              "protection %#x is not PROT_NONE or of PROT_READ and PROT_WRITE", (unsigned)protect);
   struct stat st;
   NDK_REQUIRE(fstat(fd, &st) == 0, ANEURALNETWORKS_BAD_DATA, "fd %d is not open", fd);
   NDK_REQUIRE(!S_ISREG(st.st_mode) || (offset <= (size_t)st.st_size && size <= (size_t)st.st_size - offset),
@@ -61,6 +63,7 @@ void ANeuralNetworksMemory_free(ANeuralNetworksMemory *memory) {
     ndk_device_drop();
   }
   ndk_free(memory->roles);
+  ndk_free(memory->params);
   ndk_free(memory);
 }
 
@@ -106,8 +109,40 @@ static bool combine_dimensions(ANeuralNetworksMemoryDesc *desc, uint32_t rank, c
   return true;
 }
 
+static bool same_bytes(const void *a, const void *b, size_t size) { return size == 0 || memcmp(a, b, size) == 0; }
+
+bool ndk_value_type_equal(const ndk_value_type *a, const ndk_value_type *b) {
+  return a->type == b->type && a->scale == b->scale && a->zero_point == b->zero_point &&
+         a->scale_count == b->scale_count && a->channel_dim == b->channel_dim &&
+         same_bytes(a->scales, b->scales, a->scale_count * sizeof(float)) &&
+         a->extension_size == b->extension_size &&
+         same_bytes(a->extension_data, b->extension_data, a->extension_size);
+}
+
+static ndk_value_type value_type_of(const ndk_operand *o) {
+  return (ndk_value_type){o->type,       o->scale,        o->zero_point,         o->scales,
+                          o->scale_count, o->channel_dim, o->extension_data, o->extension_size};
+}
+
+/* NNAPI: every role of a descriptor has the same type, quantization and
+ * extraParams. */
 static bool same_operand_type(const ndk_operand *a, const ndk_operand *b) {
-  return a->type == b->type && a->scale == b->scale && a->zero_point == b->zero_point;
+  ndk_value_type x = value_type_of(a), y = value_type_of(b);
+  return ndk_value_type_equal(&x, &y);
+}
+
+/* A copy of o's value type whose parameters live in one block (*params). */
+static bool copy_value_type(const ndk_operand *o, ndk_value_type *out, void **params) {
+  size_t scale_bytes = o->scale_count * sizeof(float);
+  *out = value_type_of(o);
+  *params = ndk_alloc(scale_bytes + o->extension_size);
+  if (*params == NULL) return false;
+  uint8_t *p = *params;
+  if (scale_bytes) memcpy(p, o->scales, scale_bytes);
+  if (o->extension_size) memcpy(p + scale_bytes, o->extension_data, o->extension_size);
+  out->scales = (const float *)p;
+  out->extension_data = p + scale_bytes;
+  return true;
 }
 
 static int add_role(ANeuralNetworksMemoryDesc *desc, const ANeuralNetworksCompilation *compilation,
@@ -120,6 +155,9 @@ static int add_role(ANeuralNetworksMemoryDesc *desc, const ANeuralNetworksCompil
               is_input ? "input" : "output", index);
   NDK_REQUIRE_IN(function, frequency > 0.f && frequency <= 1.f, ANEURALNETWORKS_BAD_DATA,
               "frequency %g is outside (0, 1]", (double)frequency);
+  /* NNAPI: a scalar's memory takes no dimensions. */
+  NDK_REQUIRE_IN(function, !ndk_type_is_scalar(operand->type) || !desc->rank_known || desc->rank == 0,
+                 ANEURALNETWORKS_BAD_DATA, "the descriptor has dimensions and the operand is a scalar");
   for (uint32_t i = 0; i < desc->role_count; ++i) {
     const ndk_role *r = &desc->roles[i];
     NDK_REQUIRE_IN(function, !(r->compilation == compilation && r->index == index && r->is_input == is_input),
@@ -163,6 +201,10 @@ int ANeuralNetworksMemoryDesc_setDimensions(ANeuralNetworksMemoryDesc *desc, uin
   NDK_REQUIRE(dimensions != NULL || rank == 0, ANEURALNETWORKS_UNEXPECTED_NULL, "dimensions is NULL");
   NDK_REQUIRE(!desc->finished, ANEURALNETWORKS_BAD_STATE, "the descriptor is finished");
   NDK_REQUIRE(rank <= VKNN_MAX_RANK, ANEURALNETWORKS_BAD_DATA, "rank %u is above %d", rank, VKNN_MAX_RANK);
+  const ndk_role *first = desc->role_count ? &desc->roles[0] : NULL;
+  NDK_REQUIRE(rank == 0 || first == NULL ||
+                  !ndk_type_is_scalar(ndk_compilation_io_operand(first->compilation, first->index, first->is_input)->type),
+              ANEURALNETWORKS_BAD_DATA, "a scalar's memory takes no dimensions");
   ANeuralNetworksMemoryDesc saved = *desc;
   if (!combine_dimensions(desc, rank, dimensions)) {
     *desc = saved;
@@ -211,7 +253,12 @@ int ANeuralNetworksMemory_createFromDesc(const ANeuralNetworksMemoryDesc *desc,
   vknn_prepared_model **models = ndk_alloc(n * sizeof(*models));
   vknn_buffer_role *inputs = ndk_alloc(n * sizeof(*inputs)), *outputs = ndk_alloc(n * sizeof(*outputs));
   ndk_role *roles = ndk_alloc(n * sizeof(*roles));
-  int r = (m && models && inputs && outputs && roles) ? ANEURALNETWORKS_NO_ERROR : ANEURALNETWORKS_OUT_OF_MEMORY;
+  /* The memory may outlive the compilations (only the descriptor may not):
+   * it keeps their ids and a copy of the operand type, never a pointer to them. */
+  const ndk_role *first = &desc->roles[0];
+  bool typed = m != NULL && copy_value_type(ndk_compilation_io_operand(first->compilation, first->index, first->is_input),
+                                            &m->value_type, &m->params);
+  int r = (typed && models && inputs && outputs && roles) ? ANEURALNETWORKS_NO_ERROR : ANEURALNETWORKS_OUT_OF_MEMORY;
   if (r == ANEURALNETWORKS_NO_ERROR) {
     vknn_status s = allocate_buffer(desc, models, inputs, outputs, m);
     r = ndk_result_of(s);
@@ -222,15 +269,14 @@ int ANeuralNetworksMemory_createFromDesc(const ANeuralNetworksMemoryDesc *desc,
   ndk_free(outputs);
   if (r != ANEURALNETWORKS_NO_ERROR) {
     ndk_free(roles);
+    if (m != NULL) ndk_free(m->params);
     ndk_free(m);
     return r;
   }
   memcpy(roles, desc->roles, n * sizeof(*roles));
-  /* The memory may outlive the compilations (only the descriptor may not):
-   * it keeps their ids and the operand type, never a pointer to them. */
-  const ndk_role *first = &desc->roles[0];
-  m->type = ndk_compilation_io_operand(first->compilation, first->index, first->is_input)->type;
   for (size_t i = 0; i < n; ++i) roles[i].compilation = NULL;
+  m->rank = desc->rank_known ? desc->rank : 0;
+  memcpy(m->dimensions, desc->dimensions, sizeof(m->dimensions));
   ndk_device_hold();
   m->kind = NDK_MEMORY_DEVICE;
   m->slot = ndk_next_slot();
@@ -271,9 +317,12 @@ static int copy_fd_to_fd(const ANeuralNetworksMemory *src, const ANeuralNetworks
 
 /* Between two driver buffers: through a shared-memory pool of the value's size. */
 static int copy_buffer_to_buffer(const ANeuralNetworksMemory *src, const ANeuralNetworksMemory *dst) {
+  /* NNAPI: the bytes keep their meaning only between equal types. */
+  NDK_REQUIRE_IN(COPY, ndk_value_type_equal(&src->value_type, &dst->value_type), ANEURALNETWORKS_BAD_DATA,
+                 "the memories' operand types differ");
   vknn_output_shape shape;
   vknn_status s = vknn_buffer_get_shape(src->buffer, &shape);
-  size_t size = ndk_element_size(src->type);
+  size_t size = ndk_element_size(src->value_type.type);
   for (uint32_t i = 0; i < shape.rank; ++i) size *= shape.dimensions[i];
   NDK_REQUIRE_IN(COPY, s == VKNN_STATUS_NONE && size > 0, ANEURALNETWORKS_BAD_DATA, "the source holds no value");
   int fd = memfd_create("vknn-ndk-copy", MFD_CLOEXEC);

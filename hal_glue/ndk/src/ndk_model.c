@@ -1,6 +1,8 @@
 /* ANeuralNetworksModel: operands, values, operations, inputs and outputs,
- * collected until finish freezes the model. A call that fails with BAD_DATA
- * leaves the model invalid: finish refuses it, as the NNAPI runtime does. */
+ * collected until finish freezes the model. As in the NNAPI runtime, a call
+ * refused with BAD_DATA changes nothing (the model stays usable); a finish
+ * that fails leaves the model invalid, and every later call that would
+ * change or finish it is BAD_STATE. */
 #include <string.h>
 
 #include "ndk.h"
@@ -33,8 +35,10 @@ void ANeuralNetworksModel_free(ANeuralNetworksModel *model) {
   ndk_free(model);
 }
 
-/* A failed check marks the model invalid (BAD_DATA) before returning. */
-#define NDK_MODEL_CHECK(model, cond, ...)                                       \
+/* A call's argument refused: BAD_DATA, the model unchanged. */
+#define NDK_MODEL_CHECK(model, cond, ...) NDK_REQUIRE(cond, ANEURALNETWORKS_BAD_DATA, __VA_ARGS__)
+/* A check of finish: failing it leaves the model invalid. */
+#define NDK_FINISH_CHECK(model, cond, ...)                                      \
   do {                                                                          \
     if (!(cond)) {                                                              \
       ndk_log_error(__func__, __VA_ARGS__);                                     \
@@ -42,8 +46,9 @@ void ANeuralNetworksModel_free(ANeuralNetworksModel *model) {
       return ANEURALNETWORKS_BAD_DATA;                                          \
     }                                                                           \
   } while (0)
-#define NDK_MODEL_NOT_FINISHED(model) \
-  NDK_REQUIRE(!(model)->finished, ANEURALNETWORKS_BAD_STATE, "the model is finished")
+#define NDK_MODEL_NOT_FINISHED(model)                                                   \
+  NDK_REQUIRE(!(model)->finished && !(model)->invalid, ANEURALNETWORKS_BAD_STATE, "%s", \
+              (model)->finished ? "the model is finished" : "an earlier finish found the model invalid")
 
 /* A type of the NNAPI, or of a supported extension's operand types. */
 static bool known_operand_type(int32_t type) {
@@ -52,9 +57,15 @@ static bool known_operand_type(int32_t type) {
          type == VKNN_OPERAND_OEM || type == VKNN_OPERAND_TENSOR_OEM_BYTE;
 }
 
-/* The quantization parameters each type allows (NNAPI OperandCode). */
+/* The quantization parameters each type allows (NNAPI OperandCode): none
+ * (scale and zero point 0) for the types without them, except TENSOR_INT32
+ * (a quantized bias may carry its scale) and the OEM types. */
 static bool quant_params_valid(const ANeuralNetworksOperandType *t) {
   switch (t->type) {
+    case ANEURALNETWORKS_TENSOR_INT32:
+    case VKNN_OPERAND_OEM:
+    case VKNN_OPERAND_TENSOR_OEM_BYTE:
+      return true;
     case ANEURALNETWORKS_TENSOR_QUANT8_ASYMM:
       return t->scale > 0.f && t->zeroPoint >= 0 && t->zeroPoint <= 255;
     case ANEURALNETWORKS_TENSOR_QUANT8_ASYMM_SIGNED:
@@ -67,8 +78,20 @@ static bool quant_params_valid(const ANeuralNetworksOperandType *t) {
     case ANEURALNETWORKS_TENSOR_QUANT8_SYMM_PER_CHANNEL:
       return t->scale == 0.f && t->zeroPoint == 0;
     default: /* an extension's parameters are its extension data */
-      return VKNN_EXTENSION_PREFIX(t->type) == 0 || (t->scale == 0.f && t->zeroPoint == 0);
+      return t->scale == 0.f && t->zeroPoint == 0;
   }
+}
+
+/* The bytes the known dimensions make (unknown ones, 0, left out) stay
+ * within uint32 (the NNAPI runtime's rule). */
+static bool known_size_fits(const ANeuralNetworksOperandType *t) {
+  uint64_t size = VKNN_EXTENSION_PREFIX(t->type) != 0 ? 1 : ndk_element_size(t->type);
+  for (uint32_t i = 0; i < t->dimensionCount; ++i) {
+    if (t->dimensions[i] == 0) continue;
+    size *= t->dimensions[i];
+    if (size > UINT32_MAX) return false;
+  }
+  return true;
 }
 
 int ANeuralNetworksModel_addOperand(ANeuralNetworksModel *model,
@@ -79,12 +102,11 @@ int ANeuralNetworksModel_addOperand(ANeuralNetworksModel *model,
   NDK_MODEL_CHECK(model, known_operand_type(type->type), "unknown operand type %d", type->type);
   NDK_MODEL_CHECK(model, !ndk_type_is_scalar(type->type) || type->dimensionCount == 0,
                   "a scalar operand of type %d has %u dimensions", type->type, type->dimensionCount);
-  NDK_MODEL_CHECK(model, type->dimensionCount <= VKNN_MAX_RANK, "rank %u is above %d",
-                  type->dimensionCount, VKNN_MAX_RANK);
-  NDK_MODEL_CHECK(model, type->dimensionCount == 0 || type->dimensions != NULL,
-                  "dimensions is NULL for rank %u", type->dimensionCount);
+  NDK_MODEL_CHECK(model, (type->dimensionCount == 0) == (type->dimensions == NULL),
+                  "dimensions is %s for rank %u", type->dimensions ? "given" : "NULL", type->dimensionCount);
   NDK_MODEL_CHECK(model, quant_params_valid(type), "scale %g and zero point %d are invalid for type %d",
                   (double)type->scale, type->zeroPoint, type->type);
+  NDK_MODEL_CHECK(model, known_size_fits(type), "a tensor of more than 4 GiB");
   if (ndk_reserve((void **)&model->operands, &model->operand_capacity, model->operand_count + 1,
                   sizeof(ndk_operand)) != 0)
     return ANEURALNETWORKS_OUT_OF_MEMORY;
@@ -114,13 +136,12 @@ static size_t value_size(const ndk_operand *o) {
 
 /* The checks every setOperandValue* shares. */
 static int check_value_target(ANeuralNetworksModel *model, int32_t index, const char *function) {
-  if (model->finished) {
-    ndk_log_error(function, "the model is finished");
+  if (model->finished || model->invalid) {
+    ndk_log_error(function, model->finished ? "the model is finished" : "an earlier finish found the model invalid");
     return ANEURALNETWORKS_BAD_STATE;
   }
   if (index < 0 || (uint32_t)index >= model->operand_count) {
     ndk_log_error(function, "operand %d does not exist (%u operands)", index, model->operand_count);
-    model->invalid = true;
     return ANEURALNETWORKS_BAD_DATA;
   }
   return ANEURALNETWORKS_NO_ERROR;
@@ -295,6 +316,13 @@ static void clear_io_flags(ANeuralNetworksModel *model) {
     model->operands[i].is_input = model->operands[i].is_output = false;
 }
 
+/* The flags of the lists identified before (a refused call changes nothing). */
+static void restore_io_flags(ANeuralNetworksModel *model) {
+  clear_io_flags(model);
+  for (uint32_t i = 0; i < model->input_count; ++i) model->operands[model->inputs[i]].is_input = true;
+  for (uint32_t i = 0; i < model->output_count; ++i) model->operands[model->outputs[i]].is_output = true;
+}
+
 int ANeuralNetworksModel_identifyInputsAndOutputs(ANeuralNetworksModel *model,
                                                   uint32_t inputCount, const uint32_t *inputs,
                                                   uint32_t outputCount, const uint32_t *outputs) {
@@ -304,15 +332,15 @@ int ANeuralNetworksModel_identifyInputsAndOutputs(ANeuralNetworksModel *model,
   NDK_MODEL_NOT_FINISHED(model);
   clear_io_flags(model);
   if (!io_list_valid(model, inputs, inputCount, true) || !io_list_valid(model, outputs, outputCount, false)) {
-    clear_io_flags(model);
+    restore_io_flags(model);
     ndk_log_error(__func__, "an input or output is out of range, has a value, or is listed twice");
-    model->invalid = true;
     return ANEURALNETWORKS_BAD_DATA;
   }
   uint32_t *in = copy_indexes(inputs, inputCount), *out = copy_indexes(outputs, outputCount);
   if (in == NULL || out == NULL) {
     ndk_free(in);
     ndk_free(out);
+    restore_io_flags(model);
     return ANEURALNETWORKS_OUT_OF_MEMORY;
   }
   ndk_free(model->inputs);
@@ -365,7 +393,7 @@ static int sort_into_run_order(ANeuralNetworksModel *model) {
     }
   }
   if (result == 0 && done == n) {
-    memcpy(model->operations, sorted, n * sizeof(ndk_operation));
+    if (n > 0) memcpy(model->operations, sorted, n * sizeof(ndk_operation));
     model->added_index = added;
     added = NULL;
   } else {
@@ -402,13 +430,12 @@ static int validate_flat(ANeuralNetworksModel *model) {
 int ANeuralNetworksModel_finish(ANeuralNetworksModel *model) {
   NDK_NOT_NULL(model);
   NDK_MODEL_NOT_FINISHED(model);
-  NDK_REQUIRE(!model->invalid, ANEURALNETWORKS_BAD_DATA, "an earlier call found the model invalid");
-  NDK_MODEL_CHECK(model, model->io_identified, "inputs and outputs were never identified");
+  NDK_FINISH_CHECK(model, model->io_identified, "inputs and outputs were never identified");
   for (uint32_t i = 0; i < model->operand_count; ++i)
-    NDK_MODEL_CHECK(model, model->operands[i].type != ANEURALNETWORKS_MODEL ||
-                               model->operands[i].value == NDK_VALUE_MODEL,
-                    "operand %u of type MODEL has no model", i);
-  NDK_MODEL_CHECK(model, sort_into_run_order(model) == 0,
+    NDK_FINISH_CHECK(model, model->operands[i].type != ANEURALNETWORKS_MODEL ||
+                                model->operands[i].value == NDK_VALUE_MODEL,
+                     "operand %u of type MODEL has no model", i);
+  NDK_FINISH_CHECK(model, sort_into_run_order(model) == 0,
                   "an operation reads an operand that nothing writes before it (a cycle?)");
   int r = validate_flat(model);
   if (r != ANEURALNETWORKS_NO_ERROR) return r;
