@@ -2962,6 +2962,43 @@ static void test_conv_stride_at_execution(void **state) {
   free(c);
 }
 
+/* ADD's fused activation as a model input (NNAPI allows it; NNAPI's own
+ * validation tests build their model so): the model prepares, compiled per
+ * execution with the value; RELU clamps, 999 is INVALID_ARGUMENT. */
+static void test_add_activation_at_execution(void **state) {
+  (void)state;
+  fixture *f = device_fixture;
+  ctx *c = calloc(1, sizeof(*c));
+  assert_non_null(c);
+  mb_init(&c->b);
+  build_add(c, F32);
+  replace_input(c, 2, mb_input(&c->b, VKNN_OPERAND_INT32, NULL, 0));
+  const vknn_model *model = mb_finish(&c->b);
+  vknn_prepared_model *pm = NULL;
+  assert_int_equal(vknn_device_prepare_model(f->device, model, VKNN_PREFER_SUSTAINED_SPEED,
+                                             VKNN_PRIORITY_MEDIUM, NULL, &pm),
+                   VKNN_STATUS_NONE);
+  const float a[6] = {-3.f, -2.f, -1.f, 0.f, 1.f, 2.f}, b[6] = {1.f, 1.f, 1.f, 1.f, 1.f, 1.f};
+  const int32_t activations[3] = {VKNN_FUSED_NONE, VKNN_FUSED_RELU, 999};
+  const vknn_status want[3] = {VKNN_STATUS_NONE, VKNN_STATUS_NONE, VKNN_STATUS_INVALID_ARGUMENT};
+  float out[3][6] = {{0}};
+  for (int i = 0; i < 3; ++i) {
+    const buffer_arg inputs[3] = {{a, NULL, sizeof(a)}, {b, NULL, sizeof(b)}, {&activations[i], NULL, sizeof(int32_t)}};
+    buffer_arg outputs[1] = {{NULL, out[i], sizeof(out[i])}};
+    clear_log(&f->log);
+    vknn_status s = model_runner_execute(pm, &c->b, inputs, outputs, NULL);
+    if (s != want[i]) fail_msg("activation %d: %s (log: %s)", activations[i], vknn_status_name(s), f->log.text);
+    if (s != VKNN_STATUS_NONE && strstr(f->log.text, "ADD: invalid fused activation 999") == NULL)
+      fail_msg("activation %d logged \"%s\"", activations[i], f->log.text);
+  }
+  for (int k = 0; k < 6; ++k) {
+    assert_float_equal(out[0][k], a[k] + 1.f, 0.f);
+    assert_float_equal(out[1][k], a[k] + 1.f > 0.f ? a[k] + 1.f : 0.f, 0.f);
+  }
+  vknn_prepared_model_release(pm);
+  free(c);
+}
+
 /* ---- parameters of a rank given only by an execution -----------------------
  * RESHAPE's shape, SQUEEZE's axes, FILL's shape and REDUCE_SUM's axes as model
  * inputs declared without a rank (the outputs of the first three left unknown,
@@ -3126,7 +3163,7 @@ static void test_unsupported_row(void **state) {
 int main(void) {
   enum { ROWS = sizeof(rows) / sizeof(rows[0]) };
   enum { UNSUPPORTED = sizeof(unsupported_rows) / sizeof(unsupported_rows[0]) };
-  struct CMUnitTest tests[ROWS + UNSUPPORTED + 5];
+  struct CMUnitTest tests[ROWS + UNSUPPORTED + 6];
   for (size_t i = 0; i < ROWS; ++i) {
     tests[i] = (struct CMUnitTest)cmocka_unit_test_prestate(test_row, (void *)&rows[i]);
     tests[i].name = rows[i].name;
@@ -3140,5 +3177,6 @@ int main(void) {
   tests[ROWS + UNSUPPORTED + 2] = (struct CMUnitTest)cmocka_unit_test(test_transpose_bias_at_execution);
   tests[ROWS + UNSUPPORTED + 3] = (struct CMUnitTest)cmocka_unit_test(test_conv_stride_at_execution);
   tests[ROWS + UNSUPPORTED + 4] = (struct CMUnitTest)cmocka_unit_test(test_rank_9_beside_supported);
-  return _cmocka_run_group_tests("op_rules", tests, ROWS + UNSUPPORTED + 5, setup, teardown);
+  tests[ROWS + UNSUPPORTED + 5] = (struct CMUnitTest)cmocka_unit_test(test_add_activation_at_execution);
+  return _cmocka_run_group_tests("op_rules", tests, ROWS + UNSUPPORTED + 6, setup, teardown);
 }

@@ -181,6 +181,9 @@ static vknn_status read_activation(vknn_graph *graph, const vknn_operation *op,
                                    const binary_kind *k, int32_t *out_activation) {
   *out_activation = VKNN_FUSED_NONE;
   if (k->inputs < 3) return VKNN_STATUS_NONE;
+  /* Given as a model input: compiled per execution with its value. */
+  vknn_status s = vknn_op_require_constant_params(graph, op, 2, 1);
+  if (s != VKNN_STATUS_NONE) return s;
   if (!vknn_graph_const_i32_list(graph, op, 2, 1, out_activation)) return VKNN_STATUS_GENERAL_FAILURE;
   if (activation_valid(*out_activation, graph->tensors[op->inputs[0]].type)) return VKNN_STATUS_NONE;
   VKNN_LOG_E(graph->log, "model", "%s: invalid fused activation %d",
