@@ -138,7 +138,9 @@ static void add_operands(const cJSON *operands, loaded *l) {
   cJSON_ArrayForEach(o, operands) {
     int32_t type = operand_code(cJSON_GetObjectItem(o, "type")->valuestring);
     shape s = shape_of(o);
-    ANeuralNetworksOperandType t = {type, s.rank, s.dims, (float)cJSON_GetObjectItem(o, "scale")->valuedouble,
+    /* NNAPI: dimensions only for a rank above 0. */
+    ANeuralNetworksOperandType t = {type, s.rank, s.rank ? s.dims : NULL,
+                                    (float)cJSON_GetObjectItem(o, "scale")->valuedouble,
                                     cJSON_GetObjectItem(o, "zeroPoint")->valueint};
     CHECK(ANeuralNetworksModel_addOperand(l->model, &t));
     const char *lifetime = cJSON_GetObjectItem(o, "lifetime")->valuestring;
