@@ -2962,41 +2962,60 @@ static void test_conv_stride_at_execution(void **state) {
   free(c);
 }
 
-/* ADD's fused activation as a model input (NNAPI allows it; NNAPI's own
- * validation tests build their model so): the model prepares, compiled per
- * execution with the value; RELU clamps, 999 is INVALID_ARGUMENT. */
-static void test_add_activation_at_execution(void **state) {
-  (void)state;
+/* A fused activation (operation input act_input) as a model input, the
+ * model's last: it prepares, compiled per execution with the value; NONE
+ * gives want_none, RELU clamps it, 999 is INVALID_ARGUMENT. data: the
+ * values of the other model inputs, float32. NNAPI allows it (its own
+ * validation tests build their model with ADD's activation so). */
+static void check_activation_at_execution(void (*build)(ctx *, int32_t), uint32_t act_input, const char *name,
+                                          const buffer_arg *data, uint32_t data_count, const float *want_none,
+                                          uint32_t out_count) {
   fixture *f = device_fixture;
   ctx *c = calloc(1, sizeof(*c));
   assert_non_null(c);
   mb_init(&c->b);
-  build_add(c, F32);
-  replace_input(c, 2, mb_input(&c->b, VKNN_OPERAND_INT32, NULL, 0));
+  build(c, F32);
+  replace_input(c, act_input, mb_input(&c->b, VKNN_OPERAND_INT32, NULL, 0));
   const vknn_model *model = mb_finish(&c->b);
   vknn_prepared_model *pm = NULL;
   assert_int_equal(vknn_device_prepare_model(f->device, model, VKNN_PREFER_SUSTAINED_SPEED,
                                              VKNN_PRIORITY_MEDIUM, NULL, &pm),
                    VKNN_STATUS_NONE);
-  const float a[6] = {-3.f, -2.f, -1.f, 0.f, 1.f, 2.f}, b[6] = {1.f, 1.f, 1.f, 1.f, 1.f, 1.f};
   const int32_t activations[3] = {VKNN_FUSED_NONE, VKNN_FUSED_RELU, 999};
   const vknn_status want[3] = {VKNN_STATUS_NONE, VKNN_STATUS_NONE, VKNN_STATUS_INVALID_ARGUMENT};
-  float out[3][6] = {{0}};
+  float out[3][8] = {{0}};
+  assert_true(out_count <= 8 && data_count < 4);
+  char expected_log[96];
+  snprintf(expected_log, sizeof(expected_log), "%s: invalid fused activation 999", name);
   for (int i = 0; i < 3; ++i) {
-    const buffer_arg inputs[3] = {{a, NULL, sizeof(a)}, {b, NULL, sizeof(b)}, {&activations[i], NULL, sizeof(int32_t)}};
-    buffer_arg outputs[1] = {{NULL, out[i], sizeof(out[i])}};
+    buffer_arg inputs[4];
+    memcpy(inputs, data, data_count * sizeof(buffer_arg));
+    inputs[data_count] = (buffer_arg){&activations[i], NULL, sizeof(int32_t)};
+    buffer_arg outputs[1] = {{NULL, out[i], out_count * sizeof(float)}};
     clear_log(&f->log);
     vknn_status s = model_runner_execute(pm, &c->b, inputs, outputs, NULL);
-    if (s != want[i]) fail_msg("activation %d: %s (log: %s)", activations[i], vknn_status_name(s), f->log.text);
-    if (s != VKNN_STATUS_NONE && strstr(f->log.text, "ADD: invalid fused activation 999") == NULL)
-      fail_msg("activation %d logged \"%s\"", activations[i], f->log.text);
+    if (s != want[i]) fail_msg("%s, activation %d: %s (log: %s)", name, activations[i], vknn_status_name(s), f->log.text);
+    if (s != VKNN_STATUS_NONE && strstr(f->log.text, expected_log) == NULL)
+      fail_msg("%s, activation %d logged \"%s\"", name, activations[i], f->log.text);
   }
-  for (int k = 0; k < 6; ++k) {
-    assert_float_equal(out[0][k], a[k] + 1.f, 0.f);
-    assert_float_equal(out[1][k], a[k] + 1.f > 0.f ? a[k] + 1.f : 0.f, 0.f);
+  for (uint32_t k = 0; k < out_count; ++k) {
+    assert_float_equal(out[0][k], want_none[k], 0.f);
+    assert_float_equal(out[1][k], want_none[k] > 0.f ? want_none[k] : 0.f, 0.f);
   }
   vknn_prepared_model_release(pm);
   free(c);
+}
+
+static void test_activation_at_execution(void **state) {
+  (void)state;
+  const float a[6] = {-3.f, -2.f, -1.f, 0.f, 1.f, 2.f}, b[6] = {1.f, 1.f, 1.f, 1.f, 1.f, 1.f};
+  const float sum[6] = {-2.f, -1.f, 0.f, 1.f, 2.f, 3.f};
+  const buffer_arg add_data[2] = {{a, NULL, sizeof(a)}, {b, NULL, sizeof(b)}};
+  check_activation_at_execution(build_add, 2, "ADD", add_data, 2, sum, 6);
+  /* [2, 2] by weights [[1, 2], [3, 4], [5, 6]], bias 0. */
+  const float x[4] = {-1.f, 0.f, 1.f, 1.f}, fc[6] = {-1.f, -3.f, -5.f, 3.f, 7.f, 11.f};
+  const buffer_arg fc_data[1] = {{x, NULL, sizeof(x)}};
+  check_activation_at_execution(build_fully_connected, 3, "FULLY_CONNECTED", fc_data, 1, fc, 6);
 }
 
 /* ---- parameters of a rank given only by an execution -----------------------
@@ -3177,6 +3196,6 @@ int main(void) {
   tests[ROWS + UNSUPPORTED + 2] = (struct CMUnitTest)cmocka_unit_test(test_transpose_bias_at_execution);
   tests[ROWS + UNSUPPORTED + 3] = (struct CMUnitTest)cmocka_unit_test(test_conv_stride_at_execution);
   tests[ROWS + UNSUPPORTED + 4] = (struct CMUnitTest)cmocka_unit_test(test_rank_9_beside_supported);
-  tests[ROWS + UNSUPPORTED + 5] = (struct CMUnitTest)cmocka_unit_test(test_add_activation_at_execution);
+  tests[ROWS + UNSUPPORTED + 5] = (struct CMUnitTest)cmocka_unit_test(test_activation_at_execution);
   return _cmocka_run_group_tests("op_rules", tests, ROWS + UNSUPPORTED + 6, setup, teardown);
 }

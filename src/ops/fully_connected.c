@@ -46,11 +46,18 @@ static vknn_status read_geometry(vknn_graph *graph, const vknn_operation *op,
   /* The input's rank again: one the model leaves unknown passed its checks. */
   vknn_status rs = vknn_op_check_known_rank(graph, op, 0, 2, 4);
   if (rs != VKNN_STATUS_NONE) return rs;
+  /* An activation given as a model input: compiled per execution with its value. */
+  vknn_status ps = vknn_op_require_constant_params(graph, op, 3, 1);
+  if (ps != VKNN_STATUS_NONE) return ps;
   if (!vknn_graph_const_i32_list(graph, op, 3, 1, &g->activation))
     return VKNN_STATUS_GENERAL_FAILURE;
+  if (!vknn_activation_valid(g->activation)) {
+    VKNN_LOG_E(graph->log, "model", "FULLY_CONNECTED: invalid fused activation %d", g->activation);
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
   uint32_t input_size = weights->dims[1], units = weights->dims[0];
   uint64_t elements = vknn_shape_element_count(in->dims, in->rank);
-  if (!vknn_activation_valid(g->activation) || input_size == 0 || elements % input_size != 0) {
+  if (input_size == 0 || elements % input_size != 0) {
     VKNN_LOG_E(graph->log, "model", "FULLY_CONNECTED: input, weights and bias do not agree");
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
