@@ -1130,17 +1130,22 @@ static void test_refused_call_keeps_the_model(void **state) {
   ANeuralNetworksModel_free(m);
 }
 
-/* A model of one RELU, input and output of type t. */
-static ANeuralNetworksCompilation *relu_compilation(const ANeuralNetworksOperandType *t, ANeuralNetworksModel **model) {
+/* A finished model of one operation of one input, input and output of type t. */
+static ANeuralNetworksModel *unary_model(ANeuralNetworksOperationType operation, const ANeuralNetworksOperandType *t) {
   ANeuralNetworksModel *m = NULL;
   assert_int_equal(ANeuralNetworksModel_create(&m), OK);
   assert_int_equal(ANeuralNetworksModel_addOperand(m, t), OK);
   assert_int_equal(ANeuralNetworksModel_addOperand(m, t), OK);
-  assert_int_equal(ANeuralNetworksModel_addOperation(m, ANEURALNETWORKS_RELU, 1, (uint32_t[]){0}, 1, (uint32_t[]){1}), OK);
+  assert_int_equal(ANeuralNetworksModel_addOperation(m, operation, 1, (uint32_t[]){0}, 1, (uint32_t[]){1}), OK);
   assert_int_equal(ANeuralNetworksModel_identifyInputsAndOutputs(m, 1, (uint32_t[]){0}, 1, (uint32_t[]){1}), OK);
   assert_int_equal(ANeuralNetworksModel_finish(m), OK);
-  *model = m;
-  return compile(m, false);
+  return m;
+}
+
+/* A model of one RELU, input and output of type t, compiled. */
+static ANeuralNetworksCompilation *relu_compilation(const ANeuralNetworksOperandType *t, ANeuralNetworksModel **model) {
+  *model = unary_model(ANEURALNETWORKS_RELU, t);
+  return compile(*model, false);
 }
 
 /* A memory from a descriptor with one role: input 0 of c. */
@@ -1243,13 +1248,7 @@ static void test_rank_9_model(void **state) {
   (void)state;
   const uint32_t dims[9] = {1, 1, 1, 1, 1, 1, 1, 1, N};
   const ANeuralNetworksOperandType t = {ANEURALNETWORKS_TENSOR_FLOAT32, 9, dims, 0.f, 0};
-  ANeuralNetworksModel *m = NULL;
-  assert_int_equal(ANeuralNetworksModel_create(&m), OK);
-  assert_int_equal(ANeuralNetworksModel_addOperand(m, &t), OK);
-  assert_int_equal(ANeuralNetworksModel_addOperand(m, &t), OK);
-  assert_int_equal(ANeuralNetworksModel_addOperation(m, ANEURALNETWORKS_ABS, 1, (uint32_t[]){0}, 1, (uint32_t[]){1}), OK);
-  assert_int_equal(ANeuralNetworksModel_identifyInputsAndOutputs(m, 1, (uint32_t[]){0}, 1, (uint32_t[]){1}), OK);
-  assert_int_equal(ANeuralNetworksModel_finish(m), OK);
+  ANeuralNetworksModel *m = unary_model(ANEURALNETWORKS_ABS, &t);
   const ANeuralNetworksDevice *d = device();
   bool supported = true;
   assert_int_equal(ANeuralNetworksModel_getSupportedOperationsForDevices(m, &d, 1, &supported), OK);

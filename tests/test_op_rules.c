@@ -57,6 +57,15 @@ typedef struct row {
 
 /* ---- building ---------------------------------------------------------- */
 
+/* A context with an empty model. */
+static ctx *new_ctx(void) {
+  ctx *c = calloc(1, sizeof(*c));
+  assert_non_null(c);
+  mb_init(&c->b);
+  return c;
+}
+
+
 static float scale_of(int32_t type) { return type == Q8 ? 0.5f : 0.f; }
 
 static uint32_t data_input(ctx *c, int32_t type, const uint32_t *dims, uint32_t rank) {
@@ -2784,6 +2793,15 @@ static void collect_log(void *user_data, vknn_log_level level, const char *tag, 
 /* One device for every row (opened by the group setup). */
 static fixture *device_fixture;
 
+/* c's model prepared on f's device, which must take it. */
+static vknn_prepared_model *prepare_valid(fixture *f, ctx *c) {
+  vknn_prepared_model *pm = NULL;
+  assert_int_equal(vknn_device_prepare_model(f->device, mb_finish(&c->b), VKNN_PREFER_SUSTAINED_SPEED,
+                                             VKNN_PRIORITY_MEDIUM, NULL, &pm),
+                   VKNN_STATUS_NONE);
+  return pm;
+}
+
 static int setup(void **state) {
   (void)state;
   fixture *f = calloc(1, sizeof(*f));
@@ -2817,9 +2835,7 @@ static void expect_logged(const log_lines *log, const char *what, const row *r) 
 static void test_row(void **state) {
   const row *r = *state;
   fixture *f = device_fixture;
-  ctx *c = calloc(1, sizeof(*c));
-  assert_non_null(c);
-  mb_init(&c->b);
+  ctx *c = new_ctx();
   r->build(c, r->type);
   if (r->mutate) r->mutate(c);
   const vknn_model *model = c->sub_count > 0
@@ -2849,16 +2865,10 @@ static void test_row(void **state) {
 static void test_depthwise_filter_dim0_at_execution(void **state) {
   (void)state;
   fixture *f = device_fixture;
-  ctx *c = calloc(1, sizeof(*c));
-  assert_non_null(c);
-  mb_init(&c->b);
+  ctx *c = new_ctx();
   build_depthwise(c, F32);
   depthwise_filter_dim0_unknown(c);
-  const vknn_model *model = mb_finish(&c->b);
-  vknn_prepared_model *pm = NULL;
-  assert_int_equal(vknn_device_prepare_model(f->device, model, VKNN_PREFER_SUSTAINED_SPEED,
-                                             VKNN_PRIORITY_MEDIUM, NULL, &pm),
-                   VKNN_STATUS_NONE);
+  vknn_prepared_model *pm = prepare_valid(f, c);
   static const float data[18] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 1, 2, 3, 4, 5, 6, 7, 8, 9};
   static const float filter[4] = {1, 2, 3, 4};
   float out[18];
@@ -2888,16 +2898,10 @@ static void test_depthwise_filter_dim0_at_execution(void **state) {
 static void test_transpose_bias_at_execution(void **state) {
   (void)state;
   fixture *f = device_fixture;
-  ctx *c = calloc(1, sizeof(*c));
-  assert_non_null(c);
-  mb_init(&c->b);
+  ctx *c = new_ctx();
   build_transpose_conv(c, F32);
   replace_input(c, 2, mb_input(&c->b, F32, NULL, 0));
-  const vknn_model *model = mb_finish(&c->b);
-  vknn_prepared_model *pm = NULL;
-  assert_int_equal(vknn_device_prepare_model(f->device, model, VKNN_PREFER_SUSTAINED_SPEED,
-                                             VKNN_PRIORITY_MEDIUM, NULL, &pm),
-                   VKNN_STATUS_NONE);
+  vknn_prepared_model *pm = prepare_valid(f, c);
   static const float data[8] = {1, 2, 3, 4, 5, 6, 7, 8}, bias[2] = {0.5f, -1.f};
   float out[3][32];
   const uint32_t vector_dims[1] = {2}, matrix_dims[2] = {1, 2};
@@ -2925,17 +2929,11 @@ static void test_transpose_bias_at_execution(void **state) {
 static void test_conv_stride_at_execution(void **state) {
   (void)state;
   fixture *f = device_fixture;
-  ctx *c = calloc(1, sizeof(*c));
-  assert_non_null(c);
-  mb_init(&c->b);
+  ctx *c = new_ctx();
   build_conv(c, F32);
   conv_stride_input(c);
   c->b.dims[c->out][2] = 0;
-  const vknn_model *model = mb_finish(&c->b);
-  vknn_prepared_model *pm = NULL;
-  assert_int_equal(vknn_device_prepare_model(f->device, model, VKNN_PREFER_SUSTAINED_SPEED,
-                                             VKNN_PRIORITY_MEDIUM, NULL, &pm),
-                   VKNN_STATUS_NONE);
+  vknn_prepared_model *pm = prepare_valid(f, c);
   float data[18];
   for (int i = 0; i < 18; ++i) data[i] = (float)(i % 7) - 2.f;
   const int32_t strides[3] = {1, 2, 0};
@@ -2971,16 +2969,10 @@ static void check_activation_at_execution(void (*build)(ctx *, int32_t), uint32_
                                           const buffer_arg *data, uint32_t data_count, const float *want_none,
                                           uint32_t out_count) {
   fixture *f = device_fixture;
-  ctx *c = calloc(1, sizeof(*c));
-  assert_non_null(c);
-  mb_init(&c->b);
+  ctx *c = new_ctx();
   build(c, F32);
   replace_input(c, act_input, mb_input(&c->b, VKNN_OPERAND_INT32, NULL, 0));
-  const vknn_model *model = mb_finish(&c->b);
-  vknn_prepared_model *pm = NULL;
-  assert_int_equal(vknn_device_prepare_model(f->device, model, VKNN_PREFER_SUSTAINED_SPEED,
-                                             VKNN_PRIORITY_MEDIUM, NULL, &pm),
-                   VKNN_STATUS_NONE);
+  vknn_prepared_model *pm = prepare_valid(f, c);
   const int32_t activations[3] = {VKNN_FUSED_NONE, VKNN_FUSED_RELU, 999};
   const vknn_status want[3] = {VKNN_STATUS_NONE, VKNN_STATUS_NONE, VKNN_STATUS_INVALID_ARGUMENT};
   float out[3][8] = {{0}};
@@ -3084,9 +3076,7 @@ static void test_parameter_ranks_at_execution(void **state) {
   static const float data[6] = {1, 2, 3, 4, 5, 6};
   for (size_t k = 0; k < sizeof(parameter_cases) / sizeof(parameter_cases[0]); ++k) {
     const parameter_case *p = &parameter_cases[k];
-    ctx *c = calloc(1, sizeof(*c));
-    assert_non_null(c);
-    mb_init(&c->b);
+    ctx *c = new_ctx();
     p->build(c, F32);
     const vknn_model *model = mb_finish(&c->b);
     vknn_prepared_model *pm = NULL;
@@ -3136,9 +3126,7 @@ static const row unsupported_rows[] = {
 static void test_rank_9_beside_supported(void **state) {
   (void)state;
   fixture *f = device_fixture;
-  ctx *c = calloc(1, sizeof(*c));
-  assert_non_null(c);
-  mb_init(&c->b);
+  ctx *c = new_ctx();
   build_relu(c, F32);
   uint32_t in = data_input(c, F32, kRank9, 2), out = data_output(c, F32, kRank9, 2);
   to_rank_9(operand(c, in));
@@ -3156,9 +3144,7 @@ static void test_rank_9_beside_supported(void **state) {
 static void test_unsupported_row(void **state) {
   const row *r = *state;
   fixture *f = device_fixture;
-  ctx *c = calloc(1, sizeof(*c));
-  assert_non_null(c);
-  mb_init(&c->b);
+  ctx *c = new_ctx();
   r->build(c, r->type);
   if (r->mutate) r->mutate(c);
   const vknn_model *model = mb_finish(&c->b);

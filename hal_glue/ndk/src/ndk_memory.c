@@ -156,7 +156,7 @@ static int add_role(ANeuralNetworksMemoryDesc *desc, const ANeuralNetworksCompil
   NDK_REQUIRE_IN(function, frequency > 0.f && frequency <= 1.f, ANEURALNETWORKS_BAD_DATA,
               "frequency %g is outside (0, 1]", (double)frequency);
   /* NNAPI: a scalar's memory takes no dimensions. */
-  NDK_REQUIRE_IN(function, !ndk_type_is_scalar(operand->type) || !desc->rank_known || desc->rank == 0,
+  NDK_REQUIRE_IN(function, !ndk_type_is_scalar(operand->type) || !desc->rank_known,
                  ANEURALNETWORKS_BAD_DATA, "the descriptor has dimensions and the operand is a scalar");
   for (uint32_t i = 0; i < desc->role_count; ++i) {
     const ndk_role *r = &desc->roles[i];
@@ -275,7 +275,7 @@ int ANeuralNetworksMemory_createFromDesc(const ANeuralNetworksMemoryDesc *desc,
   }
   memcpy(roles, desc->roles, n * sizeof(*roles));
   for (size_t i = 0; i < n; ++i) roles[i].compilation = NULL;
-  m->rank = desc->rank_known ? desc->rank : 0;
+  m->rank = desc->rank; /* 0 while unknown */
   memcpy(m->dimensions, desc->dimensions, sizeof(m->dimensions));
   ndk_device_hold();
   m->kind = NDK_MEMORY_DEVICE;
