@@ -365,6 +365,84 @@ static void test_tile_multiples(void **state) {
   runner_release(&r);
 }
 
+/* ---- FILL, RESHAPE, SQUEEZE: a shape given at run time, the output declared ---- */
+
+/* The declared output is what the kernels write; the shape (or SQUEEZE's
+ * axes) the execution gives must lead to that same shape. */
+static void test_fill_shape(void **state) {
+  model_builder b;
+  runner r;
+  mb_init(&b);
+  const float seven = 7.f;
+  uint32_t shape_dims[1] = {2}, out_dims[2] = {2, 3};
+  uint32_t inputs[2] = {mb_input(&b, I32, shape_dims, 1),
+                        mb_const_tensor(&b, VKNN_OPERAND_FLOAT32, NULL, 0, &seven, sizeof(seven))};
+  uint32_t out = mb_output(&b, F32, out_dims, 2);
+  mb_operation(&b, VKNN_OPERATION_FILL, inputs, 2, &out, 1);
+  runner_init(*state, &r, &b, "FILL");
+  static const int32_t valid[2] = {2, 3};
+  /* Swapped, larger, negative, zero. */
+  static const int32_t invalid[] = {3, 2, 2, 4, -2, 3, 2, 0};
+  static const float expected[6] = {7, 7, 7, 7, 7, 7};
+  param_case c = {0, 8, valid, invalid, 4, expected, 6};
+  check_param(&r, &c);
+  runner_release(&r);
+}
+
+/* The result as a model output (a copy) or as a temporary (a view of the
+ * input, read by a RELU). */
+static void build_reshape(model_builder *b, bool view) {
+  mb_init(b);
+  uint32_t in_dims[2] = {2, 3}, shape_dims[1] = {2}, out_dims[2] = {3, 2};
+  uint32_t inputs[2] = {mb_input(b, F32, in_dims, 2), mb_input(b, I32, shape_dims, 1)};
+  uint32_t out = mb_output(b, F32, out_dims, 2);
+  uint32_t reshaped = view ? mb_temporary(b, F32, out_dims, 2) : out;
+  mb_operation(b, VKNN_OPERATION_RESHAPE, inputs, 2, &reshaped, 1);
+  if (view) mb_operation(b, VKNN_OPERATION_RELU, &reshaped, 1, &out, 1);
+}
+
+static void test_reshape_shape(void **state) {
+  model_builder b;
+  runner r;
+  static const float expected[6] = {0, 1, 2, 3, 4, 5};
+  /* -1 stands for the dimension the others leave, once. */
+  static const int32_t valid[] = {3, 2, -1, 2, 3, -1};
+  /* The input's shape, the same elements otherwise, -1 twice, zero, negative. */
+  static const int32_t invalid[] = {2, 3, 6, 1, -1, -1, 0, 2, -3, 2};
+  for (int view = 0; view < 2; ++view) {
+    build_reshape(&b, view);
+    runner_init(*state, &r, &b, "RESHAPE");
+    set_iota(&r, 0, 6, 0.f);
+    for (uint32_t k = 0; k < 3; ++k) {
+      param_case c = {1, 8, valid + 2 * k, invalid, 5, expected, 6};
+      check_param(&r, &c);
+    }
+    runner_release(&r);
+  }
+}
+
+static void test_squeeze_axes(void **state) {
+  model_builder b;
+  runner r;
+  mb_init(&b);
+  uint32_t in_dims[3] = {1, 3, 1}, axes_dims[1] = {1}, out_dims[2] = {3, 1};
+  uint32_t inputs[2] = {mb_input(&b, F32, in_dims, 3), mb_input(&b, I32, axes_dims, 1)};
+  uint32_t out = mb_output(&b, F32, out_dims, 2);
+  mb_operation(&b, VKNN_OPERATION_SQUEEZE, inputs, 2, &out, 1);
+  runner_init(*state, &r, &b, "SQUEEZE");
+  set_iota(&r, 0, 3, 0.f);
+  static const float expected[3] = {0, 1, 2};
+  static const int32_t valid[] = {0, -3};
+  /* The other axis of size 1 (the result [1, 3]), one of size 3, past the
+   * rank either way. */
+  static const int32_t invalid[] = {2, 1, 3, -4};
+  for (uint32_t k = 0; k < 2; ++k) {
+    param_case c = {1, 4, valid + k, invalid, 4, expected, 3};
+    check_param(&r, &c);
+  }
+  runner_release(&r);
+}
+
 /* ---- SLICE ---- */
 
 static void test_slice_begin_and_size(void **state) {
@@ -573,6 +651,16 @@ static void test_declared_output_fits_the_copy(void **state) {
     mb_operation(b, VKNN_OPERATION_BATCH_TO_SPACE_ND, inputs, 2, &out, 1);
     expect_prepare_refused(f, b, logs[i]);
   }
+  /* A shape parameter whose length is not the declared rank. */
+  const uint32_t shape_dims[1] = {3}, fill_out[2] = {2, 3};
+  mb_init(b);
+  uint32_t fill_in[2] = {mb_input(b, I32, shape_dims, 1), mb_const_i32(b, 1)};
+  uint32_t fill = mb_output(b, I32, fill_out, 2);
+  mb_operation(b, VKNN_OPERATION_FILL, fill_in, 2, &fill, 1);
+  expect_prepare_refused(f, b, "FILL: a shape of 3 entries for an output of rank 2");
+  build_reshape(b, false);
+  b->dims[b->inputs[1]][0] = 3;
+  expect_prepare_refused(f, b, "RESHAPE: a shape of 3 entries for an output of rank 2");
   uint32_t five[1] = {5};
   build_strided_slice(b, 3, five, 1, 3);
   expect_prepare_refused(f, b, "every axis shrunk, so the output is [1], not [5]");
@@ -710,6 +798,9 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_gather_specialized, setup, teardown),
       cmocka_unit_test_setup_teardown(test_embedding_lookup_indices, setup, teardown),
       cmocka_unit_test_setup_teardown(test_tile_multiples, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_fill_shape, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_reshape_shape, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_squeeze_axes, setup, teardown),
       cmocka_unit_test_setup_teardown(test_slice_begin_and_size, setup, teardown),
       cmocka_unit_test_setup_teardown(test_pad_paddings, setup, teardown),
       cmocka_unit_test_setup_teardown(test_pad_v2_paddings, setup, teardown),

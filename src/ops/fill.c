@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "ops/op_common.h"
+#include "ops/shape_check.h"
 #include "model/operand_type.h"
 #include "util/fault_injection.h"
 
@@ -32,7 +33,8 @@ static vknn_status validate_fill(const vknn_logger *log, const vknn_model *model
 }
 
 /* The shape comes from the shape input when it is a constant, else from the
- * model's declaration of the output, else from the value an execution gives. */
+ * model's declaration of the output (each execution's shape checked against
+ * it on the GPU), else from the value an execution gives. */
 static vknn_status infer_fill(vknn_graph *graph, const vknn_operation *op) {
   int32_t shape[VKNN_MAX_RANK];
   uint32_t rank, dims[VKNN_MAX_RANK];
@@ -49,7 +51,7 @@ static vknn_status infer_fill(vknn_graph *graph, const vknn_operation *op) {
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
   if (!vknn_graph_const_i32_tensor(graph, op->inputs[0], shape, VKNN_MAX_RANK, &rank)) {
-    if (out->shape_known) return VKNN_STATUS_NONE;
+    if (out->shape_known) return vknn_shape_check_infer(graph, op, 0, VKNN_SHAPE_CHECK_FILL);
     if (graph->tensors[op->inputs[0]].lifetime == VKNN_LIFETIME_SUBGRAPH_INPUT)
       return vknn_graph_defer(graph, op, "the shape is a model input");
     VKNN_LOG_E(graph->log, "compilation", "FILL: needs a constant shape or a declared output shape");
@@ -97,6 +99,10 @@ static vknn_status lower_fill_from(vknn_graph *graph, uint32_t value, uint32_t o
 
 static vknn_status lower_fill(vknn_graph *graph, const vknn_operation *op,
                               vknn_dispatch_list *out_list) {
+  if (graph->tensors[op->inputs[0]].constant_data == NULL) {
+    vknn_status s = vknn_lower_shape_check(graph, op, 0, VKNN_SHAPE_CHECK_FILL, out_list);
+    if (s != VKNN_STATUS_NONE) return s;
+  }
   return lower_fill_from(graph, op->inputs[1], op->outputs[0], out_list);
 }
 

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "model/operand_type.h"
+#include "ops/shape_check.h"
 #include "ops/slice_copy.h"
 
 /* NNAPI limits RESHAPE to tensors of rank up to 4, both sides. */
@@ -28,8 +29,10 @@ static vknn_status validate_reshape(const vknn_logger *log, const vknn_model *mo
 }
 
 /* A shape given at run time is not needed when the model declares the
- * output's shape in full: that declaration is the result's shape. */
-static vknn_status infer_from_declared(vknn_graph *graph, const vknn_operation *op) {
+ * output's shape in full: that declaration is the result's shape, and each
+ * execution's parameter is checked against it on the GPU. */
+static vknn_status infer_from_declared(vknn_graph *graph, const vknn_operation *op,
+                                       vknn_shape_check_kind kind) {
   const vknn_tensor *in = &graph->tensors[op->inputs[0]];
   const vknn_tensor *out = &graph->tensors[op->outputs[0]];
   if (!out->shape_known)
@@ -39,7 +42,7 @@ static vknn_status infer_from_declared(vknn_graph *graph, const vknn_operation *
                vknn_operation_type_name(op->type));
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
-  return VKNN_STATUS_NONE;
+  return vknn_shape_check_infer(graph, op, 1, kind);
 }
 
 static vknn_status infer_reshape(vknn_graph *graph, const vknn_operation *op) {
@@ -49,7 +52,7 @@ static vknn_status infer_reshape(vknn_graph *graph, const vknn_operation *op) {
   /* The rank limit again: a rank the model leaves unknown passed its checks. */
   if (s == VKNN_STATUS_NONE) s = vknn_op_check_known_rank(graph, op, 0, 0, RESHAPE_MAX_RANK);
   if (s != VKNN_STATUS_NONE) return s;
-  if (shape->constant_data == NULL) return infer_from_declared(graph, op);
+  if (shape->constant_data == NULL) return infer_from_declared(graph, op, VKNN_SHAPE_CHECK_RESHAPE);
   /* The shape's rank again: one the model leaves unknown passed validation. */
   s = vknn_op_check_known_rank(graph, op, 1, 1, 1);
   if (s != VKNN_STATUS_NONE) return s;
@@ -80,8 +83,22 @@ static vknn_status infer_reshape(vknn_graph *graph, const vknn_operation *op) {
   return vknn_op_set_output_shape(graph, op, 0, dims, rank);
 }
 
+/* RESHAPE's shape or SQUEEZE's axes given at run time (EXPAND_DIMS's axis
+ * is a constant). */
+static bool shape_given_at_run_time(const vknn_graph *graph, const vknn_operation *op) {
+  if (op->type == VKNN_OPERATION_EXPAND_DIMS || op->input_count < 2 || vknn_graph_omitted(graph, op->inputs[1]))
+    return false;
+  return graph->tensors[op->inputs[1]].constant_data == NULL;
+}
+
 static vknn_status lower_reshape(vknn_graph *graph, const vknn_operation *op,
                                  vknn_dispatch_list *out_list) {
+  if (shape_given_at_run_time(graph, op)) {
+    vknn_shape_check_kind kind =
+        op->type == VKNN_OPERATION_SQUEEZE ? VKNN_SHAPE_CHECK_SQUEEZE : VKNN_SHAPE_CHECK_RESHAPE;
+    vknn_status s = vknn_lower_shape_check(graph, op, 1, kind, out_list);
+    if (s != VKNN_STATUS_NONE) return s;
+  }
   if (vknn_graph_alias(graph, vknn_graph_op_output(graph, op, 0), op->inputs[0]))
     return VKNN_STATUS_NONE;
   const vknn_tensor *in = &graph->tensors[op->inputs[0]];
@@ -118,7 +135,7 @@ static vknn_status infer_squeeze(vknn_graph *graph, const vknn_operation *op) {
   if (op->input_count < 2 || vknn_graph_omitted(graph, op->inputs[1])) {
     for (uint32_t d = 0; d < in->rank; ++d) drop[d] = in->dims[d] == 1;
   } else if (graph->tensors[op->inputs[1]].constant_data == NULL) {
-    return infer_from_declared(graph, op); /* the declared output is the result's shape */
+    return infer_from_declared(graph, op, VKNN_SHAPE_CHECK_SQUEEZE);
   } else if ((s = vknn_op_check_known_rank(graph, op, 1, 1, 1)) != VKNN_STATUS_NONE) {
     return s; /* the axes' rank again: one the model leaves unknown passed validation */
   } else if (!vknn_graph_const_i32_tensor(graph, op->inputs[1], axes, VKNN_MAX_RANK, &n)) {
