@@ -421,6 +421,30 @@ static void test_reshape_shape(void **state) {
   }
 }
 
+/* A shape of unknown length: each execution compiles with its value known. */
+static void test_reshape_shape_of_unknown_length(void **state) {
+  model_builder b;
+  runner r;
+  build_reshape(&b, false);
+  b.dims[b.inputs[1]][0] = 0;
+  runner_init(*state, &r, &b, "RESHAPE");
+  set_iota(&r, 0, 6, 0.f);
+  static const float expected[6] = {0, 1, 2, 3, 4, 5};
+  static const int32_t valid[2] = {3, -1}, swapped[2] = {2, 3}, longer[3] = {3, 2, 1};
+  uint32_t length = 2;
+  r.inputs[1].dimensions = &length;
+  r.inputs[1].dimension_count = 1;
+  set_input(&r, 1, swapped, sizeof(swapped));
+  assert_int_equal(execute_sync(&r), VKNN_STATUS_INVALID_ARGUMENT);
+  length = 3;
+  set_input(&r, 1, longer, sizeof(longer));
+  assert_int_equal(execute_sync(&r), VKNN_STATUS_INVALID_ARGUMENT);
+  length = 2;
+  set_input(&r, 1, valid, sizeof(valid));
+  expect_result(&r, execute_sync, expected, 6);
+  runner_release(&r);
+}
+
 static void test_squeeze_axes(void **state) {
   model_builder b;
   runner r;
@@ -800,6 +824,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_tile_multiples, setup, teardown),
       cmocka_unit_test_setup_teardown(test_fill_shape, setup, teardown),
       cmocka_unit_test_setup_teardown(test_reshape_shape, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_reshape_shape_of_unknown_length, setup, teardown),
       cmocka_unit_test_setup_teardown(test_squeeze_axes, setup, teardown),
       cmocka_unit_test_setup_teardown(test_slice_begin_and_size, setup, teardown),
       cmocka_unit_test_setup_teardown(test_pad_paddings, setup, teardown),
