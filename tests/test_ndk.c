@@ -1073,20 +1073,22 @@ static void test_burst_forgets_freed_memory(void **state) {
   ANeuralNetworksBurst_free(burst);
 }
 
-/* finish validates the model (the NNAPI runtime does): an ADD without its
- * activation is BAD_DATA there, and the model stays unusable. */
+/* finish validates the model (the NNAPI runtime does): an ADD reading an
+ * operand nothing writes is BAD_DATA there, and the model stays unusable. */
 static void test_finish_validates(void **state) {
   (void)state;
   ANeuralNetworksModel *m = NULL;
   assert_int_equal(ANeuralNetworksModel_create(&m), OK);
-  for (int i = 0; i < 3; ++i) assert_int_equal(ANeuralNetworksModel_addOperand(m, &tensor_type), OK);
-  assert_int_equal(ANeuralNetworksModel_addOperation(m, ANEURALNETWORKS_ADD, 2, (uint32_t[]){0, 1}, 1, (uint32_t[]){2}), OK);
-  assert_int_equal(ANeuralNetworksModel_identifyInputsAndOutputs(m, 2, (uint32_t[]){0, 1}, 1, (uint32_t[]){2}), OK);
+  const ANeuralNetworksOperandType *types[4] = {&tensor_type, &tensor_type, &scalar_type, &tensor_type};
+  for (int i = 0; i < 4; ++i) assert_int_equal(ANeuralNetworksModel_addOperand(m, types[i]), OK);
+  int32_t none = ANEURALNETWORKS_FUSED_NONE;
+  assert_int_equal(ANeuralNetworksModel_setOperandValue(m, 2, &none, sizeof(none)), OK);
+  assert_int_equal(ANeuralNetworksModel_addOperation(m, ANEURALNETWORKS_ADD, 3, (uint32_t[]){0, 1, 2}, 1, (uint32_t[]){3}), OK);
+  assert_int_equal(ANeuralNetworksModel_identifyInputsAndOutputs(m, 1, (uint32_t[]){0}, 1, (uint32_t[]){3}), OK);
   assert_int_equal(ANeuralNetworksModel_finish(m), ANEURALNETWORKS_BAD_DATA);
   /* NNAPI: after a failed finish, changing or finishing the model is BAD_STATE. */
   assert_int_equal(ANeuralNetworksModel_finish(m), ANEURALNETWORKS_BAD_STATE);
   assert_int_equal(ANeuralNetworksModel_addOperand(m, &scalar_type), ANEURALNETWORKS_BAD_STATE);
-  int32_t none = ANEURALNETWORKS_FUSED_NONE;
   assert_int_equal(ANeuralNetworksModel_setOperandValue(m, 0, &none, sizeof(none)), ANEURALNETWORKS_BAD_STATE);
   ANeuralNetworksCompilation *c = NULL;
   assert_int_equal(ANeuralNetworksCompilation_create(m, &c), ANEURALNETWORKS_BAD_STATE);
@@ -1114,6 +1116,12 @@ static void test_refused_call_keeps_the_model(void **state) {
   assert_int_equal(ANeuralNetworksModel_addOperand(m, &open), OK);
   ANeuralNetworksModel_free(m);
   m = add_model_unfinished(NULL, 0);
+  /* addOperation checks the operation's signature, as the runtime does: an
+   * ADD without its activation, or with a tensor for it. */
+  assert_int_equal(ANeuralNetworksModel_addOperation(m, ANEURALNETWORKS_ADD, 2, (uint32_t[]){0, 1}, 1, (uint32_t[]){3}),
+                   ANEURALNETWORKS_BAD_DATA);
+  assert_int_equal(ANeuralNetworksModel_addOperation(m, ANEURALNETWORKS_ADD, 3, (uint32_t[]){0, 1, 0}, 1, (uint32_t[]){3}),
+                   ANEURALNETWORKS_BAD_DATA);
   int32_t none = ANEURALNETWORKS_FUSED_NONE;
   assert_int_equal(ANeuralNetworksModel_setOperandValue(m, 2, &none, 2), ANEURALNETWORKS_BAD_DATA);
   assert_int_equal(ANeuralNetworksModel_setOperandValue(m, 9, &none, sizeof(none)), ANEURALNETWORKS_BAD_DATA);

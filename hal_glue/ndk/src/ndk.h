@@ -217,6 +217,11 @@ typedef struct ndk_flat_model {
   uint32_t allocation_count, allocation_capacity;
 } ndk_flat_model;
 int ndk_flatten(const ANeuralNetworksModel *main, ndk_flat_model *out);
+/* One operation of a model being built, alone in a model of its own (for its
+ * signature rules as it is added): its operands, each once, the model's
+ * inputs (omitted ones without a value) and outputs; no values are copied,
+ * as they may come later. */
+int ndk_flatten_operation(const ANeuralNetworksModel *model, const ndk_operation *op, ndk_flat_model *out);
 void ndk_flat_model_free(ndk_flat_model *flat);
 
 /* ---- compilation --------------------------------------------------------- */

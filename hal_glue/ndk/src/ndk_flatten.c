@@ -86,16 +86,13 @@ static uint32_t append_value(flatten_state *st, const void *bytes, size_t length
   return offset;
 }
 
-static int convert_operand(flatten_state *st, const ANeuralNetworksModel *model, const ndk_operand *o,
-                           vknn_operand *out) {
+/* The operand's type, dimensions and quantization parameters. */
+static void convert_operand_type(const ndk_operand *o, vknn_operand *out) {
   out->type = o->type;
   out->dimension_count = o->rank;
   out->dimensions = o->dimensions;
   out->scale = o->scale;
   out->zero_point = o->zero_point;
-  out->lifetime = o->is_input    ? VKNN_LIFETIME_SUBGRAPH_INPUT
-                  : o->is_output ? VKNN_LIFETIME_SUBGRAPH_OUTPUT
-                                 : VKNN_LIFETIME_TEMPORARY_VARIABLE;
   if (o->scales != NULL) {
     out->extra_params.kind = VKNN_EXTRA_PARAMS_CHANNEL_QUANT;
     out->extra_params.channel_quant.scales = o->scales;
@@ -107,6 +104,14 @@ static int convert_operand(flatten_state *st, const ANeuralNetworksModel *model,
     out->extra_params.extension.data = o->extension_data;
     out->extra_params.extension.size = o->extension_size;
   }
+}
+
+static int convert_operand(flatten_state *st, const ANeuralNetworksModel *model, const ndk_operand *o,
+                           vknn_operand *out) {
+  convert_operand_type(o, out);
+  out->lifetime = o->is_input    ? VKNN_LIFETIME_SUBGRAPH_INPUT
+                  : o->is_output ? VKNN_LIFETIME_SUBGRAPH_OUTPUT
+                                 : VKNN_LIFETIME_TEMPORARY_VARIABLE;
   switch (o->value) {
     case NDK_VALUE_COPY:
     case NDK_VALUE_POINTER:
@@ -182,4 +187,54 @@ int ndk_flatten(const ANeuralNetworksModel *main, ndk_flat_model *out) {
   ndk_free(st.pools);
   if (r != ANEURALNETWORKS_NO_ERROR) ndk_flat_model_free(out);
   return r;
+}
+
+/* Local index of model operand `index` among the first *count of map,
+ * appended when new. */
+static uint32_t local_operand(uint32_t *map, uint32_t *count, uint32_t index) {
+  for (uint32_t i = 0; i < *count; ++i)
+    if (map[i] == index) return i;
+  map[*count] = index;
+  return (*count)++;
+}
+
+/* Operation lists remapped to local operands; each operand's role (input or
+ * output of the model) from the first list naming it. */
+static uint32_t *local_list(ndk_flat_model *flat, const uint32_t *list, uint32_t count, uint32_t *map,
+                            uint32_t *operand_count) {
+  uint32_t *local = flat_alloc(flat, (count ? count : 1) * sizeof(uint32_t));
+  if (local == NULL) return NULL;
+  for (uint32_t i = 0; i < count; ++i) local[i] = local_operand(map, operand_count, list[i]);
+  return local;
+}
+
+int ndk_flatten_operation(const ANeuralNetworksModel *model, const ndk_operation *op, ndk_flat_model *out) {
+  memset(out, 0, sizeof(*out));
+  uint32_t total = op->input_count + op->output_count, n = 0;
+  uint32_t *map = flat_alloc(out, (total ? total : 1) * sizeof(uint32_t));
+  uint32_t *inputs = map == NULL ? NULL : local_list(out, op->inputs, op->input_count, map, &n);
+  uint32_t first_output = n;
+  uint32_t *outputs = inputs == NULL ? NULL : local_list(out, op->outputs, op->output_count, map, &n);
+  vknn_operand *operands = flat_alloc(out, (n ? n : 1) * sizeof(vknn_operand));
+  vknn_operation *operation = flat_alloc(out, sizeof(vknn_operation));
+  uint32_t *io = flat_alloc(out, (n ? n : 1) * sizeof(uint32_t));
+  if (outputs == NULL || operands == NULL || operation == NULL || io == NULL) {
+    ndk_flat_model_free(out);
+    return ANEURALNETWORKS_OUT_OF_MEMORY;
+  }
+  uint32_t input_count = 0, output_count = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    const ndk_operand *o = &model->operands[map[i]];
+    convert_operand_type(o, &operands[i]);
+    if (o->value == NDK_VALUE_OMITTED) operands[i].lifetime = VKNN_LIFETIME_NO_VALUE;
+    else if (i < first_output) operands[i].lifetime = VKNN_LIFETIME_SUBGRAPH_INPUT, io[input_count++] = i;
+    else operands[i].lifetime = VKNN_LIFETIME_SUBGRAPH_OUTPUT;
+  }
+  for (uint32_t i = first_output; i < n; ++i)
+    if (operands[i].lifetime == VKNN_LIFETIME_SUBGRAPH_OUTPUT) io[input_count + output_count++] = i;
+  for (uint32_t k = 0; k < op->input_count; ++k) operands[inputs[k]].number_of_consumers++;
+  *operation = (vknn_operation){op->type, inputs, op->input_count, outputs, op->output_count};
+  out->model.main = (vknn_subgraph){operands, n, operation, 1, io, input_count, io + input_count, output_count};
+  ndk_extension_table(&out->model.extension_name_to_prefix, &out->model.extension_name_to_prefix_count);
+  return ANEURALNETWORKS_NO_ERROR;
 }

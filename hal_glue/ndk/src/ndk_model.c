@@ -269,6 +269,28 @@ static bool indexes_valid(const ANeuralNetworksModel *model, const uint32_t *ind
   return true;
 }
 
+/* The operation's signature rules, checked as it is added (as the runtime
+ * does) on a model of that operation alone: values may come later, and
+ * none is read. IF and WHILE wait for finish, as the models they name may
+ * be set after them. */
+static int validate_operation(const ANeuralNetworksModel *model, const ndk_operation *op) {
+  if (op->type == ANEURALNETWORKS_IF || op->type == ANEURALNETWORKS_WHILE) return ANEURALNETWORKS_NO_ERROR;
+  ANeuralNetworksDevice *device = NULL;
+  /* No device to validate with: finish and compilation report it. */
+  if (ndk_device_get(&device) != ANEURALNETWORKS_NO_ERROR) return ANEURALNETWORKS_NO_ERROR;
+  ndk_flat_model flat;
+  int r = ndk_flatten_operation(model, op, &flat);
+  if (r != ANEURALNETWORKS_NO_ERROR) return r;
+  vknn_status s = vknn_device_validate_model(device->vk, &flat.model);
+  ndk_flat_model_free(&flat);
+  if (s == VKNN_STATUS_INVALID_ARGUMENT) {
+    ndk_log_error("ANeuralNetworksModel_addOperation",
+                  "operation type %d: its operands break its rules (the line before says how)", op->type);
+    return ANEURALNETWORKS_BAD_DATA;
+  }
+  return ndk_result_of(s);
+}
+
 int ANeuralNetworksModel_addOperation(ANeuralNetworksModel *model,
                                       ANeuralNetworksOperationType type, uint32_t inputCount,
                                       const uint32_t *inputs, uint32_t outputCount,
@@ -294,6 +316,12 @@ int ANeuralNetworksModel_addOperation(ANeuralNetworksModel *model,
   op->type = type;
   op->input_count = inputCount;
   op->output_count = outputCount;
+  int r = validate_operation(model, op);
+  if (r != ANEURALNETWORKS_NO_ERROR) {
+    ndk_free(op->inputs);
+    ndk_free(op->outputs);
+    return r;
+  }
   model->operation_count++;
   return ANEURALNETWORKS_NO_ERROR;
 }
