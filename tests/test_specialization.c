@@ -9,6 +9,8 @@
 #include <cmocka.h>
 
 #include "support/add_fixture.h"
+#include "support/model_builder.h"
+#include "support/model_runner.h"
 #include "vknn/vknn.h"
 
 typedef add_fixture fixture;
@@ -108,8 +110,44 @@ static void test_model_not_kept(void **state) {
   vknn_prepared_model_release(pm);
 }
 
+/* A required input the request omits (a model compiled per execution) is
+ * the request's error: INVALID_ARGUMENT, naming the input. ADD [2] + [2]
+ * whose activation (input 1 of the model) or second tensor (of unknown
+ * shape) is a model input. */
+static void check_omitted(fixture *f, bool activation_omitted) {
+  model_builder *b = calloc(1, sizeof(*b));
+  assert_non_null(b);
+  mb_init(b);
+  const uint32_t two[1] = {2};
+  uint32_t inputs[3] = {mb_input(b, VKNN_OPERAND_TENSOR_FLOAT32, two, 1), 0, 0};
+  if (activation_omitted) {
+    inputs[1] = mb_const_zeros(b, VKNN_OPERAND_TENSOR_FLOAT32, two, 1);
+    inputs[2] = mb_input(b, VKNN_OPERAND_INT32, NULL, 0);
+  } else {
+    inputs[1] = mb_input(b, VKNN_OPERAND_TENSOR_FLOAT32, NULL, 0);
+    inputs[2] = mb_const_i32(b, VKNN_FUSED_NONE);
+  }
+  uint32_t out = mb_output(b, VKNN_OPERAND_TENSOR_FLOAT32, two, 1);
+  mb_operation(b, VKNN_OPERATION_ADD, inputs, 3, &out, 1);
+  vknn_prepared_model *pm = model_runner_prepare(f->device, &f->log, b);
+  const float x[2] = {1, 2};
+  float y[2];
+  buffer_arg given[2] = {{x, NULL, sizeof(x)}, {NULL, NULL, 0}};
+  buffer_arg outputs[1] = {{NULL, y, sizeof(y)}};
+  assert_int_equal(model_runner_execute(pm, b, given, outputs, NULL), VKNN_STATUS_INVALID_ARGUMENT);
+  if (strstr(f->log.last, "omitted") == NULL) fail_msg("log \"%s\" does not say omitted", f->log.last);
+  vknn_prepared_model_release(pm);
+  free(b);
+}
+
+static void test_required_input_omitted(void **state) {
+  check_omitted(*state, true);
+  check_omitted(*state, false);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup_teardown(test_required_input_omitted, setup, teardown),
       cmocka_unit_test_setup_teardown(test_records_once_per_shape, setup, teardown),
       cmocka_unit_test_setup_teardown(test_output_too_small_reports_shape, setup, teardown),
       cmocka_unit_test_setup_teardown(test_unknown_input_shape_fails, setup, teardown),

@@ -144,11 +144,19 @@ bool vknn_graph_const_i32_list(const vknn_graph *graph, const vknn_operation *op
   return true;
 }
 
+/* A required input without a value: omitted in the model, or a model input
+ * the request omits (then the model is compiled for that request). */
+static vknn_status omitted_input(vknn_graph *graph, const vknn_operation *op, uint32_t input) {
+  VKNN_LOG_E(graph->log, "model", "%s: input %u is omitted, and it is not optional", op_name(op), input);
+  return VKNN_STATUS_INVALID_ARGUMENT;
+}
+
 vknn_status vknn_op_require_constant_params(vknn_graph *graph, const vknn_operation *op,
                                             uint32_t first, uint32_t count) {
   for (uint32_t i = first; i < first + count; ++i) {
     const vknn_tensor *t = &graph->tensors[op->inputs[i]];
     if (t->constant_data != NULL) continue;
+    if (t->lifetime == VKNN_LIFETIME_NO_VALUE) return omitted_input(graph, op, i);
     if (t->lifetime == VKNN_LIFETIME_SUBGRAPH_INPUT)
       return vknn_graph_defer(graph, op, "a parameter is a model input");
     VKNN_LOG_E(graph->log, "compilation", "%s: parameter %u must be a constant or a model input",
@@ -405,7 +413,9 @@ vknn_status vknn_op_check_same_encoding(const vknn_graph *graph, const vknn_oper
 
 vknn_status vknn_op_require_input_shape(vknn_graph *graph, const vknn_operation *op,
                                         uint32_t input) {
-  if (graph->tensors[op->inputs[input]].shape_known) return VKNN_STATUS_NONE;
+  const vknn_tensor *t = &graph->tensors[op->inputs[input]];
+  if (t->shape_known) return VKNN_STATUS_NONE;
+  if (t->lifetime == VKNN_LIFETIME_NO_VALUE) return omitted_input(graph, op, input);
   return vknn_graph_defer(graph, op, "an input's shape is unknown at prepare time");
 }
 

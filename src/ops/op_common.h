@@ -39,7 +39,8 @@ bool vknn_graph_const_i32_list(const vknn_graph *graph, const vknn_operation *op
  * is a constant. A model input defers the operation: executions give its
  * value, and the model is compiled with it known (docs/architecture.md,
  * "Shapes known only at execution time"). A value computed in the graph is
- * unsupported (logged, tag "compilation"). */
+ * unsupported (logged, tag "compilation"); an omitted one (in the model, or
+ * by the request of such an execution) is INVALID_ARGUMENT. */
 vknn_status vknn_op_require_constant_params(vknn_graph *graph, const vknn_operation *op,
                                             uint32_t first, uint32_t count);
 
@@ -80,7 +81,9 @@ bool vknn_op_check_table(const vknn_logger *log, const vknn_operation *op,
 vknn_status vknn_op_check_same_encoding(const vknn_graph *graph, const vknn_operation *op,
                                         uint32_t output);
 /* Input shape known at prepare time; otherwise the operation is deferred to
- * execution time (vknn_graph_defer). */
+ * execution time (vknn_graph_defer). An omitted input (in the model, or by
+ * the request of an execution compiled for it) is INVALID_ARGUMENT: callers
+ * ask only for required inputs. */
 vknn_status vknn_op_require_input_shape(vknn_graph *graph, const vknn_operation *op,
                                         uint32_t input);
 
