@@ -260,6 +260,16 @@ static void mn_logits_rank3(ctx *c) {
   operand(c, i)->dimension_count = 3;
 }
 static void mn_samples_float(ctx *c) { in_k(c, 1)->type = VKNN_OPERAND_FLOAT32; }
+/* Input 0's first dimension left to the execution: the operation waits for
+ * it, and its scalar parameters are still checked at prepare. */
+static void input_dim0_unknown(ctx *c) { c->b.dims[c->op_inputs[0]][0] = 0; }
+static void unknown_rnn_activation_7(ctx *c) { input_dim0_unknown(c), rnn_activation_7(c); }
+static void unknown_time_major_2(ctx *c) { input_dim0_unknown(c), time_major_2(c); }
+static void unknown_bidi_activation_7(ctx *c) { input_dim0_unknown(c), bidi_activation_7(c); }
+static void unknown_bidi_merge_true(ctx *c) { input_dim0_unknown(c), bidi_merge_true(c); }
+static void unknown_svdf_rank_0(ctx *c) { input_dim0_unknown(c), svdf_rank_0(c); }
+static void unknown_svdf_activation_7(ctx *c) { input_dim0_unknown(c), svdf_activation_7(c); }
+static void unknown_mn_samples_negative(ctx *c) { input_dim0_unknown(c), mn_samples_negative(c); }
 
 typedef struct row {
   const char *name;
@@ -283,6 +293,8 @@ static const row rows[] = {
     {"RNN: float16 output", build_rnn, output1_f16, "every output must be TENSOR_FLOAT32"},
     {"RNN: output dims", build_rnn, output1_dims, "output dimension 1 is 5, expected 4"},
     {"RNN: omitted recurrent weights", build_rnn, recurrent_omitted, "input 2 is omitted"},
+    {"RNN accepted: input dimension 0 unknown", build_rnn, input_dim0_unknown, NULL},
+    {"RNN: input dimension 0 unknown, activation 7", build_rnn, unknown_rnn_activation_7, "activation 7 is not a fused activation"},
     {"UNIDIRECTIONAL_SEQUENCE_RNN accepted", build_uni, NULL, NULL},
     {"UNIDIRECTIONAL_SEQUENCE_RNN accepted: no state output", build_uni_one_output, NULL, NULL},
     {"UNIDIRECTIONAL_SEQUENCE_RNN: timeMajor 2", build_uni, time_major_2, "timeMajor 2 is not 0 or 1"},
@@ -294,6 +306,9 @@ static const row rows[] = {
     {"UNIDIRECTIONAL_SEQUENCE_RNN: output dims", build_uni, uni_output_dims, "output dimension 1 is 4, expected 5"},
     {"UNIDIRECTIONAL_SEQUENCE_RNN: float16 weights", build_uni, weights_f16, "the weights must be TENSOR_FLOAT32"},
     {"UNIDIRECTIONAL_SEQUENCE_RNN: hidden state of 5 units", build_uni, hidden_5_units, "do not agree"},
+    {"UNIDIRECTIONAL_SEQUENCE_RNN accepted: input dimension 0 unknown", build_uni, input_dim0_unknown, NULL},
+    {"UNIDIRECTIONAL_SEQUENCE_RNN: input dimension 0 unknown, activation 7", build_uni, unknown_rnn_activation_7, "activation 7 is not a fused activation"},
+    {"UNIDIRECTIONAL_SEQUENCE_RNN: input dimension 0 unknown, timeMajor 2", build_uni, unknown_time_major_2, "timeMajor 2 is not 0 or 1"},
     {"BIDIRECTIONAL_SEQUENCE_RNN accepted", build_bidi, NULL, NULL},
     {"BIDIRECTIONAL_SEQUENCE_RNN accepted: merged", build_bidi_merged, NULL, NULL},
     {"BIDIRECTIONAL_SEQUENCE_RNN accepted: states", build_bidi_states, NULL, NULL},
@@ -314,14 +329,17 @@ static const row rows[] = {
     {"BIDIRECTIONAL_SEQUENCE_RNN: backward weights of 4 inputs", build_bidi, bidi_bw_weights_inputs, "do not agree"},
     {"BIDIRECTIONAL_SEQUENCE_RNN: backward output units", build_bidi, bidi_bw_output_units, "output dimension 2 is 4, expected 2"},
     {"BIDIRECTIONAL_SEQUENCE_RNN: int32 input", build_bidi, input0_int32, "the input of type TENSOR_INT32 is not allowed"},
+    {"BIDIRECTIONAL_SEQUENCE_RNN accepted: input dimension 0 unknown", build_bidi, input_dim0_unknown, NULL},
+    {"BIDIRECTIONAL_SEQUENCE_RNN: input dimension 0 unknown, activation 7", build_bidi, unknown_bidi_activation_7, "activation 7 is not a fused activation"},
+    {"BIDIRECTIONAL_SEQUENCE_RNN: input dimension 0 unknown, 2 outputs merged", build_bidi, unknown_bidi_merge_true, "2 outputs do not go with mergeOutputs true"},
     {"SVDF accepted", build_svdf, NULL, NULL},
     {"SVDF accepted: no bias", build_svdf_no_bias, NULL, NULL},
-    {"SVDF: rank 0", build_svdf, svdf_rank_0, "rank 0, activation 0 and the shapes"},
-    {"SVDF: 4 filters of rank 3", build_svdf, svdf_rank_3, "rank 3, activation 0 and the shapes"},
+    {"SVDF: rank 0", build_svdf, svdf_rank_0, "rank 0 must be above 0"},
+    {"SVDF: 4 filters of rank 3", build_svdf, svdf_rank_3, "rank 3 and the shapes"},
     {"SVDF: state of 16", build_svdf, svdf_state_size, "do not agree"},
     {"SVDF: bias of 4 units", build_svdf, svdf_bias_units, "do not agree"},
     {"SVDF: weights_feature of 2 inputs", build_svdf, svdf_feature_inputs, "do not agree"},
-    {"SVDF: activation 7", build_svdf, svdf_activation_7, "activation 7 and the shapes"},
+    {"SVDF: activation 7", build_svdf, svdf_activation_7, "activation 7 is not a fused activation code"},
     {"SVDF: float rank", build_svdf, svdf_rank_float, "the rank must be INT32"},
     {"SVDF: omitted input", build_svdf, svdf_input_omitted, "input 0 is omitted but not optional"},
     {"SVDF: weights_time of rank 1", build_svdf, svdf_time_rank1, "weights_time must have rank 2"},
@@ -329,15 +347,20 @@ static const row rows[] = {
     {"SVDF: int32 input", build_svdf, input0_int32, "the input of type TENSOR_INT32 is not allowed"},
     {"SVDF: float16 weights", build_svdf, weights_f16, "weights_feature must be TENSOR_FLOAT32"},
     {"SVDF: float16 state output", build_svdf, svdf_state_out_f16, "the state output must be TENSOR_FLOAT32"},
+    {"SVDF accepted: input dimension 0 unknown", build_svdf, input_dim0_unknown, NULL},
+    {"SVDF: input dimension 0 unknown, rank 0", build_svdf, unknown_svdf_rank_0, "rank 0 must be above 0"},
+    {"SVDF: input dimension 0 unknown, activation 7", build_svdf, unknown_svdf_activation_7, "activation 7 is not a fused activation code"},
     {"RANDOM_MULTINOMIAL accepted", build_multinomial, NULL, NULL},
     {"RANDOM_MULTINOMIAL: int32 logits", build_multinomial, input0_int32, "logits of type TENSOR_INT32 are not allowed"},
     {"RANDOM_MULTINOMIAL: logits of rank 3", build_multinomial, mn_logits_rank3, "the logits must have rank 2"},
-    {"RANDOM_MULTINOMIAL: -1 samples", build_multinomial, mn_samples_negative, "or -1 samples"},
+    {"RANDOM_MULTINOMIAL: -1 samples", build_multinomial, mn_samples_negative, "-1 samples (0 or more expected)"},
     {"RANDOM_MULTINOMIAL: float sample count", build_multinomial, mn_samples_float, "the sample count must be INT32"},
     {"RANDOM_MULTINOMIAL: 3 seeds", build_multinomial, mn_seeds_3, "3 seeds"},
     {"RANDOM_MULTINOMIAL: float seeds", build_multinomial, mn_seeds_float, "the seeds must be TENSOR_INT32"},
     {"RANDOM_MULTINOMIAL: float output", build_multinomial, mn_output_float, "the output must be TENSOR_INT32"},
     {"RANDOM_MULTINOMIAL: 2 inputs", build_multinomial, drop_last_input, "takes 3 inputs and 1 outputs"},
+    {"RANDOM_MULTINOMIAL accepted: input dimension 0 unknown", build_multinomial, input_dim0_unknown, NULL},
+    {"RANDOM_MULTINOMIAL: input dimension 0 unknown, -1 samples", build_multinomial, unknown_mn_samples_negative, "-1 samples (0 or more expected)"},
 };
 
 /* ---- running the rows ------------------------------------------------------ */

@@ -118,11 +118,15 @@ static vknn_status require_inputs(vknn_graph *graph, const vknn_operation *op) {
   return VKNN_STATUS_NONE;
 }
 
-static vknn_status read_params(vknn_graph *graph, const vknn_operation *op, bidi_shape *out) {
-  int32_t activation;
-  bool time_major;
-  if (!vknn_graph_const_i32_list(graph, op, IN_ACTIVATION, 1, &activation) ||
-      !vknn_graph_const_bool(graph, op->inputs[IN_TIME_MAJOR], &time_major) ||
+/* The activation, timeMajor and mergeOutputs, read and checked before the
+ * shapes: a model whose shapes wait for an execution still has them checked
+ * at prepare. */
+static vknn_status read_params(vknn_graph *graph, const vknn_operation *op, int32_t *activation,
+                               bool *time_major, bidi_shape *out) {
+  vknn_status s = vknn_op_require_constant_params(graph, op, IN_ACTIVATION, 3);
+  if (s != VKNN_STATUS_NONE) return s;
+  if (!vknn_graph_const_i32_list(graph, op, IN_ACTIVATION, 1, activation) ||
+      !vknn_graph_const_bool(graph, op->inputs[IN_TIME_MAJOR], time_major) ||
       !vknn_graph_const_bool(graph, op->inputs[IN_MERGE], &out->merge)) {
     VKNN_LOG_E(graph->log, "compilation",
                "BIDIRECTIONAL_SEQUENCE_RNN: the activation, timeMajor and mergeOutputs must be "
@@ -135,8 +139,7 @@ static vknn_status read_params(vknn_graph *graph, const vknn_operation *op, bidi
                op->output_count, out->merge ? "true" : "false");
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
-  return vknn_rnn_read_sequence(graph, op, op->inputs[IN_INPUT], activation, time_major,
-                                &out->seq);
+  return vknn_rnn_check_activation(graph, op, *activation);
 }
 
 /* A cell reading input (its last dimension the input size). */
@@ -197,9 +200,12 @@ static void place_outputs(const vknn_operation *op, bidi_shape *b) {
 
 static vknn_status read_bidirectional(vknn_graph *graph, const vknn_operation *op,
                                       bidi_shape *b) {
-  vknn_status s = require_inputs(graph, op);
-  if (s == VKNN_STATUS_NONE) s = vknn_op_require_constant_params(graph, op, IN_ACTIVATION, 3);
-  if (s == VKNN_STATUS_NONE) s = read_params(graph, op, b);
+  int32_t activation;
+  bool time_major;
+  vknn_status s = read_params(graph, op, &activation, &time_major, b);
+  if (s == VKNN_STATUS_NONE) s = require_inputs(graph, op);
+  if (s == VKNN_STATUS_NONE)
+    s = vknn_rnn_read_sequence(graph, op, op->inputs[IN_INPUT], activation, time_major, &b->seq);
   if (s == VKNN_STATUS_NONE) s = link_cells(graph, op, b);
   if (s == VKNN_STATUS_NONE) s = vknn_rnn_check_cell(graph, op, &b->seq, &b->fw);
   if (s == VKNN_STATUS_NONE) s = vknn_rnn_check_cell(graph, op, &b->seq, &b->bw);

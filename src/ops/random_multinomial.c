@@ -35,27 +35,38 @@ typedef struct multinomial_params {
 } multinomial_params;
 VKNN_PUSH_LAYOUT(random_multinomial, multinomial_params);
 
-static vknn_status read_params(vknn_graph *graph, const vknn_operation *op,
-                               multinomial_params *p) {
-  vknn_status s = vknn_op_require_input_shape(graph, op, 0);
-  if (s == VKNN_STATUS_NONE) s = vknn_op_require_input_shape(graph, op, 2);
-  if (s == VKNN_STATUS_NONE) s = vknn_op_require_constant_params(graph, op, 1, 1);
-  int32_t samples = 0;
-  if (s == VKNN_STATUS_NONE && !vknn_graph_const_i32_list(graph, op, 1, 1, &samples))
+/* The sample count, read and checked before the shapes: a model whose
+ * shapes wait for an execution still has it checked at prepare. */
+static vknn_status read_samples(vknn_graph *graph, const vknn_operation *op, int32_t *samples) {
+  vknn_status s = vknn_op_require_constant_params(graph, op, 1, 1);
+  if (s == VKNN_STATUS_NONE && !vknn_graph_const_i32_list(graph, op, 1, 1, samples))
     s = VKNN_STATUS_GENERAL_FAILURE;
   if (s != VKNN_STATUS_NONE) return s;
-  const vknn_tensor *logits = &graph->tensors[op->inputs[0]];
-  const vknn_tensor *seeds = &graph->tensors[op->inputs[2]];
-  if (logits->rank != 2 || seeds->rank != 1 || seeds->dims[0] != 2 || samples < 0) {
-    VKNN_LOG_E(graph->log, "model", "RANDOM_MULTINOMIAL: logits of rank %u (2 expected), %u seeds "
-               "(2 expected) or %d samples (0 or more expected)", logits->rank,
-               seeds->rank == 1 ? seeds->dims[0] : 0, samples);
+  if (*samples < 0) {
+    VKNN_LOG_E(graph->log, "model", "RANDOM_MULTINOMIAL: %d samples (0 or more expected)", *samples);
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
-  if (samples == 0) {
+  if (*samples == 0) {
     /* Valid (the reference takes it), but an output of no elements. */
     VKNN_LOG_E(graph->log, "compilation", "RANDOM_MULTINOMIAL: 0 samples: zero-sized tensors are not supported");
     return VKNN_STATUS_GENERAL_FAILURE;
+  }
+  return VKNN_STATUS_NONE;
+}
+
+static vknn_status read_params(vknn_graph *graph, const vknn_operation *op,
+                               multinomial_params *p) {
+  int32_t samples = 0;
+  vknn_status s = read_samples(graph, op, &samples);
+  if (s == VKNN_STATUS_NONE) s = vknn_op_require_input_shape(graph, op, 0);
+  if (s == VKNN_STATUS_NONE) s = vknn_op_require_input_shape(graph, op, 2);
+  if (s != VKNN_STATUS_NONE) return s;
+  const vknn_tensor *logits = &graph->tensors[op->inputs[0]];
+  const vknn_tensor *seeds = &graph->tensors[op->inputs[2]];
+  if (logits->rank != 2 || seeds->rank != 1 || seeds->dims[0] != 2) {
+    VKNN_LOG_E(graph->log, "model", "RANDOM_MULTINOMIAL: logits of rank %u (2 expected) or %u seeds "
+               "(2 expected)", logits->rank, seeds->rank == 1 ? seeds->dims[0] : 0);
+    return VKNN_STATUS_INVALID_ARGUMENT;
   }
   *p = (multinomial_params){logits->dims[0], logits->dims[1], (uint32_t)samples};
   if ((uint64_t)p->batches * p->samples > INT32_MAX ||

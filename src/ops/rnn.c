@@ -103,15 +103,18 @@ vknn_status vknn_rnn_check_cell(vknn_graph *graph, const vknn_operation *op,
   return VKNN_STATUS_NONE;
 }
 
+vknn_status vknn_rnn_check_activation(const vknn_graph *graph, const vknn_operation *op,
+                                      int32_t activation) {
+  if (vknn_activation_valid(activation)) return VKNN_STATUS_NONE;
+  VKNN_LOG_E(graph->log, "model", "%s: activation %d is not a fused activation code",
+             vknn_operation_type_name(op->type), activation);
+  return VKNN_STATUS_INVALID_ARGUMENT;
+}
+
 vknn_status vknn_rnn_read_sequence(vknn_graph *graph, const vknn_operation *op, uint32_t input,
                                    int32_t activation, bool time_major, vknn_rnn_sequence *seq) {
   const vknn_tensor *in = &graph->tensors[input];
   const char *name = vknn_operation_type_name(op->type);
-  if (!vknn_activation_valid(activation)) {
-    VKNN_LOG_E(graph->log, "model", "%s: activation %d is not a fused activation code", name,
-               activation);
-    return VKNN_STATUS_INVALID_ARGUMENT;
-  }
   if (in->rank != (op->type == VKNN_OPERATION_RNN ? 2u : 3u)) {
     VKNN_LOG_E(graph->log, "model", "%s: an input of rank %u", name, in->rank);
     return VKNN_STATUS_INVALID_ARGUMENT;
@@ -246,16 +249,30 @@ static vknn_status read_cell(vknn_graph *graph, const vknn_operation *op, uint32
   return s;
 }
 
+/* The scalar parameters from input 5 (count of them: the activation, and
+ * UNIDIRECTIONAL_SEQUENCE_RNN's timeMajor), read and checked before the
+ * shapes: a model whose shapes wait for an execution still has them checked
+ * at prepare. */
+static vknn_status read_params(vknn_graph *graph, const vknn_operation *op, uint32_t count,
+                               int32_t *params) {
+  vknn_status s = vknn_op_require_constant_params(graph, op, 5, count);
+  if (s == VKNN_STATUS_NONE && !vknn_graph_const_i32_list(graph, op, 5, count, params))
+    s = VKNN_STATUS_GENERAL_FAILURE;
+  if (s == VKNN_STATUS_NONE) s = vknn_rnn_check_activation(graph, op, params[0]);
+  if (s == VKNN_STATUS_NONE && count > 1 && params[1] != 0 && params[1] != 1) {
+    VKNN_LOG_E(graph->log, "model", "UNIDIRECTIONAL_SEQUENCE_RNN: timeMajor %d is not 0 or 1",
+               params[1]);
+    s = VKNN_STATUS_INVALID_ARGUMENT;
+  }
+  return s;
+}
+
 /* One step: the state output (0) and the output (1) hold the same values. */
 static vknn_status read_rnn(vknn_graph *graph, const vknn_operation *op, vknn_rnn_sequence *seq,
                             vknn_rnn_direction *dir) {
-  vknn_status s = VKNN_STATUS_NONE;
-  for (uint32_t i = 0; i < 5 && s == VKNN_STATUS_NONE; ++i)
-    s = vknn_op_require_input_shape(graph, op, i);
-  if (s == VKNN_STATUS_NONE) s = vknn_op_require_constant_params(graph, op, 5, 1);
   int32_t activation;
-  if (s == VKNN_STATUS_NONE && !vknn_graph_const_i32_list(graph, op, 5, 1, &activation))
-    s = VKNN_STATUS_GENERAL_FAILURE;
+  vknn_status s = read_params(graph, op, 1, &activation);
+  if (s == VKNN_STATUS_NONE) s = vknn_op_require_input_shapes(graph, op, 5);
   if (s == VKNN_STATUS_NONE) s = vknn_rnn_read_sequence(graph, op, op->inputs[0], activation, true, seq);
   if (s != VKNN_STATUS_NONE) return s;
   const vknn_tensor *in = &graph->tensors[op->inputs[0]];
@@ -284,22 +301,12 @@ static vknn_status lower_rnn(vknn_graph *graph, const vknn_operation *op,
 
 static vknn_status read_unidirectional(vknn_graph *graph, const vknn_operation *op,
                                        vknn_rnn_sequence *seq, vknn_rnn_direction *dir) {
-  vknn_status s = VKNN_STATUS_NONE;
-  for (uint32_t i = 0; i < 5 && s == VKNN_STATUS_NONE; ++i)
-    s = vknn_op_require_input_shape(graph, op, i);
-  if (s == VKNN_STATUS_NONE) s = vknn_op_require_constant_params(graph, op, 5, 2);
   int32_t params[2]; /* activation, timeMajor */
-  if (s == VKNN_STATUS_NONE && !vknn_graph_const_i32_list(graph, op, 5, 2, params))
-    s = VKNN_STATUS_GENERAL_FAILURE;
+  vknn_status s = read_params(graph, op, 2, params);
+  if (s == VKNN_STATUS_NONE) s = vknn_op_require_input_shapes(graph, op, 5);
+  if (s == VKNN_STATUS_NONE) s = vknn_rnn_read_sequence(graph, op, op->inputs[0], params[0], params[1] == 1, seq);
   if (s != VKNN_STATUS_NONE) return s;
-  if (params[1] != 0 && params[1] != 1) {
-    VKNN_LOG_E(graph->log, "model", "UNIDIRECTIONAL_SEQUENCE_RNN: timeMajor %d is not 0 or 1",
-               params[1]);
-    return VKNN_STATUS_INVALID_ARGUMENT;
-  }
   const vknn_tensor *in = &graph->tensors[op->inputs[0]];
-  s = vknn_rnn_read_sequence(graph, op, op->inputs[0], params[0], params[1] == 1, seq);
-  if (s != VKNN_STATUS_NONE) return s;
   return read_cell(graph, op, in->dims[2], op->outputs[0],
                    op->output_count > 1 ? op->outputs[1] : VKNN_NONE_TENSOR, seq, dir);
 }

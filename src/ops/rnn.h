@@ -44,8 +44,16 @@ bool vknn_rnn_check_tensor(const vknn_logger *log, const vknn_operation *op, con
 vknn_status vknn_rnn_check_cell(vknn_graph *graph, const vknn_operation *op,
                                 const vknn_rnn_sequence *seq, vknn_rnn_direction *dir);
 
+/* The fused activation: one of NNAPI's codes (INVALID_ARGUMENT, logged, when
+ * not). The operations read and check their scalar parameters before they
+ * wait for shapes, so that a model whose shapes an execution gives still has
+ * them checked at prepare. */
+vknn_status vknn_rnn_check_activation(const vknn_graph *graph, const vknn_operation *op,
+                                      int32_t activation);
+
 /* The sequence's extent: steps and batch from a rank-3 input (time-major or
- * not), the activation's bounds; GENERAL_FAILURE (logged) past the limits. */
+ * not), the bounds of an activation already checked; GENERAL_FAILURE (logged)
+ * past the limits. */
 vknn_status vknn_rnn_read_sequence(vknn_graph *graph, const vknn_operation *op, uint32_t input,
                                    int32_t activation, bool time_major, vknn_rnn_sequence *seq);
 

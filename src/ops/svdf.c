@@ -90,12 +90,28 @@ static bool shapes_agree(const vknn_graph *graph, const vknn_operation *op, cons
          (!s->has_bias || (bias->rank == 1 && bias->dims[0] == s->units));
 }
 
+/* The rank and the activation, read and checked before the shapes: a model
+ * whose shapes wait for an execution still has them checked at prepare. */
+static vknn_status read_params(vknn_graph *graph, const vknn_operation *op, int32_t params[2]) {
+  vknn_status s = vknn_op_require_constant_params(graph, op, IN_RANK, 2);
+  if (s == VKNN_STATUS_NONE && !vknn_graph_const_i32_list(graph, op, IN_RANK, 2, params))
+    s = VKNN_STATUS_GENERAL_FAILURE;
+  if (s != VKNN_STATUS_NONE) return s;
+  if (params[0] <= 0) {
+    VKNN_LOG_E(graph->log, "model", "SVDF: rank %d must be above 0", params[0]);
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
+  if (!vknn_activation_valid(params[1])) {
+    VKNN_LOG_E(graph->log, "model", "SVDF: activation %d is not a fused activation code", params[1]);
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
+  return VKNN_STATUS_NONE;
+}
+
 static vknn_status read_svdf(vknn_graph *graph, const vknn_operation *op, svdf_shape *s) {
-  vknn_status st = require_inputs(graph, op, &s->has_bias);
-  if (st == VKNN_STATUS_NONE) st = vknn_op_require_constant_params(graph, op, IN_RANK, 2);
   int32_t params[2]; /* rank, activation */
-  if (st == VKNN_STATUS_NONE && !vknn_graph_const_i32_list(graph, op, IN_RANK, 2, params))
-    st = VKNN_STATUS_GENERAL_FAILURE;
+  vknn_status st = read_params(graph, op, params);
+  if (st == VKNN_STATUS_NONE) st = require_inputs(graph, op, &s->has_bias);
   if (st != VKNN_STATUS_NONE) return st;
   const vknn_tensor *in = &graph->tensors[op->inputs[IN_INPUT]];
   const vknn_tensor *time = &graph->tensors[op->inputs[IN_TIME]];
@@ -104,13 +120,12 @@ static vknn_status read_svdf(vknn_graph *graph, const vknn_operation *op, svdf_s
   s->input_size = in->rank == 2 ? in->dims[1] : 0;
   s->filters = time->dims[0];
   s->memory = time->rank == 2 ? time->dims[1] : 0;
-  s->rank = params[0] > 0 ? (uint32_t)params[0] : 0;
-  s->units = s->rank != 0 ? s->filters / s->rank : 0;
-  if (!vknn_activation_valid(params[1]) || s->rank == 0 || s->filters % s->rank != 0 ||
-      !shapes_agree(graph, op, s)) {
+  s->rank = (uint32_t)params[0];
+  s->units = s->filters / s->rank;
+  if (s->filters % s->rank != 0 || !shapes_agree(graph, op, s)) {
     VKNN_LOG_E(graph->log, "model",
-               "SVDF: rank %d, activation %d and the shapes of the input, weights, bias and state "
-               "do not agree", params[0], params[1]);
+               "SVDF: rank %d and the shapes of the input, weights, bias and state do not agree",
+               params[0]);
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
   vknn_activation_bounds(params[1], in, &s->act_min, &s->act_max);
