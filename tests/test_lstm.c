@@ -307,6 +307,35 @@ static void bidi_aux_rank_2(ctx *c) {
 }
 static void bidi_backward_output_dims(ctx *c) { c->out_dims[1][2] = UNITS + 1; }
 
+/* Required scalars given as omitted operands of their type (NO_VALUE). */
+static uint32_t no_value_of(ctx *c, int32_t type) {
+  uint32_t i = mb_temporary(&c->b, type, NULL, 0);
+  c->b.operands[i].lifetime = VKNN_LIFETIME_NO_VALUE;
+  return i;
+}
+static void omit_activation(ctx *c) { c->in[20] = no_value_of(c, VKNN_OPERAND_INT32); }
+static void omit_cell_clip(ctx *c) { c->in[21] = no_value_of(c, VKNN_OPERAND_FLOAT32); }
+static void omit_proj_clip(ctx *c) { c->in[22] = no_value_of(c, VKNN_OPERAND_FLOAT32); }
+static void uni_omit_time_major(ctx *c) { c->in[23] = no_value_of(c, VKNN_OPERAND_BOOL); }
+static void bidi_omit_activation(ctx *c) { c->in[48] = no_value_of(c, VKNN_OPERAND_INT32); }
+static void bidi_omit_proj_clip(ctx *c) { c->in[50] = no_value_of(c, VKNN_OPERAND_FLOAT32); }
+static void bidi_omit_merge(ctx *c) { c->in[51] = no_value_of(c, VKNN_OPERAND_BOOL); }
+static void bidi_omit_time_major(ctx *c) { c->in[52] = no_value_of(c, VKNN_OPERAND_BOOL); }
+
+/* The input's first dimension left to the execution: the operation waits for
+ * it, and its parameters and the shapes known already are still checked at
+ * prepare. */
+static void input_dim0_unknown(ctx *c) { c->x_dims[0] = 0; }
+static void unknown_activation_2(ctx *c) { input_dim0_unknown(c), activation_2(c); }
+static void unknown_cell_clip_negative(ctx *c) { input_dim0_unknown(c), cell_clip_negative(c); }
+static void unknown_forget_weights_shape(ctx *c) { input_dim0_unknown(c), forget_weights_shape(c); }
+static void bidi_unknown_merged_2_outputs(ctx *c) { input_dim0_unknown(c), bidi_merged_2_outputs(c); }
+static void bidi_unknown_backward_forget_shape(ctx *c) {
+  input_dim0_unknown(c);
+  c->in[19] = matrix(c, UNITS, INPUT + 1);
+}
+static void bidi_unknown_activation_2(ctx *c) { input_dim0_unknown(c), c->in[48] = mb_const_i32(&c->b, 2); }
+
 static const row rows[] = {
     {"LSTM accepted (27 inputs)", build_lstm, NULL, NULL},
     {"LSTM accepted (23 inputs)", build_lstm, lstm_23_inputs, NULL},
@@ -336,6 +365,13 @@ static const row rows[] = {
     {"LSTM: input-to-forget shape", build_lstm, forget_weights_shape, "do not agree"},
     {"LSTM: cell state shape", build_lstm, state_shape, "do not agree"},
     {"LSTM: output dims", build_lstm, output_dims, "output dimension 1 is 5, expected 4"},
+    {"LSTM: activation omitted", build_lstm, omit_activation, "LSTM: input 20 is omitted but not optional"},
+    {"LSTM: cell clip omitted", build_lstm, omit_cell_clip, "LSTM: input 21 is omitted but not optional"},
+    {"LSTM: projection clip omitted", build_lstm, omit_proj_clip, "LSTM: input 22 is omitted but not optional"},
+    {"LSTM accepted (input dimension 0 unknown)", build_lstm, input_dim0_unknown, NULL},
+    {"LSTM: input dimension 0 unknown, activation 2", build_lstm, unknown_activation_2, "activation 2 is not one of 0, 1, 3, 4, 6"},
+    {"LSTM: input dimension 0 unknown, negative cell clip", build_lstm, unknown_cell_clip_negative, "must be >= 0"},
+    {"LSTM: input dimension 0 unknown, input-to-forget shape", build_lstm, unknown_forget_weights_shape, "do not agree"},
     {"UNIDIRECTIONAL_SEQUENCE_LSTM accepted", build_unidirectional, NULL, NULL},
     {"UNIDIRECTIONAL_SEQUENCE_LSTM accepted (state outputs)", build_unidirectional, uni_state_outputs, NULL},
     {"UNIDIRECTIONAL_SEQUENCE_LSTM accepted (batch-major)", build_unidirectional, uni_batch_major, NULL},
@@ -347,6 +383,11 @@ static const row rows[] = {
     {"UNIDIRECTIONAL_SEQUENCE_LSTM: state output of rank 3", build_unidirectional, uni_state_rank_3, "state output must have rank 2"},
     {"UNIDIRECTIONAL_SEQUENCE_LSTM: output dims", build_unidirectional, uni_output_dims, "output dimension 0 is 4, expected 3"},
     {"UNIDIRECTIONAL_SEQUENCE_LSTM: CIFG partial", build_unidirectional, cifg_partial, "input gate bias must be all given or all omitted"},
+    {"UNIDIRECTIONAL_SEQUENCE_LSTM: activation omitted", build_unidirectional, omit_activation, "input 20 is omitted but not optional"},
+    {"UNIDIRECTIONAL_SEQUENCE_LSTM: time_major omitted", build_unidirectional, uni_omit_time_major, "input 23 is omitted but not optional"},
+    {"UNIDIRECTIONAL_SEQUENCE_LSTM accepted (input dimension 0 unknown)", build_unidirectional, input_dim0_unknown, NULL},
+    {"UNIDIRECTIONAL_SEQUENCE_LSTM: input dimension 0 unknown, activation 2", build_unidirectional, unknown_activation_2, "activation 2 is not one of 0, 1, 3, 4, 6"},
+    {"UNIDIRECTIONAL_SEQUENCE_LSTM: input dimension 0 unknown, input-to-forget shape", build_unidirectional, unknown_forget_weights_shape, "do not agree"},
     {"BIDIRECTIONAL_SEQUENCE_LSTM accepted", build_bidirectional, NULL, NULL},
     {"BIDIRECTIONAL_SEQUENCE_LSTM accepted (merged)", build_bidirectional, bidi_merged, NULL},
     {"BIDIRECTIONAL_SEQUENCE_LSTM accepted (state outputs)", build_bidirectional, bidi_states, NULL},
@@ -365,6 +406,14 @@ static const row rows[] = {
     {"BIDIRECTIONAL_SEQUENCE_LSTM: backward CIFG partial", build_bidirectional, bidi_backward_cifg_partial, "backward input-to-input weights"},
     {"BIDIRECTIONAL_SEQUENCE_LSTM: auxiliary input of rank 2", build_bidirectional, bidi_aux_rank_2, "auxiliary input must have rank 3"},
     {"BIDIRECTIONAL_SEQUENCE_LSTM: backward output dims", build_bidirectional, bidi_backward_output_dims, "output dimension 2 is 5, expected 4"},
+    {"BIDIRECTIONAL_SEQUENCE_LSTM: activation omitted", build_bidirectional, bidi_omit_activation, "input 48 is omitted but not optional"},
+    {"BIDIRECTIONAL_SEQUENCE_LSTM: projection clip omitted", build_bidirectional, bidi_omit_proj_clip, "input 50 is omitted but not optional"},
+    {"BIDIRECTIONAL_SEQUENCE_LSTM: merge_outputs omitted", build_bidirectional, bidi_omit_merge, "input 51 is omitted but not optional"},
+    {"BIDIRECTIONAL_SEQUENCE_LSTM: time_major omitted", build_bidirectional, bidi_omit_time_major, "input 52 is omitted but not optional"},
+    {"BIDIRECTIONAL_SEQUENCE_LSTM accepted (input dimension 0 unknown)", build_bidirectional, input_dim0_unknown, NULL},
+    {"BIDIRECTIONAL_SEQUENCE_LSTM: input dimension 0 unknown, merged with 2 outputs", build_bidirectional, bidi_unknown_merged_2_outputs, "2 outputs do not fit merge_outputs = 1"},
+    {"BIDIRECTIONAL_SEQUENCE_LSTM: input dimension 0 unknown, backward input-to-forget shape", build_bidirectional, bidi_unknown_backward_forget_shape, "backward the shapes of the weights, biases and states do not agree"},
+    {"BIDIRECTIONAL_SEQUENCE_LSTM: input dimension 0 unknown, activation 2", build_bidirectional, bidi_unknown_activation_2, "activation 2 is not one of 0, 1, 3, 4, 6"},
 };
 
 /* ---- running -------------------------------------------------------------- */

@@ -809,6 +809,20 @@ static void q16_recurrent_shape(ctx *c) {
 static void q16_cell_shape(ctx *c) { c->b.dims[c->in[13]][0] = 3; }
 static void q16_output_dims(ctx *c) { c->b.dims[c->out[1]][1] = 5; }
 
+/* The batch left to the execution: the operation waits for it, and its
+ * parameters and the shapes known already are still checked at prepare. */
+static void batch_unknown(ctx *c) { c->b.dims[c->in[0]][0] = 0; }
+static void ql_unknown_intermediate_zero(ctx *c) { batch_unknown(c), ql_intermediate_zero(c); }
+static void ql_unknown_hidden_scale_zero(ctx *c) { batch_unknown(c), ql_hidden_scale_zero(c); }
+static void ql_unknown_forget_weights_shape(ctx *c) { batch_unknown(c), ql_forget_weights_shape(c); }
+static void q16_unknown_recurrent_shape(ctx *c) { batch_unknown(c), q16_recurrent_shape(c); }
+/* A projection bias without projection weights (output size = units). */
+static void ql_projection_bias_alone(ctx *c) {
+  ql_accepted_cifg(c);
+  static const int32_t zeros[4] = {0};
+  c->in[17] = q_const(&c->b, I32, 4, 0, zeros, 0.f, 0);
+}
+
 static const row rows[] = {
     {"QUANTIZED_LSTM accepted (every optional input)", build_ql, NULL, NULL},
     {"QUANTIZED_LSTM accepted (CIFG, no peephole, normalization or projection)", build_ql, ql_accepted_cifg, NULL},
@@ -852,6 +866,11 @@ static const row rows[] = {
     {"QUANTIZED_LSTM: intermediate scale 0", build_ql, ql_intermediate_zero, "cell gate's input scale ratio"},
     {"QUANTIZED_LSTM: hidden state scale 0", build_ql, ql_hidden_scale_zero, "hidden state scale ratio"},
     {"QUANTIZED_LSTM: output dims", build_ql, ql_output_dims, "output dimension 1 is 5, expected 3"},
+    {"QUANTIZED_LSTM: projection bias without projection weights", build_ql, ql_projection_bias_alone, "a projection bias needs projection weights"},
+    {"QUANTIZED_LSTM accepted (batch unknown)", build_ql, batch_unknown, NULL},
+    {"QUANTIZED_LSTM: batch unknown, intermediate scale 0", build_ql, ql_unknown_intermediate_zero, "cell gate's input scale ratio"},
+    {"QUANTIZED_LSTM: batch unknown, hidden state scale 0", build_ql, ql_unknown_hidden_scale_zero, "hidden state scale ratio"},
+    {"QUANTIZED_LSTM: batch unknown, input-to-forget shape", build_ql, ql_unknown_forget_weights_shape, "do not agree"},
     {"QUANTIZED_16BIT_LSTM accepted", build_q16, NULL, NULL},
     {"QUANTIZED_16BIT_LSTM: 14 inputs", build_q16, q16_14_inputs, "takes 15 inputs and 2 outputs"},
     {"QUANTIZED_16BIT_LSTM: 3 outputs", build_q16, q16_3_outputs, "takes 15 inputs and 2 outputs"},
@@ -875,6 +894,8 @@ static const row rows[] = {
     {"QUANTIZED_16BIT_LSTM: recurrent weights shape", build_q16, q16_recurrent_shape, "do not agree"},
     {"QUANTIZED_16BIT_LSTM: cell state shape", build_q16, q16_cell_shape, "do not agree"},
     {"QUANTIZED_16BIT_LSTM: output dims", build_q16, q16_output_dims, "output dimension 1 is 5, expected 4"},
+    {"QUANTIZED_16BIT_LSTM accepted (batch unknown)", build_q16, batch_unknown, NULL},
+    {"QUANTIZED_16BIT_LSTM: batch unknown, recurrent weights shape", build_q16, q16_unknown_recurrent_shape, "do not agree"},
 };
 
 /* ---- running ---------------------------------------------------------------- */

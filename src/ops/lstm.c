@@ -162,6 +162,12 @@ bool vknn_lstm_check_scalars(const vknn_logger *log, const vknn_subgraph *sg,
                              const vknn_operation *op, uint32_t act) {
   bool f16 = sg->operands[op->inputs[0]].type == VKNN_OPERAND_TENSOR_FLOAT16;
   int32_t clip_type = f16 ? VKNN_OPERAND_FLOAT16 : VKNN_OPERAND_FLOAT32;
+  /* NNAPI makes none of them optional. */
+  for (uint32_t i = act; i < act + 3; ++i) {
+    if (sg->operands[op->inputs[i]].lifetime != VKNN_LIFETIME_NO_VALUE) continue;
+    VKNN_LOG_E(log, "model", "%s: input %u is omitted but not optional", op_name(op), i);
+    return false;
+  }
   return vknn_op_check_type(log, op, "activation", &sg->operands[op->inputs[act]],
                             VKNN_OPERAND_INT32) &&
          vknn_op_check_type(log, op, "cell clip", &sg->operands[op->inputs[act + 1]],
@@ -172,14 +178,12 @@ bool vknn_lstm_check_scalars(const vknn_logger *log, const vknn_subgraph *sg,
 
 /* ---- reading a cell in a graph ------------------------------------------- */
 
-/* A tensor's dims equal to want (count of them). */
-static bool dims_are(const vknn_tensor *t, uint32_t rank, uint32_t d0, uint32_t d1) {
-  return t->rank == rank && t->dims[0] == d0 && (rank < 2 || t->dims[1] == d1);
-}
-
+/* Each slot's presence; *shapes_known: every given operand's shape is known. */
 static vknn_status read_presence(vknn_graph *graph, const vknn_operation *op,
-                                 const vknn_lstm_slots *slots, vknn_presence *present) {
+                                 const vknn_lstm_slots *slots, vknn_presence *present,
+                                 bool *shapes_known) {
   const uint32_t *a = vknn_lstm_slot_array(slots);
+  *shapes_known = true;
   for (uint32_t i = 0; i < VKNN_LSTM_SLOT_COUNT; ++i) {
     present[i] = 0;
     if (a[i] == VKNN_LSTM_NONE) continue;
@@ -193,7 +197,7 @@ static vknn_status read_presence(vknn_graph *graph, const vknn_operation *op,
                  a[i]);
       return VKNN_STATUS_INVALID_ARGUMENT;
     }
-    if (present[i] && !t->shape_known) return vknn_graph_defer(graph, op, "shapes unknown");
+    if (present[i] && !t->shape_known) *shapes_known = false;
   }
   return VKNN_STATUS_NONE;
 }
@@ -209,15 +213,15 @@ static bool slot_shape_ok(const vknn_graph *graph, const vknn_lstm_cell *c, uint
                           uint32_t aux_size) {
   const vknn_tensor *t = &graph->tensors[tensor];
   uint32_t u = c->units, o = c->output_size;
-  if (i < SLOT_REC_W) return dims_are(t, 2, u, input_size);
-  if (i < SLOT_PEEP) return dims_are(t, 2, u, o);
-  if (i < SLOT_PROJ_W) return dims_are(t, 1, u, 0);
-  if (i == SLOT_PROJ_W) return dims_are(t, 2, o, u);
-  if (i == SLOT_PROJ_B) return dims_are(t, 1, o, 0);
-  if (i == SLOT_PROJ_B + 1) return dims_are(t, 2, batches, o);
-  if (i == SLOT_PROJ_B + 2) return dims_are(t, 2, batches, u);
-  if (i < SLOT_AUX_W) return dims_are(t, 1, u, 0);
-  return dims_are(t, 2, u, aux_size);
+  if (i < SLOT_REC_W) return vknn_dims_fit(t, 2, u, input_size);
+  if (i < SLOT_PEEP) return vknn_dims_fit(t, 2, u, o);
+  if (i < SLOT_PROJ_W) return vknn_dims_fit(t, 1, u, 0);
+  if (i == SLOT_PROJ_W) return vknn_dims_fit(t, 2, o, u);
+  if (i == SLOT_PROJ_B) return vknn_dims_fit(t, 1, o, 0);
+  if (i == SLOT_PROJ_B + 1) return vknn_dims_fit(t, 2, batches, o);
+  if (i == SLOT_PROJ_B + 2) return vknn_dims_fit(t, 2, batches, u);
+  if (i < SLOT_AUX_W) return vknn_dims_fit(t, 1, u, 0);
+  return vknn_dims_fit(t, 2, u, aux_size);
 }
 
 vknn_status vknn_lstm_read_cell(vknn_graph *graph, const vknn_operation *op,
@@ -225,7 +229,7 @@ vknn_status vknn_lstm_read_cell(vknn_graph *graph, const vknn_operation *op,
                                 uint32_t input_size, uint32_t aux_size, const char *name,
                                 vknn_lstm_cell *out) {
   vknn_presence present[VKNN_LSTM_SLOT_COUNT];
-  vknn_status s = read_presence(graph, op, slots, present);
+  vknn_status s = read_presence(graph, op, slots, present, &out->shapes_known);
   if (s != VKNN_STATUS_NONE) return s;
   if (!vknn_lstm_check_presence(graph->log, op, slots, present, name))
     return VKNN_STATUS_INVALID_ARGUMENT;
@@ -233,13 +237,13 @@ vknn_status vknn_lstm_read_cell(vknn_graph *graph, const vknn_operation *op,
   uint32_t *dst = out->t.all;
   for (uint32_t i = 0; i < VKNN_LSTM_SLOT_COUNT; ++i) dst[i] = tensor_or_none(op, present, a, i);
   const vknn_tensor *forget = &graph->tensors[out->t.rec_w[1]];
-  out->units = forget->dims[0];
-  out->output_size = forget->dims[1];
+  out->units = vknn_known_dim(forget, 2, 0);
+  out->output_size = vknn_known_dim(forget, 2, 1);
   out->cifg = out->t.in_w[0] == VKNN_LSTM_NONE;
   out->peephole = out->t.peep[1] != VKNN_LSTM_NONE;
   out->layer_norm = out->t.ln[1] != VKNN_LSTM_NONE;
-  bool ok = out->units > 0 && out->output_size > 0 &&
-            (out->t.proj_w != VKNN_LSTM_NONE || out->output_size == out->units);
+  /* A forget weights tensor of another rank fails its own slot's check. */
+  bool ok = out->t.proj_w != VKNN_LSTM_NONE || vknn_dims_agree(out->output_size, out->units);
   for (uint32_t i = 0; ok && i < VKNN_LSTM_SLOT_COUNT; ++i)
     if (dst[i] != VKNN_LSTM_NONE)
       ok = slot_shape_ok(graph, out, i, dst[i], batches, input_size, aux_size);
@@ -279,7 +283,8 @@ vknn_status vknn_lstm_read_single(vknn_graph *graph, const vknn_operation *op,
   vknn_lstm_single_slots(op, &slots);
   vknn_status s = vknn_lstm_read_cell(graph, op, &slots, run->batches, run->input_size, 0, "",
                                       &run->cell);
-  if (s == VKNN_STATUS_NONE) s = vknn_lstm_read_params(graph, op, 20, &run->params);
+  if (s == VKNN_STATUS_NONE && !run->cell.shapes_known)
+    s = vknn_graph_defer(graph, op, "shapes unknown");
   run->out_width = run->cell.output_size;
   return s;
 }
@@ -585,17 +590,22 @@ static vknn_status validate_lstm(const vknn_logger *log, const vknn_model *model
   return ok ? VKNN_STATUS_NONE : VKNN_STATUS_INVALID_ARGUMENT;
 }
 
+/* The parameters, then the cell against the input's dimensions known so far
+ * (0: not known yet), then the input's shape (the operation waits for it). */
 static vknn_status read_lstm(vknn_graph *graph, const vknn_operation *op, vknn_lstm_run *run) {
-  vknn_status s = vknn_op_require_input_shape(graph, op, 0);
-  /* The rank again: a rank the model leaves unknown passed its checks. */
-  if (s == VKNN_STATUS_NONE) s = vknn_op_check_known_rank(graph, op, 0, 2, 2);
+  vknn_lstm_params params;
+  vknn_status s = vknn_lstm_read_params(graph, op, 20, &params);
   if (s != VKNN_STATUS_NONE) return s;
   const vknn_tensor *in = &graph->tensors[op->inputs[0]];
-  *run = (vknn_lstm_run){.input = op->inputs[0], .aux_input = VKNN_LSTM_NONE, .steps = 1,
-                         .batches = in->dims[0], .input_size = in->dims[1], .time_major = true,
+  *run = (vknn_lstm_run){.params = params, .input = op->inputs[0], .aux_input = VKNN_LSTM_NONE,
+                         .steps = 1, .batches = vknn_known_dim(in, 2, 0),
+                         .input_size = vknn_known_dim(in, 2, 1), .time_major = true,
                          .output = op->outputs[3], .h_out = op->outputs[1],
                          .c_out = op->outputs[2], .scratch = op->outputs[0]};
-  return vknn_lstm_read_single(graph, op, run);
+  s = vknn_lstm_read_single(graph, op, run);
+  if (s == VKNN_STATUS_NONE) s = vknn_op_require_input_shape(graph, op, 0);
+  /* The rank again: a rank the model leaves unknown passed its checks. */
+  return s == VKNN_STATUS_NONE ? vknn_op_check_known_rank(graph, op, 0, 2, 2) : s;
 }
 
 static vknn_status infer_lstm(vknn_graph *graph, const vknn_operation *op) {

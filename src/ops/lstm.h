@@ -5,6 +5,7 @@
  * matrix kernels (vknn_lower_matmul) and shaders/lstm_gates.comp. */
 #pragma once
 #include "ops/op_common.h"
+#include "ops/known_dims.h"
 
 #define VKNN_LSTM_NONE UINT32_MAX
 
@@ -47,18 +48,23 @@ bool vknn_lstm_check_input(const vknn_logger *log, const vknn_subgraph *sg,
 bool vknn_lstm_check_scalars(const vknn_logger *log, const vknn_subgraph *sg,
                              const vknn_operation *op, uint32_t act);
 
-/* One cell's operands as graph tensors (VKNN_LSTM_NONE: omitted), known
- * shapes. */
+/* One cell's operands as graph tensors (VKNN_LSTM_NONE: omitted), and
+ * whether their shapes are all known (the operation waits for an execution
+ * when not: vknn_graph_defer). */
 typedef struct vknn_lstm_cell {
   vknn_lstm_slots t; /* the operands' tensors (VKNN_LSTM_NONE: omitted) */
-  uint32_t units, output_size;
+  uint32_t units, output_size; /* 0: not known yet */
   bool cifg, peephole, layer_norm;
+  bool shapes_known;
 } vknn_lstm_cell;
 
 /* Reads a cell from op in a graph: defers (vknn_graph_defer) while an
- * optional operand's presence or a shape is unknown; INVALID_ARGUMENT
- * (logged) when presence rules or shapes disagree. input_size and aux_size
- * (0: none) are what the weights must take; batches what the states hold. */
+ * optional operand's presence is unknown; INVALID_ARGUMENT (logged) when
+ * presence rules or shapes disagree. input_size and aux_size (0: none) are
+ * what the weights must take; batches what the states hold. Shapes are
+ * checked before they are all known: a dimension 0 there, in an operand or
+ * in batches, input_size or aux_size, is not known yet and agrees with any
+ * (the operation waits for the rest when out->shapes_known is false). */
 vknn_status vknn_lstm_read_cell(vknn_graph *graph, const vknn_operation *op,
                                 const vknn_lstm_slots *slots, uint32_t batches,
                                 uint32_t input_size, uint32_t aux_size, const char *name,
@@ -99,9 +105,10 @@ vknn_status vknn_lstm_lower(vknn_graph *graph, const vknn_lstm_run *run,
  * UNIDIRECTIONAL_SEQUENCE_LSTM (its layer normalization weights at 24-27). */
 void vknn_lstm_single_slots(const vknn_operation *op, vknn_lstm_slots *out);
 
-/* The cell and parameters of LSTM or UNIDIRECTIONAL_SEQUENCE_LSTM (their
- * slots, the parameters at 20) into a run whose sequence fields are set;
- * sets its output width. */
+/* The cell of LSTM or UNIDIRECTIONAL_SEQUENCE_LSTM (their slots) into a run
+ * whose sequence fields and parameters are set (vknn_lstm_read_params at 20,
+ * read first: they are checked before the shapes); sets its output width.
+ * Defers while a shape of the cell is unknown. */
 vknn_status vknn_lstm_read_single(vknn_graph *graph, const vknn_operation *op,
                                   vknn_lstm_run *run);
 

@@ -106,39 +106,40 @@ typedef struct q16_cell {
   uint32_t batches, input_size, units;
 } q16_cell;
 
-/* The shape of input i is [d0] (d1 == 0) or [d0, d1] (a rank the model
- * left open is known now, from the execution). */
-static bool dims_are(const vknn_graph *graph, const vknn_operation *op, uint32_t i, uint32_t d0,
-                     uint32_t d1) {
-  const vknn_tensor *t = &graph->tensors[op->inputs[i]];
-  return d1 == 0 ? t->rank == 1 && t->dims[0] == d0
-                 : t->rank == 2 && t->dims[0] == d0 && t->dims[1] == d1;
+static bool dims_are(const vknn_graph *graph, const vknn_operation *op, uint32_t i, uint32_t rank,
+                     uint32_t d0, uint32_t d1) {
+  return vknn_dims_fit(&graph->tensors[op->inputs[i]], rank, d0, d1);
 }
 
+/* The shapes as far as they are known, checked before the operation waits
+ * for the rest (a model whose shapes an execution gives still has them
+ * checked at prepare); then every shape known, the input and the output
+ * state of rank 2. */
 static vknn_status read_cell(vknn_graph *graph, const vknn_operation *op, q16_cell *out) {
-  for (uint32_t i = 0; i < INPUT_COUNT; ++i) {
-    vknn_status s = vknn_op_require_input_shape(graph, op, i);
-    if (s != VKNN_STATUS_NONE) return s;
-  }
   const vknn_tensor *in = &graph->tensors[op->inputs[IN_INPUT]];
   const vknn_tensor *h = &graph->tensors[op->inputs[IN_H]];
-  if (in->rank != 2 || h->rank != 2) {
+  *out = (q16_cell){.batches = vknn_known_dim(in, 2, 0), .input_size = vknn_known_dim(in, 2, 1),
+                    .units = vknn_known_dim(h, 2, 1)};
+  bool ok = dims_are(graph, op, IN_H, 2, out->batches, out->units) &&
+            dims_are(graph, op, IN_C, 2, out->batches, out->units);
+  for (uint32_t g = 0; g < 4 && ok; ++g)
+    ok = dims_are(graph, op, IN_INPUT_W + g, 2, out->units, out->input_size) &&
+         dims_are(graph, op, IN_REC_W + g, 2, out->units, out->units) &&
+         dims_are(graph, op, IN_BIAS + g, 1, out->units, 0);
+  if (!ok) {
     VKNN_LOG_E(graph->log, "model",
-               "QUANTIZED_16BIT_LSTM: the input and the output state must have rank 2");
+               "QUANTIZED_16BIT_LSTM: the shapes of the input, weights, biases and states do not "
+               "agree (batches %u, input %u, output %u)",
+               out->batches, out->input_size, out->units);
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
-  *out = (q16_cell){.batches = in->dims[0], .input_size = in->dims[1], .units = h->dims[1]};
-  bool ok = h->dims[0] == out->batches && dims_are(graph, op, IN_C, out->batches, out->units);
-  for (uint32_t g = 0; g < 4 && ok; ++g)
-    ok = dims_are(graph, op, IN_INPUT_W + g, out->units, out->input_size) &&
-         dims_are(graph, op, IN_REC_W + g, out->units, out->units) &&
-         dims_are(graph, op, IN_BIAS + g, out->units, 0);
-  if (ok) return VKNN_STATUS_NONE;
-  VKNN_LOG_E(graph->log, "model",
-             "QUANTIZED_16BIT_LSTM: the shapes of the input, weights, biases and states do not "
-             "agree (batches %u, input %u, output %u)",
-             out->batches, out->input_size, out->units);
-  return VKNN_STATUS_INVALID_ARGUMENT;
+  vknn_status s = vknn_op_require_input_shapes(graph, op, INPUT_COUNT);
+  if (s == VKNN_STATUS_NONE && (in->rank != 2 || h->rank != 2)) {
+    VKNN_LOG_E(graph->log, "model",
+               "QUANTIZED_16BIT_LSTM: the input and the output state must have rank 2");
+    s = VKNN_STATUS_INVALID_ARGUMENT;
+  }
+  return s;
 }
 
 static vknn_status infer_quantized_16bit_lstm(vknn_graph *graph, const vknn_operation *op) {

@@ -169,6 +169,7 @@ static const char *presence_rule(const presence *p) {
   if (input_gate == 1 && p[IN_BIAS] == 0) return "the input gate bias must be given without CIFG";
   if (!all_or_none(p, peep, 2))
     return "cell-to-forget and cell-to-output weights must be both given or both omitted";
+  if (p[IN_PROJ_W] == 0 && p[IN_PROJ_B] == 1) return "a projection bias needs projection weights";
   if (p[IN_PEEP] == 1 && p[IN_PEEP + 1] == 0)
     return "cell-to-input weights need cell-to-forget and cell-to-output weights";
   if (input_gate == 1 && p[IN_PEEP + 1] == 1 && p[IN_PEEP] == 0)
@@ -238,28 +239,25 @@ static bool given(const vknn_graph *graph, const vknn_operation *op, uint32_t i)
   return !vknn_graph_omitted(graph, op->inputs[i]);
 }
 
-/* The shape of input i is [d0] (d1 == 0) or [d0, d1], when given (a rank
- * the model left open is known now, from the execution). */
-static bool shape_is(const vknn_graph *graph, const vknn_operation *op, uint32_t i, uint32_t d0,
-                     uint32_t d1) {
-  if (!given(graph, op, i)) return true;
-  const vknn_tensor *t = &graph->tensors[op->inputs[i]];
-  return d1 == 0 ? t->rank == 1 && t->dims[0] == d0
-                 : t->rank == 2 && t->dims[0] == d0 && t->dims[1] == d1;
+/* The shape of input i, when given, is [d0] or [d0, d1] (by rank) as far as
+ * both are known (ops/known_dims.h). */
+static bool shape_is(const vknn_graph *graph, const vknn_operation *op, uint32_t i, uint32_t rank,
+                     uint32_t d0, uint32_t d1) {
+  return !given(graph, op, i) || vknn_dims_fit(&graph->tensors[op->inputs[i]], rank, d0, d1);
 }
 
 static vknn_status check_shapes(vknn_graph *graph, const vknn_operation *op, const qlstm *q) {
   uint32_t u = q->units;
-  bool ok = shape_is(graph, op, IN_H, q->batches, q->output_size) &&
-            shape_is(graph, op, IN_C, q->batches, u) &&
-            shape_is(graph, op, IN_PROJ_W, q->output_size, u) &&
-            shape_is(graph, op, IN_PROJ_B, q->output_size, 0);
+  bool ok = shape_is(graph, op, IN_H, 2, q->batches, q->output_size) &&
+            shape_is(graph, op, IN_C, 2, q->batches, u) &&
+            shape_is(graph, op, IN_PROJ_W, 2, q->output_size, u) &&
+            shape_is(graph, op, IN_PROJ_B, 1, q->output_size, 0);
   for (uint32_t g = 0; g < 4 && ok; ++g)
-    ok = shape_is(graph, op, IN_INPUT_W + g, u, q->input_size) &&
-         shape_is(graph, op, IN_REC_W + g, u, q->output_size) &&
-         shape_is(graph, op, IN_BIAS + g, u, 0) && shape_is(graph, op, IN_LN + g, u, 0) &&
-         (g == 3 || shape_is(graph, op, IN_PEEP + g, u, 0));
-  if (ok && (q->projection || q->output_size == u)) return VKNN_STATUS_NONE;
+    ok = shape_is(graph, op, IN_INPUT_W + g, 2, u, q->input_size) &&
+         shape_is(graph, op, IN_REC_W + g, 2, u, q->output_size) &&
+         shape_is(graph, op, IN_BIAS + g, 1, u, 0) && shape_is(graph, op, IN_LN + g, 1, u, 0) &&
+         (g == 3 || shape_is(graph, op, IN_PEEP + g, 1, u, 0));
+  if (ok && (q->projection || vknn_dims_agree(q->output_size, u))) return VKNN_STATUS_NONE;
   VKNN_LOG_E(graph->log, "model",
              "QUANTIZED_LSTM: the shapes of the input, weights and states do not agree (batches "
              "%u, input %u, units %u, output %u)",
@@ -267,32 +265,32 @@ static vknn_status check_shapes(vknn_graph *graph, const vknn_operation *op, con
   return VKNN_STATUS_INVALID_ARGUMENT;
 }
 
-static vknn_status read_qlstm(vknn_graph *graph, const vknn_operation *op, qlstm *out) {
+/* Which optional inputs are given: known unless one is a model input and no
+ * execution has said yet (the operation waits for one). */
+static vknn_status require_presence(vknn_graph *graph, const vknn_operation *op) {
   for (uint32_t i = 0; i < IN_CELL_CLIP; ++i) {
     const vknn_tensor *t = &graph->tensors[op->inputs[i]];
     if (is_optional(i) && t->lifetime == VKNN_LIFETIME_SUBGRAPH_INPUT &&
         !graph->input_presence_known)
       return vknn_graph_defer(graph, op, "which optional inputs are omitted is known at execution");
-    if (t->lifetime == VKNN_LIFETIME_NO_VALUE) continue;
-    vknn_status s = vknn_op_require_input_shape(graph, op, i);
-    if (s != VKNN_STATUS_NONE) return s;
   }
+  return VKNN_STATUS_NONE;
+}
+
+/* The scalar parameters (the clips when given): constants, or model inputs
+ * (the operation waits for an execution's values). */
+static vknn_status require_params(vknn_graph *graph, const vknn_operation *op) {
   vknn_status s = VKNN_STATUS_NONE;
   for (uint32_t i = IN_CELL_CLIP; i <= IN_PROJ_CLIP && s == VKNN_STATUS_NONE; ++i)
     if (!vknn_graph_omitted(graph, op->inputs[i])) s = vknn_op_require_constant_params(graph, op, i, 1);
   if (s == VKNN_STATUS_NONE)
     s = vknn_op_require_constant_params(graph, op, IN_PROJ_CLIP + 1, INPUT_COUNT - IN_PROJ_CLIP - 1);
-  if (s != VKNN_STATUS_NONE) return s;
-  const vknn_tensor *in = &graph->tensors[op->inputs[IN_INPUT]];
-  const vknn_tensor *rec_o = &graph->tensors[op->inputs[IN_REC_W + 3]];
-  if (in->rank != 2 || rec_o->rank != 2 || graph->tensors[op->inputs[IN_INPUT_W + 3]].rank != 2) {
-    VKNN_LOG_E(graph->log, "model",
-               "QUANTIZED_LSTM: the input and the output gate's weights must have rank 2");
-    return VKNN_STATUS_INVALID_ARGUMENT;
-  }
-  *out = (qlstm){.batches = in->dims[0], .input_size = in->dims[1],
-                 .units = graph->tensors[op->inputs[IN_INPUT_W + 3]].dims[0],
-                 .output_size = rec_o->dims[1]};
+  return s;
+}
+
+/* The cell's form from which inputs are given (INVALID_ARGUMENT, logged,
+ * against the reference's rules). */
+static vknn_status read_form(vknn_graph *graph, const vknn_operation *op, qlstm *out) {
   out->cifg = !given(graph, op, IN_INPUT_W);
   out->peephole = given(graph, op, IN_PEEP + 1);
   out->layer_norm = given(graph, op, IN_LN + 1);
@@ -301,11 +299,27 @@ static vknn_status read_qlstm(vknn_graph *graph, const vknn_operation *op, qlstm
   presence p[INPUT_COUNT];
   for (uint32_t i = 0; i < INPUT_COUNT; ++i) p[i] = given(graph, op, i);
   const char *rule = presence_rule(p);
-  if (rule != NULL) {
-    VKNN_LOG_E(graph->log, "model", "QUANTIZED_LSTM: %s", rule);
+  if (rule == NULL) return VKNN_STATUS_NONE;
+  VKNN_LOG_E(graph->log, "model", "QUANTIZED_LSTM: %s", rule);
+  return VKNN_STATUS_INVALID_ARGUMENT;
+}
+
+/* Every given tensor's shape known (else the operation waits for an
+ * execution), the input and the output gate's weights of rank 2. */
+static vknn_status require_shapes(vknn_graph *graph, const vknn_operation *op) {
+  for (uint32_t i = 0; i < IN_CELL_CLIP; ++i) {
+    if (!given(graph, op, i)) continue;
+    vknn_status s = vknn_op_require_input_shape(graph, op, i);
+    if (s != VKNN_STATUS_NONE) return s;
+  }
+  const uint32_t matrices[3] = {IN_INPUT, IN_INPUT_W + 3, IN_REC_W + 3};
+  for (uint32_t k = 0; k < 3; ++k) {
+    if (graph->tensors[op->inputs[matrices[k]]].rank == 2) continue;
+    VKNN_LOG_E(graph->log, "model",
+               "QUANTIZED_LSTM: the input and the output gate's weights must have rank 2");
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
-  return check_shapes(graph, op, out);
+  return VKNN_STATUS_NONE;
 }
 
 /* ---- quantization parameters ----------------------------------------------- */
@@ -390,13 +404,32 @@ static vknn_status read_scalars(const vknn_graph *graph, const vknn_operation *o
   return s;
 }
 
+/* The form and the scalars (their multipliers) first, then the shapes as far
+ * as they are known (0: not known yet), then the wait for the rest: a model
+ * whose shapes an execution gives still has these checked at prepare. */
+static vknn_status read_qlstm(vknn_graph *graph, const vknn_operation *op, qlstm *out,
+                              qlstm_scalars *sc) {
+  vknn_status s = require_presence(graph, op);
+  if (s == VKNN_STATUS_NONE) s = require_params(graph, op);
+  if (s == VKNN_STATUS_NONE) s = read_form(graph, op, out);
+  if (s == VKNN_STATUS_NONE) s = read_scalars(graph, op, out, sc);
+  if (s != VKNN_STATUS_NONE) return s;
+  const vknn_tensor *in = &graph->tensors[op->inputs[IN_INPUT]];
+  out->batches = vknn_known_dim(in, 2, 0);
+  out->input_size = vknn_known_dim(in, 2, 1);
+  out->units = vknn_known_dim(&graph->tensors[op->inputs[IN_INPUT_W + 3]], 2, 0);
+  out->output_size = vknn_known_dim(&graph->tensors[op->inputs[IN_REC_W + 3]], 2, 1);
+  s = check_shapes(graph, op, out);
+  if (s == VKNN_STATUS_NONE) s = require_shapes(graph, op);
+  return s;
+}
+
 static vknn_status infer_quantized_lstm(vknn_graph *graph, const vknn_operation *op) {
   qlstm q = {0};
   qlstm_scalars sc;
   /* The multipliers are made here too: a scale ratio without one is an
    * invalid model, which the support query reports as such. */
-  vknn_status s = read_qlstm(graph, op, &q);
-  if (s == VKNN_STATUS_NONE) s = read_scalars(graph, op, &q, &sc);
+  vknn_status s = read_qlstm(graph, op, &q, &sc);
   uint32_t state[2] = {q.batches, q.output_size}, cell[2] = {q.batches, q.units};
   if (s == VKNN_STATUS_NONE) s = vknn_op_set_output_shape(graph, op, OUT_STATE, state, 2);
   if (s == VKNN_STATUS_NONE) s = vknn_op_set_output_shape(graph, op, OUT_CELL, cell, 2);
@@ -570,7 +603,7 @@ static vknn_status lower_quantized_lstm(vknn_graph *graph, const vknn_operation 
   qlstm q;
   qlstm_scalars sc;
   cell_inputs c;
-  vknn_status s = read_qlstm(graph, op, &q);
+  vknn_status s = read_qlstm(graph, op, &q, &sc);
   if (s == VKNN_STATUS_NONE && !fits(&q)) {
     VKNN_LOG_E(graph->log, "compilation",
                "QUANTIZED_LSTM: %u units of input %u and output %u are too large for the "
@@ -578,7 +611,6 @@ static vknn_status lower_quantized_lstm(vknn_graph *graph, const vknn_operation 
                q.units, q.input_size, q.output_size);
     return VKNN_STATUS_GENERAL_FAILURE;
   }
-  if (s == VKNN_STATUS_NONE) s = read_scalars(graph, op, &q, &sc);
   if (s == VKNN_STATUS_NONE) s = lower_cell_inputs(graph, op, &q, &sc, &c, out_list);
   if (s != VKNN_STATUS_NONE) return s;
   uint32_t hidden = op->outputs[OUT_OUTPUT];

@@ -25,19 +25,32 @@ static bool check_outputs(const vknn_logger *log, const vknn_subgraph *sg,
   return true;
 }
 
+/* A required BOOL scalar (NNAPI makes none of them optional). */
 static bool check_bool(const vknn_logger *log, const vknn_subgraph *sg, const vknn_operation *op,
                        uint32_t input, const char *what) {
+  if (sg->operands[op->inputs[input]].lifetime == VKNN_LIFETIME_NO_VALUE) {
+    VKNN_LOG_E(log, "model", "%s: input %u is omitted but not optional",
+               vknn_operation_type_name(op->type), input);
+    return false;
+  }
   return vknn_op_check_type(log, op, what, &sg->operands[op->inputs[input]], VKNN_OPERAND_BOOL);
 }
 
-/* The sequence input's steps, batches and size by layout. */
+/* The sequence input's steps, batches and size by layout (0: not known yet). */
 typedef struct seq_shape {
   uint32_t steps, batches, size;
 } seq_shape;
 
 static seq_shape seq_shape_of(const vknn_tensor *t, bool time_major) {
-  return (seq_shape){time_major ? t->dims[0] : t->dims[1], time_major ? t->dims[1] : t->dims[0],
-                     t->dims[2]};
+  return (seq_shape){vknn_known_dim(t, 3, time_major ? 0 : 1), vknn_known_dim(t, 3, time_major ? 1 : 0),
+                     vknn_known_dim(t, 3, 2)};
+}
+
+/* Input i's shape known (else the operation waits for an execution), of rank
+ * 3: a rank the model leaves unknown passed its checks. */
+static vknn_status require_sequence(vknn_graph *graph, const vknn_operation *op, uint32_t i) {
+  vknn_status s = vknn_op_require_input_shape(graph, op, i);
+  return s == VKNN_STATUS_NONE ? vknn_op_check_known_rank(graph, op, i, 3, 3) : s;
 }
 
 static vknn_status read_time_major(vknn_graph *graph, const vknn_operation *op, uint32_t input,
@@ -81,24 +94,26 @@ static vknn_status validate_unidirectional(const vknn_logger *log, const vknn_mo
   return ok ? VKNN_STATUS_NONE : VKNN_STATUS_INVALID_ARGUMENT;
 }
 
+/* The parameters, then the cell against the input's dimensions known so far,
+ * then the input's shape (the operation waits for it). */
 static vknn_status read_unidirectional(vknn_graph *graph, const vknn_operation *op,
                                        vknn_lstm_run *run) {
   bool time_major = false;
-  vknn_status s = vknn_op_require_input_shape(graph, op, 0);
-  /* The rank again: a rank the model leaves unknown passed its checks. */
-  if (s == VKNN_STATUS_NONE) s = vknn_op_check_known_rank(graph, op, 0, 3, 3);
-  if (s == VKNN_STATUS_NONE) s = read_time_major(graph, op, 23, &time_major);
+  vknn_lstm_params params;
+  vknn_status s = read_time_major(graph, op, 23, &time_major);
+  if (s == VKNN_STATUS_NONE) s = vknn_lstm_read_params(graph, op, 20, &params);
   if (s != VKNN_STATUS_NONE) return s;
   seq_shape shape = seq_shape_of(&graph->tensors[op->inputs[0]], time_major);
   bool states = op->output_count == 3;
-  *run = (vknn_lstm_run){.input = op->inputs[0], .aux_input = VKNN_LSTM_NONE,
+  *run = (vknn_lstm_run){.params = params, .input = op->inputs[0], .aux_input = VKNN_LSTM_NONE,
                          .steps = shape.steps, .batches = shape.batches,
                          .input_size = shape.size, .time_major = time_major,
                          .output = op->outputs[0],
                          .h_out = states ? op->outputs[1] : VKNN_LSTM_NONE,
                          .c_out = states ? op->outputs[2] : VKNN_LSTM_NONE,
                          .scratch = VKNN_LSTM_NONE};
-  return vknn_lstm_read_single(graph, op, run);
+  s = vknn_lstm_read_single(graph, op, run);
+  return s == VKNN_STATUS_NONE ? require_sequence(graph, op, 0) : s;
 }
 
 static vknn_status infer_unidirectional(vknn_graph *graph, const vknn_operation *op) {
@@ -223,11 +238,9 @@ static vknn_status read_aux(vknn_graph *graph, const vknn_operation *op, bidirec
   if (aux->lifetime == VKNN_LIFETIME_SUBGRAPH_INPUT && !graph->input_presence_known)
     return vknn_graph_defer(graph, op, "whether the auxiliary input is omitted is known at execution");
   if (aux->lifetime == VKNN_LIFETIME_NO_VALUE) return VKNN_STATUS_NONE;
-  vknn_status s = vknn_op_require_input_shape(graph, op, BIDI_AUX_INPUT);
-  if (s == VKNN_STATUS_NONE) s = vknn_op_check_known_rank(graph, op, BIDI_AUX_INPUT, 3, 3);
-  if (s != VKNN_STATUS_NONE) return s;
+  /* Dimensions not known yet (0) agree; the shape is required after the cells. */
   seq_shape a = seq_shape_of(aux, b->run[0].time_major);
-  if (a.steps != shape.steps || a.batches != shape.batches || a.size == 0) {
+  if (!vknn_dims_agree(a.steps, shape.steps) || !vknn_dims_agree(a.batches, shape.batches)) {
     VKNN_LOG_E(graph->log, "model",
                "BIDIRECTIONAL_SEQUENCE_LSTM: the auxiliary input's steps and batches (%u, %u) "
                "differ from the input's (%u, %u)", a.steps, a.batches, shape.steps, shape.batches);
@@ -240,6 +253,8 @@ static vknn_status read_aux(vknn_graph *graph, const vknn_operation *op, bidirec
   return VKNN_STATUS_NONE;
 }
 
+/* Both cells' shapes are checked (as far as they are known) before the
+ * operation waits for the rest. */
 static vknn_status read_cells(vknn_graph *graph, const vknn_operation *op, bidirectional *b) {
   for (uint32_t d = 0; d < 2; ++d) {
     vknn_lstm_run *r = &b->run[d];
@@ -264,6 +279,8 @@ static vknn_status read_cells(vknn_graph *graph, const vknn_operation *op, bidir
     VKNN_LOG_E(graph->log, "model", "%s", both_linked_rule);
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
+  if (!b->run[0].cell.shapes_known || !b->run[1].cell.shapes_known)
+    return vknn_graph_defer(graph, op, "shapes unknown");
   return VKNN_STATUS_NONE;
 }
 
@@ -275,20 +292,22 @@ static vknn_status check_output_count(vknn_graph *graph, const vknn_operation *o
   return VKNN_STATUS_INVALID_ARGUMENT;
 }
 
+/* The scalar parameters, then both cells against the input's dimensions
+ * known so far, then the input's shape (the operation waits for it). */
 static vknn_status read_bidirectional(vknn_graph *graph, const vknn_operation *op,
                                       bidirectional *b) {
   bool time_major = false;
-  vknn_status s = vknn_op_require_input_shape(graph, op, 0);
-  if (s == VKNN_STATUS_NONE) s = vknn_op_check_known_rank(graph, op, 0, 3, 3);
-  if (s == VKNN_STATUS_NONE) s = read_time_major(graph, op, BIDI_TIME_MAJOR, &time_major);
+  vknn_lstm_params params;
+  vknn_status s = read_time_major(graph, op, BIDI_TIME_MAJOR, &time_major);
   if (s == VKNN_STATUS_NONE) s = read_time_major(graph, op, BIDI_MERGE, &b->merge);
   if (s == VKNN_STATUS_NONE) s = check_output_count(graph, op, b->merge);
+  if (s == VKNN_STATUS_NONE) s = vknn_lstm_read_params(graph, op, BIDI_ACTIVATION, &params);
   if (s != VKNN_STATUS_NONE) return s;
   seq_shape shape = seq_shape_of(&graph->tensors[op->inputs[0]], time_major);
   uint32_t states = b->merge ? 1 : 2; /* the first state output */
   bool has_states = op->output_count > 2;
   for (uint32_t d = 0; d < 2; ++d) {
-    b->run[d] = (vknn_lstm_run){.input = op->inputs[0], .aux_input = VKNN_LSTM_NONE,
+    b->run[d] = (vknn_lstm_run){.params = params, .input = op->inputs[0], .aux_input = VKNN_LSTM_NONE,
                                 .steps = shape.steps, .batches = shape.batches,
                                 .input_size = shape.size, .time_major = time_major,
                                 .reverse = d == 1,
@@ -300,8 +319,9 @@ static vknn_status read_bidirectional(vknn_graph *graph, const vknn_operation *o
   }
   s = read_aux(graph, op, b, shape);
   if (s == VKNN_STATUS_NONE) s = read_cells(graph, op, b);
-  for (uint32_t d = 0; d < 2 && s == VKNN_STATUS_NONE; ++d)
-    s = vknn_lstm_read_params(graph, op, BIDI_ACTIVATION, &b->run[d].params);
+  if (s == VKNN_STATUS_NONE) s = require_sequence(graph, op, 0);
+  if (s == VKNN_STATUS_NONE && !vknn_graph_omitted(graph, op->inputs[BIDI_AUX_INPUT]))
+    s = require_sequence(graph, op, BIDI_AUX_INPUT);
   if (s != VKNN_STATUS_NONE) return s;
   uint32_t fw = b->run[0].cell.output_size, bw = b->run[1].cell.output_size;
   b->run[0].out_width = b->merge ? fw + bw : fw;
