@@ -131,6 +131,15 @@ static void one_class(nms_model *m) {
   m->b.dims[m->scores][1] = 1;
   m->b.dims[m->boxes][1] = 4;
 }
+/* The boxes' count left to the execution: the operation waits for it, and
+ * its parameters and the shapes known already are still checked at prepare. */
+static void count_unknown(nms_model *m) {
+  m->b.dims[m->scores][0] = 0;
+  m->b.dims[m->boxes][0] = 0;
+  m->b.dims[m->batches][0] = 0;
+}
+static void count_unknown_kernel_3(nms_model *m) { count_unknown(m), kernel_3(m); }
+static void count_unknown_boxes_width(nms_model *m) { count_unknown(m), boxes_width(m); }
 static void out_scores_f16(nms_model *m) { operand(m, m->outs[0])->type = F16; }
 static void out_boxes_f16(nms_model *m) { operand(m, m->outs[1])->type = F16; }
 static void out_classes_f32(nms_model *m) { operand(m, m->outs[2])->type = F32; }
@@ -181,6 +190,9 @@ static const rule kRules[] = {
     {"output scores of rank 2", F32, out_scores_rank_2, "the output scores must have rank 1"},
     {"output boxes of rank 1", F32, out_boxes_rank_1, "the output boxes must have rank 2"},
     {"output boxes 5 wide", F32, out_boxes_width, "output 1's dimension 1 is 5, expected 4"},
+    {"boxes' count unknown accepted", F32, count_unknown, NULL},
+    {"boxes' count unknown, kernel 3", F32, count_unknown_kernel_3, "NMS kernel 3 is none of"},
+    {"boxes' count unknown, boxes not 4 x classes wide", F32, count_unknown_boxes_width, "boxes [boxes, 4 x classes]"},
 };
 
 static void test_rules(void **state) {
@@ -256,6 +268,26 @@ static void test_rows_from_the_data(void **state) {
     assert_int_equal(r.classes[i], 1);
     assert_int_equal(r.batches[i], batches[i]);
   }
+}
+
+/* The same with the boxes' count left to the execution (the model compiled
+ * with the count each execution gives). */
+static void test_rows_with_the_count_unknown(void **state) {
+  runner_fixture *f = *state;
+  nms_model m;
+  build_nms(&m, F32, -1, 0, 0);
+  count_unknown(&m);
+  const uint32_t score_dims[2] = {BOXES, CLASSES}, box_dims[2] = {BOXES, 4 * CLASSES}, count = BOXES;
+  const buffer_arg in[3] = {{kScores, NULL, sizeof(kScores), score_dims, 2},
+                            {kBoxes, NULL, sizeof(kBoxes), box_dims, 2},
+                            {kBatches, NULL, sizeof(kBatches), &count, 1}};
+  nms_result r;
+  buffer_arg out[4] = {{NULL, r.scores, sizeof(r.scores)}, {NULL, r.boxes, sizeof(r.boxes)},
+                       {NULL, r.classes, sizeof(r.classes)}, {NULL, r.batches, sizeof(r.batches)}};
+  assert_int_equal(model_runner_try(f->device, &f->log, &m.b, in, out, r.shapes), VKNN_STATUS_NONE);
+  expect_rows(&r, 3);
+  const int32_t batches[3] = {0, 0, 1};
+  for (uint32_t i = 0; i < 3; ++i) assert_int_equal(r.batches[i], batches[i]);
 }
 
 /* Linear decay instead: box 1 stays with 0.8 x (1 - 81/119). */
@@ -570,6 +602,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_rules),
       cmocka_unit_test(test_rows_from_the_data),
+      cmocka_unit_test(test_rows_with_the_count_unknown),
       cmocka_unit_test(test_linear_keeps_a_decayed_box),
       cmocka_unit_test(test_maximum_per_batch),
       cmocka_unit_test(test_insufficient_size),

@@ -248,6 +248,16 @@ static void dp_delta_batches(det_model *m) { m->b.dims[m->in[1]][0] = 2; }
 static void dp_anchor_width(det_model *m) { m->b.dims[m->in[2]][1] = 3; }
 static void dp_anchor_count(det_model *m) { m->b.dims[m->in[2]][0] = DP_ANCHORS + 1; }
 static void dp_scale_y_zero(det_model *m) { replace_input(m, 3, runner_real_scalar(&m->b, REAL32, 0.f)); }
+/* A dimension left to the execution: the operation waits for it, and its
+ * parameters and the shapes known already are still checked at prepare. */
+static void gp_batches_unknown(det_model *m) { m->b.dims[m->in[0]][0] = 0; }
+static void gp_unknown_anchors_5_wide(det_model *m) {
+  gp_batches_unknown(m);
+  m->b.dims[m->in[2]][1] = 5;
+}
+static void dp_anchors_unknown(det_model *m) { m->b.dims[m->in[0]][1] = 0; }
+static void dp_unknown_scale_y_zero(det_model *m) { dp_anchors_unknown(m), dp_scale_y_zero(m); }
+static void dp_unknown_anchor_width(det_model *m) { dp_anchors_unknown(m), dp_anchor_width(m); }
 static void dp_scale_h_negative(det_model *m) { replace_input(m, 5, runner_real_scalar(&m->b, REAL32, -1.f)); }
 static void dp_score_threshold_negative(det_model *m) { replace_input(m, 11, runner_real_scalar(&m->b, REAL32, -0.5f)); }
 static void dp_iou_negative(det_model *m) { replace_input(m, 12, runner_real_scalar(&m->b, REAL32, -0.5f)); }
@@ -304,6 +314,8 @@ static const rule kRules[] = {
     {"proposals anchors not one per anchor", true, F32, gp_anchor_count, "the anchors be [anchors, 4]"},
     {"proposals image sizes not one per image", true, F32, gp_image_count, "the image sizes [batches, 2]"},
     {"proposals output boxes 5 wide", true, F32, gp_boxes_width, "output 1's dimension 1 is 5, expected 4"},
+    {"proposals accepted with the batches unknown", true, F32, gp_batches_unknown, NULL},
+    {"proposals batches unknown, anchors 5 wide", true, F32, gp_unknown_anchors_5_wide, "the anchors be [anchors, 4]"},
 
     {"postprocessing float32 accepted", false, F32, NULL, NULL},
     {"postprocessing float16 accepted", false, F16, NULL, NULL},
@@ -354,6 +366,9 @@ static const rule kRules[] = {
     {"postprocessing fast, no classes per detection", false, F32, dp_fast_classes_per_zero,
      "the maximum classes per detection must be above 0"},
     {"postprocessing 5 rows declared for 3", false, F32, dp_declared_rows, "output dimension 1 is 5, expected 3"},
+    {"postprocessing accepted with the anchors unknown", false, F32, dp_anchors_unknown, NULL},
+    {"postprocessing anchors unknown, scale of y 0", false, F32, dp_unknown_scale_y_zero, "the scale of y must be above 0"},
+    {"postprocessing anchors unknown, anchors 3 wide", false, F32, dp_unknown_anchor_width, "anchors [anchors, 4]"},
 };
 
 /* Support query and prepare of one rule's model give want (logging the

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "ops/op_common.h"
+#include "ops/known_dims.h"
 #include "ops/nms_passes.h"
 #include "graph/runtime_check.h"
 #include "model/operand_type.h"
@@ -134,18 +135,20 @@ static vknn_status read_parameters(vknn_graph *graph, const vknn_operation *op, 
   return VKNN_STATUS_NONE;
 }
 
+/* The shapes as far as they are known (ops/known_dims.h: boxes and classes
+ * 0 when not known yet), and the sizes supported. */
 static vknn_status check_shapes(vknn_graph *graph, const vknn_operation *op, const nms_geometry *g) {
   const vknn_tensor *boxes = &graph->tensors[op->inputs[INPUT_BOXES]];
   const vknn_tensor *batches = &graph->tensors[op->inputs[INPUT_BATCHES]];
-  if (boxes->rank != 2 || boxes->dims[0] != g->boxes || boxes->dims[1] != 4u * g->classes ||
-      batches->rank != 1 || batches->dims[0] != g->boxes || g->classes < 2) {
+  if (!vknn_dims_fit(boxes, 2, g->boxes, 4u * g->classes) || !vknn_dims_fit(batches, 1, g->boxes, 0) ||
+      g->classes == 1) {
     VKNN_LOG_E(graph->log, "model",
                "%s: scores must be [boxes, classes] with classes > 1, boxes [boxes, 4 x classes] and batch "
                "indices [boxes]",
                kName);
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
-  if (g->boxes > NMS_MAX_BOXES || (uint64_t)g->boxes * (g->classes - 1u) > NMS_MAX_ROWS) {
+  if (g->boxes > NMS_MAX_BOXES || (g->classes > 1 && (uint64_t)g->boxes * (g->classes - 1u) > NMS_MAX_ROWS)) {
     VKNN_LOG_E(graph->log, "compilation",
                "%s: %u boxes of %u classes: at most %u boxes and %u (box, class) rows are supported", kName,
                g->boxes, g->classes, NMS_MAX_BOXES, NMS_MAX_ROWS);
@@ -184,19 +187,22 @@ static vknn_status check_loops(const vknn_logger *log, const nms_geometry *g) {
   return VKNN_STATUS_NONE;
 }
 
+/* The parameters and the shapes known so far are checked before the
+ * operation waits for the rest: a model whose shapes an execution gives
+ * still has them checked at prepare. */
 static vknn_status read_geometry(vknn_graph *graph, const vknn_operation *op, nms_geometry *g) {
-  vknn_status s = vknn_op_require_input_shapes(graph, op, INPUT_BATCHES + 1);
-  if (s == VKNN_STATUS_NONE) s = read_parameters(graph, op, g);
-  if (s != VKNN_STATUS_NONE) return s;
   const vknn_tensor *scores = &graph->tensors[op->inputs[INPUT_SCORES]];
+  vknn_status s = read_parameters(graph, op, g);
+  g->boxes = vknn_known_dim(scores, 2, 0);
+  g->classes = vknn_known_dim(scores, 2, 1);
+  if (s == VKNN_STATUS_NONE) s = check_shapes(graph, op, g);
+  if (s == VKNN_STATUS_NONE) s = vknn_op_require_input_shapes(graph, op, INPUT_BATCHES + 1);
+  if (s != VKNN_STATUS_NONE) return s;
   if (scores->rank != 2) {
     VKNN_LOG_E(graph->log, "model", "%s: the scores must have rank 2, not %u", kName, scores->rank);
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
-  g->boxes = scores->dims[0];
-  g->classes = scores->dims[1];
-  s = check_shapes(graph, op, g);
-  return s == VKNN_STATUS_NONE ? check_loops(graph->log, g) : s;
+  return check_loops(graph->log, g);
 }
 
 static vknn_status infer_box_nms(vknn_graph *graph, const vknn_operation *op) {

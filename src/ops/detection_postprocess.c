@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "ops/op_common.h"
+#include "ops/known_dims.h"
 #include "ops/nms_passes.h"
 #include "model/operand_type.h"
 
@@ -153,26 +154,30 @@ static vknn_status check_values(const vknn_logger *log, const postprocess_values
   return VKNN_STATUS_NONE;
 }
 
+/* Whether scores, deltas and anchors fit each other as far as their
+ * dimensions are known (ops/known_dims.h). */
+static bool shapes_fit(const vknn_tensor *scores, const vknn_tensor *deltas, const vknn_tensor *anchors) {
+  uint32_t batches = vknn_known_dim(scores, 3, 0), count = vknn_known_dim(scores, 3, 1);
+  uint32_t classes = vknn_known_dim(scores, 3, 2), length = vknn_known_dim(deltas, 3, 2);
+  bool ranks = (scores->rank == 3 || !scores->shape_known) && (deltas->rank == 3 || !deltas->shape_known);
+  return ranks && classes != 1 && (length == 0 || length >= 4) &&
+         vknn_dims_agree(vknn_known_dim(deltas, 3, 0), batches) &&
+         vknn_dims_agree(vknn_known_dim(deltas, 3, 1), count) && vknn_dims_fit(anchors, 2, count, 4);
+}
+
 /* Shapes: scores [batches, anchors, classes > 1], deltas [batches, anchors,
- * length >= 4], anchors [anchors, 4]. */
+ * length >= 4], anchors [anchors, 4], as far as they are known. */
 static vknn_status check_shapes(const vknn_graph *graph, const vknn_operation *op) {
   const vknn_tensor *t = graph->tensors;
   const vknn_tensor *scores = &t[op->inputs[INPUT_SCORES]], *deltas = &t[op->inputs[INPUT_DELTAS]];
-  const vknn_tensor *anchors = &t[op->inputs[INPUT_ANCHORS]];
-  if (scores->rank != 3 || deltas->rank != 3 || anchors->rank != 2 || scores->dims[2] < 2 || deltas->dims[2] < 4 ||
-      deltas->dims[0] != scores->dims[0] || deltas->dims[1] != scores->dims[1] ||
-      anchors->dims[0] != scores->dims[1] || anchors->dims[1] != 4) {
+  if (!shapes_fit(scores, deltas, &t[op->inputs[INPUT_ANCHORS]])) {
     VKNN_LOG_E(graph->log, "model",
                "%s: scores must be [batches, anchors, classes] with classes > 1, deltas [batches, anchors, "
                "length] with length >= 4, anchors [anchors, 4]",
                kName);
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
-  if (scores->dims[0] == 0 || scores->dims[1] == 0) {
-    VKNN_LOG_E(graph->log, "compilation", "%s: zero-sized tensors are not supported", kName);
-    return VKNN_STATUS_GENERAL_FAILURE;
-  }
-  if (scores->dims[1] > POSTPROCESS_MAX_ANCHORS) {
+  if (vknn_known_dim(scores, 3, 1) > POSTPROCESS_MAX_ANCHORS) {
     VKNN_LOG_E(graph->log, "compilation", "%s: %u anchors: at most %u are supported", kName, scores->dims[1],
                POSTPROCESS_MAX_ANCHORS);
     return VKNN_STATUS_GENERAL_FAILURE;
@@ -221,12 +226,15 @@ static vknn_status check_scratch(const vknn_logger *log, const postprocess_param
   return VKNN_STATUS_NONE;
 }
 
+/* The parameters and the shapes known so far are checked before the
+ * operation waits for the rest: a model whose shapes an execution gives
+ * still has them checked at prepare. */
 static vknn_status read_geometry(vknn_graph *graph, const vknn_operation *op, postprocess_params *p) {
-  vknn_status s = vknn_op_require_input_shapes(graph, op, INPUT_ANCHORS + 1);
   postprocess_values v;
-  if (s == VKNN_STATUS_NONE) s = read_parameters(graph, op, &v);
+  vknn_status s = read_parameters(graph, op, &v);
   if (s == VKNN_STATUS_NONE) s = check_values(graph->log, &v);
   if (s == VKNN_STATUS_NONE) s = check_shapes(graph, op);
+  if (s == VKNN_STATUS_NONE) s = vknn_op_require_input_shapes(graph, op, INPUT_ANCHORS + 1);
   if (s != VKNN_STATUS_NONE) return s;
   const vknn_tensor *scores = &graph->tensors[op->inputs[INPUT_SCORES]];
   uint64_t rows = (uint64_t)v.limits[0] * (v.regular ? 1u : (uint32_t)v.limits[1]);

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "ops/op_common.h"
+#include "ops/known_dims.h"
 #include "ops/nms_passes.h"
 #include "graph/runtime_check.h"
 #include "model/operand_type.h"
@@ -145,15 +146,23 @@ static vknn_status read_parameters(vknn_graph *graph, const vknn_operation *op, 
   return VKNN_STATUS_NONE;
 }
 
+/* An image tensor's shape by layout; every dimension 0 (not known yet)
+ * unless it has rank 4. */
+static vknn_image_shape known_image_shape(const vknn_tensor *t, bool nchw) {
+  return t->rank == 4 ? vknn_image_shape_of(t, nchw) : (vknn_image_shape){0, 0, 0, 0};
+}
+
+/* Deltas, anchors and image sizes fit the scores as far as their dimensions
+ * are known (ops/known_dims.h). */
 static bool shapes_agree(const vknn_graph *graph, const vknn_operation *op, const proposals_geometry *g) {
   const vknn_tensor *deltas = &graph->tensors[op->inputs[INPUT_DELTAS]];
   const vknn_tensor *anchors = &graph->tensors[op->inputs[INPUT_ANCHORS]];
   const vknn_tensor *images = &graph->tensors[op->inputs[INPUT_IMAGES]];
-  vknn_image_shape d = vknn_image_shape_of(deltas, g->nchw);
-  return deltas->rank == 4 && anchors->rank == 2 && images->rank == 2 && d.batches == g->scores.batches &&
-         d.height == g->scores.height && d.width == g->scores.width && d.channels == 4u * g->scores.channels &&
-         anchors->dims[0] == g->scores.channels && anchors->dims[1] == 4 && images->dims[0] == g->scores.batches &&
-         images->dims[1] == 2;
+  vknn_image_shape d = known_image_shape(deltas, g->nchw), s = g->scores;
+  return (deltas->rank == 4 || !deltas->shape_known) && vknn_dims_agree(d.batches, s.batches) &&
+         vknn_dims_agree(d.height, s.height) && vknn_dims_agree(d.width, s.width) &&
+         vknn_dims_agree(d.channels, 4u * s.channels) && vknn_dims_fit(anchors, 2, s.channels, 4) &&
+         vknn_dims_fit(images, 2, s.batches, 2);
 }
 
 /* The scratch of the passes: decoded boxes, real scores, the lists (score
@@ -235,17 +244,15 @@ static vknn_status size_lists(const vknn_logger *log, proposals_geometry *g, con
   return check_scratch(log, g);
 }
 
+/* The parameters and the shapes known so far are checked before the
+ * operation waits for the rest: a model whose shapes an execution gives
+ * still has them checked at prepare. */
 static vknn_status read_geometry(vknn_graph *graph, const vknn_operation *op, proposals_geometry *g) {
-  vknn_status s = vknn_op_require_input_shapes(graph, op, INPUT_IMAGES + 1);
   int32_t limits[2];
-  if (s == VKNN_STATUS_NONE) s = read_parameters(graph, op, g, limits);
+  vknn_status s = read_parameters(graph, op, g, limits);
   if (s != VKNN_STATUS_NONE) return s;
   const vknn_tensor *scores = &graph->tensors[op->inputs[INPUT_SCORES]];
-  if (scores->rank != 4) {
-    VKNN_LOG_E(graph->log, "model", "%s: the scores must have rank 4, not %u", kName, scores->rank);
-    return VKNN_STATUS_INVALID_ARGUMENT;
-  }
-  g->scores = vknn_image_shape_of(scores, g->nchw);
+  g->scores = known_image_shape(scores, g->nchw);
   if (!shapes_agree(graph, op, g)) {
     VKNN_LOG_E(graph->log, "model",
                "%s: with scores [batches, height, width, anchors] (NCHW: [batches, anchors, height, width]), the "
@@ -253,7 +260,12 @@ static vknn_status read_geometry(vknn_graph *graph, const vknn_operation *op, pr
                kName);
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
-  return size_lists(graph->log, g, limits);
+  s = vknn_op_require_input_shapes(graph, op, INPUT_IMAGES + 1);
+  if (s == VKNN_STATUS_NONE && scores->rank != 4) {
+    VKNN_LOG_E(graph->log, "model", "%s: the scores must have rank 4, not %u", kName, scores->rank);
+    s = VKNN_STATUS_INVALID_ARGUMENT;
+  }
+  return s == VKNN_STATUS_NONE ? size_lists(graph->log, g, limits) : s;
 }
 
 static vknn_status infer_proposals(vknn_graph *graph, const vknn_operation *op) {
