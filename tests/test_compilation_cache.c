@@ -442,6 +442,39 @@ static void test_tuning_table_malformed(void **state) {
   assert_int_equal(restore(f, &f->files), VKNN_STATUS_GENERAL_FAILURE);
 }
 
+/* A cache whose model fails validation leaves the device as it was: its
+ * kernel tuning choices (and pipelines) are merged only once the model read
+ * back has passed. The same table with the valid model is merged. */
+static void test_invalid_model_merges_nothing(void **state) {
+  cache_fixture *f = *state;
+  assert_int_equal(save(f, &f->files), VKNN_STATUS_NONE);
+  const uint8_t table[18] = {1, 0, 0, 0, 2, 0, 0, 0, 0x5a, 0xa5, 1, VKNN_WINOGRAD_F4X3, 0, 1, 1, 0, 1, 1};
+  const uint8_t signature[2] = {0x5a, 0xa5};
+  test_model invalid = f->model;
+  invalid.model.main.operands = invalid.operands;
+  invalid.model.main.operations = &invalid.operation;
+  invalid.operation.inputs = invalid.op_inputs;
+  invalid.operation.outputs = invalid.op_outputs;
+  invalid.model.main.input_indexes = invalid.inputs;
+  invalid.model.main.output_indexes = invalid.outputs;
+  invalid.model.operand_values = (const uint8_t *)&invalid.activation;
+  invalid.operation.input_count = 2; /* ADD without its activation */
+  vknn_logger log;
+  vknn_logger_init(&log, test_log_callback, &f->log);
+  uint8_t *data;
+  size_t data_size;
+  assert_int_equal(vknn_model_serialize(&log, &invalid.model, &data, &data_size), VKNN_STATUS_NONE);
+  reseal_with(f, NULL, NULL, data, data_size, table, sizeof(table));
+  assert_int_equal(restore(f, &f->files), VKNN_STATUS_GENERAL_FAILURE);
+  vknn_tuning_entry entry;
+  assert_false(vknn_tuning_table_find(&f->device->tuning, signature, 2, &entry));
+  free(data);
+  assert_int_equal(save(f, &f->files), VKNN_STATUS_NONE);
+  reseal_with(f, NULL, NULL, NULL, 0, table, sizeof(table));
+  assert_int_equal(restore(f, &f->files), VKNN_STATUS_NONE);
+  assert_true(vknn_tuning_table_find(&f->device->tuning, signature, 2, &entry));
+}
+
 static void other_vendor(vknn_cache_header *h, void *arg) { (void)arg, h->identity.vendor_id++; }
 static void other_device(vknn_cache_header *h, void *arg) { (void)arg, h->identity.device_id++; }
 static void other_vulkan_driver(vknn_cache_header *h, void *arg) {
@@ -719,6 +752,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_key_file, setup, teardown),
       cmocka_unit_test_setup_teardown(test_data_read_after_model_file, setup, teardown),
       cmocka_unit_test_setup_teardown(test_deadline_passes_during_prepare, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_invalid_model_merges_nothing, setup, teardown),
   };
   return cmocka_run_group_tests_name("compilation_cache", tests, NULL, NULL);
 }

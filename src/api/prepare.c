@@ -168,11 +168,14 @@ vknn_status vknn_device_prepare_model_with_cache(vknn_device *device, const vknn
 /* The model read back from a cache is checked again exactly like a new
  * one: a data cache changed in a way its checksum missed can at worst give
  * another valid model. An invalid one (rules or shapes) is the cache's
- * fault, not an argument's; running out of memory stays what it is. */
+ * fault, not an argument's; running out of memory stays what it is. The
+ * saved pipelines and tuning choices reach the device only once the model
+ * has passed its rules. */
 static vknn_status prepare_loaded(vknn_device *device, const vknn_cache_loaded *loaded,
                                   const vknn_deadline *deadline,
                                   vknn_prepared_model **out_prepared_model) {
   vknn_status s = vknn_compiler_validate_model(&device->log, &loaded->model.model);
+  if (s == VKNN_STATUS_NONE) vknn_cache_use_saved(device, loaded);
   if (s == VKNN_STATUS_NONE)
     s = compile_and_create(device, &loaded->model.model, loaded->preference, loaded->priority,
                            deadline, out_prepared_model);
@@ -198,6 +201,6 @@ vknn_status vknn_device_prepare_model_from_cache(vknn_device *device,
   if (s == VKNN_STATUS_NONE) s = prepare_loaded(device, &loaded, deadline, out_prepared_model);
   if (s == VKNN_STATUS_NONE)
     s = abort_if_late(device, deadline, "the prepare from cache", out_prepared_model);
-  vknn_model_owned_free(&loaded.model);
+  vknn_cache_loaded_release(&loaded);
   return s;
 }

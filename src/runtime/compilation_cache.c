@@ -427,20 +427,16 @@ static vknn_status load_model_file(vknn_device *device, int fd, const uint8_t *t
 /* The data file, read only once the model file has checked out and only at
  * the size it seals, then everything else the model file holds. */
 static vknn_status load_data(vknn_device *device, int fd, const vknn_cache_header *header,
-                             const vknn_cache_blobs *blobs, vknn_cache_loaded *out) {
+                             vknn_cache_loaded *out) {
   uint8_t *data = NULL;
   size_t data_size = 0;
-  bool tuning_usable = false;
   vknn_status s = read_file(&device->log, "data", fd, header->data_size, &data, &data_size);
   if (s == VKNN_STATUS_NONE) s = check_data(&device->log, header, data, data_size);
-  if (s == VKNN_STATUS_NONE) s = check_tuning(device, blobs, &tuning_usable);
+  if (s == VKNN_STATUS_NONE) s = check_tuning(device, &out->blobs, &out->tuning_usable);
   if (s == VKNN_STATUS_NONE) s = vknn_model_deserialize(&device->log, data, data_size, &out->model);
   free(data);
   if (s == VKNN_STATUS_INVALID_ARGUMENT) s = VKNN_STATUS_GENERAL_FAILURE; /* the cache's fault */
   if (s != VKNN_STATUS_NONE) return s;
-  merge_pipelines(device, blobs->pipeline, blobs->pipeline_size);
-  if (tuning_usable)
-    vknn_tuning_table_merge(&device->tuning, blobs->tuning, blobs->tuning_size);
   out->preference = (vknn_execution_preference)header->preference;
   out->priority = (vknn_priority)header->priority;
   return VKNN_STATUS_NONE;
@@ -449,12 +445,21 @@ static vknn_status load_data(vknn_device *device, int fd, const vknn_cache_heade
 vknn_status vknn_cache_load(vknn_device *device, const vknn_cache_files *files,
                             vknn_cache_loaded *out) {
   memset(out, 0, sizeof(*out));
-  uint8_t *model_file = NULL;
   vknn_cache_header header;
-  vknn_cache_blobs blobs;
-  vknn_status s = load_model_file(device, files->model_cache[0].fds[0], files->token, &model_file,
-                                  &header, &blobs);
-  if (s == VKNN_STATUS_NONE) s = load_data(device, files->data_cache[0].fds[0], &header, &blobs, out);
-  free(model_file); /* the blobs pointed into it */
+  vknn_status s = load_model_file(device, files->model_cache[0].fds[0], files->token, &out->model_file,
+                                  &header, &out->blobs);
+  if (s == VKNN_STATUS_NONE) s = load_data(device, files->data_cache[0].fds[0], &header, out);
   return s;
+}
+
+void vknn_cache_use_saved(vknn_device *device, const vknn_cache_loaded *loaded) {
+  merge_pipelines(device, loaded->blobs.pipeline, loaded->blobs.pipeline_size);
+  if (loaded->tuning_usable)
+    vknn_tuning_table_merge(&device->tuning, loaded->blobs.tuning, loaded->blobs.tuning_size);
+}
+
+void vknn_cache_loaded_release(vknn_cache_loaded *loaded) {
+  vknn_model_owned_free(&loaded->model);
+  free(loaded->model_file); /* the blobs pointed into it */
+  memset(loaded, 0, sizeof(*loaded));
 }

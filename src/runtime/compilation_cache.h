@@ -92,11 +92,19 @@ typedef struct vknn_cache_loaded {
   vknn_model_owned model; /* parsed, not validated yet */
   vknn_execution_preference preference;
   vknn_priority priority;
+  uint8_t *model_file;    /* holds blobs */
+  vknn_cache_blobs blobs; /* checked whole, not yet merged into the device's */
+  bool tuning_usable;     /* measured under this device's options */
 } vknn_cache_loaded;
 
 /* Reads and checks the cache files (the arguments must have passed
- * vknn_cache_check_arguments), merges the saved pipeline-cache data into the
- * device's and parses the model. GENERAL_FAILURE (logged) for anything
- * unreadable, malformed, tampered with or written elsewhere. */
+ * vknn_cache_check_arguments) and parses the model. GENERAL_FAILURE
+ * (logged) for anything unreadable, malformed, tampered with or written
+ * elsewhere. Release out with vknn_cache_loaded_release whatever the status. */
 vknn_status vknn_cache_load(vknn_device *device, const vknn_cache_files *files,
                             vknn_cache_loaded *out);
+/* Merges the saved pipeline-cache data and kernel tuning choices into the
+ * device's: only once the loaded model has passed validation, so that a
+ * cache holding an invalid model leaves the device as it was. */
+void vknn_cache_use_saved(vknn_device *device, const vknn_cache_loaded *loaded);
+void vknn_cache_loaded_release(vknn_cache_loaded *loaded);
