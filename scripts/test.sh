@@ -167,8 +167,10 @@ fi
 # it: the ASan runs keep the driver loaded (scripts/keep_driver_loaded.sh).
 source scripts/keep_driver_loaded.sh
 # The random graphs of test_option_equivalence: 50 seeds in the plain build
-# (about 30 s), 8 under the sanitizers, which run every kernel far slower.
-export VKNN_DIFF_SEEDS=8
+# (about 30 s), 8 under the sanitizers, which run every kernel far slower;
+# those of test_quant_equivalence: 30 in the plain build (about 20 s), 8
+# under the sanitizers (about 20 s under ASan).
+export VKNN_DIFF_SEEDS=8 VKNN_QDIFF_SEEDS=8
 if build build-sanitize -Dbuildtype=debug -Db_sanitize=address,undefined -Db_lundef=false; then
   stage_done asan-build
   keep_driver_loaded unit_tests build-sanitize
@@ -192,7 +194,7 @@ if build build-tsan -Dbuildtype=debug -Db_sanitize=thread -Db_lundef=false; then
   unset TSAN_OPTIONS
   stage_done tsan-conformance
 fi
-unset VKNN_DIFF_SEEDS
+unset VKNN_DIFF_SEEDS VKNN_QDIFF_SEEDS
 
 fuzz_log=build-fuzz.log
 scripts/fuzz.sh 60 > "$fuzz_log" 2>&1

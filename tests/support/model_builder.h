@@ -4,6 +4,7 @@
 
 #define MB_MAX_OPERANDS 64
 #define MB_MAX_OPERATIONS 16
+#define MB_MAX_IO 16 /* model inputs, and model outputs */
 
 typedef struct model_builder {
   vknn_operand operands[MB_MAX_OPERANDS];
@@ -15,8 +16,8 @@ typedef struct model_builder {
   uint32_t index_count;
   uint8_t values[1 << 14];
   size_t values_size;
-  uint32_t inputs[16], input_count;
-  uint32_t outputs[16], output_count;
+  uint32_t inputs[MB_MAX_IO], input_count;
+  uint32_t outputs[MB_MAX_IO], output_count;
   vknn_model model;
   /* The model's extensionNameToPrefix (none when count is 0). */
   const vknn_extension_prefix *extension_names;

@@ -67,8 +67,8 @@ vknn_prepared_model *model_runner_prepare(vknn_device *device, const test_log *l
 vknn_status model_runner_execute(vknn_prepared_model *pm, const model_builder *b,
                                  const buffer_arg *inputs, buffer_arg *outputs,
                                  vknn_output_shape *shapes) {
-  assert_true(b->input_count <= MODEL_RUNNER_MAX_ARGS && b->output_count <= MODEL_RUNNER_MAX_ARGS);
-  vknn_request_argument in_args[MODEL_RUNNER_MAX_ARGS], out_args[MODEL_RUNNER_MAX_ARGS];
+  assert_true(b->input_count <= MB_MAX_IO && b->output_count <= MB_MAX_IO);
+  vknn_request_argument in_args[MB_MAX_IO], out_args[MB_MAX_IO];
   size_t total = 0;
   for (uint32_t i = 0; i < b->input_count; ++i) total += aligned(inputs[i].bytes);
   for (uint32_t i = 0; i < b->output_count; ++i) total += aligned(outputs[i].bytes);
@@ -88,6 +88,8 @@ vknn_status model_runner_execute(vknn_prepared_model *pm, const model_builder *b
   }
   for (uint32_t i = 0; i < b->output_count; ++i) {
     out_args[i] = (vknn_request_argument){.location = {0, (uint32_t)offset, (uint32_t)outputs[i].bytes}};
+    /* not zeros: an element the execution does not write must not pass for a zero result */
+    memset(pool.data + offset, 0xa5, outputs[i].bytes);
     offset += aligned(outputs[i].bytes);
   }
   vknn_request_pool pools[1] = {{.kind = VKNN_REQUEST_POOL_MEMORY, .memory = pool.memory}};

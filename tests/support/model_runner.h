@@ -8,6 +8,8 @@
 #include "support/test_model.h"
 #include "vknn/vknn.h"
 
+/* The inputs and outputs most tests' models have (their arrays' size);
+ * model_runner_execute takes as many as a builder holds (MB_MAX_IO). */
 #define MODEL_RUNNER_MAX_ARGS 4
 
 /* A device with the validation layer on, its last log line kept. */
