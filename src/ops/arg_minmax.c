@@ -22,22 +22,26 @@ static vknn_status validate_arg_minmax(const vknn_logger *log, const vknn_model 
 }
 
 /* The axis, in [-rank, rank); given at run time, the operation waits for it
- * (a scalar the execution makes known). */
+ * (a scalar the execution makes known). It is checked before the input's
+ * shape: the model gives the rank with its dimensions, even those an
+ * execution gives (a rank it leaves unknown waits), so a model whose shape
+ * waits for an execution still has its axis checked at prepare. */
 static vknn_status read_axis(vknn_graph *graph, const vknn_operation *op, uint32_t *out_axis) {
-  vknn_status s = vknn_op_require_input_shape(graph, op, 0);
-  if (s != VKNN_STATUS_NONE) return s;
-  s = vknn_op_require_constant_params(graph, op, 1, 1);
+  vknn_status s = vknn_op_require_constant_params(graph, op, 1, 1);
   if (s != VKNN_STATUS_NONE) return s;
   int32_t axis;
   if (!vknn_graph_const_i32(graph, op->inputs[1], &axis)) return VKNN_STATUS_GENERAL_FAILURE;
-  int32_t rank = (int32_t)graph->tensors[op->inputs[0]].rank;
+  const vknn_tensor *in = &graph->tensors[op->inputs[0]];
+  if (in->rank == 0) s = vknn_op_require_input_shape(graph, op, 0);
+  if (s != VKNN_STATUS_NONE) return s;
+  int32_t rank = (int32_t)in->rank;
   if (axis < -rank || axis >= rank) {
     VKNN_LOG_E(graph->log, "model", "%s: axis %d is out of [-%d, %d)",
                vknn_operation_type_name(op->type), axis, rank, rank);
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
   *out_axis = (uint32_t)(axis < 0 ? axis + rank : axis);
-  return VKNN_STATUS_NONE;
+  return vknn_op_require_input_shape(graph, op, 0);
 }
 
 static vknn_status infer_arg_minmax(vknn_graph *graph, const vknn_operation *op) {

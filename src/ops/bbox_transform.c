@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "ops/op_common.h"
+#include "ops/known_dims.h"
 #include "graph/runtime_check.h"
 #include "model/operand_type.h"
 
@@ -51,22 +52,42 @@ typedef struct bbox_geometry {
   uint32_t boxes, classes, batches;
 } bbox_geometry;
 
-static vknn_status read_geometry(vknn_graph *graph, const vknn_operation *op, bbox_geometry *g) {
-  for (uint32_t i = 0; i < 4; ++i) {
-    vknn_status s = vknn_op_require_input_shape(graph, op, i);
-    if (s != VKNN_STATUS_NONE) return s;
+/* The box count: the first dimension of the boxes, deltas or batch indices
+ * the model gives first; 0 when none is known yet. */
+static uint32_t known_boxes(const vknn_graph *graph, const vknn_operation *op) {
+  for (uint32_t i = 0; i < 3; ++i) {
+    uint32_t n = vknn_known_dim(&graph->tensors[op->inputs[i]], i == 2 ? 1 : 2, 0);
+    if (n != 0) return n;
   }
+  return 0;
+}
+
+/* Boxes [n, 4], deltas [n, 4 * classes], batch indices [n] and image sizes
+ * [batches, 2], as far as the dimensions are known (ops/known_dims.h: 0 not
+ * known yet); exact once the shapes are. */
+static vknn_status check_shapes(vknn_graph *graph, const vknn_operation *op) {
   const vknn_tensor *t = graph->tensors;
-  const vknn_tensor *boxes = &t[op->inputs[0]], *deltas = &t[op->inputs[1]];
-  const vknn_tensor *batches = &t[op->inputs[2]], *images = &t[op->inputs[3]];
-  if (boxes->rank != 2 || deltas->rank != 2 || batches->rank != 1 || images->rank != 2 || boxes->dims[1] != 4 ||
-      deltas->dims[0] != boxes->dims[0] || deltas->dims[1] % 4 != 0 || batches->dims[0] != boxes->dims[0] ||
-      images->dims[1] != 2) {
-    VKNN_LOG_E(graph->log, "model",
-               "AXIS_ALIGNED_BBOX_TRANSFORM: shapes must be boxes [n, 4], deltas [n, 4 * classes], batch "
-               "indices [n] and image sizes [batches, 2]");
-    return VKNN_STATUS_INVALID_ARGUMENT;
-  }
+  const vknn_tensor *deltas = &t[op->inputs[1]];
+  uint32_t n = known_boxes(graph, op);
+  if (vknn_dims_fit(&t[op->inputs[0]], 2, n, 4) && vknn_dims_fit(deltas, 2, n, 0) &&
+      vknn_known_dim(deltas, 2, 1) % 4 == 0 && vknn_dims_fit(&t[op->inputs[2]], 1, n, 0) &&
+      vknn_dims_fit(&t[op->inputs[3]], 2, 0, 2))
+    return VKNN_STATUS_NONE;
+  VKNN_LOG_E(graph->log, "model",
+             "AXIS_ALIGNED_BBOX_TRANSFORM: shapes must be boxes [n, 4], deltas [n, 4 * classes], batch "
+             "indices [n] and image sizes [batches, 2]");
+  return VKNN_STATUS_INVALID_ARGUMENT;
+}
+
+/* The shapes known so far are checked before the operation waits for the
+ * rest: a model whose shapes an execution gives still has them checked at
+ * prepare. */
+static vknn_status read_geometry(vknn_graph *graph, const vknn_operation *op, bbox_geometry *g) {
+  vknn_status s = check_shapes(graph, op);
+  if (s == VKNN_STATUS_NONE) s = vknn_op_require_input_shapes(graph, op, 4);
+  if (s != VKNN_STATUS_NONE) return s;
+  const vknn_tensor *t = graph->tensors;
+  const vknn_tensor *boxes = &t[op->inputs[0]], *deltas = &t[op->inputs[1]], *images = &t[op->inputs[3]];
   g->boxes = boxes->dims[0];
   g->classes = deltas->dims[1] / 4;
   g->batches = images->dims[0];

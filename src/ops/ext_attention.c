@@ -11,6 +11,7 @@
 #include "model/extension.h"
 #include "model/operand_type.h"
 #include "ops/ext_batch_matmul.h"
+#include "ops/known_dims.h"
 #include "ops/softmax.h"
 
 enum { IN_Q = 0, IN_K = 1, IN_V = 2, IN_MASK = 3, IN_SCALE = 4 };
@@ -59,58 +60,85 @@ static vknn_status fail_shapes(const vknn_graph *graph, const char *why) {
 }
 
 /* The mask: rank 2 to the query's, [..., Sq or 1, Sk or 1], its batch
- * broadcasting to the query's. */
+ * broadcasting to the query's; as far as the dimensions are known
+ * (ops/known_dims.h: 0 not known yet), exact once the shapes are. */
 static vknn_status check_mask(const vknn_graph *graph, const vknn_tensor *mask,
                               const attention_shape *s) {
   if (mask->rank < 2 || mask->rank > s->rank)
     return fail_shapes(graph, "the mask's rank is not 2 to the query's");
   uint32_t rows = mask->dims[mask->rank - 2], cols = mask->dims[mask->rank - 1];
   uint32_t batch[2];
-  if ((rows != s->sq && rows != 1) ||
-      (cols != s->sk && cols != 1))
+  if ((rows != 1 && !vknn_dims_agree(rows, s->sq)) || (cols != 1 && !vknn_dims_agree(cols, s->sk)))
     return fail_shapes(graph, "the mask is not [..., Sq, Sk] (or 1 for either)");
   uint32_t unit[2] = {1, 1};
   bool ok = vknn_batch_broadcast(mask->dims, mask->rank, unit, 2, batch) &&
-            (batch[0] == 1 || batch[0] == s->batch[0]) && (batch[1] == 1 || batch[1] == s->batch[1]);
+            (batch[0] == 1 || vknn_dims_agree(batch[0], s->batch[0])) &&
+            (batch[1] == 1 || vknn_dims_agree(batch[1], s->batch[1]));
   return ok ? VKNN_STATUS_NONE : fail_shapes(graph, "the mask's batch does not broadcast to the query's");
 }
 
-static vknn_status read_inputs(vknn_graph *graph, const vknn_operation *op, attention_shape *s) {
-  s->has_mask = !vknn_graph_omitted(graph, op->inputs[IN_MASK]);
-  if (s->has_mask && graph->tensors[op->inputs[IN_MASK]].lifetime == VKNN_LIFETIME_SUBGRAPH_INPUT &&
-      !graph->input_presence_known)
-    return vknn_graph_defer(graph, op, "whether the mask is omitted is known at execution");
-  vknn_status st = VKNN_STATUS_NONE;
-  for (uint32_t i = IN_Q; i <= IN_MASK && st == VKNN_STATUS_NONE; ++i)
-    if (i != IN_MASK || s->has_mask) st = vknn_op_require_input_shape(graph, op, i);
-  if (st == VKNN_STATUS_NONE) st = vknn_op_require_constant_params(graph, op, IN_SCALE, 1);
+/* The scale: finite; given as a model input, it is compiled per execution
+ * with its value. */
+static vknn_status read_scale(vknn_graph *graph, const vknn_operation *op, attention_shape *s) {
+  vknn_status st = vknn_op_require_constant_params(graph, op, IN_SCALE, 1);
   if (st != VKNN_STATUS_NONE) return st;
   if (!vknn_graph_const_float(graph, op->inputs[IN_SCALE], &s->scale))
     return VKNN_STATUS_GENERAL_FAILURE;
-  if (!isfinite(s->scale)) return fail_shapes(graph, "the scale is not finite");
-  return VKNN_STATUS_NONE;
+  return isfinite(s->scale) ? VKNN_STATUS_NONE : fail_shapes(graph, "the scale is not finite");
 }
 
-static vknn_status read_shape(vknn_graph *graph, const vknn_operation *op, attention_shape *s) {
-  vknn_status st = read_inputs(graph, op, s);
-  if (st != VKNN_STATUS_NONE) return st;
+/* The first known of two dimensions, 0 when neither is. */
+static uint32_t either(uint32_t a, uint32_t b) { return a != 0 ? a : b; }
+
+/* Query [..., Sq, D], key [..., Sk, D] and value [..., Sk, Dv] of one rank
+ * (2 to 4) and one batch, as far as the dimensions are known. */
+static vknn_status check_qkv(const vknn_graph *graph, const vknn_operation *op, attention_shape *s) {
   const vknn_tensor *q = &graph->tensors[op->inputs[IN_Q]];
   const vknn_tensor *k = &graph->tensors[op->inputs[IN_K]];
   const vknn_tensor *v = &graph->tensors[op->inputs[IN_V]];
   s->rank = q->rank;
   if (s->rank < 2 || s->rank > VKNN_BATCH_MATMUL_MAX_RANK || k->rank != s->rank || v->rank != s->rank)
     return fail_shapes(graph, "query, key and value must have one rank, 2 to 4");
-  if (memcmp(q->dims, k->dims, (s->rank - 2) * sizeof(uint32_t)) != 0 ||
-      memcmp(q->dims, v->dims, (s->rank - 2) * sizeof(uint32_t)) != 0)
-    return fail_shapes(graph, "query, key and value must have the same batch dimensions");
+  for (uint32_t d = 0; d + 2 < s->rank; ++d)
+    if (!vknn_dims_agree(q->dims[d], k->dims[d]) || !vknn_dims_agree(q->dims[d], v->dims[d]) ||
+        !vknn_dims_agree(k->dims[d], v->dims[d]))
+      return fail_shapes(graph, "query, key and value must have the same batch dimensions");
   s->sq = q->dims[s->rank - 2];
   s->d = q->dims[s->rank - 1];
-  s->sk = k->dims[s->rank - 2];
+  s->sk = either(k->dims[s->rank - 2], v->dims[s->rank - 2]);
   s->dv = v->dims[s->rank - 1];
-  if (k->dims[s->rank - 1] != s->d || v->dims[s->rank - 2] != s->sk)
+  if (!vknn_dims_agree(k->dims[s->rank - 1], s->d) ||
+      !vknn_dims_agree(v->dims[s->rank - 2], k->dims[s->rank - 2]))
     return fail_shapes(graph, "key must be [..., Sk, D] and value [..., Sk, Dv]");
   vknn_batch_broadcast(q->dims, q->rank, q->dims, q->rank, s->batch);
-  return s->has_mask ? check_mask(graph, &graph->tensors[op->inputs[IN_MASK]], s) : VKNN_STATUS_NONE;
+  return VKNN_STATUS_NONE;
+}
+
+/* Whether the mask is given (a model input may or may not be until an
+ * execution says), and its shape against the others'. */
+static vknn_status read_mask(vknn_graph *graph, const vknn_operation *op, attention_shape *s) {
+  const vknn_tensor *mask = &graph->tensors[op->inputs[IN_MASK]];
+  s->has_mask = !vknn_graph_omitted(graph, op->inputs[IN_MASK]);
+  if (!s->has_mask) return VKNN_STATUS_NONE;
+  if (mask->lifetime == VKNN_LIFETIME_SUBGRAPH_INPUT && !graph->input_presence_known)
+    return vknn_graph_defer(graph, op, "whether the mask is omitted is known at execution");
+  vknn_status st = mask->rank == 0 ? vknn_op_require_input_shape(graph, op, IN_MASK) : VKNN_STATUS_NONE;
+  return st == VKNN_STATUS_NONE ? check_mask(graph, mask, s) : st;
+}
+
+/* The scale and the shapes known so far are checked before the operation
+ * waits for the rest: a model whose shapes an execution gives still has them
+ * checked at prepare. The model gives a rank with its dimensions, even those
+ * an execution gives; a rank it leaves unknown waits. */
+static vknn_status read_shape(vknn_graph *graph, const vknn_operation *op, attention_shape *s) {
+  vknn_status st = read_scale(graph, op, s);
+  for (uint32_t i = IN_Q; i <= IN_V && st == VKNN_STATUS_NONE; ++i)
+    if (graph->tensors[op->inputs[i]].rank == 0) st = vknn_op_require_input_shape(graph, op, i);
+  if (st == VKNN_STATUS_NONE) st = check_qkv(graph, op, s);
+  if (st == VKNN_STATUS_NONE) st = read_mask(graph, op, s);
+  for (uint32_t i = IN_Q; i <= IN_MASK && st == VKNN_STATUS_NONE; ++i)
+    if (i != IN_MASK || s->has_mask) st = vknn_op_require_input_shape(graph, op, i);
+  return st;
 }
 
 /* The shape of [batch..., rows, cols] for the query's batch. */

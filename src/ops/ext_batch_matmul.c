@@ -12,6 +12,7 @@
 #include "model/operand_type.h"
 #include "ops/conv2d.h"
 #include "ops/ext_batch_matmul.h"
+#include "ops/known_dims.h"
 #include "ops/remap.h"
 #include "util/fault_injection.h"
 
@@ -31,8 +32,9 @@ bool vknn_batch_broadcast(const uint32_t *x, uint32_t x_rank, const uint32_t *y,
                           uint32_t out_batch[2]) {
   for (uint32_t s = 0; s < 2; ++s) {
     uint32_t ex = batch_extent(x, x_rank, s), ey = batch_extent(y, y_rank, s);
-    if (ex != ey && ex != 1 && ey != 1) return false;
-    out_batch[s] = ex == 1 ? ey : ex;
+    if (ex != ey && ex != 1 && ey != 1 && ex != 0 && ey != 0) return false;
+    /* Either may be 0 (not known yet): the other, when above 1, is the extent. */
+    out_batch[s] = ex == 1 ? ey : ey == 1 ? ex : (ex > ey ? ex : ey);
   }
   return true;
 }
@@ -196,14 +198,20 @@ typedef struct matmul_shape {
   uint32_t out_rank;
 } matmul_shape;
 
-static vknn_status read_shape(vknn_graph *graph, const vknn_operation *op, matmul_shape *s) {
-  vknn_status st = vknn_op_require_input_shape(graph, op, IN_X);
-  if (st == VKNN_STATUS_NONE) st = vknn_op_require_input_shape(graph, op, IN_Y);
-  if (st == VKNN_STATUS_NONE) st = vknn_op_require_constant_params(graph, op, IN_ADJ_X, 2);
+/* The flags; given as model inputs, they are compiled per execution with
+ * their values. */
+static vknn_status read_flags(vknn_graph *graph, const vknn_operation *op, matmul_shape *s) {
+  vknn_status st = vknn_op_require_constant_params(graph, op, IN_ADJ_X, 2);
   if (st != VKNN_STATUS_NONE) return st;
   if (!vknn_graph_const_bool(graph, op->inputs[IN_ADJ_X], &s->adj_x) ||
       !vknn_graph_const_bool(graph, op->inputs[IN_ADJ_Y], &s->adj_y))
     return VKNN_STATUS_GENERAL_FAILURE;
+  return VKNN_STATUS_NONE;
+}
+
+/* Ranks 2 to 4, K of x and y and their batches, as far as the dimensions
+ * are known (ops/known_dims.h: 0 not known yet); exact once the shapes are. */
+static vknn_status check_operands(vknn_graph *graph, const vknn_operation *op, matmul_shape *s) {
   const vknn_tensor *x = &graph->tensors[op->inputs[IN_X]];
   const vknn_tensor *y = &graph->tensors[op->inputs[IN_Y]];
   if (x->rank < 2 || x->rank > VKNN_BATCH_MATMUL_MAX_RANK || y->rank < 2 ||
@@ -217,11 +225,27 @@ static vknn_status read_shape(vknn_graph *graph, const vknn_operation *op, matmu
   s->k = s->adj_x ? xd[0] : xd[1];
   s->n = s->adj_y ? yd[0] : yd[1];
   uint32_t k_y = s->adj_y ? yd[1] : yd[0];
-  if (s->k != k_y || !vknn_batch_broadcast(x->dims, x->rank, y->dims, y->rank, s->batch)) {
-    VKNN_LOG_E(graph->log, "model", "BATCH_MATMUL: the operands' shapes do not match "
-               "(K %u and %u, or batches that do not broadcast)", s->k, k_y);
-    return VKNN_STATUS_INVALID_ARGUMENT;
-  }
+  if (vknn_dims_agree(s->k, k_y) && vknn_batch_broadcast(x->dims, x->rank, y->dims, y->rank, s->batch))
+    return VKNN_STATUS_NONE;
+  VKNN_LOG_E(graph->log, "model", "BATCH_MATMUL: the operands' shapes do not match "
+             "(K %u and %u, or batches that do not broadcast)", s->k, k_y);
+  return VKNN_STATUS_INVALID_ARGUMENT;
+}
+
+/* The flags and the operands' shapes known so far are checked before the
+ * operation waits for the rest: a model whose shapes an execution gives
+ * still has them checked at prepare. The model gives a rank with its
+ * dimensions, even those an execution gives; a rank it leaves unknown
+ * waits. */
+static vknn_status read_shape(vknn_graph *graph, const vknn_operation *op, matmul_shape *s) {
+  vknn_status st = read_flags(graph, op, s);
+  for (uint32_t i = IN_X; i <= IN_Y && st == VKNN_STATUS_NONE; ++i)
+    if (graph->tensors[op->inputs[i]].rank == 0) st = vknn_op_require_input_shape(graph, op, i);
+  if (st == VKNN_STATUS_NONE) st = check_operands(graph, op, s);
+  if (st == VKNN_STATUS_NONE) st = vknn_op_require_input_shapes(graph, op, IN_Y + 1);
+  if (st != VKNN_STATUS_NONE) return st;
+  const vknn_tensor *x = &graph->tensors[op->inputs[IN_X]];
+  const vknn_tensor *y = &graph->tensors[op->inputs[IN_Y]];
   s->out_rank = x->rank > y->rank ? x->rank : y->rank;
   for (uint32_t d = 0; d + 2 < s->out_rank; ++d) s->out_dims[d] = s->batch[4 - s->out_rank + d];
   s->out_dims[s->out_rank - 2] = s->m;

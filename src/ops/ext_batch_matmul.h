@@ -23,7 +23,9 @@ typedef struct vknn_batch_matmul {
 
 /* The batch of two shapes broadcast (numpy rules on all but the last two
  * dimensions), as two extents (outer, inner), padded with 1 at the front;
- * false when they do not broadcast. */
+ * false when they do not broadcast. An extent of 0 is not known yet
+ * (ops/known_dims.h): it broadcasts with any, and the result is the other
+ * one where that is above 1, else 0. */
 bool vknn_batch_broadcast(const uint32_t *x, uint32_t x_rank, const uint32_t *y, uint32_t y_rank,
                           uint32_t out_batch[2]);
 

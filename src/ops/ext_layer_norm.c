@@ -7,6 +7,7 @@
 
 #include "model/extension.h"
 #include "model/operand_type.h"
+#include "ops/known_dims.h"
 #include "ops/row_reduce.h"
 
 #define LAYER_NORM_MAX_RANK 4
@@ -50,7 +51,9 @@ typedef struct layer_norm_args {
   bool has_gamma, has_beta;
 } layer_norm_args;
 
-/* A present gamma or beta holds one value per position along the axis. */
+/* A present gamma or beta holds one value per position along the axis (an
+ * extent of 0 is not known yet, ops/known_dims.h), checked before it waits
+ * for its own shape. */
 static vknn_status check_affine_shape(vknn_graph *graph, const vknn_operation *op, uint32_t input,
                                       uint32_t extent, bool *out_present) {
   *out_present = !vknn_graph_omitted(graph, op->inputs[input]);
@@ -58,35 +61,43 @@ static vknn_status check_affine_shape(vknn_graph *graph, const vknn_operation *o
   if (graph->tensors[op->inputs[input]].lifetime == VKNN_LIFETIME_SUBGRAPH_INPUT &&
       !graph->input_presence_known)
     return vknn_graph_defer(graph, op, "whether gamma and beta are omitted is known at execution");
-  vknn_status s = vknn_op_require_input_shape(graph, op, input);
-  if (s != VKNN_STATUS_NONE) return s;
   const vknn_tensor *t = &graph->tensors[op->inputs[input]];
-  if (t->rank == 1 && t->dims[0] == extent) return VKNN_STATUS_NONE;
+  if (vknn_dims_fit(t, 1, extent, 0)) return vknn_op_require_input_shape(graph, op, input);
   VKNN_LOG_E(graph->log, "model", "LAYER_NORMALIZATION: %s has %u values, the axis %u",
-             input == IN_GAMMA ? "gamma" : "beta", t->rank == 1 ? t->dims[0] : 0, extent);
+             input == IN_GAMMA ? "gamma" : "beta", vknn_known_dim(t, 1, 0), extent);
   return VKNN_STATUS_INVALID_ARGUMENT;
 }
 
-static vknn_status read_args(vknn_graph *graph, const vknn_operation *op, layer_norm_args *a) {
-  vknn_status s = vknn_op_require_input_shape(graph, op, IN_X);
-  if (s == VKNN_STATUS_NONE) s = vknn_op_require_constant_params(graph, op, IN_AXIS, 2);
+/* The axis and epsilon; given as model inputs, they are compiled per
+ * execution with their values. */
+static vknn_status read_params(vknn_graph *graph, const vknn_operation *op, int32_t *axis,
+                               float *epsilon) {
+  vknn_status s = vknn_op_require_constant_params(graph, op, IN_AXIS, 2);
   if (s != VKNN_STATUS_NONE) return s;
+  if (!vknn_graph_const_i32_list(graph, op, IN_AXIS, 1, axis) ||
+      !vknn_graph_const_float(graph, op->inputs[IN_EPSILON], epsilon))
+    return VKNN_STATUS_GENERAL_FAILURE;
+  if (*epsilon > 0.f && isfinite(*epsilon)) return VKNN_STATUS_NONE;
+  VKNN_LOG_E(graph->log, "model", "LAYER_NORMALIZATION: epsilon %g is not finite and > 0", *epsilon);
+  return VKNN_STATUS_INVALID_ARGUMENT;
+}
+
+/* The parameters, the axis against the input's rank and gamma and beta
+ * against the input's dimensions, as far as they are known, come before
+ * the input's shape: a model whose shape waits for an execution still has
+ * them checked at prepare. The model gives the rank with its dimensions,
+ * even those an execution gives; a rank it leaves unknown waits. */
+static vknn_status read_args(vknn_graph *graph, const vknn_operation *op, layer_norm_args *a) {
   const vknn_tensor *x = &graph->tensors[op->inputs[IN_X]];
   int32_t axis = 0;
-  if (!vknn_graph_const_i32_list(graph, op, IN_AXIS, 1, &axis) ||
-      !vknn_graph_const_float(graph, op->inputs[IN_EPSILON], &a->epsilon))
-    return VKNN_STATUS_GENERAL_FAILURE;
-  if (!(a->epsilon > 0.f) || !isfinite(a->epsilon)) {
-    VKNN_LOG_E(graph->log, "model", "LAYER_NORMALIZATION: epsilon %g is not finite and > 0",
-               a->epsilon);
-    return VKNN_STATUS_INVALID_ARGUMENT;
-  }
-  s = vknn_row_axis(graph, op, axis, x->rank, &a->axis);
+  vknn_status s = read_params(graph, op, &axis, &a->epsilon);
+  if (s == VKNN_STATUS_NONE && x->rank == 0) s = vknn_op_require_input_shape(graph, op, IN_X);
+  if (s == VKNN_STATUS_NONE) s = vknn_row_axis(graph, op, axis, x->rank, &a->axis);
   if (s == VKNN_STATUS_NONE)
     s = check_affine_shape(graph, op, IN_GAMMA, x->dims[a->axis], &a->has_gamma);
   if (s == VKNN_STATUS_NONE)
     s = check_affine_shape(graph, op, IN_BETA, x->dims[a->axis], &a->has_beta);
-  return s;
+  return s == VKNN_STATUS_NONE ? vknn_op_require_input_shape(graph, op, IN_X) : s;
 }
 
 static vknn_status infer_layer_norm(vknn_graph *graph, const vknn_operation *op) {

@@ -34,27 +34,32 @@ static vknn_status check_weights_and_bias(const vknn_graph *graph, const vknn_op
   return VKNN_STATUS_INVALID_ARGUMENT;
 }
 
+/* The fused activation, read and checked before the input's shape: a model
+ * whose input shape waits for an execution still has it checked at prepare.
+ * Given as a model input, it is compiled per execution with its value. */
+static vknn_status read_activation(vknn_graph *graph, const vknn_operation *op, int32_t *activation) {
+  vknn_status s = vknn_op_require_constant_params(graph, op, 3, 1);
+  if (s != VKNN_STATUS_NONE) return s;
+  if (!vknn_graph_const_i32_list(graph, op, 3, 1, activation)) return VKNN_STATUS_GENERAL_FAILURE;
+  if (vknn_activation_valid(*activation)) return VKNN_STATUS_NONE;
+  VKNN_LOG_E(graph->log, "model", "FULLY_CONNECTED: invalid fused activation %d", *activation);
+  return VKNN_STATUS_INVALID_ARGUMENT;
+}
+
 static vknn_status read_geometry(vknn_graph *graph, const vknn_operation *op,
                                  vknn_conv_geometry *g) {
   const vknn_tensor *in = &graph->tensors[op->inputs[0]];
   const vknn_tensor *weights = &graph->tensors[op->inputs[1]];
   const vknn_tensor *bias = &graph->tensors[op->inputs[2]];
-  vknn_status ws = check_weights_and_bias(graph, op);
-  if (ws != VKNN_STATUS_NONE) return ws;
+  int32_t activation;
+  vknn_status s = check_weights_and_bias(graph, op);
+  if (s == VKNN_STATUS_NONE) s = read_activation(graph, op, &activation);
+  if (s != VKNN_STATUS_NONE) return s;
   if (!in->shape_known || !weights->shape_known || !bias->shape_known)
     return vknn_graph_defer(graph, op, "shapes unknown at prepare time");
   /* The input's rank again: one the model leaves unknown passed its checks. */
-  vknn_status rs = vknn_op_check_known_rank(graph, op, 0, 2, 4);
-  if (rs != VKNN_STATUS_NONE) return rs;
-  /* An activation given as a model input: compiled per execution with its value. */
-  vknn_status ps = vknn_op_require_constant_params(graph, op, 3, 1);
-  if (ps != VKNN_STATUS_NONE) return ps;
-  if (!vknn_graph_const_i32_list(graph, op, 3, 1, &g->activation))
-    return VKNN_STATUS_GENERAL_FAILURE;
-  if (!vknn_activation_valid(g->activation)) {
-    VKNN_LOG_E(graph->log, "model", "FULLY_CONNECTED: invalid fused activation %d", g->activation);
-    return VKNN_STATUS_INVALID_ARGUMENT;
-  }
+  s = vknn_op_check_known_rank(graph, op, 0, 2, 4);
+  if (s != VKNN_STATUS_NONE) return s;
   uint32_t input_size = weights->dims[1], units = weights->dims[0];
   uint64_t elements = vknn_shape_element_count(in->dims, in->rank);
   if (input_size == 0 || elements % input_size != 0) {
@@ -67,7 +72,7 @@ static vknn_status read_geometry(vknn_graph *graph, const vknn_operation *op,
                             .k_w = 1, .k_h = 1, .stride_x = 1, .stride_y = 1,
                             .dilation_x = 1, .dilation_y = 1,
                             .cin_per_group = input_size, .cout_per_group = units,
-                            .activation = g->activation};
+                            .activation = activation};
   return VKNN_STATUS_NONE;
 }
 

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "ops/op_common.h"
+#include "ops/known_dims.h"
 #include "model/operand_type.h"
 
 static bool check_value_type(const vknn_logger *log, const vknn_operand *values) {
@@ -46,7 +47,7 @@ static vknn_status validate_hashtable_lookup(const vknn_logger *log, const vknn_
  * at run time by the kernel (its search stays in bounds either way). */
 static vknn_status check_constant_keys(vknn_graph *graph, const vknn_tensor *keys) {
   if (keys->constant_data == NULL) return VKNN_STATUS_NONE;
-  for (uint32_t i = 1; i < keys->dims[0]; ++i) {
+  for (uint32_t i = 1; i < vknn_known_dim(keys, 1, 0); ++i) {
     int32_t before, key;
     memcpy(&before, keys->constant_data + (i - 1) * sizeof(int32_t), sizeof(before));
     memcpy(&key, keys->constant_data + i * sizeof(int32_t), sizeof(key));
@@ -59,25 +60,34 @@ static vknn_status check_constant_keys(vknn_graph *graph, const vknn_tensor *key
   return VKNN_STATUS_NONE;
 }
 
-/* Output: the values' shape with the lookup count first; hits: [lookups]. */
-static vknn_status infer_hashtable_lookup(vknn_graph *graph, const vknn_operation *op) {
-  vknn_status s = VKNN_STATUS_NONE;
-  for (uint32_t i = 0; i < 3 && s == VKNN_STATUS_NONE; ++i)
-    s = vknn_op_require_input_shape(graph, op, i);
-  if (s != VKNN_STATUS_NONE) return s;
+/* Lookups and keys 1-D, the values' first dimension the key count, as far as
+ * the ranks and dimensions are known (ops/known_dims.h: 0 not known yet);
+ * exact once the shapes are. */
+static vknn_status check_shapes(vknn_graph *graph, const vknn_operation *op) {
   const vknn_tensor *lookups = &graph->tensors[op->inputs[0]];
   const vknn_tensor *keys = &graph->tensors[op->inputs[1]];
   const vknn_tensor *values = &graph->tensors[op->inputs[2]];
-  if (lookups->rank != 1 || keys->rank != 1 || values->rank < 2 ||
-      keys->dims[0] != values->dims[0]) {
-    VKNN_LOG_E(graph->log, "model",
-               "HASHTABLE_LOOKUP: lookups and keys must be 1-D and the values' first dimension "
-               "the key count (keys of rank %u, values of rank %u)",
-               keys->rank, values->rank);
-    return VKNN_STATUS_INVALID_ARGUMENT;
-  }
-  s = check_constant_keys(graph, keys);
+  uint32_t rows = values->rank >= 2 ? values->dims[0] : 0;
+  if ((lookups->rank == 0 || lookups->rank == 1) && vknn_dims_fit(keys, 1, rows, 0) && values->rank != 1)
+    return VKNN_STATUS_NONE;
+  VKNN_LOG_E(graph->log, "model",
+             "HASHTABLE_LOOKUP: lookups and keys must be 1-D and the values' first dimension "
+             "the key count (keys of rank %u, values of rank %u)",
+             keys->rank, values->rank);
+  return VKNN_STATUS_INVALID_ARGUMENT;
+}
+
+/* Output: the values' shape with the lookup count first; hits: [lookups].
+ * The shapes known so far and constant keys are checked before the
+ * operation waits for the rest: a model whose shapes an execution gives
+ * still has them checked at prepare. */
+static vknn_status infer_hashtable_lookup(vknn_graph *graph, const vknn_operation *op) {
+  vknn_status s = check_shapes(graph, op);
+  if (s == VKNN_STATUS_NONE) s = check_constant_keys(graph, &graph->tensors[op->inputs[1]]);
+  if (s == VKNN_STATUS_NONE) s = vknn_op_require_input_shapes(graph, op, 3);
   if (s != VKNN_STATUS_NONE) return s;
+  const vknn_tensor *lookups = &graph->tensors[op->inputs[0]];
+  const vknn_tensor *values = &graph->tensors[op->inputs[2]];
   uint32_t dims[VKNN_MAX_RANK];
   memcpy(dims, values->dims, values->rank * sizeof(uint32_t));
   dims[0] = lookups->dims[0];

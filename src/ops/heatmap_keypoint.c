@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "ops/op_common.h"
+#include "ops/known_dims.h"
 #include "graph/runtime_check.h"
 #include "model/operand_type.h"
 
@@ -44,28 +45,42 @@ typedef struct heatmap_geometry {
   bool nchw;
 } heatmap_geometry;
 
+/* The heatmaps square, at least 2x2, with one box [4] each, as far as the
+ * dimensions are known (ops/known_dims.h: 0 not known yet); exact once the
+ * shapes are. */
+static vknn_status check_shapes(vknn_graph *graph, const vknn_operation *op, bool nchw) {
+  const vknn_tensor *heat = &graph->tensors[op->inputs[0]], *boxes = &graph->tensors[op->inputs[1]];
+  uint32_t h = vknn_known_dim(heat, 4, nchw ? 2 : 1), w = vknn_known_dim(heat, 4, nchw ? 3 : 2);
+  if ((heat->rank != 0 && heat->rank != 4) || (boxes->rank != 0 && boxes->rank != 2)) {
+    VKNN_LOG_E(graph->log, "model", "HEATMAP_MAX_KEYPOINT: the heatmaps must have rank 4, the boxes rank 2");
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
+  if (!vknn_dims_agree(h, w) || h == 1 || w == 1 ||
+      !vknn_dims_fit(boxes, 2, vknn_known_dim(heat, 4, 0), 4)) {
+    VKNN_LOG_E(graph->log, "model",
+               "HEATMAP_MAX_KEYPOINT: the heatmaps must be square, at least 2x2, with one box [4] each");
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
+  return VKNN_STATUS_NONE;
+}
+
+/* The layout and the shapes known so far are checked before the operation
+ * waits for the rest: a model whose shapes an execution gives still has them
+ * checked at prepare. */
 static vknn_status read_geometry(vknn_graph *graph, const vknn_operation *op, heatmap_geometry *g) {
-  vknn_status s = vknn_op_require_input_shape(graph, op, 0);
-  if (s == VKNN_STATUS_NONE) s = vknn_op_require_input_shape(graph, op, 1);
+  vknn_status s = vknn_op_require_constant_params(graph, op, 2, 1);
   if (s != VKNN_STATUS_NONE) return s;
   if (!vknn_graph_const_bool(graph, op->inputs[2], &g->nchw)) {
     VKNN_LOG_E(graph->log, "compilation", "HEATMAP_MAX_KEYPOINT: the layout must be a constant");
     return VKNN_STATUS_GENERAL_FAILURE;
   }
-  const vknn_tensor *heat = &graph->tensors[op->inputs[0]], *boxes = &graph->tensors[op->inputs[1]];
-  if (heat->rank != 4 || boxes->rank != 2) {
-    VKNN_LOG_E(graph->log, "model", "HEATMAP_MAX_KEYPOINT: the heatmaps must have rank 4, the boxes rank 2");
-    return VKNN_STATUS_INVALID_ARGUMENT;
-  }
+  s = check_shapes(graph, op, g->nchw);
+  if (s == VKNN_STATUS_NONE) s = vknn_op_require_input_shapes(graph, op, 2);
+  if (s != VKNN_STATUS_NONE) return s;
+  const vknn_tensor *heat = &graph->tensors[op->inputs[0]];
   g->boxes = heat->dims[0];
   g->size = heat->dims[2];
   g->keypoints = heat->dims[g->nchw ? 1 : 3];
-  if (heat->dims[g->nchw ? 3 : 1] != g->size || g->size < 2 || boxes->dims[0] != g->boxes ||
-      boxes->dims[1] != 4) {
-    VKNN_LOG_E(graph->log, "model",
-               "HEATMAP_MAX_KEYPOINT: the heatmaps must be square, at least 2x2, with one box [4] each");
-    return VKNN_STATUS_INVALID_ARGUMENT;
-  }
   if (g->boxes == 0 || g->keypoints == 0) {
     VKNN_LOG_E(graph->log, "compilation", "HEATMAP_MAX_KEYPOINT: zero-sized tensors are not supported");
     return VKNN_STATUS_GENERAL_FAILURE;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "ops/op_common.h"
+#include "ops/known_dims.h"
 #include "model/operand_type.h"
 
 /* The reference's LSHProjectionType values. */
@@ -69,7 +70,11 @@ typedef struct lsh_shape {
   bool weighted;
 } lsh_shape;
 
+/* The type; given as a model input, it is compiled per execution with its
+ * value. */
 static vknn_status read_type(vknn_graph *graph, const vknn_operation *op, int32_t *out_type) {
+  vknn_status s = vknn_op_require_constant_params(graph, op, 3, 1);
+  if (s != VKNN_STATUS_NONE) return s;
   if (!vknn_graph_const_i32_list(graph, op, 3, 1, out_type)) return VKNN_STATUS_GENERAL_FAILURE;
   if (*out_type == LSH_SPARSE_DEPRECATED || *out_type == LSH_DENSE || *out_type == LSH_SPARSE)
     return VKNN_STATUS_NONE;
@@ -79,75 +84,88 @@ static vknn_status read_type(vknn_graph *graph, const vknn_operation *op, int32_
   return VKNN_STATUS_INVALID_ARGUMENT;
 }
 
-/* The reference takes the weights with DENSE and only then, and NNAPI bounds
- * the bits of a sparse signature. */
-static vknn_status check_projection(vknn_graph *graph, const lsh_shape *s,
-                                    const vknn_tensor *weights) {
+/* NNAPI bounds the bits of a hash function, and of a sparse signature. */
+static vknn_status check_bits(vknn_graph *graph, const lsh_shape *s) {
   if (s->bits > 32) {
     VKNN_LOG_E(graph->log, "model", "LSH_PROJECTION: %u bits per hash function, at most 32",
                s->bits);
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
-  bool dense = s->type == LSH_DENSE;
-  if (!dense && s->bits + ceil_log2(s->functions) > 32) {
+  if (s->type != LSH_DENSE && s->bits + ceil_log2(s->functions) > 32) {
     VKNN_LOG_E(graph->log, "model",
                "LSH_PROJECTION: sparse signatures of %u bits for %u hash functions exceed 32 bits",
                s->bits, s->functions);
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
+  return VKNN_STATUS_NONE;
+}
+
+/* The reference takes the weights with DENSE and only then, one per input
+ * row: as far as the rows and the weights are known (ops/known_dims.h: 0
+ * not known yet). */
+static vknn_status check_weights(vknn_graph *graph, const lsh_shape *s, const vknn_tensor *weights) {
+  bool dense = s->type == LSH_DENSE;
   if (dense != s->weighted) {
     VKNN_LOG_E(graph->log, "model", "LSH_PROJECTION: the weights must be %s with type %d",
                dense ? "given" : "omitted", s->type);
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
-  if (s->weighted && (weights->rank != 1 || weights->dims[0] != s->rows)) {
+  if (s->weighted && !vknn_dims_fit(weights, 1, s->rows, 0)) {
     VKNN_LOG_E(graph->log, "model", "LSH_PROJECTION: %u weights for %u input rows",
-               weights->rank == 1 ? weights->dims[0] : 0, s->rows);
+               vknn_known_dim(weights, 1, 0), s->rows);
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
   return VKNN_STATUS_NONE;
 }
 
-static vknn_status read_shape(vknn_graph *graph, const vknn_operation *op, lsh_shape *out) {
+/* The type, the hash functions and the weights are checked before the
+ * operation waits for the input's shape: a model whose input shape an
+ * execution gives still has them checked at prepare. */
+static vknn_status read_params(vknn_graph *graph, const vknn_operation *op, lsh_shape *out) {
   const vknn_tensor *hash = &graph->tensors[op->inputs[0]];
   const vknn_tensor *input = &graph->tensors[op->inputs[1]];
   const vknn_tensor *weights = &graph->tensors[op->inputs[2]];
   vknn_status s = read_type(graph, op, &out->type);
+  if (s == VKNN_STATUS_NONE) s = vknn_op_require_input_shape(graph, op, 0);
   if (s != VKNN_STATUS_NONE) return s;
-  if (hash->rank != 2 || input->rank < 1) {
-    VKNN_LOG_E(graph->log, "model", "LSH_PROJECTION: hash functions of rank %u (2 expected), "
-               "an input of rank %u (1 or more expected)", hash->rank, input->rank);
+  if (hash->rank != 2) {
+    VKNN_LOG_E(graph->log, "model", "LSH_PROJECTION: hash functions of rank %u (2 expected)", hash->rank);
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
-  uint64_t bytes = vknn_operand_value_bytes(input->type, input->dims, input->rank);
   out->functions = hash->dims[0];
   out->bits = hash->dims[1];
-  out->rows = input->dims[0];
-  out->row_bytes = (uint32_t)(bytes / input->dims[0]);
+  s = check_bits(graph, out);
+  if (s != VKNN_STATUS_NONE) return s;
+  /* The reference requires the weights with one type and their omission
+   * with the others: a model input may be either until an execution says. */
+  if (weights->lifetime == VKNN_LIFETIME_SUBGRAPH_INPUT && !graph->input_presence_known)
+    return vknn_graph_defer(graph, op, "whether the weights are omitted is known at execution");
+  out->rows = input->rank != 0 ? input->dims[0] : 0;
   out->weighted = weights->lifetime != VKNN_LIFETIME_NO_VALUE;
+  return check_weights(graph, out, weights);
+}
+
+static vknn_status read_shape(vknn_graph *graph, const vknn_operation *op, lsh_shape *out) {
+  const vknn_tensor *input = &graph->tensors[op->inputs[1]];
+  vknn_status s = read_params(graph, op, out);
+  if (s == VKNN_STATUS_NONE) s = vknn_op_require_input_shape(graph, op, 1);
+  if (s == VKNN_STATUS_NONE && out->weighted) s = vknn_op_require_input_shape(graph, op, 2);
+  if (s != VKNN_STATUS_NONE) return s;
+  uint64_t bytes = vknn_operand_value_bytes(input->type, input->dims, input->rank);
+  out->row_bytes = (uint32_t)(bytes / input->dims[0]);
   if (bytes > UINT32_MAX - 4 || (uint64_t)out->functions * out->bits > UINT32_MAX) {
     VKNN_LOG_E(graph->log, "compilation",
                "LSH_PROJECTION: an input of %llu bytes or %u x %u bits is too large",
                (unsigned long long)bytes, out->functions, out->bits);
     return VKNN_STATUS_GENERAL_FAILURE;
   }
-  return check_projection(graph, out, weights);
+  return VKNN_STATUS_NONE;
 }
 
 /* Output: [functions] (sparse) or [functions * bits] (dense), TENSOR_INT32. */
 static vknn_status infer_lsh_projection(vknn_graph *graph, const vknn_operation *op) {
-  vknn_status s = VKNN_STATUS_NONE;
-  for (uint32_t i = 0; i < 2 && s == VKNN_STATUS_NONE; ++i)
-    s = vknn_op_require_input_shape(graph, op, i);
-  if (s != VKNN_STATUS_NONE) return s;
-  const vknn_tensor *weights = &graph->tensors[op->inputs[2]];
-  /* The reference requires the weights with one type and their omission
-   * with the others: a model input may be either until an execution says. */
-  if (weights->lifetime == VKNN_LIFETIME_SUBGRAPH_INPUT && !graph->input_presence_known)
-    return vknn_graph_defer(graph, op, "whether the weights are omitted is known at execution");
-  if (weights->lifetime != VKNN_LIFETIME_NO_VALUE) s = vknn_op_require_input_shape(graph, op, 2);
   lsh_shape shape;
-  if (s == VKNN_STATUS_NONE) s = read_shape(graph, op, &shape);
+  vknn_status s = read_shape(graph, op, &shape);
   if (s != VKNN_STATUS_NONE) return s;
   if (!graph->kernels.int64_float64) {
     VKNN_LOG_E(graph->log, "compilation",

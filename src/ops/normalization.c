@@ -120,13 +120,20 @@ static vknn_status not_constant(const vknn_graph *graph, const vknn_operation *o
   return VKNN_STATUS_GENERAL_FAILURE;
 }
 
-/* The axis of input `index` when present, else the last. */
+/* The axis of input `index` when present, else the last, checked against
+ * the input's rank (within the limits) before its shape: the model gives the
+ * rank with its dimensions, even those an execution gives; a rank it leaves
+ * unknown waits. Then the input's shape. */
 static vknn_status read_axis(vknn_graph *graph, const vknn_operation *op, uint32_t index,
                              uint32_t *axis) {
+  const vknn_tensor *in = &graph->tensors[op->inputs[0]];
   int32_t raw = -1;
   if (op->input_count > index && !vknn_graph_const_i32(graph, op->inputs[index], &raw))
     return not_constant(graph, op);
-  return vknn_row_axis(graph, op, raw, graph->tensors[op->inputs[0]].rank, axis);
+  vknn_status s = in->rank == 0 ? vknn_op_require_input_shape(graph, op, 0) : VKNN_STATUS_NONE;
+  if (s == VKNN_STATUS_NONE) s = vknn_op_check_known_rank(graph, op, 0, 1, NORM_MAX_RANK);
+  if (s == VKNN_STATUS_NONE) s = vknn_row_axis(graph, op, raw, in->rank, axis);
+  return s == VKNN_STATUS_NONE ? vknn_op_require_input_shape(graph, op, 0) : s;
 }
 
 static vknn_status same_shape_output(vknn_graph *graph, const vknn_operation *op) {
@@ -140,8 +147,11 @@ typedef struct lrn_params {
   uint32_t axis;
 } lrn_params;
 
+/* The parameters come first: a model whose input shape waits for an
+ * execution still has them checked at prepare (given as model inputs, they
+ * are compiled per execution with their values). */
 static vknn_status read_lrn(vknn_graph *graph, const vknn_operation *op, lrn_params *l) {
-  vknn_status s = require_input(graph, op, 1, NORM_MAX_RANK);
+  vknn_status s = vknn_op_require_constant_params(graph, op, 1, op->input_count - 1);
   if (s != VKNN_STATUS_NONE) return s;
   if (!vknn_graph_const_i32(graph, op->inputs[1], &l->radius) ||
       !vknn_graph_const_float(graph, op->inputs[2], &l->bias) ||
@@ -173,10 +183,16 @@ static vknn_status read_instance(vknn_graph *graph, const vknn_operation *op, in
 
 /* ---- inference ------------------------------------------------------------- */
 
+/* The axis before the shape (read_axis); given as a model input, it is
+ * compiled per execution with its value. */
+static vknn_status read_l2(vknn_graph *graph, const vknn_operation *op, uint32_t *axis) {
+  vknn_status s = vknn_op_require_constant_params(graph, op, 1, op->input_count - 1);
+  return s == VKNN_STATUS_NONE ? read_axis(graph, op, 1, axis) : s;
+}
+
 static vknn_status infer_l2(vknn_graph *graph, const vknn_operation *op) {
   uint32_t axis;
-  vknn_status s = require_input(graph, op, 1, NORM_MAX_RANK);
-  if (s == VKNN_STATUS_NONE) s = read_axis(graph, op, 1, &axis);
+  vknn_status s = read_l2(graph, op, &axis);
   return s == VKNN_STATUS_NONE ? same_shape_output(graph, op) : s;
 }
 
@@ -212,7 +228,7 @@ static vknn_shader_id sum_squares_shader(int32_t type) {
 static vknn_status lower_l2(vknn_graph *graph, const vknn_operation *op,
                             vknn_dispatch_list *out_list) {
   uint32_t axis;
-  vknn_status s = read_axis(graph, op, 1, &axis);
+  vknn_status s = read_l2(graph, op, &axis);
   if (s != VKNN_STATUS_NONE) return s;
   const vknn_tensor *in = &graph->tensors[op->inputs[0]];
   vknn_row_plan plan;

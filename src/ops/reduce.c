@@ -258,21 +258,10 @@ static vknn_status defer_parameter(vknn_graph *graph, const vknn_operation *op, 
   return vknn_op_require_constant_params(graph, op, i, 1);
 }
 
-/* The axes to reduce (each in [-rank, rank)) and keep_dims. */
-static vknn_status read_axes(vknn_graph *graph, const vknn_operation *op,
-                             bool reduced[VKNN_MAX_RANK], bool *keep_dims) {
-  vknn_status s = vknn_op_require_input_shape(graph, op, 0);
-  /* The rank limit again: a rank the model leaves unknown passed its checks. */
-  if (s == VKNN_STATUS_NONE) s = vknn_op_check_known_rank(graph, op, 0, 0, REDUCE_MAX_RANK);
-  if (s != VKNN_STATUS_NONE) return s;
-  for (uint32_t i = 1; i <= 2; ++i)
-    if (graph->tensors[op->inputs[i]].constant_data == NULL) return defer_parameter(graph, op, i);
-  /* The axes' rank again: one the model leaves unknown passed validation. */
-  s = vknn_op_check_known_rank(graph, op, 1, 1, 1);
-  if (s != VKNN_STATUS_NONE) return s;
+/* The axes listed (each in [-rank, rank)), marked in reduced. */
+static vknn_status mark_axes(const vknn_graph *graph, const vknn_operation *op, int32_t rank,
+                             bool reduced[VKNN_MAX_RANK]) {
   const vknn_tensor *axes = &graph->tensors[op->inputs[1]];
-  const vknn_tensor *keep = &graph->tensors[op->inputs[2]];
-  int32_t rank = (int32_t)graph->tensors[op->inputs[0]].rank;
   uint64_t count = vknn_shape_element_count(axes->dims, axes->rank);
   memset(reduced, 0, VKNN_MAX_RANK * sizeof(bool));
   for (uint64_t i = 0; i < count; ++i) {
@@ -284,14 +273,36 @@ static vknn_status read_axes(vknn_graph *graph, const vknn_operation *op,
     }
     reduced[axis < 0 ? axis + rank : axis] = true;
   }
-  if (keep->type == VKNN_OPERAND_BOOL) {
-    *keep_dims = keep->constant_data[0] != 0;
-  } else {
-    int32_t value;
-    memcpy(&value, keep->constant_data, sizeof(value));
-    *keep_dims = value > 0;
-  }
   return VKNN_STATUS_NONE;
+}
+
+/* keep_dims: a BOOL, or MEAN's INT32 (positive keeps the reduced axes). */
+static bool keep_dims_of(const vknn_tensor *keep) {
+  if (keep->type == VKNN_OPERAND_BOOL) return keep->constant_data[0] != 0;
+  int32_t value;
+  memcpy(&value, keep->constant_data, sizeof(value));
+  return value > 0;
+}
+
+/* The axes to reduce and keep_dims, read and checked before the input's
+ * shape: a model whose shape waits for an execution still has them checked
+ * at prepare. The model gives the rank with its dimensions, even those an
+ * execution gives; a rank it leaves unknown waits. */
+static vknn_status read_axes(vknn_graph *graph, const vknn_operation *op,
+                             bool reduced[VKNN_MAX_RANK], bool *keep_dims) {
+  const vknn_tensor *in = &graph->tensors[op->inputs[0]];
+  const vknn_tensor *keep = &graph->tensors[op->inputs[2]];
+  if (graph->tensors[op->inputs[1]].constant_data == NULL) return defer_parameter(graph, op, 1);
+  vknn_status s = in->rank == 0 ? vknn_op_require_input_shape(graph, op, 0) : VKNN_STATUS_NONE;
+  /* The rank limit again: a rank the model leaves unknown passed its checks. */
+  if (s == VKNN_STATUS_NONE) s = vknn_op_check_known_rank(graph, op, 0, 0, REDUCE_MAX_RANK);
+  /* The axes' rank again: one the model leaves unknown passed validation. */
+  if (s == VKNN_STATUS_NONE) s = vknn_op_check_known_rank(graph, op, 1, 1, 1);
+  if (s == VKNN_STATUS_NONE) s = mark_axes(graph, op, (int32_t)in->rank, reduced);
+  if (s == VKNN_STATUS_NONE && keep->constant_data == NULL) s = defer_parameter(graph, op, 2);
+  if (s != VKNN_STATUS_NONE) return s;
+  *keep_dims = keep_dims_of(keep);
+  return vknn_op_require_input_shape(graph, op, 0);
 }
 
 /* Elements reduced into each output. */

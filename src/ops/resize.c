@@ -83,19 +83,20 @@ static bool read_flag(const vknn_graph *graph, const vknn_operation *op, uint32_
 }
 
 /* new_size = floor(size * scale), in single precision as the reference
- * computes it; false when that is not a positive int32. */
+ * computes it; false when that is not a positive int32. A size of 0 is not
+ * known yet: false only for a scale that fails every size (not positive, or
+ * 2^31 already at size 1). */
 static bool scaled_size(uint32_t size, float scale, uint32_t *out) {
-  float scaled = floorf((float)size * scale);
-  if (!(scaled >= 1.f && scaled < 2147483648.f)) return false;
-  *out = (uint32_t)scaled;
-  return true;
+  float scaled = floorf((float)(size != 0 ? size : 1) * scale);
+  bool fits = scaled < 2147483648.f && (size != 0 ? scaled >= 1.f : scale > 0.f);
+  *out = fits && size != 0 ? (uint32_t)scaled : 0;
+  return fits;
 }
 
-/* The output width and height, from sizes or scales. */
+/* The output width and height, from sizes or scales (of g->in: dimensions
+ * of 0 not known yet, ops/known_dims.h). */
 static vknn_status read_output_size(vknn_graph *graph, const vknn_operation *op, resize_geometry *g) {
   const char *name = vknn_operation_type_name(op->type);
-  vknn_status s = vknn_op_require_constant_params(graph, op, 1, 2);
-  if (s != VKNN_STATUS_NONE) return s;
   bool ok;
   if (graph->tensors[op->inputs[2]].type == VKNN_OPERAND_INT32) {
     int32_t size[2]; /* width, height */
@@ -120,15 +121,13 @@ static vknn_status read_output_size(vknn_graph *graph, const vknn_operation *op,
   return VKNN_STATUS_NONE;
 }
 
-static vknn_status read_geometry(vknn_graph *graph, const vknn_operation *op, resize_geometry *g) {
-  vknn_status s = vknn_op_require_input_shape(graph, op, 0);
+/* The flags, then the output size (scales against the dimensions the model
+ * gives), read and checked before the input's shape: a model whose shape
+ * waits for an execution still has them checked at prepare (given as model
+ * inputs, they are compiled per execution with their values). */
+static vknn_status read_params(vknn_graph *graph, const vknn_operation *op, resize_geometry *g) {
+  vknn_status s = vknn_op_require_constant_params(graph, op, INPUT_LAYOUT, op->input_count - INPUT_LAYOUT);
   if (s != VKNN_STATUS_NONE) return s;
-  const vknn_tensor *in = &graph->tensors[op->inputs[0]];
-  if (in->rank != 4) {
-    VKNN_LOG_E(graph->log, "model", "%s: input must have rank 4, not %u",
-               vknn_operation_type_name(op->type), in->rank);
-    return VKNN_STATUS_INVALID_ARGUMENT;
-  }
   if (!read_flag(graph, op, INPUT_LAYOUT, &g->nchw) ||
       !read_flag(graph, op, INPUT_ALIGN_CORNERS, &g->align_corners) ||
       !read_flag(graph, op, INPUT_HALF_PIXEL, &g->half_pixel))
@@ -136,6 +135,24 @@ static vknn_status read_geometry(vknn_graph *graph, const vknn_operation *op, re
   if (g->align_corners && g->half_pixel) {
     VKNN_LOG_E(graph->log, "model", "%s: half_pixel_centers requires align_corners false",
                vknn_operation_type_name(op->type));
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
+  s = vknn_op_require_constant_params(graph, op, 1, 2);
+  if (s != VKNN_STATUS_NONE) return s;
+  const vknn_tensor *in = &graph->tensors[op->inputs[0]];
+  g->in = in->rank == 4 ? vknn_image_shape_of(in, g->nchw) : (vknn_image_shape){0, 0, 0, 0};
+  g->out = g->in;
+  return read_output_size(graph, op, g);
+}
+
+static vknn_status read_geometry(vknn_graph *graph, const vknn_operation *op, resize_geometry *g) {
+  vknn_status s = read_params(graph, op, g);
+  if (s == VKNN_STATUS_NONE) s = vknn_op_require_input_shape(graph, op, 0);
+  if (s != VKNN_STATUS_NONE) return s;
+  const vknn_tensor *in = &graph->tensors[op->inputs[0]];
+  if (in->rank != 4) {
+    VKNN_LOG_E(graph->log, "model", "%s: input must have rank 4, not %u",
+               vknn_operation_type_name(op->type), in->rank);
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
   g->in = vknn_image_shape_of(in, g->nchw);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "ops/op_common.h"
+#include "ops/known_dims.h"
 #include "graph/runtime_check.h"
 #include "model/operand_type.h"
 
@@ -80,9 +81,15 @@ typedef struct roi_geometry {
   int32_t sampling_h, sampling_w;
 } roi_geometry;
 
+/* The parameters, read and checked before the shapes: a model whose shapes
+ * wait for an execution still has them checked at prepare (given as model
+ * inputs, they are compiled per execution with their values). */
 static vknn_status read_parameters(vknn_graph *graph, const vknn_operation *op, roi_geometry *g) {
   const char *name = vknn_operation_type_name(op->type);
   int32_t size[2] = {0, 0}, sampling[2] = {0, 0};
+  vknn_status s =
+      vknn_op_require_constant_params(graph, op, INPUT_OUT_HEIGHT, op->input_count - INPUT_OUT_HEIGHT);
+  if (s != VKNN_STATUS_NONE) return s;
   if (!vknn_graph_const_i32_list(graph, op, INPUT_OUT_HEIGHT, 2, size) ||
       (is_align(op) && !vknn_graph_const_i32_list(graph, op, INPUT_HEIGHT_SAMPLING, 2, sampling)))
     return VKNN_STATUS_GENERAL_FAILURE;
@@ -107,20 +114,25 @@ static vknn_status read_parameters(vknn_graph *graph, const vknn_operation *op, 
   return VKNN_STATUS_NONE;
 }
 
-static vknn_status check_shapes(vknn_graph *graph, const vknn_operation *op, const roi_geometry *g) {
+/* The boxes [regions, 4] and the batch indices [regions], as far as their
+ * dimensions are known (ops/known_dims.h): exact once the shapes are. */
+static vknn_status check_boxes(vknn_graph *graph, const vknn_operation *op) {
   const vknn_tensor *rois = &graph->tensors[op->inputs[INPUT_ROIS]];
   const vknn_tensor *batches = &graph->tensors[op->inputs[INPUT_BATCHES]];
+  if (vknn_dims_fit(rois, 2, 0, 4) && vknn_dims_fit(batches, 1, vknn_known_dim(rois, 2, 0), 0))
+    return VKNN_STATUS_NONE;
+  VKNN_LOG_E(graph->log, "model", "%s: the boxes must be [regions, 4] and the batch indices [regions]",
+             vknn_operation_type_name(op->type));
+  return VKNN_STATUS_INVALID_ARGUMENT;
+}
+
+static vknn_status check_shapes(vknn_graph *graph, const vknn_operation *op, const roi_geometry *g) {
   const char *name = vknn_operation_type_name(op->type);
   if (g->in.batches == 0 || g->in.height == 0 || g->in.width == 0 || g->in.channels == 0) {
     VKNN_LOG_E(graph->log, "model", "%s: the input's dimensions must be positive", name);
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
-  if (rois->rank != 2 || rois->dims[1] != 4 || batches->rank != 1 || batches->dims[0] != rois->dims[0]) {
-    VKNN_LOG_E(graph->log, "model", "%s: the boxes must be [regions, 4] and the batch indices [regions]",
-               name);
-    return VKNN_STATUS_INVALID_ARGUMENT;
-  }
-  if (rois->dims[0] == 0) {
+  if (g->out.batches == 0) {
     VKNN_LOG_E(graph->log, "compilation", "%s: no regions: zero-sized tensors are not supported", name);
     return VKNN_STATUS_GENERAL_FAILURE;
   }
@@ -128,10 +140,9 @@ static vknn_status check_shapes(vknn_graph *graph, const vknn_operation *op, con
 }
 
 static vknn_status read_geometry(vknn_graph *graph, const vknn_operation *op, roi_geometry *g) {
-  vknn_status s = vknn_op_require_input_shape(graph, op, INPUT_FEATURES);
-  if (s == VKNN_STATUS_NONE) s = vknn_op_require_input_shape(graph, op, INPUT_ROIS);
-  if (s == VKNN_STATUS_NONE) s = vknn_op_require_input_shape(graph, op, INPUT_BATCHES);
-  if (s == VKNN_STATUS_NONE) s = read_parameters(graph, op, g);
+  vknn_status s = read_parameters(graph, op, g);
+  if (s == VKNN_STATUS_NONE) s = check_boxes(graph, op);
+  if (s == VKNN_STATUS_NONE) s = vknn_op_require_input_shapes(graph, op, INPUT_BATCHES + 1);
   if (s != VKNN_STATUS_NONE) return s;
   const vknn_tensor *in = &graph->tensors[op->inputs[INPUT_FEATURES]];
   if (in->rank != 4) {

@@ -60,26 +60,33 @@ static vknn_status validate_log_softmax(const vknn_logger *log, const vknn_model
   return check_parameter_types(log, sg, op) ? VKNN_STATUS_NONE : VKNN_STATUS_INVALID_ARGUMENT;
 }
 
-/* beta (> 0) and the axis (default the last), from constants. */
+/* beta (> 0) and the axis (default the last), read and checked before the
+ * input's shape: a model whose shape waits for an execution still has them
+ * checked at prepare (given as model inputs, they are compiled per execution
+ * with their values). The model gives the input's rank with its dimensions,
+ * even those an execution gives; a rank it leaves unknown waits. */
 static vknn_status read_params(vknn_graph *graph, const vknn_operation *op, float *beta,
                                uint32_t *axis) {
   const char *name = vknn_operation_type_name(op->type);
+  const vknn_tensor *in = &graph->tensors[op->inputs[0]];
   int32_t raw_axis = -1;
-  vknn_status s = vknn_op_require_input_shape(graph, op, 0);
-  /* SOFTMAX's rank again (up to 4): a rank the model leaves unknown passed its checks. */
-  if (s == VKNN_STATUS_NONE)
-    s = vknn_op_check_known_rank(graph, op, 0, 1, op->type == VKNN_OPERATION_SOFTMAX ? 4 : VKNN_MAX_RANK);
+  vknn_status s = vknn_op_require_constant_params(graph, op, 1, op->input_count - 1);
   if (s != VKNN_STATUS_NONE) return s;
   if (!vknn_graph_const_float(graph, op->inputs[1], beta) ||
       (op->input_count == 3 && !vknn_graph_const_i32_list(graph, op, 2, 1, &raw_axis))) {
-    VKNN_LOG_E(graph->log, "compilation", "%s: needs a known shape and constant parameters", name);
+    VKNN_LOG_E(graph->log, "compilation", "%s: needs constant parameters", name);
     return VKNN_STATUS_GENERAL_FAILURE;
   }
   if (!(*beta > 0.f)) {
     VKNN_LOG_E(graph->log, "model", "%s: beta %g is not positive", name, *beta);
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
-  return vknn_row_axis(graph, op, raw_axis, graph->tensors[op->inputs[0]].rank, axis);
+  if (in->rank == 0) s = vknn_op_require_input_shape(graph, op, 0);
+  /* SOFTMAX's rank again (up to 4): a rank the model leaves unknown passed its checks. */
+  if (s == VKNN_STATUS_NONE)
+    s = vknn_op_check_known_rank(graph, op, 0, 1, op->type == VKNN_OPERATION_SOFTMAX ? 4 : VKNN_MAX_RANK);
+  if (s == VKNN_STATUS_NONE) s = vknn_row_axis(graph, op, raw_axis, in->rank, axis);
+  return s == VKNN_STATUS_NONE ? vknn_op_require_input_shape(graph, op, 0) : s;
 }
 
 static vknn_status infer_softmax(vknn_graph *graph, const vknn_operation *op) {

@@ -48,20 +48,29 @@ typedef struct topk_geometry {
   uint32_t rows, length, k;
 } topk_geometry;
 
+/* k in [1, the last dimension]; a last dimension of 0 is not known yet
+ * (ops/known_dims.h). */
+static vknn_status check_k(const vknn_graph *graph, int32_t k, uint32_t length) {
+  if (k >= 1 && (length == 0 || (uint32_t)k <= length)) return VKNN_STATUS_NONE;
+  VKNN_LOG_E(graph->log, "model", "TOPK_V2: k %d is not in [1, %u] (the last dimension)", k, length);
+  return VKNN_STATUS_INVALID_ARGUMENT;
+}
+
+/* k is read and checked before the input's shape, against the last
+ * dimension where the model gives it (exact once the shape is known): a
+ * model whose shape waits for an execution still has it checked at prepare
+ * (given as a model input, it is compiled per execution with its value). */
 static vknn_status read_geometry(vknn_graph *graph, const vknn_operation *op, topk_geometry *g) {
-  vknn_status s = vknn_op_require_input_shape(graph, op, 0);
-  if (s != VKNN_STATUS_NONE) return s;
   const vknn_tensor *in = &graph->tensors[op->inputs[0]];
   int32_t k;
-  s = vknn_op_require_constant_params(graph, op, 1, 1);
+  vknn_status s = vknn_op_require_constant_params(graph, op, 1, 1);
   if (s != VKNN_STATUS_NONE) return s;
   if (!vknn_graph_const_i32_list(graph, op, 1, 1, &k)) return VKNN_STATUS_GENERAL_FAILURE;
+  s = check_k(graph, k, in->rank != 0 ? in->dims[in->rank - 1] : 0);
+  if (s == VKNN_STATUS_NONE) s = vknn_op_require_input_shape(graph, op, 0);
+  if (s != VKNN_STATUS_NONE) return s;
   g->length = in->dims[in->rank - 1];
   uint64_t rows = vknn_shape_element_count(in->dims, in->rank) / g->length;
-  if (k < 1 || (uint32_t)k > g->length) {
-    VKNN_LOG_E(graph->log, "model", "TOPK_V2: k %d is not in [1, %u] (the last dimension)", k, g->length);
-    return VKNN_STATUS_INVALID_ARGUMENT;
-  }
   g->k = (uint32_t)k;
   uint64_t first_pass_groups = rows * ((g->length + TOPK_SORT_MAX - 1) / TOPK_SORT_MAX);
   if (first_pass_groups > UINT32_MAX || (g->length > TOPK_SORT_MAX && g->k > TOPK_SORT_MAX / 2)) {
