@@ -3,6 +3,7 @@
  * INVALID_ARGUMENT by the support query and by prepare, with a log line
  * naming the problem. Accepting rows (no mutation) show each family's valid
  * model passes, so that a rejection cannot come from a wrong base model. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -3010,6 +3011,45 @@ static void test_activation_at_execution(void **state) {
   check_activation_at_execution(build_fully_connected, 3, "FULLY_CONNECTED", fc_data, 1, fc, 6);
 }
 
+/* SOFTMAX's beta and LOG_SOFTMAX's axis as model inputs (the model's
+ * last): the model prepares, compiled per execution with the value; a
+ * valid value gives the result of the constant, an invalid one
+ * INVALID_ARGUMENT naming it. [2, 3] rows 0 1 2 and 2 2 2. */
+static void check_param_at_execution(void (*build)(ctx *, int32_t), uint32_t param, int32_t type,
+                                     const void *valid, const void *invalid, const char *log,
+                                     const float *want) {
+  fixture *f = device_fixture;
+  ctx *c = new_ctx();
+  build(c, F32);
+  replace_input(c, param, mb_input(&c->b, type, NULL, 0));
+  vknn_prepared_model *pm = prepare_valid(f, c);
+  const float x[6] = {0.f, 1.f, 2.f, 2.f, 2.f, 2.f};
+  float out[6];
+  buffer_arg inputs[2] = {{x, NULL, sizeof(x)}, {valid, NULL, 4}};
+  buffer_arg outputs[1] = {{NULL, out, sizeof(out)}};
+  assert_int_equal(model_runner_execute(pm, &c->b, inputs, outputs, NULL), VKNN_STATUS_NONE);
+  for (int k = 0; k < 6; ++k) assert_float_equal(out[k], want[k], 1e-5f);
+  inputs[1].data = invalid;
+  clear_log(&f->log);
+  assert_int_equal(model_runner_execute(pm, &c->b, inputs, outputs, NULL), VKNN_STATUS_INVALID_ARGUMENT);
+  if (strstr(f->log.text, log) == NULL) fail_msg("logged \"%s\", not \"%s\"", f->log.text, log);
+  vknn_prepared_model_release(pm);
+  free(c);
+}
+
+static void test_params_at_execution(void **state) {
+  (void)state;
+  const float beta = 1.f, zero = 0.f;
+  const float e0 = 1.f / (1.f + expf(1.f) + expf(2.f));
+  const float softmax[6] = {e0, e0 * expf(1.f), e0 * expf(2.f), 1.f / 3, 1.f / 3, 1.f / 3};
+  check_param_at_execution(build_softmax, 1, VKNN_OPERAND_FLOAT32, &beta, &zero, "beta 0 is not positive",
+                           softmax);
+  const int32_t last = 1, past = 2;
+  float log_softmax[6];
+  for (int k = 0; k < 6; ++k) log_softmax[k] = logf(softmax[k]);
+  check_param_at_execution(build_log_softmax, 2, VKNN_OPERAND_INT32, &last, &past, "axis", log_softmax);
+}
+
 /* ---- parameters of a rank given only by an execution -----------------------
  * RESHAPE's shape, SQUEEZE's axes, FILL's shape and REDUCE_SUM's axes as model
  * inputs declared without a rank (the outputs of the first three left unknown,
@@ -3168,7 +3208,7 @@ static void test_unsupported_row(void **state) {
 int main(void) {
   enum { ROWS = sizeof(rows) / sizeof(rows[0]) };
   enum { UNSUPPORTED = sizeof(unsupported_rows) / sizeof(unsupported_rows[0]) };
-  struct CMUnitTest tests[ROWS + UNSUPPORTED + 6];
+  struct CMUnitTest tests[ROWS + UNSUPPORTED + 7];
   for (size_t i = 0; i < ROWS; ++i) {
     tests[i] = (struct CMUnitTest)cmocka_unit_test_prestate(test_row, (void *)&rows[i]);
     tests[i].name = rows[i].name;
@@ -3183,5 +3223,6 @@ int main(void) {
   tests[ROWS + UNSUPPORTED + 3] = (struct CMUnitTest)cmocka_unit_test(test_conv_stride_at_execution);
   tests[ROWS + UNSUPPORTED + 4] = (struct CMUnitTest)cmocka_unit_test(test_rank_9_beside_supported);
   tests[ROWS + UNSUPPORTED + 5] = (struct CMUnitTest)cmocka_unit_test(test_activation_at_execution);
-  return _cmocka_run_group_tests("op_rules", tests, ROWS + UNSUPPORTED + 6, setup, teardown);
+  tests[ROWS + UNSUPPORTED + 6] = (struct CMUnitTest)cmocka_unit_test(test_params_at_execution);
+  return _cmocka_run_group_tests("op_rules", tests, ROWS + UNSUPPORTED + 7, setup, teardown);
 }
