@@ -54,11 +54,13 @@ static vknn_status build_dynamic(vknn_graph *graph, const vknn_operation *op, vk
                                  uint32_t *dims, uint32_t *rank) {
   bool to_batch = op->type == VKNN_OPERATION_SPACE_TO_BATCH_ND, nchw = false;
   uint32_t layout = layout_input(op);
+  vknn_status s = check_param_shapes(graph, op);
+  if (s != VKNN_STATUS_NONE) return s;
   if (op->input_count > layout && !vknn_graph_const_bool(graph, op->inputs[layout], &nchw))
     return VKNN_STATUS_GENERAL_FAILURE;
   if (!vknn_remap_param_ok(graph, op, 1, 2) || (to_batch && !vknn_remap_param_ok(graph, op, 2, 4)))
     return VKNN_STATUS_GENERAL_FAILURE;
-  vknn_status s = vknn_op_check_known_rank(graph, op, 0, 4, 4);
+  s = vknn_op_check_known_rank(graph, op, 0, 4, 4);
   if (s == VKNN_STATUS_NONE) s = vknn_remap_declared_output(graph, op, 0, dims, rank);
   if (s != VKNN_STATUS_NONE) return s;
   const vknn_tensor *in = &graph->tensors[op->inputs[0]];
@@ -122,12 +124,14 @@ static vknn_status build_dynamic(vknn_graph *graph, const vknn_operation *op, vk
   return VKNN_STATUS_NONE;
 }
 
-/* Constant parameters: the block, pads = {top, bottom, left, right}, the
- * layout, and the input's image shape in that layout. */
 /* Shapes are computed in 64 bits: a result beyond 32 bits is an invalid
  * model, never a wrapped size that would let a kernel write past its output. */
 static bool fits_u32(uint64_t value) { return value <= UINT32_MAX; }
 
+/* Constant parameters: the block, pads = {top, bottom, left, right}, the
+ * layout, and the input's image shape in that layout: all 0 while the model
+ * leaves the rank unknown, each dimension 0 until it is known
+ * (ops/known_dims.h). */
 typedef struct block_params {
   uint32_t bh, bw;
   int32_t pads[4];
@@ -157,88 +161,103 @@ static vknn_status read_params(vknn_graph *graph, const vknn_operation *op, bloc
     VKNN_LOG_E(graph->log, "model", "%s: invalid block or paddings", vknn_operation_type_name(op->type));
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
-  vknn_status s = vknn_op_check_known_rank(graph, op, 0, 4, 4);
-  if (s != VKNN_STATUS_NONE) return s;
   p->bh = (uint32_t)block[0];
   p->bw = (uint32_t)block[1];
   p->in = &graph->tensors[op->inputs[0]];
-  p->shape = vknn_image_shape_of(p->in, p->nchw);
+  return vknn_remap_image_shape(graph, op, p->nchw, &p->shape);
+}
+
+/* BATCH_TO_SPACE_ND: the batches hold whole blocks, and the image scaled by
+ * the block stays within 32-bit dimensions. */
+static vknn_status check_batch_to_space(const vknn_logger *log, const block_params *p) {
+  uint64_t block_area = (uint64_t)p->bh * p->bw;
+  if (p->shape.batches % block_area == 0 && fits_u32((uint64_t)p->shape.height * p->bh) &&
+      fits_u32((uint64_t)p->shape.width * p->bw))
+    return VKNN_STATUS_NONE;
+  VKNN_LOG_E(log, "model", "BATCH_TO_SPACE_ND: batch %u not divisible by %ux%u", p->shape.batches, p->bh, p->bw);
+  return VKNN_STATUS_INVALID_ARGUMENT;
+}
+
+/* SPACE_TO_BATCH_ND: the padded image (where its height and width are
+ * known) holds whole blocks, and the output stays within 32-bit dimensions. */
+static vknn_status check_space_to_batch(const vknn_logger *log, const block_params *p) {
+  uint64_t ph = (uint64_t)p->shape.height + (uint64_t)p->pads[0] + (uint64_t)p->pads[1];
+  uint64_t pw = (uint64_t)p->shape.width + (uint64_t)p->pads[2] + (uint64_t)p->pads[3];
+  if (!fits_u32(ph) || !fits_u32(pw) || !fits_u32((uint64_t)p->shape.batches * p->bh * p->bw)) {
+    VKNN_LOG_E(log, "model", "SPACE_TO_BATCH_ND: the output does not fit 32-bit dimensions");
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
+  if ((p->shape.height != 0 && ph % p->bh != 0) || (p->shape.width != 0 && pw % p->bw != 0)) {
+    VKNN_LOG_E(log, "model", "SPACE_TO_BATCH_ND: padded %ux%u not divisible by %ux%u", (uint32_t)ph,
+               (uint32_t)pw, p->bh, p->bw);
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
   return VKNN_STATUS_NONE;
 }
 
-static vknn_status build_batch_to_space(vknn_graph *graph, const vknn_operation *op, uint32_t output,
-                                        vknn_remap *r, uint32_t *dims, uint32_t *rank) {
-  (void)output;
-  vknn_status s = check_param_shapes(graph, op);
-  if (s != VKNN_STATUS_NONE) return s;
-  if (!params_constant(graph, op)) return build_dynamic(graph, op, r, dims, rank);
+/* Constant parameters against the input's dimensions known so far. */
+static vknn_status check_batch_space(vknn_graph *graph, const vknn_operation *op) {
   block_params p;
-  s = read_params(graph, op, &p);
+  vknn_status s = check_param_shapes(graph, op);
+  if (s == VKNN_STATUS_NONE) s = read_params(graph, op, &p);
   if (s != VKNN_STATUS_NONE) return s;
-  uint64_t block_area = (uint64_t)p.bh * p.bw;
-  if (block_area > p.shape.batches || p.shape.batches % block_area != 0 ||
-      !fits_u32((uint64_t)p.shape.height * p.bh) || !fits_u32((uint64_t)p.shape.width * p.bw)) {
-    VKNN_LOG_E(graph->log, "model", "BATCH_TO_SPACE_ND: batch %u not divisible by %ux%u",
-               p.shape.batches, p.bh, p.bw);
-    return VKNN_STATUS_INVALID_ARGUMENT;
-  }
-  uint32_t n = (uint32_t)(p.shape.batches / block_area);
-  vknn_image_axes a = vknn_image_axes_of(p.nchw);
+  return op->type == VKNN_OPERATION_SPACE_TO_BATCH_ND ? check_space_to_batch(graph->log, &p)
+                                                      : check_batch_to_space(graph->log, &p);
+}
+
+/* The map and output of BATCH_TO_SPACE_ND with constant parameters. */
+static void map_batch_to_space(const block_params *p, vknn_remap *r, uint32_t *dims) {
+  uint32_t n = p->shape.batches / (p->bh * p->bw);
+  vknn_image_axes a = vknn_image_axes_of(p->nchw);
   uint32_t h = a.h, w = a.w, c = a.c;
-  vknn_remap_set_axes(r, p.in);
+  vknn_remap_set_axes(r, p->in);
   vknn_remap_add_view(r, n, a.n, 1);
-  if (p.nchw) vknn_remap_add_view(r, p.shape.channels, c, 1);
-  vknn_remap_add_view(r, p.shape.height, h, 1);
-  vknn_remap_add_view(r, p.bh, a.n, (int32_t)(p.bw * n));
-  vknn_remap_add_view(r, p.shape.width, w, 1);
-  vknn_remap_add_view(r, p.bw, a.n, (int32_t)n);
-  if (!p.nchw) vknn_remap_add_view(r, p.shape.channels, c, 1);
-  vknn_image_shape out = {n, p.shape.height * p.bh, p.shape.width * p.bw, p.shape.channels};
-  vknn_image_dims(out, p.nchw, dims);
-  *rank = 4;
-  return VKNN_STATUS_NONE;
+  if (p->nchw) vknn_remap_add_view(r, p->shape.channels, c, 1);
+  vknn_remap_add_view(r, p->shape.height, h, 1);
+  vknn_remap_add_view(r, p->bh, a.n, (int32_t)(p->bw * n));
+  vknn_remap_add_view(r, p->shape.width, w, 1);
+  vknn_remap_add_view(r, p->bw, a.n, (int32_t)n);
+  if (!p->nchw) vknn_remap_add_view(r, p->shape.channels, c, 1);
+  vknn_image_shape out = {n, p->shape.height * p->bh, p->shape.width * p->bw, p->shape.channels};
+  vknn_image_dims(out, p->nchw, dims);
 }
 
-static vknn_status build_space_to_batch(vknn_graph *graph, const vknn_operation *op, uint32_t output,
-                                        vknn_remap *r, uint32_t *dims, uint32_t *rank) {
+/* The map and output of SPACE_TO_BATCH_ND with constant parameters. */
+static void map_space_to_batch(const block_params *p, vknn_remap *r, uint32_t *dims) {
+  uint32_t ph = p->shape.height + (uint32_t)p->pads[0] + (uint32_t)p->pads[1];
+  uint32_t pw = p->shape.width + (uint32_t)p->pads[2] + (uint32_t)p->pads[3];
+  vknn_image_axes a = vknn_image_axes_of(p->nchw);
+  uint32_t h = a.h, w = a.w, c = a.c;
+  vknn_remap_set_axes(r, p->in);
+  r->axes[h].start = -p->pads[0];
+  r->axes[w].start = -p->pads[2];
+  r->pad_bits = vknn_zero_pad_bits(p->in);
+  vknn_remap_add_view(r, p->bh, h, 1);
+  vknn_remap_add_view(r, p->bw, w, 1);
+  vknn_remap_add_view(r, p->shape.batches, a.n, 1);
+  if (p->nchw) vknn_remap_add_view(r, p->shape.channels, c, 1);
+  vknn_remap_add_view(r, ph / p->bh, h, (int32_t)p->bh);
+  vknn_remap_add_view(r, pw / p->bw, w, (int32_t)p->bw);
+  if (!p->nchw) vknn_remap_add_view(r, p->shape.channels, c, 1);
+  vknn_image_shape out = {p->shape.batches * p->bh * p->bw, ph / p->bh, pw / p->bw, p->shape.channels};
+  vknn_image_dims(out, p->nchw, dims);
+}
+
+/* Constant parameters have passed check_batch_space. */
+static vknn_status build_batch_space(vknn_graph *graph, const vknn_operation *op, uint32_t output,
+                                     vknn_remap *r, uint32_t *dims, uint32_t *rank) {
   (void)output;
-  vknn_status s = check_param_shapes(graph, op);
-  if (s != VKNN_STATUS_NONE) return s;
   if (!params_constant(graph, op)) return build_dynamic(graph, op, r, dims, rank);
   block_params p;
-  s = read_params(graph, op, &p);
+  vknn_status s = read_params(graph, op, &p);
   if (s != VKNN_STATUS_NONE) return s;
-  uint64_t ph64 = (uint64_t)p.shape.height + (uint64_t)p.pads[0] + (uint64_t)p.pads[1];
-  uint64_t pw64 = (uint64_t)p.shape.width + (uint64_t)p.pads[2] + (uint64_t)p.pads[3];
-  if (!fits_u32(ph64) || !fits_u32(pw64) ||
-      !fits_u32((uint64_t)p.shape.batches * p.bh * p.bw)) {
-    VKNN_LOG_E(graph->log, "model", "SPACE_TO_BATCH_ND: the output does not fit 32-bit dimensions");
-    return VKNN_STATUS_INVALID_ARGUMENT;
-  }
-  uint32_t ph = (uint32_t)ph64, pw = (uint32_t)pw64;
-  if (ph % p.bh != 0 || pw % p.bw != 0) {
-    VKNN_LOG_E(graph->log, "model", "SPACE_TO_BATCH_ND: padded %ux%u not divisible by %ux%u", ph, pw,
-               p.bh, p.bw);
-    return VKNN_STATUS_INVALID_ARGUMENT;
-  }
-  vknn_image_axes a = vknn_image_axes_of(p.nchw);
-  uint32_t h = a.h, w = a.w, c = a.c;
-  vknn_remap_set_axes(r, p.in);
-  r->axes[h].start = -p.pads[0];
-  r->axes[w].start = -p.pads[2];
-  r->pad_bits = vknn_zero_pad_bits(p.in);
-  vknn_remap_add_view(r, p.bh, h, 1);
-  vknn_remap_add_view(r, p.bw, w, 1);
-  vknn_remap_add_view(r, p.shape.batches, a.n, 1);
-  if (p.nchw) vknn_remap_add_view(r, p.shape.channels, c, 1);
-  vknn_remap_add_view(r, ph / p.bh, h, (int32_t)p.bh);
-  vknn_remap_add_view(r, pw / p.bw, w, (int32_t)p.bw);
-  if (!p.nchw) vknn_remap_add_view(r, p.shape.channels, c, 1);
-  vknn_image_shape out = {p.shape.batches * p.bh * p.bw, ph / p.bh, pw / p.bw, p.shape.channels};
-  vknn_image_dims(out, p.nchw, dims);
+  if (op->type == VKNN_OPERATION_SPACE_TO_BATCH_ND) map_space_to_batch(&p, r, dims);
+  else map_batch_to_space(&p, r, dims);
   *rank = 4;
   return VKNN_STATUS_NONE;
 }
 
-VKNN_REMAP_OP_DEF(batch_to_space_nd, BATCH_TO_SPACE_ND, validate_batch_space, build_batch_to_space);
-VKNN_REMAP_OP_DEF(space_to_batch_nd, SPACE_TO_BATCH_ND, validate_batch_space, build_space_to_batch);
+VKNN_REMAP_OP_DEF(batch_to_space_nd, BATCH_TO_SPACE_ND, validate_batch_space, check_batch_space,
+                  build_batch_space);
+VKNN_REMAP_OP_DEF(space_to_batch_nd, SPACE_TO_BATCH_ND, validate_batch_space, check_batch_space,
+                  build_batch_space);

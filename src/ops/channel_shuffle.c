@@ -12,6 +12,17 @@ static vknn_status validate_channel_shuffle(const vknn_logger *log, const vknn_m
   return ok ? VKNN_STATUS_NONE : VKNN_STATUS_INVALID_ARGUMENT;
 }
 
+/* num_groups cuts the axis into equal parts as far as the rank and the
+ * axis's size are known. */
+static vknn_status check_channel_shuffle(vknn_graph *graph, const vknn_operation *op) {
+  int32_t params[2]; /* groups, axis */
+  if (!vknn_graph_const_i32_list(graph, op, 1, 2, params)) return VKNN_STATUS_GENERAL_FAILURE;
+  if (vknn_remap_axis_parts_fit(graph, op, params[1], params[0])) return VKNN_STATUS_NONE;
+  VKNN_LOG_E(graph->log, "model", "CHANNEL_SHUFFLE: %d groups on axis %d do not fit", params[0], params[1]);
+  return VKNN_STATUS_INVALID_ARGUMENT;
+}
+
+/* The parameters have passed check_channel_shuffle. */
 static vknn_status build_channel_shuffle(vknn_graph *graph, const vknn_operation *op,
                                          uint32_t output, vknn_remap *r, uint32_t *dims,
                                          uint32_t *rank) {
@@ -19,13 +30,7 @@ static vknn_status build_channel_shuffle(vknn_graph *graph, const vknn_operation
   const vknn_tensor *in = &graph->tensors[op->inputs[0]];
   int32_t params[2]; /* groups, axis */
   if (!vknn_graph_const_i32_list(graph, op, 1, 2, params)) return VKNN_STATUS_GENERAL_FAILURE;
-  int32_t axis = params[1] < 0 ? params[1] + (int32_t)in->rank : params[1];
-  if (axis < 0 || axis >= (int32_t)in->rank || params[0] <= 0 ||
-      in->dims[axis] % (uint32_t)params[0] != 0) {
-    VKNN_LOG_E(graph->log, "model", "CHANNEL_SHUFFLE: %d groups on axis %d do not fit", params[0],
-               params[1]);
-    return VKNN_STATUS_INVALID_ARGUMENT;
-  }
+  int32_t axis = vknn_remap_axis(graph, op, params[1]);
   uint32_t groups = (uint32_t)params[0], k = in->dims[axis] / groups;
   vknn_remap_set_axes(r, in);
   for (uint32_t d = 0; d < in->rank; ++d) {
@@ -41,4 +46,5 @@ static vknn_status build_channel_shuffle(vknn_graph *graph, const vknn_operation
   return VKNN_STATUS_NONE;
 }
 
-VKNN_REMAP_OP_DEF(channel_shuffle, CHANNEL_SHUFFLE, validate_channel_shuffle, build_channel_shuffle);
+VKNN_REMAP_OP_DEF(channel_shuffle, CHANNEL_SHUFFLE, validate_channel_shuffle, check_channel_shuffle,
+                  build_channel_shuffle);

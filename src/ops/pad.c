@@ -68,6 +68,35 @@ static vknn_status build_dynamic_pad(vknn_graph *graph, const vknn_operation *op
   return vknn_remap_dynamic_identity(graph, op, count, VKNN_REMAP_DYNAMIC_PAD, r, dims, rank);
 }
 
+/* Constant paddings: [rank, 2] (once the input's rank is known), none
+ * negative, each axis padded within a dimension's 32 bits (its size 0 until
+ * known). Paddings too long to read while the rank is unknown are checked
+ * once it is known, by their shape. */
+static vknn_status check_pad(vknn_graph *graph, const vknn_operation *op) {
+  const vknn_tensor *in = &graph->tensors[op->inputs[0]];
+  int32_t paddings[2 * VKNN_MAX_RANK];
+  uint32_t n;
+  vknn_status s = in->rank != 0 ? check_paddings_shape(graph, op) : VKNN_STATUS_NONE;
+  if (s != VKNN_STATUS_NONE ||
+      !vknn_graph_const_i32_tensor(graph, op->inputs[1], paddings, 2 * VKNN_MAX_RANK, &n))
+    return s;
+  for (uint32_t d = 0; d < n / 2; ++d) {
+    int32_t before = paddings[2 * d], after = paddings[2 * d + 1];
+    if (before < 0 || after < 0) {
+      VKNN_LOG_E(graph->log, "model", "%s: negative padding", vknn_operation_type_name(op->type));
+      return VKNN_STATUS_INVALID_ARGUMENT;
+    }
+    uint64_t size = (uint64_t)(d < in->rank ? in->dims[d] : 0) + (uint64_t)before + (uint64_t)after;
+    if (size > UINT32_MAX) {
+      VKNN_LOG_E(graph->log, "model", "%s: axis %u padded to %llu elements, more than a dimension holds",
+                 vknn_operation_type_name(op->type), d, (unsigned long long)size);
+      return VKNN_STATUS_INVALID_ARGUMENT;
+    }
+  }
+  return VKNN_STATUS_NONE;
+}
+
+/* Constant paddings have passed check_pad. */
 static vknn_status build_pad(vknn_graph *graph, const vknn_operation *op, uint32_t output,
                              vknn_remap *r, uint32_t *dims, uint32_t *rank) {
   (void)output;
@@ -79,25 +108,10 @@ static vknn_status build_pad(vknn_graph *graph, const vknn_operation *op, uint32
   uint32_t n;
   if (!vknn_graph_const_i32_tensor(graph, op->inputs[1], paddings, 2 * VKNN_MAX_RANK, &n))
     return build_dynamic_pad(graph, op, r, dims, rank);
-  if (n != 2 * in->rank) {
-    VKNN_LOG_E(graph->log, "model", "%s: %u paddings for rank %u", vknn_operation_type_name(op->type),
-               n, in->rank);
-    return VKNN_STATUS_INVALID_ARGUMENT;
-  }
   vknn_remap_set_axes(r, in);
   for (uint32_t d = 0; d < in->rank; ++d) {
     int32_t before = paddings[2 * d], after = paddings[2 * d + 1];
-    if (before < 0 || after < 0) {
-      VKNN_LOG_E(graph->log, "model", "%s: negative padding", vknn_operation_type_name(op->type));
-      return VKNN_STATUS_INVALID_ARGUMENT;
-    }
-    uint64_t size = (uint64_t)in->dims[d] + (uint64_t)before + (uint64_t)after;
-    if (size > UINT32_MAX) {
-      VKNN_LOG_E(graph->log, "model", "%s: axis %u padded to %llu elements, more than a dimension holds",
-                 vknn_operation_type_name(op->type), d, (unsigned long long)size);
-      return VKNN_STATUS_INVALID_ARGUMENT;
-    }
-    dims[d] = (uint32_t)size;
+    dims[d] = in->dims[d] + (uint32_t)before + (uint32_t)after;
     r->axes[d].start = -before;
     vknn_remap_add_view(r, dims[d], d, 1);
   }
@@ -124,5 +138,5 @@ bool vknn_pad_spatial_amounts(const vknn_graph *graph, const vknn_operation *op,
   return true;
 }
 
-VKNN_REMAP_OP_DEF(pad, PAD, validate_pad, build_pad);
-VKNN_REMAP_OP_DEF(pad_v2, PAD_V2, validate_pad, build_pad);
+VKNN_REMAP_OP_DEF(pad, PAD, validate_pad, check_pad, build_pad);
+VKNN_REMAP_OP_DEF(pad_v2, PAD_V2, validate_pad, check_pad, build_pad);

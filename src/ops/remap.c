@@ -24,6 +24,27 @@ void vknn_remap_set_axes(vknn_remap *r, const vknn_tensor *t) {
   }
 }
 
+int32_t vknn_remap_axis(const vknn_graph *graph, const vknn_operation *op, int32_t given) {
+  return given < 0 ? given + (int32_t)graph->tensors[op->inputs[0]].rank : given;
+}
+
+bool vknn_remap_axis_parts_fit(const vknn_graph *graph, const vknn_operation *op, int32_t given, int32_t parts) {
+  const vknn_tensor *in = &graph->tensors[op->inputs[0]];
+  int32_t axis = vknn_remap_axis(graph, op, given);
+  if (parts <= 0) return false;
+  return in->rank == 0 || (axis >= 0 && axis < (int32_t)in->rank && in->dims[axis] % (uint32_t)parts == 0);
+}
+
+vknn_status vknn_remap_image_shape(const vknn_graph *graph, const vknn_operation *op, bool nchw,
+                                   vknn_image_shape *out) {
+  const vknn_tensor *in = &graph->tensors[op->inputs[0]];
+  *out = (vknn_image_shape){0, 0, 0, 0};
+  if (in->rank == 0) return VKNN_STATUS_NONE;
+  vknn_status s = vknn_op_check_known_rank(graph, op, 0, 4, 4);
+  if (s == VKNN_STATUS_NONE) *out = vknn_image_shape_of(in, nchw);
+  return s;
+}
+
 void vknn_remap_add_view(vknn_remap *r, uint32_t size, uint32_t axis, int32_t mul) {
   r->view[r->view_rank].size = size;
   r->view[r->view_rank].axis = axis;
@@ -206,8 +227,17 @@ static uint32_t nnapi_max_rank(int32_t type) {
   }
 }
 
-vknn_status vknn_remap_infer(vknn_graph *graph, const vknn_operation *op, vknn_remap_builder build) {
-  vknn_status s = vknn_op_require_input_shape(graph, op, 0);
+/* Whether every parameter (inputs 1 on) of op is a constant. */
+static bool params_constant(const vknn_graph *graph, const vknn_operation *op) {
+  for (uint32_t i = 1; i < op->input_count; ++i)
+    if (graph->tensors[op->inputs[i]].constant_data == NULL) return false;
+  return true;
+}
+
+vknn_status vknn_remap_infer(vknn_graph *graph, const vknn_operation *op, vknn_remap_checker check,
+                             vknn_remap_builder build) {
+  vknn_status s = params_constant(graph, op) ? check(graph, op) : VKNN_STATUS_NONE;
+  if (s == VKNN_STATUS_NONE) s = vknn_op_require_input_shape(graph, op, 0);
   if (s == VKNN_STATUS_NONE) s = vknn_op_check_known_rank(graph, op, 0, 0, nnapi_max_rank(op->type));
   if (s == VKNN_STATUS_NONE && graph->tensors[op->inputs[0]].rank > VKNN_REMAP_MAX) {
     VKNN_LOG_E(graph->log, "compilation", "%s: the copy kernel walks at most %d axes",

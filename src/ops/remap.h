@@ -82,6 +82,20 @@ vknn_status vknn_remap_dynamic_identity(vknn_graph *graph, const vknn_operation 
 vknn_status vknn_remap_declared_output(vknn_graph *graph, const vknn_operation *op,
                                        uint32_t output, uint32_t *dims, uint32_t *rank);
 
+/* Axis `given` of input 0 made non-negative: given + rank when below 0. */
+int32_t vknn_remap_axis(const vknn_graph *graph, const vknn_operation *op, int32_t given);
+/* Whether axis `given` of input 0 is in [-rank, rank) and cut into `parts`
+ * equal parts (parts above 0; SPLIT, CHANNEL_SHUFFLE), as far as the rank
+ * and the axis's size are known: a rank not known yet, or a size of 0,
+ * agrees (ops/known_dims.h). */
+bool vknn_remap_axis_parts_fit(const vknn_graph *graph, const vknn_operation *op, int32_t given, int32_t parts);
+
+/* Input 0's image shape in a layout (the batch and space operations), as far
+ * as it is known: all 0 while the rank is not, each dimension 0 until it is.
+ * INVALID_ARGUMENT (logged) for a known rank other than 4. */
+vknn_status vknn_remap_image_shape(const vknn_graph *graph, const vknn_operation *op, bool nchw,
+                                   vknn_image_shape *out);
+
 /* The axes of a tensor as they are stored (row-major), starting at 0. */
 void vknn_remap_set_axes(vknn_remap *r, const vknn_tensor *t);
 /* Appends a view dimension of size that walks axis by mul. */
@@ -102,14 +116,25 @@ typedef vknn_status (*vknn_remap_builder)(vknn_graph *graph, const vknn_operatio
                                           uint32_t output, vknn_remap *r, uint32_t *dims,
                                           uint32_t *rank);
 
-/* infer and lower of an operation that is one remap per output. */
-vknn_status vknn_remap_infer(vknn_graph *graph, const vknn_operation *op, vknn_remap_builder build);
+/* Checks op's parameters, every one a constant, against input 0's rank and
+ * the dimensions known so far: a rank the model leaves unknown is 0, a
+ * dimension not known yet is 0 and agrees with any (ops/known_dims.h).
+ * INVALID_ARGUMENT (logged) for what they already decide. */
+typedef vknn_status (*vknn_remap_checker)(vknn_graph *graph, const vknn_operation *op);
+
+/* infer and lower of an operation that is one remap per output. infer runs
+ * check first when every parameter is a constant, before it waits for a
+ * shape an execution gives: a model leaving the input's shape to the
+ * execution still has its parameters checked at prepare (one given as a
+ * model input is read once an execution gives it). */
+vknn_status vknn_remap_infer(vknn_graph *graph, const vknn_operation *op, vknn_remap_checker check,
+                             vknn_remap_builder build);
 vknn_status vknn_remap_lower(vknn_graph *graph, const vknn_operation *op, vknn_remap_builder build,
                              vknn_dispatch_list *out_list);
 
-#define VKNN_REMAP_OP_DEF(name, TYPE, validate, build)                                       \
+#define VKNN_REMAP_OP_DEF(name, TYPE, validate, check, build)                                \
   static vknn_status infer_##name(vknn_graph *graph, const vknn_operation *op) {            \
-    return vknn_remap_infer(graph, op, build);                                             \
+    return vknn_remap_infer(graph, op, check, build);                                      \
   }                                                                                         \
   static vknn_status lower_##name(vknn_graph *graph, const vknn_operation *op,              \
                                   vknn_dispatch_list *out_list) {                          \

@@ -45,24 +45,58 @@ static bool vectors_constant(const vknn_graph *graph, const vknn_operation *op, 
   return true;
 }
 
-/* Reads count constant int tensors of one entry per input axis. */
+/* Reads count constant int tensors of one entry per input axis: as many as
+ * the first one has while the model leaves the rank unknown. *n is that
+ * count. */
 static vknn_status read_vectors(vknn_graph *graph, const vknn_operation *op, uint32_t count,
-                                int32_t vectors[][VKNN_MAX_RANK]) {
+                                int32_t vectors[][VKNN_MAX_RANK], uint32_t *n) {
   uint32_t rank = graph->tensors[op->inputs[0]].rank;
   for (uint32_t i = 0; i < count; ++i) {
-    uint32_t n;
-    if (!vknn_graph_const_i32_tensor(graph, op->inputs[1 + i], vectors[i], VKNN_MAX_RANK, &n)) {
+    if (!vknn_graph_const_i32_tensor(graph, op->inputs[1 + i], vectors[i], VKNN_MAX_RANK, n)) {
       VKNN_LOG_E(graph->log, "model", "%s: parameter %u does not fit the input",
                  vknn_operation_type_name(op->type), 1 + i);
       return VKNN_STATUS_INVALID_ARGUMENT;
     }
-    if (n != rank) {
+    if (rank == 0) rank = *n;
+    if (*n != rank) {
       VKNN_LOG_E(graph->log, "model", "%s: parameter %u has %u entries for rank %u",
-                 vknn_operation_type_name(op->type), 1 + i, n, rank);
+                 vknn_operation_type_name(op->type), 1 + i, *n, rank);
       return VKNN_STATUS_INVALID_ARGUMENT;
     }
   }
   return VKNN_STATUS_NONE;
+}
+
+/* One axis of a constant slice: begin, and a size (-1: to the end) within
+ * the axis's size dim. While dim is 0 (not known yet) only their signs are
+ * checked, and *size is not set. */
+static vknn_status slice_axis(vknn_graph *graph, uint32_t d, int32_t begin, int32_t size_param, uint32_t dim,
+                              uint32_t *size) {
+  int64_t b = begin, n = size_param == -1 ? (int64_t)dim - b : size_param;
+  if (dim != 0 && b >= 0 && n == 0 && b <= dim) {
+    /* Valid (the reference allows it), but a tensor of no elements. */
+    VKNN_LOG_E(graph->log, "compilation",
+               "SLICE: axis %u selects no elements: zero-sized tensors are not supported", d);
+    return VKNN_STATUS_GENERAL_FAILURE;
+  }
+  if (b < 0 || size_param < -1 || (dim != 0 && (n < 0 || b + n > dim))) {
+    VKNN_LOG_E(graph->log, "model", "SLICE: axis %u: begin %d, size %d out of %u", d, begin, size_param, dim);
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
+  if (dim != 0) *size = (uint32_t)n;
+  return VKNN_STATUS_NONE;
+}
+
+/* Constant begin and size, against the input's rank and the dimensions
+ * known so far. */
+static vknn_status check_slice(vknn_graph *graph, const vknn_operation *op) {
+  const vknn_tensor *in = &graph->tensors[op->inputs[0]];
+  int32_t v[2][VKNN_MAX_RANK]; /* begin, size */
+  uint32_t n, size;
+  vknn_status s = read_vectors(graph, op, 2, v, &n);
+  for (uint32_t d = 0; d < n && s == VKNN_STATUS_NONE; ++d)
+    s = slice_axis(graph, d, v[0][d], v[1][d], d < in->rank ? in->dims[d] : 0, &size);
+  return s;
 }
 
 static vknn_status build_slice(vknn_graph *graph, const vknn_operation *op, uint32_t output,
@@ -77,24 +111,14 @@ static vknn_status build_slice(vknn_graph *graph, const vknn_operation *op, uint
     return s;
   }
   int32_t v[2][VKNN_MAX_RANK]; /* begin, size */
-  vknn_status s = read_vectors(graph, op, 2, v);
+  uint32_t n;
+  vknn_status s = read_vectors(graph, op, 2, v, &n);
   if (s != VKNN_STATUS_NONE) return s;
   vknn_remap_set_axes(r, in);
   for (uint32_t d = 0; d < in->rank; ++d) {
-    int64_t begin = v[0][d], size = v[1][d] == -1 ? (int64_t)in->dims[d] - begin : v[1][d];
-    if (begin >= 0 && size == 0 && begin <= in->dims[d]) {
-      /* Valid (the reference allows it), but a tensor of no elements. */
-      VKNN_LOG_E(graph->log, "compilation", "SLICE: axis %u selects no elements: zero-sized tensors are not supported",
-                 d);
-      return VKNN_STATUS_GENERAL_FAILURE;
-    }
-    if (begin < 0 || size < 0 || begin + size > in->dims[d]) {
-      VKNN_LOG_E(graph->log, "model", "SLICE: axis %u: begin %d, size %d out of %u", d, v[0][d],
-                 v[1][d], in->dims[d]);
-      return VKNN_STATUS_INVALID_ARGUMENT;
-    }
-    r->axes[d].start = (int32_t)begin;
-    dims[d] = (uint32_t)size;
+    s = slice_axis(graph, d, v[0][d], v[1][d], in->dims[d], &dims[d]);
+    if (s != VKNN_STATUS_NONE) return s;
+    r->axes[d].start = v[0][d];
     vknn_remap_add_view(r, dims[d], d, 1);
   }
   *rank = in->rank;
@@ -160,6 +184,13 @@ static int64_t strided_size(int32_t begin, int32_t end, int32_t stride) {
   return span > 0 ? (span + step - 1) / step : 0;
 }
 
+/* A stride of 0 is refused whatever the axis's size. */
+static vknn_status check_stride(vknn_graph *graph, uint32_t d, int32_t stride) {
+  if (stride != 0) return VKNN_STATUS_NONE;
+  VKNN_LOG_E(graph->log, "model", "STRIDED_SLICE: stride 0 on axis %u", d);
+  return VKNN_STATUS_INVALID_ARGUMENT;
+}
+
 /* One axis of a strided slice with constant parameters: its start, stride
  * and size. A shrunk axis must define a slice of exactly one element (the
  * NNAPI text; the reference also wants a positive stride, the text does
@@ -171,10 +202,8 @@ static vknn_status strided_axis(vknn_graph *graph, uint32_t d, int32_t dim, cons
   bool shrink = (masks[2] >> d) & 1;
   *begin = v[0][d];
   *stride = v[2][d];
-  if (*stride == 0) {
-    VKNN_LOG_E(graph->log, "model", "STRIDED_SLICE: stride 0 on axis %u", d);
-    return VKNN_STATUS_INVALID_ARGUMENT;
-  }
+  vknn_status s = check_stride(graph, d, *stride);
+  if (s != VKNN_STATUS_NONE) return s;
   strided_range(dim, *stride, (masks[0] >> d) & 1, (masks[1] >> d) & 1, begin, &end);
   int64_t n = strided_size(*begin, end, *stride);
   if (shrink && n != 1) {
@@ -196,6 +225,24 @@ static vknn_status strided_axis(vknn_graph *graph, uint32_t d, int32_t dim, cons
   return VKNN_STATUS_NONE;
 }
 
+/* Constant begin, end and strides, against the input's rank; each axis
+ * whose size is known selects what the rules allow, the others have a
+ * stride other than 0. */
+static vknn_status check_strided_slice(vknn_graph *graph, const vknn_operation *op) {
+  const vknn_tensor *in = &graph->tensors[op->inputs[0]];
+  int32_t v[3][VKNN_MAX_RANK]; /* begin, end, strides */
+  int32_t masks[3];            /* begin, end, shrink-axis */
+  uint32_t n, size;
+  if (!vknn_graph_const_i32_list(graph, op, 4, 3, masks)) return VKNN_STATUS_GENERAL_FAILURE;
+  vknn_status s = read_vectors(graph, op, 3, v, &n);
+  for (uint32_t d = 0; d < n && s == VKNN_STATUS_NONE; ++d) {
+    int32_t dim = d < in->rank ? (int32_t)in->dims[d] : 0, begin, stride;
+    s = dim != 0 ? strided_axis(graph, d, dim, v, masks, &begin, &stride, &size)
+                 : check_stride(graph, d, v[2][d]);
+  }
+  return s;
+}
+
 static vknn_status build_strided_slice(vknn_graph *graph, const vknn_operation *op,
                                        uint32_t output, vknn_remap *r, uint32_t *dims,
                                        uint32_t *rank) {
@@ -203,9 +250,10 @@ static vknn_status build_strided_slice(vknn_graph *graph, const vknn_operation *
   const vknn_tensor *in = &graph->tensors[op->inputs[0]];
   int32_t v[3][VKNN_MAX_RANK]; /* begin, end, strides */
   int32_t masks[3];            /* begin, end, shrink-axis */
+  uint32_t n;
   if (!vknn_graph_const_i32_list(graph, op, 4, 3, masks)) return VKNN_STATUS_GENERAL_FAILURE;
   if (!vectors_constant(graph, op, 3)) return build_dynamic_strided_slice(graph, op, masks, r, dims, rank);
-  vknn_status s = read_vectors(graph, op, 3, v);
+  vknn_status s = read_vectors(graph, op, 3, v, &n);
   if (s != VKNN_STATUS_NONE) return s;
   vknn_remap_set_axes(r, in);
   *rank = 0;
@@ -222,5 +270,6 @@ static vknn_status build_strided_slice(vknn_graph *graph, const vknn_operation *
   return VKNN_STATUS_NONE;
 }
 
-VKNN_REMAP_OP_DEF(slice, SLICE, validate_slice, build_slice);
-VKNN_REMAP_OP_DEF(strided_slice, STRIDED_SLICE, validate_strided_slice, build_strided_slice);
+VKNN_REMAP_OP_DEF(slice, SLICE, validate_slice, check_slice, build_slice);
+VKNN_REMAP_OP_DEF(strided_slice, STRIDED_SLICE, validate_strided_slice, check_strided_slice,
+                  build_strided_slice);

@@ -14,7 +14,9 @@ static vknn_status validate_space_depth(const vknn_logger *log, const vknn_model
   return ok ? VKNN_STATUS_NONE : VKNN_STATUS_INVALID_ARGUMENT;
 }
 
-/* The block size, the layout, and the input's image shape in that layout. */
+/* The block size, the layout, and the input's image shape in that layout:
+ * all 0 while the model leaves the rank unknown, each dimension 0 until it
+ * is known (ops/known_dims.h). */
 typedef struct block_params {
   uint32_t b;
   bool nchw;
@@ -32,77 +34,94 @@ static vknn_status read_params(vknn_graph *graph, const vknn_operation *op, bloc
     VKNN_LOG_E(graph->log, "model", "%s: block size %d", vknn_operation_type_name(op->type), b);
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
-  vknn_status s = vknn_op_check_known_rank(graph, op, 0, 4, 4);
-  if (s != VKNN_STATUS_NONE) return s;
   p->b = (uint32_t)b;
   p->in = &graph->tensors[op->inputs[0]];
-  p->shape = vknn_image_shape_of(p->in, p->nchw);
-  return VKNN_STATUS_NONE;
+  return vknn_remap_image_shape(graph, op, p->nchw, &p->shape);
 }
 
-static vknn_status build_depth_to_space(vknn_graph *graph, const vknn_operation *op, uint32_t output,
-                                        vknn_remap *r, uint32_t *dims, uint32_t *rank) {
-  (void)output;
+/* DEPTH_TO_SPACE: the depth holds whole blocks (b x b channels each), and
+ * the image scaled by b stays within 32-bit dimensions. */
+static vknn_status check_depth_to_space(const vknn_logger *log, const block_params *p) {
+  uint64_t block_area = (uint64_t)p->b * p->b; /* in 64 bits: a huge block must not wrap */
+  if (p->shape.channels % block_area == 0 && (uint64_t)p->shape.height * p->b <= UINT32_MAX &&
+      (uint64_t)p->shape.width * p->b <= UINT32_MAX)
+    return VKNN_STATUS_NONE;
+  VKNN_LOG_E(log, "model", "DEPTH_TO_SPACE: %u channels, block %u", p->shape.channels, p->b);
+  return VKNN_STATUS_INVALID_ARGUMENT;
+}
+
+/* SPACE_TO_DEPTH: the image holds whole blocks, and the depth scaled by
+ * b x b stays within a 32-bit dimension. */
+static vknn_status check_space_to_depth(const vknn_logger *log, const block_params *p) {
+  if (p->shape.height % p->b == 0 && p->shape.width % p->b == 0 &&
+      (uint64_t)p->shape.channels * p->b * p->b <= UINT32_MAX)
+    return VKNN_STATUS_NONE;
+  VKNN_LOG_E(log, "model", "SPACE_TO_DEPTH: %ux%u not divisible by block %u", p->shape.height, p->shape.width,
+             p->b);
+  return VKNN_STATUS_INVALID_ARGUMENT;
+}
+
+/* The parameters against the input's dimensions known so far. */
+static vknn_status check_space_depth(vknn_graph *graph, const vknn_operation *op) {
   block_params p;
   vknn_status s = read_params(graph, op, &p);
   if (s != VKNN_STATUS_NONE) return s;
-  uint64_t block_area = (uint64_t)p.b * p.b; /* in 64 bits: a huge block must not wrap */
-  if (block_area > p.shape.channels || p.shape.channels % block_area != 0 ||
-      (uint64_t)p.shape.height * p.b > UINT32_MAX || (uint64_t)p.shape.width * p.b > UINT32_MAX) {
-    VKNN_LOG_E(graph->log, "model", "DEPTH_TO_SPACE: %u channels, block %u", p.shape.channels, p.b);
-    return VKNN_STATUS_INVALID_ARGUMENT;
-  }
-  vknn_image_axes a = vknn_image_axes_of(p.nchw);
-  uint32_t c = (uint32_t)(p.shape.channels / block_area), h = a.h, w = a.w, ch = a.c;
-  vknn_remap_set_axes(r, p.in);
-  vknn_remap_add_view(r, p.shape.batches, a.n, 1);
-  if (p.nchw) vknn_remap_add_view(r, c, ch, 1);
-  vknn_remap_add_view(r, p.shape.height, h, 1);
-  vknn_remap_add_view(r, p.b, ch, (int32_t)(p.b * c));
-  vknn_remap_add_view(r, p.shape.width, w, 1);
-  vknn_remap_add_view(r, p.b, ch, (int32_t)c);
-  if (!p.nchw) vknn_remap_add_view(r, c, ch, 1);
-  vknn_image_shape out = {p.shape.batches, p.shape.height * p.b, p.shape.width * p.b, c};
-  vknn_image_dims(out, p.nchw, dims);
-  *rank = 4;
-  return VKNN_STATUS_NONE;
+  return op->type == VKNN_OPERATION_DEPTH_TO_SPACE ? check_depth_to_space(graph->log, &p)
+                                                   : check_space_to_depth(graph->log, &p);
 }
 
-static vknn_status build_space_to_depth(vknn_graph *graph, const vknn_operation *op, uint32_t output,
-                                        vknn_remap *r, uint32_t *dims, uint32_t *rank) {
-  (void)output;
-  block_params p;
-  vknn_status s = read_params(graph, op, &p);
-  if (s != VKNN_STATUS_NONE) return s;
-  if (p.shape.height % p.b != 0 || p.shape.width % p.b != 0 ||
-      (uint64_t)p.shape.channels * p.b * p.b > UINT32_MAX) {
-    VKNN_LOG_E(graph->log, "model", "SPACE_TO_DEPTH: %ux%u not divisible by block %u", p.shape.height,
-               p.shape.width, p.b);
-    return VKNN_STATUS_INVALID_ARGUMENT;
-  }
-  vknn_image_axes a = vknn_image_axes_of(p.nchw);
+/* The map and output of DEPTH_TO_SPACE. */
+static void map_depth_to_space(const block_params *p, vknn_remap *r, uint32_t *dims) {
+  vknn_image_axes a = vknn_image_axes_of(p->nchw);
+  uint32_t c = p->shape.channels / (p->b * p->b), h = a.h, w = a.w, ch = a.c;
+  vknn_remap_set_axes(r, p->in);
+  vknn_remap_add_view(r, p->shape.batches, a.n, 1);
+  if (p->nchw) vknn_remap_add_view(r, c, ch, 1);
+  vknn_remap_add_view(r, p->shape.height, h, 1);
+  vknn_remap_add_view(r, p->b, ch, (int32_t)(p->b * c));
+  vknn_remap_add_view(r, p->shape.width, w, 1);
+  vknn_remap_add_view(r, p->b, ch, (int32_t)c);
+  if (!p->nchw) vknn_remap_add_view(r, c, ch, 1);
+  vknn_image_shape out = {p->shape.batches, p->shape.height * p->b, p->shape.width * p->b, c};
+  vknn_image_dims(out, p->nchw, dims);
+}
+
+/* The map and output of SPACE_TO_DEPTH. */
+static void map_space_to_depth(const block_params *p, vknn_remap *r, uint32_t *dims) {
+  vknn_image_axes a = vknn_image_axes_of(p->nchw);
   uint32_t h = a.h, w = a.w, ch = a.c;
-  uint32_t oh = p.shape.height / p.b, ow = p.shape.width / p.b;
-  vknn_remap_set_axes(r, p.in);
-  vknn_remap_add_view(r, p.shape.batches, a.n, 1);
-  if (p.nchw) {
-    vknn_remap_add_view(r, p.b, h, 1);
-    vknn_remap_add_view(r, p.b, w, 1);
-    vknn_remap_add_view(r, p.shape.channels, ch, 1);
-    vknn_remap_add_view(r, oh, h, (int32_t)p.b);
-    vknn_remap_add_view(r, ow, w, (int32_t)p.b);
+  uint32_t oh = p->shape.height / p->b, ow = p->shape.width / p->b;
+  vknn_remap_set_axes(r, p->in);
+  vknn_remap_add_view(r, p->shape.batches, a.n, 1);
+  if (p->nchw) {
+    vknn_remap_add_view(r, p->b, h, 1);
+    vknn_remap_add_view(r, p->b, w, 1);
+    vknn_remap_add_view(r, p->shape.channels, ch, 1);
+    vknn_remap_add_view(r, oh, h, (int32_t)p->b);
+    vknn_remap_add_view(r, ow, w, (int32_t)p->b);
   } else {
-    vknn_remap_add_view(r, oh, h, (int32_t)p.b);
-    vknn_remap_add_view(r, ow, w, (int32_t)p.b);
-    vknn_remap_add_view(r, p.b, h, 1);
-    vknn_remap_add_view(r, p.b, w, 1);
-    vknn_remap_add_view(r, p.shape.channels, ch, 1);
+    vknn_remap_add_view(r, oh, h, (int32_t)p->b);
+    vknn_remap_add_view(r, ow, w, (int32_t)p->b);
+    vknn_remap_add_view(r, p->b, h, 1);
+    vknn_remap_add_view(r, p->b, w, 1);
+    vknn_remap_add_view(r, p->shape.channels, ch, 1);
   }
-  vknn_image_shape out = {p.shape.batches, oh, ow, p.shape.channels * p.b * p.b};
-  vknn_image_dims(out, p.nchw, dims);
+  vknn_image_shape out = {p->shape.batches, oh, ow, p->shape.channels * p->b * p->b};
+  vknn_image_dims(out, p->nchw, dims);
+}
+
+/* The parameters have passed check_space_depth. */
+static vknn_status build_space_depth(vknn_graph *graph, const vknn_operation *op, uint32_t output,
+                                     vknn_remap *r, uint32_t *dims, uint32_t *rank) {
+  (void)output;
+  block_params p;
+  vknn_status s = read_params(graph, op, &p);
+  if (s != VKNN_STATUS_NONE) return s;
+  if (op->type == VKNN_OPERATION_DEPTH_TO_SPACE) map_depth_to_space(&p, r, dims);
+  else map_space_to_depth(&p, r, dims);
   *rank = 4;
   return VKNN_STATUS_NONE;
 }
 
-VKNN_REMAP_OP_DEF(depth_to_space, DEPTH_TO_SPACE, validate_space_depth, build_depth_to_space);
-VKNN_REMAP_OP_DEF(space_to_depth, SPACE_TO_DEPTH, validate_space_depth, build_space_to_depth);
+VKNN_REMAP_OP_DEF(depth_to_space, DEPTH_TO_SPACE, validate_space_depth, check_space_depth, build_space_depth);
+VKNN_REMAP_OP_DEF(space_to_depth, SPACE_TO_DEPTH, validate_space_depth, check_space_depth, build_space_depth);

@@ -14,18 +14,24 @@ static vknn_status validate_split(const vknn_logger *log, const vknn_model *mode
   return ok ? VKNN_STATUS_NONE : VKNN_STATUS_INVALID_ARGUMENT;
 }
 
+/* num_splits is the output count, and cuts the axis into equal parts as far
+ * as the rank and the axis's size are known. */
+static vknn_status check_split(vknn_graph *graph, const vknn_operation *op) {
+  int32_t params[2]; /* axis, num_splits */
+  if (!vknn_graph_const_i32_list(graph, op, 1, 2, params)) return VKNN_STATUS_GENERAL_FAILURE;
+  if (params[1] == (int32_t)op->output_count && vknn_remap_axis_parts_fit(graph, op, params[0], params[1]))
+    return VKNN_STATUS_NONE;
+  VKNN_LOG_E(graph->log, "model", "SPLIT: axis %d and %d splits do not fit the input", params[0], params[1]);
+  return VKNN_STATUS_INVALID_ARGUMENT;
+}
+
+/* The parameters have passed check_split. */
 static vknn_status build_split(vknn_graph *graph, const vknn_operation *op, uint32_t output,
                                vknn_remap *r, uint32_t *dims, uint32_t *rank) {
   const vknn_tensor *in = &graph->tensors[op->inputs[0]];
   int32_t params[2]; /* axis, num_splits */
   if (!vknn_graph_const_i32_list(graph, op, 1, 2, params)) return VKNN_STATUS_GENERAL_FAILURE;
-  int32_t axis = params[0] < 0 ? params[0] + (int32_t)in->rank : params[0];
-  if (axis < 0 || axis >= (int32_t)in->rank || params[1] != (int32_t)op->output_count ||
-      in->dims[axis] % (uint32_t)params[1] != 0) {
-    VKNN_LOG_E(graph->log, "model", "SPLIT: axis %d and %d splits do not fit the input", params[0],
-               params[1]);
-    return VKNN_STATUS_INVALID_ARGUMENT;
-  }
+  int32_t axis = vknn_remap_axis(graph, op, params[0]);
   uint32_t part = in->dims[axis] / (uint32_t)params[1];
   vknn_remap_set_axes(r, in);
   r->axes[axis].start = (int32_t)(part * output);
@@ -37,4 +43,4 @@ static vknn_status build_split(vknn_graph *graph, const vknn_operation *op, uint
   return VKNN_STATUS_NONE;
 }
 
-VKNN_REMAP_OP_DEF(split, SPLIT, validate_split, build_split);
+VKNN_REMAP_OP_DEF(split, SPLIT, validate_split, check_split, build_split);

@@ -15,6 +15,42 @@ static vknn_status validate_tile(const vknn_logger *log, const vknn_model *model
   return ok ? VKNN_STATUS_NONE : VKNN_STATUS_INVALID_ARGUMENT;
 }
 
+/* Constant multiples (at most VKNN_MAX_RANK). */
+static vknn_status read_multiples(const vknn_graph *graph, const vknn_operation *op, int32_t *multiples,
+                                  uint32_t *n) {
+  if (vknn_graph_const_i32_tensor(graph, op->inputs[1], multiples, VKNN_MAX_RANK, n)) return VKNN_STATUS_NONE;
+  VKNN_LOG_E(graph->log, "model", "TILE: multiples do not fit the input");
+  return VKNN_STATUS_INVALID_ARGUMENT;
+}
+
+/* One multiple per input axis (once the rank is known), each above 0, and
+ * each axis tiled within a dimension's 32 bits where its size is known. */
+static vknn_status check_tile(vknn_graph *graph, const vknn_operation *op) {
+  const vknn_tensor *in = &graph->tensors[op->inputs[0]];
+  int32_t multiples[VKNN_MAX_RANK];
+  uint32_t n;
+  vknn_status s = read_multiples(graph, op, multiples, &n);
+  if (s != VKNN_STATUS_NONE) return s;
+  if (in->rank != 0 && n != in->rank) {
+    VKNN_LOG_E(graph->log, "model", "TILE: %u multiples for rank %u", n, in->rank);
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
+  for (uint32_t d = 0; d < n; ++d) {
+    if (multiples[d] <= 0) {
+      VKNN_LOG_E(graph->log, "model", "TILE: multiple %d on axis %u", multiples[d], d);
+      return VKNN_STATUS_INVALID_ARGUMENT;
+    }
+    uint64_t size = (uint64_t)(d < in->rank ? in->dims[d] : 0) * (uint64_t)multiples[d];
+    if (size > UINT32_MAX) {
+      VKNN_LOG_E(graph->log, "model", "TILE: axis %u tiled to %llu elements, more than a dimension holds", d,
+                 (unsigned long long)size);
+      return VKNN_STATUS_INVALID_ARGUMENT;
+    }
+  }
+  return VKNN_STATUS_NONE;
+}
+
+/* Constant multiples have passed check_tile. */
 static vknn_status build_tile(vknn_graph *graph, const vknn_operation *op, uint32_t output,
                               vknn_remap *r, uint32_t *dims, uint32_t *rank) {
   (void)output;
@@ -29,27 +65,11 @@ static vknn_status build_tile(vknn_graph *graph, const vknn_operation *op, uint3
     for (uint32_t d = 0; s == VKNN_STATUS_NONE && d < in->rank; ++d) r->axes[d].modulo = true;
     return s;
   }
-  if (!vknn_graph_const_i32_tensor(graph, op->inputs[1], multiples, VKNN_MAX_RANK, &n)) {
-    VKNN_LOG_E(graph->log, "model", "TILE: multiples do not fit the input");
-    return VKNN_STATUS_INVALID_ARGUMENT;
-  }
-  if (n != in->rank) {
-    VKNN_LOG_E(graph->log, "model", "TILE: %u multiples for rank %u", n, in->rank);
-    return VKNN_STATUS_INVALID_ARGUMENT;
-  }
+  vknn_status s = read_multiples(graph, op, multiples, &n);
+  if (s != VKNN_STATUS_NONE) return s;
   vknn_remap_set_axes(r, in);
   for (uint32_t d = 0; d < in->rank; ++d) {
-    if (multiples[d] <= 0) {
-      VKNN_LOG_E(graph->log, "model", "TILE: multiple %d on axis %u", multiples[d], d);
-      return VKNN_STATUS_INVALID_ARGUMENT;
-    }
-    uint64_t size = (uint64_t)in->dims[d] * (uint64_t)multiples[d];
-    if (size > UINT32_MAX) {
-      VKNN_LOG_E(graph->log, "model", "TILE: axis %u tiled to %llu elements, more than a dimension holds", d,
-                 (unsigned long long)size);
-      return VKNN_STATUS_INVALID_ARGUMENT;
-    }
-    dims[d] = (uint32_t)size;
+    dims[d] = in->dims[d] * (uint32_t)multiples[d];
     r->axes[d].modulo = true;
     vknn_remap_add_view(r, dims[d], d, 1);
   }
@@ -57,4 +77,4 @@ static vknn_status build_tile(vknn_graph *graph, const vknn_operation *op, uint3
   return VKNN_STATUS_NONE;
 }
 
-VKNN_REMAP_OP_DEF(tile, TILE, validate_tile, build_tile);
+VKNN_REMAP_OP_DEF(tile, TILE, validate_tile, check_tile, build_tile);

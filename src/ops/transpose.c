@@ -21,27 +21,46 @@ static vknn_status build_dynamic_transpose(vknn_graph *graph, const vknn_operati
                                      VKNN_REMAP_DYNAMIC_TRANSPOSE, r, dims, rank);
 }
 
+/* A constant perm (at most VKNN_MAX_RANK entries). */
+static vknn_status read_perm(const vknn_graph *graph, const vknn_operation *op, int32_t *perm, uint32_t *n) {
+  if (vknn_graph_const_i32_tensor(graph, op->inputs[1], perm, VKNN_MAX_RANK, n)) return VKNN_STATUS_NONE;
+  VKNN_LOG_E(graph->log, "model", "TRANSPOSE: perm does not fit the input");
+  return VKNN_STATUS_INVALID_ARGUMENT;
+}
+
+/* perm is a permutation of the input's axes; while the model leaves the
+ * rank unknown, of as many axes as it has entries. */
+static vknn_status check_transpose(vknn_graph *graph, const vknn_operation *op) {
+  int32_t perm[VKNN_MAX_RANK];
+  uint32_t n, rank = graph->tensors[op->inputs[0]].rank, seen = 0;
+  vknn_status s = read_perm(graph, op, perm, &n);
+  if (s != VKNN_STATUS_NONE) return s;
+  if (rank == 0) rank = n;
+  for (uint32_t d = 0; d < n; ++d)
+    if (perm[d] >= 0 && perm[d] < (int32_t)rank) seen |= 1u << perm[d];
+  if (n != rank || seen != (1u << rank) - 1) {
+    VKNN_LOG_E(graph->log, "model", "TRANSPOSE: perm is not a permutation of %u axes", rank);
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
+  return VKNN_STATUS_NONE;
+}
+
+/* A constant perm has passed check_transpose. */
 static vknn_status build_transpose(vknn_graph *graph, const vknn_operation *op, uint32_t output,
                                    vknn_remap *r, uint32_t *dims, uint32_t *rank) {
   (void)output;
   const vknn_tensor *in = &graph->tensors[op->inputs[0]];
   int32_t perm[VKNN_MAX_RANK];
   uint32_t n = in->rank;
+  vknn_status s = VKNN_STATUS_NONE;
   if (op->input_count < 2 || vknn_graph_omitted(graph, op->inputs[1])) {
     for (uint32_t d = 0; d < n; ++d) perm[d] = (int32_t)(n - 1 - d);
   } else if (graph->tensors[op->inputs[1]].constant_data == NULL) {
     return build_dynamic_transpose(graph, op, r, dims, rank);
-  } else if (!vknn_graph_const_i32_tensor(graph, op->inputs[1], perm, VKNN_MAX_RANK, &n)) {
-    VKNN_LOG_E(graph->log, "model", "TRANSPOSE: perm does not fit the input");
-    return VKNN_STATUS_INVALID_ARGUMENT;
+  } else {
+    s = read_perm(graph, op, perm, &n);
   }
-  uint32_t seen = 0;
-  for (uint32_t d = 0; d < n; ++d)
-    if (perm[d] >= 0 && perm[d] < (int32_t)in->rank) seen |= 1u << perm[d];
-  if (n != in->rank || seen != (1u << in->rank) - 1) {
-    VKNN_LOG_E(graph->log, "model", "TRANSPOSE: perm is not a permutation of %u axes", in->rank);
-    return VKNN_STATUS_INVALID_ARGUMENT;
-  }
+  if (s != VKNN_STATUS_NONE) return s;
   vknn_remap_set_axes(r, in);
   for (uint32_t d = 0; d < n; ++d) {
     dims[d] = in->dims[perm[d]];
@@ -51,4 +70,4 @@ static vknn_status build_transpose(vknn_graph *graph, const vknn_operation *op, 
   return VKNN_STATUS_NONE;
 }
 
-VKNN_REMAP_OP_DEF(transpose, TRANSPOSE, validate_transpose, build_transpose);
+VKNN_REMAP_OP_DEF(transpose, TRANSPOSE, validate_transpose, check_transpose, build_transpose);
