@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "model/operand_type.h"
+#include "ops/known_dims.h"
 #include "ops/slice_copy.h"
 
 #define CONCAT_MAX_RANK 4
@@ -54,31 +55,45 @@ static vknn_status read_axis(vknn_graph *graph, const vknn_operation *op, uint32
   return VKNN_STATUS_NONE;
 }
 
-static vknn_status infer_concatenation(vknn_graph *graph, const vknn_operation *op) {
-  const vknn_tensor *first = &graph->tensors[op->inputs[0]];
-  for (uint32_t i = 0; i + 1 < op->input_count; ++i) {
-    vknn_status s = vknn_op_require_input_shape(graph, op, i);
-    /* Ranks again: a rank the model leaves unknown passed its checks. */
-    if (s == VKNN_STATUS_NONE) s = vknn_op_check_known_rank(graph, op, i, first->rank, first->rank);
-    if (s == VKNN_STATUS_NONE) s = vknn_op_check_known_rank(graph, op, i, 1, CONCAT_MAX_RANK);
-    if (s != VKNN_STATUS_NONE) return s;
-  }
-  uint32_t axis;
-  vknn_status s = read_axis(graph, op, first->rank, &axis);
-  if (s != VKNN_STATUS_NONE) return s;
-  uint32_t dims[VKNN_MAX_RANK];
-  memcpy(dims, first->dims, sizeof(dims));
-  dims[axis] = 0;
+/* Off the axis, the inputs of rank `rank` agree where their dimensions are
+ * known (0: not known yet, ops/known_dims.h); dims gets the known ones. */
+static vknn_status check_off_axis(vknn_graph *graph, const vknn_operation *op, uint32_t axis, uint32_t rank,
+                                  uint32_t *dims) {
+  memset(dims, 0, rank * sizeof(uint32_t));
   for (uint32_t i = 0; i + 1 < op->input_count; ++i) {
     const vknn_tensor *in = &graph->tensors[op->inputs[i]];
-    for (uint32_t d = 0; d < first->rank; ++d) {
-      if (d != axis && in->dims[d] != first->dims[d]) {
+    if (in->rank != rank) continue; /* not known yet, or refused once the shapes are */
+    for (uint32_t d = 0; d < rank; ++d) {
+      if (d != axis && !vknn_dims_agree(in->dims[d], dims[d])) {
         VKNN_LOG_E(graph->log, "model", "CONCATENATION: input %u differs off the axis", i);
         return VKNN_STATUS_INVALID_ARGUMENT;
       }
+      if (dims[d] == 0) dims[d] = in->dims[d];
     }
-    dims[axis] += in->dims[axis];
   }
+  return VKNN_STATUS_NONE;
+}
+
+/* A constant axis and the dimensions off it are checked against what the
+ * model gives (input 0's rank) before the shapes are required: a model
+ * leaving them to an execution still has them checked at prepare. */
+static vknn_status infer_concatenation(vknn_graph *graph, const vknn_operation *op) {
+  const vknn_tensor *first = &graph->tensors[op->inputs[0]];
+  bool early = first->rank != 0 && graph->tensors[op->inputs[op->input_count - 1]].constant_data != NULL;
+  uint32_t axis, dims[VKNN_MAX_RANK];
+  vknn_status s = early ? read_axis(graph, op, first->rank, &axis) : VKNN_STATUS_NONE;
+  if (s == VKNN_STATUS_NONE && early) s = check_off_axis(graph, op, axis, first->rank, dims);
+  for (uint32_t i = 0; i + 1 < op->input_count && s == VKNN_STATUS_NONE; ++i) {
+    s = vknn_op_require_input_shape(graph, op, i);
+    /* Ranks again: a rank the model leaves unknown passed its checks. */
+    if (s == VKNN_STATUS_NONE) s = vknn_op_check_known_rank(graph, op, i, first->rank, first->rank);
+    if (s == VKNN_STATUS_NONE) s = vknn_op_check_known_rank(graph, op, i, 1, CONCAT_MAX_RANK);
+  }
+  if (s == VKNN_STATUS_NONE && !early) s = read_axis(graph, op, first->rank, &axis);
+  if (s == VKNN_STATUS_NONE && !early) s = check_off_axis(graph, op, axis, first->rank, dims);
+  if (s != VKNN_STATUS_NONE) return s;
+  dims[axis] = 0;
+  for (uint32_t i = 0; i + 1 < op->input_count; ++i) dims[axis] += graph->tensors[op->inputs[i]].dims[axis];
   return vknn_op_set_output_shape(graph, op, 0, dims, first->rank);
 }
 

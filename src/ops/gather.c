@@ -31,7 +31,8 @@ static vknn_status read_axis(vknn_graph *graph, const vknn_operation *op, uint32
 }
 
 /* NNAPI requires every index in [0, axis size): constant indices are checked
- * here, at prepare; indices known only at run time, by the kernel. */
+ * here, at prepare; indices known only at run time, by the kernel. An axis
+ * size of 0 is not known yet: only the indices' signs are checked. */
 static vknn_status check_constant_indices(vknn_graph *graph, const vknn_operation *op,
                                           uint32_t indices_operand, uint32_t axis_size) {
   const vknn_tensor *indices = &graph->tensors[indices_operand];
@@ -40,7 +41,7 @@ static vknn_status check_constant_indices(vknn_graph *graph, const vknn_operatio
   for (uint64_t i = 0; i < count; ++i) {
     int32_t index;
     memcpy(&index, indices->constant_data + i * sizeof(index), sizeof(index));
-    if (index < 0 || (uint32_t)index >= axis_size) {
+    if (index < 0 || (axis_size != 0 && (uint32_t)index >= axis_size)) {
       VKNN_LOG_E(graph->log, "model", "%s: index %d (element %llu) out of [0, %u)",
                  vknn_operation_type_name(op->type), index, (unsigned long long)i, axis_size);
       return VKNN_STATUS_INVALID_ARGUMENT;
@@ -49,17 +50,29 @@ static vknn_status check_constant_indices(vknn_graph *graph, const vknn_operatio
   return VKNN_STATUS_NONE;
 }
 
-/* Output: the input's dimensions with the axis replaced by the indices' shape. */
-static vknn_status infer_gather(vknn_graph *graph, const vknn_operation *op) {
-  uint32_t axis;
-  vknn_status s = vknn_op_require_input_shape(graph, op, 0);
-  if (s == VKNN_STATUS_NONE) s = vknn_op_require_input_shape(graph, op, 2);
-  if (s == VKNN_STATUS_NONE) s = read_axis(graph, op, &axis);
-  if (s == VKNN_STATUS_NONE) s = vknn_op_check_same_encoding(graph, op, 0);
+/* The axis and constant indices, against the input's rank and the size of
+ * the axis (0 until known). */
+static vknn_status check_axis_and_indices(vknn_graph *graph, const vknn_operation *op, uint32_t *axis) {
+  vknn_status s = read_axis(graph, op, axis);
   if (s == VKNN_STATUS_NONE)
-    s = check_constant_indices(graph, op, op->inputs[2], graph->tensors[op->inputs[0]].dims[axis]);
-  if (s != VKNN_STATUS_NONE) return s;
+    s = check_constant_indices(graph, op, op->inputs[2], graph->tensors[op->inputs[0]].dims[*axis]);
+  return s;
+}
+
+/* Output: the input's dimensions with the axis replaced by the indices'
+ * shape. A constant axis and constant indices are checked against the rank
+ * and the dimensions the model gives before the shapes are required: a
+ * model leaving them to an execution still has them checked at prepare. */
+static vknn_status infer_gather(vknn_graph *graph, const vknn_operation *op) {
   const vknn_tensor *in = &graph->tensors[op->inputs[0]];
+  bool early = in->rank != 0 && graph->tensors[op->inputs[1]].constant_data != NULL;
+  uint32_t axis;
+  vknn_status s = early ? check_axis_and_indices(graph, op, &axis) : VKNN_STATUS_NONE;
+  if (s == VKNN_STATUS_NONE) s = vknn_op_require_input_shape(graph, op, 0);
+  if (s == VKNN_STATUS_NONE) s = vknn_op_require_input_shape(graph, op, 2);
+  if (s == VKNN_STATUS_NONE && !early) s = check_axis_and_indices(graph, op, &axis);
+  if (s == VKNN_STATUS_NONE) s = vknn_op_check_same_encoding(graph, op, 0);
+  if (s != VKNN_STATUS_NONE) return s;
   const vknn_tensor *indices = &graph->tensors[op->inputs[2]];
   uint32_t rank = in->rank + indices->rank - 1, dims[VKNN_MAX_RANK], n = 0;
   if (rank > VKNN_MAX_RANK) {

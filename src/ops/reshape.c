@@ -45,35 +45,50 @@ static vknn_status infer_from_declared(vknn_graph *graph, const vknn_operation *
   return vknn_shape_check_infer(graph, op, 1, kind);
 }
 
-static vknn_status infer_reshape(vknn_graph *graph, const vknn_operation *op) {
-  const vknn_tensor *in = &graph->tensors[op->inputs[0]];
+/* The new shape, a constant: of rank 1 to 4, each dimension above 0 but one
+ * that may be -1 (inferred: *inferred is its index, -1 when none). */
+static vknn_status read_target(vknn_graph *graph, const vknn_operation *op, int32_t *target, uint32_t *rank,
+                               int32_t *inferred) {
   const vknn_tensor *shape = &graph->tensors[op->inputs[1]];
-  vknn_status s = vknn_op_require_input_shape(graph, op, 0);
-  /* The rank limit again: a rank the model leaves unknown passed its checks. */
-  if (s == VKNN_STATUS_NONE) s = vknn_op_check_known_rank(graph, op, 0, 0, RESHAPE_MAX_RANK);
-  if (s != VKNN_STATUS_NONE) return s;
-  if (shape->constant_data == NULL) return infer_from_declared(graph, op, VKNN_SHAPE_CHECK_RESHAPE);
   /* The shape's rank again: one the model leaves unknown passed validation. */
-  s = vknn_op_check_known_rank(graph, op, 1, 1, 1);
+  vknn_status s = vknn_op_check_known_rank(graph, op, 1, 1, 1);
   if (s != VKNN_STATUS_NONE) return s;
-  uint32_t rank = shape->dims[0];
-  if (rank == 0 || rank > RESHAPE_MAX_RANK) {
-    VKNN_LOG_E(graph->log, "model", "RESHAPE: target rank %u is not in [1, %d]", rank, RESHAPE_MAX_RANK);
+  *rank = shape->dims[0];
+  if (*rank == 0 || *rank > RESHAPE_MAX_RANK) {
+    VKNN_LOG_E(graph->log, "model", "RESHAPE: target rank %u is not in [1, %d]", *rank, RESHAPE_MAX_RANK);
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
-  int32_t target[VKNN_MAX_RANK];
-  memcpy(target, shape->constant_data, rank * sizeof(int32_t));
-  uint64_t elements = vknn_shape_element_count(in->dims, in->rank), known = 1;
-  int32_t unknown = -1;
-  for (uint32_t d = 0; d < rank; ++d) {
-    if (target[d] == -1 && unknown < 0) unknown = (int32_t)d;
-    else if (target[d] > 0) known *= (uint64_t)target[d];
-    else {
+  memcpy(target, shape->constant_data, *rank * sizeof(int32_t));
+  *inferred = -1;
+  for (uint32_t d = 0; d < *rank; ++d) {
+    if (target[d] == -1 && *inferred < 0) *inferred = (int32_t)d;
+    else if (target[d] <= 0) {
       VKNN_LOG_E(graph->log, "model", "RESHAPE: invalid target dimension %d", target[d]);
       return VKNN_STATUS_INVALID_ARGUMENT;
     }
   }
-  if (unknown >= 0 && known > 0 && elements % known == 0) target[unknown] = (int32_t)(elements / known);
+  return VKNN_STATUS_NONE;
+}
+
+/* A constant new shape is read and checked before the input's shape is
+ * required: a model leaving it to an execution still has it checked at
+ * prepare. */
+static vknn_status infer_reshape(vknn_graph *graph, const vknn_operation *op) {
+  const vknn_tensor *in = &graph->tensors[op->inputs[0]];
+  const vknn_tensor *shape = &graph->tensors[op->inputs[1]];
+  int32_t target[VKNN_MAX_RANK], inferred;
+  uint32_t rank;
+  bool constant = shape->constant_data != NULL;
+  vknn_status s = constant ? read_target(graph, op, target, &rank, &inferred) : VKNN_STATUS_NONE;
+  if (s == VKNN_STATUS_NONE) s = vknn_op_require_input_shape(graph, op, 0);
+  /* The rank limit again: a rank the model leaves unknown passed its checks. */
+  if (s == VKNN_STATUS_NONE) s = vknn_op_check_known_rank(graph, op, 0, 0, RESHAPE_MAX_RANK);
+  if (s != VKNN_STATUS_NONE) return s;
+  if (!constant) return infer_from_declared(graph, op, VKNN_SHAPE_CHECK_RESHAPE);
+  uint64_t elements = vknn_shape_element_count(in->dims, in->rank), known = 1;
+  for (uint32_t d = 0; d < rank; ++d)
+    if ((int32_t)d != inferred) known *= (uint64_t)target[d];
+  if (inferred >= 0 && known > 0 && elements % known == 0) target[inferred] = (int32_t)(elements / known);
   uint32_t dims[VKNN_MAX_RANK];
   for (uint32_t d = 0; d < rank; ++d) dims[d] = (uint32_t)target[d];
   if (vknn_shape_element_count(dims, rank) != elements) {
@@ -122,33 +137,50 @@ static vknn_status validate_squeeze(const vknn_logger *log, const vknn_model *mo
   return ok ? VKNN_STATUS_NONE : VKNN_STATUS_INVALID_ARGUMENT;
 }
 
-/* Drops the listed axes of size 1 (all of them when the list is omitted). */
-static vknn_status infer_squeeze(vknn_graph *graph, const vknn_operation *op) {
-  vknn_status s = vknn_op_require_input_shape(graph, op, 0);
-  /* The rank limit again: a rank the model leaves unknown passed its checks. */
-  if (s == VKNN_STATUS_NONE) s = vknn_op_check_known_rank(graph, op, 0, 0, 4);
-  if (s != VKNN_STATUS_NONE) return s;
+/* The listed axes, a constant: each an axis of the input of size 1 (or not
+ * known yet: 0 agrees), marked in drop. */
+static vknn_status read_axes(vknn_graph *graph, const vknn_operation *op, bool *drop) {
   const vknn_tensor *in = &graph->tensors[op->inputs[0]];
-  bool drop[VKNN_MAX_RANK] = {false};
   int32_t axes[VKNN_MAX_RANK];
   uint32_t n = 0;
-  if (op->input_count < 2 || vknn_graph_omitted(graph, op->inputs[1])) {
-    for (uint32_t d = 0; d < in->rank; ++d) drop[d] = in->dims[d] == 1;
-  } else if (graph->tensors[op->inputs[1]].constant_data == NULL) {
-    return infer_from_declared(graph, op, VKNN_SHAPE_CHECK_SQUEEZE);
-  } else if ((s = vknn_op_check_known_rank(graph, op, 1, 1, 1)) != VKNN_STATUS_NONE) {
-    return s; /* the axes' rank again: one the model leaves unknown passed validation */
-  } else if (!vknn_graph_const_i32_tensor(graph, op->inputs[1], axes, VKNN_MAX_RANK, &n)) {
+  /* The axes' rank again: one the model leaves unknown passed validation. */
+  vknn_status s = vknn_op_check_known_rank(graph, op, 1, 1, 1);
+  if (s != VKNN_STATUS_NONE) return s;
+  if (!vknn_graph_const_i32_tensor(graph, op->inputs[1], axes, VKNN_MAX_RANK, &n)) {
     VKNN_LOG_E(graph->log, "model", "SQUEEZE: the axes do not fit the input");
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
   for (uint32_t i = 0; i < n; ++i) {
     int32_t a = axes[i] < 0 ? axes[i] + (int32_t)in->rank : axes[i];
-    if (a < 0 || a >= (int32_t)in->rank || in->dims[a] != 1) {
+    if (a < 0 || a >= (int32_t)in->rank || in->dims[a] > 1) {
       VKNN_LOG_E(graph->log, "model", "SQUEEZE: axis %d is not of size 1", axes[i]);
       return VKNN_STATUS_INVALID_ARGUMENT;
     }
     drop[a] = true;
+  }
+  return VKNN_STATUS_NONE;
+}
+
+/* Drops the listed axes of size 1 (all of them when the list is omitted).
+ * Constant axes are checked against the rank and the dimensions the model
+ * gives before the input's shape is required: a model leaving it to an
+ * execution still has them checked at prepare. */
+static vknn_status infer_squeeze(vknn_graph *graph, const vknn_operation *op) {
+  const vknn_tensor *in = &graph->tensors[op->inputs[0]];
+  bool drop[VKNN_MAX_RANK] = {false};
+  bool listed = op->input_count >= 2 && !vknn_graph_omitted(graph, op->inputs[1]);
+  bool constant = listed && graph->tensors[op->inputs[1]].constant_data != NULL;
+  bool early = constant && in->rank != 0;
+  vknn_status s = early ? read_axes(graph, op, drop) : VKNN_STATUS_NONE;
+  if (s == VKNN_STATUS_NONE) s = vknn_op_require_input_shape(graph, op, 0);
+  /* The rank limit again: a rank the model leaves unknown passed its checks. */
+  if (s == VKNN_STATUS_NONE) s = vknn_op_check_known_rank(graph, op, 0, 0, 4);
+  if (s == VKNN_STATUS_NONE && constant && !early) s = read_axes(graph, op, drop);
+  if (s != VKNN_STATUS_NONE) return s;
+  if (!listed) {
+    for (uint32_t d = 0; d < in->rank; ++d) drop[d] = in->dims[d] == 1;
+  } else if (!constant) {
+    return infer_from_declared(graph, op, VKNN_SHAPE_CHECK_SQUEEZE);
   }
   uint32_t dims[VKNN_MAX_RANK], rank = 0;
   for (uint32_t d = 0; d < in->rank; ++d)
@@ -167,13 +199,11 @@ static vknn_status validate_expand_dims(const vknn_logger *log, const vknn_model
   return ok ? VKNN_STATUS_NONE : VKNN_STATUS_INVALID_ARGUMENT;
 }
 
-static vknn_status infer_expand_dims(vknn_graph *graph, const vknn_operation *op) {
-  vknn_status s = vknn_op_require_input_shape(graph, op, 0);
-  if (s != VKNN_STATUS_NONE) return s;
-  const vknn_tensor *in = &graph->tensors[op->inputs[0]];
-  int32_t axis;
+/* The axis, a constant within the output's rank (the input's + 1): *at is
+ * where the new dimension goes. */
+static vknn_status read_axis(vknn_graph *graph, const vknn_operation *op, uint32_t *at) {
+  int32_t axis, rank = (int32_t)graph->tensors[op->inputs[0]].rank + 1;
   if (!vknn_graph_const_i32_list(graph, op, 1, 1, &axis)) return VKNN_STATUS_GENERAL_FAILURE;
-  int32_t rank = (int32_t)in->rank + 1;
   if (rank > VKNN_MAX_RANK) {
     /* NNAPI sets no rank limit here: this driver's. */
     VKNN_LOG_E(graph->log, "compilation", "EXPAND_DIMS: a result of rank %d is above the %d supported", rank,
@@ -184,9 +214,23 @@ static vknn_status infer_expand_dims(vknn_graph *graph, const vknn_operation *op
     VKNN_LOG_E(graph->log, "model", "EXPAND_DIMS: axis %d out of rank %d", axis, rank);
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
-  uint32_t at = (uint32_t)(axis < 0 ? axis + rank : axis), dims[VKNN_MAX_RANK];
-  for (uint32_t d = 0, i = 0; d < (uint32_t)rank; ++d) dims[d] = d == at ? 1 : in->dims[i++];
-  return vknn_op_set_output_shape(graph, op, 0, dims, (uint32_t)rank);
+  *at = (uint32_t)(axis < 0 ? axis + rank : axis);
+  return VKNN_STATUS_NONE;
+}
+
+/* A constant axis is checked against the rank the model gives before the
+ * input's shape is required: a model leaving it to an execution still has
+ * it checked at prepare. */
+static vknn_status infer_expand_dims(vknn_graph *graph, const vknn_operation *op) {
+  const vknn_tensor *in = &graph->tensors[op->inputs[0]];
+  bool early = in->rank != 0 && graph->tensors[op->inputs[1]].constant_data != NULL;
+  uint32_t at, dims[VKNN_MAX_RANK], rank = in->rank + 1;
+  vknn_status s = early ? read_axis(graph, op, &at) : VKNN_STATUS_NONE;
+  if (s == VKNN_STATUS_NONE) s = vknn_op_require_input_shape(graph, op, 0);
+  if (s == VKNN_STATUS_NONE && !early) s = read_axis(graph, op, &at);
+  if (s != VKNN_STATUS_NONE) return s;
+  for (uint32_t d = 0, i = 0; d < rank; ++d) dims[d] = d == at ? 1 : in->dims[i++];
+  return vknn_op_set_output_shape(graph, op, 0, dims, rank);
 }
 
 const vknn_op_def vknn_op_squeeze = {VKNN_OPERATION_SQUEEZE, false, validate_squeeze, infer_squeeze,

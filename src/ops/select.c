@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "ops/op_common.h"
+#include "ops/known_dims.h"
 #include "model/operand_type.h"
 
 static vknn_status validate_select(const vknn_logger *log, const vknn_model *model,
@@ -19,19 +20,30 @@ static vknn_status validate_select(const vknn_logger *log, const vknn_model *mod
   return ok ? VKNN_STATUS_NONE : VKNN_STATUS_INVALID_ARGUMENT;
 }
 
+/* a and b have the same shape as far as the model gives them: a rank not
+ * known yet, or a dimension (0), agrees with any. */
+static bool shapes_agree(const vknn_tensor *a, const vknn_tensor *b) {
+  if (a->rank == 0 || b->rank == 0) return true;
+  bool agree = a->rank == b->rank;
+  for (uint32_t d = 0; d < a->rank && agree; ++d) agree = vknn_dims_agree(a->dims[d], b->dims[d]);
+  return agree;
+}
+
+/* The inputs' shapes are checked as far as the model gives them before they
+ * are required: a model leaving some to an execution still has them checked
+ * at prepare (exactly, once every shape is known). */
 static vknn_status infer_select(vknn_graph *graph, const vknn_operation *op) {
   for (uint32_t i = 0; i < 3; ++i) {
-    vknn_status s = vknn_op_require_input_shape(graph, op, i);
-    if (s != VKNN_STATUS_NONE) return s;
-  }
-  const vknn_tensor *c = &graph->tensors[op->inputs[0]];
-  for (uint32_t i = 1; i < 3; ++i) {
-    const vknn_tensor *t = &graph->tensors[op->inputs[i]];
-    if (t->rank != c->rank || memcmp(t->dims, c->dims, c->rank * sizeof(uint32_t)) != 0) {
-      VKNN_LOG_E(graph->log, "model", "SELECT: the inputs must have equal shapes");
-      return VKNN_STATUS_INVALID_ARGUMENT;
+    for (uint32_t j = i + 1; j < 3; ++j) {
+      if (!shapes_agree(&graph->tensors[op->inputs[i]], &graph->tensors[op->inputs[j]])) {
+        VKNN_LOG_E(graph->log, "model", "SELECT: the inputs must have equal shapes");
+        return VKNN_STATUS_INVALID_ARGUMENT;
+      }
     }
   }
+  vknn_status s = vknn_op_require_input_shapes(graph, op, 3);
+  if (s != VKNN_STATUS_NONE) return s;
+  const vknn_tensor *c = &graph->tensors[op->inputs[0]];
   return vknn_op_set_output_shape(graph, op, 0, c->dims, c->rank);
 }
 
