@@ -1,0 +1,812 @@
+/* An operation's rules are checked at prepare even where an input's shape
+ * is left to the execution: for every operation outside the convolution,
+ * pooling, recurrent, detection and control-flow families (their own tests
+ * cover them), a valid single-operation model with its data input's first
+ * dimension known or left to the execution (0) is accepted by the support
+ * query and prepare, and
+ *   - the same model with one constant parameter, or one relation between
+ *     dimensions the model gives, broken as NNAPI's documentation (or this
+ *     driver, kind 'D') forbids, is refused with INVALID_ARGUMENT by both,
+ *     in both modes (the operations used to wait for the shape before
+ *     reading the parameter, and refused it only at the first execution);
+ *   - every required input given as omitted (NO_VALUE, same type) is
+ *     refused with INVALID_ARGUMENT by both, in both modes. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+#include <cmocka.h>
+
+#include "support/model_builder.h"
+#include "support/model_runner.h"
+
+#include "vknn/extensions/fibonacci.h"
+#include "vknn/extensions/transformer.h"
+#include "vknn/vknn.h"
+
+#define F32 VKNN_OPERAND_TENSOR_FLOAT32
+#define I32 VKNN_OPERAND_TENSOR_INT32
+#define Q8 VKNN_OPERAND_TENSOR_QUANT8_ASYMM
+#define B8 VKNN_OPERAND_TENSOR_BOOL8
+#define OP(name) VKNN_OPERATION_##name
+
+#define TRANSFORMER_PREFIX ((uint16_t)0x21)
+#define FIB_PREFIX ((uint16_t)0x23)
+
+#define DIMS(...) ((const uint32_t[]){__VA_ARGS__}), \
+                  ((uint32_t)(sizeof((uint32_t[]){__VA_ARGS__}) / sizeof(uint32_t)))
+#define VALS(...) ((const int32_t[]){__VA_ARGS__}), \
+                  ((uint32_t)(sizeof((int32_t[]){__VA_ARGS__}) / sizeof(int32_t)))
+
+typedef struct pc {
+  model_builder b;
+  bool unknown;
+  int32_t op_type;
+  uint32_t in[16], in_count;
+  uint32_t out[4], out_count;
+  uint32_t optional; /* bit k: input k may be omitted (NNAPI's optional tensors) */
+  vknn_extension_prefix names[2];
+  uint32_t name_count;
+} pc;
+
+/* The data input's first dimension: n, or 0 (unknown) in the unknown mode. */
+static uint32_t U(const pc *c, uint32_t n) { return c->unknown ? 0u : n; }
+
+static uint32_t input(pc *c, int32_t type, const uint32_t *dims, uint32_t rank) {
+  uint32_t i = mb_input(&c->b, type, dims, rank);
+  if (type == Q8) c->b.operands[i].scale = 0.5f;
+  return i;
+}
+static uint32_t output(pc *c, int32_t type, const uint32_t *dims, uint32_t rank) {
+  uint32_t i = mb_output(&c->b, type, dims, rank);
+  if (type == Q8) c->b.operands[i].scale = 0.5f;
+  return i;
+}
+static uint32_t i32(pc *c, int32_t v) { return mb_const_i32(&c->b, v); }
+static uint32_t f32(pc *c, float v) {
+  return mb_const_tensor(&c->b, VKNN_OPERAND_FLOAT32, NULL, 0, &v, sizeof(v));
+}
+static uint32_t b8(pc *c, bool v) {
+  uint8_t x = v;
+  return mb_const_tensor(&c->b, VKNN_OPERAND_BOOL, NULL, 0, &x, 1);
+}
+static uint32_t vec(pc *c, const int32_t *v, uint32_t n) {
+  return mb_const_tensor(&c->b, I32, &n, 1, v, n * sizeof(int32_t));
+}
+static uint32_t ctensor(pc *c, int32_t type, const uint32_t *dims, uint32_t rank, const void *data,
+                        size_t size) {
+  return mb_const_tensor(&c->b, type, dims, rank, data, size);
+}
+static uint32_t zeros(pc *c, int32_t type, const uint32_t *dims, uint32_t rank) {
+  return mb_const_zeros(&c->b, type, dims, rank);
+}
+static void set_dims(pc *c, uint32_t operand, const uint32_t *dims, uint32_t rank) {
+  memcpy(c->b.dims[operand], dims, rank * sizeof(uint32_t));
+  c->b.operands[operand].dimension_count = rank;
+}
+static void op(pc *c, int32_t type) { c->op_type = type; }
+static void transformer(pc *c, uint32_t code) {
+  c->names[c->name_count++] = (vknn_extension_prefix){VKNN_TRANSFORMER_EXTENSION_NAME, TRANSFORMER_PREFIX};
+  c->op_type = VKNN_EXTENSION_TYPE(TRANSFORMER_PREFIX, code);
+}
+#define INS(...)                                                         \
+  do {                                                                   \
+    const uint32_t ins_[] = {__VA_ARGS__};                               \
+    memcpy(c->in, ins_, sizeof(ins_));                                   \
+    c->in_count = (uint32_t)(sizeof(ins_) / sizeof(uint32_t));           \
+  } while (0)
+#define OUTS(...)                                                        \
+  do {                                                                   \
+    const uint32_t outs_[] = {__VA_ARGS__};                              \
+    memcpy(c->out, outs_, sizeof(outs_));                                \
+    c->out_count = (uint32_t)(sizeof(outs_) / sizeof(uint32_t));        \
+  } while (0)
+
+/* ---- builders: valid models -------------------------------------------- */
+
+static void bin_act(pc *c, int32_t t) {
+  op(c, t);
+  INS(input(c, F32, DIMS(U(c, 2), 3)), input(c, F32, DIMS(1, 3)), i32(c, 0));
+  OUTS(output(c, F32, DIMS(U(c, 2), 3)));
+}
+static void b_add(pc *c) { bin_act(c, OP(ADD)); }
+static void b_sub(pc *c) { bin_act(c, OP(SUB)); }
+static void b_mul(pc *c) { bin_act(c, OP(MUL)); }
+static void b_div(pc *c) { bin_act(c, OP(DIV)); }
+static void bin2(pc *c, int32_t t, int32_t type, int32_t out_type) {
+  op(c, t);
+  INS(input(c, type, DIMS(U(c, 2), 3)), input(c, type, DIMS(1, 3)));
+  OUTS(output(c, out_type, DIMS(U(c, 2), 3)));
+}
+static void b_maximum(pc *c) { bin2(c, OP(MAXIMUM), F32, F32); }
+static void b_minimum(pc *c) { bin2(c, OP(MINIMUM), F32, F32); }
+static void b_pow(pc *c) { bin2(c, OP(POW), F32, F32); }
+static void b_prelu(pc *c) { bin2(c, OP(PRELU), F32, F32); }
+static void b_equal(pc *c) { bin2(c, OP(EQUAL), F32, B8); }
+static void b_not_equal(pc *c) { bin2(c, OP(NOT_EQUAL), F32, B8); }
+static void b_less(pc *c) { bin2(c, OP(LESS), F32, B8); }
+static void b_less_equal(pc *c) { bin2(c, OP(LESS_EQUAL), F32, B8); }
+static void b_greater(pc *c) { bin2(c, OP(GREATER), F32, B8); }
+static void b_greater_equal(pc *c) { bin2(c, OP(GREATER_EQUAL), F32, B8); }
+static void b_logical_and(pc *c) { bin2(c, OP(LOGICAL_AND), B8, B8); }
+static void b_logical_or(pc *c) { bin2(c, OP(LOGICAL_OR), B8, B8); }
+static void unary(pc *c, int32_t t, int32_t type, int32_t out_type) {
+  op(c, t);
+  INS(input(c, type, DIMS(U(c, 2), 3)));
+  OUTS(output(c, out_type, DIMS(U(c, 2), 3)));
+}
+static void b_logical_not(pc *c) { unary(c, OP(LOGICAL_NOT), B8, B8); }
+static void b_relu(pc *c) { unary(c, OP(RELU), F32, F32); }
+static void b_relu1(pc *c) { unary(c, OP(RELU1), F32, F32); }
+static void b_relu6(pc *c) { unary(c, OP(RELU6), F32, F32); }
+static void b_logistic(pc *c) { unary(c, OP(LOGISTIC), F32, F32); }
+static void b_tanh(pc *c) { unary(c, OP(TANH), F32, F32); }
+static void b_abs(pc *c) { unary(c, OP(ABS), F32, F32); }
+static void b_exp(pc *c) { unary(c, OP(EXP), F32, F32); }
+static void b_log(pc *c) { unary(c, OP(LOG), F32, F32); }
+static void b_sin(pc *c) { unary(c, OP(SIN), F32, F32); }
+static void b_sqrt(pc *c) { unary(c, OP(SQRT), F32, F32); }
+static void b_rsqrt(pc *c) { unary(c, OP(RSQRT), F32, F32); }
+static void b_neg(pc *c) { unary(c, OP(NEG), F32, F32); }
+static void b_floor(pc *c) { unary(c, OP(FLOOR), F32, F32); }
+static void b_hard_swish(pc *c) { unary(c, OP(HARD_SWISH), F32, F32); }
+static void b_cast(pc *c) { unary(c, OP(CAST), F32, I32); }
+static void b_quantize(pc *c) { unary(c, OP(QUANTIZE), F32, Q8); }
+static void b_dequantize(pc *c) { unary(c, OP(DEQUANTIZE), Q8, F32); }
+static void b_elu(pc *c) {
+  op(c, OP(ELU));
+  INS(input(c, F32, DIMS(U(c, 2), 3)), f32(c, 1.f));
+  OUTS(output(c, F32, DIMS(U(c, 2), 3)));
+}
+
+static void b_fully_connected(pc *c) {
+  op(c, OP(FULLY_CONNECTED));
+  INS(input(c, F32, DIMS(U(c, 2), 4)), zeros(c, F32, DIMS(3, 4)), zeros(c, F32, DIMS(3)), i32(c, 0));
+  OUTS(output(c, F32, DIMS(U(c, 2), 3)));
+}
+static void softmax_like(pc *c, int32_t t) {
+  op(c, t);
+  INS(input(c, F32, DIMS(U(c, 2), 5)), f32(c, 1.f), i32(c, -1));
+  OUTS(output(c, F32, DIMS(U(c, 2), 5)));
+}
+static void b_softmax(pc *c) { softmax_like(c, OP(SOFTMAX)); }
+static void b_log_softmax(pc *c) { softmax_like(c, OP(LOG_SOFTMAX)); }
+static void b_l2_norm(pc *c) {
+  op(c, OP(L2_NORMALIZATION));
+  INS(input(c, F32, DIMS(U(c, 2), 4)), i32(c, -1));
+  OUTS(output(c, F32, DIMS(U(c, 2), 4)));
+}
+static void b_lrn(pc *c) {
+  op(c, OP(LOCAL_RESPONSE_NORMALIZATION));
+  INS(input(c, F32, DIMS(U(c, 2), 2, 2, 4)), i32(c, 1), f32(c, 1.f), f32(c, 1.f), f32(c, 0.5f), i32(c, -1));
+  OUTS(output(c, F32, DIMS(U(c, 2), 2, 2, 4)));
+}
+static void b_instance_norm(pc *c) {
+  op(c, OP(INSTANCE_NORMALIZATION));
+  INS(input(c, F32, DIMS(U(c, 2), 2, 2, 3)), f32(c, 1.f), f32(c, 0.f), f32(c, 1e-3f), b8(c, false));
+  OUTS(output(c, F32, DIMS(U(c, 2), 2, 2, 3)));
+}
+static void b_concat(pc *c) {
+  op(c, OP(CONCATENATION));
+  INS(input(c, F32, DIMS(U(c, 2), 3)), input(c, F32, DIMS(U(c, 2), 3)), i32(c, 1));
+  OUTS(output(c, F32, DIMS(U(c, 2), 6)));
+}
+static void b_reshape(pc *c) {
+  op(c, OP(RESHAPE));
+  INS(input(c, F32, DIMS(U(c, 2), 3)), vec(c, VALS(-1, 3)));
+  OUTS(output(c, F32, DIMS(U(c, 2), 3)));
+}
+static void b_squeeze(pc *c) {
+  op(c, OP(SQUEEZE));
+  INS(input(c, F32, DIMS(U(c, 2), 1, 3)), vec(c, VALS(1)));
+  OUTS(output(c, F32, DIMS(U(c, 2), 3)));
+  c->optional = 1u << 1;
+}
+static void b_expand_dims(pc *c) {
+  op(c, OP(EXPAND_DIMS));
+  INS(input(c, F32, DIMS(U(c, 2), 3)), i32(c, 1));
+  OUTS(output(c, F32, DIMS(U(c, 2), 1, 3)));
+}
+static void b_transpose(pc *c) {
+  op(c, OP(TRANSPOSE));
+  INS(input(c, F32, DIMS(U(c, 2), 3)), vec(c, VALS(1, 0)));
+  OUTS(output(c, F32, DIMS(3, U(c, 2))));
+  c->optional = 1u << 1;
+}
+static void b_slice(pc *c) {
+  op(c, OP(SLICE));
+  INS(input(c, F32, DIMS(U(c, 2), 3)), vec(c, VALS(0, 0)), vec(c, VALS(-1, 2)));
+  OUTS(output(c, F32, DIMS(U(c, 2), 2)));
+}
+static void b_strided_slice(pc *c) {
+  op(c, OP(STRIDED_SLICE));
+  INS(input(c, F32, DIMS(U(c, 2), 3)), vec(c, VALS(0, 0)), vec(c, VALS(0, 3)), vec(c, VALS(1, 1)),
+      i32(c, 1), i32(c, 1), i32(c, 0));
+  OUTS(output(c, F32, DIMS(U(c, 2), 3)));
+}
+static void b_pad(pc *c) {
+  op(c, OP(PAD));
+  INS(input(c, F32, DIMS(U(c, 2), 3)), ctensor(c, I32, DIMS(2, 2), (const int32_t[]){0, 0, 1, 1}, 16));
+  OUTS(output(c, F32, DIMS(U(c, 2), 5)));
+}
+static void b_pad_v2(pc *c) {
+  op(c, OP(PAD_V2));
+  INS(input(c, F32, DIMS(U(c, 2), 3)), ctensor(c, I32, DIMS(2, 2), (const int32_t[]){0, 0, 1, 1}, 16),
+      f32(c, 0.f));
+  OUTS(output(c, F32, DIMS(U(c, 2), 5)));
+}
+static void b_tile(pc *c) {
+  op(c, OP(TILE));
+  INS(input(c, F32, DIMS(U(c, 2), 3)), vec(c, VALS(1, 2)));
+  OUTS(output(c, F32, DIMS(U(c, 2), 6)));
+}
+static void b_split(pc *c) {
+  op(c, OP(SPLIT));
+  INS(input(c, F32, DIMS(U(c, 2), 4)), i32(c, 1), i32(c, 2));
+  OUTS(output(c, F32, DIMS(U(c, 2), 2)), output(c, F32, DIMS(U(c, 2), 2)));
+}
+static void b_depth_to_space(pc *c) {
+  op(c, OP(DEPTH_TO_SPACE));
+  INS(input(c, F32, DIMS(U(c, 2), 2, 2, 4)), i32(c, 2), b8(c, false));
+  OUTS(output(c, F32, DIMS(U(c, 2), 4, 4, 1)));
+}
+static void b_space_to_depth(pc *c) {
+  op(c, OP(SPACE_TO_DEPTH));
+  INS(input(c, F32, DIMS(U(c, 2), 4, 4, 1)), i32(c, 2), b8(c, false));
+  OUTS(output(c, F32, DIMS(U(c, 2), 2, 2, 4)));
+}
+static void b_batch_to_space(pc *c) {
+  op(c, OP(BATCH_TO_SPACE_ND));
+  INS(input(c, F32, DIMS(U(c, 4), 2, 2, 1)), vec(c, VALS(2, 2)), b8(c, false));
+  OUTS(output(c, F32, DIMS(U(c, 1), 4, 4, 1)));
+}
+static void b_space_to_batch(pc *c) {
+  op(c, OP(SPACE_TO_BATCH_ND));
+  INS(input(c, F32, DIMS(U(c, 1), 4, 4, 1)), vec(c, VALS(2, 2)), zeros(c, I32, DIMS(2, 2)), b8(c, false));
+  OUTS(output(c, F32, DIMS(U(c, 4), 2, 2, 1)));
+}
+static void b_channel_shuffle(pc *c) {
+  op(c, OP(CHANNEL_SHUFFLE));
+  INS(input(c, F32, DIMS(U(c, 2), 4)), i32(c, 2), i32(c, 1));
+  OUTS(output(c, F32, DIMS(U(c, 2), 4)));
+}
+static void b_gather(pc *c) {
+  op(c, OP(GATHER));
+  INS(input(c, F32, DIMS(U(c, 2), 3)), i32(c, 1), vec(c, VALS(0, 2)));
+  OUTS(output(c, F32, DIMS(U(c, 2), 2)));
+}
+static void b_select(pc *c) {
+  op(c, OP(SELECT));
+  INS(input(c, B8, DIMS(U(c, 2), 3)), input(c, F32, DIMS(U(c, 2), 3)), input(c, F32, DIMS(U(c, 2), 3)));
+  OUTS(output(c, F32, DIMS(U(c, 2), 3)));
+}
+static void b_fill(pc *c) {
+  op(c, OP(FILL));
+  INS(vec(c, VALS(2, 3)), f32(c, 1.f));
+  OUTS(output(c, F32, DIMS(2, 3)));
+}
+static void b_rank(pc *c) {
+  op(c, OP(RANK));
+  INS(input(c, F32, DIMS(U(c, 2), 3)));
+  OUTS(output(c, VKNN_OPERAND_INT32, NULL, 0));
+}
+static void resize(pc *c, int32_t t) {
+  op(c, t);
+  INS(input(c, F32, DIMS(U(c, 1), 4, 4, 1)), i32(c, 8), i32(c, 8), b8(c, false), b8(c, false), b8(c, false));
+  OUTS(output(c, F32, DIMS(U(c, 1), 8, 8, 1)));
+}
+static void b_resize_bilinear(pc *c) { resize(c, OP(RESIZE_BILINEAR)); }
+static void b_resize_nearest(pc *c) { resize(c, OP(RESIZE_NEAREST_NEIGHBOR)); }
+static void b_topk(pc *c) {
+  op(c, OP(TOPK_V2));
+  INS(input(c, F32, DIMS(U(c, 2), 5)), i32(c, 2));
+  OUTS(output(c, F32, DIMS(U(c, 2), 2)), output(c, I32, DIMS(U(c, 2), 2)));
+}
+static void b_mean(pc *c) {
+  op(c, OP(MEAN));
+  INS(input(c, F32, DIMS(U(c, 2), 3)), vec(c, VALS(1)), i32(c, 0));
+  OUTS(output(c, F32, DIMS(U(c, 2))));
+}
+static void reduce(pc *c, int32_t t, int32_t type) {
+  op(c, t);
+  INS(input(c, type, DIMS(U(c, 2), 3)), vec(c, VALS(1)), b8(c, false));
+  OUTS(output(c, type, DIMS(U(c, 2))));
+}
+static void b_reduce_sum(pc *c) { reduce(c, OP(REDUCE_SUM), F32); }
+static void b_reduce_prod(pc *c) { reduce(c, OP(REDUCE_PROD), F32); }
+static void b_reduce_max(pc *c) { reduce(c, OP(REDUCE_MAX), F32); }
+static void b_reduce_min(pc *c) { reduce(c, OP(REDUCE_MIN), F32); }
+static void b_reduce_any(pc *c) { reduce(c, OP(REDUCE_ANY), B8); }
+static void b_reduce_all(pc *c) { reduce(c, OP(REDUCE_ALL), B8); }
+static void argm(pc *c, int32_t t) {
+  op(c, t);
+  INS(input(c, F32, DIMS(U(c, 2), 3)), i32(c, 1));
+  OUTS(output(c, I32, DIMS(U(c, 2))));
+}
+static void b_argmax(pc *c) { argm(c, OP(ARGMAX)); }
+static void b_argmin(pc *c) { argm(c, OP(ARGMIN)); }
+static const float roi_box[4] = {0.f, 0.f, 2.f, 2.f};
+static void b_roi_align(pc *c) {
+  op(c, OP(ROI_ALIGN));
+  INS(input(c, F32, DIMS(U(c, 1), 4, 4, 1)), ctensor(c, F32, DIMS(1, 4), roi_box, 16), vec(c, VALS(0)),
+      i32(c, 2), i32(c, 2), f32(c, 1.f), f32(c, 1.f), i32(c, 2), i32(c, 2), b8(c, false));
+  OUTS(output(c, F32, DIMS(1, 2, 2, 1)));
+}
+static void b_roi_pooling(pc *c) {
+  op(c, OP(ROI_POOLING));
+  INS(input(c, F32, DIMS(U(c, 1), 4, 4, 1)), ctensor(c, F32, DIMS(1, 4), roi_box, 16), vec(c, VALS(0)),
+      i32(c, 2), i32(c, 2), f32(c, 1.f), f32(c, 1.f), b8(c, false));
+  OUTS(output(c, F32, DIMS(1, 2, 2, 1)));
+}
+static void b_heatmap(pc *c) {
+  op(c, OP(HEATMAP_MAX_KEYPOINT));
+  INS(input(c, F32, DIMS(U(c, 2), 4, 4, 2)), input(c, F32, DIMS(U(c, 2), 4)), b8(c, false));
+  OUTS(output(c, F32, DIMS(U(c, 2), 2)), output(c, F32, DIMS(U(c, 2), 2, 2)));
+}
+static void b_bbox(pc *c) {
+  op(c, OP(AXIS_ALIGNED_BBOX_TRANSFORM));
+  const float image[2] = {8.f, 8.f};
+  INS(input(c, F32, DIMS(U(c, 2), 4)), input(c, F32, DIMS(U(c, 2), 8)), input(c, I32, DIMS(U(c, 2))),
+      ctensor(c, F32, DIMS(1, 2), image, 8));
+  OUTS(output(c, F32, DIMS(U(c, 2), 8)));
+}
+static void b_embedding(pc *c) {
+  op(c, OP(EMBEDDING_LOOKUP));
+  INS(input(c, I32, DIMS(U(c, 2))), zeros(c, F32, DIMS(3, 2)));
+  OUTS(output(c, F32, DIMS(U(c, 2), 2)));
+}
+static void b_hashtable(pc *c) {
+  op(c, OP(HASHTABLE_LOOKUP));
+  INS(input(c, I32, DIMS(U(c, 2))), vec(c, VALS(1, 2, 3)), zeros(c, F32, DIMS(3, 2)));
+  uint32_t hits = output(c, Q8, DIMS(U(c, 2)));
+  c->b.operands[hits].scale = 1.f;
+  OUTS(output(c, F32, DIMS(U(c, 2), 2)), hits);
+}
+static uint32_t omitted(pc *c, int32_t type, const uint32_t *dims, uint32_t rank) {
+  uint32_t i = mb_temporary(&c->b, type, dims, rank);
+  c->b.operands[i].lifetime = VKNN_LIFETIME_NO_VALUE;
+  return i;
+}
+static void b_lsh(pc *c) {
+  op(c, OP(LSH_PROJECTION));
+  INS(zeros(c, F32, DIMS(4, 2)), input(c, F32, DIMS(U(c, 2), 3)), omitted(c, F32, DIMS(0)), i32(c, 3));
+  OUTS(output(c, I32, DIMS(4)));
+  c->optional = 1u << 2;
+}
+static void b_gelu(pc *c) {
+  transformer(c, VKNN_TRANSFORMER_GELU);
+  INS(input(c, F32, DIMS(U(c, 2), 3)), b8(c, false));
+  OUTS(output(c, F32, DIMS(U(c, 2), 3)));
+}
+static void b_layer_norm(pc *c) {
+  transformer(c, VKNN_TRANSFORMER_LAYER_NORMALIZATION);
+  INS(input(c, F32, DIMS(U(c, 2), 3, 8)), zeros(c, F32, DIMS(8)), zeros(c, F32, DIMS(8)), i32(c, -1),
+      f32(c, 1e-5f));
+  OUTS(output(c, F32, DIMS(U(c, 2), 3, 8)));
+  c->optional = (1u << 1) | (1u << 2);
+}
+static void b_batch_matmul(pc *c) {
+  transformer(c, VKNN_TRANSFORMER_BATCH_MATMUL);
+  INS(input(c, F32, DIMS(U(c, 2), 3, 4)), input(c, F32, DIMS(4, 5)), b8(c, false), b8(c, false));
+  OUTS(output(c, F32, DIMS(U(c, 2), 3, 5)));
+}
+static void b_attention(pc *c) {
+  transformer(c, VKNN_TRANSFORMER_ATTENTION);
+  INS(input(c, F32, DIMS(U(c, 2), 3, 4)), input(c, F32, DIMS(U(c, 2), 5, 4)), input(c, F32, DIMS(U(c, 2), 5, 6)),
+      zeros(c, F32, DIMS(3, 5)), f32(c, 0.5f));
+  OUTS(output(c, F32, DIMS(U(c, 2), 3, 6)));
+  c->optional = 1u << 3;
+}
+static void b_fibonacci(pc *c) {
+  c->names[c->name_count++] = (vknn_extension_prefix){VKNN_FIBONACCI_EXTENSION_NAME, FIB_PREFIX};
+  c->op_type = VKNN_EXTENSION_TYPE(FIB_PREFIX, VKNN_EXAMPLE_FIBONACCI);
+  int64_t n = 5;
+  INS(ctensor(c, VKNN_EXTENSION_TYPE(FIB_PREFIX, VKNN_EXAMPLE_INT64), NULL, 0, &n, sizeof(n)));
+  OUTS(output(c, F32, DIMS(5)));
+}
+
+/* ---- mutations ----------------------------------------------------------- */
+
+#define SET_I32(name, k, v) static void name(pc *c) { c->in[k] = i32(c, v); }
+#define SET_F32(name, k, v) static void name(pc *c) { c->in[k] = f32(c, v); }
+#define SET_VEC(name, k, ...) static void name(pc *c) { c->in[k] = vec(c, VALS(__VA_ARGS__)); }
+
+SET_I32(act_7_2, 2, 7)
+SET_I32(act_neg_2, 2, -1)
+SET_I32(act_7_3, 3, 7)
+SET_I32(act_neg_3, 3, -1)
+SET_F32(beta_0, 1, 0.f)
+SET_F32(beta_neg, 1, -1.f)
+SET_I32(axis2_2, 2, 2)
+SET_I32(axis2_m3, 2, -3)
+SET_I32(axis1_2, 1, 2)
+SET_I32(axis1_m3, 1, -3)
+SET_I32(axis1_3, 1, 3)
+SET_I32(axis1_m4, 1, -4)
+SET_F32(lrn_bias_0, 2, 0.f)
+SET_I32(lrn_axis_4, 5, 4)
+SET_I32(lrn_axis_m5, 5, -5)
+SET_I32(concat_axis_m1, 2, -1)
+static void concat_off_axis(pc *c) {
+  c->in[2] = i32(c, 0);
+  c->in[1] = input(c, F32, DIMS(U(c, 2), 4));
+  set_dims(c, c->out[0], DIMS(0, 0));
+}
+SET_VEC(reshape_two_unknown, 1, -1, -1)
+SET_VEC(reshape_minus2, 1, -2, 3)
+SET_VEC(squeeze_not_one, 1, 2)
+SET_VEC(squeeze_out_of_range, 1, 3)
+SET_VEC(perm_repeat, 1, 0, 0)
+SET_VEC(perm_range, 1, 0, 2)
+SET_VEC(perm_three, 1, 2, 1, 0)
+SET_VEC(slice_begin_neg, 1, 0, -1)
+SET_VEC(slice_past_end, 2, -1, 4)
+SET_VEC(slice_begin_three, 1, 0, 0, 0)
+SET_VEC(slice_size_zero_neg, 2, -1, -2)
+SET_VEC(ss_stride_zero, 3, 1, 0)
+static void ss_shrink_wide(pc *c) {
+  c->in[6] = i32(c, 2);
+  set_dims(c, c->out[0], DIMS(U(c, 2)));
+}
+SET_VEC(ss_begin_three, 1, 0, 0, 0)
+static void pad_negative(pc *c) { c->in[1] = ctensor(c, I32, DIMS(2, 2), (const int32_t[]){0, 0, -1, 1}, 16); }
+static void pad_shape(pc *c) { c->in[1] = zeros(c, I32, DIMS(3, 2)); }
+SET_VEC(tile_zero, 1, 1, 0)
+SET_VEC(tile_neg, 1, 1, -1)
+SET_VEC(tile_three, 1, 1, 2, 3)
+SET_I32(split_axis_2, 1, 2)
+SET_I32(split_axis_m3, 1, -3)
+SET_I32(split_num_3, 2, 3)
+SET_I32(split_num_0, 2, 0)
+SET_I32(block_0, 1, 0)
+SET_I32(block_3, 1, 3)
+SET_VEC(bs_block_zero, 1, 0, 2)
+SET_VEC(bs_block_three, 1, 2, 2, 2)
+static void s2b_pad_neg(pc *c) { c->in[2] = ctensor(c, I32, DIMS(2, 2), (const int32_t[]){-1, 0, 0, 0}, 16); }
+static void s2b_pad_indivisible(pc *c) {
+  c->in[2] = ctensor(c, I32, DIMS(2, 2), (const int32_t[]){1, 0, 0, 0}, 16);
+}
+SET_I32(cs_groups_0, 1, 0)
+SET_I32(cs_groups_3, 1, 3)
+SET_I32(cs_axis_2, 2, 2)
+SET_I32(cs_axis_m3, 2, -3)
+SET_VEC(gather_index_3, 2, 0, 3)
+static void select_mismatch(pc *c) { c->in[2] = input(c, F32, DIMS(U(c, 2), 4)); }
+SET_I32(resize_w_0, 1, 0)
+SET_I32(resize_h_neg, 2, -1)
+static void resize_both_corners(pc *c) {
+  c->in[4] = b8(c, true);
+  c->in[5] = b8(c, true);
+}
+static void resize_scale_0(pc *c) {
+  c->in[1] = f32(c, 0.f);
+  c->in[2] = f32(c, 0.f);
+}
+SET_I32(k_0, 1, 0)
+SET_I32(k_6, 1, 6)
+SET_I32(k_neg, 1, -1)
+SET_VEC(axes_2, 1, 2)
+SET_VEC(axes_m3, 1, -3)
+SET_I32(roi_h_0, 3, 0)
+SET_I32(roi_w_neg, 4, -1)
+SET_F32(roi_hs_0, 5, 0.f)
+SET_F32(roi_ws_neg, 6, -1.f)
+SET_I32(roi_sampling_neg, 7, -1)
+static void roi_boxes_5(pc *c) {
+  const float box[5] = {0.f, 0.f, 2.f, 2.f, 0.f};
+  c->in[1] = ctensor(c, F32, DIMS(1, 5), box, 20);
+}
+static void heat_not_square(pc *c) { c->in[0] = input(c, F32, DIMS(U(c, 2), 4, 5, 2)); }
+static void heat_size_1(pc *c) { c->in[0] = input(c, F32, DIMS(U(c, 2), 1, 1, 2)); }
+static void heat_boxes_5(pc *c) { c->in[1] = input(c, F32, DIMS(U(c, 2), 5)); }
+static void bbox_deltas_6(pc *c) {
+  c->in[1] = input(c, F32, DIMS(U(c, 2), 6));
+  set_dims(c, c->out[0], DIMS(U(c, 2), 6));
+}
+static void bbox_boxes_5(pc *c) { c->in[0] = input(c, F32, DIMS(U(c, 2), 5)); }
+static void bbox_images_3(pc *c) { c->in[3] = zeros(c, F32, DIMS(1, 3)); }
+SET_VEC(hash_keys_descending, 1, 3, 2, 1)
+SET_VEC(hash_keys_four, 1, 1, 2, 3, 4)
+SET_I32(lsh_type_0, 3, 0)
+SET_I32(lsh_type_4, 3, 4)
+SET_I32(lsh_type_dense_no_weights, 3, 2)
+static void lsh_bits_33(pc *c) { c->in[0] = zeros(c, F32, DIMS(4, 33)); }
+SET_F32(ln_eps_0, 4, 0.f)
+SET_F32(ln_eps_neg, 4, -1.f)
+SET_I32(ln_axis_3, 3, 3)
+static void ln_gamma_7(pc *c) { c->in[1] = zeros(c, F32, DIMS(7)); }
+static void bm_k_mismatch(pc *c) { c->in[1] = input(c, F32, DIMS(5, 5)); }
+SET_F32(att_scale_inf, 4, INFINITY)
+SET_F32(att_scale_nan, 4, NAN)
+static void att_key_d(pc *c) { c->in[1] = input(c, F32, DIMS(U(c, 2), 5, 3)); }
+static void bin_broadcast(pc *c) { c->in[1] = input(c, F32, DIMS(1, 4)); }
+static void fc_bias_4(pc *c) { c->in[2] = zeros(c, F32, DIMS(4)); }
+static void att_mask_rows(pc *c) { c->in[3] = zeros(c, F32, DIMS(4, 5)); }
+
+/* ---- the table ----------------------------------------------------------- */
+
+typedef struct base {
+  const char *op;
+  void (*build)(pc *c);
+} base;
+
+static const base bases[] = {
+    {"ADD", b_add}, {"SUB", b_sub}, {"MUL", b_mul}, {"DIV", b_div}, {"MAXIMUM", b_maximum},
+    {"MINIMUM", b_minimum}, {"POW", b_pow}, {"PRELU", b_prelu}, {"EQUAL", b_equal},
+    {"NOT_EQUAL", b_not_equal}, {"LESS", b_less}, {"LESS_EQUAL", b_less_equal}, {"GREATER", b_greater},
+    {"GREATER_EQUAL", b_greater_equal}, {"LOGICAL_AND", b_logical_and}, {"LOGICAL_OR", b_logical_or},
+    {"LOGICAL_NOT", b_logical_not}, {"FULLY_CONNECTED", b_fully_connected}, {"SOFTMAX", b_softmax},
+    {"LOG_SOFTMAX", b_log_softmax}, {"L2_NORMALIZATION", b_l2_norm},
+    {"LOCAL_RESPONSE_NORMALIZATION", b_lrn}, {"INSTANCE_NORMALIZATION", b_instance_norm},
+    {"RELU", b_relu}, {"RELU1", b_relu1}, {"RELU6", b_relu6}, {"LOGISTIC", b_logistic}, {"TANH", b_tanh},
+    {"ABS", b_abs}, {"EXP", b_exp}, {"LOG", b_log}, {"SIN", b_sin}, {"SQRT", b_sqrt}, {"RSQRT", b_rsqrt},
+    {"NEG", b_neg}, {"FLOOR", b_floor}, {"ELU", b_elu}, {"HARD_SWISH", b_hard_swish},
+    {"CONCATENATION", b_concat}, {"RESHAPE", b_reshape}, {"SQUEEZE", b_squeeze},
+    {"EXPAND_DIMS", b_expand_dims}, {"TRANSPOSE", b_transpose}, {"SLICE", b_slice},
+    {"STRIDED_SLICE", b_strided_slice}, {"PAD", b_pad}, {"PAD_V2", b_pad_v2}, {"TILE", b_tile},
+    {"SPLIT", b_split}, {"DEPTH_TO_SPACE", b_depth_to_space}, {"SPACE_TO_DEPTH", b_space_to_depth},
+    {"BATCH_TO_SPACE_ND", b_batch_to_space}, {"SPACE_TO_BATCH_ND", b_space_to_batch},
+    {"CHANNEL_SHUFFLE", b_channel_shuffle}, {"CAST", b_cast}, {"QUANTIZE", b_quantize},
+    {"DEQUANTIZE", b_dequantize}, {"GATHER", b_gather}, {"SELECT", b_select}, {"FILL", b_fill},
+    {"RANK", b_rank}, {"RESIZE_BILINEAR", b_resize_bilinear},
+    {"RESIZE_NEAREST_NEIGHBOR", b_resize_nearest}, {"TOPK_V2", b_topk}, {"MEAN", b_mean},
+    {"REDUCE_SUM", b_reduce_sum}, {"REDUCE_PROD", b_reduce_prod}, {"REDUCE_MAX", b_reduce_max},
+    {"REDUCE_MIN", b_reduce_min}, {"REDUCE_ANY", b_reduce_any}, {"REDUCE_ALL", b_reduce_all},
+    {"ARGMAX", b_argmax}, {"ARGMIN", b_argmin}, {"ROI_ALIGN", b_roi_align}, {"ROI_POOLING", b_roi_pooling},
+    {"HEATMAP_MAX_KEYPOINT", b_heatmap}, {"AXIS_ALIGNED_BBOX_TRANSFORM", b_bbox},
+    {"EMBEDDING_LOOKUP", b_embedding}, {"HASHTABLE_LOOKUP", b_hashtable}, {"LSH_PROJECTION", b_lsh},
+    {"TRANSFORMER_GELU", b_gelu}, {"TRANSFORMER_LAYER_NORMALIZATION", b_layer_norm},
+    {"TRANSFORMER_BATCH_MATMUL", b_batch_matmul}, {"TRANSFORMER_ATTENTION", b_attention},
+    {"EXAMPLE_FIBONACCI", b_fibonacci},
+};
+
+/* Kinds: 'A' a parameter value, 'S' a shape relation of known
+ * dimensions, 'D' a rule of this driver's rather than NNAPI's text. */
+typedef struct mutation {
+  const char *op;
+  void (*build)(pc *c);
+  void (*mutate)(pc *c);
+  const char *what;
+  char kind;
+} mutation;
+
+static const mutation mutations[] = {
+    {"ADD", b_add, act_7_2, "activation 7", 'A'},
+    {"ADD", b_add, act_neg_2, "activation -1", 'A'},
+    {"SUB", b_sub, act_7_2, "activation 7", 'A'},
+    {"MUL", b_mul, act_7_2, "activation 7", 'A'},
+    {"DIV", b_div, act_7_2, "activation 7", 'A'},
+    {"ADD", b_add, bin_broadcast, "input 1 [1,4] vs [.,3]", 'S'},
+    {"PRELU", b_prelu, bin_broadcast, "alpha [1,4] vs [.,3]", 'S'},
+    {"EQUAL", b_equal, bin_broadcast, "input 1 [1,4] vs [.,3]", 'S'},
+    {"FULLY_CONNECTED", b_fully_connected, fc_bias_4, "bias [4], weights [3,4]", 'S'},
+    {"FULLY_CONNECTED", b_fully_connected, act_7_3, "activation 7", 'A'},
+    {"FULLY_CONNECTED", b_fully_connected, act_neg_3, "activation -1", 'A'},
+    {"SOFTMAX", b_softmax, beta_0, "beta 0", 'A'},
+    {"SOFTMAX", b_softmax, beta_neg, "beta -1", 'A'},
+    {"SOFTMAX", b_softmax, axis2_2, "axis 2 (rank 2)", 'A'},
+    {"SOFTMAX", b_softmax, axis2_m3, "axis -3 (rank 2)", 'A'},
+    {"LOG_SOFTMAX", b_log_softmax, beta_0, "beta 0", 'A'},
+    {"LOG_SOFTMAX", b_log_softmax, axis2_2, "axis 2 (rank 2)", 'A'},
+    {"LOG_SOFTMAX", b_log_softmax, axis2_m3, "axis -3 (rank 2)", 'A'},
+    {"L2_NORMALIZATION", b_l2_norm, axis1_2, "axis 2 (rank 2)", 'A'},
+    {"L2_NORMALIZATION", b_l2_norm, axis1_m3, "axis -3 (rank 2)", 'A'},
+    {"LOCAL_RESPONSE_NORMALIZATION", b_lrn, lrn_bias_0, "bias 0", 'A'},
+    {"LOCAL_RESPONSE_NORMALIZATION", b_lrn, lrn_axis_4, "axis 4 (rank 4)", 'A'},
+    {"LOCAL_RESPONSE_NORMALIZATION", b_lrn, lrn_axis_m5, "axis -5 (rank 4)", 'A'},
+    {"CONCATENATION", b_concat, axis2_2, "axis 2 (rank 2)", 'A'},
+    {"CONCATENATION", b_concat, concat_axis_m1, "axis -1 (driver: [0, rank))", 'D'},
+    {"CONCATENATION", b_concat, concat_off_axis, "axis 0, inputs [.,3] and [.,4]", 'S'},
+    {"RESHAPE", b_reshape, reshape_two_unknown, "shape {-1,-1}", 'A'},
+    {"RESHAPE", b_reshape, reshape_minus2, "shape {-2,3}", 'A'},
+    {"SQUEEZE", b_squeeze, squeeze_not_one, "axes {2} (size 3)", 'A'},
+    {"SQUEEZE", b_squeeze, squeeze_out_of_range, "axes {3} (rank 3)", 'A'},
+    {"EXPAND_DIMS", b_expand_dims, axis1_3, "axis 3 (rank 2)", 'A'},
+    {"EXPAND_DIMS", b_expand_dims, axis1_m4, "axis -4 (rank 2)", 'A'},
+    {"TRANSPOSE", b_transpose, perm_repeat, "perm {0,0}", 'A'},
+    {"TRANSPOSE", b_transpose, perm_range, "perm {0,2}", 'A'},
+    {"TRANSPOSE", b_transpose, perm_three, "perm {2,1,0} (rank 2)", 'A'},
+    {"SLICE", b_slice, slice_begin_neg, "begin {0,-1}", 'A'},
+    {"SLICE", b_slice, slice_past_end, "size {-1,4} (axis 1 of 3)", 'A'},
+    {"SLICE", b_slice, slice_begin_three, "begin of 3 entries (rank 2)", 'A'},
+    {"SLICE", b_slice, slice_size_zero_neg, "size {-1,-2}", 'A'},
+    {"STRIDED_SLICE", b_strided_slice, ss_stride_zero, "strides {1,0}", 'A'},
+    {"STRIDED_SLICE", b_strided_slice, ss_shrink_wide, "shrink axis 1 selecting 3", 'A'},
+    {"STRIDED_SLICE", b_strided_slice, ss_begin_three, "begin of 3 entries (rank 2)", 'A'},
+    {"PAD", b_pad, pad_negative, "paddings {0,0,-1,1}", 'A'},
+    {"PAD", b_pad, pad_shape, "paddings [3,2] (rank 2)", 'A'},
+    {"PAD_V2", b_pad_v2, pad_negative, "paddings {0,0,-1,1}", 'A'},
+    {"PAD_V2", b_pad_v2, pad_shape, "paddings [3,2] (rank 2)", 'A'},
+    {"TILE", b_tile, tile_zero, "multiples {1,0}", 'A'},
+    {"TILE", b_tile, tile_neg, "multiples {1,-1}", 'A'},
+    {"TILE", b_tile, tile_three, "multiples of 3 entries (rank 2)", 'A'},
+    {"SPLIT", b_split, split_axis_2, "axis 2 (rank 2)", 'A'},
+    {"SPLIT", b_split, split_axis_m3, "axis -3 (rank 2)", 'A'},
+    {"SPLIT", b_split, split_num_3, "num_splits 3 (2 outputs, axis of 4)", 'A'},
+    {"SPLIT", b_split, split_num_0, "num_splits 0", 'A'},
+    {"DEPTH_TO_SPACE", b_depth_to_space, block_0, "block_size 0", 'A'},
+    {"DEPTH_TO_SPACE", b_depth_to_space, block_3, "block_size 3 (depth 4)", 'S'},
+    {"SPACE_TO_DEPTH", b_space_to_depth, block_0, "block_size 0", 'A'},
+    {"SPACE_TO_DEPTH", b_space_to_depth, block_3, "block_size 3 (4x4 image)", 'S'},
+    {"BATCH_TO_SPACE_ND", b_batch_to_space, bs_block_zero, "block {0,2}", 'A'},
+    {"BATCH_TO_SPACE_ND", b_batch_to_space, bs_block_three, "block of 3 entries", 'A'},
+    {"SPACE_TO_BATCH_ND", b_space_to_batch, bs_block_zero, "block {0,2}", 'A'},
+    {"SPACE_TO_BATCH_ND", b_space_to_batch, s2b_pad_neg, "paddings {-1,0,0,0}", 'A'},
+    {"SPACE_TO_BATCH_ND", b_space_to_batch, s2b_pad_indivisible, "paddings {1,0,0,0} (5 rows, block 2)", 'S'},
+    {"CHANNEL_SHUFFLE", b_channel_shuffle, cs_groups_0, "num_groups 0", 'A'},
+    {"CHANNEL_SHUFFLE", b_channel_shuffle, cs_groups_3, "num_groups 3 (4 channels)", 'S'},
+    {"CHANNEL_SHUFFLE", b_channel_shuffle, cs_axis_2, "axis 2 (rank 2)", 'A'},
+    {"CHANNEL_SHUFFLE", b_channel_shuffle, cs_axis_m3, "axis -3 (rank 2)", 'A'},
+    {"GATHER", b_gather, axis1_2, "axis 2 (rank 2)", 'A'},
+    {"GATHER", b_gather, axis1_m3, "axis -3 (rank 2)", 'A'},
+    {"GATHER", b_gather, gather_index_3, "constant index 3 (axis of 3)", 'S'},
+    {"SELECT", b_select, select_mismatch, "input 2 [.,4], input 1 [.,3]", 'S'},
+    {"RESIZE_BILINEAR", b_resize_bilinear, resize_w_0, "width 0", 'A'},
+    {"RESIZE_BILINEAR", b_resize_bilinear, resize_h_neg, "height -1", 'A'},
+    {"RESIZE_BILINEAR", b_resize_bilinear, resize_scale_0, "scales 0.0", 'A'},
+    {"RESIZE_BILINEAR", b_resize_bilinear, resize_both_corners, "align_corners and half_pixel_centers", 'A'},
+    {"RESIZE_NEAREST_NEIGHBOR", b_resize_nearest, resize_w_0, "width 0", 'A'},
+    {"RESIZE_NEAREST_NEIGHBOR", b_resize_nearest, resize_scale_0, "scales 0.0", 'A'},
+    {"RESIZE_NEAREST_NEIGHBOR", b_resize_nearest, resize_both_corners, "align_corners and half_pixel_centers", 'A'},
+    {"TOPK_V2", b_topk, k_0, "k 0", 'A'},
+    {"TOPK_V2", b_topk, k_neg, "k -1", 'A'},
+    {"TOPK_V2", b_topk, k_6, "k 6 (last dimension 5)", 'S'},
+    {"MEAN", b_mean, axes_2, "axes {2} (rank 2)", 'A'},
+    {"MEAN", b_mean, axes_m3, "axes {-3} (rank 2)", 'A'},
+    {"REDUCE_SUM", b_reduce_sum, axes_2, "axes {2} (rank 2)", 'A'},
+    {"REDUCE_PROD", b_reduce_prod, axes_2, "axes {2} (rank 2)", 'A'},
+    {"REDUCE_MAX", b_reduce_max, axes_2, "axes {2} (rank 2)", 'A'},
+    {"REDUCE_MIN", b_reduce_min, axes_m3, "axes {-3} (rank 2)", 'A'},
+    {"REDUCE_ANY", b_reduce_any, axes_2, "axes {2} (rank 2)", 'A'},
+    {"REDUCE_ALL", b_reduce_all, axes_2, "axes {2} (rank 2)", 'A'},
+    {"ARGMAX", b_argmax, axis1_2, "axis 2 (rank 2)", 'A'},
+    {"ARGMAX", b_argmax, axis1_m3, "axis -3 (rank 2)", 'A'},
+    {"ARGMIN", b_argmin, axis1_2, "axis 2 (rank 2)", 'A'},
+    {"ROI_ALIGN", b_roi_align, roi_h_0, "output height 0", 'A'},
+    {"ROI_ALIGN", b_roi_align, roi_w_neg, "output width -1", 'A'},
+    {"ROI_ALIGN", b_roi_align, roi_hs_0, "height ratio 0.0", 'A'},
+    {"ROI_ALIGN", b_roi_align, roi_ws_neg, "width ratio -1.0", 'A'},
+    {"ROI_ALIGN", b_roi_align, roi_sampling_neg, "sampling ratio -1", 'A'},
+    {"ROI_ALIGN", b_roi_align, roi_boxes_5, "rois [1,5]", 'S'},
+    {"ROI_POOLING", b_roi_pooling, roi_h_0, "output height 0", 'A'},
+    {"ROI_POOLING", b_roi_pooling, roi_hs_0, "height ratio 0.0", 'A'},
+    {"ROI_POOLING", b_roi_pooling, roi_ws_neg, "width ratio -1.0", 'A'},
+    {"ROI_POOLING", b_roi_pooling, roi_boxes_5, "rois [1,5]", 'S'},
+    {"HEATMAP_MAX_KEYPOINT", b_heatmap, heat_not_square, "heatmap 4x5", 'S'},
+    {"HEATMAP_MAX_KEYPOINT", b_heatmap, heat_size_1, "heatmap 1x1", 'S'},
+    {"HEATMAP_MAX_KEYPOINT", b_heatmap, heat_boxes_5, "boxes [.,5]", 'S'},
+    {"AXIS_ALIGNED_BBOX_TRANSFORM", b_bbox, bbox_deltas_6, "deltas [.,6]", 'S'},
+    {"AXIS_ALIGNED_BBOX_TRANSFORM", b_bbox, bbox_boxes_5, "boxes [.,5]", 'S'},
+    {"AXIS_ALIGNED_BBOX_TRANSFORM", b_bbox, bbox_images_3, "image sizes [1,3]", 'S'},
+    {"HASHTABLE_LOOKUP", b_hashtable, hash_keys_descending, "constant keys {3,2,1}", 'A'},
+    {"HASHTABLE_LOOKUP", b_hashtable, hash_keys_four, "keys [4], values [3,2]", 'S'},
+    {"LSH_PROJECTION", b_lsh, lsh_type_0, "type 0", 'A'},
+    {"LSH_PROJECTION", b_lsh, lsh_type_4, "type 4", 'A'},
+    {"LSH_PROJECTION", b_lsh, lsh_bits_33, "hash [4,33] (> 32 bits)", 'S'},
+    {"LSH_PROJECTION", b_lsh, lsh_type_dense_no_weights, "type 2 (dense) without weights", 'D'},
+    {"TRANSFORMER_LAYER_NORMALIZATION", b_layer_norm, ln_eps_0, "epsilon 0", 'A'},
+    {"TRANSFORMER_LAYER_NORMALIZATION", b_layer_norm, ln_eps_neg, "epsilon -1", 'A'},
+    {"TRANSFORMER_LAYER_NORMALIZATION", b_layer_norm, ln_axis_3, "axis 3 (rank 3)", 'A'},
+    {"TRANSFORMER_LAYER_NORMALIZATION", b_layer_norm, ln_gamma_7, "gamma [7] (axis of 8)", 'S'},
+    {"TRANSFORMER_BATCH_MATMUL", b_batch_matmul, bm_k_mismatch, "y [5,5] (K 4)", 'S'},
+    {"TRANSFORMER_ATTENTION", b_attention, att_scale_inf, "scale inf", 'A'},
+    {"TRANSFORMER_ATTENTION", b_attention, att_scale_nan, "scale NaN", 'A'},
+    {"TRANSFORMER_ATTENTION", b_attention, att_key_d, "key [.,5,3] (D 4)", 'S'},
+    {"TRANSFORMER_ATTENTION", b_attention, att_mask_rows, "mask [4,5] (Sq 3)", 'S'},
+};
+
+/* ---- running ------------------------------------------------------------- */
+
+typedef runner_fixture fixture;
+
+typedef struct outcome {
+  vknn_status support, prepare;
+  bool supported;
+  char log[512];
+} outcome;
+
+static outcome run_model(fixture *f, pc *c) {
+  mb_operation(&c->b, c->op_type, c->in, c->in_count, c->out, c->out_count);
+  c->b.extension_names = c->name_count ? c->names : NULL;
+  c->b.extension_name_count = c->name_count;
+  const vknn_model *m = mb_finish(&c->b);
+  outcome o = {0};
+  f->log.last[0] = '\0';
+  bool supported[1] = {false};
+  o.support = vknn_device_get_supported_operations(f->device, m, supported, 1);
+  o.supported = supported[0];
+  f->log.last[0] = '\0';
+  vknn_prepared_model *pm = NULL;
+  o.prepare = vknn_device_prepare_model(f->device, m, VKNN_PREFER_SUSTAINED_SPEED, VKNN_PRIORITY_MEDIUM, NULL, &pm);
+  if (pm != NULL) vknn_prepared_model_release(pm);
+  snprintf(o.log, sizeof(o.log), "%s", f->log.last);
+  return o;
+}
+
+/* Builds (mode: first dimension known or unknown), mutates, runs. */
+static outcome probe(fixture *f, void (*build)(pc *), void (*mutate)(pc *), bool unknown, int omit) {
+  pc *c = calloc(1, sizeof(*c));
+  assert_non_null(c);
+  mb_init(&c->b);
+  c->unknown = unknown;
+  build(c);
+  if (mutate) mutate(c);
+  if (omit >= 0) {
+    const vknn_operand *o = &c->b.operands[c->in[omit]];
+    float scale = o->scale;
+    int32_t zero = o->zero_point;
+    c->in[omit] = omitted(c, o->type, c->b.dims[c->in[omit]], o->dimension_count);
+    c->b.operands[c->in[omit]].scale = scale;
+    c->b.operands[c->in[omit]].zero_point = zero;
+  }
+  outcome r = run_model(f, c);
+  free(c);
+  return r;
+}
+
+static bool fully_accepted(const outcome *o) {
+  return o->prepare == VKNN_STATUS_NONE && o->support == VKNN_STATUS_NONE && o->supported;
+}
+static bool rejected(const outcome *o) {
+  return o->prepare == VKNN_STATUS_INVALID_ARGUMENT && o->support == VKNN_STATUS_INVALID_ARGUMENT;
+}
+
+static const char *mode_name(bool unknown) { return unknown ? "first dimension unknown" : "shapes known"; }
+
+static void test_valid(void **state) {
+  fixture *f = *state;
+  for (size_t i = 0; i < sizeof(bases) / sizeof(bases[0]); ++i)
+    for (int u = 0; u < 2; ++u) {
+      outcome o = probe(f, bases[i].build, NULL, u, -1);
+      if (!fully_accepted(&o))
+        fail_msg("%s (%s): support %s (supported %d), prepare %s: %s", bases[i].op, mode_name(u),
+                 vknn_status_name(o.support), o.supported, vknn_status_name(o.prepare), o.log);
+    }
+}
+
+static void test_parameters_and_known_shapes(void **state) {
+  fixture *f = *state;
+  for (size_t i = 0; i < sizeof(mutations) / sizeof(mutations[0]); ++i) {
+    const mutation *m = &mutations[i];
+    for (int u = 0; u < 2; ++u) {
+      outcome o = probe(f, m->build, m->mutate, u, -1);
+      if (!rejected(&o))
+        fail_msg("%s, %s (%s): support %s (supported %d), prepare %s: %s", m->op, m->what, mode_name(u),
+                 vknn_status_name(o.support), o.supported, vknn_status_name(o.prepare), o.log);
+    }
+  }
+}
+
+static void test_omitted_required_inputs(void **state) {
+  fixture *f = *state;
+  for (size_t i = 0; i < sizeof(bases) / sizeof(bases[0]); ++i) {
+    pc *c = calloc(1, sizeof(*c));
+    assert_non_null(c);
+    mb_init(&c->b);
+    bases[i].build(c);
+    uint32_t count = c->in_count, optional = c->optional;
+    free(c);
+    for (uint32_t k = 0; k < count; ++k) {
+      if (optional & (1u << k)) continue;
+      for (int u = 0; u < 2; ++u) {
+        outcome o = probe(f, bases[i].build, NULL, u, (int)k);
+        if (!rejected(&o))
+          fail_msg("%s, input %u omitted (%s): support %s (supported %d), prepare %s: %s", bases[i].op, k,
+                   mode_name(u), vknn_status_name(o.support), o.supported, vknn_status_name(o.prepare), o.log);
+      }
+    }
+  }
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_valid),
+      cmocka_unit_test(test_parameters_and_known_shapes),
+      cmocka_unit_test(test_omitted_required_inputs),
+  };
+  return cmocka_run_group_tests(tests, runner_fixture_setup, runner_fixture_teardown);
+}
