@@ -1095,6 +1095,24 @@ static void test_finish_validates(void **state) {
   ANeuralNetworksModel_free(m);
 }
 
+/* A value of 0 bytes for a tensor of unknown size is taken (as the runtime
+ * takes it: the size it needs is 0) and read from nowhere; finish refuses
+ * the model, a constant of unknown dimensions (UBSan checks the copies). */
+static void test_zero_byte_value(void **state) {
+  (void)state;
+  ANeuralNetworksModel *m = NULL;
+  assert_int_equal(ANeuralNetworksModel_create(&m), OK);
+  const ANeuralNetworksOperandType open = {ANEURALNETWORKS_TENSOR_FLOAT32, 1, (const uint32_t[]){0}, 0.f, 0};
+  assert_int_equal(ANeuralNetworksModel_addOperand(m, &open), OK);
+  assert_int_equal(ANeuralNetworksModel_addOperand(m, &open), OK);
+  static const float unused = 0.f;
+  assert_int_equal(ANeuralNetworksModel_setOperandValue(m, 0, &unused, 0), OK);
+  assert_int_equal(ANeuralNetworksModel_addOperation(m, ANEURALNETWORKS_RELU, 1, (uint32_t[]){0}, 1, (uint32_t[]){1}), OK);
+  assert_int_equal(ANeuralNetworksModel_identifyInputsAndOutputs(m, 0, (uint32_t[]){0}, 1, (uint32_t[]){1}), OK);
+  assert_int_equal(ANeuralNetworksModel_finish(m), ANEURALNETWORKS_BAD_DATA);
+  ANeuralNetworksModel_free(m);
+}
+
 /* NNAPI: a builder call refused with BAD_DATA leaves the model as it was;
  * only a failed finish makes it invalid (every refusal did). */
 static void test_refused_call_keeps_the_model(void **state) {
@@ -1441,6 +1459,7 @@ int main(void) {
       cmocka_unit_test(test_unknown_rank_constant_and_fence_zero),
       cmocka_unit_test(test_finish_validates),
       cmocka_unit_test(test_refused_call_keeps_the_model),
+      cmocka_unit_test(test_zero_byte_value),
       cmocka_unit_test(test_memory_metadata),
       cmocka_unit_test(test_rank_9_model),
       cmocka_unit_test_setup_teardown(test_reusable_execution, setup, teardown),

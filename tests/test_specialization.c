@@ -140,9 +140,39 @@ static void check_omitted(fixture *f, bool activation_omitted) {
   free(b);
 }
 
+/* LSH_PROJECTION (sparse) whose optional weight is a model input, so that
+ * the model is compiled per execution with the inputs' presence known: the
+ * weight may be omitted (sparse: it must be); the lookup values, required,
+ * may not (an omitted one reached the recording, which bound another
+ * tensor's memory for it). */
+static void check_omitted_lookup_values(fixture *f) {
+  model_builder *b = calloc(1, sizeof(*b));
+  assert_non_null(b);
+  mb_init(b);
+  static const float hash[8] = {0.123f, 0.456f, -0.321f, -0.654f, 1.234f, 5.678f, -4.321f, -8.765f};
+  const uint32_t hash_dims[2] = {4, 2}, value_dims[2] = {3, 2}, weight_dims[1] = {3}, out_dims[1] = {4};
+  uint32_t inputs[4] = {mb_const_tensor(b, VKNN_OPERAND_TENSOR_FLOAT32, hash_dims, 2, hash, sizeof(hash)),
+                        mb_input(b, VKNN_OPERAND_TENSOR_INT32, value_dims, 2),
+                        mb_input(b, VKNN_OPERAND_TENSOR_FLOAT32, weight_dims, 1), mb_const_i32(b, 1)};
+  uint32_t out = mb_output(b, VKNN_OPERAND_TENSOR_INT32, out_dims, 1);
+  mb_operation(b, VKNN_OPERATION_LSH_PROJECTION, inputs, 4, &out, 1);
+  vknn_prepared_model *pm = model_runner_prepare(f->device, &f->log, b);
+  static const int32_t values[6] = {12345, 54321, 67890, 9876, -12345678, -87654321};
+  int32_t y[4];
+  buffer_arg outputs[1] = {{NULL, y, sizeof(y)}};
+  buffer_arg no_weight[2] = {{values, NULL, sizeof(values)}, {NULL, NULL, 0}};
+  assert_int_equal(model_runner_execute(pm, b, no_weight, outputs, NULL), VKNN_STATUS_NONE);
+  buffer_arg none[2] = {{NULL, NULL, 0}, {NULL, NULL, 0}};
+  assert_int_equal(model_runner_execute(pm, b, none, outputs, NULL), VKNN_STATUS_INVALID_ARGUMENT);
+  if (strstr(f->log.last, "input 1 is omitted") == NULL) fail_msg("log \"%s\" does not name input 1", f->log.last);
+  vknn_prepared_model_release(pm);
+  free(b);
+}
+
 static void test_required_input_omitted(void **state) {
   check_omitted(*state, true);
   check_omitted(*state, false);
+  check_omitted_lookup_values(*state);
 }
 
 int main(void) {

@@ -160,11 +160,34 @@ static vknn_status defer_or_fail(vknn_plan *plan, const vknn_input_override *ove
   return VKNN_STATUS_GENERAL_FAILURE;
 }
 
+/* The operations' rules again where the request omits model inputs: the
+ * model's validation took them as given. An operation that requires one is
+ * INVALID_ARGUMENT (an omitted tensor would otherwise reach the recording
+ * with no memory of its own). */
+static vknn_status check_omitted_inputs(const vknn_logger *log, const vknn_model *model,
+                                        const vknn_input_override *overrides) {
+  const vknn_subgraph *sg = &model->main;
+  bool any = false;
+  for (uint32_t i = 0; i < sg->input_count; ++i) any = any || overrides[i].omitted;
+  if (!any) return VKNN_STATUS_NONE;
+  vknn_operand *operands = vknn_malloc(sg->operand_count * sizeof(vknn_operand));
+  if (operands == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
+  memcpy(operands, sg->operands, sg->operand_count * sizeof(vknn_operand));
+  for (uint32_t i = 0; i < sg->input_count; ++i)
+    if (overrides[i].omitted) operands[sg->input_indexes[i]].lifetime = VKNN_LIFETIME_NO_VALUE;
+  vknn_subgraph omitted = *sg;
+  omitted.operands = operands;
+  vknn_status s = vknn_compiler_validate_signatures(log, model, &omitted);
+  free(operands);
+  return s;
+}
+
 vknn_status vknn_compile(const vknn_logger *log, const vknn_model *model,
                          const vknn_input_override *overrides, const vknn_plan_target *target,
                          vknn_plan *out_plan) {
   memset(out_plan, 0, sizeof(*out_plan));
-  vknn_status s = vknn_graph_init(&out_plan->graph, log, model, overrides);
+  vknn_status s = overrides != NULL ? check_omitted_inputs(log, model, overrides) : VKNN_STATUS_NONE;
+  if (s == VKNN_STATUS_NONE) s = vknn_graph_init(&out_plan->graph, log, model, overrides);
   if (s == VKNN_STATUS_NONE) {
     out_plan->graph.kernels = out_plan->graph.device_kernels = target->kernels;
     out_plan->graph.op_kernels = target->op_kernels;

@@ -53,9 +53,8 @@ bool vknn_model_ranks_fit(const vknn_model *model) {
   return fit;
 }
 
-/* Each implemented operation's own signature rules, over every subgraph. */
-static vknn_status validate_signatures(const vknn_logger *log, const vknn_model *model,
-                                       const vknn_subgraph *sg) {
+vknn_status vknn_compiler_validate_signatures(const vknn_logger *log, const vknn_model *model,
+                                              const vknn_subgraph *sg) {
   for (uint32_t k = 0; k < sg->operation_count; ++k) {
     const vknn_operation *op = &sg->operations[k];
     const vknn_op_def *def = vknn_op_find_in(model, op->type);
@@ -69,10 +68,10 @@ static vknn_status validate_signatures(const vknn_logger *log, const vknn_model 
 
 vknn_status vknn_compiler_validate_model(const vknn_logger *log, const vknn_model *model) {
   vknn_status s = vknn_validate_model(log, model);
-  if (s == VKNN_STATUS_NONE) s = validate_signatures(log, model, &model->main);
+  if (s == VKNN_STATUS_NONE) s = vknn_compiler_validate_signatures(log, model, &model->main);
   /* s first: model may be NULL (then invalid). */
   for (uint32_t i = 0; s == VKNN_STATUS_NONE && i < model->referenced_count; ++i)
-    s = validate_signatures(log, model, &model->referenced[i]);
+    s = vknn_compiler_validate_signatures(log, model, &model->referenced[i]);
   if (s == VKNN_STATUS_NONE) s = vknn_validate_model_references(log, model);
   return s;
 }

@@ -6,6 +6,10 @@
 /* The HAL's model rules (model/model_validate.c), then the signature rules
  * of every implemented operation in every subgraph. */
 vknn_status vknn_compiler_validate_model(const vknn_logger *log, const vknn_model *model);
+/* The signature rules alone, of every operation of sg (a subgraph of model,
+ * or one with its operands' lifetimes changed: a request's omitted inputs). */
+vknn_status vknn_compiler_validate_signatures(const vknn_logger *log, const vknn_model *model,
+                                              const vknn_subgraph *sg);
 
 /* The implementation of an operation type (the driver's: an extension's
  * operation types canonical, model/extension.h); NULL when the driver has none. */

@@ -81,6 +81,7 @@ static size_t copied_bytes(const flatten_state *st) {
 
 static uint32_t append_value(flatten_state *st, const void *bytes, size_t length) {
   uint32_t offset = (uint32_t)st->values_size;
+  if (length == 0) return offset; /* no bytes, perhaps no block to put them in */
   memcpy(st->values + offset, bytes, length);
   st->values_size += (length + 7) & ~(size_t)7;
   return offset;
@@ -116,7 +117,9 @@ static int convert_operand(flatten_state *st, const ANeuralNetworksModel *model,
     case NDK_VALUE_COPY:
     case NDK_VALUE_POINTER:
       out->lifetime = VKNN_LIFETIME_CONSTANT_COPY;
-      out->location.offset = append_value(st, o->value == NDK_VALUE_COPY ? model->values + o->offset : o->pointer,
+      out->location.offset = append_value(st, o->value == NDK_VALUE_POINTER ? o->pointer
+                                              : o->length > 0         ? model->values + o->offset
+                                                                      : NULL,
                                           o->length);
       out->location.length = (uint32_t)o->length;
       break;

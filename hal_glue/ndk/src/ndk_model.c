@@ -149,6 +149,11 @@ static int check_value_target(ANeuralNetworksModel *model, int32_t index, const 
 
 static int copy_small_value(ANeuralNetworksModel *model, ndk_operand *o, const void *buffer,
                             size_t length) {
+  if (length == 0) { /* a tensor of unknown size: nothing to copy (finish refuses such a constant) */
+    o->value = NDK_VALUE_COPY;
+    o->offset = o->length = 0;
+    return ANEURALNETWORKS_NO_ERROR;
+  }
   uint32_t offset = (model->values_size + 7u) & ~7u; /* aligned for any element type */
   if (ndk_reserve((void **)&model->values, &model->values_capacity, offset + (uint32_t)length, 1) != 0)
     return ANEURALNETWORKS_OUT_OF_MEMORY;
