@@ -18,7 +18,7 @@
 #      and validation layer;
 #   4. the libFuzzer targets (clang, ASan + UBSan: scripts/fuzz.sh), a minute
 #      each from a seed corpus of conformance models (fuzz_prepare,
-#      fuzz_execute, fuzz_cache).
+#      fuzz_execute, fuzz_cache, fuzz_ndk).
 # Stage 1 also runs the compilation-cache mode (cache: prepare with cache
 # files, prepare from them on a second device, run) as a pass of its own over
 # every 8th case: each case is prepared three times there (plain, with cache,

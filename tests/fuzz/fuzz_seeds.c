@@ -1,14 +1,16 @@
-/* fuzz-seeds [--cache] OUT_DIR FILE.json...: writes the byte form of every
- * conformance case (model and input values) as a seed for the fuzz
+/* fuzz-seeds [--cache | --ndk] OUT_DIR FILE.json...: writes the byte form of
+ * every conformance case (model and input values) as a seed for the fuzz
  * targets, one file per case; with --cache, each case's model serialized
  * as the compilation cache's data file holds it, after a 0 byte (the
- * fuzz_cache input that seals it). */
+ * fuzz_cache input that seals it); with --ndk, the script of
+ * fuzz_ndk_script.h between the model and the input values (fuzz_ndk). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cts_case.h"
 #include "fuzz_model_bytes.h"
+#include "fuzz_ndk_script.h"
 #include "model/model_serialize.h"
 
 static void quiet(void *user_data, vknn_log_level level, const char *tag, const char *message) {
@@ -32,15 +34,31 @@ static int encode_cache_seed(const cts_case *c, uint8_t **out, size_t *out_size)
   return *out != NULL ? 0 : -1;
 }
 
-static bool cache_seeds;
+static bool cache_seeds, ndk_seeds;
+
+/* The byte form with fuzz_ndk's script (its length first) before the inputs. */
+static int encode_ndk_seed(const cts_case *c, const uint8_t *const *pools, uint8_t **out, size_t *out_size) {
+  static const uint8_t script[] = FUZZ_NDK_SEED_SCRIPT;
+  _Static_assert(sizeof(script) <= 255, "the script's length is one byte");
+  size_t size = 1 + sizeof(script) + c->input_pool.size;
+  uint8_t *after = malloc(size);
+  if (after == NULL) return -1;
+  after[0] = sizeof(script);
+  memcpy(after + 1, script, sizeof(script));
+  if (c->input_pool.size > 0) memcpy(after + 1 + sizeof(script), c->input_pool.data, c->input_pool.size);
+  int rc = fuzz_model_encode(&c->model, pools, after, size, out, out_size);
+  free(after);
+  return rc;
+}
 
 static int write_seed(const char *dir, const cts_case *c) {
   const uint8_t *pools[1] = {c->constant_pool.data};
   uint8_t *bytes = NULL;
   size_t size = 0;
   int encoded = cache_seeds ? encode_cache_seed(c, &bytes, &size)
-                            : fuzz_model_encode(&c->model, pools, c->input_pool.data,
-                                                c->input_pool.size, &bytes, &size);
+                : ndk_seeds  ? encode_ndk_seed(c, pools, &bytes, &size)
+                             : fuzz_model_encode(&c->model, pools, c->input_pool.data,
+                                                 c->input_pool.size, &bytes, &size);
   if (encoded != 0) return 0; /* beyond the byte form's limits: no seed */
   char path[4096];
   snprintf(path, sizeof(path), "%s/%s.bin", dir, c->name);
@@ -52,12 +70,13 @@ static int write_seed(const char *dir, const cts_case *c) {
 }
 
 int main(int argc, char **argv) {
-  if (argc > 1 && strcmp(argv[1], "--cache") == 0) {
-    cache_seeds = true;
+  if (argc > 1 && (strcmp(argv[1], "--cache") == 0 || strcmp(argv[1], "--ndk") == 0)) {
+    cache_seeds = strcmp(argv[1], "--cache") == 0;
+    ndk_seeds = !cache_seeds;
     argv++, argc--;
   }
   if (argc < 3) {
-    fprintf(stderr, "usage: fuzz-seeds [--cache] OUT_DIR FILE.json...\n");
+    fprintf(stderr, "usage: fuzz-seeds [--cache | --ndk] OUT_DIR FILE.json...\n");
     return 2;
   }
   int written = 0;
