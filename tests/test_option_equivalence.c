@@ -692,7 +692,12 @@ static void build_graph(graph *g, uint64_t seed, uint32_t max_steps, float **inp
   g->unknown_input = rg_chance(r, 0.1);
   g->hide_temporaries = g->unknown_input && rg_chance(r, 0.6);
   static const uint32_t chans[] = {1, 3, 4, 8, 12, 16, 24, 32};
-  uint32_t dims[4] = {1 + rg_below(r, 2), 1 + rg_below(r, 20), 1 + rg_below(r, 20), rg_pick(r, chans, 8)};
+  /* One draw a statement: an initializer list's order of evaluation is unspecified. */
+  uint32_t dims[4];
+  dims[0] = 1 + rg_below(r, 2);
+  dims[1] = 1 + rg_below(r, 20);
+  dims[2] = 1 + rg_below(r, 20);
+  dims[3] = rg_pick(r, chans, 8);
   if (rg_chance(r, 0.5)) dims[1] = 1 + rg_below(r, 10), dims[2] = 1 + rg_below(r, 10); /* small ones often */
   if (variant == 1 && g->hide_temporaries) dims[0] = 3 - dims[0];
   *input_data = input_tensor(g, dims, &data);
