@@ -155,15 +155,14 @@ static vknn_status read_geometry(vknn_graph *graph, const vknn_operation *op, re
                vknn_operation_type_name(op->type), in->rank);
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
-  g->in = vknn_image_shape_of(in, g->nchw);
+  /* The shape was known to read_params too: g->in and g->out are whole. */
   /* The kernel clamps source pixels to [0, size - 1]: no empty image. */
   if (g->in.batches == 0 || g->in.height == 0 || g->in.width == 0 || g->in.channels == 0) {
     VKNN_LOG_E(graph->log, "model", "%s: the input's dimensions must be positive",
                vknn_operation_type_name(op->type));
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
-  g->out = g->in;
-  return read_output_size(graph, op, g);
+  return VKNN_STATUS_NONE;
 }
 
 static vknn_status infer_resize(vknn_graph *graph, const vknn_operation *op) {

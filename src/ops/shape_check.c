@@ -28,7 +28,8 @@ vknn_status vknn_shape_check_infer(vknn_graph *graph, const vknn_operation *op, 
   }
   vknn_status s = vknn_op_check_known_rank(graph, op, input, 1, 1);
   if (s != VKNN_STATUS_NONE) return s;
-  if (kind != VKNN_SHAPE_CHECK_SQUEEZE && param->dims[0] != out->rank) {
+  /* FILL's own inference checks the length before (for a constant shape too). */
+  if (kind == VKNN_SHAPE_CHECK_RESHAPE && param->dims[0] != out->rank) {
     VKNN_LOG_E(graph->log, "model", "%s: a shape of %u entries for an output of rank %u",
                vknn_operation_type_name(op->type), param->dims[0], out->rank);
     return VKNN_STATUS_INVALID_ARGUMENT;

@@ -12,7 +12,8 @@ typedef enum vknn_shape_check_kind {
 } vknn_shape_check_kind;
 
 /* At prepare: the parameter (op's input `input`) must have a known length,
- * one the declared output allows; a model input of unknown length defers
+ * RESHAPE's the declared rank (FILL's inference checks its own); a model
+ * input of unknown length defers
  * the operation to each execution, where it is a constant. */
 vknn_status vknn_shape_check_infer(vknn_graph *graph, const vknn_operation *op, uint32_t input,
                                    vknn_shape_check_kind kind);
