@@ -34,14 +34,8 @@ static vknn_status read_axis(vknn_graph *graph, const vknn_operation *op, uint32
   const vknn_tensor *in = &graph->tensors[op->inputs[0]];
   if (in->rank == 0) s = vknn_op_require_input_shape(graph, op, 0);
   if (s != VKNN_STATUS_NONE) return s;
-  int32_t rank = (int32_t)in->rank;
-  if (axis < -rank || axis >= rank) {
-    VKNN_LOG_E(graph->log, "model", "%s: axis %d is out of [-%d, %d)",
-               vknn_operation_type_name(op->type), axis, rank, rank);
-    return VKNN_STATUS_INVALID_ARGUMENT;
-  }
-  *out_axis = (uint32_t)(axis < 0 ? axis + rank : axis);
-  return vknn_op_require_input_shape(graph, op, 0);
+  s = vknn_op_axis(graph, op, axis, in->rank, out_axis);
+  return s == VKNN_STATUS_NONE ? vknn_op_require_input_shape(graph, op, 0) : s;
 }
 
 static vknn_status infer_arg_minmax(vknn_graph *graph, const vknn_operation *op) {

@@ -92,7 +92,7 @@ static vknn_status read_args(vknn_graph *graph, const vknn_operation *op, layer_
   int32_t axis = 0;
   vknn_status s = read_params(graph, op, &axis, &a->epsilon);
   if (s == VKNN_STATUS_NONE && x->rank == 0) s = vknn_op_require_input_shape(graph, op, IN_X);
-  if (s == VKNN_STATUS_NONE) s = vknn_row_axis(graph, op, axis, x->rank, &a->axis);
+  if (s == VKNN_STATUS_NONE) s = vknn_op_axis(graph, op, axis, x->rank, &a->axis);
   if (s == VKNN_STATUS_NONE)
     s = check_affine_shape(graph, op, IN_GAMMA, x->dims[a->axis], &a->has_gamma);
   if (s == VKNN_STATUS_NONE)

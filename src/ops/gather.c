@@ -22,12 +22,7 @@ static vknn_status read_axis(vknn_graph *graph, const vknn_operation *op, uint32
   const vknn_tensor *in = &graph->tensors[op->inputs[0]];
   int32_t axis;
   if (!vknn_graph_const_i32_list(graph, op, 1, 1, &axis)) return VKNN_STATUS_GENERAL_FAILURE;
-  if (axis < -(int32_t)in->rank || axis >= (int32_t)in->rank) {
-    VKNN_LOG_E(graph->log, "model", "GATHER: axis %d out of rank %u", axis, in->rank);
-    return VKNN_STATUS_INVALID_ARGUMENT;
-  }
-  *out_axis = (uint32_t)(axis < 0 ? axis + (int32_t)in->rank : axis);
-  return VKNN_STATUS_NONE;
+  return vknn_op_axis(graph, op, axis, in->rank, out_axis);
 }
 
 /* NNAPI requires every index in [0, axis size): constant indices are checked

@@ -132,7 +132,7 @@ static vknn_status read_axis(vknn_graph *graph, const vknn_operation *op, uint32
     return not_constant(graph, op);
   vknn_status s = in->rank == 0 ? vknn_op_require_input_shape(graph, op, 0) : VKNN_STATUS_NONE;
   if (s == VKNN_STATUS_NONE) s = vknn_op_check_known_rank(graph, op, 0, 1, NORM_MAX_RANK);
-  if (s == VKNN_STATUS_NONE) s = vknn_row_axis(graph, op, raw, in->rank, axis);
+  if (s == VKNN_STATUS_NONE) s = vknn_op_axis(graph, op, raw, in->rank, axis);
   return s == VKNN_STATUS_NONE ? vknn_op_require_input_shape(graph, op, 0) : s;
 }
 

@@ -419,6 +419,17 @@ vknn_status vknn_op_require_input_shape(vknn_graph *graph, const vknn_operation 
   return vknn_graph_defer(graph, op, "an input's shape is unknown at prepare time");
 }
 
+vknn_status vknn_op_axis(const vknn_graph *graph, const vknn_operation *op, int32_t axis, uint32_t rank,
+                         uint32_t *out_axis) {
+  if (axis < -(int32_t)rank || axis >= (int32_t)rank) {
+    VKNN_LOG_E(graph->log, "model", "%s: axis %d is not in [-%u, %u)", vknn_operation_type_name(op->type),
+               axis, rank, rank);
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
+  *out_axis = (uint32_t)(axis < 0 ? axis + (int32_t)rank : axis);
+  return VKNN_STATUS_NONE;
+}
+
 vknn_status vknn_op_check_known_rank(const vknn_graph *graph, const vknn_operation *op, uint32_t input,
                                      uint32_t min_rank, uint32_t max_rank) {
   uint32_t rank = graph->tensors[op->inputs[input]].rank;

@@ -181,6 +181,12 @@ vknn_dispatch *vknn_op_add_pass(vknn_dispatch_list *list, vknn_shader_id shader,
 vknn_status vknn_op_check_known_rank(const vknn_graph *graph, const vknn_operation *op, uint32_t input,
                                      uint32_t min_rank, uint32_t max_rank);
 
+/* An axis parameter in [-rank, rank) of a tensor of rank `rank`, turned
+ * non-negative; INVALID_ARGUMENT (logged with the operation's name) out of
+ * that range. */
+vknn_status vknn_op_axis(const vknn_graph *graph, const vknn_operation *op, int32_t axis, uint32_t rank,
+                         uint32_t *out_axis);
+
 /* Inputs [0, count) of op have known shapes (vknn_op_require_input_shape). */
 vknn_status vknn_op_require_input_shapes(vknn_graph *graph, const vknn_operation *op, uint32_t count);
 /* The detection operations' input 0 (scores): float32 or float16, or with

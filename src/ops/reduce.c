@@ -266,12 +266,11 @@ static vknn_status mark_axes(const vknn_graph *graph, const vknn_operation *op, 
   memset(reduced, 0, VKNN_MAX_RANK * sizeof(bool));
   for (uint64_t i = 0; i < count; ++i) {
     int32_t axis;
+    uint32_t at;
     memcpy(&axis, axes->constant_data + i * sizeof(axis), sizeof(axis));
-    if (axis < -rank || axis >= rank) {
-      VKNN_LOG_E(graph->log, "model", "%s: axis %d is out of [-%d, %d)", op_name(op), axis, rank, rank);
-      return VKNN_STATUS_INVALID_ARGUMENT;
-    }
-    reduced[axis < 0 ? axis + rank : axis] = true;
+    vknn_status s = vknn_op_axis(graph, op, axis, (uint32_t)rank, &at);
+    if (s != VKNN_STATUS_NONE) return s;
+    reduced[at] = true;
   }
   return VKNN_STATUS_NONE;
 }

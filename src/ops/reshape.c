@@ -151,8 +151,10 @@ static vknn_status read_axes(vknn_graph *graph, const vknn_operation *op, bool *
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
   for (uint32_t i = 0; i < n; ++i) {
-    int32_t a = axes[i] < 0 ? axes[i] + (int32_t)in->rank : axes[i];
-    if (a < 0 || a >= (int32_t)in->rank || in->dims[a] > 1) {
+    uint32_t a;
+    s = vknn_op_axis(graph, op, axes[i], in->rank, &a);
+    if (s != VKNN_STATUS_NONE) return s;
+    if (in->dims[a] > 1) {
       VKNN_LOG_E(graph->log, "model", "SQUEEZE: axis %d is not of size 1", axes[i]);
       return VKNN_STATUS_INVALID_ARGUMENT;
     }
@@ -210,12 +212,7 @@ static vknn_status read_axis(vknn_graph *graph, const vknn_operation *op, uint32
                VKNN_MAX_RANK);
     return VKNN_STATUS_GENERAL_FAILURE;
   }
-  if (axis < -rank || axis >= rank) {
-    VKNN_LOG_E(graph->log, "model", "EXPAND_DIMS: axis %d out of rank %d", axis, rank);
-    return VKNN_STATUS_INVALID_ARGUMENT;
-  }
-  *at = (uint32_t)(axis < 0 ? axis + rank : axis);
-  return VKNN_STATUS_NONE;
+  return vknn_op_axis(graph, op, axis, (uint32_t)rank, at);
 }
 
 /* A constant axis is checked against the rank the model gives before the

@@ -99,13 +99,3 @@ vknn_status vknn_row_reduce_lower(vknn_graph *graph, const vknn_row_plan *plan,
   return VKNN_STATUS_NONE;
 }
 
-vknn_status vknn_row_axis(const vknn_graph *graph, const vknn_operation *op, int32_t axis,
-                          uint32_t rank, uint32_t *out_axis) {
-  if (axis < -(int32_t)rank || axis >= (int32_t)rank) {
-    VKNN_LOG_E(graph->log, "model", "%s: axis %d is not in [-%u, %u)",
-               vknn_operation_type_name(op->type), axis, rank, rank);
-    return VKNN_STATUS_INVALID_ARGUMENT;
-  }
-  *out_axis = (uint32_t)(axis < 0 ? axis + (int32_t)rank : axis);
-  return VKNN_STATUS_NONE;
-}

@@ -76,8 +76,3 @@ vknn_dispatch *vknn_row_dispatch(const vknn_row_kernel *kernel, uint32_t pass,
 
 /* The least power of two >= v (v <= 2^31). */
 uint32_t vknn_power_of_two_at_least(uint32_t v);
-
-/* Reads an axis parameter in [-rank, rank) of a tensor of known rank and
- * turns it non-negative; INVALID_ARGUMENT (logged) out of range. */
-vknn_status vknn_row_axis(const vknn_graph *graph, const vknn_operation *op, int32_t axis,
-                          uint32_t rank, uint32_t *out_axis);
