@@ -1,9 +1,10 @@
 /* An operation's rules are checked at prepare even where an input's shape
  * is left to the execution: for every operation outside the convolution,
- * pooling, recurrent, detection and control-flow families (their own tests
- * cover them), a valid single-operation model with its data input's first
+ * pooling, LSTM, detection and control-flow families (their own tests cover
+ * them), a valid single-operation model with its data input's first
  * dimension known or left to the execution (0) is accepted by the support
- * query and prepare, and
+ * query and prepare (so is one whose optional operands an execution may omit,
+ * where it may still run), and
  *   - the same model with one constant parameter, or one relation between
  *     dimensions the model gives, broken as NNAPI's documentation (or this
  *     driver, kind 'D') forbids, is refused with INVALID_ARGUMENT by both,
@@ -409,6 +410,64 @@ static void b_fibonacci(pc *c) {
   OUTS(output(c, F32, DIMS(5)));
 }
 
+/* The recurrent cells: batch 2 (the dimension left unknown), input size 3,
+ * 4 units (the backward cell 6), 5 steps; SVDF 4 filters of rank 2 (2
+ * units), memory 5. */
+static void b_rnn(pc *c) {
+  op(c, OP(RNN));
+  INS(input(c, F32, DIMS(U(c, 2), 3)), zeros(c, F32, DIMS(4, 3)), zeros(c, F32, DIMS(4, 4)),
+      zeros(c, F32, DIMS(4)), input(c, F32, DIMS(U(c, 2), 4)), i32(c, 0));
+  OUTS(output(c, F32, DIMS(U(c, 2), 4)), output(c, F32, DIMS(U(c, 2), 4)));
+}
+static void b_sequence_rnn(pc *c) {
+  op(c, OP(UNIDIRECTIONAL_SEQUENCE_RNN));
+  INS(input(c, F32, DIMS(U(c, 2), 5, 3)), zeros(c, F32, DIMS(4, 3)), zeros(c, F32, DIMS(4, 4)),
+      zeros(c, F32, DIMS(4)), input(c, F32, DIMS(U(c, 2), 4)), i32(c, 0), i32(c, 0));
+  OUTS(output(c, F32, DIMS(U(c, 2), 5, 4)), output(c, F32, DIMS(U(c, 2), 4)));
+}
+/* Inputs 9-11 (auxiliary input, forward and backward auxiliary weights) omitted. */
+static void b_bidi_rnn(pc *c) {
+  op(c, OP(BIDIRECTIONAL_SEQUENCE_RNN));
+  INS(input(c, F32, DIMS(U(c, 2), 5, 3)), zeros(c, F32, DIMS(4, 3)), zeros(c, F32, DIMS(4, 4)),
+      zeros(c, F32, DIMS(4)), input(c, F32, DIMS(U(c, 2), 4)), zeros(c, F32, DIMS(6, 3)),
+      zeros(c, F32, DIMS(6, 6)), zeros(c, F32, DIMS(6)), input(c, F32, DIMS(U(c, 2), 6)),
+      omitted(c, F32, DIMS(0)), omitted(c, F32, DIMS(0)), omitted(c, F32, DIMS(0)), i32(c, 0),
+      b8(c, false), b8(c, false));
+  OUTS(output(c, F32, DIMS(U(c, 2), 5, 4)), output(c, F32, DIMS(U(c, 2), 5, 6)));
+  c->optional = 7u << 9;
+}
+/* Cross-linking: an auxiliary input of size 2, a model input an execution
+ * may omit (which the given auxiliary weights forbid). */
+static void bidi_cross(pc *c) {
+  c->in[9] = input(c, F32, DIMS(U(c, 2), 5, 2));
+  c->in[10] = zeros(c, F32, DIMS(4, 2));
+  c->in[11] = zeros(c, F32, DIMS(6, 2));
+}
+static void b_bidi_rnn_cross(pc *c) {
+  b_bidi_rnn(c);
+  bidi_cross(c);
+}
+/* Parallel linking or none, as each execution gives the auxiliary input or
+ * not: the backward weights fit the input and not the auxiliary input, a
+ * model that runs where the execution omits it. */
+static void b_bidi_rnn_maybe_parallel(pc *c) {
+  b_bidi_rnn(c);
+  c->in[9] = input(c, F32, DIMS(U(c, 2), 5, 2));
+}
+static void b_svdf(pc *c) {
+  op(c, OP(SVDF));
+  INS(input(c, F32, DIMS(U(c, 2), 3)), zeros(c, F32, DIMS(4, 3)), zeros(c, F32, DIMS(4, 5)),
+      zeros(c, F32, DIMS(2)), input(c, F32, DIMS(U(c, 2), 20)), i32(c, 2), i32(c, 0));
+  OUTS(output(c, F32, DIMS(U(c, 2), 20)), output(c, F32, DIMS(U(c, 2), 2)));
+  c->optional = 1u << 3;
+}
+/* The bias a model input an execution may omit, of a length that does not
+ * fit: the model runs where the execution omits it. */
+static void b_svdf_bias_input(pc *c) {
+  b_svdf(c);
+  c->in[3] = input(c, F32, DIMS(3));
+}
+
 /* ---- mutations ----------------------------------------------------------- */
 
 #define SET_I32(name, k, v) static void name(pc *c) { c->in[k] = i32(c, v); }
@@ -527,6 +586,50 @@ static void bin_broadcast(pc *c) { c->in[1] = input(c, F32, DIMS(1, 4)); }
 static void fc_bias_4(pc *c) { c->in[2] = zeros(c, F32, DIMS(4)); }
 static void att_mask_rows(pc *c) { c->in[3] = zeros(c, F32, DIMS(4, 5)); }
 
+/* The cell's operands (inputs 1-4 of RNN and UNIDIRECTIONAL_SEQUENCE_RNN,
+ * from 1 or 5 for the bidirectional cells): 4 units, input size 3. */
+static void weights_rows_5(pc *c) { c->in[1] = zeros(c, F32, DIMS(5, 3)); }
+static void weights_cols_2(pc *c) { c->in[1] = zeros(c, F32, DIMS(4, 2)); }
+static void recurrent_4x5(pc *c) { c->in[2] = zeros(c, F32, DIMS(4, 5)); }
+static void bias_5(pc *c) { c->in[3] = zeros(c, F32, DIMS(5)); }
+static void state_units_5(pc *c) { c->in[4] = input(c, F32, DIMS(U(c, 2), 5)); }
+/* The weights a model input of unknown rows: the units come from the others. */
+static void weights_unknown_recurrent_5(pc *c) {
+  c->in[1] = input(c, F32, DIMS(0, 3));
+  c->in[2] = zeros(c, F32, DIMS(5, 5));
+}
+static void bw_recurrent_6x4(pc *c) { c->in[6] = zeros(c, F32, DIMS(6, 4)); }
+static void bw_bias_4(pc *c) { c->in[7] = zeros(c, F32, DIMS(4)); }
+static void bw_state_units_4(pc *c) { c->in[8] = input(c, F32, DIMS(U(c, 2), 4)); }
+static void fw_aux_weights_cols_3(pc *c) {
+  bidi_cross(c);
+  c->in[10] = zeros(c, F32, DIMS(4, 3));
+}
+static void bw_aux_weights_rows_5(pc *c) {
+  bidi_cross(c);
+  c->in[11] = zeros(c, F32, DIMS(5, 2));
+}
+static void aux_steps_6(pc *c) {
+  bidi_cross(c);
+  c->in[9] = input(c, F32, DIMS(U(c, 2), 6, 2));
+}
+/* Parallel linking (a constant auxiliary input, its weights omitted): the
+ * backward cell reads the auxiliary input, of size 2. */
+static void parallel_bw_weights_cols_3(pc *c) { c->in[9] = zeros(c, F32, DIMS(2, 5, 2)); }
+static void svdf_feature_rows_6(pc *c) { c->in[1] = zeros(c, F32, DIMS(6, 3)); }
+static void svdf_feature_cols_2(pc *c) { c->in[1] = zeros(c, F32, DIMS(4, 2)); }
+static void svdf_rank_3(pc *c) {
+  c->in[5] = i32(c, 3);
+  c->in[3] = omitted(c, F32, DIMS(0));
+}
+static void svdf_bias_4(pc *c) { c->in[3] = zeros(c, F32, DIMS(4)); }
+static void svdf_state_16(pc *c) { c->in[4] = input(c, F32, DIMS(U(c, 2), 16)); }
+/* The memory not known yet: the state's width a multiple of the 4 filters. */
+static void svdf_memory_unknown_state_18(pc *c) {
+  c->in[2] = input(c, F32, DIMS(4, 0));
+  c->in[4] = input(c, F32, DIMS(U(c, 2), 18));
+}
+
 /* ---- the table ----------------------------------------------------------- */
 
 typedef struct base {
@@ -561,7 +664,11 @@ static const base bases[] = {
     {"EMBEDDING_LOOKUP", b_embedding}, {"HASHTABLE_LOOKUP", b_hashtable}, {"LSH_PROJECTION", b_lsh},
     {"TRANSFORMER_GELU", b_gelu}, {"TRANSFORMER_LAYER_NORMALIZATION", b_layer_norm},
     {"TRANSFORMER_BATCH_MATMUL", b_batch_matmul}, {"TRANSFORMER_ATTENTION", b_attention},
-    {"EXAMPLE_FIBONACCI", b_fibonacci},
+    {"EXAMPLE_FIBONACCI", b_fibonacci}, {"RNN", b_rnn},
+    {"UNIDIRECTIONAL_SEQUENCE_RNN", b_sequence_rnn}, {"BIDIRECTIONAL_SEQUENCE_RNN", b_bidi_rnn},
+    {"BIDIRECTIONAL_SEQUENCE_RNN (cross-linking)", b_bidi_rnn_cross},
+    {"BIDIRECTIONAL_SEQUENCE_RNN (auxiliary input maybe omitted)", b_bidi_rnn_maybe_parallel},
+    {"SVDF", b_svdf}, {"SVDF (bias maybe omitted)", b_svdf_bias_input},
 };
 
 /* Kinds: 'A' a parameter value, 'S' a shape relation of known
@@ -697,6 +804,37 @@ static const mutation mutations[] = {
     {"TRANSFORMER_ATTENTION", b_attention, att_scale_nan, "scale NaN", 'A'},
     {"TRANSFORMER_ATTENTION", b_attention, att_key_d, "key [.,5,3] (D 4)", 'S'},
     {"TRANSFORMER_ATTENTION", b_attention, att_mask_rows, "mask [4,5] (Sq 3)", 'S'},
+    {"RNN", b_rnn, weights_rows_5, "weights [5,3], recurrent [4,4]", 'S'},
+    {"RNN", b_rnn, weights_cols_2, "weights [4,2], input [.,3]", 'S'},
+    {"RNN", b_rnn, recurrent_4x5, "recurrent [4,5]", 'S'},
+    {"RNN", b_rnn, bias_5, "bias [5] (4 units)", 'S'},
+    {"RNN", b_rnn, state_units_5, "hidden state [.,5] (4 units)", 'S'},
+    {"RNN", b_rnn, weights_unknown_recurrent_5, "weights [?,3], recurrent [5,5], bias [4]", 'S'},
+    {"UNIDIRECTIONAL_SEQUENCE_RNN", b_sequence_rnn, weights_rows_5, "weights [5,3], recurrent [4,4]", 'S'},
+    {"UNIDIRECTIONAL_SEQUENCE_RNN", b_sequence_rnn, weights_cols_2, "weights [4,2], input [.,5,3]", 'S'},
+    {"UNIDIRECTIONAL_SEQUENCE_RNN", b_sequence_rnn, recurrent_4x5, "recurrent [4,5]", 'S'},
+    {"UNIDIRECTIONAL_SEQUENCE_RNN", b_sequence_rnn, bias_5, "bias [5] (4 units)", 'S'},
+    {"UNIDIRECTIONAL_SEQUENCE_RNN", b_sequence_rnn, state_units_5, "hidden state [.,5] (4 units)", 'S'},
+    {"UNIDIRECTIONAL_SEQUENCE_RNN", b_sequence_rnn, weights_unknown_recurrent_5,
+     "weights [?,3], recurrent [5,5], bias [4]", 'S'},
+    {"BIDIRECTIONAL_SEQUENCE_RNN", b_bidi_rnn, weights_rows_5, "forward weights [5,3], recurrent [4,4]", 'S'},
+    {"BIDIRECTIONAL_SEQUENCE_RNN", b_bidi_rnn, weights_cols_2, "forward weights [4,2], input [.,5,3]", 'S'},
+    {"BIDIRECTIONAL_SEQUENCE_RNN", b_bidi_rnn, bw_recurrent_6x4, "backward recurrent [6,4]", 'S'},
+    {"BIDIRECTIONAL_SEQUENCE_RNN", b_bidi_rnn, bw_bias_4, "backward bias [4] (6 units)", 'S'},
+    {"BIDIRECTIONAL_SEQUENCE_RNN", b_bidi_rnn, bw_state_units_4, "backward hidden state [.,4] (6 units)", 'S'},
+    {"BIDIRECTIONAL_SEQUENCE_RNN", b_bidi_rnn, fw_aux_weights_cols_3,
+     "forward auxiliary weights [4,3], auxiliary input [.,5,2]", 'S'},
+    {"BIDIRECTIONAL_SEQUENCE_RNN", b_bidi_rnn, bw_aux_weights_rows_5,
+     "backward auxiliary weights [5,2] (6 units)", 'S'},
+    {"BIDIRECTIONAL_SEQUENCE_RNN", b_bidi_rnn, aux_steps_6, "auxiliary input [.,6,2] (5 steps)", 'S'},
+    {"BIDIRECTIONAL_SEQUENCE_RNN", b_bidi_rnn, parallel_bw_weights_cols_3,
+     "parallel linking: auxiliary input [2,5,2], backward weights [6,3]", 'S'},
+    {"SVDF", b_svdf, svdf_feature_rows_6, "weights_feature [6,3], weights_time [4,5]", 'S'},
+    {"SVDF", b_svdf, svdf_feature_cols_2, "weights_feature [4,2], input [.,3]", 'S'},
+    {"SVDF", b_svdf, svdf_rank_3, "rank 3 (4 filters)", 'S'},
+    {"SVDF", b_svdf, svdf_bias_4, "bias [4] (4 filters of rank 2)", 'S'},
+    {"SVDF", b_svdf, svdf_state_16, "state [.,16] (memory 5 x 4 filters)", 'S'},
+    {"SVDF", b_svdf, svdf_memory_unknown_state_18, "weights_time [4,?], state [.,18]", 'S'},
 };
 
 /* ---- running ------------------------------------------------------------- */

@@ -103,19 +103,26 @@ typedef struct bidi_shape {
   bool merge;
 } bidi_shape;
 
-/* Known shapes of the inputs given; whether the auxiliary ones are given is
- * known at execution when they are model inputs. */
-static vknn_status require_inputs(vknn_graph *graph, const vknn_operation *op) {
-  for (uint32_t i = 0; i < IN_ACTIVATION; ++i) {
-    const vknn_tensor *t = &graph->tensors[op->inputs[i]];
-    if (i >= IN_AUX && t->lifetime == VKNN_LIFETIME_SUBGRAPH_INPUT && !graph->input_presence_known)
+/* Whether the auxiliary inputs are given decides the cells' inputs: known at
+ * execution when they are model inputs (the operation waits for it). */
+static vknn_status require_presence(vknn_graph *graph, const vknn_operation *op) {
+  for (uint32_t i = IN_AUX; i < IN_ACTIVATION; ++i)
+    if (vknn_known_presence(graph, op->inputs[i]) < 0)
       return vknn_graph_defer(graph, op, "whether the auxiliary inputs are omitted is known at "
                               "execution");
-    if (i >= IN_AUX && t->lifetime == VKNN_LIFETIME_NO_VALUE) continue;
-    vknn_status s = vknn_op_require_input_shape(graph, op, i);
-    if (s != VKNN_STATUS_NONE) return s;
-  }
   return VKNN_STATUS_NONE;
+}
+
+/* Known shapes of the inputs given (else the operation waits for an
+ * execution), the input and auxiliary input of rank 3. */
+static vknn_status require_shapes(vknn_graph *graph, const vknn_operation *op) {
+  vknn_status s = vknn_rnn_require_sequence(graph, op, IN_INPUT, 3);
+  for (uint32_t i = IN_FW; i < IN_ACTIVATION && s == VKNN_STATUS_NONE; ++i) {
+    if (i >= IN_AUX && vknn_graph_omitted(graph, op->inputs[i])) continue;
+    s = i == IN_AUX ? vknn_rnn_require_sequence(graph, op, i, 3)
+                    : vknn_op_require_input_shape(graph, op, i);
+  }
+  return s;
 }
 
 /* The activation, timeMajor and mergeOutputs, read and checked before the
@@ -142,41 +149,70 @@ static vknn_status read_params(vknn_graph *graph, const vknn_operation *op, int3
   return vknn_rnn_check_activation(graph, op, *activation);
 }
 
-/* A cell reading input (its last dimension the input size). */
+/* A cell reading input (its last dimension the input size, 0 while not
+ * known). */
 static vknn_rnn_direction cell_at(const vknn_graph *graph, const vknn_operation *op,
                                   uint32_t first, uint32_t input) {
-  const vknn_tensor *in = &graph->tensors[input];
-  return (vknn_rnn_direction){.input = input, .input_size = in->dims[2],
+  return (vknn_rnn_direction){.input = input,
+                              .input_size = vknn_known_dim(&graph->tensors[input], 3, 2),
                               .aux_input = VKNN_NONE_TENSOR, .aux_weights = VKNN_NONE_TENSOR,
                               .weights = op->inputs[first], .recurrent = op->inputs[first + 1],
                               .bias = op->inputs[first + 2], .hidden_in = op->inputs[first + 3],
                               .state_out = VKNN_NONE_TENSOR};
 }
 
-/* The two cells' inputs by linking mode, and the auxiliary input's shape. */
-static vknn_status link_cells(vknn_graph *graph, const vknn_operation *op, bidi_shape *b) {
-  uint32_t aux = op->inputs[IN_AUX];
-  bool has_aux = !vknn_graph_omitted(graph, aux);
-  bool cross = !vknn_graph_omitted(graph, op->inputs[IN_AUX + 1]);
-  bool bw_cross = !vknn_graph_omitted(graph, op->inputs[IN_AUX + 2]);
-  if (cross != bw_cross || (cross && !has_aux)) {
+/* The linking as far as the auxiliary operands' presence is known: aux the
+ * auxiliary input's (1, 0, -1: given, omitted, not known yet), weights the
+ * auxiliary weights' (both or neither, the one known; INVALID_ARGUMENT,
+ * logged, where they cannot be). */
+typedef struct bidi_linking {
+  int aux, weights;
+} bidi_linking;
+
+static vknn_status read_linking(vknn_graph *graph, const vknn_operation *op, bidi_linking *l) {
+  int fw = vknn_known_presence(graph, op->inputs[IN_AUX + 1]);
+  int bw = vknn_known_presence(graph, op->inputs[IN_AUX + 2]);
+  l->aux = vknn_known_presence(graph, op->inputs[IN_AUX]);
+  l->weights = fw >= 0 ? fw : bw;
+  if ((fw >= 0 && bw >= 0 && fw != bw) || (l->weights == 1 && l->aux == 0)) {
     VKNN_LOG_E(graph->log, "model", "BIDIRECTIONAL_SEQUENCE_RNN: the auxiliary weights must be "
                "both given (with the auxiliary input) or both omitted");
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
-  const vknn_tensor *in = &graph->tensors[op->inputs[IN_INPUT]];
+  return VKNN_STATUS_NONE;
+}
+
+/* The auxiliary input's steps and batch are the input's, as far as both are
+ * known (the layout is the same for both: compared axis by axis). */
+static bool aux_fits_input(const vknn_tensor *aux, const vknn_tensor *in) {
+  return vknn_dims_agree(vknn_known_dim(aux, 3, 0), vknn_known_dim(in, 3, 0)) &&
+         vknn_dims_agree(vknn_known_dim(aux, 3, 1), vknn_known_dim(in, 3, 1));
+}
+
+/* The two cells' inputs by linking mode, and the auxiliary input's shape, as
+ * far as they are known: an auxiliary operand an execution may omit is
+ * checked only where the linking needs it whatever the execution does (its
+ * rank once its shape is known). */
+static vknn_status link_cells(vknn_graph *graph, const vknn_operation *op, bidi_shape *b) {
+  bidi_linking l;
+  vknn_status s = read_linking(graph, op, &l);
+  if (s != VKNN_STATUS_NONE) return s;
+  uint32_t aux = op->inputs[IN_AUX];
   const vknn_tensor *a = &graph->tensors[aux];
-  if (has_aux && (a->rank != 3 || a->dims[0] != in->dims[0] || a->dims[1] != in->dims[1])) {
+  bool cross = l.weights == 1, parallel = l.weights == 0 && l.aux == 1;
+  if ((cross || l.aux == 1) && !aux_fits_input(a, &graph->tensors[op->inputs[IN_INPUT]])) {
     VKNN_LOG_E(graph->log, "model", "BIDIRECTIONAL_SEQUENCE_RNN: the auxiliary input's steps and "
                "batch differ from the input's");
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
   b->fw = cell_at(graph, op, IN_FW, op->inputs[IN_INPUT]);
   /* Parallel linking: the backward cell reads the auxiliary input. */
-  b->bw = cell_at(graph, op, IN_BW, has_aux && !cross ? aux : op->inputs[IN_INPUT]);
+  b->bw = cell_at(graph, op, IN_BW, parallel ? aux : op->inputs[IN_INPUT]);
+  /* Which input the backward cell reads waits for an execution. */
+  if (!cross && !parallel && l.aux != 0) b->bw.input_size = 0;
   if (cross) {
     b->fw.aux_input = b->bw.aux_input = aux;
-    b->fw.aux_size = b->bw.aux_size = a->dims[2];
+    b->fw.aux_size = b->bw.aux_size = vknn_known_dim(a, 3, 2);
     b->fw.aux_weights = op->inputs[IN_AUX + 1];
     b->bw.aux_weights = op->inputs[IN_AUX + 2];
   }
@@ -198,17 +234,21 @@ static void place_outputs(const vknn_operation *op, bidi_shape *b) {
   }
 }
 
+/* The parameters, then both cells against the dimensions known so far, then
+ * the operation waits for what it does not know: which auxiliary operands an
+ * execution gives, and the shapes. */
 static vknn_status read_bidirectional(vknn_graph *graph, const vknn_operation *op,
                                       bidi_shape *b) {
   int32_t activation;
   bool time_major;
   vknn_status s = read_params(graph, op, &activation, &time_major, b);
-  if (s == VKNN_STATUS_NONE) s = require_inputs(graph, op);
   if (s == VKNN_STATUS_NONE)
     s = vknn_rnn_read_sequence(graph, op, op->inputs[IN_INPUT], activation, time_major, &b->seq);
   if (s == VKNN_STATUS_NONE) s = link_cells(graph, op, b);
   if (s == VKNN_STATUS_NONE) s = vknn_rnn_check_cell(graph, op, &b->seq, &b->fw);
   if (s == VKNN_STATUS_NONE) s = vknn_rnn_check_cell(graph, op, &b->seq, &b->bw);
+  if (s == VKNN_STATUS_NONE) s = require_presence(graph, op);
+  if (s == VKNN_STATUS_NONE) s = require_shapes(graph, op);
   if (s == VKNN_STATUS_NONE) place_outputs(op, b);
   return s;
 }

@@ -22,3 +22,20 @@ static inline bool vknn_dims_fit(const vknn_tensor *t, uint32_t rank, uint32_t d
   if (t->rank == 0 && !t->shape_known) return true;
   return t->rank == rank && vknn_dims_agree(t->dims[0], d0) && (rank < 2 || vknn_dims_agree(t->dims[1], d1));
 }
+
+/* The first of count dimensions that is known (0: none yet): where several
+ * operands give one extent, each is checked against the first known. */
+static inline uint32_t vknn_first_known_dim(const uint32_t *dims, uint32_t count) {
+  for (uint32_t i = 0; i < count; ++i)
+    if (dims[i] != 0) return dims[i];
+  return 0;
+}
+
+/* Whether an operand is given: 1 or 0, or -1 where each execution decides (a
+ * model input a request may omit). An optional operand's shape is checked
+ * only where it is given. */
+static inline int vknn_known_presence(const vknn_graph *graph, uint32_t tensor) {
+  const vknn_tensor *t = &graph->tensors[tensor];
+  if (t->lifetime == VKNN_LIFETIME_SUBGRAPH_INPUT && !graph->input_presence_known) return -1;
+  return t->lifetime != VKNN_LIFETIME_NO_VALUE;
+}

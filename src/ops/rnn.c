@@ -71,26 +71,36 @@ static vknn_status validate_unidirectional(const vknn_logger *log, const vknn_mo
   return ok ? VKNN_STATUS_NONE : VKNN_STATUS_INVALID_ARGUMENT;
 }
 
-static bool dims_are(const vknn_tensor *t, uint32_t d0, uint32_t d1) {
-  return t->rank == (d1 == 0 ? 1u : 2u) && t->dims[0] == d0 && (d1 == 0 || t->dims[1] == d1);
+/* The cell's units from whichever of its operands gives them first, so that
+ * each is checked against the others even where the weights' shape is left
+ * to the execution. */
+static uint32_t known_units(const vknn_graph *graph, const vknn_rnn_direction *dir) {
+  const vknn_tensor *t = graph->tensors;
+  uint32_t aux =
+      dir->aux_weights == VKNN_NONE_TENSOR ? 0 : vknn_known_dim(&t[dir->aux_weights], 2, 0);
+  const uint32_t given[] = {vknn_known_dim(&t[dir->weights], 2, 0),
+                            vknn_known_dim(&t[dir->recurrent], 2, 0),
+                            vknn_known_dim(&t[dir->recurrent], 2, 1),
+                            vknn_known_dim(&t[dir->bias], 1, 0),
+                            vknn_known_dim(&t[dir->hidden_in], 2, 1), aux};
+  return vknn_first_known_dim(given, sizeof(given) / sizeof(given[0]));
 }
 
 vknn_status vknn_rnn_check_cell(vknn_graph *graph, const vknn_operation *op,
                                 const vknn_rnn_sequence *seq, vknn_rnn_direction *dir) {
-  const vknn_tensor *w = &graph->tensors[dir->weights];
-  dir->units = w->rank == 2 ? w->dims[0] : 0;
-  uint32_t u = dir->units;
-  bool ok = dims_are(w, u, dir->input_size) &&
-            dims_are(&graph->tensors[dir->recurrent], u, u) &&
-            dims_are(&graph->tensors[dir->bias], u, 0) &&
-            dims_are(&graph->tensors[dir->hidden_in], seq->batch, u) &&
+  const vknn_tensor *t = graph->tensors;
+  uint32_t u = dir->units = known_units(graph, dir);
+  bool ok = vknn_dims_fit(&t[dir->weights], 2, u, dir->input_size) &&
+            vknn_dims_fit(&t[dir->recurrent], 2, u, u) && vknn_dims_fit(&t[dir->bias], 1, u, 0) &&
+            vknn_dims_fit(&t[dir->hidden_in], 2, seq->batch, u) &&
             (dir->aux_weights == VKNN_NONE_TENSOR ||
-             dims_are(&graph->tensors[dir->aux_weights], u, dir->aux_size));
+             vknn_dims_fit(&t[dir->aux_weights], 2, u, dir->aux_size));
   if (!ok) {
     VKNN_LOG_E(graph->log, "model",
-               "%s: the weights, recurrent weights, bias and hidden state do not agree with a "
-               "batch of %u and %u inputs", vknn_operation_type_name(op->type), seq->batch,
-               dir->input_size);
+               "%s: the weights, recurrent weights, bias, hidden state (and auxiliary weights) "
+               "do not agree with each other or the input: units %u, batch %u, input size %u, "
+               "auxiliary input size %u (0: not known yet)", vknn_operation_type_name(op->type),
+               u, seq->batch, dir->input_size, dir->aux_size);
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
   /* The kernels index in 32 bits; merged outputs hold two cells' units. */
@@ -114,24 +124,26 @@ vknn_status vknn_rnn_check_activation(const vknn_graph *graph, const vknn_operat
 vknn_status vknn_rnn_read_sequence(vknn_graph *graph, const vknn_operation *op, uint32_t input,
                                    int32_t activation, bool time_major, vknn_rnn_sequence *seq) {
   const vknn_tensor *in = &graph->tensors[input];
-  const char *name = vknn_operation_type_name(op->type);
-  if (in->rank != (op->type == VKNN_OPERATION_RNN ? 2u : 3u)) {
-    VKNN_LOG_E(graph->log, "model", "%s: an input of rank %u", name, in->rank);
-    return VKNN_STATUS_INVALID_ARGUMENT;
-  }
+  uint32_t rank = op->type == VKNN_OPERATION_RNN ? 2u : 3u;
   seq->type = in->type;
   seq->time_major = time_major;
-  seq->steps = in->rank == 3 ? in->dims[time_major ? 0 : 1] : 1;
-  seq->batch = in->rank == 3 ? in->dims[time_major ? 1 : 0] : in->dims[0];
+  seq->steps = rank == 3 ? vknn_known_dim(in, 3, time_major ? 0 : 1) : 1;
+  seq->batch = vknn_known_dim(in, rank, rank == 3 && time_major ? 1 : 0);
   vknn_activation_bounds(activation, in, &seq->act_min, &seq->act_max);
   if (seq->steps > VKNN_RNN_MAX_STEPS ||
       vknn_shape_element_count(in->dims, in->rank) > INT32_MAX) {
     VKNN_LOG_E(graph->log, "compilation",
-               "%s: %u steps (at most %u) or an input of this size are not supported", name,
-               seq->steps, VKNN_RNN_MAX_STEPS);
+               "%s: %u steps (at most %u) or an input of this size are not supported",
+               vknn_operation_type_name(op->type), seq->steps, VKNN_RNN_MAX_STEPS);
     return VKNN_STATUS_GENERAL_FAILURE;
   }
   return VKNN_STATUS_NONE;
+}
+
+vknn_status vknn_rnn_require_sequence(vknn_graph *graph, const vknn_operation *op, uint32_t i,
+                                      uint32_t rank) {
+  vknn_status s = vknn_op_require_input_shape(graph, op, i);
+  return s == VKNN_STATUS_NONE ? vknn_op_check_known_rank(graph, op, i, rank, rank) : s;
 }
 
 /* A zero bias for the products that have none. */
@@ -267,16 +279,19 @@ static vknn_status read_params(vknn_graph *graph, const vknn_operation *op, uint
   return s;
 }
 
-/* One step: the state output (0) and the output (1) hold the same values. */
+/* The cell is checked against the input's dimensions known so far, then the
+ * operation waits for the shapes it does not know. */
 static vknn_status read_rnn(vknn_graph *graph, const vknn_operation *op, vknn_rnn_sequence *seq,
                             vknn_rnn_direction *dir) {
   int32_t activation;
-  vknn_status s = read_params(graph, op, 1, &activation);
-  if (s == VKNN_STATUS_NONE) s = vknn_op_require_input_shapes(graph, op, 5);
-  if (s == VKNN_STATUS_NONE) s = vknn_rnn_read_sequence(graph, op, op->inputs[0], activation, true, seq);
-  if (s != VKNN_STATUS_NONE) return s;
   const vknn_tensor *in = &graph->tensors[op->inputs[0]];
-  return read_cell(graph, op, in->dims[1], op->outputs[1], op->outputs[0], seq, dir);
+  vknn_status s = read_params(graph, op, 1, &activation);
+  if (s == VKNN_STATUS_NONE) s = vknn_rnn_read_sequence(graph, op, op->inputs[0], activation, true, seq);
+  /* One step: the state output (0) and the output (1) hold the same values. */
+  if (s == VKNN_STATUS_NONE)
+    s = read_cell(graph, op, vknn_known_dim(in, 2, 1), op->outputs[1], op->outputs[0], seq, dir);
+  if (s == VKNN_STATUS_NONE) s = vknn_op_require_input_shapes(graph, op, 5);
+  return s == VKNN_STATUS_NONE ? vknn_rnn_require_sequence(graph, op, 0, 2) : s;
 }
 
 static vknn_status infer_rnn(vknn_graph *graph, const vknn_operation *op) {
@@ -299,16 +314,18 @@ static vknn_status lower_rnn(vknn_graph *graph, const vknn_operation *op,
 
 /* ---- UNIDIRECTIONAL_SEQUENCE_RNN --------------------------------------- */
 
+/* As RNN's: the cell against the input's dimensions known so far first. */
 static vknn_status read_unidirectional(vknn_graph *graph, const vknn_operation *op,
                                        vknn_rnn_sequence *seq, vknn_rnn_direction *dir) {
   int32_t params[2]; /* activation, timeMajor */
-  vknn_status s = read_params(graph, op, 2, params);
-  if (s == VKNN_STATUS_NONE) s = vknn_op_require_input_shapes(graph, op, 5);
-  if (s == VKNN_STATUS_NONE) s = vknn_rnn_read_sequence(graph, op, op->inputs[0], params[0], params[1] == 1, seq);
-  if (s != VKNN_STATUS_NONE) return s;
   const vknn_tensor *in = &graph->tensors[op->inputs[0]];
-  return read_cell(graph, op, in->dims[2], op->outputs[0],
-                   op->output_count > 1 ? op->outputs[1] : VKNN_NONE_TENSOR, seq, dir);
+  vknn_status s = read_params(graph, op, 2, params);
+  if (s == VKNN_STATUS_NONE) s = vknn_rnn_read_sequence(graph, op, op->inputs[0], params[0], params[1] == 1, seq);
+  if (s == VKNN_STATUS_NONE)
+    s = read_cell(graph, op, vknn_known_dim(in, 3, 2), op->outputs[0],
+                  op->output_count > 1 ? op->outputs[1] : VKNN_NONE_TENSOR, seq, dir);
+  if (s == VKNN_STATUS_NONE) s = vknn_op_require_input_shapes(graph, op, 5);
+  return s == VKNN_STATUS_NONE ? vknn_rnn_require_sequence(graph, op, 0, 3) : s;
 }
 
 static vknn_status infer_unidirectional(vknn_graph *graph, const vknn_operation *op) {

@@ -3,6 +3,7 @@
  * shape checks, and the lowering of one direction over a sequence. */
 #pragma once
 #include "ops/op_common.h"
+#include "ops/known_dims.h"
 
 #define VKNN_NONE_TENSOR UINT32_MAX
 
@@ -38,9 +39,13 @@ bool vknn_rnn_check_float(const vknn_logger *log, const vknn_operation *op, cons
 bool vknn_rnn_check_tensor(const vknn_logger *log, const vknn_operation *op, const char *what,
                            const vknn_operand *operand, int32_t type, uint32_t rank);
 
-/* Reads the cell's shapes: weights [units, input_size], recurrent [units,
- * units], bias [units], hidden_in [batch, units] (INVALID_ARGUMENT, logged,
- * when they disagree). Fills dir->units. */
+/* Checks the cell's shapes as far as their dimensions are known
+ * (ops/known_dims.h: 0 is not known yet, in an operand or in seq->batch,
+ * dir->input_size or dir->aux_size): weights [units, input_size], recurrent
+ * [units, units], bias [units], hidden_in [batch, units], auxiliary weights
+ * [units, aux_size] (INVALID_ARGUMENT, logged, when they disagree). Fills
+ * dir->units from the first of those operands that gives it (0: none yet).
+ * Exact once every shape is known. */
 vknn_status vknn_rnn_check_cell(vknn_graph *graph, const vknn_operation *op,
                                 const vknn_rnn_sequence *seq, vknn_rnn_direction *dir);
 
@@ -51,11 +56,19 @@ vknn_status vknn_rnn_check_cell(vknn_graph *graph, const vknn_operation *op,
 vknn_status vknn_rnn_check_activation(const vknn_graph *graph, const vknn_operation *op,
                                       int32_t activation);
 
-/* The sequence's extent: steps and batch from a rank-3 input (time-major or
- * not), the bounds of an activation already checked; GENERAL_FAILURE (logged)
- * past the limits. */
+/* The sequence's extent as far as the input's dimensions are known (0: not
+ * known yet): steps and batch from the input (RNN's of rank 2, the others' of
+ * rank 3, time-major or not), the bounds of an activation already checked;
+ * GENERAL_FAILURE (logged) past the limits. The input's rank is checked once
+ * its shape is known (vknn_rnn_require_sequence). */
 vknn_status vknn_rnn_read_sequence(vknn_graph *graph, const vknn_operation *op, uint32_t input,
                                    int32_t activation, bool time_major, vknn_rnn_sequence *seq);
+
+/* Input i's shape known (else the operation waits for an execution:
+ * vknn_graph_defer), of the rank: a rank the model leaves unknown passed the
+ * signature checks, and the cell's checks took its dimensions as unknown. */
+vknn_status vknn_rnn_require_sequence(vknn_graph *graph, const vknn_operation *op, uint32_t i,
+                                      uint32_t rank);
 
 /* Appends one direction's dispatches: the input projection of every step as
  * one matrix product (with the bias), the auxiliary input's likewise, then

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "ops/rnn.h"
+#include "ops/known_dims.h"
 #include "ops/conv2d.h"
 #include "model/operand_type.h"
 #include "util/fault_injection.h"
@@ -66,28 +67,56 @@ typedef struct svdf_shape {
   float act_min, act_max;
 } svdf_shape;
 
-/* Shapes known, and whether the bias is given (known at execution when it is
- * a model input). */
-static vknn_status require_inputs(vknn_graph *graph, const vknn_operation *op, bool *has_bias) {
-  const vknn_tensor *bias = &graph->tensors[op->inputs[IN_BIAS]];
-  if (bias->lifetime == VKNN_LIFETIME_SUBGRAPH_INPUT && !graph->input_presence_known)
-    return vknn_graph_defer(graph, op, "whether the bias is omitted is known at execution");
-  *has_bias = bias->lifetime != VKNN_LIFETIME_NO_VALUE;
+/* The given inputs' shapes known, else the operation waits for an execution. */
+static vknn_status require_shapes(vknn_graph *graph, const vknn_operation *op, bool has_bias) {
   vknn_status s = VKNN_STATUS_NONE;
   for (uint32_t i = 0; i <= IN_STATE && s == VKNN_STATUS_NONE; ++i)
-    if (i != IN_BIAS || *has_bias) s = vknn_op_require_input_shape(graph, op, i);
+    if (i != IN_BIAS || has_bias) s = vknn_op_require_input_shape(graph, op, i);
   return s;
 }
 
-static bool shapes_agree(const vknn_graph *graph, const vknn_operation *op, const svdf_shape *s) {
-  const vknn_tensor *feature = &graph->tensors[op->inputs[IN_FEATURE]];
-  const vknn_tensor *state = &graph->tensors[op->inputs[IN_STATE]];
-  const vknn_tensor *bias = &graph->tensors[op->inputs[IN_BIAS]];
-  return graph->tensors[op->inputs[IN_INPUT]].rank == 2 && feature->rank == 2 &&
-         feature->dims[0] == s->filters && feature->dims[1] == s->input_size &&
-         state->rank == 2 && state->dims[0] == s->batch &&
-         (uint64_t)state->dims[1] == (uint64_t)s->memory * s->filters &&
-         (!s->has_bias || (bias->rank == 1 && bias->dims[0] == s->units));
+/* The extents as far as the operands give them (0: not known yet), each
+ * from the first operand that gives it. */
+static void read_known_extents(const vknn_graph *graph, const vknn_operation *op, uint32_t rank,
+                               svdf_shape *s) {
+  const vknn_tensor *t = graph->tensors;
+  const vknn_tensor *in = &t[op->inputs[IN_INPUT]], *state = &t[op->inputs[IN_STATE]];
+  const vknn_tensor *feature = &t[op->inputs[IN_FEATURE]], *time = &t[op->inputs[IN_TIME]];
+  const uint32_t batch[] = {vknn_known_dim(in, 2, 0), vknn_known_dim(state, 2, 0)};
+  const uint32_t input_size[] = {vknn_known_dim(in, 2, 1), vknn_known_dim(feature, 2, 1)};
+  const uint32_t filters[] = {vknn_known_dim(feature, 2, 0), vknn_known_dim(time, 2, 0)};
+  s->type = in->type;
+  s->batch = vknn_first_known_dim(batch, 2);
+  s->input_size = vknn_first_known_dim(input_size, 2);
+  s->filters = vknn_first_known_dim(filters, 2);
+  s->memory = vknn_known_dim(time, 2, 1);
+  s->rank = rank;
+  s->units = s->filters / rank;
+}
+
+/* The state holds memory x filters values a batch: a known width is their
+ * product, or where one of them is not known yet a multiple of the other. */
+static bool state_width_fits(uint32_t width, uint32_t memory, uint32_t filters) {
+  if (width == 0) return true;
+  if (memory != 0 && filters != 0) return width == (uint64_t)memory * filters;
+  uint32_t known = memory != 0 ? memory : filters;
+  return known == 0 || width % known == 0;
+}
+
+/* The shapes as far as their dimensions are known (ops/known_dims.h), the
+ * bias's where it is given (bias: vknn_known_presence); exact once every
+ * shape is known. */
+static bool shapes_agree(const vknn_graph *graph, const vknn_operation *op, const svdf_shape *s,
+                         int bias) {
+  const vknn_tensor *t = graph->tensors;
+  const vknn_tensor *state = &t[op->inputs[IN_STATE]];
+  return s->filters % s->rank == 0 &&
+         vknn_dims_fit(&t[op->inputs[IN_INPUT]], 2, s->batch, s->input_size) &&
+         vknn_dims_fit(&t[op->inputs[IN_FEATURE]], 2, s->filters, s->input_size) &&
+         vknn_dims_fit(&t[op->inputs[IN_TIME]], 2, s->filters, s->memory) &&
+         vknn_dims_fit(state, 2, s->batch, 0) &&
+         state_width_fits(vknn_known_dim(state, 2, 1), s->memory, s->filters) &&
+         (bias != 1 || vknn_dims_fit(&t[op->inputs[IN_BIAS]], 1, s->units, 0));
 }
 
 /* The rank and the activation, read and checked before the shapes: a model
@@ -108,26 +137,28 @@ static vknn_status read_params(vknn_graph *graph, const vknn_operation *op, int3
   return VKNN_STATUS_NONE;
 }
 
+/* The parameters, then the shapes against each other as far as they are
+ * known, then the operation waits for what it does not know: whether an
+ * execution gives the bias, and the shapes. */
 static vknn_status read_svdf(vknn_graph *graph, const vknn_operation *op, svdf_shape *s) {
   int32_t params[2]; /* rank, activation */
   vknn_status st = read_params(graph, op, params);
-  if (st == VKNN_STATUS_NONE) st = require_inputs(graph, op, &s->has_bias);
   if (st != VKNN_STATUS_NONE) return st;
-  const vknn_tensor *in = &graph->tensors[op->inputs[IN_INPUT]];
-  const vknn_tensor *time = &graph->tensors[op->inputs[IN_TIME]];
-  s->type = in->type;
-  s->batch = in->dims[0];
-  s->input_size = in->rank == 2 ? in->dims[1] : 0;
-  s->filters = time->dims[0];
-  s->memory = time->rank == 2 ? time->dims[1] : 0;
-  s->rank = (uint32_t)params[0];
-  s->units = s->filters / s->rank;
-  if (s->filters % s->rank != 0 || !shapes_agree(graph, op, s)) {
+  read_known_extents(graph, op, (uint32_t)params[0], s);
+  int bias = vknn_known_presence(graph, op->inputs[IN_BIAS]);
+  if (!shapes_agree(graph, op, s, bias)) {
     VKNN_LOG_E(graph->log, "model",
-               "SVDF: rank %d and the shapes of the input, weights, bias and state do not agree",
-               params[0]);
+               "SVDF: rank %d and the shapes of the input, weights_feature, weights_time, bias "
+               "and state do not agree (batch %u, input %u, filters %u, memory %u; 0: not known "
+               "yet)", params[0], s->batch, s->input_size, s->filters, s->memory);
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
+  if (bias < 0)
+    return vknn_graph_defer(graph, op, "whether the bias is omitted is known at execution");
+  s->has_bias = bias == 1;
+  st = require_shapes(graph, op, s->has_bias);
+  if (st != VKNN_STATUS_NONE) return st;
+  const vknn_tensor *in = &graph->tensors[op->inputs[IN_INPUT]];
   vknn_activation_bounds(params[1], in, &s->act_min, &s->act_max);
   if ((uint64_t)s->batch * s->filters * s->memory > INT32_MAX) {
     VKNN_LOG_E(graph->log, "compilation", "SVDF: a state of %u x %u x %u is too large", s->batch,
