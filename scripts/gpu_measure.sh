@@ -3,9 +3,10 @@
 # prepares .gpu/). Writes reports into $OUT (or the folder given): the device
 # (vknn-info), peak, the kernel table, the synthetic MobileNets with the
 # device-local copies off and on and relaxed in float32 and float16, the
-# conformance MobileNet and its relaxed twin, three runs of the capabilities
-# workloads, and every 4th conformance case in the sync mode (with the
-# validation layer). With --quick (a
+# packed layout and the shared-memory tiles each forced off and on, the
+# conformance MobileNet and its relaxed twin, one ADD's round trip, three runs
+# of the capabilities workloads, and every 4th conformance case in the sync
+# mode (with the validation layer). With --quick (a
 # check of the script itself, e.g. on lavapipe): fewer iterations, a few
 # conformance cases, one capabilities run.
 # The device tool brings back at most 8 files, so the reports travel as one
@@ -55,7 +56,18 @@ for m in mobilenet_v1 mobilenet_v2; do
   run "synth_${m}_relaxed_f16_storage_only" "$bench" --relaxed-float16 on --float16-arithmetic off \
     synth "$m" --width 1.0 --relaxed --iterations "$synth_iters"
 done
+# What kernel tuning alone decides on a GPU, each way forced: the packed
+# arena layout and the shared-memory tiles of the pointwise layers.
+for m in mobilenet_v1 mobilenet_v2; do
+  for p in off on; do
+    run "synth_${m}_packed_$p" "$bench" --packed-layout "$p" synth "$m" --width 1.0 --iterations "$synth_iters"
+    run "synth_${m}_shared_tiles_$p" "$bench" --gemm-shared-tiles "$p" synth "$m" --width 1.0 \
+      --iterations "$synth_iters"
+  done
+done
 run gender "$bench" model "$cts/V1_0/mobilenet_224_gender_basic_fixed.json" --iterations "$iters"
+# The host path: one ADD's synchronous round trip against peak's submit_us.
+run add "$bench" model "$cts/V1_0/add.json" --iterations $((iters * 10))
 run gender_relaxed "$bench" model "$cts/V1_1/mobilenet_224_gender_basic_fixed_relaxed.json" --iterations "$iters"
 i=1
 while [ "$i" -le "$runs" ]; do
@@ -70,7 +82,7 @@ tar -C "$out" -czf "$dest/reports.tar.gz" .
 cat "$out/log.txt"
 # The short table the device tool's reply carries (the reports hold the rest).
 cat "$out/peak.txt"
-for f in "$out"/synth_*.txt "$out"/gender*.txt; do
+for f in "$out"/synth_*.txt "$out"/gender*.txt "$out"/add.txt; do
   printf '%-48s %s\n' "$(basename "$f" .txt)" "$(grep -m1 'execute:' "$f")"
 done
 cat "$out/kernels.txt" "$out/kernels_f16_arith_on.txt"
