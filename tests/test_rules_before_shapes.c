@@ -1,7 +1,8 @@
 /* An operation's rules are checked at prepare even where an input's shape
- * is left to the execution: for every operation outside the convolution,
- * pooling, LSTM, detection and control-flow families (their own tests cover
- * them), a valid single-operation model with its data input's first
+ * is left to the execution: for every operation outside the pooling, LSTM,
+ * detection and control-flow families (their own tests cover them), and the
+ * convolutions' shape relations (their parameters' rules: test_op_rules), a
+ * valid single-operation model with its data input's first
  * dimension known or left to the execution (0) is accepted by the support
  * query and prepare (so is one whose optional operands an execution may omit,
  * where it may still run), and
@@ -468,6 +469,29 @@ static void b_svdf_bias_input(pc *c) {
   c->in[3] = input(c, F32, DIMS(3));
 }
 
+/* The convolutions: a 4x4 image of batch 2 (the dimension left unknown),
+ * 2x2 windows, stride 1, VALID padding (3x3 outputs). CONV_2D: 2 to 3
+ * channels; DEPTHWISE_CONV_2D: 2 channels, multiplier 2; GROUPED_CONV_2D: 4
+ * to 4 channels in 2 groups. */
+static void b_conv(pc *c) {
+  op(c, OP(CONV_2D));
+  INS(input(c, F32, DIMS(U(c, 2), 4, 4, 2)), zeros(c, F32, DIMS(3, 2, 2, 2)), zeros(c, F32, DIMS(3)),
+      i32(c, 2), i32(c, 1), i32(c, 1), i32(c, 0));
+  OUTS(output(c, F32, DIMS(U(c, 2), 3, 3, 3)));
+}
+static void b_depthwise(pc *c) {
+  op(c, OP(DEPTHWISE_CONV_2D));
+  INS(input(c, F32, DIMS(U(c, 2), 4, 4, 2)), zeros(c, F32, DIMS(1, 2, 2, 4)), zeros(c, F32, DIMS(4)),
+      i32(c, 2), i32(c, 1), i32(c, 1), i32(c, 2), i32(c, 0));
+  OUTS(output(c, F32, DIMS(U(c, 2), 3, 3, 4)));
+}
+static void b_grouped(pc *c) {
+  op(c, OP(GROUPED_CONV_2D));
+  INS(input(c, F32, DIMS(U(c, 2), 4, 4, 4)), zeros(c, F32, DIMS(4, 2, 2, 2)), zeros(c, F32, DIMS(4)),
+      i32(c, 2), i32(c, 1), i32(c, 1), i32(c, 2), i32(c, 0), b8(c, false));
+  OUTS(output(c, F32, DIMS(U(c, 2), 3, 3, 4)));
+}
+
 /* ---- mutations ----------------------------------------------------------- */
 
 #define SET_I32(name, k, v) static void name(pc *c) { c->in[k] = i32(c, v); }
@@ -632,6 +656,21 @@ static void svdf_memory_unknown_state_18(pc *c) {
 
 /* ---- the table ----------------------------------------------------------- */
 
+static void conv_filter_in_3(pc *c) { c->in[1] = zeros(c, F32, DIMS(3, 2, 2, 3)); }
+static void conv_bias_4(pc *c) { c->in[2] = zeros(c, F32, DIMS(4)); }
+static void conv_window_5(pc *c) { c->in[1] = zeros(c, F32, DIMS(3, 5, 5, 2)); }
+static void conv_out_channels_4(pc *c) { set_dims(c, c->out[0], DIMS(U(c, 2), 3, 3, 4)); }
+static void conv_out_height_2(pc *c) { set_dims(c, c->out[0], DIMS(U(c, 2), 2, 3, 3)); }
+static void dw_channels_5(pc *c) {
+  c->in[1] = zeros(c, F32, DIMS(1, 2, 2, 5));
+  c->in[2] = zeros(c, F32, DIMS(5));
+}
+static void dw_out_width_4(pc *c) { set_dims(c, c->out[0], DIMS(U(c, 2), 3, 4, 4)); }
+static void grouped_input_6(pc *c) { c->in[0] = input(c, F32, DIMS(U(c, 2), 4, 4, 6)); }
+static void grouped_filters_3(pc *c) {
+  c->in[1] = zeros(c, F32, DIMS(3, 2, 2, 2));
+  c->in[2] = zeros(c, F32, DIMS(3));
+}
 typedef struct base {
   const char *op;
   void (*build)(pc *c);
@@ -668,7 +707,8 @@ static const base bases[] = {
     {"UNIDIRECTIONAL_SEQUENCE_RNN", b_sequence_rnn}, {"BIDIRECTIONAL_SEQUENCE_RNN", b_bidi_rnn},
     {"BIDIRECTIONAL_SEQUENCE_RNN (cross-linking)", b_bidi_rnn_cross},
     {"BIDIRECTIONAL_SEQUENCE_RNN (auxiliary input maybe omitted)", b_bidi_rnn_maybe_parallel},
-    {"SVDF", b_svdf}, {"SVDF (bias maybe omitted)", b_svdf_bias_input},
+    {"SVDF", b_svdf}, {"SVDF (bias maybe omitted)", b_svdf_bias_input}, {"CONV_2D", b_conv},
+    {"DEPTHWISE_CONV_2D", b_depthwise}, {"GROUPED_CONV_2D", b_grouped},
 };
 
 /* Kinds: 'A' a parameter value, 'S' a shape relation of known
@@ -835,6 +875,15 @@ static const mutation mutations[] = {
     {"SVDF", b_svdf, svdf_bias_4, "bias [4] (4 filters of rank 2)", 'S'},
     {"SVDF", b_svdf, svdf_state_16, "state [.,16] (memory 5 x 4 filters)", 'S'},
     {"SVDF", b_svdf, svdf_memory_unknown_state_18, "weights_time [4,?], state [.,18]", 'S'},
+    {"CONV_2D", b_conv, conv_filter_in_3, "filter [3,2,2,3], input [.,4,4,2]", 'S'},
+    {"CONV_2D", b_conv, conv_bias_4, "bias [4] (3 filters)", 'S'},
+    {"CONV_2D", b_conv, conv_window_5, "a 5x5 window, VALID, on 4x4", 'S'},
+    {"CONV_2D", b_conv, conv_out_channels_4, "output [.,3,3,4] (3 filters)", 'S'},
+    {"CONV_2D", b_conv, conv_out_height_2, "output [.,2,3,3] (height 3)", 'S'},
+    {"DEPTHWISE_CONV_2D", b_depthwise, dw_channels_5, "filter [1,2,2,5] (2 channels x 2)", 'S'},
+    {"DEPTHWISE_CONV_2D", b_depthwise, dw_out_width_4, "output [.,3,4,4] (width 3)", 'S'},
+    {"GROUPED_CONV_2D", b_grouped, grouped_input_6, "input [.,4,4,6] (2 groups of 2)", 'S'},
+    {"GROUPED_CONV_2D", b_grouped, grouped_filters_3, "3 filters in 2 groups", 'S'},
 };
 
 /* ---- running ------------------------------------------------------------- */

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "model/operand_type.h"
+#include "ops/known_dims.h"
 #include "util/fault_injection.h"
 #include "util/quant_multiplier.h"
 
@@ -187,6 +188,67 @@ static vknn_status read_scalars(vknn_graph *graph, const vknn_operation *op, con
   return VKNN_STATUS_NONE;
 }
 
+/* One spatial extent of the output (axis 0: width, 1: height) where the
+ * input's and the window's are known, else 0; false where the window cannot
+ * fit the input. */
+static bool known_spatial_out(const conv_form *f, const conv_scalars *p, uint32_t axis, uint32_t in,
+                              uint32_t kernel, uint32_t *out) {
+  *out = 0;
+  if (in == 0 || kernel == 0) return true;
+  uint32_t stride = (uint32_t)p->strides[axis], dilation = (uint32_t)p->dilation[axis], pad;
+  if (f->explicit_padding)
+    return vknn_explicit_output(in, kernel, stride, dilation, (uint32_t)p->pads[2 * axis],
+                                (uint32_t)p->pads[2 * axis + 1], out);
+  return vknn_implicit_padding(in, kernel, stride, dilation, p->scheme, out, &pad);
+}
+
+/* Input and output channels as far as the filter and the input give them
+ * (0: not known yet): each kind's relation between them and the bias. */
+static bool known_channels_agree(const vknn_graph *graph, const vknn_operation *op, conv_kind kind,
+                                 const conv_scalars *p, uint32_t in_c, uint32_t out_c) {
+  const vknn_tensor *filter = &graph->tensors[op->inputs[1]];
+  uint32_t f_in = vknn_known_dim(filter, 4, 3), groups = (uint32_t)p->multiplier;
+  bool ok = vknn_dims_agree(vknn_known_dim(&graph->tensors[op->inputs[2]], 1, 0), out_c);
+  if (kind == CONV_PLAIN) return ok && vknn_dims_agree(in_c, f_in);
+  if (kind == CONV_GROUPED)
+    return ok && (in_c == 0 || f_in == 0 || in_c == (uint64_t)groups * f_in) && out_c % groups == 0;
+  return ok && vknn_dims_agree(vknn_known_dim(filter, 4, 0), 1) &&
+         (in_c == 0 || out_c == 0 || out_c == (uint64_t)in_c * groups);
+}
+
+/* What the known dimensions already decide, where some shape waits for an
+ * execution (ops/known_dims.h): the channels of input, filter and bias
+ * agree, the window fits the input's known extents, and the declared
+ * output agrees with the known batch, extents and channels. Once every
+ * shape is known, read_geometry and check_channels decide exactly. */
+static vknn_status check_known_dims(const vknn_graph *graph, const vknn_operation *op, conv_kind kind,
+                                    const conv_form *f, const conv_scalars *p) {
+  const char *name = vknn_operation_type_name(op->type);
+  const vknn_tensor *in = &graph->tensors[op->inputs[0]], *filter = &graph->tensors[op->inputs[1]];
+  const vknn_tensor *out = &graph->tensors[op->outputs[0]];
+  uint32_t c = p->nchw ? 1 : 3, h = p->nchw ? 2 : 1, w = h + 1;
+  uint32_t out_c = vknn_known_dim(filter, 4, kind == CONV_DEPTHWISE ? 3 : 0);
+  if (!known_channels_agree(graph, op, kind, p, vknn_known_dim(in, 4, c), out_c)) {
+    VKNN_LOG_E(graph->log, "model", "%s: input, filter and bias channels do not agree", name);
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
+  uint32_t out_w, out_h;
+  if (!known_spatial_out(f, p, 0, vknn_known_dim(in, 4, w), vknn_known_dim(filter, 4, 2), &out_w) ||
+      !known_spatial_out(f, p, 1, vknn_known_dim(in, 4, h), vknn_known_dim(filter, 4, 1), &out_h)) {
+    VKNN_LOG_E(graph->log, "model", "%s: the window does not fit the input", name);
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
+  const uint32_t known[4] = {vknn_known_dim(in, 4, 0), p->nchw ? out_c : out_h, p->nchw ? out_h : out_w,
+                             p->nchw ? out_w : out_c};
+  for (uint32_t d = 0; d < 4; ++d) {
+    if (vknn_dims_agree(vknn_known_dim(out, 4, d), known[d])) continue;
+    VKNN_LOG_E(graph->log, "model", "%s: output dimension %u is %u, expected %u", name, d, out->dims[d],
+               known[d]);
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
+  return VKNN_STATUS_NONE;
+}
+
 /* Reads the parameters and derives the geometry from them and the shapes. */
 static vknn_status read_geometry(vknn_graph *graph, const vknn_operation *op, conv_kind kind,
                                  vknn_conv_geometry *g) {
@@ -199,8 +261,10 @@ static vknn_status read_geometry(vknn_graph *graph, const vknn_operation *op, co
   const vknn_tensor *in = &graph->tensors[op->inputs[0]];
   const vknn_tensor *filter = &graph->tensors[op->inputs[1]];
   const vknn_tensor *bias = &graph->tensors[op->inputs[2]];
-  if (!in->shape_known || !filter->shape_known || !bias->shape_known)
-    return vknn_graph_defer(graph, op, "shapes unknown at prepare time");
+  if (!in->shape_known || !filter->shape_known || !bias->shape_known) {
+    vknn_status ks = check_known_dims(graph, op, kind, &f, &p);
+    return ks != VKNN_STATUS_NONE ? ks : vknn_graph_defer(graph, op, "shapes unknown at prepare time");
+  }
   /* Ranks again: a rank the model leaves unknown passed its checks. */
   vknn_status rs = vknn_op_check_known_rank(graph, op, 0, 4, 4);
   if (rs == VKNN_STATUS_NONE) rs = vknn_op_check_known_rank(graph, op, 1, 4, 4);
