@@ -1,8 +1,8 @@
 /* An operation's rules are checked at prepare even where an input's shape
- * is left to the execution: for every operation outside the pooling, LSTM,
- * detection and control-flow families (their own tests cover them), and the
- * convolutions' shape relations (their parameters' rules: test_op_rules), a
- * valid single-operation model with its data input's first
+ * is left to the execution: for every operation outside the LSTM, detection
+ * and control-flow families (their own tests cover them), and the
+ * convolutions' and pools' shape relations (their parameters' rules:
+ * test_op_rules), a valid single-operation model with its data input's first
  * dimension known or left to the execution (0) is accepted by the support
  * query and prepare (so is one whose optional operands an execution may omit,
  * where it may still run), and
@@ -491,6 +491,15 @@ static void b_grouped(pc *c) {
       i32(c, 2), i32(c, 1), i32(c, 1), i32(c, 2), i32(c, 0), b8(c, false));
   OUTS(output(c, F32, DIMS(U(c, 2), 3, 3, 4)));
 }
+/* The pools: 2x2 windows, stride 1, VALID padding on the same image. */
+static void pool(pc *c, int32_t t) {
+  op(c, t);
+  INS(input(c, F32, DIMS(U(c, 2), 4, 4, 2)), i32(c, 2), i32(c, 1), i32(c, 1), i32(c, 2), i32(c, 2), i32(c, 0));
+  OUTS(output(c, F32, DIMS(U(c, 2), 3, 3, 2)));
+}
+static void b_average_pool(pc *c) { pool(c, OP(AVERAGE_POOL_2D)); }
+static void b_max_pool(pc *c) { pool(c, OP(MAX_POOL_2D)); }
+static void b_l2_pool(pc *c) { pool(c, OP(L2_POOL_2D)); }
 
 /* ---- mutations ----------------------------------------------------------- */
 
@@ -608,6 +617,7 @@ SET_F32(att_scale_nan, 4, NAN)
 static void att_key_d(pc *c) { c->in[1] = input(c, F32, DIMS(U(c, 2), 5, 3)); }
 static void bin_broadcast(pc *c) { c->in[1] = input(c, F32, DIMS(1, 4)); }
 static void fc_bias_4(pc *c) { c->in[2] = zeros(c, F32, DIMS(4)); }
+static void fc_out_units_4(pc *c) { set_dims(c, c->out[0], DIMS(U(c, 2), 4)); }
 static void att_mask_rows(pc *c) { c->in[3] = zeros(c, F32, DIMS(4, 5)); }
 
 /* The cell's operands (inputs 1-4 of RNN and UNIDIRECTIONAL_SEQUENCE_RNN,
@@ -671,6 +681,12 @@ static void grouped_filters_3(pc *c) {
   c->in[1] = zeros(c, F32, DIMS(3, 2, 2, 2));
   c->in[2] = zeros(c, F32, DIMS(3));
 }
+static void pool_window_5(pc *c) {
+  c->in[4] = i32(c, 5);
+  c->in[5] = i32(c, 5);
+}
+static void pool_out_channels_3(pc *c) { set_dims(c, c->out[0], DIMS(U(c, 2), 3, 3, 3)); }
+static void pool_out_width_2(pc *c) { set_dims(c, c->out[0], DIMS(U(c, 2), 3, 2, 2)); }
 typedef struct base {
   const char *op;
   void (*build)(pc *c);
@@ -708,7 +724,8 @@ static const base bases[] = {
     {"BIDIRECTIONAL_SEQUENCE_RNN (cross-linking)", b_bidi_rnn_cross},
     {"BIDIRECTIONAL_SEQUENCE_RNN (auxiliary input maybe omitted)", b_bidi_rnn_maybe_parallel},
     {"SVDF", b_svdf}, {"SVDF (bias maybe omitted)", b_svdf_bias_input}, {"CONV_2D", b_conv},
-    {"DEPTHWISE_CONV_2D", b_depthwise}, {"GROUPED_CONV_2D", b_grouped},
+    {"DEPTHWISE_CONV_2D", b_depthwise}, {"GROUPED_CONV_2D", b_grouped}, {"AVERAGE_POOL_2D", b_average_pool},
+    {"MAX_POOL_2D", b_max_pool}, {"L2_POOL_2D", b_l2_pool},
 };
 
 /* Kinds: 'A' a parameter value, 'S' a shape relation of known
@@ -731,6 +748,7 @@ static const mutation mutations[] = {
     {"PRELU", b_prelu, bin_broadcast, "alpha [1,4] vs [.,3]", 'S'},
     {"EQUAL", b_equal, bin_broadcast, "input 1 [1,4] vs [.,3]", 'S'},
     {"FULLY_CONNECTED", b_fully_connected, fc_bias_4, "bias [4], weights [3,4]", 'S'},
+    {"FULLY_CONNECTED", b_fully_connected, fc_out_units_4, "output [.,4], weights [3,4]", 'S'},
     {"FULLY_CONNECTED", b_fully_connected, act_7_3, "activation 7", 'A'},
     {"FULLY_CONNECTED", b_fully_connected, act_neg_3, "activation -1", 'A'},
     {"SOFTMAX", b_softmax, beta_0, "beta 0", 'A'},
@@ -884,6 +902,11 @@ static const mutation mutations[] = {
     {"DEPTHWISE_CONV_2D", b_depthwise, dw_out_width_4, "output [.,3,4,4] (width 3)", 'S'},
     {"GROUPED_CONV_2D", b_grouped, grouped_input_6, "input [.,4,4,6] (2 groups of 2)", 'S'},
     {"GROUPED_CONV_2D", b_grouped, grouped_filters_3, "3 filters in 2 groups", 'S'},
+    {"AVERAGE_POOL_2D", b_average_pool, pool_window_5, "a 5x5 window, VALID, on 4x4", 'S'},
+    {"AVERAGE_POOL_2D", b_average_pool, pool_out_channels_3, "output [.,3,3,3] (2 channels)", 'S'},
+    {"MAX_POOL_2D", b_max_pool, pool_window_5, "a 5x5 window, VALID, on 4x4", 'S'},
+    {"MAX_POOL_2D", b_max_pool, pool_out_width_2, "output [.,3,2,2] (width 3)", 'S'},
+    {"L2_POOL_2D", b_l2_pool, pool_window_5, "a 5x5 window, VALID, on 4x4", 'S'},
 };
 
 /* ---- running ------------------------------------------------------------- */

@@ -224,29 +224,19 @@ static bool known_channels_agree(const vknn_graph *graph, const vknn_operation *
 static vknn_status check_known_dims(const vknn_graph *graph, const vknn_operation *op, conv_kind kind,
                                     const conv_form *f, const conv_scalars *p) {
   const char *name = vknn_operation_type_name(op->type);
-  const vknn_tensor *in = &graph->tensors[op->inputs[0]], *filter = &graph->tensors[op->inputs[1]];
-  const vknn_tensor *out = &graph->tensors[op->outputs[0]];
-  uint32_t c = p->nchw ? 1 : 3, h = p->nchw ? 2 : 1, w = h + 1;
-  uint32_t out_c = vknn_known_dim(filter, 4, kind == CONV_DEPTHWISE ? 3 : 0);
-  if (!known_channels_agree(graph, op, kind, p, vknn_known_dim(in, 4, c), out_c)) {
+  const vknn_tensor *filter = &graph->tensors[op->inputs[1]];
+  vknn_image_shape in = vknn_known_image_shape(&graph->tensors[op->inputs[0]], p->nchw);
+  vknn_image_shape out = {in.batches, 0, 0, vknn_known_dim(filter, 4, kind == CONV_DEPTHWISE ? 3 : 0)};
+  if (!known_channels_agree(graph, op, kind, p, in.channels, out.channels)) {
     VKNN_LOG_E(graph->log, "model", "%s: input, filter and bias channels do not agree", name);
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
-  uint32_t out_w, out_h;
-  if (!known_spatial_out(f, p, 0, vknn_known_dim(in, 4, w), vknn_known_dim(filter, 4, 2), &out_w) ||
-      !known_spatial_out(f, p, 1, vknn_known_dim(in, 4, h), vknn_known_dim(filter, 4, 1), &out_h)) {
+  if (!known_spatial_out(f, p, 0, in.width, vknn_known_dim(filter, 4, 2), &out.width) ||
+      !known_spatial_out(f, p, 1, in.height, vknn_known_dim(filter, 4, 1), &out.height)) {
     VKNN_LOG_E(graph->log, "model", "%s: the window does not fit the input", name);
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
-  const uint32_t known[4] = {vknn_known_dim(in, 4, 0), p->nchw ? out_c : out_h, p->nchw ? out_h : out_w,
-                             p->nchw ? out_w : out_c};
-  for (uint32_t d = 0; d < 4; ++d) {
-    if (vknn_dims_agree(vknn_known_dim(out, 4, d), known[d])) continue;
-    VKNN_LOG_E(graph->log, "model", "%s: output dimension %u is %u, expected %u", name, d, out->dims[d],
-               known[d]);
-    return VKNN_STATUS_INVALID_ARGUMENT;
-  }
-  return VKNN_STATUS_NONE;
+  return vknn_op_check_known_image_output(graph, op, out, p->nchw);
 }
 
 /* Reads the parameters and derives the geometry from them and the shapes. */

@@ -2,6 +2,7 @@
  * Lowered as a 1x1 convolution over a 1x1 image of input_size channels. */
 #include "ops/conv2d.h"
 #include "model/operand_type.h"
+#include "ops/known_dims.h"
 
 static vknn_status validate_fully_connected(const vknn_logger *log, const vknn_model *model,
                                             const vknn_subgraph *sg, const vknn_operation *op) {
@@ -34,6 +35,17 @@ static vknn_status check_weights_and_bias(const vknn_graph *graph, const vknn_op
   return VKNN_STATUS_INVALID_ARGUMENT;
 }
 
+/* The declared output [batch, units] against the weights' units where they
+ * are known, before an execution gives the input's shape. */
+static vknn_status check_known_units(const vknn_graph *graph, const vknn_operation *op) {
+  uint32_t units = vknn_known_dim(&graph->tensors[op->inputs[1]], 2, 0);
+  uint32_t declared = vknn_known_dim(&graph->tensors[op->outputs[0]], 2, 1);
+  if (vknn_dims_agree(declared, units)) return VKNN_STATUS_NONE;
+  VKNN_LOG_E(graph->log, "model", "FULLY_CONNECTED: an output of %u units, the weights have %u", declared,
+             units);
+  return VKNN_STATUS_INVALID_ARGUMENT;
+}
+
 /* The fused activation, read and checked before the input's shape: a model
  * whose input shape waits for an execution still has it checked at prepare.
  * Given as a model input, it is compiled per execution with its value. */
@@ -55,8 +67,10 @@ static vknn_status read_geometry(vknn_graph *graph, const vknn_operation *op,
   vknn_status s = check_weights_and_bias(graph, op);
   if (s == VKNN_STATUS_NONE) s = read_activation(graph, op, &activation);
   if (s != VKNN_STATUS_NONE) return s;
-  if (!in->shape_known || !weights->shape_known || !bias->shape_known)
-    return vknn_graph_defer(graph, op, "shapes unknown at prepare time");
+  if (!in->shape_known || !weights->shape_known || !bias->shape_known) {
+    s = check_known_units(graph, op);
+    return s != VKNN_STATUS_NONE ? s : vknn_graph_defer(graph, op, "shapes unknown at prepare time");
+  }
   /* The input's rank again: one the model leaves unknown passed its checks. */
   s = vknn_op_check_known_rank(graph, op, 0, 2, 4);
   if (s != VKNN_STATUS_NONE) return s;

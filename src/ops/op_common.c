@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "model/operand_type.h"
+#include "ops/known_dims.h"
 
 static const char *op_name(const vknn_operation *op) {
   const char *name = vknn_operation_type_name(op->type);
@@ -297,6 +298,26 @@ vknn_status vknn_op_set_image_output(vknn_graph *graph, const vknn_operation *op
   uint32_t dims[4];
   vknn_image_dims(shape, nchw, dims);
   return vknn_op_set_output_shape(graph, op, 0, dims, 4);
+}
+
+vknn_image_shape vknn_known_image_shape(const vknn_tensor *t, bool nchw) {
+  vknn_image_axes a = vknn_image_axes_of(nchw);
+  return (vknn_image_shape){vknn_known_dim(t, 4, a.n), vknn_known_dim(t, 4, a.h), vknn_known_dim(t, 4, a.w),
+                            vknn_known_dim(t, 4, a.c)};
+}
+
+vknn_status vknn_op_check_known_image_output(const vknn_graph *graph, const vknn_operation *op,
+                                             vknn_image_shape known, bool nchw) {
+  const vknn_tensor *out = &graph->tensors[op->outputs[0]];
+  uint32_t dims[4];
+  vknn_image_dims(known, nchw, dims);
+  for (uint32_t d = 0; d < 4; ++d) {
+    if (vknn_dims_agree(vknn_known_dim(out, 4, d), dims[d])) continue;
+    VKNN_LOG_E(graph->log, "model", "%s: output dimension %u is %u, expected %u", op_name(op), d,
+               out->dims[d], dims[d]);
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
+  return VKNN_STATUS_NONE;
 }
 
 int vknn_variant_of(int32_t type) {

@@ -129,6 +129,14 @@ void vknn_image_dims(vknn_image_shape shape, bool nchw, uint32_t dims[4]);
 /* Sets output i of op to an image shape in the given layout. */
 vknn_status vknn_op_set_image_output(vknn_graph *graph, const vknn_operation *op,
                                      vknn_image_shape shape, bool nchw);
+/* The image shape of a tensor as far as it is known: 0 for a dimension not
+ * known yet, all 0 while its rank is not 4 (ops/known_dims.h). */
+vknn_image_shape vknn_known_image_shape(const vknn_tensor *t, bool nchw);
+/* Op's declared output 0 agrees with an image shape whose 0 dimensions are
+ * not known yet; INVALID_ARGUMENT (logged) where a known one differs. For
+ * the checks made before an execution gives every shape. */
+vknn_status vknn_op_check_known_image_output(const vknn_graph *graph, const vknn_operation *op,
+                                             vknn_image_shape known, bool nchw);
 
 /* Operands read through storage texel buffers (shaders/operand_reads.glsl):
  * whether a tensor fits one view of the device (whole texels of four

@@ -75,6 +75,17 @@ static vknn_status check_parameters(const vknn_logger *log, const char *name, bo
   return VKNN_STATUS_INVALID_ARGUMENT;
 }
 
+/* One output extent: by explicit paddings (scheme -1) or a padding scheme
+ * (*pad_before then set), 0 while the input's extent is not known; false
+ * where the window cannot fit. */
+static bool pool_extent(uint32_t in, uint32_t kernel, uint32_t stride, uint32_t pad_before, int32_t pad_after,
+                        int32_t scheme, uint32_t *out, uint32_t *pad) {
+  *out = 0;
+  if (in == 0) return true;
+  if (scheme < 0) return vknn_explicit_output(in, kernel, stride, 1, pad_before, (uint32_t)pad_after, out);
+  return vknn_implicit_padding(in, kernel, stride, 1, scheme, out, pad);
+}
+
 static vknn_status read_geometry(vknn_graph *graph, const vknn_operation *op, pool_geometry *g) {
   const char *name = vknn_operation_type_name(op->type);
   /* The parameters first: their rules need no shape, so they are checked
@@ -93,13 +104,12 @@ static vknn_status read_geometry(vknn_graph *graph, const vknn_operation *op, po
   const int32_t *s = explicit_padding ? v + 4 : v + 1;
   vknn_status ps = check_parameters(graph->log, name, explicit_padding, v, s);
   if (ps != VKNN_STATUS_NONE) return ps;
+  /* The window against the input's known extents (0: not known yet, as
+   * the output's then), so that one that cannot fit, or a declared output
+   * of other dimensions, is refused before an execution gives the shape. */
   const vknn_tensor *in = &graph->tensors[op->inputs[0]];
-  if (!in->shape_known) return vknn_graph_defer(graph, op, "input shape unknown at prepare time");
-  /* The rank again: a rank the model leaves unknown passed its checks. */
-  vknn_status rs = vknn_op_check_known_rank(graph, op, 0, 4, 4);
-  if (rs != VKNN_STATUS_NONE) return rs;
+  vknn_image_shape image = vknn_known_image_shape(in, nchw);
   g->nchw = nchw;
-  vknn_image_shape image = vknn_image_shape_of(in, nchw);
   g->batches = image.batches;
   g->channels = image.channels;
   g->in_h = image.height;
@@ -112,15 +122,21 @@ static vknn_status read_geometry(vknn_graph *graph, const vknn_operation *op, po
   g->pad_left = (uint32_t)v[0];
   g->pad_top = (uint32_t)v[2];
   bool ok = explicit_padding
-                ? vknn_explicit_output(g->in_w, g->k_w, g->stride_x, 1, g->pad_left, (uint32_t)v[1], &g->out_w) &&
-                      vknn_explicit_output(g->in_h, g->k_h, g->stride_y, 1, g->pad_top, (uint32_t)v[3], &g->out_h)
-                : vknn_implicit_padding(g->in_w, g->k_w, g->stride_x, 1, v[0], &g->out_w, &g->pad_left) &&
-                      vknn_implicit_padding(g->in_h, g->k_h, g->stride_y, 1, v[0], &g->out_h, &g->pad_top);
+                ? pool_extent(g->in_w, g->k_w, g->stride_x, g->pad_left, v[1], -1, &g->out_w, NULL) &&
+                      pool_extent(g->in_h, g->k_h, g->stride_y, g->pad_top, v[3], -1, &g->out_h, NULL)
+                : pool_extent(g->in_w, g->k_w, g->stride_x, 0, 0, v[0], &g->out_w, &g->pad_left) &&
+                      pool_extent(g->in_h, g->k_h, g->stride_y, 0, 0, v[0], &g->out_h, &g->pad_top);
   if (!ok) {
     VKNN_LOG_E(graph->log, "model", "%s: the window does not fit the input", name);
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
-  return VKNN_STATUS_NONE;
+  vknn_image_shape out = {g->batches, g->out_h, g->out_w, g->channels};
+  if (!in->shape_known) {
+    vknn_status ks = vknn_op_check_known_image_output(graph, op, out, nchw);
+    return ks != VKNN_STATUS_NONE ? ks : vknn_graph_defer(graph, op, "input shape unknown at prepare time");
+  }
+  /* The rank again: a rank the model leaves unknown passed its checks. */
+  return vknn_op_check_known_rank(graph, op, 0, 4, 4);
 }
 
 static vknn_status infer_pool(vknn_graph *graph, const vknn_operation *op) {
