@@ -11,6 +11,8 @@
  *     driver, kind 'D') forbids, is refused with INVALID_ARGUMENT by both,
  *     in both modes (the operations used to wait for the shape before
  *     reading the parameter, and refused it only at the first execution);
+ *   - a declared output the known dimensions contradict is refused by both
+ *     in both modes, for the families that check it before the shapes;
  *   - every required input given as omitted (NO_VALUE, same type) is
  *     refused with INVALID_ARGUMENT by both, in both modes. */
 #include <setjmp.h>
@@ -687,6 +689,12 @@ static void pool_window_5(pc *c) {
 }
 static void pool_out_channels_3(pc *c) { set_dims(c, c->out[0], DIMS(U(c, 2), 3, 3, 3)); }
 static void pool_out_width_2(pc *c) { set_dims(c, c->out[0], DIMS(U(c, 2), 3, 2, 2)); }
+/* The declared output's second dimension (or only one) made 7, which no
+ * base's operation produces there. */
+static void output_dim_7(pc *c) {
+  uint32_t rank = c->b.operands[c->out[0]].dimension_count;
+  c->b.dims[c->out[0]][rank >= 2 ? 1 : 0] = 7;
+}
 typedef struct base {
   const char *op;
   void (*build)(pc *c);
@@ -909,6 +917,20 @@ static const mutation mutations[] = {
     {"L2_POOL_2D", b_l2_pool, pool_window_5, "a 5x5 window, VALID, on 4x4", 'S'},
 };
 
+/* The operations whose declared output is checked against the dimensions
+ * their inputs give before an execution gives the rest (the elementwise,
+ * conversion, row-normalizing, convolution, pooling and fully connected
+ * families; the others decide it once every shape is known). */
+static const char *const output_checked[] = {
+    "ADD", "SUB", "MUL", "DIV", "MAXIMUM", "MINIMUM", "POW", "PRELU", "EQUAL", "NOT_EQUAL", "LESS",
+    "LESS_EQUAL", "GREATER", "GREATER_EQUAL", "LOGICAL_AND", "LOGICAL_OR", "LOGICAL_NOT", "FULLY_CONNECTED",
+    "SOFTMAX", "LOG_SOFTMAX", "L2_NORMALIZATION", "LOCAL_RESPONSE_NORMALIZATION", "INSTANCE_NORMALIZATION",
+    "RELU", "RELU1", "RELU6", "LOGISTIC", "TANH", "ABS", "EXP", "LOG", "SIN", "SQRT", "RSQRT", "NEG", "FLOOR",
+    "ELU", "HARD_SWISH", "CAST", "QUANTIZE", "DEQUANTIZE", "FILL", "TRANSFORMER_GELU",
+    "TRANSFORMER_LAYER_NORMALIZATION", "CONV_2D", "DEPTHWISE_CONV_2D", "GROUPED_CONV_2D", "AVERAGE_POOL_2D",
+    "MAX_POOL_2D", "L2_POOL_2D",
+};
+
 /* ---- running ------------------------------------------------------------- */
 
 typedef runner_fixture fixture;
@@ -991,6 +1013,22 @@ static void test_parameters_and_known_shapes(void **state) {
   }
 }
 
+static void test_declared_output(void **state) {
+  fixture *f = *state;
+  for (size_t k = 0; k < sizeof(output_checked) / sizeof(output_checked[0]); ++k) {
+    const base *b = NULL;
+    for (size_t i = 0; i < sizeof(bases) / sizeof(bases[0]) && b == NULL; ++i)
+      if (strcmp(bases[i].op, output_checked[k]) == 0) b = &bases[i];
+    assert_non_null(b);
+    for (int u = 0; u < 2; ++u) {
+      outcome o = probe(f, b->build, output_dim_7, u, -1);
+      if (!rejected(&o))
+        fail_msg("%s, declared output dimension 7 (%s): support %s (supported %d), prepare %s: %s", b->op,
+                 mode_name(u), vknn_status_name(o.support), o.supported, vknn_status_name(o.prepare), o.log);
+    }
+  }
+}
+
 static void test_omitted_required_inputs(void **state) {
   fixture *f = *state;
   for (size_t i = 0; i < sizeof(bases) / sizeof(bases[0]); ++i) {
@@ -1016,6 +1054,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_valid),
       cmocka_unit_test(test_parameters_and_known_shapes),
+      cmocka_unit_test(test_declared_output),
       cmocka_unit_test(test_omitted_required_inputs),
   };
   return cmocka_run_group_tests(tests, runner_fixture_setup, runner_fixture_teardown);

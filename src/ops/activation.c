@@ -177,7 +177,7 @@ static vknn_status unary_code(const vknn_graph *graph, const vknn_operation *op,
 static vknn_status infer_unary(vknn_graph *graph, const vknn_operation *op) {
   unary_params unused;
   uint32_t code;
-  vknn_status s = vknn_op_require_input_shape(graph, op, 0);
+  vknn_status s = vknn_op_require_output_like_input(graph, op, 0);
   /* GELU's form: a model input is known per execution (specialization). */
   if (s == VKNN_STATUS_NONE && kind_of(graph->model, op->type)->type == VKNN_OPERATION_TRANSFORMER_GELU)
     s = vknn_op_require_constant_params(graph, op, 1, 1);

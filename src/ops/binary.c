@@ -229,12 +229,26 @@ static vknn_status check_multipliers(const vknn_graph *graph, const vknn_operati
   return VKNN_STATUS_GENERAL_FAILURE;
 }
 
+/* Before an execution gives the inputs' shapes: the declared output agrees
+ * with the broadcast of their known dimensions (broadcast_shape takes 0 as
+ * not known yet), where both ranks are given. */
+static vknn_status check_known_output(const vknn_graph *graph, const vknn_operation *op) {
+  const vknn_tensor *a = &graph->tensors[op->inputs[0]];
+  const vknn_tensor *b = &graph->tensors[second_input(op)];
+  uint32_t dims[VKNN_MAX_RANK], rank;
+  if ((a->shape_known && b->shape_known) || a->rank == 0 || b->rank == 0 ||
+      !broadcast_shape(a->dims, a->rank, b->dims, b->rank, dims, &rank))
+    return VKNN_STATUS_NONE; /* decided once the shapes are known */
+  return vknn_op_check_known_output(graph, op, dims, rank);
+}
+
 /* Output shape: broadcast of the inputs, merged with what the model declares. */
 static vknn_status infer_binary(vknn_graph *graph, const vknn_operation *op) {
   int32_t activation;
   binary_params unused;
   vknn_status s = read_activation(graph, op, kind_of(op->type), &activation);
   if (s == VKNN_STATUS_NONE) s = check_multipliers(graph, op, &unused);
+  if (s == VKNN_STATUS_NONE) s = check_known_output(graph, op);
   if (s == VKNN_STATUS_NONE) s = vknn_op_require_input_shape(graph, op, 0);
   if (s == VKNN_STATUS_NONE && op->input_count > 1) s = vknn_op_require_input_shape(graph, op, 1);
   if (s != VKNN_STATUS_NONE) return s;

@@ -77,7 +77,7 @@ static vknn_status validate_convert(const vknn_logger *log, const vknn_model *mo
 }
 
 static vknn_status infer_convert(vknn_graph *graph, const vknn_operation *op) {
-  vknn_status s = vknn_op_require_input_shape(graph, op, 0);
+  vknn_status s = vknn_op_require_output_like_input(graph, op, 0);
   /* DEQUANTIZE's rank again: a rank the model leaves unknown passed validation. */
   if (s == VKNN_STATUS_NONE && op->type == VKNN_OPERATION_DEQUANTIZE)
     s = vknn_op_check_known_rank(graph, op, 0, 0, 4);

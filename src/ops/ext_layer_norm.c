@@ -97,7 +97,7 @@ static vknn_status read_args(vknn_graph *graph, const vknn_operation *op, layer_
     s = check_affine_shape(graph, op, IN_GAMMA, x->dims[a->axis], &a->has_gamma);
   if (s == VKNN_STATUS_NONE)
     s = check_affine_shape(graph, op, IN_BETA, x->dims[a->axis], &a->has_beta);
-  return s == VKNN_STATUS_NONE ? vknn_op_require_input_shape(graph, op, IN_X) : s;
+  return s == VKNN_STATUS_NONE ? vknn_op_require_output_like_input(graph, op, IN_X) : s;
 }
 
 static vknn_status infer_layer_norm(vknn_graph *graph, const vknn_operation *op) {

@@ -111,7 +111,7 @@ static vknn_status validate_instance(const vknn_logger *log, const vknn_model *m
 /* The input's shape (deferred when unknown) within the rank limits. */
 static vknn_status require_input(vknn_graph *graph, const vknn_operation *op, uint32_t min_rank,
                                  uint32_t max_rank) {
-  vknn_status s = vknn_op_require_input_shape(graph, op, 0);
+  vknn_status s = vknn_op_require_output_like_input(graph, op, 0);
   return s == VKNN_STATUS_NONE ? vknn_op_check_known_rank(graph, op, 0, min_rank, max_rank) : s;
 }
 
@@ -133,7 +133,7 @@ static vknn_status read_axis(vknn_graph *graph, const vknn_operation *op, uint32
   vknn_status s = in->rank == 0 ? vknn_op_require_input_shape(graph, op, 0) : VKNN_STATUS_NONE;
   if (s == VKNN_STATUS_NONE) s = vknn_op_check_known_rank(graph, op, 0, 1, NORM_MAX_RANK);
   if (s == VKNN_STATUS_NONE) s = vknn_op_axis(graph, op, raw, in->rank, axis);
-  return s == VKNN_STATUS_NONE ? vknn_op_require_input_shape(graph, op, 0) : s;
+  return s == VKNN_STATUS_NONE ? vknn_op_require_output_like_input(graph, op, 0) : s;
 }
 
 static vknn_status same_shape_output(vknn_graph *graph, const vknn_operation *op) {

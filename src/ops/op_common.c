@@ -306,18 +306,37 @@ vknn_image_shape vknn_known_image_shape(const vknn_tensor *t, bool nchw) {
                             vknn_known_dim(t, 4, a.c)};
 }
 
-vknn_status vknn_op_check_known_image_output(const vknn_graph *graph, const vknn_operation *op,
-                                             vknn_image_shape known, bool nchw) {
+vknn_status vknn_op_check_known_output(const vknn_graph *graph, const vknn_operation *op, const uint32_t *dims,
+                                       uint32_t rank) {
   const vknn_tensor *out = &graph->tensors[op->outputs[0]];
-  uint32_t dims[4];
-  vknn_image_dims(known, nchw, dims);
-  for (uint32_t d = 0; d < 4; ++d) {
-    if (vknn_dims_agree(vknn_known_dim(out, 4, d), dims[d])) continue;
+  if (rank == 0 || out->rank == 0) return VKNN_STATUS_NONE;
+  if (out->rank != rank) {
+    VKNN_LOG_E(graph->log, "model", "%s: output rank %u, expected %u", op_name(op), out->rank, rank);
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
+  for (uint32_t d = 0; d < rank; ++d) {
+    if (vknn_dims_agree(out->dims[d], dims[d])) continue;
     VKNN_LOG_E(graph->log, "model", "%s: output dimension %u is %u, expected %u", op_name(op), d,
                out->dims[d], dims[d]);
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
   return VKNN_STATUS_NONE;
+}
+
+vknn_status vknn_op_require_output_like_input(vknn_graph *graph, const vknn_operation *op, uint32_t input) {
+  const vknn_tensor *in = &graph->tensors[op->inputs[input]];
+  if (!in->shape_known && in->lifetime != VKNN_LIFETIME_NO_VALUE) {
+    vknn_status s = vknn_op_check_known_output(graph, op, in->dims, in->rank);
+    if (s != VKNN_STATUS_NONE) return s;
+  }
+  return vknn_op_require_input_shape(graph, op, input);
+}
+
+vknn_status vknn_op_check_known_image_output(const vknn_graph *graph, const vknn_operation *op,
+                                             vknn_image_shape known, bool nchw) {
+  uint32_t dims[4];
+  vknn_image_dims(known, nchw, dims);
+  return vknn_op_check_known_output(graph, op, dims, 4);
 }
 
 int vknn_variant_of(int32_t type) {

@@ -129,6 +129,16 @@ void vknn_image_dims(vknn_image_shape shape, bool nchw, uint32_t dims[4]);
 /* Sets output i of op to an image shape in the given layout. */
 vknn_status vknn_op_set_image_output(vknn_graph *graph, const vknn_operation *op,
                                      vknn_image_shape shape, bool nchw);
+/* Op's declared output 0 agrees with a shape of rank `rank` whose 0
+ * dimensions are not known yet (a rank 0 or a declared rank not known yet
+ * agrees with any); INVALID_ARGUMENT (logged) where a known one differs.
+ * For the checks made before an execution gives every shape. */
+vknn_status vknn_op_check_known_output(const vknn_graph *graph, const vknn_operation *op, const uint32_t *dims,
+                                       uint32_t rank);
+/* vknn_op_require_input_shape for an input whose shape output 0 takes:
+ * while it waits for an execution, the declared output agrees with its
+ * known rank and dimensions. */
+vknn_status vknn_op_require_output_like_input(vknn_graph *graph, const vknn_operation *op, uint32_t input);
 /* The image shape of a tensor as far as it is known: 0 for a dimension not
  * known yet, all 0 while its rank is not 4 (ops/known_dims.h). */
 vknn_image_shape vknn_known_image_shape(const vknn_tensor *t, bool nchw);

@@ -86,7 +86,7 @@ static vknn_status read_params(vknn_graph *graph, const vknn_operation *op, floa
   if (s == VKNN_STATUS_NONE)
     s = vknn_op_check_known_rank(graph, op, 0, 1, op->type == VKNN_OPERATION_SOFTMAX ? 4 : VKNN_MAX_RANK);
   if (s == VKNN_STATUS_NONE) s = vknn_op_axis(graph, op, raw_axis, in->rank, axis);
-  return s == VKNN_STATUS_NONE ? vknn_op_require_input_shape(graph, op, 0) : s;
+  return s == VKNN_STATUS_NONE ? vknn_op_require_output_like_input(graph, op, 0) : s;
 }
 
 static vknn_status infer_softmax(vknn_graph *graph, const vknn_operation *op) {
