@@ -689,11 +689,18 @@ static void pool_window_5(pc *c) {
 }
 static void pool_out_channels_3(pc *c) { set_dims(c, c->out[0], DIMS(U(c, 2), 3, 3, 3)); }
 static void pool_out_width_2(pc *c) { set_dims(c, c->out[0], DIMS(U(c, 2), 3, 2, 2)); }
-/* The declared output's second dimension (or only one) made 7, which no
- * base's operation produces there. */
+/* The declared output's second dimension made 7, which no base's operation
+ * produces there (a vector output becomes [n, 7], of a rank it cannot have). */
 static void output_dim_7(pc *c) {
-  uint32_t rank = c->b.operands[c->out[0]].dimension_count;
-  c->b.dims[c->out[0]][rank >= 2 ? 1 : 0] = 7;
+  vknn_operand *o = &c->b.operands[c->out[0]];
+  if (o->dimension_count == 1) o->dimension_count = 2;
+  c->b.dims[c->out[0]][1] = 7;
+}
+/* The reductions on an input [.,3,4] along axis 1: an output [.,4], not
+ * [.,5]. */
+static void reduce_output_5(pc *c) {
+  c->in[0] = input(c, c->b.operands[c->in[0]].type, DIMS(U(c, 2), 3, 4));
+  set_dims(c, c->out[0], DIMS(U(c, 2), 5));
 }
 typedef struct base {
   const char *op;
@@ -910,6 +917,11 @@ static const mutation mutations[] = {
     {"DEPTHWISE_CONV_2D", b_depthwise, dw_out_width_4, "output [.,3,4,4] (width 3)", 'S'},
     {"GROUPED_CONV_2D", b_grouped, grouped_input_6, "input [.,4,4,6] (2 groups of 2)", 'S'},
     {"GROUPED_CONV_2D", b_grouped, grouped_filters_3, "3 filters in 2 groups", 'S'},
+    {"MEAN", b_mean, reduce_output_5, "input [.,3,4] on axis 1, output [.,5]", 'S'},
+    {"REDUCE_SUM", b_reduce_sum, reduce_output_5, "input [.,3,4] on axis 1, output [.,5]", 'S'},
+    {"REDUCE_ANY", b_reduce_any, reduce_output_5, "input [.,3,4] on axis 1, output [.,5]", 'S'},
+    {"ARGMAX", b_argmax, reduce_output_5, "input [.,3,4] on axis 1, output [.,5]", 'S'},
+    {"ARGMIN", b_argmin, reduce_output_5, "input [.,3,4] on axis 1, output [.,5]", 'S'},
     {"AVERAGE_POOL_2D", b_average_pool, pool_window_5, "a 5x5 window, VALID, on 4x4", 'S'},
     {"AVERAGE_POOL_2D", b_average_pool, pool_out_channels_3, "output [.,3,3,3] (2 channels)", 'S'},
     {"MAX_POOL_2D", b_max_pool, pool_window_5, "a 5x5 window, VALID, on 4x4", 'S'},
@@ -919,8 +931,9 @@ static const mutation mutations[] = {
 
 /* The operations whose declared output is checked against the dimensions
  * their inputs give before an execution gives the rest (the elementwise,
- * conversion, row-normalizing, convolution, pooling and fully connected
- * families; the others decide it once every shape is known). */
+ * conversion, row-normalizing, convolution, pooling, fully connected and
+ * concatenation families; the reductions' rows are in mutations; the
+ * others decide it once every shape is known). */
 static const char *const output_checked[] = {
     "ADD", "SUB", "MUL", "DIV", "MAXIMUM", "MINIMUM", "POW", "PRELU", "EQUAL", "NOT_EQUAL", "LESS",
     "LESS_EQUAL", "GREATER", "GREATER_EQUAL", "LOGICAL_AND", "LOGICAL_OR", "LOGICAL_NOT", "FULLY_CONNECTED",
@@ -928,7 +941,7 @@ static const char *const output_checked[] = {
     "RELU", "RELU1", "RELU6", "LOGISTIC", "TANH", "ABS", "EXP", "LOG", "SIN", "SQRT", "RSQRT", "NEG", "FLOOR",
     "ELU", "HARD_SWISH", "CAST", "QUANTIZE", "DEQUANTIZE", "FILL", "TRANSFORMER_GELU",
     "TRANSFORMER_LAYER_NORMALIZATION", "CONV_2D", "DEPTHWISE_CONV_2D", "GROUPED_CONV_2D", "AVERAGE_POOL_2D",
-    "MAX_POOL_2D", "L2_POOL_2D",
+    "MAX_POOL_2D", "L2_POOL_2D", "CONCATENATION",
 };
 
 /* ---- running ------------------------------------------------------------- */

@@ -21,6 +21,16 @@ static vknn_status validate_arg_minmax(const vknn_logger *log, const vknn_model 
   return ok ? VKNN_STATUS_NONE : VKNN_STATUS_INVALID_ARGUMENT;
 }
 
+/* The output's shape: the input's without the axis (one element where that
+ * leaves none); a dimension 0, not known yet, stays 0. Its rank. */
+static uint32_t arg_shape(const vknn_tensor *in, uint32_t axis, uint32_t *dims) {
+  uint32_t rank = 0;
+  for (uint32_t d = 0; d < in->rank; ++d)
+    if (d != axis) dims[rank++] = in->dims[d];
+  if (rank == 0) dims[rank++] = 1;
+  return rank;
+}
+
 /* The axis, in [-rank, rank); given at run time, the operation waits for it
  * (a scalar the execution makes known). It is checked before the input's
  * shape: the model gives the rank with its dimensions, even those an
@@ -35,6 +45,10 @@ static vknn_status read_axis(vknn_graph *graph, const vknn_operation *op, uint32
   if (in->rank == 0) s = vknn_op_require_input_shape(graph, op, 0);
   if (s != VKNN_STATUS_NONE) return s;
   s = vknn_op_axis(graph, op, axis, in->rank, out_axis);
+  if (s == VKNN_STATUS_NONE && !in->shape_known && in->lifetime != VKNN_LIFETIME_NO_VALUE) {
+    uint32_t dims[VKNN_MAX_RANK];
+    s = vknn_op_check_known_output(graph, op, dims, arg_shape(in, *out_axis, dims));
+  }
   return s == VKNN_STATUS_NONE ? vknn_op_require_input_shape(graph, op, 0) : s;
 }
 
@@ -44,11 +58,8 @@ static vknn_status infer_arg_minmax(vknn_graph *graph, const vknn_operation *op)
   if (s != VKNN_STATUS_NONE) return s;
   if (!vknn_reduce_fits(graph, op)) return VKNN_STATUS_GENERAL_FAILURE;
   const vknn_tensor *in = &graph->tensors[op->inputs[0]];
-  uint32_t dims[VKNN_MAX_RANK], rank = 0;
-  for (uint32_t d = 0; d < in->rank; ++d)
-    if (d != axis) dims[rank++] = in->dims[d];
-  if (rank == 0) dims[rank++] = 1;
-  return vknn_op_set_output_shape(graph, op, 0, dims, rank);
+  uint32_t dims[VKNN_MAX_RANK];
+  return vknn_op_set_output_shape(graph, op, 0, dims, arg_shape(in, axis, dims));
 }
 
 /* The kernel of one ARGMAX or ARGMIN. */

@@ -74,15 +74,32 @@ static vknn_status check_off_axis(vknn_graph *graph, const vknn_operation *op, u
   return VKNN_STATUS_NONE;
 }
 
+/* The output's extent along the axis: the inputs' sum once each of them is
+ * known, else 0 (not known yet). */
+static uint32_t known_axis_sum(const vknn_graph *graph, const vknn_operation *op, uint32_t axis, uint32_t rank) {
+  uint64_t sum = 0;
+  for (uint32_t i = 0; i + 1 < op->input_count; ++i) {
+    const vknn_tensor *in = &graph->tensors[op->inputs[i]];
+    if (in->rank != rank || in->dims[axis] == 0) return 0;
+    sum += in->dims[axis];
+  }
+  return sum > UINT32_MAX ? 0 : (uint32_t)sum;
+}
+
 /* A constant axis and the dimensions off it are checked against what the
- * model gives (input 0's rank) before the shapes are required: a model
- * leaving them to an execution still has them checked at prepare. */
+ * model gives (input 0's rank) before the shapes are required, and the
+ * declared output against them: a model leaving them to an execution still
+ * has them checked at prepare. */
 static vknn_status infer_concatenation(vknn_graph *graph, const vknn_operation *op) {
   const vknn_tensor *first = &graph->tensors[op->inputs[0]];
   bool early = first->rank != 0 && graph->tensors[op->inputs[op->input_count - 1]].constant_data != NULL;
   uint32_t axis, dims[VKNN_MAX_RANK];
   vknn_status s = early ? read_axis(graph, op, first->rank, &axis) : VKNN_STATUS_NONE;
   if (s == VKNN_STATUS_NONE && early) s = check_off_axis(graph, op, axis, first->rank, dims);
+  if (s == VKNN_STATUS_NONE && early) {
+    dims[axis] = known_axis_sum(graph, op, axis, first->rank);
+    s = vknn_op_check_known_output(graph, op, dims, first->rank);
+  }
   for (uint32_t i = 0; i + 1 < op->input_count && s == VKNN_STATUS_NONE; ++i) {
     s = vknn_op_require_input_shape(graph, op, i);
     /* Ranks again: a rank the model leaves unknown passed its checks. */

@@ -283,6 +283,19 @@ static bool keep_dims_of(const vknn_tensor *keep) {
   return value > 0;
 }
 
+/* The output's shape from the input's (a dimension 0, not known yet, stays
+ * 0): the axes not reduced, and the reduced ones as 1 with keep_dims; one
+ * element when every axis is reduced, as the reference gives. Its rank. */
+static uint32_t reduced_shape(const vknn_tensor *in, const bool *reduced, bool keep_dims, uint32_t *dims) {
+  uint32_t rank = 0;
+  for (uint32_t d = 0; d < in->rank; ++d) {
+    if (!reduced[d]) dims[rank++] = in->dims[d];
+    else if (keep_dims) dims[rank++] = 1;
+  }
+  if (rank == 0) dims[rank++] = 1;
+  return rank;
+}
+
 /* The axes to reduce and keep_dims, read and checked before the input's
  * shape: a model whose shape waits for an execution still has them checked
  * at prepare. The model gives the rank with its dimensions, even those an
@@ -301,7 +314,11 @@ static vknn_status read_axes(vknn_graph *graph, const vknn_operation *op,
   if (s == VKNN_STATUS_NONE && keep->constant_data == NULL) s = defer_parameter(graph, op, 2);
   if (s != VKNN_STATUS_NONE) return s;
   *keep_dims = keep_dims_of(keep);
-  return vknn_op_require_input_shape(graph, op, 0);
+  if (!in->shape_known && in->lifetime != VKNN_LIFETIME_NO_VALUE) {
+    uint32_t dims[VKNN_MAX_RANK];
+    s = vknn_op_check_known_output(graph, op, dims, reduced_shape(in, reduced, *keep_dims, dims));
+  }
+  return s == VKNN_STATUS_NONE ? vknn_op_require_input_shape(graph, op, 0) : s;
 }
 
 /* Elements reduced into each output. */
@@ -324,13 +341,8 @@ static vknn_status infer_reduction(vknn_graph *graph, const vknn_operation *op) 
                QUANT_MEAN_MAX_ROW);
     return VKNN_STATUS_GENERAL_FAILURE;
   }
-  uint32_t dims[VKNN_MAX_RANK], rank = 0;
-  for (uint32_t d = 0; d < in->rank; ++d) {
-    if (!reduced[d]) dims[rank++] = in->dims[d];
-    else if (keep_dims) dims[rank++] = 1;
-  }
-  if (rank == 0) dims[rank++] = 1; /* every axis reduced: one element, as the reference gives */
-  return vknn_op_set_output_shape(graph, op, 0, dims, rank);
+  uint32_t dims[VKNN_MAX_RANK];
+  return vknn_op_set_output_shape(graph, op, 0, dims, reduced_shape(in, reduced, keep_dims, dims));
 }
 
 /* The kernel of one reduction: its variant, operation code and whether it
