@@ -941,7 +941,7 @@ static const char *const output_checked[] = {
     "RELU", "RELU1", "RELU6", "LOGISTIC", "TANH", "ABS", "EXP", "LOG", "SIN", "SQRT", "RSQRT", "NEG", "FLOOR",
     "ELU", "HARD_SWISH", "CAST", "QUANTIZE", "DEQUANTIZE", "FILL", "TRANSFORMER_GELU",
     "TRANSFORMER_LAYER_NORMALIZATION", "CONV_2D", "DEPTHWISE_CONV_2D", "GROUPED_CONV_2D", "AVERAGE_POOL_2D",
-    "MAX_POOL_2D", "L2_POOL_2D", "CONCATENATION",
+    "MAX_POOL_2D", "L2_POOL_2D", "CONCATENATION", "SELECT",
 };
 
 /* ---- running ------------------------------------------------------------- */

@@ -29,9 +29,10 @@ static bool shapes_agree(const vknn_tensor *a, const vknn_tensor *b) {
   return agree;
 }
 
-/* The inputs' shapes are checked as far as the model gives them before they
- * are required: a model leaving some to an execution still has them checked
- * at prepare (exactly, once every shape is known). */
+/* The inputs' shapes, and the declared output against them, are checked as
+ * far as the model gives them before they are required: a model leaving
+ * some to an execution still has them checked at prepare (exactly, once
+ * every shape is known). */
 static vknn_status infer_select(vknn_graph *graph, const vknn_operation *op) {
   for (uint32_t i = 0; i < 3; ++i) {
     for (uint32_t j = i + 1; j < 3; ++j) {
@@ -41,7 +42,8 @@ static vknn_status infer_select(vknn_graph *graph, const vknn_operation *op) {
       }
     }
   }
-  vknn_status s = vknn_op_require_input_shapes(graph, op, 3);
+  vknn_status s = VKNN_STATUS_NONE;
+  for (uint32_t i = 0; i < 3 && s == VKNN_STATUS_NONE; ++i) s = vknn_op_require_output_like_input(graph, op, i);
   if (s != VKNN_STATUS_NONE) return s;
   const vknn_tensor *c = &graph->tensors[op->inputs[0]];
   return vknn_op_set_output_shape(graph, op, 0, c->dims, c->rank);
