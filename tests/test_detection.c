@@ -5,9 +5,10 @@
  * proposals' rows the data decide (per image, with the pre- and post-NMS
  * maxima, quantized), a location too small for them
  * (OUTPUT_INSUFFICIENT_SIZE with the needed shape), an empty anchor found on
- * the GPU; SSD post-processing with regular and fast NMS, the rows past the
- * detections zero and the counts per batch, at SSD MobileNet's size against
- * a model of the reference, and more anchors than the kernel holds refused;
+ * the GPU, parameters given by the executions and checked there; SSD
+ * post-processing with regular and fast NMS, the rows past the detections
+ * zero and the counts per batch, at SSD MobileNet's size against a model of
+ * the reference, and more anchors than the kernel holds refused;
  * BOX_WITH_NMS_LIMIT at size (up to 65536 boxes, Mask R-CNN's box head)
  * against a model of the reference, and the sizes past its limits refused. */
 #include <math.h>
@@ -255,6 +256,22 @@ static void gp_unknown_anchors_5_wide(det_model *m) {
   gp_batches_unknown(m);
   m->b.dims[m->in[2]][1] = 5;
 }
+/* The parameters' documented ranges: the strides are ratios of sizes
+ * (positive, finite), the IoU threshold and the minimum size thresholds on
+ * quantities never negative. */
+static void gp_real_param(det_model *m, uint32_t k, float v) {
+  replace_input(m, k, runner_real_scalar(&m->b, operand(m, m->in[k])->type, v));
+}
+static void gp_height_stride_zero(det_model *m) { gp_real_param(m, 4, 0.f); }
+static void gp_width_stride_negative(det_model *m) { gp_real_param(m, 5, -4.f); }
+static void gp_width_stride_infinite(det_model *m) { gp_real_param(m, 5, INFINITY); }
+static void gp_height_stride_nan(det_model *m) { gp_real_param(m, 4, NAN); }
+static void gp_iou_negative(det_model *m) { gp_real_param(m, 8, -0.5f); }
+static void gp_iou_nan(det_model *m) { gp_real_param(m, 8, NAN); }
+static void gp_min_size_negative(det_model *m) { gp_real_param(m, 9, -1.f); }
+/* At the ends of the ranges: no box too small, an IoU no pair reaches. */
+static void gp_min_size_zero_iou_above_one(det_model *m) { gp_real_param(m, 9, 0.f), gp_real_param(m, 8, 1.5f); }
+static void gp_unknown_stride_zero(det_model *m) { gp_batches_unknown(m), gp_height_stride_zero(m); }
 static void dp_anchors_unknown(det_model *m) { m->b.dims[m->in[0]][1] = 0; }
 static void dp_unknown_scale_y_zero(det_model *m) { dp_anchors_unknown(m), dp_scale_y_zero(m); }
 static void dp_unknown_anchor_width(det_model *m) { dp_anchors_unknown(m), dp_anchor_width(m); }
@@ -316,6 +333,16 @@ static const rule kRules[] = {
     {"proposals output boxes 5 wide", true, F32, gp_boxes_width, "output 1's dimension 1 is 5, expected 4"},
     {"proposals accepted with the batches unknown", true, F32, gp_batches_unknown, NULL},
     {"proposals batches unknown, anchors 5 wide", true, F32, gp_unknown_anchors_5_wide, "the anchors be [anchors, 4]"},
+    {"proposals height stride 0", true, F32, gp_height_stride_zero, "the height stride (0, 4) must be a positive finite"},
+    {"proposals float16 height stride 0", true, F16, gp_height_stride_zero, "the height stride (0, 4) must be a positive"},
+    {"proposals width stride -4", true, Q8, gp_width_stride_negative, "the width stride (4, -4) must be a positive"},
+    {"proposals width stride infinite", true, F32, gp_width_stride_infinite, "the width stride (4, inf) must be a positive"},
+    {"proposals height stride NaN", true, F32, gp_height_stride_nan, "the height stride (nan, 4) must be a positive"},
+    {"proposals IoU threshold -0.5", true, F32, gp_iou_negative, "the IoU threshold (IoU threshold -0.5, minimum size 1) must not be negative"},
+    {"proposals IoU threshold NaN", true, Q8S, gp_iou_nan, "the IoU threshold (IoU threshold nan"},
+    {"proposals minimum size -1", true, F16, gp_min_size_negative, "the minimum size (IoU threshold 0.375, minimum size -1) must not be negative"},
+    {"proposals minimum size 0 and IoU threshold 1.5 accepted", true, F32, gp_min_size_zero_iou_above_one, NULL},
+    {"proposals batches unknown, height stride 0", true, F32, gp_unknown_stride_zero, "the height stride (0, 4) must be a positive"},
 
     {"postprocessing float32 accepted", false, F32, NULL, NULL},
     {"postprocessing float16 accepted", false, F16, NULL, NULL},
@@ -502,6 +529,45 @@ static void test_proposals_empty_anchor(void **state) {
   anchors[4] = 9.f; /* anchor 1: x1 9 > x2 8 */
   assert_int_equal(gp_run(f, m, anchors, sizeof(r->scores), r), VKNN_STATUS_INVALID_ARGUMENT);
   assert_non_null(strstr(f->log.last, "GENERATE_PROPOSALS"));
+  free(r);
+  free(m);
+}
+
+/* The height stride and the IoU threshold given by the executions (model
+ * inputs: the model is compiled per execution with their values). Valid
+ * ones give test_proposals_rows_from_the_data's rows; a stride of 0 or a
+ * negative threshold fails that execution with INVALID_ARGUMENT and the
+ * rule's log line, and the same prepared model runs on after each. */
+static void test_proposals_parameters_at_execution(void **state) {
+  runner_fixture *f = *state;
+  det_model *m = calloc(1, sizeof(*m));
+  gp_result *r = calloc(1, sizeof(*r));
+  assert_true(m != NULL && r != NULL);
+  gp_build(m, F32, -1, 0);
+  replace_input(m, 4, mb_input(&m->b, REAL32, NULL, 0));
+  replace_input(m, 8, mb_input(&m->b, REAL32, NULL, 0));
+  vknn_prepared_model *pm = model_runner_prepare(f->device, &f->log, &m->b);
+  static const float deltas[GP_IMAGES * GP_POSITIONS * 4] = {0};
+  const float strides[5] = {4.f, 0.f, 4.f, 4.f, 4.f}, thresholds[5] = {0.375f, 0.375f, 0.375f, -1.f, 0.375f};
+  const char *const logged[5] = {NULL, "the height stride (0, 4) must be a positive", NULL,
+                                 "the IoU threshold (IoU threshold -1, minimum size 1) must not be negative", NULL};
+  const gp_row rows[5] = {{0, 0, 0.9f}, {0, 1, 0.8f}, {0, 2, 0.7f}, {1, 3, 0.9f}, {1, 0, 0.6f}};
+  for (uint32_t i = 0; i < 5; ++i) {
+    const buffer_arg in[6] = {{kGpScores, NULL, sizeof(kGpScores)}, {deltas, NULL, sizeof(deltas)},
+                              {kGpAnchors, NULL, sizeof(kGpAnchors)}, {kGpImages, NULL, sizeof(kGpImages)},
+                              {&strides[i], NULL, sizeof(float)},       {&thresholds[i], NULL, sizeof(float)}};
+    buffer_arg out[3] = {{NULL, r->scores, sizeof(r->scores)},
+                         {NULL, r->boxes, sizeof(r->boxes)},
+                         {NULL, r->batches, sizeof(r->batches)}};
+    f->log.last[0] = '\0';
+    vknn_status s = model_runner_execute(pm, &m->b, in, out, r->shapes);
+    if (s != (logged[i] ? VKNN_STATUS_INVALID_ARGUMENT : VKNN_STATUS_NONE))
+      fail_msg("execution %u: %s (%s)", i, vknn_status_name(s), f->log.last);
+    if (logged[i] != NULL && strstr(f->log.last, logged[i]) == NULL)
+      fail_msg("execution %u logged \"%s\", not \"%s\"", i, f->log.last, logged[i]);
+    if (logged[i] == NULL) expect_gp_rows(r, rows, 5);
+  }
+  vknn_prepared_model_release(pm);
   free(r);
   free(m);
 }
@@ -1238,6 +1304,7 @@ int main(void) {
       cmocka_unit_test(test_proposals_post_nms_maximum),
       cmocka_unit_test(test_proposals_insufficient_size),
       cmocka_unit_test(test_proposals_empty_anchor),
+      cmocka_unit_test(test_proposals_parameters_at_execution),
       cmocka_unit_test(test_proposals_nan_score),
       cmocka_unit_test(test_proposals_quant8),
       cmocka_unit_test(test_proposals_quant8_signed),

@@ -633,6 +633,55 @@ static void test_qlstm_large_cells(void **state) {
   free(q);
 }
 
+/* The cell clip given by the executions (a model input: the model is
+ * compiled per execution with its value): 1.5 gives the reference's cell
+ * states, -1 fails that execution with INVALID_ARGUMENT and the rule's log
+ * line, and 1.5 runs again on the same prepared model. */
+static void test_qlstm_clip_at_execution(void **state) {
+  (void)state;
+  runner_fixture *f = runner_group_fixture;
+  ql_case *q = calloc(1, sizeof(*q));
+  model_builder *b = calloc(1, sizeof(*b));
+  assert_true(q != NULL && b != NULL);
+  *q = (ql_case){.batches = 2, .input_size = 3, .units = 4, .output_size = 4, .layer_norm = true,
+                 .x_scale = 0.0078125f, .h_scale = 0.0078125f, .c_scale = 1.f / 4096.f,
+                 .hidden_scale = 0.007f, .cell_clip = 1.5f};
+  ql_fill(q, 11);
+  uint32_t in[32], out[3];
+  mb_init(b);
+  ql_operands(b, q, no_value(b), in, out);
+  in[24] = mb_input(b, VKNN_OPERAND_FLOAT32, NULL, 0);
+  mb_operation(b, OP(QUANTIZED_LSTM), in, 32, out, 3);
+  vknn_prepared_model *pm = model_runner_prepare(f->device, &f->log, b);
+  static int16_t c_out[MAX_B * MAX_U], want_c[MAX_B * MAX_U];
+  static int8_t state_out[MAX_B * MAX_O], out_values[MAX_B * MAX_O], want[MAX_B * MAX_O];
+  ql_reference(q, want_c, want);
+  size_t nc = q->batches * q->units, no = q->batches * q->output_size, clipped = 0;
+  for (size_t k = 0; k < nc; ++k) clipped += abs(want_c[k]) == 6144; /* 1.5 at scale 2^-12 */
+  assert_true(clipped > 0); /* the clip binds, so a run that ignored it would differ */
+  const float clips[3] = {1.5f, -1.f, 1.5f};
+  for (int i = 0; i < 3; ++i) {
+    buffer_arg inputs[4] = {{q->x, NULL, q->batches * q->input_size}, {q->h, NULL, no},
+                            {q->c, NULL, nc * sizeof(int16_t)}, {&clips[i], NULL, sizeof(float)}};
+    buffer_arg outputs[3] = {{NULL, state_out, no}, {NULL, c_out, nc * sizeof(int16_t)}, {NULL, out_values, no}};
+    memset(c_out, 0, sizeof(c_out));
+    f->log.last[0] = '\0';
+    vknn_status s = model_runner_execute(pm, b, inputs, outputs, NULL);
+    if (s != (clips[i] < 0.f ? VKNN_STATUS_INVALID_ARGUMENT : VKNN_STATUS_NONE))
+      fail_msg("clip %g: %s (%s)", clips[i], vknn_status_name(s), f->log.last);
+    if (s != VKNN_STATUS_NONE) {
+      if (strstr(f->log.last, "the cell clip -1 and") == NULL) fail_msg("logged \"%s\"", f->log.last);
+      continue;
+    }
+    for (size_t k = 0; k < nc; ++k)
+      if (c_out[k] != want_c[k]) fail_msg("clip %g, cell state %zu: %d, expected %d", clips[i], k, c_out[k], want_c[k]);
+    assert_memory_equal(out_values, want, no);
+  }
+  vknn_prepared_model_release(pm);
+  free(b);
+  free(q);
+}
+
 /* ---- signature rules ---------------------------------------------------------- */
 
 typedef struct ctx {
@@ -762,6 +811,22 @@ static void ql_no_projection_narrow(ctx *c) { omit(c, 16), omit(c, 17); }
 static void ql_intermediate_zero(ctx *c) { c->in[28] = scalar_f32(&c->b, 0.f); }
 static void ql_hidden_scale_zero(ctx *c) { c->in[31] = scalar_f32(&c->b, 0.f); }
 static void ql_output_dims(ctx *c) { c->b.dims[c->out[2]][1] = 5; }
+/* The hidden state's zero point is an int8 tensor's; the clips are LSTM's
+ * thresholds (0: no clipping). */
+static void ql_hidden_zp(ctx *c, int32_t zp) { c->in[30] = mb_const_i32(&c->b, zp); }
+static void ql_hidden_zp_300(ctx *c) { ql_hidden_zp(c, 300); }
+static void ql_hidden_zp_minus_129(ctx *c) { ql_hidden_zp(c, -129); }
+static void ql_hidden_zp_minus_128(ctx *c) { ql_hidden_zp(c, -128); }
+static void ql_hidden_zp_127(ctx *c) { ql_hidden_zp(c, 127); }
+static void ql_cell_clip_negative(ctx *c) { c->in[24] = scalar_f32(&c->b, -1.f); }
+static void ql_cell_clip_nan(ctx *c) { c->in[24] = scalar_f32(&c->b, NAN); }
+static void ql_proj_clip_negative(ctx *c) { c->in[25] = scalar_f32(&c->b, -0.5f); }
+/* Without a projection the projection clip is unused, but still LSTM's threshold. */
+static void ql_no_projection_clip_negative(ctx *c) { ql_accepted_cifg(c), ql_proj_clip_negative(c); }
+static void ql_clips_positive(ctx *c) {
+  c->in[24] = scalar_f32(&c->b, 2.f);
+  c->in[25] = scalar_f32(&c->b, INFINITY);
+}
 
 static void q16_14_inputs(ctx *c) { c->in_count = 14; }
 static void q16_3_outputs(ctx *c) {
@@ -815,6 +880,8 @@ static void batch_unknown(ctx *c) { c->b.dims[c->in[0]][0] = 0; }
 static void ql_unknown_intermediate_zero(ctx *c) { batch_unknown(c), ql_intermediate_zero(c); }
 static void ql_unknown_hidden_scale_zero(ctx *c) { batch_unknown(c), ql_hidden_scale_zero(c); }
 static void ql_unknown_forget_weights_shape(ctx *c) { batch_unknown(c), ql_forget_weights_shape(c); }
+static void ql_unknown_hidden_zp_300(ctx *c) { batch_unknown(c), ql_hidden_zp_300(c); }
+static void ql_unknown_cell_clip_negative(ctx *c) { batch_unknown(c), ql_cell_clip_negative(c); }
 static void q16_unknown_recurrent_shape(ctx *c) { batch_unknown(c), q16_recurrent_shape(c); }
 /* A projection bias without projection weights (output size = units). */
 static void ql_projection_bias_alone(ctx *c) {
@@ -867,10 +934,21 @@ static const row rows[] = {
     {"QUANTIZED_LSTM: hidden state scale 0", build_ql, ql_hidden_scale_zero, "hidden state scale ratio"},
     {"QUANTIZED_LSTM: output dims", build_ql, ql_output_dims, "output dimension 1 is 5, expected 3"},
     {"QUANTIZED_LSTM: projection bias without projection weights", build_ql, ql_projection_bias_alone, "a projection bias needs projection weights"},
+    {"QUANTIZED_LSTM: hidden zero point 300", build_ql, ql_hidden_zp_300, "the hidden state's zero point 300 is outside [-128, 127]"},
+    {"QUANTIZED_LSTM: hidden zero point -129", build_ql, ql_hidden_zp_minus_129, "the hidden state's zero point -129 is outside [-128, 127]"},
+    {"QUANTIZED_LSTM accepted (hidden zero point -128)", build_ql, ql_hidden_zp_minus_128, NULL},
+    {"QUANTIZED_LSTM accepted (hidden zero point 127)", build_ql, ql_hidden_zp_127, NULL},
+    {"QUANTIZED_LSTM: cell clip -1", build_ql, ql_cell_clip_negative, "the cell clip -1 and the projection clip 0 must be >= 0"},
+    {"QUANTIZED_LSTM: cell clip NaN", build_ql, ql_cell_clip_nan, "the cell clip nan and the projection clip 0 must be >= 0"},
+    {"QUANTIZED_LSTM: projection clip -0.5", build_ql, ql_proj_clip_negative, "the cell clip 0 and the projection clip -0.5 must be >= 0"},
+    {"QUANTIZED_LSTM: no projection, projection clip -0.5", build_ql, ql_no_projection_clip_negative, "the projection clip -0.5 must be >= 0"},
+    {"QUANTIZED_LSTM accepted (clips 2 and infinity)", build_ql, ql_clips_positive, NULL},
     {"QUANTIZED_LSTM accepted (batch unknown)", build_ql, batch_unknown, NULL},
     {"QUANTIZED_LSTM: batch unknown, intermediate scale 0", build_ql, ql_unknown_intermediate_zero, "cell gate's input scale ratio"},
     {"QUANTIZED_LSTM: batch unknown, hidden state scale 0", build_ql, ql_unknown_hidden_scale_zero, "hidden state scale ratio"},
     {"QUANTIZED_LSTM: batch unknown, input-to-forget shape", build_ql, ql_unknown_forget_weights_shape, "do not agree"},
+    {"QUANTIZED_LSTM: batch unknown, hidden zero point 300", build_ql, ql_unknown_hidden_zp_300, "zero point 300 is outside"},
+    {"QUANTIZED_LSTM: batch unknown, cell clip -1", build_ql, ql_unknown_cell_clip_negative, "the cell clip -1 and"},
     {"QUANTIZED_16BIT_LSTM accepted", build_q16, NULL, NULL},
     {"QUANTIZED_16BIT_LSTM: 14 inputs", build_q16, q16_14_inputs, "takes 15 inputs and 2 outputs"},
     {"QUANTIZED_16BIT_LSTM: 3 outputs", build_q16, q16_3_outputs, "takes 15 inputs and 2 outputs"},
@@ -924,6 +1002,7 @@ int main(void) {
        NULL},
       {"QUANTIZED_LSTM CIFG without normalization", test_qlstm_cifg_no_norm, NULL, NULL, NULL},
       {"QUANTIZED_LSTM cell states past 16", test_qlstm_large_cells, NULL, NULL, NULL},
+      {"QUANTIZED_LSTM cell clip given at execution", test_qlstm_clip_at_execution, NULL, NULL, NULL},
   };
   enum { VALUES = sizeof(values) / sizeof(values[0]) };
   static struct CMUnitTest tests[ROW_COUNT + VALUES];

@@ -19,6 +19,7 @@
  * pre- and post-NMS maxima (non-positive: none), the IoU threshold, the
  * minimum size and the layout. Quantized: quant8 scores and deltas,
  * quant16 anchors (symmetric) and image sizes and output boxes (1/8 pixel). */
+#include <math.h>
 #include <string.h>
 
 #include "ops/op_common.h"
@@ -129,6 +130,33 @@ typedef struct proposals_geometry {
   float height_stride, width_stride, iou_threshold, min_size;
 } proposals_geometry;
 
+/* The ranges NNAPI's documentation gives the scalar parameters (inputs 4-9).
+ * The height and width strides are ratios of the original image's height
+ * (width) to the feature map's: of two positive sizes, so positive and
+ * finite. The IoU threshold is compared with an intersection over union, a
+ * ratio of areas, and min_size with boxes' heights and widths: thresholds on
+ * quantities that are never negative, so not negative themselves (0 keeps
+ * every box; NaN is no threshold). The text bounds neither threshold above
+ * (an IoU threshold above 1 suppresses nothing) and lets both maxima take any
+ * value (non-positive: no limit); the layout is any BOOL. */
+static vknn_status check_parameter_values(const vknn_logger *log, const proposals_geometry *g) {
+  const char *broken = !(isfinite(g->height_stride) && g->height_stride > 0.f) ? "the height stride"
+                       : !(isfinite(g->width_stride) && g->width_stride > 0.f) ? "the width stride"
+                                                                                : NULL;
+  if (broken != NULL) {
+    VKNN_LOG_E(log, "model", "%s: %s (%g, %g) must be a positive finite ratio", kName, broken,
+               (double)g->height_stride, (double)g->width_stride);
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
+  broken = !(g->iou_threshold >= 0.f) ? "the IoU threshold" : !(g->min_size >= 0.f) ? "the minimum size" : NULL;
+  if (broken != NULL) {
+    VKNN_LOG_E(log, "model", "%s: %s (IoU threshold %g, minimum size %g) must not be negative", kName, broken,
+               (double)g->iou_threshold, (double)g->min_size);
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
+  return VKNN_STATUS_NONE;
+}
+
 static vknn_status read_parameters(vknn_graph *graph, const vknn_operation *op, proposals_geometry *g,
                                    int32_t limits[2]) {
   vknn_status s = vknn_op_require_constant_params(graph, op, INPUT_HEIGHT_STRIDE, INPUT_COUNT - INPUT_HEIGHT_STRIDE);
@@ -143,7 +171,7 @@ static vknn_status read_parameters(vknn_graph *graph, const vknn_operation *op, 
     VKNN_LOG_E(graph->log, "compilation", "%s: the parameters must be constants", kName);
     return VKNN_STATUS_GENERAL_FAILURE;
   }
-  return VKNN_STATUS_NONE;
+  return check_parameter_values(graph->log, g);
 }
 
 /* An image tensor's shape by layout; every dimension 0 (not known yet)

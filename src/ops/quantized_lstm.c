@@ -404,6 +404,31 @@ static vknn_status read_scalars(const vknn_graph *graph, const vknn_operation *o
   return s;
 }
 
+/* The ranges the documentation leaves the scalar parameters. The hidden
+ * state's zero point (input 30) is the zero point of an int8 tensor (the
+ * hidden state feeds the projection as TENSOR_QUANT8_ASYMM_SIGNED, whose
+ * zero point lies in [-128, 127]). The clips (inputs 24 and 25) are those of
+ * LSTM, of which this is the quantized version: values are bound within
+ * [-clip, clip], 0 (or an omitted clip) disabling it; a negative or NaN clip
+ * bounds nothing. The projection clip is checked with or without a
+ * projection, as LSTM checks it. */
+static vknn_status check_scalar_ranges(const vknn_graph *graph, const vknn_operation *op) {
+  int32_t zp = 0;
+  vknn_graph_const_i32(graph, op->inputs[IN_HIDDEN_ZP], &zp);
+  if (zp < -128 || zp > 127) {
+    VKNN_LOG_E(graph->log, "model",
+               "QUANTIZED_LSTM: the hidden state's zero point %d is outside [-128, 127] (an int8 tensor's)", zp);
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
+  float cell_clip = scalar_f32(graph, op, IN_CELL_CLIP), proj_clip = scalar_f32(graph, op, IN_PROJ_CLIP);
+  if (!(cell_clip >= 0.f) || !(proj_clip >= 0.f)) {
+    VKNN_LOG_E(graph->log, "model", "QUANTIZED_LSTM: the cell clip %g and the projection clip %g must be >= 0",
+               (double)cell_clip, (double)proj_clip);
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
+  return VKNN_STATUS_NONE;
+}
+
 /* The form and the scalars (their multipliers) first, then the shapes as far
  * as they are known (0: not known yet), then the wait for the rest: a model
  * whose shapes an execution gives still has these checked at prepare. */
@@ -412,6 +437,7 @@ static vknn_status read_qlstm(vknn_graph *graph, const vknn_operation *op, qlstm
   vknn_status s = require_presence(graph, op);
   if (s == VKNN_STATUS_NONE) s = require_params(graph, op);
   if (s == VKNN_STATUS_NONE) s = read_form(graph, op, out);
+  if (s == VKNN_STATUS_NONE) s = check_scalar_ranges(graph, op);
   if (s == VKNN_STATUS_NONE) s = read_scalars(graph, op, out, sc);
   if (s != VKNN_STATUS_NONE) return s;
   const vknn_tensor *in = &graph->tensors[op->inputs[IN_INPUT]];
