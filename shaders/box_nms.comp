@@ -39,7 +39,9 @@
 // stop) of each list; and the class pass's NMS lists (uvec2 entries and a
 // mark each, [classes - 1][boxes]).
 // A box with x1 > x2 or y1 > y2 is reported in the status word (as the
-// reference fails it).
+// reference fails it); so are batch indices the documentation rules out (a
+// negative one, or one starting two runs: its boxes not grouped together),
+// which the write pass checks.
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
 #include "elem_types.glsl"
@@ -87,7 +89,7 @@ layout(std430, set = 0, binding = 1) buffer Meta { uint meta[]; };
 #else
 layout(std430, set = 0, binding = 0) readonly buffer Boxes { BOX_T boxes[]; };
 layout(std430, set = 0, binding = 1) readonly buffer Selected { uvec2 selected[]; };
-layout(std430, set = 0, binding = 2) buffer Meta { uint meta[]; };
+layout(std430, set = 0, binding = 2) coherent buffer Meta { uint meta[]; };
 layout(std430, set = 0, binding = 3) writeonly buffer OutScores { STORAGE_T out_scores[]; };
 layout(std430, set = 0, binding = 4) writeonly buffer OutBoxes { BOX_T out_boxes[]; };
 layout(std430, set = 0, binding = 5) writeonly buffer OutClasses { int out_classes[]; };
@@ -285,6 +287,53 @@ void main() {
 #if defined(STAGE_WRITE)
 shared uint s_total;
 shared uint s_sums[LANES];
+shared uint s_runs, s_unsorted;
+
+// The runs' batch indices, sorted by the slow path of check_batches: in the
+// NMS state words (2 x lists >= 2 x boxes of them), which no pass reads once
+// the class passes are done.
+uint bitonic_load(uint i) { return meta[meta_state() + i]; }
+void bitonic_store(uint i, uint v) { meta[meta_state() + i] = v; }
+bool bitonic_before(uint a, uint b) { return a < b; }
+#define BITONIC_T uint
+#define BITONIC_LANES LANES
+#include "bitonic_sort.glsl"
+
+// The batch indices, as NNAPI documents them: an index names a batch, so it
+// is not negative, and boxes with the same index are grouped together, so no
+// index starts two runs. Each run start's index is compared with the run
+// before it: rising indices are grouped (the usual case, one compare a run),
+// and only where some index falls are the runs' indices sorted (a power of
+// two of them at most 2^16: at most 136 steps of 256 iterations a lane, with
+// the rest of this pass inside lavapipe's loop limiter) and neighbours
+// compared. A violation is reported; the rows are written as the runs say
+// either way, every address from the driver's own counts.
+void check_batches(uint lane) {
+    if (lane == 0u) {
+        s_runs = 0u;
+        s_unsorted = 0u;
+    }
+    barrier();
+    for (uint box = lane; box < p.boxes_count; box += LANES) {
+        if (meta[meta_run_of() + box] != box) continue;
+        int batch = int(meta[meta_run_batch() + box]);
+        if (batch < 0) report_invalid_value(p.check_code);
+        if (box > 0u && batch < int(meta[meta_run_batch() + meta[meta_run_of() + box - 1u]])) s_unsorted = 1u;
+        bitonic_store(atomicAdd(s_runs, 1u), uint(batch));
+    }
+    memoryBarrierBuffer();
+    barrier();
+    if (s_unsorted == 0u) return;
+    uint runs = s_runs, n = 1u;
+    while (n < runs) n <<= 1;
+    // Padding past every index (an index that equals it, -1, is reported).
+    for (uint k = runs + lane; k < n; k += LANES) bitonic_store(k, 0xffffffffu);
+    memoryBarrierBuffer();
+    barrier();
+    bitonic_sort(lane, n);
+    for (uint k = lane + 1u; k < runs; k += LANES)
+        if (bitonic_load(k) == bitonic_load(k - 1u)) report_invalid_value(p.check_code);
+}
 
 void store_score(uint at, float v) {
 #if defined(QUANTIZED)
@@ -341,6 +390,7 @@ void place_lists(uint lane) {
 void main() {
     uint lane = gl_LocalInvocationID.x;
     if (gl_WorkGroupID.x != 0u || gl_WorkGroupID.y != 0u) return;
+    check_batches(lane);
     place_lists(lane);
     uint rows = s_total;
     for (uint slot = lane; slot < lists(); slot += LANES) {

@@ -220,35 +220,29 @@ void main() {
 #endif
 
 #if defined(STAGE_SORT)
+uint sort_base;  // the image's list
+
 // a comes before b: a higher score, or the same at an earlier position.
-bool before(uvec2 a, uvec2 b) {
+bool bitonic_before(uvec2 a, uvec2 b) {
     return a.x > b.x || (a.x == b.x && (a.y & ~FILTERED) < (b.y & ~FILTERED));
 }
+uvec2 bitonic_load(uint i) { return order[sort_base + i]; }
+void bitonic_store(uint i, uvec2 v) { order[sort_base + i] = v; }
+#define BITONIC_T uvec2
+#define BITONIC_LANES LANES
+#include "bitonic_sort.glsl"
 
 void main() {
     uint image = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
     uint lane = gl_LocalInvocationID.x;
     if (image >= p.batches) return;
-    uint n = list_length(), base = image * n;
+    uint n = list_length();
+    sort_base = image * n;
     // Padding after every real entry: the lowest key, the last position.
-    for (uint k = positions() + lane; k < n; k += LANES) order[base + k] = uvec2(0u, ~FILTERED);
+    for (uint k = positions() + lane; k < n; k += LANES) order[sort_base + k] = uvec2(0u, ~FILTERED);
     memoryBarrierBuffer();
     barrier();
-    for (uint size = 2u; size <= n; size <<= 1) {
-        for (uint stride = size >> 1; stride > 0u; stride >>= 1) {
-            for (uint t = lane; t < n / 2u; t += LANES) {
-                uint i = 2u * stride * (t / stride) + t % stride, j = i + stride;
-                uvec2 a = order[base + i], b = order[base + j];
-                bool forwards = (i & size) == 0u;  // this block's direction (the last block: all)
-                if (forwards ? before(b, a) : before(a, b)) {
-                    order[base + i] = b;
-                    order[base + j] = a;
-                }
-            }
-            memoryBarrierBuffer();
-            barrier();
-        }
-    }
+    bitonic_sort(lane, n);
 }
 #endif
 

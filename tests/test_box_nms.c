@@ -3,7 +3,8 @@
  * query and by prepare, logging the problem), and executions: rows the data
  * decide reported as the outputs' shapes, a location too small for them
  * (OUTPUT_INSUFFICIENT_SIZE with the needed shape), a first dimension the
- * model declares and the data contradict, a bad box found on the GPU, the
+ * model declares and the data contradict, a bad box found on the GPU, batch
+ * indices negative or not grouped found on the GPU (up to 65536 of them), the
  * maximum per batch, and ROI_ALIGN reading the selected boxes. */
 #include <math.h>
 #include <setjmp.h>
@@ -361,6 +362,90 @@ static void test_inverted_box(void **state) {
   assert_non_null(strstr(f->log.last, "BOX_WITH_NMS_LIMIT"));
 }
 
+/* The batch indices as NNAPI documents them, checked on the GPU: a
+ * negative index, or an index whose boxes are not grouped together (one
+ * index starting two runs), fails the execution with INVALID_ARGUMENT; the
+ * same prepared model then runs on with valid indices. Grouped indices need
+ * not rise: batch 5 (boxes 0 to 2) before batch 2 (box 3) is valid. */
+static void test_batch_indices_checked(void **state) {
+  runner_fixture *f = *state;
+  nms_model *m = calloc(1, sizeof(*m));
+  assert_non_null(m);
+  build_nms(m, F32, -1, 0, 0);
+  vknn_prepared_model *pm = model_runner_prepare(f->device, &f->log, &m->b);
+  static const int32_t kCases[][BOXES] = {
+      {0, 0, 0, 1},  {0, 0, 0, -1}, {5, 5, 5, 2}, {0, 0, 1, 0},         {5, 5, 5, 2},
+      {1, 0, 0, 1},  {0, 0, 0, 1},  {0, 1, 2, 0}, {INT32_MIN, 0, 0, 1}, {5, 5, 5, 2},
+  };
+  static const bool kValid[] = {true, false, true, false, true, false, true, false, false, true};
+  for (size_t i = 0; i < sizeof(kValid) / sizeof(kValid[0]); ++i) {
+    const buffer_arg in[3] = {
+        {kScores, NULL, sizeof(kScores)}, {kBoxes, NULL, sizeof(kBoxes)}, {kCases[i], NULL, sizeof(kCases[i])}};
+    nms_result r;
+    buffer_arg out[4] = {{NULL, r.scores, sizeof(r.scores)}, {NULL, r.boxes, sizeof(r.boxes)},
+                         {NULL, r.classes, sizeof(r.classes)}, {NULL, r.batches, sizeof(r.batches)}};
+    f->log.last[0] = '\0';
+    vknn_status s = model_runner_execute(pm, &m->b, in, out, r.shapes);
+    if (s != (kValid[i] ? VKNN_STATUS_NONE : VKNN_STATUS_INVALID_ARGUMENT))
+      fail_msg("case %zu: %s (%s)", i, vknn_status_name(s), f->log.last);
+    if (!kValid[i]) {
+      if (strstr(f->log.last, "BOX_WITH_NMS_LIMIT") == NULL) fail_msg("case %zu logged \"%s\"", i, f->log.last);
+      continue;
+    }
+    /* Boxes 0 and 2 of the first batch, box 3 of the second, in input order. */
+    expect_rows(&r, 3);
+    const int32_t batches[3] = {kCases[i][0], kCases[i][0], kCases[i][3]};
+    for (uint32_t k = 0; k < 3; ++k) assert_int_equal(r.batches[k], batches[k]);
+    assert_float_equal(r.scores[2], 0.6f, 0.f);
+  }
+  vknn_prepared_model_release(pm);
+  free(m);
+}
+
+/* Every box its own batch, the batches falling (65535 down to 0): grouped,
+ * so valid, and the write pass sorts all 65536 indices (the most boxes
+ * supported; 3 classes, so that the pass also walks its most lists, 131072,
+ * inside lavapipe's loop limiter). A maximum of 0 detections keeps the class
+ * pass to one (no NMS steps) and the rows to none. Box 40000 given box 10's
+ * batch instead is one index starting two runs: INVALID_ARGUMENT. */
+enum { ALL_BOXES = 65536, ALL_CLASSES = 3 };
+static void test_every_box_a_batch(void **state) {
+  runner_fixture *f = *state;
+  model_builder *b = calloc(1, sizeof(*b));
+  float *scores = calloc(ALL_BOXES * ALL_CLASSES, sizeof(float));
+  float *boxes = calloc(4u * ALL_BOXES * ALL_CLASSES, sizeof(float));
+  int32_t *batches = calloc(ALL_BOXES, sizeof(int32_t));
+  assert_true(b && scores && boxes && batches);
+  for (uint32_t i = 0; i < ALL_BOXES; ++i) batches[i] = ALL_BOXES - 1 - (int32_t)i;
+  mb_init(b);
+  const uint32_t score_dims[2] = {ALL_BOXES, ALL_CLASSES}, box_dims[2] = {ALL_BOXES, 4 * ALL_CLASSES};
+  const uint32_t n = ALL_BOXES, out_dims[2] = {0, 4};
+  uint32_t in[9] = {mb_input(b, F32, score_dims, 2), mb_input(b, F32, box_dims, 2), mb_input(b, I32, &n, 1),
+                    runner_real_scalar(b, VKNN_OPERAND_FLOAT32, 0.0625f), mb_const_i32(b, 0), mb_const_i32(b, 0)};
+  for (uint32_t i = 6; i < 9; ++i) in[i] = runner_real_scalar(b, VKNN_OPERAND_FLOAT32, 0.5f);
+  const uint32_t outs[4] = {mb_output(b, F32, out_dims, 1), mb_output(b, F32, out_dims, 2),
+                            mb_output(b, I32, out_dims, 1), mb_output(b, I32, out_dims, 1)};
+  mb_operation(b, VKNN_OPERATION_BOX_WITH_NMS_LIMIT, in, 9, outs, 4);
+  vknn_prepared_model *pm = model_runner_prepare(f->device, &f->log, b);
+  const buffer_arg args[3] = {{scores, NULL, ALL_BOXES * ALL_CLASSES * sizeof(float)},
+                              {boxes, NULL, 4u * ALL_BOXES * ALL_CLASSES * sizeof(float)},
+                              {batches, NULL, ALL_BOXES * sizeof(int32_t)}};
+  float row[4];
+  int32_t label;
+  buffer_arg results[4] = {{NULL, row, 0}, {NULL, row, 0}, {NULL, &label, 0}, {NULL, &label, 0}};
+  vknn_output_shape shapes[4];
+  assert_int_equal(model_runner_execute(pm, b, args, results, shapes), VKNN_STATUS_NONE);
+  assert_int_equal(shapes[0].dimensions[0], 0);
+  batches[40000] = batches[10];
+  assert_int_equal(model_runner_execute(pm, b, args, results, shapes), VKNN_STATUS_INVALID_ARGUMENT);
+  assert_non_null(strstr(f->log.last, "BOX_WITH_NMS_LIMIT"));
+  vknn_prepared_model_release(pm);
+  free(b);
+  free(scores);
+  free(boxes);
+  free(batches);
+}
+
 /* ROI_ALIGN over the selected boxes of a [2, 40, 40, 1] map: the same as
  * ROI_ALIGN given those boxes directly, with the rows the data decided. */
 static void add_roi_align(model_builder *b, uint32_t map, uint32_t boxes, uint32_t batches, uint32_t out) {
@@ -608,6 +693,8 @@ int main(void) {
       cmocka_unit_test(test_insufficient_size),
       cmocka_unit_test(test_declared_rows_contradicted),
       cmocka_unit_test(test_inverted_box),
+      cmocka_unit_test(test_batch_indices_checked),
+      cmocka_unit_test(test_every_box_a_batch),
       cmocka_unit_test(test_roi_align_reads_the_rows),
       cmocka_unit_test(test_mixing_rows_unsupported),
       cmocka_unit_test(test_too_many_boxes_unsupported),
