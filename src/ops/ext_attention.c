@@ -120,7 +120,7 @@ static vknn_status read_mask(vknn_graph *graph, const vknn_operation *op, attent
   const vknn_tensor *mask = &graph->tensors[op->inputs[IN_MASK]];
   s->has_mask = !vknn_graph_omitted(graph, op->inputs[IN_MASK]);
   if (!s->has_mask) return VKNN_STATUS_NONE;
-  if (mask->lifetime == VKNN_LIFETIME_SUBGRAPH_INPUT && !graph->input_presence_known)
+  if (vknn_presence_waits(graph, mask))
     return vknn_graph_defer(graph, op, "whether the mask is omitted is known at execution");
   vknn_status st = mask->rank == 0 ? vknn_op_require_input_shape(graph, op, IN_MASK) : VKNN_STATUS_NONE;
   return st == VKNN_STATUS_NONE ? check_mask(graph, mask, s) : st;

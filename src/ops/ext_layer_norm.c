@@ -58,8 +58,7 @@ static vknn_status check_affine_shape(vknn_graph *graph, const vknn_operation *o
                                       uint32_t extent, bool *out_present) {
   *out_present = !vknn_graph_omitted(graph, op->inputs[input]);
   if (!*out_present) return VKNN_STATUS_NONE;
-  if (graph->tensors[op->inputs[input]].lifetime == VKNN_LIFETIME_SUBGRAPH_INPUT &&
-      !graph->input_presence_known)
+  if (vknn_presence_waits(graph, &graph->tensors[op->inputs[input]]))
     return vknn_graph_defer(graph, op, "whether gamma and beta are omitted is known at execution");
   const vknn_tensor *t = &graph->tensors[op->inputs[input]];
   if (vknn_dims_fit(t, 1, extent, 0)) return vknn_op_require_input_shape(graph, op, input);

@@ -31,11 +31,17 @@ static inline uint32_t vknn_first_known_dim(const uint32_t *dims, uint32_t count
   return 0;
 }
 
-/* Whether an operand is given: 1 or 0, or -1 where each execution decides (a
- * model input a request may omit). An optional operand's shape is checked
- * only where it is given. */
+/* Whether each execution decides if t is given: a model input a request may
+ * omit, in a graph compiled before any request. */
+static inline bool vknn_presence_waits(const vknn_graph *graph, const vknn_tensor *t) {
+  return t->lifetime == VKNN_LIFETIME_SUBGRAPH_INPUT && !graph->input_presence_known;
+}
+
+/* Whether an operand is given: 1 or 0, or -1 where each execution decides
+ * (vknn_presence_waits). An optional operand's shape is checked only where
+ * it is given. */
 static inline int vknn_known_presence(const vknn_graph *graph, uint32_t tensor) {
   const vknn_tensor *t = &graph->tensors[tensor];
-  if (t->lifetime == VKNN_LIFETIME_SUBGRAPH_INPUT && !graph->input_presence_known) return -1;
+  if (vknn_presence_waits(graph, t)) return -1;
   return t->lifetime != VKNN_LIFETIME_NO_VALUE;
 }

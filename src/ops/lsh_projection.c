@@ -138,7 +138,7 @@ static vknn_status read_params(vknn_graph *graph, const vknn_operation *op, lsh_
   if (s != VKNN_STATUS_NONE) return s;
   /* The reference requires the weights with one type and their omission
    * with the others: a model input may be either until an execution says. */
-  if (weights->lifetime == VKNN_LIFETIME_SUBGRAPH_INPUT && !graph->input_presence_known)
+  if (vknn_presence_waits(graph, weights))
     return vknn_graph_defer(graph, op, "whether the weights are omitted is known at execution");
   out->rows = input->rank != 0 ? input->dims[0] : 0;
   out->weighted = weights->lifetime != VKNN_LIFETIME_NO_VALUE;

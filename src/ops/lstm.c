@@ -189,7 +189,7 @@ static vknn_status read_presence(vknn_graph *graph, const vknn_operation *op,
     if (a[i] == VKNN_LSTM_NONE) continue;
     const vknn_tensor *t = &graph->tensors[op->inputs[a[i]]];
     bool optional = slot_optional(slots, i);
-    if (optional && t->lifetime == VKNN_LIFETIME_SUBGRAPH_INPUT && !graph->input_presence_known)
+    if (optional && vknn_presence_waits(graph, t))
       return vknn_graph_defer(graph, op, "which optional inputs are omitted is known at execution");
     present[i] = t->lifetime != VKNN_LIFETIME_NO_VALUE;
     if (!optional && !present[i]) {

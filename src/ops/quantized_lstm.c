@@ -270,8 +270,7 @@ static vknn_status check_shapes(vknn_graph *graph, const vknn_operation *op, con
 static vknn_status require_presence(vknn_graph *graph, const vknn_operation *op) {
   for (uint32_t i = 0; i < IN_CELL_CLIP; ++i) {
     const vknn_tensor *t = &graph->tensors[op->inputs[i]];
-    if (is_optional(i) && t->lifetime == VKNN_LIFETIME_SUBGRAPH_INPUT &&
-        !graph->input_presence_known)
+    if (is_optional(i) && vknn_presence_waits(graph, t))
       return vknn_graph_defer(graph, op, "which optional inputs are omitted is known at execution");
   }
   return VKNN_STATUS_NONE;

@@ -235,7 +235,7 @@ typedef struct bidirectional {
 static vknn_status read_aux(vknn_graph *graph, const vknn_operation *op, bidirectional *b,
                             seq_shape shape) {
   const vknn_tensor *aux = &graph->tensors[op->inputs[BIDI_AUX_INPUT]];
-  if (aux->lifetime == VKNN_LIFETIME_SUBGRAPH_INPUT && !graph->input_presence_known)
+  if (vknn_presence_waits(graph, aux))
     return vknn_graph_defer(graph, op, "whether the auxiliary input is omitted is known at execution");
   if (aux->lifetime == VKNN_LIFETIME_NO_VALUE) return VKNN_STATUS_NONE;
   /* Dimensions not known yet (0) agree; the shape is required after the cells. */
@@ -262,7 +262,7 @@ static vknn_status read_cells(vknn_graph *graph, const vknn_operation *op, bidir
     bidirectional_slots(d, &slots);
     const vknn_tensor *aux_w = &graph->tensors[op->inputs[slots.aux_w[1]]];
     bool linked = r->aux_input != VKNN_LSTM_NONE && aux_w->lifetime != VKNN_LIFETIME_NO_VALUE &&
-                  !(aux_w->lifetime == VKNN_LIFETIME_SUBGRAPH_INPUT && !graph->input_presence_known);
+                  !vknn_presence_waits(graph, aux_w);
     if (r->aux_input != VKNN_LSTM_NONE && !linked && d == 1) {
       /* Parallel linking: the backward cell reads the auxiliary input. */
       r->input = r->aux_input;
