@@ -492,7 +492,15 @@ static void b_grouped(pc *c) {
   INS(input(c, F32, DIMS(U(c, 2), 4, 4, 4)), zeros(c, F32, DIMS(4, 2, 2, 2)), zeros(c, F32, DIMS(4)),
       i32(c, 2), i32(c, 1), i32(c, 1), i32(c, 2), i32(c, 0), b8(c, false));
   OUTS(output(c, F32, DIMS(U(c, 2), 3, 3, 4)));
+}/* TRANSPOSE_CONV_2D: a 2x2 image of 2 channels to 4x4 of 3 (2x2 windows,
+ * stride 2, SAME padding, the output shape a constant). */
+static void b_transpose_conv(pc *c) {
+  op(c, OP(TRANSPOSE_CONV_2D));
+  INS(input(c, F32, DIMS(U(c, 2), 2, 2, 2)), zeros(c, F32, DIMS(3, 2, 2, 2)), zeros(c, F32, DIMS(3)),
+      vec(c, VALS(2, 4, 4, 3)), i32(c, 1), i32(c, 2), i32(c, 2), i32(c, 0), b8(c, false));
+  OUTS(output(c, F32, DIMS(U(c, 2), 4, 4, 3)));
 }
+
 /* The pools: 2x2 windows, stride 1, VALID padding on the same image. */
 static void pool(pc *c, int32_t t) {
   op(c, t);
@@ -702,6 +710,7 @@ static void reduce_output_5(pc *c) {
   c->in[0] = input(c, c->b.operands[c->in[0]].type, DIMS(U(c, 2), 3, 4));
   set_dims(c, c->out[0], DIMS(U(c, 2), 5));
 }
+static void tconv_output_channels_5(pc *c) { set_dims(c, c->out[0], DIMS(U(c, 2), 4, 4, 5)); }
 typedef struct base {
   const char *op;
   void (*build)(pc *c);
@@ -739,7 +748,8 @@ static const base bases[] = {
     {"BIDIRECTIONAL_SEQUENCE_RNN (cross-linking)", b_bidi_rnn_cross},
     {"BIDIRECTIONAL_SEQUENCE_RNN (auxiliary input maybe omitted)", b_bidi_rnn_maybe_parallel},
     {"SVDF", b_svdf}, {"SVDF (bias maybe omitted)", b_svdf_bias_input}, {"CONV_2D", b_conv},
-    {"DEPTHWISE_CONV_2D", b_depthwise}, {"GROUPED_CONV_2D", b_grouped}, {"AVERAGE_POOL_2D", b_average_pool},
+    {"DEPTHWISE_CONV_2D", b_depthwise}, {"GROUPED_CONV_2D", b_grouped}, {"TRANSPOSE_CONV_2D", b_transpose_conv},
+    {"AVERAGE_POOL_2D", b_average_pool},
     {"MAX_POOL_2D", b_max_pool}, {"L2_POOL_2D", b_l2_pool},
 };
 
@@ -917,6 +927,9 @@ static const mutation mutations[] = {
     {"DEPTHWISE_CONV_2D", b_depthwise, dw_out_width_4, "output [.,3,4,4] (width 3)", 'S'},
     {"GROUPED_CONV_2D", b_grouped, grouped_input_6, "input [.,4,4,6] (2 groups of 2)", 'S'},
     {"GROUPED_CONV_2D", b_grouped, grouped_filters_3, "3 filters in 2 groups", 'S'},
+    {"TRANSPOSE_CONV_2D", b_transpose_conv, conv_filter_in_3, "filter [3,2,2,3], input [.,2,2,2]", 'S'},
+    {"TRANSPOSE_CONV_2D", b_transpose_conv, conv_bias_4, "bias [4] (3 filters)", 'S'},
+    {"TRANSPOSE_CONV_2D", b_transpose_conv, tconv_output_channels_5, "output [.,4,4,5] (3 filters)", 'S'},
     {"MEAN", b_mean, reduce_output_5, "input [.,3,4] on axis 1, output [.,5]", 'S'},
     {"REDUCE_SUM", b_reduce_sum, reduce_output_5, "input [.,3,4] on axis 1, output [.,5]", 'S'},
     {"REDUCE_ANY", b_reduce_any, reduce_output_5, "input [.,3,4] on axis 1, output [.,5]", 'S'},

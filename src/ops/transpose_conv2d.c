@@ -6,6 +6,7 @@
 
 #include "model/operand_type.h"
 #include "ops/conv2d.h"
+#include "ops/known_dims.h"
 
 /* Explicit padding: 11 inputs (pads 3..6, strides 7 and 8, activation 9,
  * layout 10). Implicit: 9 inputs (output shape tensor 3, padding scheme 4,
@@ -142,6 +143,23 @@ static vknn_status read_scalars(vknn_graph *graph, const vknn_operation *op, con
   return VKNN_STATUS_NONE;
 }
 
+/* What the known dimensions decide where a shape waits for an execution
+ * (ops/known_dims.h): the input's channels against the filter's, the bias
+ * against the filter's output channels, and the declared output's batch and
+ * channels. Once every shape is known, read_geometry and check_channels
+ * decide exactly (the output's extents too). */
+static vknn_status check_known_dims(const vknn_graph *graph, const vknn_operation *op, bool nchw) {
+  const vknn_tensor *filter = &graph->tensors[op->inputs[1]];
+  vknn_image_shape in = vknn_known_image_shape(&graph->tensors[op->inputs[0]], nchw);
+  vknn_image_shape out = {in.batches, 0, 0, vknn_known_dim(filter, 4, 0)};
+  if (!vknn_dims_agree(in.channels, vknn_known_dim(filter, 4, 3)) ||
+      !vknn_dims_agree(vknn_known_dim(&graph->tensors[op->inputs[2]], 1, 0), out.channels)) {
+    VKNN_LOG_E(graph->log, "model", "TRANSPOSE_CONV_2D: input, filter and bias channels do not agree");
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
+  return vknn_op_check_known_image_output(graph, op, out, nchw);
+}
+
 /* The scalars, the shapes of input and filter, then pads and the output
  * extent. */
 static vknn_status read_geometry(vknn_graph *graph, const vknn_operation *op,
@@ -154,8 +172,10 @@ static vknn_status read_geometry(vknn_graph *graph, const vknn_operation *op,
   const vknn_tensor *in = &graph->tensors[op->inputs[0]];
   const vknn_tensor *filter = &graph->tensors[op->inputs[1]];
   const vknn_tensor *bias = &graph->tensors[op->inputs[2]];
-  if (!in->shape_known || !filter->shape_known || !bias->shape_known)
-    return vknn_graph_defer(graph, op, "shapes unknown at prepare time");
+  if (!in->shape_known || !filter->shape_known || !bias->shape_known) {
+    vknn_status ks = check_known_dims(graph, op, nchw);
+    return ks != VKNN_STATUS_NONE ? ks : vknn_graph_defer(graph, op, "shapes unknown at prepare time");
+  }
   /* Ranks again: a rank the model leaves unknown passed its checks. */
   vknn_status rs = vknn_op_check_known_rank(graph, op, 0, 4, 4);
   if (rs == VKNN_STATUS_NONE) rs = vknn_op_check_known_rank(graph, op, 1, 4, 4);
