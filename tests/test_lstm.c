@@ -334,6 +334,16 @@ static void bidi_unknown_backward_forget_shape(ctx *c) {
   input_dim0_unknown(c);
   c->in[19] = matrix(c, UNITS, INPUT + 1);
 }
+/* The recurrent-to-forget weights a model input whose shape an execution
+ * gives: the units come from the other operands, which still agree. */
+static void forget_recurrent_unknown(ctx *c) {
+  const uint32_t unknown[2] = {0, 0};
+  c->in[6] = mb_input(&c->b, F32, unknown, 2);
+}
+static void forget_recurrent_unknown_bias_5(ctx *c) {
+  forget_recurrent_unknown(c);
+  c->in[13] = vec(c, UNITS + 1);
+}
 static void bidi_unknown_activation_2(ctx *c) { input_dim0_unknown(c), c->in[48] = mb_const_i32(&c->b, 2); }
 
 static const row rows[] = {
@@ -372,6 +382,8 @@ static const row rows[] = {
     {"LSTM: input dimension 0 unknown, activation 2", build_lstm, unknown_activation_2, "activation 2 is not one of 0, 1, 3, 4, 6"},
     {"LSTM: input dimension 0 unknown, negative cell clip", build_lstm, unknown_cell_clip_negative, "must be >= 0"},
     {"LSTM: input dimension 0 unknown, input-to-forget shape", build_lstm, unknown_forget_weights_shape, "do not agree"},
+    {"LSTM accepted (recurrent-to-forget shape unknown)", build_lstm, forget_recurrent_unknown, NULL},
+    {"LSTM: recurrent-to-forget shape unknown, forget bias [5]", build_lstm, forget_recurrent_unknown_bias_5, "do not agree"},
     {"UNIDIRECTIONAL_SEQUENCE_LSTM accepted", build_unidirectional, NULL, NULL},
     {"UNIDIRECTIONAL_SEQUENCE_LSTM accepted (state outputs)", build_unidirectional, uni_state_outputs, NULL},
     {"UNIDIRECTIONAL_SEQUENCE_LSTM accepted (batch-major)", build_unidirectional, uni_batch_major, NULL},

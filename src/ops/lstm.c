@@ -224,6 +224,39 @@ static bool slot_shape_ok(const vknn_graph *graph, const vknn_lstm_cell *c, uint
   return vknn_dims_fit(t, 2, u, aux_size);
 }
 
+/* Where slot i holds the units (units: true) or the output size: its rank
+ * and dimension, rank 0 where it holds neither (slot_shape_ok's layout). */
+typedef struct slot_extent {
+  uint32_t rank, dim;
+} slot_extent;
+
+static slot_extent extent_of_slot(uint32_t i, bool units) {
+  if (!units) {
+    if (i >= SLOT_REC_W && i < SLOT_PEEP) return (slot_extent){2, 1};
+    if (i == SLOT_PROJ_W) return (slot_extent){2, 0};
+    if (i == SLOT_PROJ_B) return (slot_extent){1, 0};
+    return i == SLOT_PROJ_B + 1 ? (slot_extent){2, 1} : (slot_extent){0, 0};
+  }
+  if (i < SLOT_PEEP || i >= SLOT_AUX_W) return (slot_extent){2, 0};
+  if (i == SLOT_PROJ_W || i == SLOT_PROJ_B + 2) return (slot_extent){2, 1};
+  if (i == SLOT_PROJ_B || i == SLOT_PROJ_B + 1) return (slot_extent){0, 0};
+  return (slot_extent){1, 0};
+}
+
+/* The units (or the output size) from the first given operand that knows
+ * them, so that each operand is checked against the others even where some
+ * shape waits for an execution; 0: none knows them yet. */
+static uint32_t known_cell_extent(const vknn_graph *graph, const vknn_lstm_cell *c, bool units) {
+  for (uint32_t i = 0; i < VKNN_LSTM_SLOT_COUNT; ++i) {
+    slot_extent e = extent_of_slot(i, units);
+    uint32_t d = c->t.all[i] == VKNN_LSTM_NONE || e.rank == 0
+                     ? 0
+                     : vknn_known_dim(&graph->tensors[c->t.all[i]], e.rank, e.dim);
+    if (d != 0) return d;
+  }
+  return 0;
+}
+
 vknn_status vknn_lstm_read_cell(vknn_graph *graph, const vknn_operation *op,
                                 const vknn_lstm_slots *slots, uint32_t batches,
                                 uint32_t input_size, uint32_t aux_size, const char *name,
@@ -236,13 +269,12 @@ vknn_status vknn_lstm_read_cell(vknn_graph *graph, const vknn_operation *op,
   const uint32_t *a = vknn_lstm_slot_array(slots);
   uint32_t *dst = out->t.all;
   for (uint32_t i = 0; i < VKNN_LSTM_SLOT_COUNT; ++i) dst[i] = tensor_or_none(op, present, a, i);
-  const vknn_tensor *forget = &graph->tensors[out->t.rec_w[1]];
-  out->units = vknn_known_dim(forget, 2, 0);
-  out->output_size = vknn_known_dim(forget, 2, 1);
+  out->units = known_cell_extent(graph, out, true);
+  out->output_size = known_cell_extent(graph, out, false);
   out->cifg = out->t.in_w[0] == VKNN_LSTM_NONE;
   out->peephole = out->t.peep[1] != VKNN_LSTM_NONE;
   out->layer_norm = out->t.ln[1] != VKNN_LSTM_NONE;
-  /* A forget weights tensor of another rank fails its own slot's check. */
+  /* A tensor of another rank than its slot's fails that slot's check. */
   bool ok = out->t.proj_w != VKNN_LSTM_NONE || vknn_dims_agree(out->output_size, out->units);
   for (uint32_t i = 0; ok && i < VKNN_LSTM_SLOT_COUNT; ++i)
     if (dst[i] != VKNN_LSTM_NONE)
