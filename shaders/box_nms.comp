@@ -70,7 +70,7 @@ layout(push_constant) uniform Params {
     float score_scale;  // quantized scores
     int score_zero;
     uint count_word;  // the status buffer's count word (1..) of the rows
-    uint check_code;  // reported for a box with x1 > x2 or y1 > y2
+    uint check_code;  // reported for a box with x1 > x2 or y1 > y2, or batch indices out of the rules
     uint step_begin;  // class: the first step of this pass (0: gather the lists first)
     uint step_end;    // class: the steps taken after it, in all (at the limit: the last pass)
 } p;

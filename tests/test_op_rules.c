@@ -485,6 +485,7 @@ static void build_expand_dims(ctx *c, int32_t type) {
 }
 
 static void squeeze_axis_of_size_3(ctx *c) { set_param(c, 1, 0, 1); }
+static void squeeze_axis_2(ctx *c) { set_param(c, 1, 0, 2); }
 static void expand_dims_axis_2(ctx *c) { set_param(c, 1, 0, 2); }
 static void expand_dims_axis_minus_3(ctx *c) { set_param(c, 1, 0, -3); }
 static void expand_dims_axis_float(ctx *c) { op_input(c, 1)->type = VKNN_OPERAND_FLOAT32; }
@@ -2201,6 +2202,7 @@ static const row rows[] = {
     {"SQUEEZE: axes of rank 2", build_squeeze, F32, input_1_rank_2, "axes must have rank 1"},
     {"SQUEEZE: 1 input", build_squeeze, F32, drop_last_input, "takes 2 inputs"},
     {"SQUEEZE: axis not of size 1", build_squeeze, F32, squeeze_axis_of_size_3, "SQUEEZE: axis 1 is not of size 1"},
+    {"SQUEEZE: axis 2 of rank 2", build_squeeze, F32, squeeze_axis_2, "SQUEEZE: axis 2 is not in [-2, 2)"},
     QUANT_SAME(build_squeeze, "SQUEEZE"),
     {"EXPAND_DIMS accepted", build_expand_dims, Q8, NULL, NULL},
     {"EXPAND_DIMS rank 7 to 8 accepted", build_expand_dims_rank_7, F32, NULL, NULL},

@@ -133,12 +133,10 @@ typedef struct proposals_geometry {
 /* The ranges NNAPI's documentation gives the scalar parameters (inputs 4-9).
  * The height and width strides are ratios of the original image's height
  * (width) to the feature map's: of two positive sizes, so positive and
- * finite. The IoU threshold is compared with an intersection over union, a
- * ratio of areas, and min_size with boxes' heights and widths: thresholds on
- * quantities that are never negative, so not negative themselves (0 keeps
- * every box; NaN is no threshold). The text bounds neither threshold above
- * (an IoU threshold above 1 suppresses nothing) and lets both maxima take any
- * value (non-positive: no limit); the layout is any BOOL. */
+ * finite. The text bounds neither the IoU threshold nor min_size (the
+ * reference takes a negative one: every box after the first suppressed, no
+ * box too small), lets both maxima take any value (non-positive: no limit),
+ * and the layout is any BOOL. */
 static vknn_status check_parameter_values(const vknn_logger *log, const proposals_geometry *g) {
   const char *broken = !(isfinite(g->height_stride) && g->height_stride > 0.f) ? "the height stride"
                        : !(isfinite(g->width_stride) && g->width_stride > 0.f) ? "the width stride"
@@ -146,12 +144,6 @@ static vknn_status check_parameter_values(const vknn_logger *log, const proposal
   if (broken != NULL) {
     VKNN_LOG_E(log, "model", "%s: %s (%g, %g) must be a positive finite ratio", kName, broken,
                (double)g->height_stride, (double)g->width_stride);
-    return VKNN_STATUS_INVALID_ARGUMENT;
-  }
-  broken = !(g->iou_threshold >= 0.f) ? "the IoU threshold" : !(g->min_size >= 0.f) ? "the minimum size" : NULL;
-  if (broken != NULL) {
-    VKNN_LOG_E(log, "model", "%s: %s (IoU threshold %g, minimum size %g) must not be negative", kName, broken,
-               (double)g->iou_threshold, (double)g->min_size);
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
   return VKNN_STATUS_NONE;

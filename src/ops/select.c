@@ -43,7 +43,11 @@ static vknn_status infer_select(vknn_graph *graph, const vknn_operation *op) {
     }
   }
   vknn_status s = VKNN_STATUS_NONE;
-  for (uint32_t i = 0; i < 3 && s == VKNN_STATUS_NONE; ++i) s = vknn_op_require_output_like_input(graph, op, i);
+  for (uint32_t i = 0; i < 3 && s == VKNN_STATUS_NONE; ++i) {
+    const vknn_tensor *in = &graph->tensors[op->inputs[i]];
+    if (in->lifetime != VKNN_LIFETIME_NO_VALUE) s = vknn_op_check_known_output(graph, op, in->dims, in->rank);
+  }
+  if (s == VKNN_STATUS_NONE) s = vknn_op_require_input_shapes(graph, op, 3);
   if (s != VKNN_STATUS_NONE) return s;
   const vknn_tensor *c = &graph->tensors[op->inputs[0]];
   return vknn_op_set_output_shape(graph, op, 0, c->dims, c->rank);
