@@ -21,14 +21,11 @@ static vknn_status validate_arg_minmax(const vknn_logger *log, const vknn_model 
   return ok ? VKNN_STATUS_NONE : VKNN_STATUS_INVALID_ARGUMENT;
 }
 
-/* The output's shape: the input's without the axis (one element where that
- * leaves none); a dimension 0, not known yet, stays 0. Its rank. */
+/* The output's shape: the input's reduced along the axis, not kept. */
 static uint32_t arg_shape(const vknn_tensor *in, uint32_t axis, uint32_t *dims) {
-  uint32_t rank = 0;
-  for (uint32_t d = 0; d < in->rank; ++d)
-    if (d != axis) dims[rank++] = in->dims[d];
-  if (rank == 0) dims[rank++] = 1;
-  return rank;
+  bool reduced[VKNN_MAX_RANK] = {false};
+  reduced[axis] = true;
+  return vknn_reduced_shape(in, reduced, false, dims);
 }
 
 /* The axis, in [-rank, rank); given at run time, the operation waits for it

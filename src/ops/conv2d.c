@@ -188,18 +188,14 @@ static vknn_status read_scalars(vknn_graph *graph, const vknn_operation *op, con
   return VKNN_STATUS_NONE;
 }
 
-/* One spatial extent of the output (axis 0: width, 1: height) where the
- * input's and the window's are known, else 0; false where the window cannot
- * fit the input. */
-static bool known_spatial_out(const conv_form *f, const conv_scalars *p, uint32_t axis, uint32_t in,
-                              uint32_t kernel, uint32_t *out) {
-  *out = 0;
-  if (in == 0 || kernel == 0) return true;
-  uint32_t stride = (uint32_t)p->strides[axis], dilation = (uint32_t)p->dilation[axis], pad;
-  if (f->explicit_padding)
-    return vknn_explicit_output(in, kernel, stride, dilation, (uint32_t)p->pads[2 * axis],
-                                (uint32_t)p->pads[2 * axis + 1], out);
-  return vknn_implicit_padding(in, kernel, stride, dilation, p->scheme, out, &pad);
+/* One spatial extent of the output (axis 0: width, 1: height) and its
+ * leading padding (vknn_window_extent: 0 while the input's or the window's
+ * extent is not known yet); false where the window cannot fit the input. */
+static bool spatial_extent(const conv_form *f, const conv_scalars *p, uint32_t axis, uint32_t in, uint32_t kernel,
+                           uint32_t *out, uint32_t *pad_before) {
+  return vknn_window_extent(in, kernel, (uint32_t)p->strides[axis], (uint32_t)p->dilation[axis],
+                            f->explicit_padding ? -1 : p->scheme, (uint32_t)p->pads[2 * axis],
+                            (uint32_t)p->pads[2 * axis + 1], out, pad_before);
 }
 
 /* Input and output channels as far as the filter and the input give them
@@ -231,8 +227,9 @@ static vknn_status check_known_dims(const vknn_graph *graph, const vknn_operatio
     VKNN_LOG_E(graph->log, "model", "%s: input, filter and bias channels do not agree", name);
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
-  if (!known_spatial_out(f, p, 0, in.width, vknn_known_dim(filter, 4, 2), &out.width) ||
-      !known_spatial_out(f, p, 1, in.height, vknn_known_dim(filter, 4, 1), &out.height)) {
+  uint32_t pad;
+  if (!spatial_extent(f, p, 0, in.width, vknn_known_dim(filter, 4, 2), &out.width, &pad) ||
+      !spatial_extent(f, p, 1, in.height, vknn_known_dim(filter, 4, 1), &out.height, &pad)) {
     VKNN_LOG_E(graph->log, "model", "%s: the window does not fit the input", name);
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
@@ -290,19 +287,9 @@ static vknn_status read_geometry(vknn_graph *graph, const vknn_operation *op, co
     }
     g->cout_per_group = g->out_c / groups;
   }
-  bool valid;
-  uint32_t pad_left = (uint32_t)p.pads[0], pad_top = (uint32_t)p.pads[2];
-  if (f.explicit_padding) {
-    valid = vknn_explicit_output(g->in_w, g->k_w, g->stride_x, g->dilation_x, pad_left,
-                                 (uint32_t)p.pads[1], &g->out_w) &&
-            vknn_explicit_output(g->in_h, g->k_h, g->stride_y, g->dilation_y, pad_top,
-                                 (uint32_t)p.pads[3], &g->out_h);
-  } else {
-    valid = vknn_implicit_padding(g->in_w, g->k_w, g->stride_x, g->dilation_x, p.scheme, &g->out_w,
-                                  &pad_left) &&
-            vknn_implicit_padding(g->in_h, g->k_h, g->stride_y, g->dilation_y, p.scheme, &g->out_h,
-                                  &pad_top);
-  }
+  uint32_t pad_left, pad_top;
+  bool valid = spatial_extent(&f, &p, 0, g->in_w, g->k_w, &g->out_w, &pad_left) &&
+               spatial_extent(&f, &p, 1, g->in_h, g->k_h, &g->out_h, &pad_top);
   g->pad_left = (int32_t)pad_left;
   g->pad_top = (int32_t)pad_top;
   if (!valid) {

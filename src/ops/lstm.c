@@ -207,52 +207,49 @@ static uint32_t tensor_or_none(const vknn_operation *op, const vknn_presence *pr
   return a[i] != VKNN_LSTM_NONE && present[i] ? op->inputs[a[i]] : VKNN_LSTM_NONE;
 }
 
+/* The extents a cell's operands are made of. */
+typedef enum { EXTENT_UNITS, EXTENT_OUTPUT, EXTENT_INPUT, EXTENT_BATCH, EXTENT_AUX } cell_extent;
+
+/* Slot i's shape: its rank and which extent each dimension is. */
+typedef struct slot_layout {
+  uint32_t rank;
+  cell_extent dim[2];
+} slot_layout;
+
+static slot_layout layout_of_slot(uint32_t i) {
+  if (i < SLOT_REC_W) return (slot_layout){2, {EXTENT_UNITS, EXTENT_INPUT}};
+  if (i < SLOT_PEEP) return (slot_layout){2, {EXTENT_UNITS, EXTENT_OUTPUT}};
+  if (i < SLOT_PROJ_W) return (slot_layout){1, {EXTENT_UNITS}};
+  if (i == SLOT_PROJ_W) return (slot_layout){2, {EXTENT_OUTPUT, EXTENT_UNITS}};
+  if (i == SLOT_PROJ_B) return (slot_layout){1, {EXTENT_OUTPUT}};
+  if (i == SLOT_PROJ_B + 1) return (slot_layout){2, {EXTENT_BATCH, EXTENT_OUTPUT}};
+  if (i == SLOT_PROJ_B + 2) return (slot_layout){2, {EXTENT_BATCH, EXTENT_UNITS}};
+  if (i < SLOT_AUX_W) return (slot_layout){1, {EXTENT_UNITS}};
+  return (slot_layout){2, {EXTENT_UNITS, EXTENT_AUX}};
+}
+
+/* The extents a cell's shapes are checked against (0: not known yet). */
+typedef struct cell_extents {
+  uint32_t of[5]; /* by cell_extent */
+} cell_extents;
+
 /* Every given operand's shape: the expected dims of slot i. */
-static bool slot_shape_ok(const vknn_graph *graph, const vknn_lstm_cell *c, uint32_t i,
-                          uint32_t tensor, uint32_t batches, uint32_t input_size,
-                          uint32_t aux_size) {
-  const vknn_tensor *t = &graph->tensors[tensor];
-  uint32_t u = c->units, o = c->output_size;
-  if (i < SLOT_REC_W) return vknn_dims_fit(t, 2, u, input_size);
-  if (i < SLOT_PEEP) return vknn_dims_fit(t, 2, u, o);
-  if (i < SLOT_PROJ_W) return vknn_dims_fit(t, 1, u, 0);
-  if (i == SLOT_PROJ_W) return vknn_dims_fit(t, 2, o, u);
-  if (i == SLOT_PROJ_B) return vknn_dims_fit(t, 1, o, 0);
-  if (i == SLOT_PROJ_B + 1) return vknn_dims_fit(t, 2, batches, o);
-  if (i == SLOT_PROJ_B + 2) return vknn_dims_fit(t, 2, batches, u);
-  if (i < SLOT_AUX_W) return vknn_dims_fit(t, 1, u, 0);
-  return vknn_dims_fit(t, 2, u, aux_size);
+static bool slot_shape_ok(const vknn_graph *graph, uint32_t i, uint32_t tensor, const cell_extents *e) {
+  slot_layout l = layout_of_slot(i);
+  return vknn_dims_fit(&graph->tensors[tensor], l.rank, e->of[l.dim[0]], l.rank > 1 ? e->of[l.dim[1]] : 0);
 }
 
-/* Where slot i holds the units (units: true) or the output size: its rank
- * and dimension, rank 0 where it holds neither (slot_shape_ok's layout). */
-typedef struct slot_extent {
-  uint32_t rank, dim;
-} slot_extent;
-
-static slot_extent extent_of_slot(uint32_t i, bool units) {
-  if (!units) {
-    if (i >= SLOT_REC_W && i < SLOT_PEEP) return (slot_extent){2, 1};
-    if (i == SLOT_PROJ_W) return (slot_extent){2, 0};
-    if (i == SLOT_PROJ_B) return (slot_extent){1, 0};
-    return i == SLOT_PROJ_B + 1 ? (slot_extent){2, 1} : (slot_extent){0, 0};
-  }
-  if (i < SLOT_PEEP || i >= SLOT_AUX_W) return (slot_extent){2, 0};
-  if (i == SLOT_PROJ_W || i == SLOT_PROJ_B + 2) return (slot_extent){2, 1};
-  if (i == SLOT_PROJ_B || i == SLOT_PROJ_B + 1) return (slot_extent){0, 0};
-  return (slot_extent){1, 0};
-}
-
-/* The units (or the output size) from the first given operand that knows
- * them, so that each operand is checked against the others even where some
- * shape waits for an execution; 0: none knows them yet. */
-static uint32_t known_cell_extent(const vknn_graph *graph, const vknn_lstm_cell *c, bool units) {
+/* An extent (the units, the output size) from the first given operand that
+ * knows it, so that each operand is checked against the others even where
+ * some shape waits for an execution; 0: none knows it yet. */
+static uint32_t known_cell_extent(const vknn_graph *graph, const vknn_lstm_cell *c, cell_extent x) {
   for (uint32_t i = 0; i < VKNN_LSTM_SLOT_COUNT; ++i) {
-    slot_extent e = extent_of_slot(i, units);
-    uint32_t d = c->t.all[i] == VKNN_LSTM_NONE || e.rank == 0
-                     ? 0
-                     : vknn_known_dim(&graph->tensors[c->t.all[i]], e.rank, e.dim);
-    if (d != 0) return d;
+    if (c->t.all[i] == VKNN_LSTM_NONE) continue;
+    slot_layout l = layout_of_slot(i);
+    for (uint32_t d = 0; d < l.rank; ++d) {
+      uint32_t v = l.dim[d] == x ? vknn_known_dim(&graph->tensors[c->t.all[i]], l.rank, d) : 0;
+      if (v != 0) return v;
+    }
   }
   return 0;
 }
@@ -269,16 +266,17 @@ vknn_status vknn_lstm_read_cell(vknn_graph *graph, const vknn_operation *op,
   const uint32_t *a = vknn_lstm_slot_array(slots);
   uint32_t *dst = out->t.all;
   for (uint32_t i = 0; i < VKNN_LSTM_SLOT_COUNT; ++i) dst[i] = tensor_or_none(op, present, a, i);
-  out->units = known_cell_extent(graph, out, true);
-  out->output_size = known_cell_extent(graph, out, false);
+  out->units = known_cell_extent(graph, out, EXTENT_UNITS);
+  out->output_size = known_cell_extent(graph, out, EXTENT_OUTPUT);
   out->cifg = out->t.in_w[0] == VKNN_LSTM_NONE;
   out->peephole = out->t.peep[1] != VKNN_LSTM_NONE;
   out->layer_norm = out->t.ln[1] != VKNN_LSTM_NONE;
   /* A tensor of another rank than its slot's fails that slot's check. */
+  const cell_extents extents = {{out->units, out->output_size, input_size, batches, aux_size}};
   bool ok = out->t.proj_w != VKNN_LSTM_NONE || vknn_dims_agree(out->output_size, out->units);
   for (uint32_t i = 0; ok && i < VKNN_LSTM_SLOT_COUNT; ++i)
     if (dst[i] != VKNN_LSTM_NONE)
-      ok = slot_shape_ok(graph, out, i, dst[i], batches, input_size, aux_size);
+      ok = slot_shape_ok(graph, i, dst[i], &extents);
   if (ok) return VKNN_STATUS_NONE;
   VKNN_LOG_E(graph->log, "model",
              "%s: %sthe shapes of the weights, biases and states do not agree (batches %u, "

@@ -249,6 +249,15 @@ bool vknn_explicit_output(uint32_t in, uint32_t kernel, uint32_t stride, uint32_
   return true;
 }
 
+bool vknn_window_extent(uint32_t in, uint32_t kernel, uint32_t stride, uint32_t dilation, int32_t scheme,
+                        uint32_t pad_before, uint32_t pad_after, uint32_t *out_size, uint32_t *pad_before_out) {
+  *out_size = 0;
+  *pad_before_out = pad_before;
+  if (in == 0 || kernel == 0) return true;
+  if (scheme < 0) return vknn_explicit_output(in, kernel, stride, dilation, pad_before, pad_after, out_size);
+  return vknn_implicit_padding(in, kernel, stride, dilation, scheme, out_size, pad_before_out);
+}
+
 /* An inferred shape past what a tensor may hold (VKNN_MAX_TENSOR_BYTES):
  * unsupported, where its byte count would not fit the kernels' counts. */
 static vknn_status check_output_size(const vknn_graph *graph, const vknn_operation *op,
@@ -258,20 +267,31 @@ static vknn_status check_output_size(const vknn_graph *graph, const vknn_operati
   return VKNN_STATUS_GENERAL_FAILURE;
 }
 
-vknn_status vknn_op_set_output_shape(vknn_graph *graph, const vknn_operation *op, uint32_t output,
-                                     const uint32_t *dims, uint32_t rank) {
-  vknn_tensor *out = &graph->tensors[op->outputs[output]];
+/* Output `output`'s declared shape agrees with dims (rank `rank`): a
+ * declared rank or dimension not known yet (0) agrees; a 0 in dims agrees
+ * too where dims_partial (dimensions not known yet, not an inferred empty
+ * axis). Logged where not. */
+static vknn_status check_declared_output(const vknn_graph *graph, const vknn_operation *op, uint32_t output,
+                                         const uint32_t *dims, uint32_t rank, bool dims_partial) {
+  const vknn_tensor *out = &graph->tensors[op->outputs[output]];
   if (out->rank != 0 && out->rank != rank) {
     VKNN_LOG_E(graph->log, "model", "%s: output rank %u, expected %u", op_name(op), out->rank, rank);
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
   for (uint32_t i = 0; i < out->rank; ++i) {
-    if (out->dims[i] != 0 && out->dims[i] != dims[i]) {
-      VKNN_LOG_E(graph->log, "model", "%s: output dimension %u is %u, expected %u", op_name(op), i,
-                 out->dims[i], dims[i]);
-      return VKNN_STATUS_INVALID_ARGUMENT;
-    }
+    if (out->dims[i] == 0 || out->dims[i] == dims[i] || (dims_partial && dims[i] == 0)) continue;
+    VKNN_LOG_E(graph->log, "model", "%s: output dimension %u is %u, expected %u", op_name(op), i,
+               out->dims[i], dims[i]);
+    return VKNN_STATUS_INVALID_ARGUMENT;
   }
+  return VKNN_STATUS_NONE;
+}
+
+vknn_status vknn_op_set_output_shape(vknn_graph *graph, const vknn_operation *op, uint32_t output,
+                                     const uint32_t *dims, uint32_t rank) {
+  vknn_status s = check_declared_output(graph, op, output, dims, rank, false);
+  if (s != VKNN_STATUS_NONE) return s;
+  vknn_tensor *out = &graph->tensors[op->outputs[output]];
   vknn_tensor_set_shape(out, dims, rank);
   return check_output_size(graph, op, out);
 }
@@ -308,19 +328,8 @@ vknn_image_shape vknn_known_image_shape(const vknn_tensor *t, bool nchw) {
 
 vknn_status vknn_op_check_known_output(const vknn_graph *graph, const vknn_operation *op, const uint32_t *dims,
                                        uint32_t rank) {
-  const vknn_tensor *out = &graph->tensors[op->outputs[0]];
-  if (rank == 0 || out->rank == 0) return VKNN_STATUS_NONE;
-  if (out->rank != rank) {
-    VKNN_LOG_E(graph->log, "model", "%s: output rank %u, expected %u", op_name(op), out->rank, rank);
-    return VKNN_STATUS_INVALID_ARGUMENT;
-  }
-  for (uint32_t d = 0; d < rank; ++d) {
-    if (vknn_dims_agree(out->dims[d], dims[d])) continue;
-    VKNN_LOG_E(graph->log, "model", "%s: output dimension %u is %u, expected %u", op_name(op), d,
-               out->dims[d], dims[d]);
-    return VKNN_STATUS_INVALID_ARGUMENT;
-  }
-  return VKNN_STATUS_NONE;
+  /* A rank not known yet (0) agrees with any declared one. */
+  return rank == 0 ? VKNN_STATUS_NONE : check_declared_output(graph, op, 0, dims, rank, true);
 }
 
 vknn_status vknn_op_require_output_like_input(vknn_graph *graph, const vknn_operation *op, uint32_t input) {
@@ -462,8 +471,7 @@ vknn_status vknn_op_require_input_shape(vknn_graph *graph, const vknn_operation 
 vknn_status vknn_op_axis(const vknn_graph *graph, const vknn_operation *op, int32_t axis, uint32_t rank,
                          uint32_t *out_axis) {
   if (axis < -(int32_t)rank || axis >= (int32_t)rank) {
-    VKNN_LOG_E(graph->log, "model", "%s: axis %d is not in [-%u, %u)", vknn_operation_type_name(op->type),
-               axis, rank, rank);
+    VKNN_LOG_E(graph->log, "model", "%s: axis %d is not in [-%u, %u)", op_name(op), axis, rank, rank);
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
   *out_axis = (uint32_t)(axis < 0 ? axis + (int32_t)rank : axis);

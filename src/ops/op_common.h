@@ -108,6 +108,12 @@ bool vknn_implicit_padding(uint32_t in, uint32_t kernel, uint32_t stride, uint32
                            int32_t scheme, uint32_t *out_size, uint32_t *pad_before);
 bool vknn_explicit_output(uint32_t in, uint32_t kernel, uint32_t stride, uint32_t dilation,
                           uint32_t pad_before, uint32_t pad_after, uint32_t *out_size);
+/* Either of the two: explicit paddings where scheme < 0 (*pad_before_out is
+ * then pad_before), else the scheme's. Where the input's or the window's
+ * extent is not known yet (0), *out_size is 0 (not known either) and the
+ * window is taken to fit. False where it cannot fit. */
+bool vknn_window_extent(uint32_t in, uint32_t kernel, uint32_t stride, uint32_t dilation, int32_t scheme,
+                        uint32_t pad_before, uint32_t pad_after, uint32_t *out_size, uint32_t *pad_before_out);
 
 /* Sets an output's shape, checking it against what the model declares
  * (INVALID_ARGUMENT, logged, on a conflict). */

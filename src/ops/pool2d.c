@@ -75,17 +75,6 @@ static vknn_status check_parameters(const vknn_logger *log, const char *name, bo
   return VKNN_STATUS_INVALID_ARGUMENT;
 }
 
-/* One output extent: by explicit paddings (scheme -1) or a padding scheme
- * (*pad_before then set), 0 while the input's extent is not known; false
- * where the window cannot fit. */
-static bool pool_extent(uint32_t in, uint32_t kernel, uint32_t stride, uint32_t pad_before, int32_t pad_after,
-                        int32_t scheme, uint32_t *out, uint32_t *pad) {
-  *out = 0;
-  if (in == 0) return true;
-  if (scheme < 0) return vknn_explicit_output(in, kernel, stride, 1, pad_before, (uint32_t)pad_after, out);
-  return vknn_implicit_padding(in, kernel, stride, 1, scheme, out, pad);
-}
-
 static vknn_status read_geometry(vknn_graph *graph, const vknn_operation *op, pool_geometry *g) {
   const char *name = vknn_operation_type_name(op->type);
   /* The parameters first: their rules need no shape, so they are checked
@@ -119,13 +108,12 @@ static vknn_status read_geometry(vknn_graph *graph, const vknn_operation *op, po
   g->stride_y = (uint32_t)s[1];
   g->k_w = (uint32_t)s[2];
   g->k_h = (uint32_t)s[3];
-  g->pad_left = (uint32_t)v[0];
-  g->pad_top = (uint32_t)v[2];
-  bool ok = explicit_padding
-                ? pool_extent(g->in_w, g->k_w, g->stride_x, g->pad_left, v[1], -1, &g->out_w, NULL) &&
-                      pool_extent(g->in_h, g->k_h, g->stride_y, g->pad_top, v[3], -1, &g->out_h, NULL)
-                : pool_extent(g->in_w, g->k_w, g->stride_x, 0, 0, v[0], &g->out_w, &g->pad_left) &&
-                      pool_extent(g->in_h, g->k_h, g->stride_y, 0, 0, v[0], &g->out_h, &g->pad_top);
+  /* Explicit: paddings l r t b in v[0..3] (not negative); implicit: the scheme in v[0]. */
+  int32_t scheme = explicit_padding ? -1 : v[0];
+  uint32_t pads[4] = {0, 0, 0, 0};
+  for (uint32_t k = 0; k < 4 && explicit_padding; ++k) pads[k] = (uint32_t)v[k];
+  bool ok = vknn_window_extent(g->in_w, g->k_w, g->stride_x, 1, scheme, pads[0], pads[1], &g->out_w, &g->pad_left) &&
+            vknn_window_extent(g->in_h, g->k_h, g->stride_y, 1, scheme, pads[2], pads[3], &g->out_h, &g->pad_top);
   if (!ok) {
     VKNN_LOG_E(graph->log, "model", "%s: the window does not fit the input", name);
     return VKNN_STATUS_INVALID_ARGUMENT;

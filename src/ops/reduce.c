@@ -283,10 +283,7 @@ static bool keep_dims_of(const vknn_tensor *keep) {
   return value > 0;
 }
 
-/* The output's shape from the input's (a dimension 0, not known yet, stays
- * 0): the axes not reduced, and the reduced ones as 1 with keep_dims; one
- * element when every axis is reduced, as the reference gives. Its rank. */
-static uint32_t reduced_shape(const vknn_tensor *in, const bool *reduced, bool keep_dims, uint32_t *dims) {
+uint32_t vknn_reduced_shape(const vknn_tensor *in, const bool *reduced, bool keep_dims, uint32_t *dims) {
   uint32_t rank = 0;
   for (uint32_t d = 0; d < in->rank; ++d) {
     if (!reduced[d]) dims[rank++] = in->dims[d];
@@ -316,7 +313,7 @@ static vknn_status read_axes(vknn_graph *graph, const vknn_operation *op,
   *keep_dims = keep_dims_of(keep);
   if (!in->shape_known && in->lifetime != VKNN_LIFETIME_NO_VALUE) {
     uint32_t dims[VKNN_MAX_RANK];
-    s = vknn_op_check_known_output(graph, op, dims, reduced_shape(in, reduced, *keep_dims, dims));
+    s = vknn_op_check_known_output(graph, op, dims, vknn_reduced_shape(in, reduced, *keep_dims, dims));
   }
   return s == VKNN_STATUS_NONE ? vknn_op_require_input_shape(graph, op, 0) : s;
 }
@@ -342,7 +339,7 @@ static vknn_status infer_reduction(vknn_graph *graph, const vknn_operation *op) 
     return VKNN_STATUS_GENERAL_FAILURE;
   }
   uint32_t dims[VKNN_MAX_RANK];
-  return vknn_op_set_output_shape(graph, op, 0, dims, reduced_shape(in, reduced, keep_dims, dims));
+  return vknn_op_set_output_shape(graph, op, 0, dims, vknn_reduced_shape(in, reduced, keep_dims, dims));
 }
 
 /* The kernel of one reduction: its variant, operation code and whether it

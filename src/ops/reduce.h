@@ -75,6 +75,12 @@ vknn_status vknn_lower_pooling_reduction(vknn_graph *graph, uint32_t input, uint
                                          const bool *reduced, vknn_reduce_pooling pooling,
                                          float act_min, float act_max, vknn_dispatch_list *out_list);
 
+/* A reduction's output shape from its input's (a dimension 0, not known
+ * yet, stays 0): the axes not reduced, and the reduced ones as 1 with
+ * keep_dims; one element when every axis is reduced, as the reference
+ * gives. Returns its rank. */
+uint32_t vknn_reduced_shape(const vknn_tensor *in, const bool *reduced, bool keep_dims, uint32_t *dims);
+
 /* Elements a reduction kernel can address (32-bit offsets); an operation
  * whose input has more is unsupported (logged). */
 bool vknn_reduce_fits(const vknn_graph *graph, const vknn_operation *op);
