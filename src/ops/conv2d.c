@@ -287,7 +287,7 @@ static vknn_status read_geometry(vknn_graph *graph, const vknn_operation *op, co
     }
     g->cout_per_group = g->out_c / groups;
   }
-  uint32_t pad_left, pad_top;
+  uint32_t pad_left = 0, pad_top = 0;
   bool valid = spatial_extent(&f, &p, 0, g->in_w, g->k_w, &g->out_w, &pad_left) &&
                spatial_extent(&f, &p, 1, g->in_h, g->k_h, &g->out_h, &pad_top);
   g->pad_left = (int32_t)pad_left;
