@@ -16,10 +16,12 @@
 #include "runtime/prepared_model_internal.h"
 #include "support/add_fixture.h"
 #include "support/test_model.h"
+#include "util/fault_injection.h"
 #include "vknn/vknn.h"
 
 typedef struct fixture {
   vknn_device *device;
+  test_log log;
   test_model model;
   vknn_prepared_model *pm;
   test_request r;
@@ -35,8 +37,10 @@ static vknn_prepared_model *prepare(fixture *f, vknn_priority priority) {
 
 static int setup(void **state) {
   fixture *f = calloc(1, sizeof(*f));
-  vknn_device_options options = {.enable_validation = true};
-  if (f == NULL || vknn_device_open(&options, &f->device) != VKNN_STATUS_NONE) return -1;
+  if (f == NULL) return -1;
+  vknn_device_options options = {.enable_validation = true, .log_callback = test_log_callback,
+                                 .log_user_data = &f->log};
+  if (vknn_device_open(&options, &f->device) != VKNN_STATUS_NONE) return -1;
   test_model_init_add(&f->model, VKNN_OPERAND_TENSOR_FLOAT32);
   f->pm = prepare(f, VKNN_PRIORITY_MEDIUM);
   if (test_request_init_add(&f->r) != 0) return -1;
@@ -172,6 +176,19 @@ static vknn_status fenced_outcome(vknn_fenced_execution *e, int fence, vknn_timi
   return vknn_fenced_execution_get_info(e, launched, fenced);
 }
 
+/* A fenced execution waiting for gates (signaled) runs and gives the sum. */
+static void fenced_runs(fixture *f, const int *gates, uint32_t gate_count, const vknn_duration *after_fence) {
+  int fence = -1;
+  vknn_fenced_execution *e = NULL;
+  assert_int_equal(vknn_prepared_model_execute_fenced(f->pm, &f->r.request, gates, gate_count, 0, NULL, NULL,
+                                                      after_fence, &fence, &e),
+                   VKNN_STATUS_NONE);
+  assert_int_equal(fenced_outcome(e, fence, NULL, NULL), VKNN_STATUS_NONE);
+  assert_float_equal(output(f, 2), 22.f, 0.f);
+  vknn_fenced_execution_release(e);
+  close(fence);
+}
+
 static void test_fenced_waits_for_its_fences(void **state) {
   fixture *f = *state;
   int gate = eventfd(0, EFD_CLOEXEC), fence = -1;
@@ -198,6 +215,53 @@ static void test_fenced_waits_for_its_fences(void **state) {
   vknn_fenced_execution_release(e);
   close(fence);
   close(gate);
+}
+
+/* How a sync fence stands: an eventfd not written is active (at once, and
+ * after a wait), one written is signaled, a closed descriptor is in error,
+ * and so is a fence that signaled an error (fault injection: none can be
+ * made here without the kernel's test driver sw_sync). */
+static void test_sync_fence_states(void **state) {
+  (void)state;
+  int active = eventfd(0, EFD_CLOEXEC), signaled = eventfd(1, EFD_CLOEXEC), closed = eventfd(0, EFD_CLOEXEC);
+  close(closed);
+  assert_int_equal(vknn_sync_fence_wait(active, 0), VKNN_SYNC_FENCE_ACTIVE);
+  assert_int_equal(vknn_sync_fence_wait(active, 20), VKNN_SYNC_FENCE_ACTIVE);
+  assert_int_equal(vknn_sync_fence_wait(signaled, 0), VKNN_SYNC_FENCE_SIGNALED);
+  assert_int_equal(vknn_sync_fence_wait(signaled, -1), VKNN_SYNC_FENCE_SIGNALED);
+  assert_int_equal(vknn_sync_fence_wait(closed, 0), VKNN_SYNC_FENCE_ERROR);
+  vknn_fault_arm(VKNN_FAULT_SYNC_FENCE_ERROR, 1);
+  assert_int_equal(vknn_sync_fence_wait(active, 0), VKNN_SYNC_FENCE_ACTIVE); /* counts no signal */
+  assert_int_equal(vknn_sync_fence_wait(signaled, 0), VKNN_SYNC_FENCE_ERROR);
+  assert_int_equal(vknn_sync_fence_wait(signaled, 0), VKNN_SYNC_FENCE_SIGNALED);
+  vknn_fault_arm(VKNN_FAULT_SYNC_FENCE_ERROR, 0);
+  close(active);
+  close(signaled);
+}
+
+/* A sync fence that signaled an error (the work of another driver it stood
+ * for failed) fails the execution with GENERAL_FAILURE, logged naming the
+ * fence, and the work does not run; the completion fence still signals.
+ * Here the second of two signaled fences reads as failed (fault injection). */
+static void test_fenced_fails_on_fence_error(void **state) {
+  fixture *f = *state;
+  int gates[2] = {eventfd(1, EFD_CLOEXEC), eventfd(1, EFD_CLOEXEC)}, fence = -1;
+  vknn_fenced_execution *e = NULL;
+  vknn_fault_arm(VKNN_FAULT_SYNC_FENCE_ERROR, 2);
+  assert_int_equal(vknn_prepared_model_execute_fenced(f->pm, &f->r.request, gates, 2, VKNN_MEASURE_TIMING_YES,
+                                                      NULL, NULL, NULL, &fence, &e),
+                   VKNN_STATUS_NONE);
+  vknn_timing launched, fenced;
+  assert_int_equal(fenced_outcome(e, fence, &launched, &fenced), VKNN_STATUS_GENERAL_FAILURE);
+  vknn_fault_arm(VKNN_FAULT_SYNC_FENCE_ERROR, 0);
+  assert_true(launched.time_in_driver == UINT64_MAX && fenced.time_on_device == UINT64_MAX);
+  assert_non_null(strstr(f->log.last, "sync fence 1 of 2 signaled an error"));
+  assert_float_equal(output(f, 2), 0.f, 0.f); /* nothing ran */
+  vknn_fenced_execution_release(e);
+  close(fence);
+  fenced_runs(f, gates, 2, NULL); /* without the fault the same fences let it run */
+  close(gates[0]);
+  close(gates[1]);
 }
 
 /* A model output of unknown shape is fully specified by the request's
@@ -499,13 +563,7 @@ static void test_fenced_duration_after_fence(void **state) {
   close(fence);
   finish_held(&h);
   const vknn_duration long_after = {true, 60ull * 1000000000ull};
-  assert_int_equal(vknn_prepared_model_execute_fenced(f->pm, &f->r.request, NULL, 0, 0, NULL, NULL, &long_after,
-                                                      &fence, &e),
-                   VKNN_STATUS_NONE);
-  assert_int_equal(fenced_outcome(e, fence, NULL, NULL), VKNN_STATUS_NONE);
-  assert_float_equal(output(f, 2), 22.f, 0.f);
-  vknn_fenced_execution_release(e);
-  close(fence);
+  fenced_runs(f, NULL, 0, &long_after);
 }
 
 static void test_fenced_deadline_passes_in_queue(void **state) {
@@ -669,6 +727,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_fenced_waits_for_its_fences, setup, teardown),
       cmocka_unit_test_setup_teardown(test_fenced_takes_request_output_shape, setup, teardown),
       cmocka_unit_test_setup_teardown(test_fenced_rejects_bad_fences, setup, teardown),
+      cmocka_unit_test(test_sync_fence_states),
+      cmocka_unit_test_setup_teardown(test_fenced_fails_on_fence_error, setup, teardown),
       cmocka_unit_test_setup_teardown(test_fenced_deadline_while_waiting, setup, teardown),
       cmocka_unit_test_setup_teardown(test_high_priority_runs_first, setup, teardown),
       cmocka_unit_test_setup_teardown(test_executions_run_side_by_side, setup, teardown),

@@ -91,6 +91,20 @@ vknn_status vknn_fenced_execution_get_info(vknn_fenced_execution *execution,
                                            vknn_timing *out_timing_fenced);
 void vknn_fenced_execution_release(vknn_fenced_execution *execution);
 
+/* A sync fence's state: a sync_file whose fence signaled an error (the work
+ * it stood for failed, its status below 0), or a descriptor poll reports in
+ * error, is VKNN_SYNC_FENCE_ERROR; any other readable descriptor (this
+ * driver's completion fences are eventfds) is signaled. */
+typedef enum vknn_sync_fence_state {
+  VKNN_SYNC_FENCE_ACTIVE = 0,
+  VKNN_SYNC_FENCE_SIGNALED = 1,
+  VKNN_SYNC_FENCE_ERROR = 2,
+} vknn_sync_fence_state;
+
+/* Waits up to timeout_ms (0: not at all; negative: for ever) for the sync
+ * fence fd to signal and says how it stands then. */
+vknn_sync_fence_state vknn_sync_fence_wait(int fd, int timeout_ms);
+
 /* What prepare built, for tools and tests. */
 typedef struct vknn_prepared_model_info {
   uint32_t dispatch_count; /* compute dispatches recorded */

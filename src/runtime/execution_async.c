@@ -148,6 +148,9 @@ static void run_fenced(void *context) {
  * deadline. */
 static void fences_ready(void *context, vknn_status status) {
   vknn_fenced_execution *f = context;
+  if (status == VKNN_STATUS_GENERAL_FAILURE)
+    VKNN_LOG_E(&f->pm->device->log, TAG, "sync fence %u of %u signaled an error: the execution does not run",
+               f->wait.signaled, f->wait.count);
   f->wait_status = status;
   f->fenced_ns = vknn_now_boottime_ns();
   if (f->timeout_after_fence.has_value) {

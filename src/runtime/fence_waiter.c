@@ -1,6 +1,5 @@
 #include "runtime/fence_waiter.h"
 
-#include <errno.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <sys/eventfd.h>
@@ -8,6 +7,7 @@
 
 #include "util/clock.h"
 #include "util/fault_injection.h"
+#include "vknn/prepared_model.h"
 
 /* Sentinel of check(): still waiting. */
 #define PENDING ((vknn_status)-1)
@@ -28,11 +28,9 @@ static void wake(vknn_fence_waiter *w) {
 /* Advances past the fences that have signaled. */
 static vknn_status check(vknn_fence_wait *wait, uint64_t now_ns) {
   while (wait->signaled < wait->count) {
-    struct pollfd p = {.fd = wait->fds[wait->signaled], .events = POLLIN};
-    int r = poll(&p, 1, 0);
-    if (r < 0 && errno == EINTR) continue;
-    if (r < 0 || (r > 0 && (p.revents & (POLLERR | POLLNVAL)))) return VKNN_STATUS_GENERAL_FAILURE;
-    if (r == 0) break;
+    vknn_sync_fence_state state = vknn_sync_fence_wait(wait->fds[wait->signaled], 0);
+    if (state == VKNN_SYNC_FENCE_ERROR) return VKNN_STATUS_GENERAL_FAILURE;
+    if (state == VKNN_SYNC_FENCE_ACTIVE) break;
     wait->signaled++;
   }
   if (wait->signaled == wait->count) return VKNN_STATUS_NONE;

@@ -20,6 +20,9 @@ typedef enum vknn_fault_kind {
   /* The nth reading of the deadline clock and every later one, until armed
    * again, come an hour late: work that outlasts its deadline, on demand. */
   VKNN_FAULT_CLOCK_JUMP = 4,
+  /* The nth sync fence found signaled (vknn_sync_fence_wait) reads as
+   * signaled with an error, as the fence of another driver's failed work. */
+  VKNN_FAULT_SYNC_FENCE_ERROR = 5,
   VKNN_FAULT_KIND_COUNT
 } vknn_fault_kind;
 

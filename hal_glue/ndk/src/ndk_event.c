@@ -1,7 +1,6 @@
 /* ANeuralNetworksEvent: the completion of an asynchronous or fenced
  * computation, or a sync fence of the client's. */
 #include <fcntl.h>
-#include <poll.h>
 #include <unistd.h>
 
 #include "ndk.h"
@@ -55,10 +54,8 @@ int ANeuralNetworksEvent_wait(ANeuralNetworksEvent *event) {
   NDK_NOT_NULL(event);
   if (event->execution != NULL) return ndk_execution_wait(event->execution);
   if (event->fd >= 0) {
-    struct pollfd pfd = {.fd = event->fd, .events = POLLIN};
-    int n;
-    while ((n = poll(&pfd, 1, -1)) < 0) continue;
-    NDK_REQUIRE(!(pfd.revents & (POLLERR | POLLNVAL)), ANEURALNETWORKS_OP_FAILED, "the sync fence signaled an error");
+    NDK_REQUIRE(vknn_sync_fence_wait(event->fd, -1) == VKNN_SYNC_FENCE_SIGNALED, ANEURALNETWORKS_OP_FAILED,
+                "the sync fence signaled an error");
     return ANEURALNETWORKS_NO_ERROR;
   }
   return event->result;
