@@ -194,6 +194,9 @@ static void activation_float(ctx *c) { in_k(c, 5)->type = VKNN_OPERAND_FLOAT32; 
 static void rnn_activation_7(ctx *c) { set_param(c, 5, 7); }
 static void weights_5_inputs(ctx *c) { set_dims(c, in_k(c, 1), 4, 5); }
 static void hidden_5_units(ctx *c) { set_dims(c, in_k(c, 4), 2, 5); }
+/* The (forward) hidden state, or SVDF's state, of batch 3 where the input's is 2. */
+static void hidden_batch_3(ctx *c) { c->b.dims[c->op_inputs[4]][0] = 3; }
+static void bidi_bw_hidden_batch_3(ctx *c) { c->b.dims[c->op_inputs[8]][0] = 3; }
 static void output1_f16(ctx *c) { out_k(c, 1)->type = F16; }
 static void output1_dims(ctx *c) { set_dims(c, out_k(c, 1), 2, 5); }
 static void recurrent_omitted(ctx *c) { replace_input(c, 2, omitted(c)); }
@@ -290,6 +293,7 @@ static const row rows[] = {
     {"RNN: activation 7", build_rnn, rnn_activation_7, "activation 7 is not a fused activation"},
     {"RNN: weights of 5 inputs", build_rnn, weights_5_inputs, "do not agree"},
     {"RNN: hidden state of 5 units", build_rnn, hidden_5_units, "do not agree"},
+    {"RNN: hidden state of batch 3", build_rnn, hidden_batch_3, "do not agree"},
     {"RNN: float16 output", build_rnn, output1_f16, "every output must be TENSOR_FLOAT32"},
     {"RNN: output dims", build_rnn, output1_dims, "output dimension 1 is 5, expected 4"},
     {"RNN: omitted recurrent weights", build_rnn, recurrent_omitted, "input 2 is omitted"},
@@ -306,6 +310,7 @@ static const row rows[] = {
     {"UNIDIRECTIONAL_SEQUENCE_RNN: output dims", build_uni, uni_output_dims, "output dimension 1 is 4, expected 5"},
     {"UNIDIRECTIONAL_SEQUENCE_RNN: float16 weights", build_uni, weights_f16, "the weights must be TENSOR_FLOAT32"},
     {"UNIDIRECTIONAL_SEQUENCE_RNN: hidden state of 5 units", build_uni, hidden_5_units, "do not agree"},
+    {"UNIDIRECTIONAL_SEQUENCE_RNN: hidden state of batch 3", build_uni, hidden_batch_3, "do not agree"},
     {"UNIDIRECTIONAL_SEQUENCE_RNN accepted: input dimension 0 unknown", build_uni, input_dim0_unknown, NULL},
     {"UNIDIRECTIONAL_SEQUENCE_RNN: input dimension 0 unknown, activation 7", build_uni, unknown_rnn_activation_7, "activation 7 is not a fused activation"},
     {"UNIDIRECTIONAL_SEQUENCE_RNN: input dimension 0 unknown, timeMajor 2", build_uni, unknown_time_major_2, "timeMajor 2 is not 0 or 1"},
@@ -327,6 +332,8 @@ static const row rows[] = {
     {"BIDIRECTIONAL_SEQUENCE_RNN: auxiliary input's batch", build_bidi_cross, bidi_aux_batch, "auxiliary input's steps and batch differ"},
     {"BIDIRECTIONAL_SEQUENCE_RNN: float16 auxiliary input", build_bidi, bidi_aux_f16, "the auxiliary input must be TENSOR_FLOAT32"},
     {"BIDIRECTIONAL_SEQUENCE_RNN: backward weights of 4 inputs", build_bidi, bidi_bw_weights_inputs, "do not agree"},
+    {"BIDIRECTIONAL_SEQUENCE_RNN: forward hidden state of batch 3", build_bidi, hidden_batch_3, "do not agree"},
+    {"BIDIRECTIONAL_SEQUENCE_RNN: backward hidden state of batch 3", build_bidi, bidi_bw_hidden_batch_3, "do not agree"},
     {"BIDIRECTIONAL_SEQUENCE_RNN: backward output units", build_bidi, bidi_bw_output_units, "output dimension 2 is 4, expected 2"},
     {"BIDIRECTIONAL_SEQUENCE_RNN: int32 input", build_bidi, input0_int32, "the input of type TENSOR_INT32 is not allowed"},
     {"BIDIRECTIONAL_SEQUENCE_RNN accepted: input dimension 0 unknown", build_bidi, input_dim0_unknown, NULL},
@@ -337,6 +344,7 @@ static const row rows[] = {
     {"SVDF: rank 0", build_svdf, svdf_rank_0, "rank 0 must be above 0"},
     {"SVDF: 4 filters of rank 3", build_svdf, svdf_rank_3, "rank 3 and the shapes"},
     {"SVDF: state of 16", build_svdf, svdf_state_size, "do not agree"},
+    {"SVDF: state of batch 3", build_svdf, hidden_batch_3, "do not agree"},
     {"SVDF: bias of 4 units", build_svdf, svdf_bias_units, "do not agree"},
     {"SVDF: weights_feature of 2 inputs", build_svdf, svdf_feature_inputs, "do not agree"},
     {"SVDF: activation 7", build_svdf, svdf_activation_7, "activation 7 is not a fused activation code"},
