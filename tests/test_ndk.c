@@ -285,6 +285,12 @@ static void test_model_extension_types(void **state) {
   bool supported = false;
   assert_int_equal(ANeuralNetworksModel_getSupportedOperationsForDevices(m, &d, 1, &supported), OK);
   assert_true(supported);
+  /* A query changes nothing: a finished model answers it (as in the runtime). */
+  int32_t again = 0;
+  assert_int_equal(ANeuralNetworksModel_getExtensionOperandType(m, fib_name, VKNN_EXAMPLE_INT64, &again), OK);
+  assert_int_equal(again, int64_type);
+  assert_int_equal(ANeuralNetworksModel_getExtensionOperationType(m, fib_name, VKNN_EXAMPLE_FIBONACCI, &again), OK);
+  assert_int_equal(again, fib);
   ANeuralNetworksModel_free(m);
 }
 
@@ -1095,9 +1101,11 @@ static void test_finish_validates(void **state) {
   ANeuralNetworksModel_free(m);
 }
 
-/* A value of 0 bytes for a tensor of unknown size is taken (as the runtime
- * takes it: the size it needs is 0) and read from nowhere; finish refuses
- * the model, a constant of unknown dimensions (UBSan checks the copies). */
+/* NNAPI: a tensor that takes a constant is fully specified. A value for a
+ * tensor of unknown size (0 bytes, the size it would need) is BAD_DATA at
+ * the call, from a buffer or a memory, and the model stays usable. An OEM
+ * scalar of 0 bytes is the model's first copied value: nothing is copied
+ * (UBSan checks the copies). */
 static void test_zero_byte_value(void **state) {
   (void)state;
   ANeuralNetworksModel *m = NULL;
@@ -1106,10 +1114,27 @@ static void test_zero_byte_value(void **state) {
   assert_int_equal(ANeuralNetworksModel_addOperand(m, &open), OK);
   assert_int_equal(ANeuralNetworksModel_addOperand(m, &open), OK);
   static const float unused = 0.f;
-  assert_int_equal(ANeuralNetworksModel_setOperandValue(m, 0, &unused, 0), OK);
+  assert_int_equal(ANeuralNetworksModel_setOperandValue(m, 0, &unused, 0), ANEURALNETWORKS_BAD_DATA);
+  int fd = memfd_with(NULL, 16);
+  ANeuralNetworksMemory *mem = NULL;
+  assert_int_equal(ANeuralNetworksMemory_createFromFd(16, PROT_READ, fd, 0, &mem), OK);
+  assert_int_equal(ANeuralNetworksModel_setOperandValueFromMemory(m, 0, mem, 0, 0), ANEURALNETWORKS_BAD_DATA);
+  /* Operand 0 has no value: it may be the model's input. */
   assert_int_equal(ANeuralNetworksModel_addOperation(m, ANEURALNETWORKS_RELU, 1, (uint32_t[]){0}, 1, (uint32_t[]){1}), OK);
-  assert_int_equal(ANeuralNetworksModel_identifyInputsAndOutputs(m, 0, (uint32_t[]){0}, 1, (uint32_t[]){1}), OK);
-  assert_int_equal(ANeuralNetworksModel_finish(m), ANEURALNETWORKS_BAD_DATA);
+  assert_int_equal(ANeuralNetworksModel_identifyInputsAndOutputs(m, 1, (uint32_t[]){0}, 1, (uint32_t[]){1}), OK);
+  assert_int_equal(ANeuralNetworksModel_finish(m), OK);
+  ANeuralNetworksModel_free(m);
+  ANeuralNetworksMemory_free(mem);
+  close(fd);
+  const ANeuralNetworksOperandType oem_scalar = {10000 /* OEM_SCALAR */, 0, NULL, 0.f, 0};
+  assert_int_equal(ANeuralNetworksModel_create(&m), OK);
+  assert_int_equal(ANeuralNetworksModel_addOperand(m, &tensor_type), OK);
+  assert_int_equal(ANeuralNetworksModel_addOperand(m, &oem_scalar), OK);
+  assert_int_equal(ANeuralNetworksModel_addOperand(m, &tensor_type), OK);
+  assert_int_equal(ANeuralNetworksModel_setOperandValue(m, 1, &unused, 0), OK);
+  assert_int_equal(ANeuralNetworksModel_addOperation(m, 10000 /* OEM_OPERATION */, 2, (uint32_t[]){0, 1}, 1, (uint32_t[]){2}), OK);
+  assert_int_equal(ANeuralNetworksModel_identifyInputsAndOutputs(m, 1, (uint32_t[]){0}, 1, (uint32_t[]){2}), OK);
+  assert_int_equal(ANeuralNetworksModel_finish(m), OK);
   ANeuralNetworksModel_free(m);
 }
 
@@ -1132,6 +1157,12 @@ static void test_refused_call_keeps_the_model(void **state) {
   const ANeuralNetworksOperandType open = {ANEURALNETWORKS_TENSOR_FLOAT32, 3, (const uint32_t[]){65536, 0, 16383}, 0.f, 0};
   assert_int_equal(ANeuralNetworksModel_addOperand(m, &bias), OK);
   assert_int_equal(ANeuralNetworksModel_addOperand(m, &open), OK);
+  /* Per-channel scales need their channel dimension known. */
+  const ANeuralNetworksOperandType open_filter = {ANEURALNETWORKS_TENSOR_QUANT8_SYMM_PER_CHANNEL, 4,
+                                                  (const uint32_t[]){0, 3, 3, 2}, 0.f, 0};
+  assert_int_equal(ANeuralNetworksModel_addOperand(m, &open_filter), OK);
+  const ANeuralNetworksSymmPerChannelQuantParams no_channels = {0, 0, (const float[]){1.f}};
+  assert_int_equal(ANeuralNetworksModel_setOperandSymmPerChannelQuantParams(m, 2, &no_channels), ANEURALNETWORKS_BAD_DATA);
   ANeuralNetworksModel_free(m);
   m = add_model_unfinished(NULL, 0);
   /* addOperation checks the operation's signature, as the runtime does: an
@@ -1174,17 +1205,23 @@ static ANeuralNetworksCompilation *relu_compilation(const ANeuralNetworksOperand
   return compile(*model, false);
 }
 
-/* A memory from a descriptor with one role: input 0 of c. */
-static ANeuralNetworksMemory *input_memory(ANeuralNetworksCompilation *c, uint32_t rank, const uint32_t *dims) {
+/* A memory from a descriptor with one role: input or output 0 of c. */
+static ANeuralNetworksMemory *role_memory(ANeuralNetworksCompilation *c, bool is_input, uint32_t rank,
+                                          const uint32_t *dims) {
   ANeuralNetworksMemoryDesc *desc = NULL;
   ANeuralNetworksMemory *mem = NULL;
   assert_int_equal(ANeuralNetworksMemoryDesc_create(&desc), OK);
-  assert_int_equal(ANeuralNetworksMemoryDesc_addInputRole(desc, c, 0, 1.f), OK);
+  if (is_input) assert_int_equal(ANeuralNetworksMemoryDesc_addInputRole(desc, c, 0, 1.f), OK);
+  else assert_int_equal(ANeuralNetworksMemoryDesc_addOutputRole(desc, c, 0, 1.f), OK);
   if (rank) assert_int_equal(ANeuralNetworksMemoryDesc_setDimensions(desc, rank, dims), OK);
   assert_int_equal(ANeuralNetworksMemoryDesc_finish(desc), OK);
   assert_int_equal(ANeuralNetworksMemory_createFromDesc(desc, &mem), OK);
   ANeuralNetworksMemoryDesc_free(desc);
   return mem;
+}
+
+static ANeuralNetworksMemory *input_memory(ANeuralNetworksCompilation *c, uint32_t rank, const uint32_t *dims) {
+  return role_memory(c, true, rank, dims);
 }
 
 /* A CONV_2D whose every input is a model input, the filter per channel
@@ -1300,6 +1337,93 @@ static void test_unknown_rank_constant_and_fence_zero(void **state) {
   ANeuralNetworksEvent *event = NULL;
   assert_int_equal(ANeuralNetworksEvent_createFromSyncFenceFd(0, &event), ANEURALNETWORKS_BAD_DATA);
   assert_null(event);
+}
+
+/* vknn locates values by 32-bit offsets and lengths: a value at an offset
+ * beyond 4 GiB of a memory (sparse here), or an argument of more than
+ * 4 GiB (padding allows a length above the value's), is refused at the
+ * call, not cut to 32 bits (the computation read the memory's first bytes). */
+static void test_locations_within_4gib(void **state) {
+  fixture *f = *state;
+  const size_t beyond = (size_t)1 << 32;
+  int fd = memfd_with(NULL, beyond + sizeof(A));
+  assert_int_equal(pwrite(fd, A, sizeof(A), (off_t)beyond), (ssize_t)sizeof(A));
+  ANeuralNetworksMemory *mem = NULL;
+  assert_int_equal(ANeuralNetworksMemory_createFromFd(beyond + sizeof(A), PROT_READ | PROT_WRITE, fd, 0, &mem), OK);
+  ANeuralNetworksExecution *e = NULL;
+  assert_int_equal(ANeuralNetworksExecution_create(f->compilation, &e), OK);
+  assert_int_equal(ANeuralNetworksExecution_setInputFromMemory(e, 0, NULL, mem, beyond, sizeof(A)), ANEURALNETWORKS_BAD_DATA);
+  assert_int_equal(ANeuralNetworksExecution_setOutputFromMemory(e, 0, NULL, mem, beyond, sizeof(A)), ANEURALNETWORKS_BAD_DATA);
+  ANeuralNetworksExecution_free(e);
+  assert_int_equal(ANeuralNetworksExecution_create(f->compilation, &e), OK);
+  assert_int_equal(ANeuralNetworksExecution_enableInputAndOutputPadding(e, true), OK);
+  assert_int_equal(ANeuralNetworksExecution_setInput(e, 0, NULL, A, beyond + sizeof(A)), ANEURALNETWORKS_BAD_DATA);
+  ANeuralNetworksExecution_free(e);
+  ANeuralNetworksModel *m = NULL;
+  assert_int_equal(ANeuralNetworksModel_create(&m), OK);
+  assert_int_equal(ANeuralNetworksModel_addOperand(m, &tensor_type), OK);
+  assert_int_equal(ANeuralNetworksModel_setOperandValueFromMemory(m, 0, mem, beyond, sizeof(A)), ANEURALNETWORKS_BAD_DATA);
+  const ANeuralNetworksOperandType oem_scalar = {10000 /* OEM_SCALAR */, 0, NULL, 0.f, 0};
+  assert_int_equal(ANeuralNetworksModel_addOperand(m, &oem_scalar), OK);
+  assert_int_equal(ANeuralNetworksModel_setOperandValue(m, 1, A, beyond), ANEURALNETWORKS_BAD_DATA);
+  ANeuralNetworksModel_free(m);
+  ANeuralNetworksMemory_free(mem);
+  close(fd);
+}
+
+/* A model of one RELU whose output has unknown dimensions, compiled for the device. */
+static ANeuralNetworksCompilation *open_relu_compilation(ANeuralNetworksModel **model) {
+  const ANeuralNetworksOperandType open = {ANEURALNETWORKS_TENSOR_FLOAT32, 1, (const uint32_t[]){0}, 0.f, 0};
+  ANeuralNetworksModel *m = NULL;
+  assert_int_equal(ANeuralNetworksModel_create(&m), OK);
+  assert_int_equal(ANeuralNetworksModel_addOperand(m, &tensor_type), OK);
+  assert_int_equal(ANeuralNetworksModel_addOperand(m, &open), OK);
+  assert_int_equal(ANeuralNetworksModel_addOperation(m, ANEURALNETWORKS_RELU, 1, (uint32_t[]){0}, 1, (uint32_t[]){1}), OK);
+  assert_int_equal(ANeuralNetworksModel_identifyInputsAndOutputs(m, 1, (uint32_t[]){0}, 1, (uint32_t[]){1}), OK);
+  assert_int_equal(ANeuralNetworksModel_finish(m), OK);
+  *model = m;
+  return compile(m, true);
+}
+
+/* NNAPI: the type given with an argument is a valid type: no dimensions
+ * for a scalar, and its known bytes within uint32 (as addOperand's), also
+ * with a memory from a descriptor, whose length is not checked. */
+static void test_argument_type_is_valid(void **state) {
+  (void)state;
+  ANeuralNetworksModel *m = NULL;
+  assert_int_equal(ANeuralNetworksModel_create(&m), OK);
+  for (int i = 0; i < 2; ++i) assert_int_equal(ANeuralNetworksModel_addOperand(m, &tensor_type), OK);
+  assert_int_equal(ANeuralNetworksModel_addOperand(m, &scalar_type), OK);
+  assert_int_equal(ANeuralNetworksModel_addOperand(m, &tensor_type), OK);
+  assert_int_equal(ANeuralNetworksModel_addOperation(m, ANEURALNETWORKS_ADD, 3, (uint32_t[]){0, 1, 2}, 1, (uint32_t[]){3}), OK);
+  assert_int_equal(ANeuralNetworksModel_identifyInputsAndOutputs(m, 3, (uint32_t[]){0, 1, 2}, 1, (uint32_t[]){3}), OK);
+  assert_int_equal(ANeuralNetworksModel_finish(m), OK);
+  ANeuralNetworksCompilation *c = compile(m, false);
+  ANeuralNetworksExecution *e = NULL;
+  float out[N];
+  assert_int_equal(ANeuralNetworksExecution_create(c, &e), OK);
+  const int32_t none = ANEURALNETWORKS_FUSED_NONE;
+  const ANeuralNetworksOperandType scalar_with_dims = {ANEURALNETWORKS_INT32, 1, (const uint32_t[]){1}, 0.f, 0};
+  assert_int_equal(ANeuralNetworksExecution_setInput(e, 2, &scalar_with_dims, &none, sizeof(none)), ANEURALNETWORKS_BAD_DATA);
+  assert_int_equal(ANeuralNetworksExecution_setInput(e, 2, &scalar_type, &none, sizeof(none)), OK);
+  assert_int_equal(ANeuralNetworksExecution_setInput(e, 0, NULL, A, sizeof(A)), OK);
+  assert_int_equal(ANeuralNetworksExecution_setInput(e, 1, NULL, B, sizeof(B)), OK);
+  assert_int_equal(ANeuralNetworksExecution_setOutput(e, 0, NULL, out, sizeof(out)), OK);
+  assert_int_equal(ANeuralNetworksExecution_compute(e), OK);
+  check_sum(out);
+  ANeuralNetworksExecution_free(e);
+  ANeuralNetworksCompilation_free(c);
+  ANeuralNetworksModel_free(m);
+  /* 2^31 floats (8 GiB) for an output of unknown size in a descriptor's memory. */
+  c = open_relu_compilation(&m);
+  ANeuralNetworksMemory *mem = role_memory(c, false, 0, NULL);
+  assert_int_equal(ANeuralNetworksExecution_create(c, &e), OK);
+  const ANeuralNetworksOperandType huge = {ANEURALNETWORKS_TENSOR_FLOAT32, 1, (const uint32_t[]){1u << 31}, 0.f, 0};
+  assert_int_equal(ANeuralNetworksExecution_setOutputFromMemory(e, 0, &huge, mem, 0, 0), ANEURALNETWORKS_BAD_DATA);
+  ANeuralNetworksExecution_free(e);
+  ANeuralNetworksMemory_free(mem);
+  ANeuralNetworksCompilation_free(c);
+  ANeuralNetworksModel_free(m);
 }
 
 /* ---- feature level 5 and the Support Library table ----------------------------- */
@@ -1462,6 +1586,8 @@ int main(void) {
       cmocka_unit_test(test_zero_byte_value),
       cmocka_unit_test(test_memory_metadata),
       cmocka_unit_test(test_rank_9_model),
+      cmocka_unit_test_setup_teardown(test_locations_within_4gib, setup, teardown),
+      cmocka_unit_test(test_argument_type_is_valid),
       cmocka_unit_test_setup_teardown(test_reusable_execution, setup, teardown),
       cmocka_unit_test(test_sl_table),
       cmocka_unit_test(test_no_validation_messages),

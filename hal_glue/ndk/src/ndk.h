@@ -43,6 +43,12 @@ int32_t ndk_next_slot(void);
  * description); 0 for an unknown type. */
 size_t ndk_element_size(int32_t type);
 bool ndk_type_is_scalar(int32_t type);
+/* The bytes a type's known dimensions make (unknown ones, 0, left out) stay
+ * within uint32 (the NNAPI runtime's rule, for operands and for the types
+ * given with execution arguments alike). */
+bool ndk_type_size_fits(const ANeuralNetworksOperandType *t);
+/* vknn locates values by 32-bit offsets and lengths (the HAL's DataLocation). */
+#define NDK_MAX_LOCATION UINT32_MAX
 
 /* Returns code, logged as an error of function, unless cond holds. */
 #define NDK_REQUIRE_IN(function, cond, code, ...) \

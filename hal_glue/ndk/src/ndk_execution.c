@@ -65,8 +65,10 @@ void ANeuralNetworksExecution_free(ANeuralNetworksExecution *execution) {
 
 static bool type_matches(const ndk_operand *o, const ANeuralNetworksOperandType *t) {
   if (t->type != o->type || t->scale != o->scale || t->zeroPoint != o->zero_point) return false;
-  /* NNAPI: dimensions given exactly when the count is not 0. */
+  /* NNAPI: dimensions given exactly when the count is not 0, none for a
+   * scalar, and their bytes within uint32 (as for the model's operands). */
   if (t->dimensionCount > VKNN_MAX_RANK || (t->dimensionCount > 0) != (t->dimensions != NULL)) return false;
+  if ((ndk_type_is_scalar(t->type) && t->dimensionCount > 0) || !ndk_type_size_fits(t)) return false;
   if (o->rank != 0 && t->dimensionCount != o->rank) return false;
   for (uint32_t i = 0; i < t->dimensionCount && o->rank != 0; ++i)
     if (o->dimensions[i] != 0 && t->dimensions[i] != o->dimensions[i]) return false;
@@ -144,6 +146,8 @@ static int set_pointer(ANeuralNetworksExecution *e, int32_t index, bool is_input
                        const char *function) {
   /* NNAPI: no value is a NULL buffer of length 0, never a buffer of none. */
   NDK_REQUIRE_IN(function, buffer == NULL || length > 0, ANEURALNETWORKS_BAD_DATA, "a buffer of 0 bytes");
+  NDK_REQUIRE_IN(function, length <= NDK_MAX_LOCATION, ANEURALNETWORKS_BAD_DATA, "%zu bytes are more than 4 GiB",
+                 length);
   ndk_argument a = {.kind = buffer == NULL ? NDK_ARGUMENT_OMITTED : NDK_ARGUMENT_POINTER,
                     .buffer = (void *)buffer, .length = length};
   return set_argument(e, index, is_input, type, &a, function);
@@ -173,6 +177,9 @@ static int check_memory_range(const ANeuralNetworksExecution *e, int32_t index, 
                    "the type's dimensions disagree with the memory's");
   } else if (offset > memory->size || length > memory->size - offset) {
     ndk_log_error(function, "bytes [%zu, +%zu) are outside the memory (%zu bytes)", offset, length, memory->size);
+    return ANEURALNETWORKS_BAD_DATA;
+  } else if (offset > NDK_MAX_LOCATION || length > NDK_MAX_LOCATION) {
+    ndk_log_error(function, "bytes [%zu, +%zu): an offset or length beyond 4 GiB", offset, length);
     return ANEURALNETWORKS_BAD_DATA;
   } else if (offset == 0 && length == 0) {
     /* As the NNAPI runtime does: offset and length 0 would mean the whole

@@ -82,18 +82,6 @@ static bool quant_params_valid(const ANeuralNetworksOperandType *t) {
   }
 }
 
-/* The bytes the known dimensions make (unknown ones, 0, left out) stay
- * within uint32 (the NNAPI runtime's rule). */
-static bool known_size_fits(const ANeuralNetworksOperandType *t) {
-  uint64_t size = VKNN_EXTENSION_PREFIX(t->type) != 0 ? 1 : ndk_element_size(t->type);
-  for (uint32_t i = 0; i < t->dimensionCount; ++i) {
-    if (t->dimensions[i] == 0) continue;
-    size *= t->dimensions[i];
-    if (size > UINT32_MAX) return false;
-  }
-  return true;
-}
-
 int ANeuralNetworksModel_addOperand(ANeuralNetworksModel *model,
                                     const ANeuralNetworksOperandType *type) {
   NDK_NOT_NULL(model);
@@ -106,7 +94,7 @@ int ANeuralNetworksModel_addOperand(ANeuralNetworksModel *model,
                   "dimensions is %s for rank %u", type->dimensions ? "given" : "NULL", type->dimensionCount);
   NDK_MODEL_CHECK(model, quant_params_valid(type), "scale %g and zero point %d are invalid for type %d",
                   (double)type->scale, type->zeroPoint, type->type);
-  NDK_MODEL_CHECK(model, known_size_fits(type), "a tensor of more than 4 GiB");
+  NDK_MODEL_CHECK(model, ndk_type_size_fits(type), "a tensor of more than 4 GiB");
   if (ndk_reserve((void **)&model->operands, &model->operand_capacity, model->operand_count + 1,
                   sizeof(ndk_operand)) != 0)
     return ANEURALNETWORKS_OUT_OF_MEMORY;
@@ -134,6 +122,15 @@ static size_t value_size(const ndk_operand *o) {
   return size;
 }
 
+/* NNAPI: a tensor that takes a constant is fully specified (its rank and
+ * every dimension known); a scalar always is. */
+static bool fully_specified(const ndk_operand *o) {
+  if (ndk_type_is_scalar(o->type)) return true;
+  for (uint32_t i = 0; i < o->rank; ++i)
+    if (o->dimensions[i] == 0) return false;
+  return o->rank > 0;
+}
+
 /* The checks every setOperandValue* shares. */
 static int check_value_target(ANeuralNetworksModel *model, int32_t index, const char *function) {
   if (model->finished || model->invalid) {
@@ -149,7 +146,7 @@ static int check_value_target(ANeuralNetworksModel *model, int32_t index, const 
 
 static int copy_small_value(ANeuralNetworksModel *model, ndk_operand *o, const void *buffer,
                             size_t length) {
-  if (length == 0) { /* a tensor of unknown size: nothing to copy (finish refuses such a constant) */
+  if (length == 0) { /* an OEM scalar of no bytes: nothing to copy */
     o->value = NDK_VALUE_COPY;
     o->offset = o->length = 0;
     return ANEURALNETWORKS_NO_ERROR;
@@ -178,6 +175,8 @@ int ANeuralNetworksModel_setOperandValue(ANeuralNetworksModel *model, int32_t in
     return ANEURALNETWORKS_NO_ERROR;
   }
   NDK_MODEL_CHECK(model, o->type != ANEURALNETWORKS_MODEL, "operand %d takes a model (setOperandValueFromModel)", index);
+  NDK_MODEL_CHECK(model, fully_specified(o), "operand %d: a constant needs every dimension", index);
+  NDK_MODEL_CHECK(model, length <= NDK_MAX_LOCATION, "%zu bytes are more than 4 GiB", length);
   size_t needed = value_size(o);
   NDK_MODEL_CHECK(model, needed == length || o->type == VKNN_OPERAND_OEM,
                   "operand %d needs %zu bytes, got %zu", index, needed, length);
@@ -202,6 +201,8 @@ int ANeuralNetworksModel_setOperandValueFromMemory(ANeuralNetworksModel *model, 
                   "memory from a descriptor cannot hold a constant");
   NDK_MODEL_CHECK(model, offset <= memory->size && length <= memory->size - offset,
                   "bytes [%zu, +%zu) are outside the memory (%zu bytes)", offset, length, memory->size);
+  NDK_MODEL_CHECK(model, offset <= NDK_MAX_LOCATION, "offset %zu is beyond 4 GiB", offset);
+  NDK_MODEL_CHECK(model, fully_specified(o), "operand %d: a constant needs every dimension", index);
   size_t needed = value_size(o);
   NDK_MODEL_CHECK(model, needed == length, "operand %d needs %zu bytes, got %zu", index, needed, length);
   o->value = NDK_VALUE_MEMORY;
@@ -239,6 +240,9 @@ int ANeuralNetworksModel_setOperandSymmPerChannelQuantParams(
                   "operand %d is not TENSOR_QUANT8_SYMM_PER_CHANNEL", index);
   NDK_MODEL_CHECK(model, channelQuant->channelDim < o->rank, "channel dimension %u is not below rank %u",
                   channelQuant->channelDim, o->rank);
+  /* NNAPI: the channel dimension is never unknown (its scales are given now). */
+  NDK_MODEL_CHECK(model, o->dimensions[channelQuant->channelDim] != 0, "channel dimension %u is unknown",
+                  channelQuant->channelDim);
   NDK_MODEL_CHECK(model, channelQuant->scaleCount == o->dimensions[channelQuant->channelDim] &&
                              channelQuant->scales != NULL,
                   "%u scales for a channel dimension of %u", channelQuant->scaleCount,
@@ -503,10 +507,9 @@ int ANeuralNetworksModel_getSupportedOperationsForDevices(
 }
 
 /* Extension types are the same in every model (ndk_device.c): the
- * extension's prefix, the code within it. */
-static int extension_type(ANeuralNetworksModel *model, const char *function, const char *name,
-                          uint16_t code, int32_t *type) {
-  NDK_REQUIRE_IN(function, !model->finished, ANEURALNETWORKS_BAD_STATE, "the model is finished");
+ * extension's prefix, the code within it. A query changes nothing, so a
+ * finished model answers it too (as in the NNAPI runtime). */
+static int extension_type(const char *function, const char *name, uint16_t code, int32_t *type) {
   uint16_t prefix;
   int r = ndk_extension_prefix(function, name, &prefix);
   if (r == ANEURALNETWORKS_NO_ERROR) *type = VKNN_EXTENSION_TYPE(prefix, code);
@@ -519,7 +522,7 @@ int ANeuralNetworksModel_getExtensionOperandType(ANeuralNetworksModel *model,
   NDK_NOT_NULL(model);
   NDK_NOT_NULL(extensionName);
   NDK_NOT_NULL(type);
-  return extension_type(model, __func__, extensionName, operandCodeWithinExtension, type);
+  return extension_type(__func__, extensionName, operandCodeWithinExtension, type);
 }
 
 int ANeuralNetworksModel_getExtensionOperationType(ANeuralNetworksModel *model,
@@ -529,7 +532,7 @@ int ANeuralNetworksModel_getExtensionOperationType(ANeuralNetworksModel *model,
   NDK_NOT_NULL(model);
   NDK_NOT_NULL(extensionName);
   NDK_NOT_NULL(type);
-  return extension_type(model, __func__, extensionName, operationCodeWithinExtension, type);
+  return extension_type(__func__, extensionName, operationCodeWithinExtension, type);
 }
 
 /* The bytes go to the driver as the operand's extraParams.extension, which

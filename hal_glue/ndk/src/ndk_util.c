@@ -119,6 +119,16 @@ bool ndk_type_is_scalar(int32_t type) {
          type == VKNN_OPERAND_OEM;
 }
 
+bool ndk_type_size_fits(const ANeuralNetworksOperandType *t) {
+  uint64_t size = VKNN_EXTENSION_PREFIX(t->type) != 0 ? 1 : ndk_element_size(t->type);
+  for (uint32_t i = 0; i < t->dimensionCount; ++i) {
+    if (t->dimensions[i] == 0) continue;
+    size *= t->dimensions[i];
+    if (size > UINT32_MAX) return false;
+  }
+  return true;
+}
+
 uint64_t ndk_deadline_after(uint64_t duration_ns) {
   uint64_t now = ndk_now_boottime_ns();
   return duration_ns > UINT64_MAX - now ? UINT64_MAX : now + duration_ns;
