@@ -1371,6 +1371,33 @@ static void test_locations_within_4gib(void **state) {
   close(fd);
 }
 
+/* NNAPI: a fenced computation's event is backed by a sync fence, and gives
+ * it (a descriptor the client closes) after its execution is freed too; a
+ * later computation may depend on it then. */
+static void test_fenced_event_outlives_execution(void **state) {
+  fixture *f = *state;
+  float out[N] = {0};
+  ANeuralNetworksExecution *e = execution_with_inputs(f->compilation, out);
+  ANeuralNetworksEvent *ev = NULL, *next = NULL;
+  assert_int_equal(ANeuralNetworksExecution_startComputeWithDependencies(e, NULL, 0, 0, &ev), OK);
+  ANeuralNetworksExecution_free(e);
+  check_sum(out);
+  int fence = -1;
+  assert_int_equal(ANeuralNetworksEvent_getSyncFenceFd(ev, &fence), OK);
+  assert_true(fence >= 0);
+  close(fence);
+  assert_int_equal(ANeuralNetworksEvent_wait(ev), OK);
+  memset(out, 0, sizeof(out));
+  e = execution_with_inputs(f->compilation, out);
+  const ANeuralNetworksEvent *deps[1] = {ev};
+  assert_int_equal(ANeuralNetworksExecution_startComputeWithDependencies(e, deps, 1, 0, &next), OK);
+  assert_int_equal(ANeuralNetworksEvent_wait(next), OK);
+  check_sum(out);
+  ANeuralNetworksEvent_free(next);
+  ANeuralNetworksExecution_free(e);
+  ANeuralNetworksEvent_free(ev);
+}
+
 /* A model of one RELU whose output has unknown dimensions, compiled for the device. */
 static ANeuralNetworksCompilation *open_relu_compilation(ANeuralNetworksModel **model) {
   const ANeuralNetworksOperandType open = {ANEURALNETWORKS_TENSOR_FLOAT32, 1, (const uint32_t[]){0}, 0.f, 0};
@@ -1383,6 +1410,41 @@ static ANeuralNetworksCompilation *open_relu_compilation(ANeuralNetworksModel **
   assert_int_equal(ANeuralNetworksModel_finish(m), OK);
   *model = m;
   return compile(m, true);
+}
+
+/* An output of unknown dimensions in the model, known from its memory's
+ * descriptor: a fenced computation takes it, and reports those dimensions
+ * (they were reported as rank 0, a scalar's). */
+static void test_fenced_shape_from_descriptor(void **state) {
+  (void)state;
+  ANeuralNetworksModel *m = NULL;
+  ANeuralNetworksCompilation *c = open_relu_compilation(&m);
+  ANeuralNetworksMemory *mem = role_memory(c, false, 1, (const uint32_t[]){N}), *host = NULL;
+  ANeuralNetworksExecution *e = NULL;
+  ANeuralNetworksEvent *ev = NULL;
+  assert_int_equal(ANeuralNetworksExecution_create(c, &e), OK);
+  assert_int_equal(ANeuralNetworksExecution_setInput(e, 0, NULL, A, sizeof(A)), OK);
+  assert_int_equal(ANeuralNetworksExecution_setOutputFromMemory(e, 0, NULL, mem, 0, 0), OK);
+  assert_int_equal(ANeuralNetworksExecution_startComputeWithDependencies(e, NULL, 0, 0, &ev), OK);
+  assert_int_equal(ANeuralNetworksEvent_wait(ev), OK);
+  uint32_t rank = 0, dims[1] = {0};
+  assert_int_equal(ANeuralNetworksExecution_getOutputOperandRank(e, 0, &rank), OK);
+  assert_int_equal(rank, 1);
+  assert_int_equal(ANeuralNetworksExecution_getOutputOperandDimensions(e, 0, dims), OK);
+  assert_int_equal(dims[0], N);
+  ANeuralNetworksEvent_free(ev);
+  ANeuralNetworksExecution_free(e);
+  int fd = memfd_with(NULL, sizeof(A));
+  assert_int_equal(ANeuralNetworksMemory_createFromFd(sizeof(A), PROT_READ | PROT_WRITE, fd, 0, &host), OK);
+  assert_int_equal(ANeuralNetworksMemory_copy(mem, host), OK);
+  float out[N];
+  assert_int_equal(pread(fd, out, sizeof(out), 0), (ssize_t)sizeof(out));
+  assert_memory_equal(out, A, sizeof(A)); /* RELU of positive values */
+  ANeuralNetworksMemory_free(host);
+  ANeuralNetworksMemory_free(mem);
+  close(fd);
+  ANeuralNetworksCompilation_free(c);
+  ANeuralNetworksModel_free(m);
 }
 
 /* NNAPI: the type given with an argument is a valid type: no dimensions
@@ -1587,6 +1649,8 @@ int main(void) {
       cmocka_unit_test(test_memory_metadata),
       cmocka_unit_test(test_rank_9_model),
       cmocka_unit_test_setup_teardown(test_locations_within_4gib, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_fenced_event_outlives_execution, setup, teardown),
+      cmocka_unit_test(test_fenced_shape_from_descriptor),
       cmocka_unit_test(test_argument_type_is_valid),
       cmocka_unit_test_setup_teardown(test_reusable_execution, setup, teardown),
       cmocka_unit_test(test_sl_table),

@@ -340,7 +340,10 @@ int ndk_execution_dup_fence(const ANeuralNetworksExecution *execution);
 
 struct ANeuralNetworksEvent {
   ANeuralNetworksExecution *execution; /* NULL once it is freed or for a plain fence */
-  int fd;     /* a plain sync fence (createFromSyncFenceFd), else -1 */
+  bool of_computation; /* the event of a computation, not a plain fence */
+  /* Its sync fence, or -1: the client's (createFromSyncFenceFd) or the
+   * fenced computation's own copy, which outlives the execution. */
+  int fd;
   int result; /* the execution's result once it is freed */
 };
 ANeuralNetworksEvent *ndk_event_for_execution(ANeuralNetworksExecution *execution);

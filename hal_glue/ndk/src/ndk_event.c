@@ -13,7 +13,10 @@ static ANeuralNetworksEvent *new_event(void) {
 
 ANeuralNetworksEvent *ndk_event_for_execution(ANeuralNetworksExecution *execution) {
   ANeuralNetworksEvent *event = new_event();
-  if (event != NULL) event->execution = execution;
+  if (event != NULL) {
+    event->execution = execution;
+    event->of_computation = true;
+  }
   return event;
 }
 
@@ -39,21 +42,25 @@ int ndk_execution_dup_fence(const ANeuralNetworksExecution *execution) {
   return execution->fence_fd >= 0 ? fcntl(execution->fence_fd, F_DUPFD_CLOEXEC, 0) : -1;
 }
 
-/* Only an event that is a sync fence has one to give (the NDK's BAD_DATA). */
+/* Only an event that is a sync fence has one to give (the NDK's BAD_DATA);
+ * a fenced computation's event keeps its own, so the execution may be
+ * freed (or computed again) first. */
 int ANeuralNetworksEvent_getSyncFenceFd(const ANeuralNetworksEvent *event, int *sync_fence_fd) {
   NDK_NOT_NULL(sync_fence_fd);
   *sync_fence_fd = -1;
   NDK_NOT_NULL(event);
-  if (event->fd >= 0) *sync_fence_fd = fcntl(event->fd, F_DUPFD_CLOEXEC, 0);
-  else if (event->execution != NULL) *sync_fence_fd = ndk_execution_dup_fence(event->execution);
-  NDK_REQUIRE(*sync_fence_fd >= 0, ANEURALNETWORKS_BAD_DATA, "the event has no sync fence");
+  NDK_REQUIRE(event->fd >= 0, ANEURALNETWORKS_BAD_DATA, "the event has no sync fence");
+  *sync_fence_fd = fcntl(event->fd, F_DUPFD_CLOEXEC, 0);
+  NDK_REQUIRE(*sync_fence_fd >= 0, ANEURALNETWORKS_OP_FAILED, "cannot duplicate the event's sync fence");
   return ANEURALNETWORKS_NO_ERROR;
 }
 
+/* A computation's event answers with its outcome (its fence may signal
+ * before the outcome is known); a plain fence with the fence's state. */
 int ANeuralNetworksEvent_wait(ANeuralNetworksEvent *event) {
   NDK_NOT_NULL(event);
   if (event->execution != NULL) return ndk_execution_wait(event->execution);
-  if (event->fd >= 0) {
+  if (!event->of_computation && event->fd >= 0) {
     NDK_REQUIRE(vknn_sync_fence_wait(event->fd, -1) == VKNN_SYNC_FENCE_SIGNALED, ANEURALNETWORKS_OP_FAILED,
                 "the sync fence signaled an error");
     return ANEURALNETWORKS_NO_ERROR;

@@ -419,7 +419,8 @@ static void on_async_done(void *user_data, vknn_status status, const vknn_output
   complete(user_data, status, shapes, timing);
 }
 
-/* The event of a started computation, or none when it did not start. */
+/* The event of a started computation, or none when it did not start. A
+ * fenced computation's event takes a copy of its sync fence. */
 static int hand_out_event(ANeuralNetworksExecution *execution, ANeuralNetworksEvent *ev, int result,
                           ANeuralNetworksEvent **out) {
   if (result != ANEURALNETWORKS_NO_ERROR) {
@@ -427,6 +428,10 @@ static int hand_out_event(ANeuralNetworksExecution *execution, ANeuralNetworksEv
     ANeuralNetworksEvent_free(ev);
     return result;
   }
+  ev->fd = ndk_execution_dup_fence(execution);
+  if (execution->fence_fd >= 0 && ev->fd < 0)
+    ndk_log_error("ANeuralNetworksExecution_startComputeWithDependencies",
+                  "cannot keep the sync fence: the event has none to give");
   execution->event = ev;
   *out = ev;
   return ANEURALNETWORKS_NO_ERROR;
@@ -457,7 +462,6 @@ static int dependency_fences(const ANeuralNetworksEvent *const *deps, uint32_t c
   *fd_count = 0;
   for (uint32_t i = 0; i < count; ++i) {
     int fd = deps[i]->fd;
-    if (fd < 0 && deps[i]->execution != NULL && deps[i]->execution->fence_fd >= 0) fd = deps[i]->execution->fence_fd;
     if (fd >= 0) {
       fds[(*fd_count)++] = fd;
       continue;
@@ -471,42 +475,56 @@ static int dependency_fences(const ANeuralNetworksEvent *const *deps, uint32_t c
   return ANEURALNETWORKS_NO_ERROR;
 }
 
-/* A fenced computation reports no shapes: its outputs have the shapes the
- * model or the arguments give (vknn refuses outputs of unknown shape there). */
-static void known_output_shapes(ANeuralNetworksExecution *e) {
-  for (uint32_t i = 0; i < e->output_count; ++i) {
-    const ndk_operand *o = ndk_compilation_io_operand(e->compilation, i, false);
-    const ndk_argument *a = &e->outputs[i];
-    vknn_output_shape *s = &e->shapes[i];
-    s->rank = a->rank ? a->rank : o->rank;
-    if (s->rank > 0) memcpy(s->dimensions, a->rank ? a->dimensions : o->dimensions, s->rank * sizeof(uint32_t));
-    s->is_sufficient = true;
-  }
-}
-
-/* Whether output i's dimensions are all known before the computation: from
- * the model, the type given with the argument, or a descriptor's memory. */
-static bool output_specified(const ANeuralNetworksExecution *e, uint32_t i) {
+/* Output i's shape before the computation, from the model, the type given
+ * with the argument and a descriptor's memory (each fills what the ones
+ * before leave unknown); whether it is fully known. */
+static bool output_shape_before(const ANeuralNetworksExecution *e, uint32_t i, vknn_output_shape *out) {
   const ndk_operand *o = ndk_compilation_io_operand(e->compilation, i, false);
   const ndk_argument *a = &e->outputs[i];
   const ANeuralNetworksMemory *m =
       a->kind == NDK_ARGUMENT_MEMORY && a->memory->kind == NDK_MEMORY_DEVICE ? a->memory : NULL;
+  *out = (vknn_output_shape){.is_sufficient = true};
   if (ndk_type_is_scalar(o->type)) return true;
-  uint32_t rank = a->rank ? a->rank : o->rank ? o->rank : m ? m->rank : 0;
-  if (rank == 0) return false;
-  for (uint32_t d = 0; d < rank; ++d) {
+  out->rank = a->rank ? a->rank : o->rank ? o->rank : m ? m->rank : 0;
+  bool known = out->rank > 0;
+  for (uint32_t d = 0; d < out->rank; ++d) {
     uint32_t dim = a->rank ? a->dimensions[d] : 0;
     if (dim == 0 && o->rank) dim = o->dimensions[d];
     if (dim == 0 && m && m->rank) dim = m->dimensions[d];
-    if (dim == 0) return false;
+    out->dimensions[d] = dim;
+    known = known && dim != 0;
   }
-  return true;
+  return known;
+}
+
+/* A fenced computation reports no shapes: its outputs have the shapes known
+ * before it (vknn refuses outputs of unknown shape there). */
+static void known_output_shapes(ANeuralNetworksExecution *e) {
+  for (uint32_t i = 0; i < e->output_count; ++i) output_shape_before(e, i, &e->shapes[i]);
+}
+
+static bool output_specified(const ANeuralNetworksExecution *e, uint32_t i) {
+  vknn_output_shape shape;
+  return output_shape_before(e, i, &shape);
+}
+
+/* The outputs' shapes known before the computation, as the request's own
+ * (a descriptor's dimensions are not the request's otherwise). */
+static void give_known_output_shapes(ANeuralNetworksExecution *e) {
+  known_output_shapes(e);
+  for (uint32_t i = 0; i < e->output_count; ++i) {
+    vknn_request_argument *a = &e->request.arguments[e->input_count + i];
+    if (a->has_no_value || e->shapes[i].rank == 0) continue;
+    a->dimension_count = e->shapes[i].rank;
+    a->dimensions = e->shapes[i].dimensions;
+  }
 }
 
 static int start_fenced(ANeuralNetworksExecution *e, const int *fds, uint32_t fd_count, uint64_t duration) {
   compute_args args;
   int r = begin_compute(e, NULL, &args, "ANeuralNetworksExecution_startComputeWithDependencies");
   if (r != ANEURALNETWORKS_NO_ERROR) return r;
+  give_known_output_shapes(e);
   vknn_duration after_fence = {duration != 0, duration};
   vknn_status s = vknn_prepared_model_execute_fenced(e->compilation->prepared, &e->request.request, fds, fd_count,
                                                      args.measure, &args.deadline, &args.loop_timeout,
@@ -542,10 +560,7 @@ int ANeuralNetworksExecution_startComputeWithDependencies(ANeuralNetworksExecuti
   ANeuralNetworksEvent *ev = ndk_event_for_execution(execution);
   uint32_t fd_count = 0;
   int r = fds && ev ? dependency_fences(dependencies, num_dependencies, fds, &fd_count) : ANEURALNETWORKS_OUT_OF_MEMORY;
-  if (r == ANEURALNETWORKS_NO_ERROR) {
-    known_output_shapes(execution);
-    r = start_fenced(execution, fds, fd_count, duration);
-  }
+  if (r == ANEURALNETWORKS_NO_ERROR) r = start_fenced(execution, fds, fd_count, duration);
   ndk_free(fds);
   return hand_out_event(execution, ev, r, event);
 }
