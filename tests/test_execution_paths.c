@@ -184,6 +184,7 @@ static void fenced_runs(fixture *f, const int *gates, uint32_t gate_count, const
                                                       after_fence, &fence, &e),
                    VKNN_STATUS_NONE);
   assert_int_equal(fenced_outcome(e, fence, NULL, NULL), VKNN_STATUS_NONE);
+  assert_int_equal(vknn_sync_fence_wait(fence, 0), VKNN_SYNC_FENCE_SIGNALED);
   assert_float_equal(output(f, 2), 22.f, 0.f);
   vknn_fenced_execution_release(e);
   close(fence);
@@ -235,6 +236,19 @@ static void test_sync_fence_states(void **state) {
   assert_int_equal(vknn_sync_fence_wait(signaled, 0), VKNN_SYNC_FENCE_ERROR);
   assert_int_equal(vknn_sync_fence_wait(signaled, 0), VKNN_SYNC_FENCE_SIGNALED);
   vknn_fault_arm(VKNN_FAULT_SYNC_FENCE_ERROR, 0);
+  /* A pipe (this driver's completion fences): a byte then the writer gone is
+   * signaled; the writer gone without one, in error. */
+  int data[2], hung_up[2];
+  assert_int_equal(pipe(data), 0);
+  assert_int_equal(pipe(hung_up), 0);
+  assert_int_equal(vknn_sync_fence_wait(data[0], 0), VKNN_SYNC_FENCE_ACTIVE);
+  assert_int_equal(write(data[1], "", 1), 1);
+  close(data[1]);
+  close(hung_up[1]);
+  assert_int_equal(vknn_sync_fence_wait(data[0], 0), VKNN_SYNC_FENCE_SIGNALED);
+  assert_int_equal(vknn_sync_fence_wait(hung_up[0], -1), VKNN_SYNC_FENCE_ERROR);
+  close(data[0]);
+  close(hung_up[0]);
   close(active);
   close(signaled);
 }
@@ -258,6 +272,17 @@ static void test_fenced_fails_on_fence_error(void **state) {
   assert_non_null(strstr(f->log.last, "sync fence 1 of 2 signaled an error"));
   assert_float_equal(output(f, 2), 0.f, 0.f); /* nothing ran */
   vknn_fenced_execution_release(e);
+  /* Its own fence signals the failure on: an execution waiting for it fails. */
+  assert_int_equal(vknn_sync_fence_wait(fence, 0), VKNN_SYNC_FENCE_ERROR);
+  int next_fence = -1;
+  assert_int_equal(vknn_prepared_model_execute_fenced(f->pm, &f->r.request, &fence, 1, 0, NULL, NULL, NULL,
+                                                      &next_fence, &e),
+                   VKNN_STATUS_NONE);
+  assert_int_equal(fenced_outcome(e, next_fence, NULL, NULL), VKNN_STATUS_GENERAL_FAILURE);
+  assert_int_equal(vknn_sync_fence_wait(next_fence, 0), VKNN_SYNC_FENCE_ERROR);
+  assert_float_equal(output(f, 2), 0.f, 0.f);
+  vknn_fenced_execution_release(e);
+  close(next_fence);
   close(fence);
   fenced_runs(f, gates, 2, NULL); /* without the fault the same fences let it run */
   close(gates[0]);

@@ -723,6 +723,36 @@ static void test_execution_fenced(void **state) {
   ANeuralNetworksExecution_free(e);
 }
 
+/* A dependency in error (a pipe whose writer left without signaling, as
+ * vknn's fence of a failed computation) fails the computation, whose own
+ * fence is then in error: a computation depending on it fails too, and
+ * neither writes its outputs. */
+static void test_failed_dependency_fails_dependents(void **state) {
+  fixture *f = *state;
+  int ends[2];
+  assert_int_equal(pipe(ends), 0);
+  close(ends[1]);
+  ANeuralNetworksEvent *failed = NULL, *first = NULL, *second = NULL;
+  assert_int_equal(ANeuralNetworksEvent_createFromSyncFenceFd(ends[0], &failed), OK);
+  close(ends[0]);
+  assert_int_equal(ANeuralNetworksEvent_wait(failed), ANEURALNETWORKS_OP_FAILED);
+  float out[2][N] = {{0}};
+  ANeuralNetworksExecution *e[2] = {execution_with_inputs(f->compilation, out[0]),
+                                    execution_with_inputs(f->compilation, out[1])};
+  const ANeuralNetworksEvent *on_failed[1] = {failed};
+  assert_int_equal(ANeuralNetworksExecution_startComputeWithDependencies(e[0], on_failed, 1, 0, &first), OK);
+  const ANeuralNetworksEvent *on_first[1] = {first};
+  assert_int_equal(ANeuralNetworksExecution_startComputeWithDependencies(e[1], on_first, 1, 0, &second), OK);
+  assert_int_equal(ANeuralNetworksEvent_wait(second), ANEURALNETWORKS_OP_FAILED);
+  assert_int_equal(ANeuralNetworksEvent_wait(first), ANEURALNETWORKS_OP_FAILED);
+  for (int i = 0; i < N; ++i) assert_true(out[0][i] == 0.f && out[1][i] == 0.f);
+  ANeuralNetworksEvent_free(second);
+  ANeuralNetworksEvent_free(first);
+  ANeuralNetworksEvent_free(failed);
+  ANeuralNetworksExecution_free(e[1]);
+  ANeuralNetworksExecution_free(e[0]);
+}
+
 static void test_execution_burst(void **state) {
   fixture *f = *state;
   ANeuralNetworksBurst *burst = NULL, *other = NULL;
@@ -1631,6 +1661,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_argument_rules, setup, teardown),
       cmocka_unit_test_setup_teardown(test_execution_async, setup, teardown),
       cmocka_unit_test_setup_teardown(test_execution_fenced, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_failed_dependency_fails_dependents, setup, teardown),
       cmocka_unit_test_setup_teardown(test_execution_burst, setup, teardown),
       cmocka_unit_test(test_execution_dynamic_output),
       cmocka_unit_test_setup_teardown(test_memory_from_fd, setup, teardown),

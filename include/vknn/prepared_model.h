@@ -68,8 +68,9 @@ typedef struct vknn_fenced_execution vknn_fenced_execution;
  * negative or invalid one: INVALID_ARGUMENT); the work starts once all are
  * signaled. timeout_after_fence (may be NULL) bounds the time from then to
  * completion (MISSED_DEADLINE_TRANSIENT past it). *out_sync_fence receives a
- * descriptor that becomes readable when the execution completes; the caller
- * closes it. *out_execution reports the outcome
+ * descriptor that becomes readable when the execution completes, signaled
+ * where it succeeded and in error where it failed (vknn_sync_fence_wait), so
+ * that work waiting for it fails too; the caller closes it. *out_execution reports the outcome
  * (vknn_fenced_execution_get_info) and is released by the caller. A model
  * output of unknown shape gives INVALID_ARGUMENT. */
 vknn_status vknn_prepared_model_execute_fenced(vknn_prepared_model *prepared_model,
@@ -92,9 +93,11 @@ vknn_status vknn_fenced_execution_get_info(vknn_fenced_execution *execution,
 void vknn_fenced_execution_release(vknn_fenced_execution *execution);
 
 /* A sync fence's state: a sync_file whose fence signaled an error (the work
- * it stood for failed, its status below 0), or a descriptor poll reports in
- * error, is VKNN_SYNC_FENCE_ERROR; any other readable descriptor (this
- * driver's completion fences are eventfds) is signaled. */
+ * it stood for failed, its status below 0), a descriptor poll reports in
+ * error, or one that hung up without data (a pipe whose writer left: this
+ * driver's completion fence of a failed execution) is VKNN_SYNC_FENCE_ERROR;
+ * any other readable descriptor (an eventfd, a completion fence of an
+ * execution that succeeded) is signaled. */
 typedef enum vknn_sync_fence_state {
   VKNN_SYNC_FENCE_ACTIVE = 0,
   VKNN_SYNC_FENCE_SIGNALED = 1,

@@ -5,7 +5,6 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include "runtime/prepared_model_internal.h"
@@ -89,7 +88,9 @@ struct vknn_fenced_execution {
   uint64_t fenced_ns;      /* when it ended */
   vknn_execution_options options; /* call_ns: when the call was made (timingLaunched) */
   vknn_duration timeout_after_fence;
-  int signal_fd;
+  /* The caller's sync fence is the read end of a pipe (completion_fence). */
+  int signal_fd; /* its write end */
+  int reader_fd; /* a read end of the job's own until it signals: no write meets a pipe without readers */
 };
 
 static void unref(vknn_fenced_execution *f) {
@@ -114,6 +115,21 @@ static vknn_timing since(uint64_t start_ns, const vknn_timing *run) {
   return (vknn_timing){device, device != UINT64_MAX && device > driver ? device : driver};
 }
 
+/* Signals the caller's sync fence: one byte and the write end closed when
+ * the execution succeeded; the write end closed alone when it failed, which
+ * poll reports as a hang-up without data, the fence's error state
+ * (vknn_sync_fence_wait), as a sync_file of failed work signals with an
+ * error. A computation waiting for the fence then fails too. */
+static void signal_completion(vknn_fenced_execution *f, vknn_status status) {
+  if (status == VKNN_STATUS_NONE) {
+    const uint8_t one = 1;
+    ssize_t written = write(f->signal_fd, &one, sizeof(one)); /* a pipe of one byte never blocks */
+    (void)written;
+  }
+  close(f->signal_fd);
+  close(f->reader_fd);
+}
+
 static void run_fenced(void *context) {
   vknn_fenced_execution *f = context;
   vknn_timing run = {UINT64_MAX, UINT64_MAX};
@@ -132,10 +148,7 @@ static void run_fenced(void *context) {
   }
   f->done = true;
   pthread_mutex_unlock(&f->lock);
-  uint64_t one = 1;
-  ssize_t written = write(f->signal_fd, &one, sizeof(one)); /* signals the sync fence */
-  (void)written;
-  close(f->signal_fd);
+  signal_completion(f, s);
   vknn_prepared_model_release_pending(f->pm);
   vknn_request_copy_free(&f->copy);
   unref(f);
@@ -220,6 +233,21 @@ static vknn_fenced_execution *new_fenced(vknn_prepared_model *pm, const int *wai
   return f;
 }
 
+/* The caller's sync fence (the read end of a pipe, signal_completion), or
+ * -1 without descriptors for it. */
+static int completion_fence(vknn_fenced_execution *f) {
+  int ends[2];
+  if (pipe2(ends, O_CLOEXEC) != 0) return -1;
+  f->reader_fd = fcntl(ends[0], F_DUPFD_CLOEXEC, 0);
+  if (f->reader_fd < 0) {
+    close(ends[0]);
+    close(ends[1]);
+    return -1;
+  }
+  f->signal_fd = ends[1];
+  return ends[0];
+}
+
 vknn_status vknn_prepared_model_execute_fenced(vknn_prepared_model *pm, const vknn_request *request,
                                                const int *wait_for, uint32_t wait_count,
                                                vknn_measure_timing measure,
@@ -238,10 +266,8 @@ vknn_status vknn_prepared_model_execute_fenced(vknn_prepared_model *pm, const vk
   if (s != VKNN_STATUS_NONE) return s;
   vknn_fenced_execution *f = new_fenced(pm, wait_for, wait_count, &options, timeout_after_fence);
   if (f == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
-  /* The caller's fence: an eventfd, readable once the job writes to it. */
-  int fence = eventfd(0, EFD_CLOEXEC);
-  f->signal_fd = fence >= 0 ? dup(fence) : -1;
-  s = f->signal_fd >= 0 ? vknn_request_copy_make(request, &f->copy) : VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
+  int fence = completion_fence(f);
+  s = fence >= 0 ? vknn_request_copy_make(request, &f->copy) : VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
   if (s == VKNN_STATUS_NONE) {
     f->wait = (vknn_fence_wait){.fds = f->wait_for, .count = wait_count, .deadline = &f->options.deadline,
                                 .ready = fences_ready, .context = f};
@@ -251,8 +277,11 @@ vknn_status vknn_prepared_model_execute_fenced(vknn_prepared_model *pm, const vk
     if (s != VKNN_STATUS_NONE) vknn_prepared_model_release_pending(pm);
   }
   if (s != VKNN_STATUS_NONE) {
-    if (fence >= 0) close(fence);
-    if (f->signal_fd >= 0) close(f->signal_fd);
+    if (fence >= 0) {
+      close(fence);
+      close(f->signal_fd);
+      close(f->reader_fd);
+    }
     vknn_request_copy_free(&f->copy);
     f->references = 1;
     unref(f);

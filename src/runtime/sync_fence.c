@@ -40,5 +40,8 @@ vknn_sync_fence_state vknn_sync_fence_wait(int fd, int timeout_ms) {
   while ((r = poll(&p, 1, remaining_ms(timeout_ms, start_ns))) < 0 && errno == EINTR) continue;
   if (r < 0 || (r > 0 && (p.revents & (POLLERR | POLLNVAL)))) return VKNN_SYNC_FENCE_ERROR;
   if (r == 0) return VKNN_SYNC_FENCE_ACTIVE;
+  /* A hang-up without data: a pipe whose writer left without signaling,
+   * as this driver's completion fence of a failed execution does. */
+  if (!(p.revents & POLLIN)) return VKNN_SYNC_FENCE_ERROR;
   return signaled_with_error(fd) ? VKNN_SYNC_FENCE_ERROR : VKNN_SYNC_FENCE_SIGNALED;
 }

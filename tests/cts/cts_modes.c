@@ -117,6 +117,14 @@ void cts_run_fenced(cts_worker *w, cts_case *c, vknn_prepared_model *pm, cts_jud
       j->status = CTS_FAILED;
     }
     s = vknn_fenced_execution_get_info(execution, &launched, &fenced);
+    /* The fence itself says whether the execution failed (work waiting for
+     * it fails then). */
+    vknn_sync_fence_state state = vknn_sync_fence_wait(fence, 0);
+    if (j->status != CTS_FAILED && (state == VKNN_SYNC_FENCE_SIGNALED) != (s == VKNN_STATUS_NONE)) {
+      snprintf(j->reason, sizeof(j->reason), "the sync fence's state %d does not match the outcome %s", (int)state,
+               vknn_status_name(s));
+      j->status = CTS_FAILED;
+    }
     close(fence);
   }
   vknn_fenced_execution_release(execution);
