@@ -554,6 +554,36 @@ static void test_compilation_caching(void **state) {
   ANeuralNetworksModel_free(m);
 }
 
+/* A cache folder whose files' paths would not fit the longest path (4096
+ * bytes) caches nothing: cut short, the .model and .data files' paths were
+ * one and the same file. The compilation still succeeds. */
+static void test_caching_path_too_long(void **state) {
+  (void)state;
+  char base[] = "/tmp/vknn-ndk-long-XXXXXX";
+  assert_non_null(mkdtemp(base));
+  char dir[4200], part[251];
+  memset(part, 'd', 250);
+  part[250] = '\0';
+  size_t len = (size_t)snprintf(dir, sizeof(dir), "%s", base);
+  for (int i = 0; i < 16; ++i) {
+    len += (size_t)snprintf(dir + len, sizeof(dir) - len, "/%s", part);
+    assert_int_equal(mkdir(dir, 0700), 0);
+  }
+  assert_true(len + 1 + 2 * ANEURALNETWORKS_BYTE_SIZE_OF_CACHE_TOKEN + 6 >= 4096 && len < 4096);
+  ANeuralNetworksModel *m = add_model();
+  ANeuralNetworksCompilation *c = NULL;
+  assert_int_equal(ANeuralNetworksCompilation_create(m, &c), OK);
+  assert_int_equal(ANeuralNetworksCompilation_setCaching(c, dir, (uint8_t[32]){1, 2, 3}), OK);
+  assert_int_equal(ANeuralNetworksCompilation_finish(c), OK);
+  compute_and_check(c);
+  ANeuralNetworksCompilation_free(c);
+  ANeuralNetworksModel_free(m);
+  assert_int_equal(files_in(dir), 0);
+  char cmd[128];
+  snprintf(cmd, sizeof(cmd), "rm -r %s", base);
+  assert_int_equal(system(cmd), 0);
+}
+
 /* ---- executions -------------------------------------------------------------- */
 
 typedef struct fixture {
@@ -1654,6 +1684,7 @@ int main(void) {
       cmocka_unit_test(test_supported_operations),
       cmocka_unit_test(test_compilation_rules),
       cmocka_unit_test(test_compilation_caching),
+      cmocka_unit_test(test_caching_path_too_long),
       cmocka_unit_test(test_caching_across_processes),
       cmocka_unit_test_setup_teardown(test_execution_argument_checks, setup, teardown),
       cmocka_unit_test_setup_teardown(test_execution_used_once, setup, teardown),

@@ -150,7 +150,11 @@ static bool has_bytes(int fd) {
 static int open_cache_file(const ANeuralNetworksCompilation *c, const uint8_t *token, const char *suffix) {
   char path[4096], hex[2 * ANEURALNETWORKS_BYTE_SIZE_OF_CACHE_TOKEN + 1];
   for (int i = 0; i < ANEURALNETWORKS_BYTE_SIZE_OF_CACHE_TOKEN; ++i) sprintf(hex + 2 * i, "%02x", token[i]);
-  snprintf(path, sizeof(path), "%s/%s.%s", c->cache_dir, hex, suffix);
+  /* Cut short, the two files' paths would be one file. */
+  if (snprintf(path, sizeof(path), "%s/%s.%s", c->cache_dir, hex, suffix) >= (int)sizeof(path)) {
+    ndk_log_error("ANeuralNetworksCompilation_finish", "the cache folder's path is too long: no caching");
+    return -1;
+  }
   int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
   if (fd < 0) ndk_log_error("ANeuralNetworksCompilation_finish", "cannot open the cache file %s", path);
   return fd;
