@@ -3,6 +3,7 @@
  * index and type checks), and each way of computing, checked against values
  * computed here. Every model runs on vknn's device. */
 #include <dirent.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -751,6 +752,50 @@ static void test_execution_fenced(void **state) {
   ANeuralNetworksEvent_free(ev);
   ANeuralNetworksEvent_free(dep);
   ANeuralNetworksExecution_free(e);
+}
+
+static void *wait_for_event(void *event) {
+  return (void *)(intptr_t)ANeuralNetworksEvent_wait(event);
+}
+
+static void *free_execution(void *execution) {
+  ANeuralNetworksExecution_free(execution);
+  return NULL;
+}
+
+/* A thread waiting on a computation's event while another frees the
+ * execution (which waits for the computation first): the free waits for
+ * the waiter to be done with the execution, which it read freed before
+ * (ASan). The computation waits for a gate so that both are waiting. */
+static void test_event_waiter_and_free(void **state) {
+  fixture *f = *state;
+  for (int round = 0; round < 10; ++round) {
+    int gate = eventfd(0, EFD_CLOEXEC);
+    ANeuralNetworksEvent *dep = NULL, *ev = NULL;
+    assert_int_equal(ANeuralNetworksEvent_createFromSyncFenceFd(gate, &dep), OK);
+    float out[N] = {0};
+    ANeuralNetworksExecution *e = execution_with_inputs(f->compilation, out);
+    const ANeuralNetworksEvent *deps[1] = {dep};
+    assert_int_equal(ANeuralNetworksExecution_startComputeWithDependencies(e, deps, 1, 0, &ev), OK);
+    pthread_t waiters[3], freer;
+    for (int i = 0; i < 3; ++i) assert_int_equal(pthread_create(&waiters[i], NULL, wait_for_event, ev), 0);
+    usleep(5000);
+    assert_int_equal(pthread_create(&freer, NULL, free_execution, e), 0);
+    usleep(5000);
+    uint64_t one = 1;
+    assert_int_equal(write(gate, &one, sizeof(one)), sizeof(one));
+    for (int i = 0; i < 3; ++i) {
+      void *result = NULL;
+      assert_int_equal(pthread_join(waiters[i], &result), 0);
+      assert_int_equal((int)(intptr_t)result, OK);
+    }
+    assert_int_equal(pthread_join(freer, NULL), 0);
+    check_sum(out);
+    assert_int_equal(ANeuralNetworksEvent_wait(ev), OK); /* the result outlives the execution */
+    ANeuralNetworksEvent_free(ev);
+    ANeuralNetworksEvent_free(dep);
+    close(gate);
+  }
 }
 
 /* A dependency in error (a pipe whose writer left without signaling, as
@@ -1693,6 +1738,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_execution_async, setup, teardown),
       cmocka_unit_test_setup_teardown(test_execution_fenced, setup, teardown),
       cmocka_unit_test_setup_teardown(test_failed_dependency_fails_dependents, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_event_waiter_and_free, setup, teardown),
       cmocka_unit_test_setup_teardown(test_execution_burst, setup, teardown),
       cmocka_unit_test(test_execution_dynamic_output),
       cmocka_unit_test_setup_teardown(test_memory_from_fd, setup, teardown),

@@ -330,6 +330,7 @@ struct ANeuralNetworksExecution {
   vknn_fenced_execution *fenced; /* startComputeWithDependencies */
   int fence_fd;
   ANeuralNetworksEvent *event; /* the event of an asynchronous computation */
+  uint32_t event_waiters; /* threads waiting through an event (ndk_event.c's link lock) */
 };
 /* Waits for an asynchronous computation; its result. */
 int ndk_execution_wait(ANeuralNetworksExecution *execution);
@@ -347,6 +348,10 @@ struct ANeuralNetworksEvent {
   int result; /* the execution's result once it is freed */
 };
 ANeuralNetworksEvent *ndk_event_for_execution(ANeuralNetworksExecution *execution);
+/* Ends the link between an execution and its event (the event keeps
+ * result); with wait_for_waiters, returns only once no thread waits for the
+ * execution through an event any more (the execution may go then). */
+void ndk_event_detach(ANeuralNetworksExecution *execution, int result, bool wait_for_waiters);
 
 /* ---- burst --------------------------------------------------------------- */
 

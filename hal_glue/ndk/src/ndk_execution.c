@@ -46,10 +46,8 @@ void ANeuralNetworksExecution_free(ANeuralNetworksExecution *execution) {
   if (execution == NULL) return;
   /* A computation in flight writes into the execution: it finishes first. */
   int result = ndk_execution_wait(execution);
-  if (execution->event != NULL) {
-    execution->event->result = result;
-    execution->event->execution = NULL;
-  }
+  /* Threads still waiting through its event are about to return. */
+  ndk_event_detach(execution, result, true);
   vknn_fenced_execution_release(execution->fenced);
   if (execution->fence_fd >= 0) close(execution->fence_fd);
   ndk_request_release(&execution->request);
@@ -302,11 +300,7 @@ typedef struct compute_args {
 /* A reusable execution that completed starts over with the same arguments;
  * its earlier event keeps the earlier result. */
 static void reset_for_reuse(ANeuralNetworksExecution *e) {
-  if (e->event != NULL) {
-    e->event->result = e->result;
-    e->event->execution = NULL;
-    e->event = NULL;
-  }
+  ndk_event_detach(e, e->result, false);
   vknn_fenced_execution_release(e->fenced);
   e->fenced = NULL;
   if (e->fence_fd >= 0) close(e->fence_fd);
