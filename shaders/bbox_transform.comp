@@ -62,8 +62,9 @@ void main() {
     vec4 b = vec4(BOX_VALUE(boxes[4u * box]), BOX_VALUE(boxes[4u * box + 1u]), BOX_VALUE(boxes[4u * box + 2u]),
                   BOX_VALUE(boxes[4u * box + 3u]));
     int batch = batch_of[box];
-    if (batch < 0 || batch >= int(p.batches) || !(b.x <= b.z && b.y <= b.w)) {
-        report_invalid_value(p.check_code);
+    bool batch_ok = batch >= 0 && batch < int(p.batches);
+    if (!batch_ok || !(b.x <= b.z && b.y <= b.w)) {
+        report_invalid_value(p.check_code, batch_ok ? RULE_BOX_INVERTED : RULE_BATCH_INDEX_OUT_OF_RANGE);
         batch = 0;
     }
     float image_h = BOX_VALUE(images[2u * uint(batch)]);

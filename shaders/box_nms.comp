@@ -135,7 +135,7 @@ vec4 box_at(uint box, uint cls) {
 
 void check_box(uint box, uint cls) {
     vec4 b = box_at(box, cls);
-    if (!(b.x <= b.z && b.y <= b.w)) report_invalid_value(p.check_code);
+    if (!(b.x <= b.z && b.y <= b.w)) report_invalid_value(p.check_code, RULE_BOX_INVERTED);
 }
 
 float kernel_weight(float iou) {
@@ -317,7 +317,7 @@ void check_batches(uint lane) {
     for (uint box = lane; box < p.boxes_count; box += LANES) {
         if (meta[meta_run_of() + box] != box) continue;
         int batch = int(meta[meta_run_batch() + box]);
-        if (batch < 0) report_invalid_value(p.check_code);
+        if (batch < 0) report_invalid_value(p.check_code, RULE_BATCH_INDEX_OUT_OF_RANGE);
         if (box > 0u && batch < int(meta[meta_run_batch() + meta[meta_run_of() + box - 1u]])) s_unsorted = 1u;
         bitonic_store(atomicAdd(s_runs, 1u), uint(batch));
     }
@@ -332,7 +332,7 @@ void check_batches(uint lane) {
     barrier();
     bitonic_sort(lane, n);
     for (uint k = lane + 1u; k < runs; k += LANES)
-        if (bitonic_load(k) == bitonic_load(k - 1u)) report_invalid_value(p.check_code);
+        if (bitonic_load(k) == bitonic_load(k - 1u)) report_invalid_value(p.check_code, RULE_BATCH_INDICES_NOT_GROUPED);
 }
 
 void store_score(uint at, float v) {

@@ -37,7 +37,7 @@ void main() {
     uint o = t / p.index_count;
     int index = indices[k];
     if (index < 0 || index >= int(p.axis)) {
-        report_invalid_value(p.check_code);
+        report_invalid_value(p.check_code, RULE_INDEX_OUT_OF_RANGE);
         y[i] = STORAGE_T(0u);
         return;
     }

@@ -47,7 +47,7 @@ int find_key(int key) {
 
 void main() {
     uint i = flat_invocation_index();
-    if (p.check_keys != 0u && i + 1u < p.key_count && keys[i + 1u] < keys[i]) report_invalid_value(p.check_code);
+    if (p.check_keys != 0u && i + 1u < p.key_count && keys[i + 1u] < keys[i]) report_invalid_value(p.check_code, RULE_KEYS_NOT_ASCENDING);
     if (i >= p.lookup_count * p.row_size) return;
     uint lookup = i / p.row_size, r = i % p.row_size;
     int row = find_key(lookups[lookup]);

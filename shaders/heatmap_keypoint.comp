@@ -166,7 +166,7 @@ void main() {
 
     vec4 b = vec4(BOX_VALUE(boxes[4u * box]), BOX_VALUE(boxes[4u * box + 1u]), BOX_VALUE(boxes[4u * box + 2u]),
                   BOX_VALUE(boxes[4u * box + 3u]));
-    if (!(b.x <= b.z && b.y <= b.w)) report_invalid_value(p.check_code);
+    if (!(b.x <= b.z && b.y <= b.w)) report_invalid_value(p.check_code, RULE_BOX_INVERTED);
     precise float width = b.z - b.x;
     precise float height = b.w - b.y;
     precise float wn = float(col) + delta.x + 0.5;

@@ -209,7 +209,7 @@ void main() {
     if (i >= p.batches * positions()) return;
     uint image = i / positions(), k = i % positions();
     vec4 anchor = shifted_anchor(k);
-    if (!(anchor.x < anchor.z && anchor.y < anchor.w)) report_invalid_value(p.check_code);
+    if (!(anchor.x < anchor.z && anchor.y < anchor.w)) report_invalid_value(p.check_code, RULE_ANCHOR_EMPTY);
     vec2 image_size = vec2(IMAGE_VALUE(images[2u * image + 1u]), IMAGE_VALUE(images[2u * image]));
     vec4 box = transform(anchor, image, k, image_size);
     float score = score_of(image, k);

@@ -47,32 +47,46 @@ int extent(int axis) { return t[AXES + axis * 4]; }
 int view_size(int d) { return t[VIEW + d * 3]; }
 void set_start(int axis, int start) { m[AXES + axis * 4 + 2] = start; }
 
-// Whether size = before + extent + after with neither padding negative
-// (written so that no sum can overflow).
-bool padding_fits(int before, int after, int extent_, int size) {
-    return before >= 0 && after >= 0 && extent_ <= size && before <= size - extent_ &&
-           after == size - extent_ - before;
+// Each check returns the rule its parameters break (runtime_status.glsl), 0
+// when they break none. A value no shape could take (a negative padding, a
+// zero stride) is named before one that leads to a shape other than the
+// declared output (RULE_SHAPE_MISMATCH), so each goes over every axis for
+// the first kind before the second.
+
+// Picks the more telling of two rules: any before a shape mismatch.
+uint worse_rule(uint a, uint b) { return a != 0u && a != RULE_SHAPE_MISMATCH ? a : (b != 0u ? b : a); }
+
+// size = before + extent + after with neither padding negative (written so
+// that no sum can overflow).
+uint padding_rule(int before, int after, int extent_, int size) {
+    if (before < 0 || after < 0) return RULE_PADDING_NEGATIVE;
+    bool fits = extent_ <= size && before <= size - extent_ && after == size - extent_ - before;
+    return fits ? 0u : RULE_SHAPE_MISMATCH;
 }
 
-// Whether size = extent * factor with factor >= 1 (no product can overflow).
-bool scales_to(int extent_, int factor, int size) {
-    return factor >= 1 && size % extent_ == 0 && size / extent_ == factor;
+// size = extent * factor with factor >= 1 (no product can overflow);
+// not_positive: the rule a factor below 1 breaks.
+uint scale_rule(int extent_, int factor, int size, uint not_positive) {
+    if (factor < 1) return not_positive;
+    return size % extent_ == 0 && size / extent_ == factor ? 0u : RULE_SHAPE_MISMATCH;
 }
 
-bool pad_valid() {
+uint pad_rule() {
+    uint rule = 0u;
     for (int a = 0; a < t[2]; ++a)
-        if (!padding_fits(pa[2 * a], pa[2 * a + 1], extent(a), view_size(a))) return false;
-    return true;
+        rule = worse_rule(rule, padding_rule(pa[2 * a], pa[2 * a + 1], extent(a), view_size(a)));
+    return rule;
 }
 
 // begin in [0, dim - size]; size as declared, or -1 for the rest of the axis.
-bool slice_valid() {
+uint slice_rule() {
+    uint rule = 0u;
     for (int a = 0; a < t[2]; ++a) {
         int dim = extent(a), size = view_size(a), begin = pa[a];
-        if (begin < 0 || size > dim || begin > dim - size) return false;
-        if (pb[a] != size && !(pb[a] == -1 && begin == dim - size)) return false;
+        if (begin < 0 || size > dim || begin > dim - size) return RULE_SLICE_OUT_OF_RANGE;
+        if (pb[a] != size && !(pb[a] == -1 && begin == dim - size)) rule = RULE_SHAPE_MISMATCH;
     }
-    return true;
+    return rule;
 }
 
 // TensorFlow's begin (or end) of a strided slice axis, clamped to the axis.
@@ -82,78 +96,86 @@ int strided_bound(int value, bool masked, bool is_end, int dim, int stride) {
     return clamp(value < 0 ? value + dim : value, lo, hi);
 }
 
-// The begin of axis a, its step, and whether the elements it selects are as
-// many as the declared output has. A shrunk axis counts as one in the view:
-// with the masks and the stride applied it must select exactly one element
-// (as the constant path, src/ops/slice.c, and the NNAPI reference want).
-bool strided_axis(int a, out int begin, out int stride) {
+// The begin of axis a, its step, and the rule it breaks: the elements it
+// selects must be as many as the declared output has. A shrunk axis counts
+// as one in the view: with the masks and the stride applied it must select
+// exactly one element (as the constant path, src/ops/slice.c, and the NNAPI
+// reference want).
+uint strided_axis(int a, out int begin, out int stride) {
     int dim = extent(a);
     stride = pc[a];
-    if (stride == 0) return false;
+    begin = 0;
+    if (stride == 0) return RULE_STRIDE_ZERO;
     begin = strided_bound(pa[a], ((p.begin_mask >> a) & 1) != 0, false, dim, stride);
     int end = strided_bound(pb[a], ((p.end_mask >> a) & 1) != 0, true, dim, stride);
     int span = stride > 0 ? end - begin : begin - end;  // both in [-1, dim]: no overflow
     uint step = stride > 0 ? uint(stride) : uint(-(stride + 1)) + 1u;
     uint count = span > 0 ? uint(span - 1) / step + 1u : 0u;
-    return count == uint(view_size(a));
+    return count == uint(view_size(a)) ? 0u : RULE_SHAPE_MISMATCH;
 }
 
-bool strided_slice_valid() {
+uint strided_slice_rule() {
+    uint rule = 0u;
     for (int a = 0; a < t[2]; ++a) {
         int begin, stride;
-        if (!strided_axis(a, begin, stride)) return false;
+        rule = worse_rule(rule, strided_axis(a, begin, stride));
     }
-    return true;
+    return rule;
 }
 
 // perm is a permutation of the axes, and output dimension d has input
 // dimension perm[d]'s size.
-bool transpose_valid() {
-    uint seen = 0u;
+uint transpose_rule() {
+    uint seen = 0u, rule = 0u;
     for (int d = 0; d < t[1]; ++d) {
         int axis = pa[d];
-        if (axis < 0 || axis >= t[2] || (seen & (1u << axis)) != 0u) return false;
-        if (extent(axis) != view_size(d)) return false;
+        if (axis < 0 || axis >= t[2] || (seen & (1u << axis)) != 0u) return RULE_PERM_NOT_PERMUTATION;
+        if (extent(axis) != view_size(d)) rule = RULE_SHAPE_MISMATCH;
         seen |= 1u << axis;
     }
-    return true;
+    return rule;
 }
 
 // The block is bh x bw, both >= 1, of the area the batch sizes fix (the
 // template's placeholder size of the first block dimension).
-bool block_valid(int bh, int bw) {
+uint block_rule(int bh, int bw) {
+    if (bh < 1 || bw < 1) return RULE_BLOCK_NOT_POSITIVE;
     int area = view_size(p.block_h_view);
-    return bh >= 1 && bw >= 1 && bh <= area && bw <= area / bh && bh * bw == area;
+    return bh <= area && bw <= area / bh && bh * bw == area ? 0u : RULE_SHAPE_MISMATCH;
 }
 
-bool space_to_batch_valid() {
+uint space_to_batch_rule() {
     int bh = pa[0], bw = pa[1];
-    if (!block_valid(bh, bw)) return false;
+    uint rule = block_rule(bh, bw);
+    if (rule != 0u) return rule;
     // Output sizes times the block: no overflow, the output has fewer elements.
-    return padding_fits(pb[0], pb[1], extent(p.h_axis), view_size(p.h_view) * bh) &&
-           padding_fits(pb[2], pb[3], extent(p.w_axis), view_size(p.w_view) * bw);
+    rule = padding_rule(pb[0], pb[1], extent(p.h_axis), view_size(p.h_view) * bh);
+    return worse_rule(rule, padding_rule(pb[2], pb[3], extent(p.w_axis), view_size(p.w_view) * bw));
 }
 
-bool batch_to_space_valid() {
+uint batch_to_space_rule() {
     int bh = pa[0], bw = pa[1];
-    return block_valid(bh, bw) && scales_to(extent(p.h_axis), bh, p.out_height) &&
-           scales_to(extent(p.w_axis), bw, p.out_width);
+    uint rule = block_rule(bh, bw);
+    if (rule == 0u) rule = scale_rule(extent(p.h_axis), bh, p.out_height, RULE_BLOCK_NOT_POSITIVE);
+    if (rule == 0u) rule = scale_rule(extent(p.w_axis), bw, p.out_width, RULE_BLOCK_NOT_POSITIVE);
+    return rule;
 }
 
-bool tile_valid() {
+uint tile_rule() {
+    uint rule = 0u;
     for (int a = 0; a < t[2]; ++a)
-        if (!scales_to(extent(a), pa[a], view_size(a))) return false;
-    return true;
+        rule = worse_rule(rule, scale_rule(extent(a), pa[a], view_size(a), RULE_MULTIPLE_NOT_POSITIVE));
+    return rule;
 }
 
-bool parameters_valid() {
-    if (OP == PAD) return pad_valid();
-    if (OP == SLICE) return slice_valid();
-    if (OP == STRIDED_SLICE) return strided_slice_valid();
-    if (OP == TRANSPOSE) return transpose_valid();
-    if (OP == SPACE_TO_BATCH) return space_to_batch_valid();
-    if (OP == BATCH_TO_SPACE) return batch_to_space_valid();
-    return tile_valid();
+uint parameters_rule() {
+    if (OP == PAD) return pad_rule();
+    if (OP == SLICE) return slice_rule();
+    if (OP == STRIDED_SLICE) return strided_slice_rule();
+    if (OP == TRANSPOSE) return transpose_rule();
+    if (OP == SPACE_TO_BATCH) return space_to_batch_rule();
+    if (OP == BATCH_TO_SPACE) return batch_to_space_rule();
+    return tile_rule();
 }
 
 void patch_map() {
@@ -190,8 +212,9 @@ void patch_map() {
 void main() {
     if (flat_invocation_index() != 0u) return;
     for (uint i = 0u; i < p.words; ++i) m[i] = t[i];
-    if (parameters_valid())
+    uint rule = parameters_rule();
+    if (rule == 0u)
         patch_map();
     else
-        report_invalid_value(p.check_code);
+        report_invalid_value(p.check_code, rule);
 }

@@ -30,20 +30,22 @@ float load(uint i) {
 #endif
 }
 
-// The region's bounds in feature-map pixels (x1, y1, x2, y2); false when the
-// reference would reject the box.
-bool scaled_box(uint r, out vec4 box) {
+// The region's bounds in feature-map pixels (x1, y1, x2, y2), and the rule
+// its batch index or box breaks, as the reference checks them (0: none).
+uint scaled_box(uint r, int batch, out vec4 box) {
     vec4 raw = load_box(r);
 #if defined(QUANTIZED)
     precise vec4 b = raw * vec4(p.scale_w, p.scale_h, p.scale_w, p.scale_h) * 0.125;
     box = b;
-    return b.x <= float(p.in_w) && b.y <= float(p.in_h) && b.z <= float(p.in_w) &&
-           b.w <= float(p.in_h) && b.x <= b.z && b.y <= b.w;
+    return region_rule(batch, b.x <= b.z && b.y <= b.w,
+                       b.x <= float(p.in_w) && b.y <= float(p.in_h) && b.z <= float(p.in_w) &&
+                           b.w <= float(p.in_h));
 #else
     precise vec4 b = raw * vec4(p.scale_w, p.scale_h, p.scale_w, p.scale_h);
     box = b;
-    return all(greaterThanEqual(raw, vec4(0.0))) && b.x <= float(p.in_w) && b.y <= float(p.in_h) &&
-           b.z <= float(p.in_w) && b.w <= float(p.in_h) && raw.x <= raw.z && raw.y <= raw.w;
+    return region_rule(batch, raw.x <= raw.z && raw.y <= raw.w,
+                       all(greaterThanEqual(raw, vec4(0.0))) && b.x <= float(p.in_w) &&
+                           b.y <= float(p.in_h) && b.z <= float(p.in_w) && b.w <= float(p.in_h));
 #endif
 }
 
@@ -84,9 +86,9 @@ void main() {
     OutputIndex o = output_index(i);
     vec4 box;
     int batch = load_batch(o.region);
-    bool box_ok = scaled_box(o.region, box);
-    if (batch < 0 || batch >= int(p.batches) || !box_ok) {
-        report_invalid_value(p.check_code);
+    uint rule = scaled_box(o.region, batch, box);
+    if (rule != 0u) {
+        report_invalid_value(p.check_code, rule);
         y[i] = x[0];  // any value: the execution fails
         return;
     }
@@ -138,7 +140,7 @@ void main() {
     // / points, then split into mantissa and exponent (below one, or rejected).
     float real = nearest_quotient(p.multiplier, float(points));
     if (!(real < 1.0)) {
-        report_invalid_value(p.check_code);
+        report_invalid_value(p.check_code, RULE_REGION_SCALE);
         y[i] = x[0];  // any value: the execution fails
         return;
     }

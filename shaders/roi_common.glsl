@@ -32,6 +32,15 @@ vec4 load_box(uint r) {
 
 int load_batch(uint r) { return batch_of[r]; }
 
+// The rule a region breaks (runtime_status.glsl; 0: none): its batch index
+// names no image of the input, its corners are out of order (as the kernel
+// compared them), or its box leaves the image.
+uint region_rule(int batch, bool ordered, bool inside) {
+    if (batch < 0 || batch >= int(p.batches)) return RULE_BATCH_INDEX_OUT_OF_RANGE;
+    if (!ordered) return RULE_BOX_INVERTED;
+    return inside ? 0u : RULE_BOX_OUT_OF_RANGE;
+}
+
 struct OutputIndex {
     uint region, y, x, c;
 };

@@ -54,11 +54,11 @@ void main() {
     vec4 raw = box_in_pixels(o.region);
     precise vec4 b = raw * vec4(p.scale_w, p.scale_h, p.scale_w, p.scale_h);
     int batch = load_batch(o.region);
-    bool ok = batch >= 0 && batch < int(p.batches) && all(greaterThanEqual(raw, vec4(0.0))) &&
-              b.x <= float(p.in_w) && b.y <= float(p.in_h) && b.z <= float(p.in_w) &&
-              b.w <= float(p.in_h) && raw.x <= raw.z && raw.y <= raw.w;
-    if (!ok) {
-        report_invalid_value(p.check_code);
+    uint rule = region_rule(batch, raw.x <= raw.z && raw.y <= raw.w,
+                            all(greaterThanEqual(raw, vec4(0.0))) && b.x <= float(p.in_w) &&
+                                b.y <= float(p.in_h) && b.z <= float(p.in_w) && b.w <= float(p.in_h));
+    if (rule != 0u) {
+        report_invalid_value(p.check_code, rule);
         y[i] = x[0];  // any value: the execution fails
         return;
     }

@@ -25,39 +25,42 @@ layout(push_constant) uniform Params {
     uint out_dims[8];
 } p;
 
-// Each entry is the declared dimension (RESHAPE: or -1, at most once).
-bool dims_match() {
-    uint wildcards = 0;
+// Each entry is the declared dimension (RESHAPE: or -1, at most once). The
+// rule broken (runtime_status.glsl; 0: none): an entry that no shape could
+// have is named before a shape other than the declared one.
+uint dims_rule() {
+    uint wildcards = 0, rule = 0u;
     for (uint d = 0; d < p.count; ++d) {
         int v = param[d];
         if (OP == RESHAPE && v == -1) wildcards++;
-        else if (v <= 0 || uint(v) != p.out_dims[d]) return false;
+        else if (v <= 0) return RULE_DIMENSION_NOT_POSITIVE;
+        else if (uint(v) != p.out_dims[d]) rule = RULE_SHAPE_MISMATCH;
     }
-    return wildcards <= 1;
+    return wildcards > 1 ? RULE_RESHAPE_WILDCARDS : rule;
 }
 
 // The input without the listed axes (each of size 1; [1] when none is left).
-bool squeeze_matches() {
+uint squeeze_rule() {
     uint drop = 0;
     for (uint i = 0; i < p.count; ++i) {
         int a = param[i];
         if (a < 0) a += int(p.in_rank);
-        if (a < 0 || a >= int(p.in_rank)) return false;
-        if (p.in_dims[a] != 1) return false;
+        if (a < 0 || a >= int(p.in_rank)) return RULE_AXIS_OUT_OF_RANGE;
+        if (p.in_dims[a] != 1) return RULE_SQUEEZED_AXIS_NOT_ONE;
         drop |= 1u << a;
     }
     uint kept = 0;
     for (uint d = 0; d < p.in_rank; ++d) {
         if ((drop & (1u << d)) != 0) continue;
-        if (kept >= p.out_rank || p.in_dims[d] != p.out_dims[kept]) return false;
+        if (kept >= p.out_rank || p.in_dims[d] != p.out_dims[kept]) return RULE_SHAPE_MISMATCH;
         kept++;
     }
-    if (kept == 0) return p.out_rank == 1 && p.out_dims[0] == 1;
-    return kept == p.out_rank;
+    bool same = kept == 0 ? p.out_rank == 1 && p.out_dims[0] == 1 : kept == p.out_rank;
+    return same ? 0u : RULE_SHAPE_MISMATCH;
 }
 
 void main() {
     if (flat_invocation_index() != 0) return;
-    bool ok = OP == SQUEEZE ? squeeze_matches() : dims_match();
-    if (!ok) report_invalid_value(p.check_code);
+    uint rule = OP == SQUEEZE ? squeeze_rule() : dims_rule();
+    if (rule != 0u) report_invalid_value(p.check_code, rule);
 }

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "graph/runtime_check.h"
 #include "support/box_reference.h"
 #include "support/model_runner.h"
 
@@ -349,7 +350,15 @@ static void test_declared_rows_contradicted(void **state) {
   assert_int_equal(run_f32(f, &m, boxes, sizeof(r.scores), &r), VKNN_STATUS_NONE);
 }
 
-/* A box with x1 > x2, found by the kernel: INVALID_ARGUMENT naming it. */
+/* Fails the test unless the last log line names BOX_WITH_NMS_LIMIT and the
+ * run-time rule (a VKNN_RUNTIME_RULE_*). */
+static void expect_rule_logged(const runner_fixture *f, uint32_t rule) {
+  if (!test_log_names_rule(&f->log, "BOX_WITH_NMS_LIMIT", rule))
+    fail_msg("logged \"%s\", not \"%s\"", f->log.last, vknn_runtime_rule_text(rule));
+}
+
+/* A box with x1 > x2, found by the kernel: INVALID_ARGUMENT naming it and
+ * the rule. */
 static void test_inverted_box(void **state) {
   runner_fixture *f = *state;
   nms_model m;
@@ -359,13 +368,13 @@ static void test_inverted_box(void **state) {
   memcpy(boxes, kBoxes, sizeof(boxes));
   boxes[4 * (2 * CLASSES + 1)] = 40.f; /* box 2, class 1: x1 40 > x2 30 */
   assert_int_equal(run_f32(f, &m, boxes, sizeof(r.scores), &r), VKNN_STATUS_INVALID_ARGUMENT);
-  assert_non_null(strstr(f->log.last, "BOX_WITH_NMS_LIMIT"));
+  expect_rule_logged(f, VKNN_RUNTIME_RULE_BOX_INVERTED);
 }
 
 /* The batch indices as NNAPI documents them, checked on the GPU: a
  * negative index, or an index whose boxes are not grouped together (one
- * index starting two runs), fails the execution with INVALID_ARGUMENT; the
- * same prepared model then runs on with valid indices. Grouped indices need
+ * index starting two runs), fails the execution with INVALID_ARGUMENT, the
+ * log naming which; the same prepared model then runs on with valid indices. Grouped indices need
  * not rise: batch 5 (boxes 0 to 2) before batch 2 (box 3) is valid. */
 static void test_batch_indices_checked(void **state) {
   runner_fixture *f = *state;
@@ -377,8 +386,11 @@ static void test_batch_indices_checked(void **state) {
       {0, 0, 0, 1},  {0, 0, 0, -1}, {5, 5, 5, 2}, {0, 0, 1, 0},         {5, 5, 5, 2},
       {1, 0, 0, 1},  {0, 0, 0, 1},  {0, 1, 2, 0}, {INT32_MIN, 0, 0, 1}, {5, 5, 5, 2},
   };
-  static const bool kValid[] = {true, false, true, false, true, false, true, false, false, true};
-  for (size_t i = 0; i < sizeof(kValid) / sizeof(kValid[0]); ++i) {
+  enum { VALID = 0, NEGATIVE = VKNN_RUNTIME_RULE_BATCH_INDEX_OUT_OF_RANGE,
+         UNGROUPED = VKNN_RUNTIME_RULE_BATCH_INDICES_NOT_GROUPED };
+  static const uint32_t kRule[] = {VALID,     NEGATIVE, VALID,     UNGROUPED, VALID,
+                                   UNGROUPED, VALID,    UNGROUPED, NEGATIVE,  VALID};
+  for (size_t i = 0; i < sizeof(kRule) / sizeof(kRule[0]); ++i) {
     const buffer_arg in[3] = {
         {kScores, NULL, sizeof(kScores)}, {kBoxes, NULL, sizeof(kBoxes)}, {kCases[i], NULL, sizeof(kCases[i])}};
     nms_result r;
@@ -386,10 +398,10 @@ static void test_batch_indices_checked(void **state) {
                          {NULL, r.classes, sizeof(r.classes)}, {NULL, r.batches, sizeof(r.batches)}};
     f->log.last[0] = '\0';
     vknn_status s = model_runner_execute(pm, &m->b, in, out, r.shapes);
-    if (s != (kValid[i] ? VKNN_STATUS_NONE : VKNN_STATUS_INVALID_ARGUMENT))
+    if (s != (kRule[i] == VALID ? VKNN_STATUS_NONE : VKNN_STATUS_INVALID_ARGUMENT))
       fail_msg("case %zu: %s (%s)", i, vknn_status_name(s), f->log.last);
-    if (!kValid[i]) {
-      if (strstr(f->log.last, "BOX_WITH_NMS_LIMIT") == NULL) fail_msg("case %zu logged \"%s\"", i, f->log.last);
+    if (kRule[i] != VALID) {
+      expect_rule_logged(f, kRule[i]);
       continue;
     }
     /* Boxes 0 and 2 of the first batch, box 3 of the second, in input order. */
@@ -438,7 +450,7 @@ static void test_every_box_a_batch(void **state) {
   assert_int_equal(shapes[0].dimensions[0], 0);
   batches[40000] = batches[10];
   assert_int_equal(model_runner_execute(pm, b, args, results, shapes), VKNN_STATUS_INVALID_ARGUMENT);
-  assert_non_null(strstr(f->log.last, "BOX_WITH_NMS_LIMIT"));
+  expect_rule_logged(f, VKNN_RUNTIME_RULE_BATCH_INDICES_NOT_GROUPED);
   vknn_prepared_model_release(pm);
   free(b);
   free(scores);

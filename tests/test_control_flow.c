@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "common/shared_memory.h"
+#include "graph/runtime_check.h"
 #include "runtime/control_flow.h"
 #include "support/model_builder.h"
 #include "support/test_model.h"
@@ -406,6 +407,101 @@ static void test_ten_thousand_iterations(void **state) {
   assert_int_equal(after.graph_instances, before.graph_instances);
 }
 
+/* ---- Values out of range, found by the kernels --------------------------- */
+
+/* The execution fails with INVALID_ARGUMENT, the log naming the operation
+ * where the caller's model has it ("operation N of subgraph S (GATHER)",
+ * "operation N (GATHER)" in the main subgraph), not by its place in the
+ * segment that ran it, and the rule. */
+static void expect_gather_index_logged(fixture *f, const char *operation) {
+  f->log.last[0] = '\0';
+  assert_int_equal(execute(f), VKNN_STATUS_INVALID_ARGUMENT);
+  char named[64];
+  snprintf(named, sizeof(named), "%s (GATHER): ", operation);
+  if (strstr(f->log.last, named) == NULL ||
+      !test_log_names_rule(&f->log, "GATHER", VKNN_RUNTIME_RULE_INDEX_OUT_OF_RANGE))
+    fail_msg("logged \"%s\", not %s's index", f->log.last, operation);
+}
+
+/* out = GATHER(x, 0, index), after a RELU of x when relu. */
+static void gather_branch(model_builder *b, bool relu) {
+  const uint32_t three[1] = {3};
+  uint32_t x = mb_input(b, F32, three, 1), index = mb_input(b, I32, kOne, 1);
+  uint32_t out = mb_output(b, F32, kOne, 1);
+  if (relu) {
+    uint32_t r = mb_temporary(b, F32, three, 1);
+    mb_operation(b, VKNN_OPERATION_RELU, &x, 1, &r, 1);
+    x = r;
+  }
+  mb_operation(b, VKNN_OPERATION_GATHER, (uint32_t[]){x, mb_const_i32(b, 0), index}, 3, &out, 1);
+}
+
+/* y = IF c THEN GATHER(RELU(x), 0, i) ELSE GATHER(x, 0, i); z = GATHER(x,
+ * 0, j) after the IF (the main subgraph's operation 1, the first of its
+ * segment). An index out of range in either branch or after the IF. */
+static void test_index_out_of_range_in_a_branch(void **state) {
+  fixture *f = *state;
+  model_builder *m = &f->main;
+  const uint32_t three[1] = {3};
+  uint32_t c = mb_input(m, BOOL8, kOne, 1), x = mb_input(m, F32, three, 1);
+  uint32_t i = mb_input(m, I32, kOne, 1), j = mb_input(m, I32, kOne, 1);
+  uint32_t y = mb_output(m, F32, kOne, 1), z = mb_output(m, F32, kOne, 1);
+  mb_operation(m, VKNN_OPERATION_IF, (uint32_t[]){c, mb_subgraph(m, 0), mb_subgraph(m, 1), x, i}, 5,
+               &y, 1);
+  mb_operation(m, VKNN_OPERATION_GATHER, (uint32_t[]){x, mb_const_i32(m, 0), j}, 3, &z, 1);
+  gather_branch(&f->sub[0], true);
+  gather_branch(&f->sub[1], false);
+  finish(f, 2);
+  prepare(f);
+  make_request(f, (uint32_t[]){1, 12, 4, 4}, 4, 2);
+  const float values[3] = {-1.f, 2.f, -3.f};
+  memcpy(input_at(f, 1), values, sizeof(values));
+  *(uint8_t *)input_at(f, 0) = 1;
+  *(int32_t *)input_at(f, 2) = 0;
+  *(int32_t *)input_at(f, 3) = 2;
+  assert_int_equal(execute(f), VKNN_STATUS_NONE);
+  assert_float_equal(*output_f32(f, 0), 0.f, 0.f); /* RELU(-1) */
+  assert_float_equal(*output_f32(f, 1), -3.f, 0.f);
+  *(int32_t *)input_at(f, 2) = 3;
+  expect_gather_index_logged(f, "operation 1 of subgraph 1");
+  *(uint8_t *)input_at(f, 0) = 0;
+  *(int32_t *)input_at(f, 2) = -1;
+  expect_gather_index_logged(f, "operation 0 of subgraph 2");
+  *(int32_t *)input_at(f, 2) = 1;
+  *(int32_t *)input_at(f, 3) = 3;
+  expect_gather_index_logged(f, "operation 1");
+}
+
+/* i = start; while i < GATHER(limits, 0, i): i = i + 1, limits = [3, 3]:
+ * the condition's GATHER reads index i, out of range once i reaches 2,
+ * whether the condition runs alone (the first test: start 2) or after the
+ * body in the loop's one segment (start 0; the condition's operations come
+ * after the body's there). */
+static void test_index_out_of_range_in_a_loop(void **state) {
+  fixture *f = *state;
+  model_builder *m = &f->main, *cond = &f->sub[0], *body = &f->sub[1];
+  uint32_t start = mb_input(m, I32, kOne, 1), out = mb_output(m, I32, kOne, 1);
+  mb_operation(m, VKNN_OPERATION_WHILE, (uint32_t[]){mb_subgraph(m, 0), mb_subgraph(m, 1), start}, 3,
+               &out, 1);
+  const uint32_t two[1] = {2};
+  const int32_t limits[2] = {3, 3};
+  uint32_t ci = mb_input(cond, I32, kOne, 1), limit = mb_temporary(cond, I32, kOne, 1);
+  uint32_t go_on = mb_output(cond, BOOL8, kOne, 1);
+  uint32_t table = mb_const_tensor(cond, I32, two, 1, limits, sizeof(limits));
+  mb_operation(cond, VKNN_OPERATION_GATHER, (uint32_t[]){table, mb_const_i32(cond, 0), ci}, 3, &limit, 1);
+  mb_operation(cond, VKNN_OPERATION_LESS, (uint32_t[]){ci, limit}, 2, &go_on, 1);
+  uint32_t bi = mb_input(body, I32, kOne, 1), next = mb_output(body, I32, kOne, 1);
+  mb_operation(body, VKNN_OPERATION_ADD, (uint32_t[]){bi, const_i32(body, 1), mb_const_i32(body, 0)}, 3,
+               &next, 1);
+  finish(f, 2);
+  prepare(f);
+  make_request(f, (uint32_t[]){4}, 1, 1);
+  *(int32_t *)input_at(f, 0) = 2;
+  expect_gather_index_logged(f, "operation 0 of subgraph 1");
+  *(int32_t *)input_at(f, 0) = 0;
+  expect_gather_index_logged(f, "operation 0 of subgraph 1");
+}
+
 /* ---- Rejected and unsupported models ------------------------------------ */
 
 /* main -> IF over 0 -> IF over 1 -> IF over 0: a cycle through two subgraphs. */
@@ -688,6 +784,8 @@ static void test_nesting_limit(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_if_inside_while, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_index_out_of_range_in_a_branch, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_index_out_of_range_in_a_loop, setup, teardown),
       cmocka_unit_test_setup_teardown(test_body_output_grows, setup, teardown),
       cmocka_unit_test_setup_teardown(test_condition_is_model_input, setup, teardown),
       cmocka_unit_test_setup_teardown(test_host_keeps_only_control_flow_constants, setup, teardown),

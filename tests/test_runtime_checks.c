@@ -2,7 +2,9 @@
  * by the kernels (docs/architecture.md, "Run-time checks"): per operation, a
  * model whose parameter (or GATHER's indices) is a model input computes the
  * right result with a valid value, fails with INVALID_ARGUMENT with each
- * invalid one, and runs correctly again afterwards on the same prepared
+ * invalid one, logging the operation and the rule the value broke (a value
+ * no shape could take is named before one that leads to a shape other than
+ * the declared output), and runs correctly again afterwards on the same prepared
  * model (the status word is reset). The first execution of a memory layout
  * is staged, later ones run in place (zero copy): both paths are checked. */
 #include <setjmp.h>
@@ -17,6 +19,7 @@
 #include <cmocka.h>
 
 #include "common/shared_memory.h"
+#include "graph/runtime_check.h"
 #include "support/model_builder.h"
 #include "support/test_model.h"
 #include "vknn/vknn.h"
@@ -26,6 +29,7 @@
 #define SLOT 1024 /* bytes per request argument: offsets meet any alignment */
 #define MAX_ARGS 5
 #define MAX_OUTPUTS 2
+#define RULE(name) VKNN_RUNTIME_RULE_##name
 
 typedef struct fixture {
   vknn_device *device;
@@ -157,12 +161,13 @@ static vknn_status execute_burst(runner *r) {
 
 typedef vknn_status (*execute_fn)(runner *r);
 
-/* INVALID_ARGUMENT, with a log line naming the operation. */
-static void expect_violation(runner *r, execute_fn execute) {
+/* INVALID_ARGUMENT, with a log line naming the operation and the rule. */
+static void expect_violation(runner *r, execute_fn execute, uint32_t rule) {
   r->f->log.last[0] = '\0';
   assert_int_equal(execute(r), VKNN_STATUS_INVALID_ARGUMENT);
-  if (strstr(r->f->log.last, r->operation) == NULL || strstr(r->f->log.last, "out of range") == NULL)
-    fail_msg("log \"%s\" does not name %s and the violation", r->f->log.last, r->operation);
+  if (!test_log_names_rule(&r->f->log, r->operation, rule))
+    fail_msg("log \"%s\" does not name %s and \"%s\"", r->f->log.last, r->operation,
+             vknn_runtime_rule_text(rule));
 }
 
 static void expect_result(runner *r, execute_fn execute, const float *expected, size_t count) {
@@ -177,6 +182,7 @@ typedef struct param_case {
   size_t bytes;
   const int32_t *valid;
   const int32_t *invalid; /* invalid_count values, one after the other */
+  const uint32_t *rules;  /* the rule each breaks */
   uint32_t invalid_count;
   const float *expected;
   size_t expected_count;
@@ -186,7 +192,7 @@ static void check_param(runner *r, const param_case *c) {
   size_t words = c->bytes / sizeof(int32_t);
   for (uint32_t k = 0; k < c->invalid_count; ++k) {
     set_input(r, c->input, c->invalid + k * words, c->bytes);
-    expect_violation(r, execute_sync);
+    expect_violation(r, execute_sync, c->rules[k]);
     set_input(r, c->input, c->valid, c->bytes);
     expect_result(r, execute_sync, c->expected, c->expected_count);
   }
@@ -213,6 +219,9 @@ static void build_transpose(model_builder *b) {
 static const int32_t transpose_valid[2] = {1, 0};
 /* Out of range, repeated, the identity (not the declared [3, 2]), negative. */
 static const int32_t transpose_invalid[] = {0, 2, 1, 1, 0, 1, -1, 0, 1, 6};
+static const uint32_t transpose_rules[] = {RULE(PERM_NOT_PERMUTATION), RULE(PERM_NOT_PERMUTATION),
+                                           RULE(SHAPE_MISMATCH), RULE(PERM_NOT_PERMUTATION),
+                                           RULE(PERM_NOT_PERMUTATION)};
 static const float transpose_expected[6] = {0, 3, 1, 4, 2, 5};
 
 static void test_transpose_perm(void **state) {
@@ -221,7 +230,7 @@ static void test_transpose_perm(void **state) {
   build_transpose(&b);
   runner_init(*state, &r, &b, "TRANSPOSE");
   set_iota(&r, 0, 6, 0.f);
-  param_case c = {1, 8, transpose_valid, transpose_invalid, 5, transpose_expected, 6};
+  param_case c = {1, 8, transpose_valid, transpose_invalid, transpose_rules, 5, transpose_expected, 6};
   check_param(&r, &c);
   runner_release(&r);
 }
@@ -237,7 +246,7 @@ static void test_every_path_reports(void **state) {
   const execute_fn paths[] = {execute_async, execute_fenced, execute_burst, execute_sync};
   for (size_t p = 0; p < sizeof(paths) / sizeof(paths[0]); ++p) {
     set_input(&r, 1, transpose_invalid, 8);
-    expect_violation(&r, paths[p]);
+    expect_violation(&r, paths[p], RULE(PERM_NOT_PERMUTATION));
     set_input(&r, 1, transpose_valid, 8);
     expect_result(&r, paths[p], transpose_expected, 6);
   }
@@ -271,7 +280,9 @@ static void test_gather_indices(void **state) {
   static const int32_t valid[3] = {3, 0, 1};
   static const int32_t invalid[] = {0, 4, 1, -1, 0, 0, 0, 0, INT32_MIN, INT32_MAX, 0, 0};
   static const float expected[6] = {6, 7, 0, 1, 2, 3};
-  param_case c = {1, 12, valid, invalid, 4, expected, 6};
+  static const uint32_t rules[] = {RULE(INDEX_OUT_OF_RANGE), RULE(INDEX_OUT_OF_RANGE),
+                                   RULE(INDEX_OUT_OF_RANGE), RULE(INDEX_OUT_OF_RANGE)};
+  param_case c = {1, 12, valid, invalid, rules, 4, expected, 6};
   check_param(&r, &c);
   runner_release(&r);
 }
@@ -315,7 +326,8 @@ static void test_gather_specialized(void **state) {
     expected[2 * i + 1] = (float)(2 * (i % 4) + 1);
   }
   invalid[64] = 4;
-  param_case c = {1, sizeof(valid), valid, invalid, 1, expected, 130};
+  static const uint32_t rules[] = {RULE(INDEX_OUT_OF_RANGE)};
+  param_case c = {1, sizeof(valid), valid, invalid, rules, 1, expected, 130};
   check_param(&r, &c);
   runner_release(&r);
 }
@@ -339,7 +351,9 @@ static void test_embedding_lookup_indices(void **state) {
   static const int32_t valid[3] = {2, 3, 0};
   static const int32_t invalid[] = {0, 4, 1, -1, 0, 0, INT32_MIN, INT32_MAX, 0};
   static const float expected[6] = {4, 5, 6, 7, 0, 1};
-  param_case c = {0, 12, valid, invalid, 3, expected, 6};
+  static const uint32_t rules[] = {RULE(INDEX_OUT_OF_RANGE), RULE(INDEX_OUT_OF_RANGE),
+                                   RULE(INDEX_OUT_OF_RANGE)};
+  param_case c = {0, 12, valid, invalid, rules, 3, expected, 6};
   check_param(&r, &c);
   runner_release(&r);
 }
@@ -360,7 +374,10 @@ static void test_tile_multiples(void **state) {
   /* Swapped, zero, negative, too many. */
   static const int32_t invalid[] = {1, 2, 0, 1, -2, 1, 2, 0, 4, 1};
   static const float expected[8] = {0, 1, 2, 3, 0, 1, 2, 3};
-  param_case c = {1, 8, valid, invalid, 5, expected, 8};
+  static const uint32_t rules[] = {RULE(SHAPE_MISMATCH), RULE(MULTIPLE_NOT_POSITIVE),
+                                   RULE(MULTIPLE_NOT_POSITIVE), RULE(MULTIPLE_NOT_POSITIVE),
+                                   RULE(SHAPE_MISMATCH)};
+  param_case c = {1, 8, valid, invalid, rules, 5, expected, 8};
   check_param(&r, &c);
   runner_release(&r);
 }
@@ -384,7 +401,9 @@ static void test_fill_shape(void **state) {
   /* Swapped, larger, negative, zero. */
   static const int32_t invalid[] = {3, 2, 2, 4, -2, 3, 2, 0};
   static const float expected[6] = {7, 7, 7, 7, 7, 7};
-  param_case c = {0, 8, valid, invalid, 4, expected, 6};
+  static const uint32_t rules[] = {RULE(SHAPE_MISMATCH), RULE(SHAPE_MISMATCH),
+                                   RULE(DIMENSION_NOT_POSITIVE), RULE(DIMENSION_NOT_POSITIVE)};
+  param_case c = {0, 8, valid, invalid, rules, 4, expected, 6};
   check_param(&r, &c);
   runner_release(&r);
 }
@@ -409,12 +428,15 @@ static void test_reshape_shape(void **state) {
   static const int32_t valid[] = {3, 2, -1, 2, 3, -1};
   /* The input's shape, the same elements otherwise, -1 twice, zero, negative. */
   static const int32_t invalid[] = {2, 3, 6, 1, -1, -1, 0, 2, -3, 2};
+  static const uint32_t rules[] = {RULE(SHAPE_MISMATCH), RULE(SHAPE_MISMATCH),
+                                   RULE(RESHAPE_WILDCARDS), RULE(DIMENSION_NOT_POSITIVE),
+                                   RULE(DIMENSION_NOT_POSITIVE)};
   for (int view = 0; view < 2; ++view) {
     build_reshape(&b, view);
     runner_init(*state, &r, &b, "RESHAPE");
     set_iota(&r, 0, 6, 0.f);
     for (uint32_t k = 0; k < 3; ++k) {
-      param_case c = {1, 8, valid + 2 * k, invalid, 5, expected, 6};
+      param_case c = {1, 8, valid + 2 * k, invalid, rules, 5, expected, 6};
       check_param(&r, &c);
     }
     runner_release(&r);
@@ -460,8 +482,10 @@ static void test_squeeze_axes(void **state) {
   /* The other axis of size 1 (the result [1, 3]), one of size 3, past the
    * rank either way. */
   static const int32_t invalid[] = {2, 1, 3, -4};
+  static const uint32_t rules[] = {RULE(SHAPE_MISMATCH), RULE(SQUEEZED_AXIS_NOT_ONE),
+                                   RULE(AXIS_OUT_OF_RANGE), RULE(AXIS_OUT_OF_RANGE)};
   for (uint32_t k = 0; k < 2; ++k) {
-    param_case c = {1, 4, valid + k, invalid, 4, expected, 3};
+    param_case c = {1, 4, valid + k, invalid, rules, 4, expected, 3};
     check_param(&r, &c);
   }
   runner_release(&r);
@@ -485,19 +509,23 @@ static void test_slice_begin_and_size(void **state) {
   set_input(&r, 2, size, 8);
   /* Past the end, negative, past the end of axis 1, INT32_MAX. */
   static const int32_t bad_begin[] = {2, 1, -1, 0, 1, 3, INT32_MAX, 0};
-  param_case c = {1, 8, begin, bad_begin, 4, expected, 4};
+  static const uint32_t outside[] = {RULE(SLICE_OUT_OF_RANGE), RULE(SLICE_OUT_OF_RANGE),
+                                     RULE(SLICE_OUT_OF_RANGE), RULE(SLICE_OUT_OF_RANGE)};
+  param_case c = {1, 8, begin, bad_begin, outside, 4, expected, 4};
   check_param(&r, &c);
   /* size -1: the rest of the axis (3 - 1 = 2 rows). */
   set_input(&r, 2, rest, 8);
   expect_result(&r, execute_sync, expected, 4);
   /* Not the declared output's; -1 where the rest is 3 rows; zero. */
   static const int32_t bad_size[] = {2, 3, -2, 2, 0, 2};
-  param_case sizes = {2, 8, size, bad_size, 3, expected, 4};
+  static const uint32_t other_shape[] = {RULE(SHAPE_MISMATCH), RULE(SHAPE_MISMATCH),
+                                         RULE(SHAPE_MISMATCH)};
+  param_case sizes = {2, 8, size, bad_size, other_shape, 3, expected, 4};
   check_param(&r, &sizes);
   static const int32_t from_top[2] = {0, 1};
   set_input(&r, 1, from_top, 8);
   set_input(&r, 2, rest, 8);
-  expect_violation(&r, execute_sync);
+  expect_violation(&r, execute_sync, RULE(SHAPE_MISMATCH));
   runner_release(&r);
 }
 
@@ -521,7 +549,10 @@ static void check_pad(fixture *f, bool v2) {
                                     INT32_MAX, INT32_MAX, 2, 1};
   float p = v2 ? 9.f : 0.f;
   const float expected[15] = {p, p, p, p, p, p, p, 1, 2, p, p, p, 3, 4, p};
-  param_case c = {1, 16, valid, invalid, 5, expected, 15};
+  static const uint32_t rules[] = {RULE(SHAPE_MISMATCH), RULE(PADDING_NEGATIVE),
+                                   RULE(PADDING_NEGATIVE), RULE(PADDING_NEGATIVE),
+                                   RULE(SHAPE_MISMATCH)};
+  param_case c = {1, 16, valid, invalid, rules, 5, expected, 15};
   check_param(&r, &c);
   runner_release(&r);
 }
@@ -556,7 +587,9 @@ static void test_strided_slice_parameters(void **state) {
   static const float expected[4] = {1, 3, 9, 11};
   /* Zero, a count of 4 rows, an empty range, INT32_MIN (one row). */
   static const int32_t bad_strides[] = {0, 2, 1, 2, -2, 2, INT32_MIN, 2};
-  param_case c = {3, 8, strides, bad_strides, 4, expected, 4};
+  static const uint32_t stride_rules[] = {RULE(STRIDE_ZERO), RULE(SHAPE_MISMATCH),
+                                          RULE(SHAPE_MISMATCH), RULE(SHAPE_MISMATCH)};
+  param_case c = {3, 8, strides, bad_strides, stride_rules, 4, expected, 4};
   check_param(&r, &c);
   /* Backwards: rows 3 and 1 (begin -1, end clamped to before row 0). */
   static const int32_t back_begin[2] = {-1, 1}, back_end[2] = {-5, 4}, back_strides[2] = {-2, 2};
@@ -566,7 +599,8 @@ static void test_strided_slice_parameters(void **state) {
   static const float backwards[4] = {13, 15, 5, 7};
   expect_result(&r, execute_sync, backwards, 4);
   static const int32_t bad_end[] = {2, 4, 4, 4}; /* one row; none (clamped to row 3) */
-  param_case ends = {2, 8, back_end, bad_end, 2, backwards, 4};
+  static const uint32_t end_rules[] = {RULE(SHAPE_MISMATCH), RULE(SHAPE_MISMATCH)};
+  param_case ends = {2, 8, back_end, bad_end, end_rules, 2, backwards, 4};
   check_param(&r, &ends);
   runner_release(&r);
 }
@@ -588,11 +622,13 @@ static void test_strided_slice_shrink_index(void **state) {
    * int32 (three), and one inside that selects two (1 to 3). */
   static const int32_t bad_begin[] = {3, 0, -4, 0, INT32_MIN, 0, 1, 0};
   static const float expected[4] = {8, 9, 10, 11};
-  param_case c = {1, 8, begin, bad_begin, 4, expected, 4};
+  static const uint32_t rules[] = {RULE(SHAPE_MISMATCH), RULE(SHAPE_MISMATCH),
+                                   RULE(SHAPE_MISMATCH), RULE(SHAPE_MISMATCH)};
+  param_case c = {1, 8, begin, bad_begin, rules, 4, expected, 4};
   check_param(&r, &c);
   /* An end that makes the slice empty (row 2 to row 0). */
   static const int32_t bad_end[] = {0, 4};
-  param_case ends = {2, 8, end, bad_end, 1, expected, 4};
+  param_case ends = {2, 8, end, bad_end, rules, 1, expected, 4};
   check_param(&r, &ends);
   runner_release(&r);
 }
@@ -616,11 +652,16 @@ static void test_space_to_batch_parameters(void **state) {
   static const float expected[16] = {0, 2, 8, 10, 1, 3, 9, 11, 4, 6, 12, 14, 5, 7, 13, 15};
   /* The right area split otherwise, zero, negative, too large. */
   static const int32_t bad_block[] = {1, 4, 4, 1, 0, 2, -2, -2, 65536, 65536};
-  param_case blocks = {1, 8, block, bad_block, 5, expected, 16};
+  static const uint32_t block_rules[] = {RULE(SHAPE_MISMATCH), RULE(SHAPE_MISMATCH),
+                                         RULE(BLOCK_NOT_POSITIVE), RULE(BLOCK_NOT_POSITIVE),
+                                         RULE(SHAPE_MISMATCH)};
+  param_case blocks = {1, 8, block, bad_block, block_rules, 5, expected, 16};
   check_param(&r, &blocks);
   /* Too much padding; negative with the right sum; huge. */
   static const int32_t bad_pads[] = {1, 1, 0, 0, 2, -2, 0, 0, 0, 0, INT32_MAX, INT32_MAX};
-  param_case paddings = {2, 16, pads, bad_pads, 3, expected, 16};
+  static const uint32_t pad_rules[] = {RULE(SHAPE_MISMATCH), RULE(PADDING_NEGATIVE),
+                                       RULE(SHAPE_MISMATCH)};
+  param_case paddings = {2, 16, pads, bad_pads, pad_rules, 3, expected, 16};
   check_param(&r, &paddings);
   runner_release(&r);
 }
@@ -641,7 +682,10 @@ static void test_batch_to_space_block(void **state) {
       expected[y * 4 + x] = (float)(((y % 2) * 2 + x % 2) * 4 + (y / 2) * 2 + x / 2);
   static const int32_t block[2] = {2, 2};
   static const int32_t bad_block[] = {4, 1, 1, 4, 0, 2, 2, 3, -2, -2, INT32_MAX, INT32_MAX};
-  param_case c = {1, 8, block, bad_block, 6, expected, 16};
+  static const uint32_t rules[] = {RULE(SHAPE_MISMATCH),     RULE(SHAPE_MISMATCH),
+                                   RULE(BLOCK_NOT_POSITIVE), RULE(SHAPE_MISMATCH),
+                                   RULE(BLOCK_NOT_POSITIVE), RULE(SHAPE_MISMATCH)};
+  param_case c = {1, 8, block, bad_block, rules, 6, expected, 16};
   check_param(&r, &c);
   runner_release(&r);
 }
@@ -725,17 +769,19 @@ static void check_roi(fixture *f, int32_t op_type, const char *name, float expec
   set_iota(&r, 0, 8, 0.f);
   static const float box[4] = {0, 0, 1, 1};
   static const float bad_boxes[][4] = {{-1, 0, 1, 1}, {1, 0, 0, 1}, {0, 1, 1, 0}, {0, 0, 3, 1}, {0, 0, 1, 2.5f}};
+  static const uint32_t box_rules[] = {RULE(BOX_OUT_OF_RANGE), RULE(BOX_INVERTED), RULE(BOX_INVERTED),
+                                       RULE(BOX_OUT_OF_RANGE), RULE(BOX_OUT_OF_RANGE)};
   static const int32_t batch = 1, bad_batches[] = {2, -1, INT32_MAX};
   set_input(&r, 1, box, sizeof(box));
   for (size_t k = 0; k < sizeof(bad_batches) / sizeof(bad_batches[0]); ++k) {
     set_input(&r, 2, &bad_batches[k], sizeof(int32_t));
-    expect_violation(&r, execute_sync);
+    expect_violation(&r, execute_sync, RULE(BATCH_INDEX_OUT_OF_RANGE));
     set_input(&r, 2, &batch, sizeof(batch));
     expect_result(&r, execute_sync, &expected, 1);
   }
   for (size_t k = 0; k < sizeof(bad_boxes) / sizeof(bad_boxes[0]); ++k) {
     set_input(&r, 1, bad_boxes[k], sizeof(box));
-    expect_violation(&r, execute_sync);
+    expect_violation(&r, execute_sync, box_rules[k]);
     set_input(&r, 1, box, sizeof(box));
     expect_result(&r, execute_sync, &expected, 1);
   }
@@ -745,6 +791,47 @@ static void check_roi(fixture *f, int32_t op_type, const char *name, float expec
 static void test_roi_align_boxes(void **state) { check_roi(*state, VKNN_OPERATION_ROI_ALIGN, "ROI_ALIGN", 5.5f); }
 static void test_roi_pooling_boxes(void **state) {
   check_roi(*state, VKNN_OPERATION_ROI_POOLING, "ROI_POOLING", 7.f);
+}
+
+/* Quantized ROI_ALIGN: a region's requantization multiplier, in_scale / 255
+ * / out_scale / samples, must be below 1 (the reference rejects it
+ * otherwise), and the adaptive sample count depends on the box. With scales
+ * 1/16 and 1/4096 that is 1.004 / samples: below 1 over a box of 4 x 4
+ * pixels (16 samples), not over a box of one pixel (1 sample). The features
+ * are all zero: the output is its zero point. */
+static void test_roi_align_quantized_scale(void **state) {
+  model_builder b;
+  runner r;
+  mb_init(&b);
+  uint32_t in_dims[4] = {1, 4, 4, 1}, box_dims[2] = {1, 4}, batch_dims[1] = {1}, out_dims[4] = {1, 1, 1, 1};
+  const float one = 1.f;
+  const uint8_t nhwc = 0;
+  uint32_t inputs[10] = {mb_input(&b, VKNN_OPERAND_TENSOR_QUANT8_ASYMM, in_dims, 4),
+                         mb_input(&b, VKNN_OPERAND_TENSOR_QUANT16_ASYMM, box_dims, 2),
+                         mb_input(&b, I32, batch_dims, 1), mb_const_i32(&b, 1), mb_const_i32(&b, 1),
+                         mb_const_tensor(&b, VKNN_OPERAND_FLOAT32, NULL, 0, &one, sizeof(one)),
+                         mb_const_tensor(&b, VKNN_OPERAND_FLOAT32, NULL, 0, &one, sizeof(one)),
+                         mb_const_i32(&b, 0), mb_const_i32(&b, 0),
+                         mb_const_tensor(&b, VKNN_OPERAND_BOOL, NULL, 0, &nhwc, 1)};
+  mb_set_quant(&b, inputs[0], 1.f / 16.f, 0);
+  mb_set_quant(&b, inputs[1], 0.125f, 0);
+  uint32_t out = mb_output(&b, VKNN_OPERAND_TENSOR_QUANT8_ASYMM, out_dims, 4);
+  mb_set_quant(&b, out, 1.f / 4096.f, 100);
+  mb_operation(&b, VKNN_OPERATION_ROI_ALIGN, inputs, 10, &out, 1);
+  runner_init(*state, &r, &b, "ROI_ALIGN");
+  static const uint8_t features[16] = {0};
+  static const uint16_t wide[4] = {0, 0, 32, 32}, narrow[4] = {8, 8, 16, 16}; /* in 1/8 pixel */
+  static const int32_t batch = 0;
+  set_input(&r, 0, features, sizeof(features));
+  set_input(&r, 2, &batch, sizeof(batch));
+  for (int k = 0; k < 2; ++k) {
+    set_input(&r, 1, wide, sizeof(wide));
+    assert_int_equal(execute_sync(&r), VKNN_STATUS_NONE);
+    assert_int_equal(r.pool.data[r.outputs[0].location.offset], 100);
+    set_input(&r, 1, narrow, sizeof(narrow));
+    expect_violation(&r, execute_sync, RULE(REGION_SCALE));
+  }
+  runner_release(&r);
 }
 
 /* ---- AXIS_ALIGNED_BBOX_TRANSFORM, HEATMAP_MAX_KEYPOINT ---- */
@@ -771,11 +858,11 @@ static void test_bbox_transform_batches(void **state) {
   set_input(&r, 3, images, sizeof(images));
   for (size_t k = 0; k < 2; ++k) {
     set_input(&r, 2, &bad_batches[k], sizeof(int32_t));
-    expect_violation(&r, execute_sync);
+    expect_violation(&r, execute_sync, RULE(BATCH_INDEX_OUT_OF_RANGE));
     set_input(&r, 2, &batch, sizeof(batch));
     expect_result(&r, execute_sync, box, 4);
     set_input(&r, 0, inverted_boxes[k], sizeof(box));
-    expect_violation(&r, execute_sync);
+    expect_violation(&r, execute_sync, RULE(BOX_INVERTED));
     set_input(&r, 0, flat_boxes[k], sizeof(box));
     expect_result(&r, execute_sync, flat_boxes[k], 4);
     set_input(&r, 0, box, sizeof(box));
@@ -806,7 +893,7 @@ static void test_heatmap_boxes(void **state) {
   expect_result(&r, execute_sync, &peak, 1);
   for (size_t k = 0; k < 2; ++k) {
     set_input(&r, 1, bad_boxes[k], sizeof(box));
-    expect_violation(&r, execute_sync);
+    expect_violation(&r, execute_sync, RULE(BOX_INVERTED));
     set_input(&r, 1, box, sizeof(box));
     expect_result(&r, execute_sync, &peak, 1);
   }
@@ -835,6 +922,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_batch_to_space_block, setup, teardown),
       cmocka_unit_test_setup_teardown(test_roi_align_boxes, setup, teardown),
       cmocka_unit_test_setup_teardown(test_roi_pooling_boxes, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_roi_align_quantized_scale, setup, teardown),
       cmocka_unit_test_setup_teardown(test_bbox_transform_batches, setup, teardown),
       cmocka_unit_test_setup_teardown(test_heatmap_boxes, setup, teardown),
       cmocka_unit_test_setup_teardown(test_declared_output_fits_the_copy, setup, teardown),

@@ -179,9 +179,12 @@ uint32_t vknn_graph_op_index(const vknn_graph *graph, const vknn_operation *op) 
   return (uint32_t)(op - graph->sg->operations);
 }
 
+uint32_t vknn_graph_op_source(const vknn_graph *graph, uint32_t k) {
+  return graph->op_sources != NULL ? graph->op_sources[k] : k;
+}
+
 uint32_t vknn_graph_check_code(const vknn_graph *graph, const vknn_operation *op) {
-  uint32_t k = vknn_graph_op_index(graph, op);
-  return vknn_runtime_check_code(graph->op_sources != NULL ? graph->op_sources[k] : k, op->type);
+  return vknn_runtime_check_code(vknn_graph_op_source(graph, vknn_graph_op_index(graph, op)));
 }
 
 void vknn_graph_use_kernels_of(vknn_graph *graph, uint32_t k) {

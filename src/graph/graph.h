@@ -210,8 +210,13 @@ uint32_t vknn_graph_op_index(const vknn_graph *graph, const vknn_operation *op);
  * op_kernels is NULL or k names no operation). */
 void vknn_graph_use_kernels_of(vknn_graph *graph, uint32_t k);
 
+/* The index in the caller's model of operation k of the graph (op_sources;
+ * UINT32_MAX for one the compiler added). */
+uint32_t vknn_graph_op_source(const vknn_graph *graph, uint32_t k);
+
 /* The run-time check code of an operation (graph/runtime_check.h), naming
- * it by its index in the caller's model (op_sources). */
+ * it by its index in the caller's model (op_sources); the kernel adds the
+ * rule it breaks. */
 uint32_t vknn_graph_check_code(const vknn_graph *graph, const vknn_operation *op);
 
 /* The tensor an operation's input i is read from (after fusion). */

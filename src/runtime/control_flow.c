@@ -40,11 +40,13 @@ typedef struct cf_step {
   uint32_t *outputs;
   uint32_t output_count;
   uint32_t programs[2]; /* IF: then, else; WHILE: cond, body (program = subgraph index + 1) */
+  vknn_segment_origin origin; /* the segment's operations in the caller's model */
   /* WHILE whose cond and body hold no IF or WHILE: the body and the next
    * condition as one segment (compiler/control_flow_split.c), so that an
    * iteration is one submission and one boolean read. NULL: run cond and
    * body apart. */
   vknn_prepared_model *loop;
+  vknn_segment_origin loop_origin;
 } cf_step;
 
 typedef struct cf_operand {
@@ -195,6 +197,8 @@ static vknn_status prepare_loop(vknn_control_flow *cf, const vknn_model *model,
   const vknn_subgraph *body = vknn_referenced_subgraph(model, &sg->operands[op->inputs[1]]);
   if (vknn_subgraph_has_control_flow(cond) || vknn_subgraph_has_control_flow(body))
     return VKNN_STATUS_NONE;
+  step->loop_origin = (vknn_segment_origin){
+      {{step->programs[1], 0, body->operation_count}, {step->programs[0], 0, cond->operation_count}}, 2};
   vknn_segment seg;
   vknn_status s = vknn_segment_make_loop(model, cond, body, &seg);
   if (s == VKNN_STATUS_NONE) s = prepare_model(cf, &seg.model, &step->loop);
@@ -229,14 +233,15 @@ static vknn_status add_control_flow_step(vknn_control_flow *cf, const vknn_model
 }
 
 static vknn_status add_segment_step(vknn_control_flow *cf, const vknn_model *model,
-                                    const vknn_subgraph *sg, uint32_t first, uint32_t end,
-                                    cf_program *p) {
+                                    const vknn_subgraph *sg, uint32_t index, uint32_t first,
+                                    uint32_t end, cf_program *p) {
   vknn_segment seg;
   vknn_status s = vknn_segment_make(model, sg, first, end, &seg);
   if (s != VKNN_STATUS_NONE) return s;
   if (seg.output_count > 0) { /* else nothing reads what it computes */
     cf_step *step = &p->steps[p->step_count++];
     step->kind = STEP_SEGMENT;
+    step->origin = (vknn_segment_origin){{{index, first, end - first}}, 1};
     step->inputs = copy_list(seg.inputs, seg.input_count);
     step->outputs = copy_list(seg.outputs, seg.output_count);
     step->input_count = seg.input_count;
@@ -248,8 +253,9 @@ static vknn_status add_segment_step(vknn_control_flow *cf, const vknn_model *mod
   return s;
 }
 
+/* index: the subgraph's (0: main; i + 1: referenced[i]). */
 static vknn_status build_steps(vknn_control_flow *cf, const vknn_model *model,
-                               const vknn_subgraph *sg, cf_program *p) {
+                               const vknn_subgraph *sg, uint32_t index, cf_program *p) {
   p->steps = vknn_calloc(sg->operation_count ? sg->operation_count : 1, sizeof(cf_step));
   if (p->steps == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
   vknn_status s = VKNN_STATUS_NONE;
@@ -260,7 +266,7 @@ static vknn_status build_steps(vknn_control_flow *cf, const vknn_model *model,
       continue;
     }
     uint32_t end = vknn_segment_end(sg, k);
-    s = add_segment_step(cf, model, sg, k, end, p);
+    s = add_segment_step(cf, model, sg, index, k, end, p);
     k = end;
   }
   return s;
@@ -274,7 +280,7 @@ static vknn_status build_program(vknn_control_flow *cf, const vknn_model *model,
   p->built = true;
   const vknn_subgraph *sg = index == 0 ? &model->main : &model->referenced[index - 1];
   vknn_status s = describe_operands(cf, model, sg, p);
-  if (s == VKNN_STATUS_NONE) s = build_steps(cf, model, sg, p);
+  if (s == VKNN_STATUS_NONE) s = build_steps(cf, model, sg, index, p);
   return s;
 }
 
@@ -421,6 +427,7 @@ static vknn_status run_program(cf_run *run, uint32_t index, cf_frame *frame);
  * a frame (outputs with their declarations, for their types and sizes). */
 typedef struct segment_call {
   vknn_prepared_model *pm;
+  const vknn_segment_origin *origin;
   uint32_t input_count, output_count;
   cf_value **inputs;
   cf_value **outputs;
@@ -431,10 +438,11 @@ typedef struct segment_call {
   vknn_output_shape *shapes;
 } segment_call;
 
-static vknn_status call_make(vknn_prepared_model *pm, uint32_t input_count, uint32_t output_count,
-                             segment_call *c) {
+static vknn_status call_make(vknn_prepared_model *pm, const vknn_segment_origin *origin,
+                             uint32_t input_count, uint32_t output_count, segment_call *c) {
   uint32_t n = input_count + output_count;
-  *c = (segment_call){.pm = pm, .input_count = input_count, .output_count = output_count};
+  *c = (segment_call){
+      .pm = pm, .origin = origin, .input_count = input_count, .output_count = output_count};
   c->inputs = vknn_calloc(n, sizeof(*c->inputs));
   c->outputs = c->inputs != NULL ? c->inputs + input_count : NULL;
   c->declared = vknn_calloc(output_count, sizeof(*c->declared));
@@ -524,6 +532,7 @@ static vknn_status call_run(cf_run *run, segment_call *c) {
   vknn_execution_options o = *run->options;
   o.queued = true; /* a deadline passing now is the driver's: TRANSIENT */
   o.segment = true;
+  o.origin = c->origin;
   vknn_timing timing;
   vknn_status s = VKNN_STATUS_NONE, ran = VKNN_STATUS_NONE;
   for (uint32_t attempt = 0; s == VKNN_STATUS_NONE && attempt < 8; ++attempt) {
@@ -549,7 +558,7 @@ static vknn_status call_run(cf_run *run, segment_call *c) {
 static vknn_status run_segment(cf_run *run, const cf_program *p, const cf_step *step,
                                cf_frame *frame) {
   segment_call c;
-  vknn_status s = call_make(step->segment, step->input_count, step->output_count, &c);
+  vknn_status s = call_make(step->segment, &step->origin, step->input_count, step->output_count, &c);
   for (uint32_t i = 0; s == VKNN_STATUS_NONE && i < step->input_count; ++i)
     c.inputs[i] = &frame->values[step->inputs[i]];
   for (uint32_t j = 0; s == VKNN_STATUS_NONE && j < step->output_count; ++j) {
@@ -643,7 +652,7 @@ static vknn_status evaluate_condition(cf_run *run, const cf_step *step, loop_fra
 static vknn_status make_loop_call(const cf_step *step, loop_frames *l, cf_value *condition,
                                   segment_call *c) {
   const cf_program *body = l->body;
-  vknn_status s = call_make(step->loop, body->input_count, body->output_count + 1, c);
+  vknn_status s = call_make(step->loop, &step->loop_origin, body->input_count, body->output_count + 1, c);
   if (s != VKNN_STATUS_NONE) return s;
   for (uint32_t i = 0; i < body->input_count; ++i) c->inputs[i] = &l->body_frame.values[body->inputs[i]];
   for (uint32_t j = 0; j < body->output_count; ++j) {

@@ -256,7 +256,7 @@ static vknn_status run_in_place(vknn_graph_instance *inst, const vknn_recording 
                                 const vknn_execution_options *o, uint64_t *device_us) {
   uint64_t submit_ns = vknn_trace_begin(&inst->graph->device->trace);
   vknn_status s = submit(inst, rec, o);
-  if (s == VKNN_STATUS_NONE) s = vknn_graph_instance_check_status(inst);
+  if (s == VKNN_STATUS_NONE) s = vknn_graph_instance_check_status(inst, o->origin);
   if (s == VKNN_STATUS_NONE) {
     *device_us = read_device_time(inst, o, submit_ns);
     atomic_fetch_add(&inst->graph->device->vk.counters.zero_copy_executions, 1);
@@ -273,7 +273,7 @@ static vknn_status run_staged(vknn_graph_instance *inst, const vknn_request *req
   vknn_trace_end(trace, "execution", "copy inputs", begin);
   uint64_t submit_ns = vknn_trace_begin(trace);
   if (s == VKNN_STATUS_NONE) s = submit(inst, &inst->recording, o);
-  if (s == VKNN_STATUS_NONE) s = vknn_graph_instance_check_status(inst);
+  if (s == VKNN_STATUS_NONE) s = vknn_graph_instance_check_status(inst, o->origin);
   if (s == VKNN_STATUS_NONE && rows != NULL) s = read_rows(inst, request, rows);
   if (s == VKNN_STATUS_NONE) *device_us = read_device_time(inst, o, submit_ns);
   begin = vknn_trace_begin(trace);

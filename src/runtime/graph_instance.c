@@ -165,15 +165,39 @@ uint32_t vknn_graph_instance_read_count(const vknn_graph_instance *inst, uint32_
   return ((const volatile uint32_t *)inst->status.mapped)[slot]; /* coherent memory */
 }
 
-vknn_status vknn_graph_instance_check_status(const vknn_graph_instance *inst) {
+/* "N", or "N of subgraph S" for an operation of a control-flow segment
+ * (operation op of the segment's model) that stands in a referenced
+ * subgraph. */
+static void describe_position(uint32_t op, const vknn_segment_origin *origin, char *out,
+                              size_t size) {
+  uint32_t k = op; /* within the run being looked at */
+  for (uint32_t i = 0; origin != NULL && i < origin->run_count; ++i) {
+    const vknn_op_run *run = &origin->runs[i];
+    if (k >= run->count) {
+      k -= run->count;
+      continue;
+    }
+    if (run->subgraph == 0) snprintf(out, size, "%u", run->first + k);
+    else snprintf(out, size, "%u of subgraph %u", run->first + k, run->subgraph);
+    return;
+  }
+  snprintf(out, size, "%u", op);
+}
+
+vknn_status vknn_graph_instance_check_status(const vknn_graph_instance *inst,
+                                             const vknn_segment_origin *origin) {
   if (inst->status.mapped == NULL) return VKNN_STATUS_NONE;
   uint32_t code = *(const volatile uint32_t *)inst->status.mapped; /* coherent memory */
   if (code == 0) return VKNN_STATUS_NONE;
   uint32_t op = vknn_runtime_check_operation(code);
+  const char *name = op != UINT32_MAX ? vknn_recorded_graph_operation_name(inst->graph, op) : NULL;
+  char position[48] = "?";
+  if (name != NULL) describe_position(op, origin, position, sizeof(position));
   VKNN_LOG_E(&inst->graph->device->log, TAG,
-             "operation %d (%s): a value given at run time (a parameter or an index) is out of "
-             "range; the kernel wrote nothing outside its tensors",
-             op == UINT32_MAX ? -1 : (int)op, vknn_operation_type_name(vknn_runtime_check_type(code)));
+             "operation %s (%s): %s (a value given at run time; the kernel wrote nothing outside "
+             "its tensors)",
+             position, name != NULL ? name : "unknown",
+             vknn_runtime_rule_text(vknn_runtime_check_rule(code)));
   return VKNN_STATUS_INVALID_ARGUMENT;
 }
 

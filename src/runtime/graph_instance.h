@@ -52,10 +52,13 @@ vknn_recording_resources vknn_graph_instance_resources(const vknn_graph_instance
 vknn_status vknn_graph_instance_submit(vknn_graph_instance *inst, const vknn_recording *rec,
                                        const vknn_deadline *deadline, bool timed);
 
-/* After a submission's fence: INVALID_ARGUMENT (logged, naming the
- * operation) when a kernel found a value given at run time out of range, the
- * status word being non-zero; NONE otherwise. */
-vknn_status vknn_graph_instance_check_status(const vknn_graph_instance *inst);
+/* After a submission's fence: INVALID_ARGUMENT when a kernel found a value
+ * given at run time out of range, the status word being non-zero, logged
+ * naming the operation (its index, in its subgraph where origin, the
+ * segment's, is not NULL; and its type) and the rule it broke; NONE
+ * otherwise. */
+vknn_status vknn_graph_instance_check_status(const vknn_graph_instance *inst,
+                                             const vknn_segment_origin *origin);
 
 /* After a submission's fence: the rows a kernel wrote into count word slot
  * (1.., vknn_io_slot.count_slot) of the status buffer; 0 without one. */

@@ -115,6 +115,9 @@ typedef struct vknn_execution_options {
    * a shape seen the first time is grown and the segment run again, so it
    * is not logged as the caller's error. */
   bool segment;
+  /* A segment's: where its operations stand in the caller's model, for the
+   * log of a value out of range (NULL: the prepared model is the caller's). */
+  const vknn_segment_origin *origin;
 } vknn_execution_options;
 
 /* The options of a call, stamped with the time now; entry points call it

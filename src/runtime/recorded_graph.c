@@ -214,6 +214,35 @@ static void create_pipelines(vknn_recorded_graph *rg, const vknn_plan *plan) {
   free(keys);
 }
 
+static bool plan_checks_values(const vknn_plan *plan) {
+  for (uint32_t i = 0; i < plan->dispatches.count; ++i)
+    if (vknn_embedded_shaders[plan->dispatches.items[i].shader].reports_status) return true;
+  return false;
+}
+
+/* Every operation rather than those whose dispatches check: lowering may
+ * put an operation's checks into a dispatch another operation owns (fusion). */
+static vknn_status keep_op_labels(vknn_recorded_graph *rg, const vknn_plan *plan) {
+  if (!plan_checks_values(plan)) return VKNN_STATUS_NONE;
+  const vknn_graph *graph = &plan->graph;
+  uint32_t n = graph->sg->operation_count;
+  rg->op_labels = vknn_calloc(n ? n : 1, sizeof(*rg->op_labels));
+  if (rg->op_labels == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
+  for (uint32_t k = 0; k < n; ++k) {
+    uint32_t source = vknn_graph_op_source(graph, k);
+    if (source == UINT32_MAX) continue; /* added by the compiler: checks nothing */
+    const char *name = vknn_operation_type_name(graph->sg->operations[k].type);
+    rg->op_labels[rg->op_label_count++] = (vknn_op_label){source, name != NULL ? name : "unknown"};
+  }
+  return VKNN_STATUS_NONE;
+}
+
+const char *vknn_recorded_graph_operation_name(const vknn_recorded_graph *rg, uint32_t operation) {
+  for (uint32_t i = 0; i < rg->op_label_count; ++i)
+    if (rg->op_labels[i].operation == operation) return rg->op_labels[i].name;
+  return NULL;
+}
+
 static vknn_status build(vknn_recorded_graph *rg, const vknn_plan *plan) {
   const vknn_subgraph *sg = plan->graph.sg;
   rg->info.dispatch_count = plan->dispatches.count;
@@ -238,6 +267,7 @@ static vknn_status build(vknn_recorded_graph *rg, const vknn_plan *plan) {
   if (s == VKNN_STATUS_NONE) s = upload_constants(rg, plan);
   if (s == VKNN_STATUS_NONE) s = bind_pools(rg, plan);
   if (s == VKNN_STATUS_NONE) s = keep_layout(rg, plan);
+  if (s == VKNN_STATUS_NONE) s = keep_op_labels(rg, plan);
   if (s == VKNN_STATUS_NONE) create_pipelines(rg, plan);
   return s;
 }
@@ -308,6 +338,7 @@ void vknn_recorded_graph_free(vknn_recorded_graph *rg) {
   free(rg->outputs);
   free(rg->dispatch_ms);
   free(rg->places);
+  free(rg->op_labels);
   vknn_dispatch_list_release(&rg->dispatches);
   pthread_cond_destroy(&rg->instance_free);
   pthread_mutex_destroy(&rg->instance_lock);

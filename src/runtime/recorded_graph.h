@@ -45,6 +45,29 @@ typedef struct vknn_pool_binding {
   vknn_vk_buffer copy;
 } vknn_pool_binding;
 
+/* An operation as the log of a violation found at run time names it
+ * (graph/runtime_check.h): its index in the model the caller gave, and its
+ * name (static). */
+typedef struct vknn_op_label {
+  uint32_t operation;
+  const char *name;
+} vknn_op_label;
+
+/* Where the operations of a control-flow segment (runtime/control_flow.c)
+ * stand in the caller's model: in order, runs of operations of subgraphs
+ * (0: the main one, i + 1: referenced subgraph i); a segment is one run, a
+ * loop segment two (the body's, then the condition's). */
+typedef struct vknn_op_run {
+  uint32_t subgraph;
+  uint32_t first; /* the run's first operation in its subgraph */
+  uint32_t count;
+} vknn_op_run;
+
+typedef struct vknn_segment_origin {
+  vknn_op_run runs[2];
+  uint32_t run_count;
+} vknn_segment_origin;
+
 typedef struct vknn_graph_instance vknn_graph_instance;
 
 /* What every execution of one compiled plan shares (constants, the layout of
@@ -68,6 +91,10 @@ typedef struct vknn_recorded_graph {
   uint64_t staging_size;
   uint64_t input_region_size;
   uint32_t timestamp_count; /* 0 (none), 2 (start, end), or dispatches + 1 when profiled */
+  /* Every operation of the plan, kept where some kernel checks values at
+   * run time (NULL otherwise): the status word names one by its index. */
+  vknn_op_label *op_labels;
+  uint32_t op_label_count;
   /* Per-dispatch times of the last profiled execution. */
   double *dispatch_ms;
   bool dispatch_ms_valid;
@@ -89,6 +116,10 @@ vknn_plan_target vknn_recorded_graph_target(const vknn_device *device);
 vknn_status vknn_recorded_graph_alloc(vknn_device *device, const vknn_plan *plan,
                                       vknn_recorded_graph **out);
 void vknn_recorded_graph_free(vknn_recorded_graph *rg);
+
+/* The name of the operation of index `operation` in the caller's model (as
+ * a status word gives it), or NULL when the graph holds no such operation. */
+const char *vknn_recorded_graph_operation_name(const vknn_recorded_graph *rg, uint32_t operation);
 
 /* Stores the per-dispatch times of a profiled execution. */
 void vknn_recorded_graph_set_dispatch_times(vknn_recorded_graph *rg, const uint64_t *ticks,

@@ -4,6 +4,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "graph/runtime_check.h"
+
 void test_model_init_oem(test_model *m) {
   test_model_init_add(m, VKNN_OPERAND_TENSOR_FLOAT32);
   m->operation.type = VKNN_OPERATION_OEM;
@@ -60,6 +62,14 @@ void test_log_callback(void *user_data, vknn_log_level level, const char *tag,
   if (level != VKNN_LOG_ERROR) return;
   log->errors++;
   snprintf(log->last, sizeof(log->last), "%s: %s", tag, message);
+}
+
+bool test_log_names_rule(const test_log *log, const char *operation, uint32_t rule) {
+  char name[80];
+  snprintf(name, sizeof(name), "(%s): ", operation);
+  const char *after = strstr(log->last, name);
+  return after != NULL && strstr(after, vknn_runtime_rule_text(rule)) != NULL &&
+         strstr(log->last, "a value given at run time") != NULL;
 }
 
 int test_request_init_add(test_request *r) {

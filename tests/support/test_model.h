@@ -45,5 +45,11 @@ typedef struct test_log {
 } test_log;
 void test_log_callback(void *user_data, vknn_log_level level, const char *tag, const char *message);
 
+/* Whether the last line is the log of a value out of range found at run
+ * time (docs/architecture.md, "Run-time checks") naming the operation, as
+ * "(NAME)", and the text of the rule (a VKNN_RUNTIME_RULE_*, generated from
+ * shaders/runtime_status.glsl). */
+bool test_log_names_rule(const test_log *log, const char *operation, uint32_t rule);
+
 /* CLOCK_BOOTTIME in nanoseconds: the clock of deadlines. */
 uint64_t test_boottime_ns(void);
