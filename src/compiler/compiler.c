@@ -5,20 +5,20 @@
 
 #include "compiler/dynamic_rows.h"
 #include "compiler/operation_registry.h"
+#include "model/extension.h"
 #include "util/fault_injection.h"
 
 static vknn_status infer_operation(vknn_graph *graph, uint32_t k) {
   const vknn_operation *op = &graph->sg->operations[k];
   const vknn_op_def *def = vknn_op_find_in(graph->model, op->type);
-  const char *name = vknn_operation_type_name(op->type);
+  const char *name = vknn_model_operation_name(graph->model, op->type);
   if (def == NULL) {
-    VKNN_LOG_E(graph->log, "compilation", "operation %u (%s) is not supported", k,
-               name ? name : "extension");
+    VKNN_LOG_E(graph->log, "compilation", "operation %u (%s) is not supported", k, name);
     return VKNN_STATUS_GENERAL_FAILURE;
   }
   if (!vknn_operation_ranks_fit(graph->sg, op)) {
     VKNN_LOG_E(graph->log, "compilation", "operation %u (%s): an operand of rank above %d is not supported",
-               k, name ? name : "extension", VKNN_MAX_RANK);
+               k, name, VKNN_MAX_RANK);
     return VKNN_STATUS_GENERAL_FAILURE;
   }
   bool handled = false;

@@ -12,6 +12,7 @@
 
 #include <string.h>
 
+#include "model/extension.h"
 #include "ops/op_common.h"
 
 #define MAX_DYNAMIC_OUTPUTS 4
@@ -142,7 +143,7 @@ static bool input_slot(const vknn_graph *graph, const vknn_operation *op, uint32
 
 static vknn_status unsupported(const vknn_graph *graph, const vknn_operation *op, const char *why) {
   VKNN_LOG_E(graph->log, "compilation", "%s reads a value whose rows the data decide: %s",
-             vknn_operation_type_name(op->type), why);
+             vknn_model_operation_name(graph->model, op->type), why);
   return VKNN_STATUS_GENERAL_FAILURE;
 }
 

@@ -112,8 +112,8 @@ void vknn_graph_release(vknn_graph *graph) {
 }
 
 vknn_status vknn_graph_defer(vknn_graph *graph, const vknn_operation *op, const char *why) {
-  const char *name = vknn_operation_type_name(op->type);
-  VKNN_LOG_V(graph->log, "compilation", "%s: %s; compiled per execution", name ? name : "?", why);
+  VKNN_LOG_V(graph->log, "compilation", "%s: %s; compiled per execution",
+             vknn_model_operation_name(graph->model, op->type), why);
   graph->deferrals++;
   return VKNN_STATUS_GENERAL_FAILURE;
 }

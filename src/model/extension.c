@@ -6,7 +6,11 @@
 typedef struct ext_type_name {
   uint16_t code;
   const char *name;
+  /* Operations: "EXTENSION:NAME", as logs name them (NULL for operands). */
+  const char *qualified;
 } ext_type_name;
+
+#define EXT_OPERATION(extension, code, name) {code, name, extension ":" name}
 
 /* What the driver knows of an extension beyond its public description. */
 typedef struct ext_def {
@@ -20,17 +24,18 @@ static const vknn_extension_operand_type fibonacci_operands[] = {
     {.type = VKNN_EXAMPLE_TENSOR_QUANT64_ASYMM, .is_tensor = true, .byte_size = 8},
 };
 static const ext_type_name fibonacci_operand_names[] = {
-    {VKNN_EXAMPLE_INT64, "EXAMPLE_INT64"},
-    {VKNN_EXAMPLE_TENSOR_QUANT64_ASYMM, "EXAMPLE_TENSOR_QUANT64_ASYMM"},
+    {VKNN_EXAMPLE_INT64, "EXAMPLE_INT64", NULL},
+    {VKNN_EXAMPLE_TENSOR_QUANT64_ASYMM, "EXAMPLE_TENSOR_QUANT64_ASYMM", NULL},
 };
 static const ext_type_name fibonacci_operations[] = {
-    {VKNN_EXAMPLE_FIBONACCI, "EXAMPLE_FIBONACCI"},
+    EXT_OPERATION(VKNN_FIBONACCI_EXTENSION_NAME, VKNN_EXAMPLE_FIBONACCI, "EXAMPLE_FIBONACCI"),
 };
 static const ext_type_name transformer_operations[] = {
-    {VKNN_TRANSFORMER_BATCH_MATMUL, "BATCH_MATMUL"},
-    {VKNN_TRANSFORMER_LAYER_NORMALIZATION, "LAYER_NORMALIZATION"},
-    {VKNN_TRANSFORMER_GELU, "GELU"},
-    {VKNN_TRANSFORMER_ATTENTION, "ATTENTION"},
+    EXT_OPERATION(VKNN_TRANSFORMER_EXTENSION_NAME, VKNN_TRANSFORMER_BATCH_MATMUL, "BATCH_MATMUL"),
+    EXT_OPERATION(VKNN_TRANSFORMER_EXTENSION_NAME, VKNN_TRANSFORMER_LAYER_NORMALIZATION,
+                  "LAYER_NORMALIZATION"),
+    EXT_OPERATION(VKNN_TRANSFORMER_EXTENSION_NAME, VKNN_TRANSFORMER_GELU, "GELU"),
+    EXT_OPERATION(VKNN_TRANSFORMER_EXTENSION_NAME, VKNN_TRANSFORMER_ATTENTION, "ATTENTION"),
 };
 
 #define COUNT(a) ((uint32_t)(sizeof(a) / sizeof((a)[0])))
@@ -149,12 +154,24 @@ const char *vknn_ext_operand_name(int32_t canonical) {
   return n != NULL ? n->name : NULL;
 }
 
-const char *vknn_ext_operation_name(int32_t canonical) {
+static const ext_type_name *operation_row(int32_t canonical) {
   int ext = ext_of_canonical(canonical);
   if (ext < 0) return NULL;
-  const ext_type_name *n = find_code(extensions[ext].operations, extensions[ext].operation_count,
-                                     VKNN_EXTENSION_CODE(canonical));
+  return find_code(extensions[ext].operations, extensions[ext].operation_count,
+                   VKNN_EXTENSION_CODE(canonical));
+}
+
+const char *vknn_ext_operation_name(int32_t canonical) {
+  const ext_type_name *n = operation_row(canonical);
   return n != NULL ? n->name : NULL;
+}
+
+const char *vknn_model_operation_name(const vknn_model *model, int32_t type) {
+  int32_t canonical = type;
+  if (model != NULL && vknn_ext_decode_operation(model, type, &canonical) == VKNN_EXT_DECODED)
+    return operation_row(canonical)->qualified;
+  const char *name = vknn_operation_type_name(type);
+  return name != NULL ? name : "an operation of no known type";
 }
 
 #define FAIL(...)                                  \

@@ -75,6 +75,14 @@ bool vknn_ext_operand_info(int32_t canonical, bool *out_is_tensor, uint32_t *out
 const char *vknn_ext_operand_name(int32_t canonical);
 const char *vknn_ext_operation_name(int32_t canonical);
 
+/* The name logs give an operation of a model: an operation of an extension
+ * the driver implements as "EXTENSION:NAME" ("org.vknn.transformer:GELU",
+ * decoded through the model's extensionNameToPrefix table), any other as
+ * vknn_operation_type_name names it ("an extension operation" for one of an
+ * extension the driver does not know). model may be NULL (no decoding).
+ * Never NULL; the string is static. */
+const char *vknn_model_operation_name(const vknn_model *model, int32_t type);
+
 /* The rules of a decoded extension operand the HAL leaves to the driver:
  * shape, no scale or zero point, its extension data. INVALID_ARGUMENT
  * (logged, tag "model") when broken. */

@@ -297,7 +297,7 @@ static vknn_status validate_dataflow(const validator *v, uint8_t *written) {
     for (uint32_t i = 0; i < op->input_count; ++i)
       if (!written[op->inputs[i]])
         FAIL("operation %u (%s) reads operand %u before it is written", k,
-             vknn_operation_type_name(op->type), op->inputs[i]);
+             vknn_model_operation_name(v->model, op->type), op->inputs[i]);
     for (uint32_t i = 0; i < op->output_count; ++i) {
       uint32_t o = op->outputs[i];
       vknn_operand_lifetime l = sg->operands[o].lifetime;

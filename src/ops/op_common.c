@@ -3,12 +3,21 @@
 #include <math.h>
 #include <string.h>
 
+#include "model/extension.h"
 #include "model/operand_type.h"
 #include "ops/known_dims.h"
 
+/* The name of an operation in logs written without its model: an extension
+ * operation is only "an extension operation" there. */
 static const char *op_name(const vknn_operation *op) {
   const char *name = vknn_operation_type_name(op->type);
   return name ? name : "operation";
+}
+
+/* With the graph's model: an extension operation by its extension and name
+ * ("org.vknn.transformer:GELU"). */
+static const char *graph_op_name(const vknn_graph *graph, const vknn_operation *op) {
+  return vknn_model_operation_name(graph->model, op->type);
 }
 
 static bool may_be_omitted(const vknn_operation *op, uint32_t input) {
@@ -137,7 +146,7 @@ bool vknn_graph_const_i32_list(const vknn_graph *graph, const vknn_operation *op
                                uint32_t count, int32_t *out_values) {
   for (uint32_t i = 0; i < count; ++i) {
     if (!vknn_graph_const_i32(graph, op->inputs[first + i], &out_values[i])) {
-      VKNN_LOG_E(graph->log, "compilation", "%s: parameter %u must be a constant", op_name(op),
+      VKNN_LOG_E(graph->log, "compilation", "%s: parameter %u must be a constant", graph_op_name(graph, op),
                  first + i);
       return false;
     }
@@ -148,7 +157,7 @@ bool vknn_graph_const_i32_list(const vknn_graph *graph, const vknn_operation *op
 /* A required input without a value: omitted in the model, or a model input
  * the request omits (then the model is compiled for that request). */
 static vknn_status omitted_input(vknn_graph *graph, const vknn_operation *op, uint32_t input) {
-  VKNN_LOG_E(graph->log, "model", "%s: input %u is omitted, and it is not optional", op_name(op), input);
+  VKNN_LOG_E(graph->log, "model", "%s: input %u is omitted, and it is not optional", graph_op_name(graph, op), input);
   return VKNN_STATUS_INVALID_ARGUMENT;
 }
 
@@ -161,7 +170,7 @@ vknn_status vknn_op_require_constant_params(vknn_graph *graph, const vknn_operat
     if (t->lifetime == VKNN_LIFETIME_SUBGRAPH_INPUT)
       return vknn_graph_defer(graph, op, "a parameter is a model input");
     VKNN_LOG_E(graph->log, "compilation", "%s: parameter %u must be a constant or a model input",
-               op_name(op), i);
+               graph_op_name(graph, op), i);
     return VKNN_STATUS_GENERAL_FAILURE;
   }
   return VKNN_STATUS_NONE;
@@ -263,7 +272,7 @@ bool vknn_window_extent(uint32_t in, uint32_t kernel, uint32_t stride, uint32_t 
 static vknn_status check_output_size(const vknn_graph *graph, const vknn_operation *op,
                                      const vknn_tensor *out) {
   if (!out->shape_known || vknn_tensor_byte_size(out) <= VKNN_MAX_TENSOR_BYTES) return VKNN_STATUS_NONE;
-  VKNN_LOG_E(graph->log, "compilation", "%s: an output of more than 4 GiB is unsupported", op_name(op));
+  VKNN_LOG_E(graph->log, "compilation", "%s: an output of more than 4 GiB is unsupported", graph_op_name(graph, op));
   return VKNN_STATUS_GENERAL_FAILURE;
 }
 
@@ -275,12 +284,12 @@ static vknn_status check_declared_output(const vknn_graph *graph, const vknn_ope
                                          const uint32_t *dims, uint32_t rank, bool dims_partial) {
   const vknn_tensor *out = &graph->tensors[op->outputs[output]];
   if (out->rank != 0 && out->rank != rank) {
-    VKNN_LOG_E(graph->log, "model", "%s: output rank %u, expected %u", op_name(op), out->rank, rank);
+    VKNN_LOG_E(graph->log, "model", "%s: output rank %u, expected %u", graph_op_name(graph, op), out->rank, rank);
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
   for (uint32_t i = 0; i < out->rank; ++i) {
     if (out->dims[i] == 0 || out->dims[i] == dims[i] || (dims_partial && dims[i] == 0)) continue;
-    VKNN_LOG_E(graph->log, "model", "%s: output dimension %u is %u, expected %u", op_name(op), i,
+    VKNN_LOG_E(graph->log, "model", "%s: output dimension %u is %u, expected %u", graph_op_name(graph, op), i,
                out->dims[i], dims[i]);
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
@@ -456,7 +465,7 @@ vknn_status vknn_op_check_same_encoding(const vknn_graph *graph, const vknn_oper
   const vknn_tensor *in = &graph->tensors[op->inputs[0]];
   const vknn_tensor *out = &graph->tensors[op->outputs[output]];
   if (in->scale == out->scale && in->zero_point == out->zero_point) return VKNN_STATUS_NONE;
-  VKNN_LOG_E(graph->log, "compilation", "%s: input and output quantization differ", op_name(op));
+  VKNN_LOG_E(graph->log, "compilation", "%s: input and output quantization differ", graph_op_name(graph, op));
   return VKNN_STATUS_GENERAL_FAILURE;
 }
 
@@ -471,7 +480,7 @@ vknn_status vknn_op_require_input_shape(vknn_graph *graph, const vknn_operation 
 vknn_status vknn_op_axis(const vknn_graph *graph, const vknn_operation *op, int32_t axis, uint32_t rank,
                          uint32_t *out_axis) {
   if (axis < -(int32_t)rank || axis >= (int32_t)rank) {
-    VKNN_LOG_E(graph->log, "model", "%s: axis %d is not in [-%u, %u)", op_name(op), axis, rank, rank);
+    VKNN_LOG_E(graph->log, "model", "%s: axis %d is not in [-%u, %u)", graph_op_name(graph, op), axis, rank, rank);
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
   *out_axis = (uint32_t)(axis < 0 ? axis + (int32_t)rank : axis);
@@ -506,7 +515,7 @@ vknn_status vknn_op_set_dynamic_output(vknn_graph *graph, const vknn_operation *
                                        uint32_t rows, const uint32_t *row, uint32_t rank, uint32_t count_slot) {
   vknn_tensor *out = &graph->tensors[op->outputs[output]];
   if (out->rank != 0 && out->rank != rank) {
-    VKNN_LOG_E(graph->log, "model", "%s: output %u has rank %u, expected %u", op_name(op), output, out->rank, rank);
+    VKNN_LOG_E(graph->log, "model", "%s: output %u has rank %u, expected %u", graph_op_name(graph, op), output, out->rank, rank);
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
   uint32_t declared = out->rank == rank ? out->dims[0] : 0;
@@ -514,7 +523,7 @@ vknn_status vknn_op_set_dynamic_output(vknn_graph *graph, const vknn_operation *
   for (uint32_t d = 1; d < rank; ++d) dims[d] = row[d - 1];
   for (uint32_t d = 1; d < rank && out->rank == rank; ++d) {
     if (out->dims[d] != 0 && out->dims[d] != dims[d]) {
-      VKNN_LOG_E(graph->log, "model", "%s: output %u's dimension %u is %u, expected %u", op_name(op), output, d,
+      VKNN_LOG_E(graph->log, "model", "%s: output %u's dimension %u is %u, expected %u", graph_op_name(graph, op), output, d,
                  out->dims[d], dims[d]);
       return VKNN_STATUS_INVALID_ARGUMENT;
     }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/extension.h"
 #include "util/fault_injection.h"
 
 #define TAG "compilation"
@@ -231,8 +232,8 @@ static vknn_status keep_op_labels(vknn_recorded_graph *rg, const vknn_plan *plan
   for (uint32_t k = 0; k < n; ++k) {
     uint32_t source = vknn_graph_op_source(graph, k);
     if (source == UINT32_MAX) continue; /* added by the compiler: checks nothing */
-    const char *name = vknn_operation_type_name(graph->sg->operations[k].type);
-    rg->op_labels[rg->op_label_count++] = (vknn_op_label){source, name != NULL ? name : "unknown"};
+    rg->op_labels[rg->op_label_count++] = (vknn_op_label){
+        source, vknn_model_operation_name(graph->model, graph->sg->operations[k].type)};
   }
   return VKNN_STATUS_NONE;
 }

@@ -47,7 +47,7 @@ typedef struct vknn_pool_binding {
 
 /* An operation as the log of a violation found at run time names it
  * (graph/runtime_check.h): its index in the model the caller gave, and its
- * name (static). */
+ * name (static: vknn_model_operation_name). */
 typedef struct vknn_op_label {
   uint32_t operation;
   const char *name;
