@@ -5,7 +5,9 @@
  * test_op_rules), a valid single-operation model with its data input's first
  * dimension known or left to the execution (0) is accepted by the support
  * query and prepare (so is one whose optional operands an execution may omit,
- * where it may still run), and
+ * where it may still run; so is one whose first dimension is left to the
+ * execution and whose outputs are declared in full, as an execution giving
+ * it would produce them), and
  *   - the same model with one constant parameter, or one relation between
  *     dimensions the model gives, broken as NNAPI's documentation (or this
  *     driver, kind 'D') forbids, is refused with INVALID_ARGUMENT by both,
@@ -87,6 +89,11 @@ static uint32_t ctensor(pc *c, int32_t type, const uint32_t *dims, uint32_t rank
 }
 static uint32_t zeros(pc *c, int32_t type, const uint32_t *dims, uint32_t rank) {
   return mb_const_zeros(&c->b, type, dims, rank);
+}
+static uint32_t omitted(pc *c, int32_t type, const uint32_t *dims, uint32_t rank) {
+  uint32_t i = mb_temporary(&c->b, type, dims, rank);
+  c->b.operands[i].lifetime = VKNN_LIFETIME_NO_VALUE;
+  return i;
 }
 static void set_dims(pc *c, uint32_t operand, const uint32_t *dims, uint32_t rank) {
   memcpy(c->b.dims[operand], dims, rank * sizeof(uint32_t));
@@ -220,6 +227,30 @@ static void b_transpose(pc *c) {
   INS(input(c, F32, DIMS(U(c, 2), 3)), vec(c, VALS(1, 0)));
   OUTS(output(c, F32, DIMS(3, U(c, 2))));
   c->optional = 1u << 1;
+}
+/* perm omitted: the axes reversed. */
+static void b_transpose_reversed(pc *c) {
+  b_transpose(c);
+  c->in[1] = omitted(c, I32, DIMS(2));
+}
+/* A size given on the unknown axis: the output's dimension is known. */
+static void b_slice_size_on_unknown(pc *c) {
+  op(c, OP(SLICE));
+  INS(input(c, F32, DIMS(U(c, 2), 3)), vec(c, VALS(0, 0)), vec(c, VALS(1, 2)));
+  OUTS(output(c, F32, DIMS(1, 2)));
+}
+/* The unknown axis shrunk: an output of rank 1. */
+static void b_strided_slice_shrink_unknown(pc *c) {
+  op(c, OP(STRIDED_SLICE));
+  INS(input(c, F32, DIMS(U(c, 2), 3)), vec(c, VALS(0, 0)), vec(c, VALS(1, 3)), vec(c, VALS(1, 1)),
+      i32(c, 0), i32(c, 0), i32(c, 1));
+  OUTS(output(c, F32, DIMS(3)));
+}
+/* The unknown axis padded. */
+static void b_pad_unknown_axis(pc *c) {
+  op(c, OP(PAD));
+  INS(input(c, F32, DIMS(U(c, 3), 3)), ctensor(c, I32, DIMS(2, 2), (const int32_t[]){1, 1, 1, 1}, 16));
+  OUTS(output(c, F32, DIMS(U(c, 5), 5)));
 }
 static void b_slice(pc *c) {
   op(c, OP(SLICE));
@@ -369,11 +400,6 @@ static void b_hashtable(pc *c) {
   uint32_t hits = output(c, Q8, DIMS(U(c, 2)));
   c->b.operands[hits].scale = 1.f;
   OUTS(output(c, F32, DIMS(U(c, 2), 2)), hits);
-}
-static uint32_t omitted(pc *c, int32_t type, const uint32_t *dims, uint32_t rank) {
-  uint32_t i = mb_temporary(&c->b, type, dims, rank);
-  c->b.operands[i].lifetime = VKNN_LIFETIME_NO_VALUE;
-  return i;
 }
 static void b_lsh(pc *c) {
   op(c, OP(LSH_PROJECTION));
@@ -703,6 +729,21 @@ static void output_dim_7(pc *c) {
   if (o->dimension_count == 1) o->dimension_count = 2;
   c->b.dims[c->out[0]][1] = 7;
 }
+/* Output 1's second dimension made 7 (operations of several outputs). */
+static void output1_dim_7(pc *c) { c->b.dims[c->out[1]][1] = 7; }
+/* TRANSPOSE of [.,3] by {1,0} (or reversed): an output [3,.], not [4,.]. */
+static void transpose_output_4(pc *c) { set_dims(c, c->out[0], DIMS(4, U(c, 2))); }
+/* SLICE of size 1 on the first axis, whatever its size: [1,2], not [2,2]. */
+static void slice_size_1_output_2(pc *c) {
+  c->in[2] = vec(c, VALS(1, 2));
+  set_dims(c, c->out[0], DIMS(2, 2));
+}
+/* STRIDED_SLICE shrinking the first axis: [3], not [4]. */
+static void ss_shrink_output_4(pc *c) {
+  c->in[2] = vec(c, VALS(1, 3));
+  c->in[6] = i32(c, 1);
+  set_dims(c, c->out[0], DIMS(4));
+}
 /* The reductions on an input [.,3,4] along axis 1: an output [.,4], not
  * [.,5]. */
 static void reduce_output_5(pc *c) {
@@ -738,6 +779,10 @@ static const base bases[] = {
     {"CONCATENATION", b_concat}, {"RESHAPE", b_reshape}, {"SQUEEZE", b_squeeze},
     {"EXPAND_DIMS", b_expand_dims}, {"TRANSPOSE", b_transpose}, {"SLICE", b_slice},
     {"STRIDED_SLICE", b_strided_slice}, {"PAD", b_pad}, {"PAD_V2", b_pad_v2}, {"TILE", b_tile},
+    {"TRANSPOSE (perm omitted)", b_transpose_reversed},
+    {"SLICE (a size on the unknown axis)", b_slice_size_on_unknown},
+    {"STRIDED_SLICE (the unknown axis shrunk)", b_strided_slice_shrink_unknown},
+    {"PAD (the unknown axis padded)", b_pad_unknown_axis},
     {"SPLIT", b_split}, {"DEPTH_TO_SPACE", b_depth_to_space}, {"SPACE_TO_DEPTH", b_space_to_depth},
     {"BATCH_TO_SPACE_ND", b_batch_to_space}, {"SPACE_TO_BATCH_ND", b_space_to_batch},
     {"CHANNEL_SHUFFLE", b_channel_shuffle}, {"CAST", b_cast}, {"QUANTIZE", b_quantize},
@@ -944,6 +989,11 @@ static const mutation mutations[] = {
     {"REDUCE_ANY", b_reduce_any, reduce_output_5, "input [.,3,4] on axis 1, output [.,5]", 'S'},
     {"ARGMAX", b_argmax, reduce_output_5, "input [.,3,4] on axis 1, output [.,5]", 'S'},
     {"ARGMIN", b_argmin, reduce_output_5, "input [.,3,4] on axis 1, output [.,5]", 'S'},
+    {"TRANSPOSE", b_transpose, transpose_output_4, "input [.,3], perm {1,0}, output [4,.]", 'S'},
+    {"TRANSPOSE", b_transpose_reversed, transpose_output_4, "input [.,3], perm omitted, output [4,.]", 'S'},
+    {"SLICE", b_slice, slice_size_1_output_2, "size {1,2}, output [2,2]", 'S'},
+    {"STRIDED_SLICE", b_strided_slice, ss_shrink_output_4, "axis 0 shrunk, input [.,3], output [4]", 'S'},
+    {"SPLIT", b_split, output1_dim_7, "input [.,4] in 2 on axis 1, output 1 [.,7]", 'S'},
     {"AVERAGE_POOL_2D", b_average_pool, pool_window_5, "a 5x5 window, VALID, on 4x4", 'S'},
     {"AVERAGE_POOL_2D", b_average_pool, pool_out_channels_3, "output [.,3,3,3] (2 channels)", 'S'},
     {"MAX_POOL_2D", b_max_pool, pool_window_5, "a 5x5 window, VALID, on 4x4", 'S'},
@@ -953,9 +1003,11 @@ static const mutation mutations[] = {
 
 /* The operations whose declared output is checked against the dimensions
  * their inputs give before an execution gives the rest (the elementwise,
- * conversion, row-normalizing, convolution, pooling, fully connected and
- * concatenation families; the reductions' rows are in mutations; the
- * others decide it once every shape is known). */
+ * conversion, row-normalizing, convolution, pooling, fully connected,
+ * concatenation and data-movement families; the rows of the reductions, of
+ * TRANSPOSE (whose base moves the unknown dimension to 1) and of the
+ * operations' other outputs are in mutations; the others decide it once
+ * every shape is known). */
 static const char *const output_checked[] = {
     "ADD", "SUB", "MUL", "DIV", "MAXIMUM", "MINIMUM", "POW", "PRELU", "EQUAL", "NOT_EQUAL", "LESS",
     "LESS_EQUAL", "GREATER", "GREATER_EQUAL", "LOGICAL_AND", "LOGICAL_OR", "LOGICAL_NOT", "FULLY_CONNECTED",
@@ -963,7 +1015,8 @@ static const char *const output_checked[] = {
     "RELU", "RELU1", "RELU6", "LOGISTIC", "TANH", "ABS", "EXP", "LOG", "SIN", "SQRT", "RSQRT", "NEG", "FLOOR",
     "ELU", "HARD_SWISH", "CAST", "QUANTIZE", "DEQUANTIZE", "FILL", "TRANSFORMER_GELU",
     "TRANSFORMER_LAYER_NORMALIZATION", "CONV_2D", "DEPTHWISE_CONV_2D", "GROUPED_CONV_2D", "AVERAGE_POOL_2D",
-    "MAX_POOL_2D", "L2_POOL_2D", "CONCATENATION", "SELECT",
+    "MAX_POOL_2D", "L2_POOL_2D", "CONCATENATION", "SELECT", "CHANNEL_SHUFFLE", "PAD", "PAD_V2", "TILE", "SLICE",
+    "STRIDED_SLICE", "SPLIT", "DEPTH_TO_SPACE", "SPACE_TO_DEPTH", "BATCH_TO_SPACE_ND", "SPACE_TO_BATCH_ND",
 };
 
 /* ---- running ------------------------------------------------------------- */
@@ -1035,6 +1088,36 @@ static void test_valid(void **state) {
     }
 }
 
+/* A base in the unknown mode with every output declared in full, as the
+ * known mode declares it: what an execution giving the first dimension
+ * produces, so no dimension known at prepare may contradict it. */
+static outcome probe_outputs_declared(fixture *f, void (*build)(pc *)) {
+  pc *known = calloc(1, sizeof(*known)), *c = calloc(1, sizeof(*c));
+  assert_non_null(known);
+  assert_non_null(c);
+  mb_init(&known->b);
+  mb_init(&c->b);
+  build(known);
+  c->unknown = true;
+  build(c);
+  for (uint32_t k = 0; k < c->out_count; ++k)
+    set_dims(c, c->out[k], known->b.dims[known->out[k]], known->b.operands[known->out[k]].dimension_count);
+  free(known);
+  outcome r = run_model(f, c);
+  free(c);
+  return r;
+}
+
+static void test_valid_outputs_declared(void **state) {
+  fixture *f = *state;
+  for (size_t i = 0; i < sizeof(bases) / sizeof(bases[0]); ++i) {
+    outcome o = probe_outputs_declared(f, bases[i].build);
+    if (!fully_accepted(&o))
+      fail_msg("%s (first dimension unknown, outputs declared in full): support %s (supported %d), prepare %s: %s",
+               bases[i].op, vknn_status_name(o.support), o.supported, vknn_status_name(o.prepare), o.log);
+  }
+}
+
 static void test_parameters_and_known_shapes(void **state) {
   fixture *f = *state;
   for (size_t i = 0; i < sizeof(mutations) / sizeof(mutations[0]); ++i) {
@@ -1090,6 +1173,7 @@ static void test_omitted_required_inputs(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_valid),
+      cmocka_unit_test(test_valid_outputs_declared),
       cmocka_unit_test(test_parameters_and_known_shapes),
       cmocka_unit_test(test_declared_output),
       cmocka_unit_test(test_omitted_required_inputs),

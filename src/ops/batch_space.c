@@ -195,19 +195,45 @@ static vknn_status check_space_to_batch(const vknn_logger *log, const block_para
   return VKNN_STATUS_NONE;
 }
 
-/* Constant parameters against the input's dimensions known so far. */
-static vknn_status check_batch_space(vknn_graph *graph, const vknn_operation *op) {
+/* The output's image shape with constant parameters, each dimension 0
+ * while the input's it comes from is not known (ops/known_dims.h):
+ * BATCH_TO_SPACE_ND's batches divided by the block and image scaled by it,
+ * SPACE_TO_BATCH_ND's padded image divided and batches multiplied. The
+ * parameters have passed their checks. */
+static vknn_image_shape batch_to_space_shape(const block_params *p) {
+  uint64_t block_area = (uint64_t)p->bh * p->bw; /* in 64 bits: a huge block must not wrap to 0 */
+  return (vknn_image_shape){(uint32_t)(p->shape.batches / block_area), p->shape.height * p->bh,
+                            p->shape.width * p->bw, p->shape.channels};
+}
+static uint32_t padded_blocks(uint32_t size, int32_t before, int32_t after, uint32_t block) {
+  return size == 0 ? 0 : (size + (uint32_t)before + (uint32_t)after) / block;
+}
+static vknn_image_shape space_to_batch_shape(const block_params *p) {
+  return (vknn_image_shape){p->shape.batches * p->bh * p->bw,
+                            padded_blocks(p->shape.height, p->pads[0], p->pads[1], p->bh),
+                            padded_blocks(p->shape.width, p->pads[2], p->pads[3], p->bw), p->shape.channels};
+}
+
+/* Constant parameters against the input's dimensions known so far, and the
+ * output's shape as far as they decide it. */
+static vknn_status check_batch_space(vknn_graph *graph, const vknn_operation *op, uint32_t *dims,
+                                     uint32_t *rank) {
   block_params p;
   vknn_status s = check_param_shapes(graph, op);
   if (s == VKNN_STATUS_NONE) s = read_params(graph, op, &p);
   if (s != VKNN_STATUS_NONE) return s;
-  return op->type == VKNN_OPERATION_SPACE_TO_BATCH_ND ? check_space_to_batch(graph->log, &p)
-                                                      : check_batch_to_space(graph->log, &p);
+  bool to_batch = op->type == VKNN_OPERATION_SPACE_TO_BATCH_ND;
+  s = to_batch ? check_space_to_batch(graph->log, &p) : check_batch_to_space(graph->log, &p);
+  if (s != VKNN_STATUS_NONE) return s;
+  vknn_image_dims(to_batch ? space_to_batch_shape(&p) : batch_to_space_shape(&p), p.nchw, dims);
+  *rank = 4;
+  return VKNN_STATUS_NONE;
 }
 
 /* The map and output of BATCH_TO_SPACE_ND with constant parameters. */
 static void map_batch_to_space(const block_params *p, vknn_remap *r, uint32_t *dims) {
-  uint32_t n = p->shape.batches / (p->bh * p->bw);
+  vknn_image_shape out = batch_to_space_shape(p);
+  uint32_t n = out.batches;
   vknn_image_axes a = vknn_image_axes_of(p->nchw);
   uint32_t h = a.h, w = a.w, c = a.c;
   vknn_remap_set_axes(r, p->in);
@@ -218,14 +244,12 @@ static void map_batch_to_space(const block_params *p, vknn_remap *r, uint32_t *d
   vknn_remap_add_view(r, p->shape.width, w, 1);
   vknn_remap_add_view(r, p->bw, a.n, (int32_t)n);
   if (!p->nchw) vknn_remap_add_view(r, p->shape.channels, c, 1);
-  vknn_image_shape out = {n, p->shape.height * p->bh, p->shape.width * p->bw, p->shape.channels};
   vknn_image_dims(out, p->nchw, dims);
 }
 
 /* The map and output of SPACE_TO_BATCH_ND with constant parameters. */
 static void map_space_to_batch(const block_params *p, vknn_remap *r, uint32_t *dims) {
-  uint32_t ph = p->shape.height + (uint32_t)p->pads[0] + (uint32_t)p->pads[1];
-  uint32_t pw = p->shape.width + (uint32_t)p->pads[2] + (uint32_t)p->pads[3];
+  vknn_image_shape out = space_to_batch_shape(p);
   vknn_image_axes a = vknn_image_axes_of(p->nchw);
   uint32_t h = a.h, w = a.w, c = a.c;
   vknn_remap_set_axes(r, p->in);
@@ -236,10 +260,9 @@ static void map_space_to_batch(const block_params *p, vknn_remap *r, uint32_t *d
   vknn_remap_add_view(r, p->bw, w, 1);
   vknn_remap_add_view(r, p->shape.batches, a.n, 1);
   if (p->nchw) vknn_remap_add_view(r, p->shape.channels, c, 1);
-  vknn_remap_add_view(r, ph / p->bh, h, (int32_t)p->bh);
-  vknn_remap_add_view(r, pw / p->bw, w, (int32_t)p->bw);
+  vknn_remap_add_view(r, out.height, h, (int32_t)p->bh);
+  vknn_remap_add_view(r, out.width, w, (int32_t)p->bw);
   if (!p->nchw) vknn_remap_add_view(r, p->shape.channels, c, 1);
-  vknn_image_shape out = {p->shape.batches * p->bh * p->bw, ph / p->bh, pw / p->bw, p->shape.channels};
   vknn_image_dims(out, p->nchw, dims);
 }
 

@@ -1,5 +1,7 @@
 /* CHANNEL_SHUFFLE: channels seen as [groups, k] are transposed to [k, groups]
  * along an axis. Kernel: shaders/remap.comp. */
+#include <string.h>
+
 #include "ops/remap.h"
 
 static vknn_status validate_channel_shuffle(const vknn_logger *log, const vknn_model *model,
@@ -13,10 +15,14 @@ static vknn_status validate_channel_shuffle(const vknn_logger *log, const vknn_m
 }
 
 /* num_groups cuts the axis into equal parts as far as the rank and the
- * axis's size are known. */
-static vknn_status check_channel_shuffle(vknn_graph *graph, const vknn_operation *op) {
+ * axis's size are known; the output has the input's shape. */
+static vknn_status check_channel_shuffle(vknn_graph *graph, const vknn_operation *op, uint32_t *dims,
+                                         uint32_t *rank) {
+  const vknn_tensor *in = &graph->tensors[op->inputs[0]];
   int32_t params[2]; /* groups, axis */
   if (!vknn_graph_const_i32_list(graph, op, 1, 2, params)) return VKNN_STATUS_GENERAL_FAILURE;
+  memcpy(dims, in->dims, in->rank * sizeof(uint32_t));
+  *rank = in->rank;
   if (vknn_remap_axis_parts_fit(graph, op, params[1], params[0])) return VKNN_STATUS_NONE;
   VKNN_LOG_E(graph->log, "model", "CHANNEL_SHUFFLE: %d groups on axis %d do not fit", params[0], params[1]);
   return VKNN_STATUS_INVALID_ARGUMENT;

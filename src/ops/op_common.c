@@ -337,8 +337,13 @@ vknn_image_shape vknn_known_image_shape(const vknn_tensor *t, bool nchw) {
 
 vknn_status vknn_op_check_known_output(const vknn_graph *graph, const vknn_operation *op, const uint32_t *dims,
                                        uint32_t rank) {
+  return vknn_op_check_known_output_at(graph, op, 0, dims, rank);
+}
+
+vknn_status vknn_op_check_known_output_at(const vknn_graph *graph, const vknn_operation *op, uint32_t output,
+                                          const uint32_t *dims, uint32_t rank) {
   /* A rank not known yet (0) agrees with any declared one. */
-  return rank == 0 ? VKNN_STATUS_NONE : check_declared_output(graph, op, 0, dims, rank, true);
+  return rank == 0 ? VKNN_STATUS_NONE : check_declared_output(graph, op, output, dims, rank, true);
 }
 
 vknn_status vknn_op_require_output_like_input(vknn_graph *graph, const vknn_operation *op, uint32_t input) {

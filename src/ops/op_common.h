@@ -141,6 +141,9 @@ vknn_status vknn_op_set_image_output(vknn_graph *graph, const vknn_operation *op
  * For the checks made before an execution gives every shape. */
 vknn_status vknn_op_check_known_output(const vknn_graph *graph, const vknn_operation *op, const uint32_t *dims,
                                        uint32_t rank);
+/* The same for output `output` of op (operations of several outputs). */
+vknn_status vknn_op_check_known_output_at(const vknn_graph *graph, const vknn_operation *op, uint32_t output,
+                                          const uint32_t *dims, uint32_t rank);
 /* vknn_op_require_input_shape for an input whose shape output 0 takes:
  * while it waits for an execution, the declared output agrees with its
  * known rank and dimensions. */

@@ -68,11 +68,19 @@ static vknn_status build_dynamic_pad(vknn_graph *graph, const vknn_operation *op
   return vknn_remap_dynamic_identity(graph, op, count, VKNN_REMAP_DYNAMIC_PAD, r, dims, rank);
 }
 
+/* The input's shape with each axis padded: an axis whose size is not known
+ * yet (0, ops/known_dims.h) stays so, whatever its paddings. */
+static void padded_shape(const vknn_tensor *in, const int32_t *paddings, uint32_t *dims) {
+  for (uint32_t d = 0; d < in->rank; ++d)
+    dims[d] = in->dims[d] == 0 ? 0 : in->dims[d] + (uint32_t)paddings[2 * d] + (uint32_t)paddings[2 * d + 1];
+}
+
 /* Constant paddings: [rank, 2] (once the input's rank is known), none
  * negative, each axis padded within a dimension's 32 bits (its size 0 until
  * known). Paddings too long to read while the rank is unknown are checked
- * once it is known, by their shape. */
-static vknn_status check_pad(vknn_graph *graph, const vknn_operation *op) {
+ * once it is known, by their shape. The output's shape once the rank is
+ * known. */
+static vknn_status check_pad(vknn_graph *graph, const vknn_operation *op, uint32_t *dims, uint32_t *rank) {
   const vknn_tensor *in = &graph->tensors[op->inputs[0]];
   int32_t paddings[2 * VKNN_MAX_RANK];
   uint32_t n;
@@ -93,6 +101,8 @@ static vknn_status check_pad(vknn_graph *graph, const vknn_operation *op) {
       return VKNN_STATUS_INVALID_ARGUMENT;
     }
   }
+  if (in->rank != 0) padded_shape(in, paddings, dims);
+  *rank = in->rank;
   return VKNN_STATUS_NONE;
 }
 
@@ -109,10 +119,9 @@ static vknn_status build_pad(vknn_graph *graph, const vknn_operation *op, uint32
   if (!vknn_graph_const_i32_tensor(graph, op->inputs[1], paddings, 2 * VKNN_MAX_RANK, &n))
     return build_dynamic_pad(graph, op, r, dims, rank);
   vknn_remap_set_axes(r, in);
+  padded_shape(in, paddings, dims);
   for (uint32_t d = 0; d < in->rank; ++d) {
-    int32_t before = paddings[2 * d], after = paddings[2 * d + 1];
-    dims[d] = in->dims[d] + (uint32_t)before + (uint32_t)after;
-    r->axes[d].start = -before;
+    r->axes[d].start = -paddings[2 * d];
     vknn_remap_add_view(r, dims[d], d, 1);
   }
   *rank = in->rank;

@@ -227,16 +227,28 @@ static uint32_t nnapi_max_rank(int32_t type) {
   }
 }
 
-/* Whether every parameter (inputs 1 on) of op is a constant. */
+/* Whether every parameter (inputs 1 on) of op is a constant or omitted
+ * (TRANSPOSE's perm, the one a remap operation may omit). */
 static bool params_constant(const vknn_graph *graph, const vknn_operation *op) {
   for (uint32_t i = 1; i < op->input_count; ++i)
-    if (graph->tensors[op->inputs[i]].constant_data == NULL) return false;
+    if (graph->tensors[op->inputs[i]].constant_data == NULL && !vknn_graph_omitted(graph, op->inputs[i]))
+      return false;
   return true;
+}
+
+/* The parameters' checks, then every declared output against the shape
+ * they give as far as the known dimensions decide it. */
+static vknn_status check_params(vknn_graph *graph, const vknn_operation *op, vknn_remap_checker check) {
+  uint32_t dims[VKNN_MAX_RANK] = {0}, rank = 0;
+  vknn_status s = check(graph, op, dims, &rank);
+  for (uint32_t i = 0; i < op->output_count && s == VKNN_STATUS_NONE; ++i)
+    s = vknn_op_check_known_output_at(graph, op, i, dims, rank);
+  return s;
 }
 
 vknn_status vknn_remap_infer(vknn_graph *graph, const vknn_operation *op, vknn_remap_checker check,
                              vknn_remap_builder build) {
-  vknn_status s = params_constant(graph, op) ? check(graph, op) : VKNN_STATUS_NONE;
+  vknn_status s = params_constant(graph, op) ? check_params(graph, op, check) : VKNN_STATUS_NONE;
   if (s == VKNN_STATUS_NONE) s = vknn_op_require_input_shape(graph, op, 0);
   if (s == VKNN_STATUS_NONE) s = vknn_op_check_known_rank(graph, op, 0, 0, nnapi_max_rank(op->type));
   if (s == VKNN_STATUS_NONE && graph->tensors[op->inputs[0]].rank > VKNN_REMAP_MAX) {

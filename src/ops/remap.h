@@ -116,17 +116,22 @@ typedef vknn_status (*vknn_remap_builder)(vknn_graph *graph, const vknn_operatio
                                           uint32_t output, vknn_remap *r, uint32_t *dims,
                                           uint32_t *rank);
 
-/* Checks op's parameters, every one a constant, against input 0's rank and
- * the dimensions known so far: a rank the model leaves unknown is 0, a
- * dimension not known yet is 0 and agrees with any (ops/known_dims.h).
- * INVALID_ARGUMENT (logged) for what they already decide. */
-typedef vknn_status (*vknn_remap_checker)(vknn_graph *graph, const vknn_operation *op);
+/* Checks op's parameters, every one a constant (or an optional one
+ * omitted), against input 0's rank and the dimensions known so far: a rank
+ * the model leaves unknown is 0, a dimension not known yet is 0 and agrees
+ * with any (ops/known_dims.h). INVALID_ARGUMENT (logged) for what they
+ * already decide. Gives the output shape as far as they decide it: *rank 0
+ * while the rank is not known, a dimension 0 where it depends on one not
+ * known yet (every output of a remap operation has that shape). */
+typedef vknn_status (*vknn_remap_checker)(vknn_graph *graph, const vknn_operation *op, uint32_t *dims,
+                                          uint32_t *rank);
 
 /* infer and lower of an operation that is one remap per output. infer runs
  * check first when every parameter is a constant, before it waits for a
  * shape an execution gives: a model leaving the input's shape to the
- * execution still has its parameters checked at prepare (one given as a
- * model input is read once an execution gives it). */
+ * execution still has its parameters, and its declared outputs against the
+ * shape they give, checked at prepare (a parameter given as a model input
+ * is read once an execution gives it). */
 vknn_status vknn_remap_infer(vknn_graph *graph, const vknn_operation *op, vknn_remap_checker check,
                              vknn_remap_builder build);
 vknn_status vknn_remap_lower(vknn_graph *graph, const vknn_operation *op, vknn_remap_builder build,

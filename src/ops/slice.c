@@ -69,7 +69,7 @@ static vknn_status read_vectors(vknn_graph *graph, const vknn_operation *op, uin
 
 /* One axis of a constant slice: begin, and a size (-1: to the end) within
  * the axis's size dim. While dim is 0 (not known yet) only their signs are
- * checked, and *size is not set. */
+ * checked, and *size is the size given, or 0 (not known either) for -1. */
 static vknn_status slice_axis(vknn_graph *graph, uint32_t d, int32_t begin, int32_t size_param, uint32_t dim,
                               uint32_t *size) {
   int64_t b = begin, n = size_param == -1 ? (int64_t)dim - b : size_param;
@@ -83,19 +83,21 @@ static vknn_status slice_axis(vknn_graph *graph, uint32_t d, int32_t begin, int3
     VKNN_LOG_E(graph->log, "model", "SLICE: axis %u: begin %d, size %d out of %u", d, begin, size_param, dim);
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
-  if (dim != 0) *size = (uint32_t)n;
+  *size = dim != 0 || size_param > 0 ? (uint32_t)n : 0;
   return VKNN_STATUS_NONE;
 }
 
-/* Constant begin and size, against the input's rank and the dimensions
- * known so far. */
-static vknn_status check_slice(vknn_graph *graph, const vknn_operation *op) {
+/* Constant begin and size, against the input's rank (the entries' count
+ * while it is not known) and the dimensions known so far; the output's
+ * shape as far as they decide it. */
+static vknn_status check_slice(vknn_graph *graph, const vknn_operation *op, uint32_t *dims, uint32_t *rank) {
   const vknn_tensor *in = &graph->tensors[op->inputs[0]];
   int32_t v[2][VKNN_MAX_RANK]; /* begin, size */
-  uint32_t n, size;
+  uint32_t n;
   vknn_status s = read_vectors(graph, op, 2, v, &n);
-  for (uint32_t d = 0; d < n && s == VKNN_STATUS_NONE; ++d)
-    s = slice_axis(graph, d, v[0][d], v[1][d], d < in->rank ? in->dims[d] : 0, &size);
+  for (uint32_t d = 0; s == VKNN_STATUS_NONE && d < n; ++d)
+    s = slice_axis(graph, d, v[0][d], v[1][d], d < in->rank ? in->dims[d] : 0, &dims[d]);
+  if (s == VKNN_STATUS_NONE) *rank = n;
   return s;
 }
 
@@ -225,21 +227,35 @@ static vknn_status strided_axis(vknn_graph *graph, uint32_t d, int32_t dim, cons
   return VKNN_STATUS_NONE;
 }
 
-/* Constant begin, end and strides, against the input's rank; each axis
- * whose size is known selects what the rules allow, the others have a
- * stride other than 0. */
-static vknn_status check_strided_slice(vknn_graph *graph, const vknn_operation *op) {
+/* The output of a strided slice whose axis d selects sizes[d]: the axes
+ * not shrunk, or [1] where every axis is. Its rank. */
+static uint32_t kept_shape(const uint32_t *sizes, uint32_t n, int32_t shrink_mask, uint32_t *dims) {
+  uint32_t rank = 0;
+  for (uint32_t d = 0; d < n; ++d)
+    if (!((shrink_mask >> d) & 1)) dims[rank++] = sizes[d];
+  if (rank == 0) dims[rank++] = 1; /* every axis shrunk: a one-element tensor */
+  return rank;
+}
+
+/* Constant begin, end and strides, against the input's rank (the entries'
+ * count while it is not known); each axis whose size is known selects what
+ * the rules allow, the others have a stride other than 0. The output's
+ * shape as far as they decide it: an axis's size, clamped to the input's,
+ * is known only where that is. */
+static vknn_status check_strided_slice(vknn_graph *graph, const vknn_operation *op, uint32_t *dims,
+                                       uint32_t *rank) {
   const vknn_tensor *in = &graph->tensors[op->inputs[0]];
   int32_t v[3][VKNN_MAX_RANK]; /* begin, end, strides */
   int32_t masks[3];            /* begin, end, shrink-axis */
-  uint32_t n, size;
+  uint32_t n, sizes[VKNN_MAX_RANK] = {0};
   if (!vknn_graph_const_i32_list(graph, op, 4, 3, masks)) return VKNN_STATUS_GENERAL_FAILURE;
   vknn_status s = read_vectors(graph, op, 3, v, &n);
-  for (uint32_t d = 0; d < n && s == VKNN_STATUS_NONE; ++d) {
+  for (uint32_t d = 0; s == VKNN_STATUS_NONE && d < n; ++d) {
     int32_t dim = d < in->rank ? (int32_t)in->dims[d] : 0, begin, stride;
-    s = dim != 0 ? strided_axis(graph, d, dim, v, masks, &begin, &stride, &size)
+    s = dim != 0 ? strided_axis(graph, d, dim, v, masks, &begin, &stride, &sizes[d])
                  : check_stride(graph, d, v[2][d]);
   }
+  if (s == VKNN_STATUS_NONE) *rank = kept_shape(sizes, n, masks[2], dims);
   return s;
 }
 
@@ -250,23 +266,20 @@ static vknn_status build_strided_slice(vknn_graph *graph, const vknn_operation *
   const vknn_tensor *in = &graph->tensors[op->inputs[0]];
   int32_t v[3][VKNN_MAX_RANK]; /* begin, end, strides */
   int32_t masks[3];            /* begin, end, shrink-axis */
-  uint32_t n;
+  uint32_t n, sizes[VKNN_MAX_RANK];
   if (!vknn_graph_const_i32_list(graph, op, 4, 3, masks)) return VKNN_STATUS_GENERAL_FAILURE;
   if (!vectors_constant(graph, op, 3)) return build_dynamic_strided_slice(graph, op, masks, r, dims, rank);
   vknn_status s = read_vectors(graph, op, 3, v, &n);
   if (s != VKNN_STATUS_NONE) return s;
   vknn_remap_set_axes(r, in);
-  *rank = 0;
   for (uint32_t d = 0; d < in->rank; ++d) {
     int32_t begin, stride;
-    uint32_t size;
-    s = strided_axis(graph, d, (int32_t)in->dims[d], v, masks, &begin, &stride, &size);
+    s = strided_axis(graph, d, (int32_t)in->dims[d], v, masks, &begin, &stride, &sizes[d]);
     if (s != VKNN_STATUS_NONE) return s;
     r->axes[d].start = begin;
-    vknn_remap_add_view(r, size, d, stride);
-    if (!((masks[2] >> d) & 1)) dims[(*rank)++] = size;
+    vknn_remap_add_view(r, sizes[d], d, stride);
   }
-  if (*rank == 0) dims[(*rank)++] = 1; /* every axis shrunk: a one-element tensor */
+  *rank = kept_shape(sizes, in->rank, masks[2], dims);
   return VKNN_STATUS_NONE;
 }
 

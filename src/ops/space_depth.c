@@ -61,19 +61,39 @@ static vknn_status check_space_to_depth(const vknn_logger *log, const block_para
   return VKNN_STATUS_INVALID_ARGUMENT;
 }
 
-/* The parameters against the input's dimensions known so far. */
-static vknn_status check_space_depth(vknn_graph *graph, const vknn_operation *op) {
+/* The output's image shape, each dimension 0 while the input's it comes
+ * from is not known (ops/known_dims.h): DEPTH_TO_SPACE's image scaled by the
+ * block and depth divided by its area, SPACE_TO_DEPTH's the other way. */
+static vknn_image_shape depth_to_space_shape(const block_params *p) {
+  uint64_t block_area = (uint64_t)p->b * p->b; /* in 64 bits: a huge block must not wrap to 0 */
+  return (vknn_image_shape){p->shape.batches, p->shape.height * p->b, p->shape.width * p->b,
+                            (uint32_t)(p->shape.channels / block_area)};
+}
+static vknn_image_shape space_to_depth_shape(const block_params *p) {
+  return (vknn_image_shape){p->shape.batches, p->shape.height / p->b, p->shape.width / p->b,
+                            p->shape.channels * p->b * p->b};
+}
+
+/* The parameters against the input's dimensions known so far, and the
+ * output's shape as far as they decide it. */
+static vknn_status check_space_depth(vknn_graph *graph, const vknn_operation *op, uint32_t *dims,
+                                     uint32_t *rank) {
   block_params p;
   vknn_status s = read_params(graph, op, &p);
   if (s != VKNN_STATUS_NONE) return s;
-  return op->type == VKNN_OPERATION_DEPTH_TO_SPACE ? check_depth_to_space(graph->log, &p)
-                                                   : check_space_to_depth(graph->log, &p);
+  bool to_space = op->type == VKNN_OPERATION_DEPTH_TO_SPACE;
+  s = to_space ? check_depth_to_space(graph->log, &p) : check_space_to_depth(graph->log, &p);
+  if (s != VKNN_STATUS_NONE) return s;
+  vknn_image_dims(to_space ? depth_to_space_shape(&p) : space_to_depth_shape(&p), p.nchw, dims);
+  *rank = 4;
+  return VKNN_STATUS_NONE;
 }
 
 /* The map and output of DEPTH_TO_SPACE. */
 static void map_depth_to_space(const block_params *p, vknn_remap *r, uint32_t *dims) {
   vknn_image_axes a = vknn_image_axes_of(p->nchw);
-  uint32_t c = p->shape.channels / (p->b * p->b), h = a.h, w = a.w, ch = a.c;
+  vknn_image_shape out = depth_to_space_shape(p);
+  uint32_t c = out.channels, h = a.h, w = a.w, ch = a.c;
   vknn_remap_set_axes(r, p->in);
   vknn_remap_add_view(r, p->shape.batches, a.n, 1);
   if (p->nchw) vknn_remap_add_view(r, c, ch, 1);
@@ -82,15 +102,14 @@ static void map_depth_to_space(const block_params *p, vknn_remap *r, uint32_t *d
   vknn_remap_add_view(r, p->shape.width, w, 1);
   vknn_remap_add_view(r, p->b, ch, (int32_t)c);
   if (!p->nchw) vknn_remap_add_view(r, c, ch, 1);
-  vknn_image_shape out = {p->shape.batches, p->shape.height * p->b, p->shape.width * p->b, c};
   vknn_image_dims(out, p->nchw, dims);
 }
 
 /* The map and output of SPACE_TO_DEPTH. */
 static void map_space_to_depth(const block_params *p, vknn_remap *r, uint32_t *dims) {
   vknn_image_axes a = vknn_image_axes_of(p->nchw);
-  uint32_t h = a.h, w = a.w, ch = a.c;
-  uint32_t oh = p->shape.height / p->b, ow = p->shape.width / p->b;
+  vknn_image_shape out = space_to_depth_shape(p);
+  uint32_t h = a.h, w = a.w, ch = a.c, oh = out.height, ow = out.width;
   vknn_remap_set_axes(r, p->in);
   vknn_remap_add_view(r, p->shape.batches, a.n, 1);
   if (p->nchw) {
@@ -106,7 +125,6 @@ static void map_space_to_depth(const block_params *p, vknn_remap *r, uint32_t *d
     vknn_remap_add_view(r, p->b, w, 1);
     vknn_remap_add_view(r, p->shape.channels, ch, 1);
   }
-  vknn_image_shape out = {p->shape.batches, oh, ow, p->shape.channels * p->b * p->b};
   vknn_image_dims(out, p->nchw, dims);
 }
 

@@ -23,9 +23,16 @@ static vknn_status read_multiples(const vknn_graph *graph, const vknn_operation 
   return VKNN_STATUS_INVALID_ARGUMENT;
 }
 
-/* One multiple per input axis (once the rank is known), each above 0, and
- * each axis tiled within a dimension's 32 bits where its size is known. */
-static vknn_status check_tile(vknn_graph *graph, const vknn_operation *op) {
+/* The input's shape with axis d repeated multiples[d] times: an axis whose
+ * size is not known yet (0, ops/known_dims.h) stays so. */
+static void tiled_shape(const vknn_tensor *in, const int32_t *multiples, uint32_t n, uint32_t *dims) {
+  for (uint32_t d = 0; d < n; ++d) dims[d] = (d < in->rank ? in->dims[d] : 0) * (uint32_t)multiples[d];
+}
+
+/* One multiple per input axis (once the rank is known; while it is not, the
+ * multiples give it), each above 0, and each axis tiled within a
+ * dimension's 32 bits where its size is known. */
+static vknn_status check_tile(vknn_graph *graph, const vknn_operation *op, uint32_t *dims, uint32_t *rank) {
   const vknn_tensor *in = &graph->tensors[op->inputs[0]];
   int32_t multiples[VKNN_MAX_RANK];
   uint32_t n;
@@ -47,6 +54,8 @@ static vknn_status check_tile(vknn_graph *graph, const vknn_operation *op) {
       return VKNN_STATUS_INVALID_ARGUMENT;
     }
   }
+  tiled_shape(in, multiples, n, dims);
+  *rank = n;
   return VKNN_STATUS_NONE;
 }
 
@@ -68,8 +77,8 @@ static vknn_status build_tile(vknn_graph *graph, const vknn_operation *op, uint3
   vknn_status s = read_multiples(graph, op, multiples, &n);
   if (s != VKNN_STATUS_NONE) return s;
   vknn_remap_set_axes(r, in);
+  tiled_shape(in, multiples, in->rank, dims);
   for (uint32_t d = 0; d < in->rank; ++d) {
-    dims[d] = in->dims[d] * (uint32_t)multiples[d];
     r->axes[d].modulo = true;
     vknn_remap_add_view(r, dims[d], d, 1);
   }

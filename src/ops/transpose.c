@@ -21,18 +21,36 @@ static vknn_status build_dynamic_transpose(vknn_graph *graph, const vknn_operati
                                      VKNN_REMAP_DYNAMIC_TRANSPOSE, r, dims, rank);
 }
 
-/* A constant perm (at most VKNN_MAX_RANK entries). */
+static bool perm_omitted(const vknn_graph *graph, const vknn_operation *op) {
+  return op->input_count < 2 || vknn_graph_omitted(graph, op->inputs[1]);
+}
+
+/* A constant perm (at most VKNN_MAX_RANK entries), or the input's axes
+ * reversed where perm is omitted (none while the rank is not known). */
 static vknn_status read_perm(const vknn_graph *graph, const vknn_operation *op, int32_t *perm, uint32_t *n) {
+  if (perm_omitted(graph, op)) {
+    *n = graph->tensors[op->inputs[0]].rank;
+    for (uint32_t d = 0; d < *n; ++d) perm[d] = (int32_t)(*n - 1 - d);
+    return VKNN_STATUS_NONE;
+  }
   if (vknn_graph_const_i32_tensor(graph, op->inputs[1], perm, VKNN_MAX_RANK, n)) return VKNN_STATUS_NONE;
   VKNN_LOG_E(graph->log, "model", "TRANSPOSE: perm does not fit the input");
   return VKNN_STATUS_INVALID_ARGUMENT;
 }
 
+/* Output dimension d is input dimension perm[d]: 0 while that is not known
+ * (ops/known_dims.h), exact once it is. */
+static void transposed_shape(const vknn_tensor *in, const int32_t *perm, uint32_t n, uint32_t *dims) {
+  for (uint32_t d = 0; d < n; ++d) dims[d] = (uint32_t)perm[d] < in->rank ? in->dims[perm[d]] : 0;
+}
+
 /* perm is a permutation of the input's axes; while the model leaves the
- * rank unknown, of as many axes as it has entries. */
-static vknn_status check_transpose(vknn_graph *graph, const vknn_operation *op) {
+ * rank unknown, of as many axes as it has entries (the output's rank). */
+static vknn_status check_transpose(vknn_graph *graph, const vknn_operation *op, uint32_t *dims,
+                                   uint32_t *out_rank) {
+  const vknn_tensor *in = &graph->tensors[op->inputs[0]];
   int32_t perm[VKNN_MAX_RANK];
-  uint32_t n, rank = graph->tensors[op->inputs[0]].rank, seen = 0;
+  uint32_t n, rank = in->rank, seen = 0;
   vknn_status s = read_perm(graph, op, perm, &n);
   if (s != VKNN_STATUS_NONE) return s;
   if (rank == 0) rank = n;
@@ -42,30 +60,25 @@ static vknn_status check_transpose(vknn_graph *graph, const vknn_operation *op) 
     VKNN_LOG_E(graph->log, "model", "TRANSPOSE: perm is not a permutation of %u axes", rank);
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
+  transposed_shape(in, perm, n, dims);
+  *out_rank = n;
   return VKNN_STATUS_NONE;
 }
 
-/* A constant perm has passed check_transpose. */
+/* A constant or omitted perm has passed check_transpose. */
 static vknn_status build_transpose(vknn_graph *graph, const vknn_operation *op, uint32_t output,
                                    vknn_remap *r, uint32_t *dims, uint32_t *rank) {
   (void)output;
   const vknn_tensor *in = &graph->tensors[op->inputs[0]];
   int32_t perm[VKNN_MAX_RANK];
-  uint32_t n = in->rank;
-  vknn_status s = VKNN_STATUS_NONE;
-  if (op->input_count < 2 || vknn_graph_omitted(graph, op->inputs[1])) {
-    for (uint32_t d = 0; d < n; ++d) perm[d] = (int32_t)(n - 1 - d);
-  } else if (graph->tensors[op->inputs[1]].constant_data == NULL) {
+  uint32_t n;
+  if (!perm_omitted(graph, op) && graph->tensors[op->inputs[1]].constant_data == NULL)
     return build_dynamic_transpose(graph, op, r, dims, rank);
-  } else {
-    s = read_perm(graph, op, perm, &n);
-  }
+  vknn_status s = read_perm(graph, op, perm, &n);
   if (s != VKNN_STATUS_NONE) return s;
   vknn_remap_set_axes(r, in);
-  for (uint32_t d = 0; d < n; ++d) {
-    dims[d] = in->dims[perm[d]];
-    vknn_remap_add_view(r, dims[d], (uint32_t)perm[d], 1);
-  }
+  transposed_shape(in, perm, n, dims);
+  for (uint32_t d = 0; d < n; ++d) vknn_remap_add_view(r, dims[d], (uint32_t)perm[d], 1);
   *rank = n;
   return VKNN_STATUS_NONE;
 }
