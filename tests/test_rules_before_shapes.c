@@ -233,6 +233,20 @@ static void b_transpose_reversed(pc *c) {
   b_transpose(c);
   c->in[1] = omitted(c, I32, DIMS(2));
 }
+/* Axes omitted: every axis of size 1 dropped, the first too where an
+ * execution gives it 1 (as the known mode does). */
+static void b_squeeze_all(pc *c) {
+  op(c, OP(SQUEEZE));
+  INS(input(c, F32, DIMS(U(c, 1), 1, 3)), omitted(c, I32, DIMS(1)));
+  OUTS(output(c, F32, DIMS(3)));
+  c->optional = 1u << 1;
+}
+/* The inferred dimension (-1) the one the unknown first dimension decides. */
+static void b_reshape_inferred_last(pc *c) {
+  op(c, OP(RESHAPE));
+  INS(input(c, F32, DIMS(U(c, 2), 3)), vec(c, VALS(3, -1)));
+  OUTS(output(c, F32, DIMS(3, U(c, 2))));
+}
 /* A size given on the unknown axis: the output's dimension is known. */
 static void b_slice_size_on_unknown(pc *c) {
   op(c, OP(SLICE));
@@ -744,6 +758,12 @@ static void ss_shrink_output_4(pc *c) {
   c->in[6] = i32(c, 1);
   set_dims(c, c->out[0], DIMS(4));
 }
+/* RESHAPE of an input whose rank the model leaves unknown: the new shape
+ * {-1,3} gives the output's second dimension. */
+static void reshape_rank_unknown_output_7(pc *c) {
+  c->in[0] = input(c, F32, NULL, 0);
+  output_dim_7(c);
+}
 /* The reductions on an input [.,3,4] along axis 1: an output [.,4], not
  * [.,5]. */
 static void reduce_output_5(pc *c) {
@@ -779,7 +799,8 @@ static const base bases[] = {
     {"CONCATENATION", b_concat}, {"RESHAPE", b_reshape}, {"SQUEEZE", b_squeeze},
     {"EXPAND_DIMS", b_expand_dims}, {"TRANSPOSE", b_transpose}, {"SLICE", b_slice},
     {"STRIDED_SLICE", b_strided_slice}, {"PAD", b_pad}, {"PAD_V2", b_pad_v2}, {"TILE", b_tile},
-    {"TRANSPOSE (perm omitted)", b_transpose_reversed},
+    {"TRANSPOSE (perm omitted)", b_transpose_reversed}, {"SQUEEZE (axes omitted)", b_squeeze_all},
+    {"RESHAPE (the inferred dimension last)", b_reshape_inferred_last},
     {"SLICE (a size on the unknown axis)", b_slice_size_on_unknown},
     {"STRIDED_SLICE (the unknown axis shrunk)", b_strided_slice_shrink_unknown},
     {"PAD (the unknown axis padded)", b_pad_unknown_axis},
@@ -993,6 +1014,8 @@ static const mutation mutations[] = {
     {"TRANSPOSE", b_transpose_reversed, transpose_output_4, "input [.,3], perm omitted, output [4,.]", 'S'},
     {"SLICE", b_slice, slice_size_1_output_2, "size {1,2}, output [2,2]", 'S'},
     {"STRIDED_SLICE", b_strided_slice, ss_shrink_output_4, "axis 0 shrunk, input [.,3], output [4]", 'S'},
+    {"RESHAPE", b_reshape, reshape_rank_unknown_output_7, "input of unknown rank, shape {-1,3}, output [.,7]",
+     'S'},
     {"SPLIT", b_split, output1_dim_7, "input [.,4] in 2 on axis 1, output 1 [.,7]", 'S'},
     {"AVERAGE_POOL_2D", b_average_pool, pool_window_5, "a 5x5 window, VALID, on 4x4", 'S'},
     {"AVERAGE_POOL_2D", b_average_pool, pool_out_channels_3, "output [.,3,3,3] (2 channels)", 'S'},
@@ -1015,8 +1038,9 @@ static const char *const output_checked[] = {
     "RELU", "RELU1", "RELU6", "LOGISTIC", "TANH", "ABS", "EXP", "LOG", "SIN", "SQRT", "RSQRT", "NEG", "FLOOR",
     "ELU", "HARD_SWISH", "CAST", "QUANTIZE", "DEQUANTIZE", "FILL", "TRANSFORMER_GELU",
     "TRANSFORMER_LAYER_NORMALIZATION", "CONV_2D", "DEPTHWISE_CONV_2D", "GROUPED_CONV_2D", "AVERAGE_POOL_2D",
-    "MAX_POOL_2D", "L2_POOL_2D", "CONCATENATION", "SELECT", "CHANNEL_SHUFFLE", "PAD", "PAD_V2", "TILE", "SLICE",
-    "STRIDED_SLICE", "SPLIT", "DEPTH_TO_SPACE", "SPACE_TO_DEPTH", "BATCH_TO_SPACE_ND", "SPACE_TO_BATCH_ND",
+    "MAX_POOL_2D", "L2_POOL_2D", "CONCATENATION", "SELECT", "SQUEEZE", "EXPAND_DIMS", "CHANNEL_SHUFFLE", "PAD",
+    "PAD_V2", "TILE", "RESHAPE", "SLICE", "STRIDED_SLICE", "SPLIT", "DEPTH_TO_SPACE", "SPACE_TO_DEPTH",
+    "BATCH_TO_SPACE_ND", "SPACE_TO_BATCH_ND",
 };
 
 /* ---- running ------------------------------------------------------------- */

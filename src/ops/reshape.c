@@ -70,27 +70,41 @@ static vknn_status read_target(vknn_graph *graph, const vknn_operation *op, int3
   return VKNN_STATUS_NONE;
 }
 
-/* A constant new shape is read and checked before the input's shape is
- * required: a model leaving it to an execution still has it checked at
- * prepare. */
+/* A new shape read by read_target for an input of `elements` elements (0:
+ * not known yet, ops/known_dims.h): the inferred dimension is their count
+ * over the product of the others, not known while it is not (and 0, so
+ * that the counts differ, where that product does not divide it). */
+static void target_shape(const int32_t *target, uint32_t rank, int32_t inferred, uint64_t elements,
+                         uint32_t *dims) {
+  uint64_t known = 1;
+  for (uint32_t d = 0; d < rank; ++d) {
+    dims[d] = (uint32_t)target[d];
+    if ((int32_t)d != inferred) known *= (uint64_t)target[d];
+  }
+  if (inferred >= 0) dims[inferred] = known != 0 && elements % known == 0 ? (uint32_t)(elements / known) : 0;
+}
+
+/* A constant new shape is read and checked, and the declared output against
+ * the dimensions it gives, before the input's shape is required: a model
+ * leaving it to an execution still has them checked at prepare. */
 static vknn_status infer_reshape(vknn_graph *graph, const vknn_operation *op) {
   const vknn_tensor *in = &graph->tensors[op->inputs[0]];
   const vknn_tensor *shape = &graph->tensors[op->inputs[1]];
   int32_t target[VKNN_MAX_RANK], inferred;
-  uint32_t rank;
+  uint32_t rank, dims[VKNN_MAX_RANK];
   bool constant = shape->constant_data != NULL;
   vknn_status s = constant ? read_target(graph, op, target, &rank, &inferred) : VKNN_STATUS_NONE;
+  if (s == VKNN_STATUS_NONE && constant && !in->shape_known) {
+    target_shape(target, rank, inferred, 0, dims);
+    s = vknn_op_check_known_output(graph, op, dims, rank);
+  }
   if (s == VKNN_STATUS_NONE) s = vknn_op_require_input_shape(graph, op, 0);
   /* The rank limit again: a rank the model leaves unknown passed its checks. */
   if (s == VKNN_STATUS_NONE) s = vknn_op_check_known_rank(graph, op, 0, 0, RESHAPE_MAX_RANK);
   if (s != VKNN_STATUS_NONE) return s;
   if (!constant) return infer_from_declared(graph, op, VKNN_SHAPE_CHECK_RESHAPE);
-  uint64_t elements = vknn_shape_element_count(in->dims, in->rank), known = 1;
-  for (uint32_t d = 0; d < rank; ++d)
-    if ((int32_t)d != inferred) known *= (uint64_t)target[d];
-  if (inferred >= 0 && known > 0 && elements % known == 0) target[inferred] = (int32_t)(elements / known);
-  uint32_t dims[VKNN_MAX_RANK];
-  for (uint32_t d = 0; d < rank; ++d) dims[d] = (uint32_t)target[d];
+  uint64_t elements = vknn_shape_element_count(in->dims, in->rank);
+  target_shape(target, rank, inferred, elements, dims);
   if (vknn_shape_element_count(dims, rank) != elements) {
     VKNN_LOG_E(graph->log, "model", "RESHAPE: the new shape does not hold the same elements");
     return VKNN_STATUS_INVALID_ARGUMENT;
@@ -163,17 +177,40 @@ static vknn_status read_axes(vknn_graph *graph, const vknn_operation *op, bool *
   return VKNN_STATUS_NONE;
 }
 
+/* The input's dimensions less the dropped axes (0 where not known yet,
+ * ops/known_dims.h): [1] where every axis is dropped. Its rank. */
+static uint32_t squeezed_shape(const vknn_tensor *in, const bool *drop, uint32_t *dims) {
+  uint32_t rank = 0;
+  for (uint32_t d = 0; d < in->rank; ++d)
+    if (!drop[d]) dims[rank++] = in->dims[d];
+  if (rank == 0) dims[rank++] = 1;
+  return rank;
+}
+
+/* Constant axes, read while the input's shape waits for an execution: the
+ * declared output against the shape they give. */
+static vknn_status read_axes_early(vknn_graph *graph, const vknn_operation *op, bool *drop) {
+  const vknn_tensor *in = &graph->tensors[op->inputs[0]];
+  uint32_t dims[VKNN_MAX_RANK];
+  vknn_status s = read_axes(graph, op, drop);
+  if (s != VKNN_STATUS_NONE) return s;
+  uint32_t rank = squeezed_shape(in, drop, dims);
+  return vknn_op_check_known_output(graph, op, dims, rank);
+}
+
 /* Drops the listed axes of size 1 (all of them when the list is omitted).
  * Constant axes are checked against the rank and the dimensions the model
- * gives before the input's shape is required: a model leaving it to an
- * execution still has them checked at prepare. */
+ * gives, and the declared output against the shape they give, before the
+ * input's shape is required: a model leaving it to an execution still has
+ * them checked at prepare. Omitted axes drop the axes of size 1, which
+ * waits for every dimension. */
 static vknn_status infer_squeeze(vknn_graph *graph, const vknn_operation *op) {
   const vknn_tensor *in = &graph->tensors[op->inputs[0]];
   bool drop[VKNN_MAX_RANK] = {false};
   bool listed = op->input_count >= 2 && !vknn_graph_omitted(graph, op->inputs[1]);
   bool constant = listed && graph->tensors[op->inputs[1]].constant_data != NULL;
   bool early = constant && in->rank != 0;
-  vknn_status s = early ? read_axes(graph, op, drop) : VKNN_STATUS_NONE;
+  vknn_status s = early ? read_axes_early(graph, op, drop) : VKNN_STATUS_NONE;
   if (s == VKNN_STATUS_NONE) s = vknn_op_require_input_shape(graph, op, 0);
   /* The rank limit again: a rank the model leaves unknown passed its checks. */
   if (s == VKNN_STATUS_NONE) s = vknn_op_check_known_rank(graph, op, 0, 0, 4);
@@ -184,10 +221,7 @@ static vknn_status infer_squeeze(vknn_graph *graph, const vknn_operation *op) {
   } else if (!constant) {
     return infer_from_declared(graph, op, VKNN_SHAPE_CHECK_SQUEEZE);
   }
-  uint32_t dims[VKNN_MAX_RANK], rank = 0;
-  for (uint32_t d = 0; d < in->rank; ++d)
-    if (!drop[d]) dims[rank++] = in->dims[d];
-  if (rank == 0) dims[rank++] = 1;
+  uint32_t dims[VKNN_MAX_RANK], rank = squeezed_shape(in, drop, dims);
   return vknn_op_set_output_shape(graph, op, 0, dims, rank);
 }
 
@@ -215,18 +249,30 @@ static vknn_status read_axis(vknn_graph *graph, const vknn_operation *op, uint32
   return vknn_op_axis(graph, op, axis, (uint32_t)rank, at);
 }
 
-/* A constant axis is checked against the rank the model gives before the
- * input's shape is required: a model leaving it to an execution still has
- * it checked at prepare. */
+/* The input's dimensions (0 where not known yet, ops/known_dims.h) with a
+ * 1 inserted at `at`. Its rank. */
+static uint32_t expanded_shape(const vknn_tensor *in, uint32_t at, uint32_t *dims) {
+  for (uint32_t d = 0, i = 0; d <= in->rank; ++d) dims[d] = d == at ? 1 : in->dims[i++];
+  return in->rank + 1;
+}
+
+/* A constant axis is checked against the rank the model gives, and the
+ * declared output against the shape it gives, before the input's shape is
+ * required: a model leaving it to an execution still has them checked at
+ * prepare. */
 static vknn_status infer_expand_dims(vknn_graph *graph, const vknn_operation *op) {
   const vknn_tensor *in = &graph->tensors[op->inputs[0]];
   bool early = in->rank != 0 && graph->tensors[op->inputs[1]].constant_data != NULL;
-  uint32_t at, dims[VKNN_MAX_RANK], rank = in->rank + 1;
+  uint32_t at, dims[VKNN_MAX_RANK];
   vknn_status s = early ? read_axis(graph, op, &at) : VKNN_STATUS_NONE;
+  if (s == VKNN_STATUS_NONE && early) {
+    uint32_t rank = expanded_shape(in, at, dims);
+    s = vknn_op_check_known_output(graph, op, dims, rank);
+  }
   if (s == VKNN_STATUS_NONE) s = vknn_op_require_input_shape(graph, op, 0);
   if (s == VKNN_STATUS_NONE && !early) s = read_axis(graph, op, &at);
   if (s != VKNN_STATUS_NONE) return s;
-  for (uint32_t d = 0, i = 0; d < rank; ++d) dims[d] = d == at ? 1 : in->dims[i++];
+  uint32_t rank = expanded_shape(in, at, dims);
   return vknn_op_set_output_shape(graph, op, 0, dims, rank);
 }
 
