@@ -764,6 +764,20 @@ static void reshape_rank_unknown_output_7(pc *c) {
   c->in[0] = input(c, F32, NULL, 0);
   output_dim_7(c);
 }
+/* RESIZE by scales 2.0 on a 4x4 image: 8x8, not 7x8. */
+static void resize_scales_output_7(pc *c) {
+  c->in[1] = f32(c, 2.f);
+  c->in[2] = f32(c, 2.f);
+  set_dims(c, c->out[0], DIMS(U(c, 1), 7, 8, 1));
+}
+/* HASHTABLE_LOOKUP with 2 lookups (known) and values whose rows wait for an
+ * execution: hits [2], not [5]. */
+static void hash_values_unknown_hits_5(pc *c) {
+  c->in[0] = input(c, I32, DIMS(2));
+  c->in[2] = input(c, F32, DIMS(U(c, 3), 2));
+  set_dims(c, c->out[0], DIMS(2, 2));
+  set_dims(c, c->out[1], DIMS(5));
+}
 /* The reductions on an input [.,3,4] along axis 1: an output [.,4], not
  * [.,5]. */
 static void reduce_output_5(pc *c) {
@@ -1017,6 +1031,11 @@ static const mutation mutations[] = {
     {"RESHAPE", b_reshape, reshape_rank_unknown_output_7, "input of unknown rank, shape {-1,3}, output [.,7]",
      'S'},
     {"SPLIT", b_split, output1_dim_7, "input [.,4] in 2 on axis 1, output 1 [.,7]", 'S'},
+    {"TOPK_V2", b_topk, output1_dim_7, "k 2, indices (output 1) [.,7]", 'S'},
+    {"RESIZE_BILINEAR", b_resize_bilinear, resize_scales_output_7, "scales 2.0 on 4x4, output [.,7,8,1]", 'S'},
+    {"RESIZE_NEAREST_NEIGHBOR", b_resize_nearest, resize_scales_output_7, "scales 2.0 on 4x4, output [.,7,8,1]",
+     'S'},
+    {"HASHTABLE_LOOKUP", b_hashtable, hash_values_unknown_hits_5, "lookups [2], values [.,2], hits [5]", 'S'},
     {"AVERAGE_POOL_2D", b_average_pool, pool_window_5, "a 5x5 window, VALID, on 4x4", 'S'},
     {"AVERAGE_POOL_2D", b_average_pool, pool_out_channels_3, "output [.,3,3,3] (2 channels)", 'S'},
     {"MAX_POOL_2D", b_max_pool, pool_window_5, "a 5x5 window, VALID, on 4x4", 'S'},
@@ -1027,10 +1046,10 @@ static const mutation mutations[] = {
 /* The operations whose declared output is checked against the dimensions
  * their inputs give before an execution gives the rest (the elementwise,
  * conversion, row-normalizing, convolution, pooling, fully connected,
- * concatenation and data-movement families; the rows of the reductions, of
- * TRANSPOSE (whose base moves the unknown dimension to 1) and of the
- * operations' other outputs are in mutations; the others decide it once
- * every shape is known). */
+ * concatenation, data-movement, gathering, resizing, top-k and lookup
+ * families; the rows of the reductions, of TRANSPOSE (whose base moves the
+ * unknown dimension to 1) and of the operations' other outputs are in
+ * mutations; the others decide it once every shape is known). */
 static const char *const output_checked[] = {
     "ADD", "SUB", "MUL", "DIV", "MAXIMUM", "MINIMUM", "POW", "PRELU", "EQUAL", "NOT_EQUAL", "LESS",
     "LESS_EQUAL", "GREATER", "GREATER_EQUAL", "LOGICAL_AND", "LOGICAL_OR", "LOGICAL_NOT", "FULLY_CONNECTED",
@@ -1040,7 +1059,8 @@ static const char *const output_checked[] = {
     "TRANSFORMER_LAYER_NORMALIZATION", "CONV_2D", "DEPTHWISE_CONV_2D", "GROUPED_CONV_2D", "AVERAGE_POOL_2D",
     "MAX_POOL_2D", "L2_POOL_2D", "CONCATENATION", "SELECT", "SQUEEZE", "EXPAND_DIMS", "CHANNEL_SHUFFLE", "PAD",
     "PAD_V2", "TILE", "RESHAPE", "SLICE", "STRIDED_SLICE", "SPLIT", "DEPTH_TO_SPACE", "SPACE_TO_DEPTH",
-    "BATCH_TO_SPACE_ND", "SPACE_TO_BATCH_ND",
+    "BATCH_TO_SPACE_ND", "SPACE_TO_BATCH_ND", "GATHER", "RESIZE_BILINEAR", "RESIZE_NEAREST_NEIGHBOR", "TOPK_V2",
+    "EMBEDDING_LOOKUP", "HASHTABLE_LOOKUP",
 };
 
 /* ---- running ------------------------------------------------------------- */

@@ -54,29 +54,52 @@ static vknn_status check_axis_and_indices(vknn_graph *graph, const vknn_operatio
   return s;
 }
 
-/* Output: the input's dimensions with the axis replaced by the indices'
- * shape. A constant axis and constant indices are checked against the rank
- * and the dimensions the model gives before the shapes are required: a
- * model leaving them to an execution still has them checked at prepare. */
+/* The output: the input's dimensions with the axis replaced by the
+ * indices' shape, 0 where one is not known yet (ops/known_dims.h). Its rank
+ * (at most VKNN_MAX_RANK: the caller checks). */
+static uint32_t gathered_shape(const vknn_tensor *in, const vknn_tensor *indices, uint32_t axis, uint32_t *dims) {
+  uint32_t n = 0;
+  for (uint32_t d = 0; d < axis; ++d) dims[n++] = in->dims[d];
+  for (uint32_t d = 0; d < indices->rank; ++d) dims[n++] = indices->dims[d];
+  for (uint32_t d = axis + 1; d < in->rank; ++d) dims[n++] = in->dims[d];
+  return n;
+}
+
+/* The declared output against the dimensions known before the shapes are
+ * (the input's rank is known): once the indices' rank is, the output's is
+ * too. A rank past the limit is reported once the shapes are known. */
+static vknn_status check_known_gather_output(const vknn_graph *graph, const vknn_operation *op, uint32_t axis) {
+  const vknn_tensor *in = &graph->tensors[op->inputs[0]];
+  const vknn_tensor *indices = &graph->tensors[op->inputs[2]];
+  uint32_t dims[VKNN_MAX_RANK];
+  if ((indices->rank == 0 && !indices->shape_known) || in->rank + indices->rank - 1 > VKNN_MAX_RANK)
+    return VKNN_STATUS_NONE;
+  uint32_t rank = gathered_shape(in, indices, axis, dims);
+  return vknn_op_check_known_output(graph, op, dims, rank);
+}
+
+/* A constant axis and constant indices are checked against the rank and
+ * the dimensions the model gives, and the declared output against the
+ * dimensions they give, before the shapes are required: a model leaving
+ * them to an execution still has them checked at prepare. */
 static vknn_status infer_gather(vknn_graph *graph, const vknn_operation *op) {
   const vknn_tensor *in = &graph->tensors[op->inputs[0]];
   bool early = in->rank != 0 && graph->tensors[op->inputs[1]].constant_data != NULL;
   uint32_t axis;
   vknn_status s = early ? check_axis_and_indices(graph, op, &axis) : VKNN_STATUS_NONE;
+  if (s == VKNN_STATUS_NONE && early) s = check_known_gather_output(graph, op, axis);
   if (s == VKNN_STATUS_NONE) s = vknn_op_require_input_shape(graph, op, 0);
   if (s == VKNN_STATUS_NONE) s = vknn_op_require_input_shape(graph, op, 2);
   if (s == VKNN_STATUS_NONE && !early) s = check_axis_and_indices(graph, op, &axis);
   if (s == VKNN_STATUS_NONE) s = vknn_op_check_same_encoding(graph, op, 0);
   if (s != VKNN_STATUS_NONE) return s;
   const vknn_tensor *indices = &graph->tensors[op->inputs[2]];
-  uint32_t rank = in->rank + indices->rank - 1, dims[VKNN_MAX_RANK], n = 0;
+  uint32_t rank = in->rank + indices->rank - 1, dims[VKNN_MAX_RANK];
   if (rank > VKNN_MAX_RANK) {
     VKNN_LOG_E(graph->log, "compilation", "GATHER: output rank %u is too large", rank);
     return VKNN_STATUS_GENERAL_FAILURE;
   }
-  for (uint32_t d = 0; d < axis; ++d) dims[n++] = in->dims[d];
-  for (uint32_t d = 0; d < indices->rank; ++d) dims[n++] = indices->dims[d];
-  for (uint32_t d = axis + 1; d < in->rank; ++d) dims[n++] = in->dims[d];
+  gathered_shape(in, indices, axis, dims);
   return vknn_op_set_output_shape(graph, op, 0, dims, rank);
 }
 
@@ -144,13 +167,17 @@ static vknn_status validate_embedding_lookup(const vknn_logger *log, const vknn_
   return ok ? VKNN_STATUS_NONE : VKNN_STATUS_INVALID_ARGUMENT;
 }
 
-/* Output: the values' shape with its first dimension the lookup count. */
+/* Output: the values' shape with its first dimension the lookup count,
+ * checked against the declared output as far as it is known before the
+ * operation waits for the shapes an execution gives. */
 static vknn_status infer_embedding_lookup(vknn_graph *graph, const vknn_operation *op) {
-  vknn_status s = vknn_op_require_input_shape(graph, op, 0);
-  if (s == VKNN_STATUS_NONE) s = vknn_op_require_input_shape(graph, op, 1);
-  if (s != VKNN_STATUS_NONE) return s;
   const vknn_tensor *lookups = &graph->tensors[op->inputs[0]];
   const vknn_tensor *values = &graph->tensors[op->inputs[1]];
+  uint32_t dims[VKNN_MAX_RANK], rank = vknn_op_lookup_shape(lookups, values, dims);
+  vknn_status s = vknn_op_check_known_output(graph, op, dims, rank);
+  if (s == VKNN_STATUS_NONE) s = vknn_op_require_input_shape(graph, op, 0);
+  if (s == VKNN_STATUS_NONE) s = vknn_op_require_input_shape(graph, op, 1);
+  if (s != VKNN_STATUS_NONE) return s;
   if (lookups->rank != 1 || values->rank < 2) {
     VKNN_LOG_E(graph->log, "model", "EMBEDDING_LOOKUP: lookups of rank %u and values of rank %u "
                "(1 and 2 or more expected)", lookups->rank, values->rank);
@@ -158,10 +185,8 @@ static vknn_status infer_embedding_lookup(vknn_graph *graph, const vknn_operatio
   }
   s = check_constant_indices(graph, op, op->inputs[0], values->dims[0]);
   if (s != VKNN_STATUS_NONE) return s;
-  uint32_t dims[VKNN_MAX_RANK];
-  memcpy(dims, values->dims, values->rank * sizeof(uint32_t));
-  dims[0] = lookups->dims[0];
-  return vknn_op_set_output_shape(graph, op, 0, dims, values->rank);
+  rank = vknn_op_lookup_shape(lookups, values, dims);
+  return vknn_op_set_output_shape(graph, op, 0, dims, rank);
 }
 
 /* GATHER along axis 0 of the values, indices out of range reported by the

@@ -77,21 +77,29 @@ static vknn_status check_shapes(vknn_graph *graph, const vknn_operation *op) {
   return VKNN_STATUS_INVALID_ARGUMENT;
 }
 
+/* Both declared outputs against the dimensions known (ops/known_dims.h):
+ * the rows of values with the lookup count first, and hits [lookups]. */
+static vknn_status check_known_outputs(const vknn_graph *graph, const vknn_operation *op) {
+  const vknn_tensor *lookups = &graph->tensors[op->inputs[0]];
+  uint32_t dims[VKNN_MAX_RANK], hits = vknn_known_dim(lookups, 1, 0);
+  uint32_t rank = vknn_op_lookup_shape(lookups, &graph->tensors[op->inputs[2]], dims);
+  vknn_status s = vknn_op_check_known_output(graph, op, dims, rank);
+  return s == VKNN_STATUS_NONE ? vknn_op_check_known_output_at(graph, op, 1, &hits, 1) : s;
+}
+
 /* Output: the values' shape with the lookup count first; hits: [lookups].
- * The shapes known so far and constant keys are checked before the
- * operation waits for the rest: a model whose shapes an execution gives
- * still has them checked at prepare. */
+ * The shapes known so far, constant keys and both declared outputs are
+ * checked before the operation waits for the rest: a model whose shapes an
+ * execution gives still has them checked at prepare. */
 static vknn_status infer_hashtable_lookup(vknn_graph *graph, const vknn_operation *op) {
   vknn_status s = check_shapes(graph, op);
   if (s == VKNN_STATUS_NONE) s = check_constant_keys(graph, &graph->tensors[op->inputs[1]]);
+  if (s == VKNN_STATUS_NONE) s = check_known_outputs(graph, op);
   if (s == VKNN_STATUS_NONE) s = vknn_op_require_input_shapes(graph, op, 3);
   if (s != VKNN_STATUS_NONE) return s;
   const vknn_tensor *lookups = &graph->tensors[op->inputs[0]];
-  const vknn_tensor *values = &graph->tensors[op->inputs[2]];
-  uint32_t dims[VKNN_MAX_RANK];
-  memcpy(dims, values->dims, values->rank * sizeof(uint32_t));
-  dims[0] = lookups->dims[0];
-  s = vknn_op_set_output_shape(graph, op, 0, dims, values->rank);
+  uint32_t dims[VKNN_MAX_RANK], rank = vknn_op_lookup_shape(lookups, &graph->tensors[op->inputs[2]], dims);
+  s = vknn_op_set_output_shape(graph, op, 0, dims, rank);
   if (s == VKNN_STATUS_NONE) s = vknn_op_set_output_shape(graph, op, 1, lookups->dims, 1);
   return s;
 }

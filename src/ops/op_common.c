@@ -430,6 +430,13 @@ bool vknn_op_check_table(const vknn_logger *log, const vknn_operation *op,
   return false;
 }
 
+uint32_t vknn_op_lookup_shape(const vknn_tensor *lookups, const vknn_tensor *values, uint32_t *dims) {
+  if (values->rank < 2) return 0;
+  memcpy(dims, values->dims, values->rank * sizeof(uint32_t));
+  dims[0] = vknn_known_dim(lookups, 1, 0);
+  return values->rank;
+}
+
 bool vknn_op_check_outputs_same_quant(const vknn_logger *log, const vknn_subgraph *sg,
                                       const vknn_operation *op) {
   for (uint32_t i = 0; i < op->output_count; ++i)

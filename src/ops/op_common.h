@@ -77,6 +77,11 @@ bool vknn_op_check_box_quant16(const vknn_logger *log, const vknn_operation *op,
  * more (when known), copied into an output of their type and encoding. */
 bool vknn_op_check_table(const vknn_logger *log, const vknn_operation *op,
                          const vknn_operand *values, const vknn_operand *out);
+/* Their output's shape: the values' with the lookup count (of 1-D lookups)
+ * first, 0 where one is not known yet (ops/known_dims.h). Its rank: the
+ * values', 0 while that is not known (or below 2, which the caller
+ * refuses). */
+uint32_t vknn_op_lookup_shape(const vknn_tensor *lookups, const vknn_tensor *values, uint32_t *dims);
 /* Data movement copies bits: the input and output i must share their encoding. */
 vknn_status vknn_op_check_same_encoding(const vknn_graph *graph, const vknn_operation *op,
                                         uint32_t output);

@@ -145,8 +145,13 @@ static vknn_status read_params(vknn_graph *graph, const vknn_operation *op, resi
   return read_output_size(graph, op, g);
 }
 
+/* The parameters, and the declared output against the image shape they
+ * give from the dimensions known (the batch and channels, and the width and
+ * height of sizes or of scales on known ones), before the operation waits
+ * for the input's shape. */
 static vknn_status read_geometry(vknn_graph *graph, const vknn_operation *op, resize_geometry *g) {
   vknn_status s = read_params(graph, op, g);
+  if (s == VKNN_STATUS_NONE) s = vknn_op_check_known_image_output(graph, op, g->out, g->nchw);
   if (s == VKNN_STATUS_NONE) s = vknn_op_require_input_shape(graph, op, 0);
   if (s != VKNN_STATUS_NONE) return s;
   const vknn_tensor *in = &graph->tensors[op->inputs[0]];

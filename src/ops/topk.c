@@ -56,10 +56,28 @@ static vknn_status check_k(const vknn_graph *graph, int32_t k, uint32_t length) 
   return VKNN_STATUS_INVALID_ARGUMENT;
 }
 
+/* Both outputs: the input's shape with the last dimension k, the others 0
+ * where not known yet (ops/known_dims.h). */
+static void topk_shape(const vknn_tensor *in, uint32_t k, uint32_t *dims) {
+  memcpy(dims, in->dims, in->rank * sizeof(uint32_t));
+  if (in->rank != 0) dims[in->rank - 1] = k;
+}
+
+/* Both declared outputs against the dimensions known (none while the rank
+ * is not). */
+static vknn_status check_known_outputs(const vknn_graph *graph, const vknn_operation *op, uint32_t k) {
+  const vknn_tensor *in = &graph->tensors[op->inputs[0]];
+  uint32_t dims[VKNN_MAX_RANK];
+  topk_shape(in, k, dims);
+  vknn_status s = vknn_op_check_known_output_at(graph, op, 0, dims, in->rank);
+  return s == VKNN_STATUS_NONE ? vknn_op_check_known_output_at(graph, op, 1, dims, in->rank) : s;
+}
+
 /* k is read and checked before the input's shape, against the last
- * dimension where the model gives it (exact once the shape is known): a
- * model whose shape waits for an execution still has it checked at prepare
- * (given as a model input, it is compiled per execution with its value). */
+ * dimension where the model gives it (exact once the shape is known), and
+ * so are the declared outputs against the known dimensions: a model whose
+ * shape waits for an execution still has them checked at prepare (k given
+ * as a model input is compiled per execution with its value). */
 static vknn_status read_geometry(vknn_graph *graph, const vknn_operation *op, topk_geometry *g) {
   const vknn_tensor *in = &graph->tensors[op->inputs[0]];
   int32_t k;
@@ -67,6 +85,7 @@ static vknn_status read_geometry(vknn_graph *graph, const vknn_operation *op, to
   if (s != VKNN_STATUS_NONE) return s;
   if (!vknn_graph_const_i32_list(graph, op, 1, 1, &k)) return VKNN_STATUS_GENERAL_FAILURE;
   s = check_k(graph, k, in->rank != 0 ? in->dims[in->rank - 1] : 0);
+  if (s == VKNN_STATUS_NONE) s = check_known_outputs(graph, op, (uint32_t)k);
   if (s == VKNN_STATUS_NONE) s = vknn_op_require_input_shape(graph, op, 0);
   if (s != VKNN_STATUS_NONE) return s;
   g->length = in->dims[in->rank - 1];
@@ -89,8 +108,7 @@ static vknn_status infer_topk(vknn_graph *graph, const vknn_operation *op) {
   if (s != VKNN_STATUS_NONE) return s;
   const vknn_tensor *in = &graph->tensors[op->inputs[0]];
   uint32_t dims[VKNN_MAX_RANK];
-  memcpy(dims, in->dims, in->rank * sizeof(uint32_t));
-  dims[in->rank - 1] = g.k;
+  topk_shape(in, g.k, dims);
   s = vknn_op_set_output_shape(graph, op, 0, dims, in->rank);
   if (s == VKNN_STATUS_NONE) s = vknn_op_set_output_shape(graph, op, 1, dims, in->rank);
   return s;
