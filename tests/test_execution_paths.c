@@ -112,14 +112,18 @@ static void wait_done(completion *c, int count) {
 
 #define COMPLETION_INIT {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0, {0}, {0, 0}, {0}}
 
+/* Starts the fixture's request and waits for its callback. */
+static void execute_async_and_wait(fixture *f, vknn_measure_timing measure, completion *c) {
+  tagged t = {c, 1};
+  assert_int_equal(vknn_prepared_model_execute_async(f->pm, &f->r.request, measure, NULL, NULL, on_done, &t),
+                   VKNN_STATUS_NONE);
+  wait_done(c, 1);
+}
+
 static void test_async_reports_through_callback(void **state) {
   fixture *f = *state;
   completion c = COMPLETION_INIT;
-  tagged t = {&c, 1};
-  assert_int_equal(vknn_prepared_model_execute_async(f->pm, &f->r.request, VKNN_MEASURE_TIMING_YES,
-                                                     NULL, NULL, on_done, &t),
-                   VKNN_STATUS_NONE);
-  wait_done(&c, 1);
+  execute_async_and_wait(f, VKNN_MEASURE_TIMING_YES, &c);
   assert_int_equal(c.status, VKNN_STATUS_NONE);
   assert_int_equal(c.shape_count, 1);
   assert_int_equal(c.shape.rank, 2);
@@ -144,6 +148,34 @@ static void test_async_rejects_at_once(void **state) {
                                                      &past, NULL, on_done, &t),
                    VKNN_STATUS_MISSED_DEADLINE_PERSISTENT);
   assert_int_equal(c.done, 0); /* no callback for a rejected launch */
+}
+
+/* A pool named by token carries no memory: whatever its memory fields hold
+ * is ignored, also where an asynchronous execution copies the request. */
+static void test_async_token_pool_ignores_memory(void **state) {
+  fixture *f = *state;
+  const vknn_buffer_role role = {0, 0, 1.f};
+  vknn_buffer *buffer = NULL;
+  uint32_t token = 0;
+  assert_int_equal(vknn_device_allocate(f->device, NULL, 0, &f->pm, 1, &role, 1, NULL, 0, &buffer, &token),
+                   VKNN_STATUS_NONE);
+  shared_memory value;
+  assert_int_equal(shared_memory_create(&value, 24), 0);
+  memcpy(value.data, f->r.pool.data, 24);
+  assert_int_equal(vknn_buffer_copy_from(buffer, &value.memory, NULL, 0), VKNN_STATUS_NONE);
+  vknn_request_pool pools[2] = {f->r.pools[0], {.kind = VKNN_REQUEST_POOL_TOKEN, .token = token}};
+  /* Fields a caller left as they were: counts without arrays, a name that is none. */
+  pools[1].memory = (vknn_memory){.name = (const char *)(uintptr_t)8, .fd_count = 1u << 30,
+                                  .int_count = 1u << 30, .size = 5};
+  f->r.inputs[0].location = (vknn_data_location){1, 0, 0};
+  f->r.request.pools = pools;
+  f->r.request.pool_count = 2;
+  completion c = COMPLETION_INIT;
+  execute_async_and_wait(f, VKNN_MEASURE_TIMING_NO, &c);
+  assert_int_equal(c.status, VKNN_STATUS_NONE);
+  assert_float_equal(output(f, 5), 55.f, 0.f);
+  shared_memory_destroy(&value);
+  vknn_buffer_release(buffer);
 }
 
 /* Releasing a prepared model waits for its queued executions. */
@@ -748,6 +780,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_async_reports_through_callback, setup, teardown),
       cmocka_unit_test_setup_teardown(test_async_rejects_at_once, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_async_token_pool_ignores_memory, setup, teardown),
       cmocka_unit_test_setup_teardown(test_release_waits_for_pending, setup, teardown),
       cmocka_unit_test_setup_teardown(test_fenced_waits_for_its_fences, setup, teardown),
       cmocka_unit_test_setup_teardown(test_fenced_takes_request_output_shape, setup, teardown),

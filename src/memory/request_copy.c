@@ -23,9 +23,12 @@ static size_t arguments_size(const vknn_request_argument *args, uint32_t count) 
   return size;
 }
 
+/* A pool named by token has no memory: its memory fields are not read (the
+ * caller may have left anything there). */
 static size_t pools_size(const vknn_request_pool *pools, uint32_t count) {
   size_t size = ((count * sizeof(vknn_request_pool)) + 7) & ~(size_t)7;
   for (uint32_t i = 0; i < count; ++i) {
+    if (pools[i].kind != VKNN_REQUEST_POOL_MEMORY) continue;
     const vknn_memory *m = &pools[i].memory;
     size += ((m->fd_count * sizeof(int)) + 7) & ~(size_t)7;
     size += ((m->int_count * sizeof(int32_t)) + 7) & ~(size_t)7;
@@ -50,6 +53,10 @@ static vknn_request_pool *copy_pools(cursor *c, const vknn_request_pool *pools, 
   vknn_request_pool *out = take(c, count * sizeof(*out));
   for (uint32_t i = 0; i < count; ++i) {
     const vknn_memory *m = &pools[i].memory;
+    if (pools[i].kind != VKNN_REQUEST_POOL_MEMORY) {
+      out[i] = (vknn_request_pool){.kind = pools[i].kind, .token = pools[i].token};
+      continue;
+    }
     out[i] = pools[i];
     int *fds = take(c, m->fd_count * sizeof(int));
     int32_t *ints = take(c, m->int_count * sizeof(int32_t));
