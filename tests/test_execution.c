@@ -118,6 +118,28 @@ static void test_request_hardware_buffer_unavailable(void **state) {
   assert_non_null(strstr(f->log.last, "AHardwareBuffer"));
 }
 
+/* A memory's descriptor and integer arrays are there when their counts say
+ * so, and no longer than a handle holds (1024 each), whatever its kind: an
+ * asynchronous execution copies them all. */
+static void test_request_memory_arrays(void **state) {
+  fixture *f = *state;
+  const vknn_memory valid = f->r.pools[0].memory;
+  f->r.pools[0].memory.int_count = 2; /* ints NULL */
+  expect_invalid(f, "request pool 0 is invalid");
+  f->r.pools[0].memory = valid;
+  f->r.pools[0].memory.name = "hardware_buffer_blob";
+  f->r.pools[0].memory.fds = NULL;
+  expect_invalid(f, "request pool 0 is invalid");
+  static int many_fds[1025];
+  for (int i = 0; i < 1025; ++i) many_fds[i] = valid.fds[0];
+  f->r.pools[0].memory = valid;
+  f->r.pools[0].memory.fds = many_fds;
+  f->r.pools[0].memory.fd_count = 1025;
+  expect_invalid(f, "request pool 0 is invalid");
+  f->r.pools[0].memory.fd_count = 1024;
+  assert_int_equal(execute(f, VKNN_MEASURE_TIMING_NO), VKNN_STATUS_NONE);
+}
+
 static void test_output_insufficient_size(void **state) {
   fixture *f = *state;
   f->r.outputs[0].location.length = 12;
@@ -286,6 +308,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_request_token_pool, setup, teardown),
       cmocka_unit_test_setup_teardown(test_request_unknown_memory_kind, setup, teardown),
       cmocka_unit_test_setup_teardown(test_request_hardware_buffer_unavailable, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_request_memory_arrays, setup, teardown),
       cmocka_unit_test_setup_teardown(test_output_insufficient_size, setup, teardown),
       cmocka_unit_test_setup_teardown(test_execute_arguments, setup, teardown),
       cmocka_unit_test_setup_teardown(test_mmap_fd_pool, setup, teardown),

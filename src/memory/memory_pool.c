@@ -6,6 +6,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* A native handle holds at most this many descriptors and as many ints. */
+#define HANDLE_MAX_ENTRIES 1024u
+
 static bool is_hardware_buffer(const char *name) {
   return strcmp(name, "hardware_buffer_blob") == 0 || strcmp(name, "hardware_buffer") == 0;
 }
@@ -21,11 +24,21 @@ vknn_status vknn_memory_validate(const vknn_logger *log, const vknn_memory *memo
     VKNN_LOG_E(log, "driver", "unknown memory pool kind \"%s\"", memory->name);
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
-  if ((ashmem || mmap_fd) && (memory->fd_count < 1 || memory->fds == NULL || memory->fds[0] < 0)) {
+  /* Every kind: the arrays are read whole when a request is copied. */
+  if ((memory->fd_count > 0 && memory->fds == NULL) || (memory->int_count > 0 && memory->ints == NULL) ||
+      memory->fd_count > HANDLE_MAX_ENTRIES || memory->int_count > HANDLE_MAX_ENTRIES) {
+    VKNN_LOG_E(log, "driver", "%s pool with %u descriptors and %u ints%s", memory->name,
+               memory->fd_count, memory->int_count,
+               memory->fd_count > HANDLE_MAX_ENTRIES || memory->int_count > HANDLE_MAX_ENTRIES
+                   ? ": more than a handle holds"
+                   : ", an array of them missing");
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
+  if ((ashmem || mmap_fd) && (memory->fd_count < 1 || memory->fds[0] < 0)) {
     VKNN_LOG_E(log, "driver", "%s pool without a file descriptor", memory->name);
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
-  if (mmap_fd && (memory->int_count < 3 || memory->ints == NULL)) {
+  if (mmap_fd && memory->int_count < 3) {
     VKNN_LOG_E(log, "driver", "mmap_fd pool needs protection and offset ints");
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
