@@ -5,7 +5,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/mman.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "common/shared_memory.h"
@@ -189,6 +191,25 @@ static void test_mmap_fd_pool(void **state) {
   shared_memory_destroy(&file);
 }
 
+/* A pool of a file without a size (a device such as /dev/zero) is bounded by
+ * what can be mapped: a size that wraps the mapping's length past the
+ * address space is refused, not mapped short (arguments past the short
+ * mapping's page would then read unmapped memory). */
+static void test_mmap_fd_size_wraps(void **state) {
+  fixture *f = *state;
+  int fd = open("/dev/zero", O_RDWR | O_CLOEXEC);
+  assert_true(fd >= 0);
+  const int32_t ints[] = {PROT_READ | PROT_WRITE, 100, 0};
+  f->r.pools[0].memory = (vknn_memory){.name = "mmap_fd", .fds = &fd, .fd_count = 1,
+                                     .ints = ints, .int_count = 3, .size = UINT64_MAX - 50};
+  expect_invalid(f, "cannot be mapped");
+  const int32_t far[] = {PROT_READ | PROT_WRITE, 0, INT32_MIN}; /* offset 2^63 */
+  f->r.pools[0].memory.ints = far;
+  f->r.pools[0].memory.size = 4096;
+  expect_invalid(f, "cannot be mapped");
+  close(fd);
+}
+
 static void test_prepare_arguments(void **state) {
   fixture *f = *state;
   vknn_prepared_model *pm = NULL;
@@ -312,6 +333,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_output_insufficient_size, setup, teardown),
       cmocka_unit_test_setup_teardown(test_execute_arguments, setup, teardown),
       cmocka_unit_test_setup_teardown(test_mmap_fd_pool, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_mmap_fd_size_wraps, setup, teardown),
       cmocka_unit_test_setup_teardown(test_prepare_arguments, setup, teardown),
       cmocka_unit_test_setup_teardown(test_model_not_kept, setup, teardown),
       cmocka_unit_test_setup_teardown(test_supported_operations, setup, teardown),

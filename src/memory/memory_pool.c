@@ -1,6 +1,7 @@
 #include "memory/memory_pool.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -65,6 +66,14 @@ static vknn_status map_range(const vknn_logger *log, int fd, int prot, int flags
   }
   long page = sysconf(_SC_PAGESIZE);
   uint64_t aligned = offset - offset % (uint64_t)page;
+  /* A file without a size (a device) is bounded by what can be mapped: a
+   * length past the address space would wrap and map short. */
+  if (aligned > (uint64_t)INT64_MAX || size > (uint64_t)SIZE_MAX - (offset - aligned) ||
+      size + (offset - aligned) > (uint64_t)PTRDIFF_MAX) {
+    VKNN_LOG_E(log, "driver", "memory pool range [%llu, +%llu) cannot be mapped",
+               (unsigned long long)offset, (unsigned long long)size);
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
   size_t length = (size_t)(size + (offset - aligned));
   void *mapping = mmap(NULL, length, prot, flags, fd, (off_t)aligned);
   if (mapping == MAP_FAILED) {
