@@ -114,6 +114,38 @@ static void test_burst_reuses_import(void **state) {
   shared_memory_destroy(&pool);
 }
 
+/* A burst slot keeps the memory it was first given: later requests naming
+ * the slot with another memory run on the slot's, in place as staged (the
+ * other memory's layout seen twice must not be imported and bound). */
+static void test_burst_slot_memory_runs_in_place(void **state) {
+  fixture *f = *state;
+  shared_memory first, other;
+  lay_out(f, &other, 256);
+  for (int i = 0; i < 6; ++i) ((float *)other.data)[i] = 100.f;
+  lay_out(f, &first, 256);
+  vknn_burst *burst = NULL;
+  assert_int_equal(vknn_burst_create(f->pm, &burst), VKNN_STATUS_NONE);
+  const int32_t slots[1] = {0};
+  assert_int_equal(vknn_burst_execute(burst, &f->r.request, slots, 0, NULL, NULL, NULL, 0, NULL),
+                   VKNN_STATUS_NONE);
+  f->r.pools[0].memory = other.memory;
+  vknn_device_statistics before = stats(f);
+  for (int run = 0; run < 3; ++run) {
+    memset(first.data + 512, 0, 24);
+    assert_int_equal(vknn_burst_execute(burst, &f->r.request, slots, 0, NULL, NULL, NULL, 0, NULL),
+                     VKNN_STATUS_NONE);
+    for (int i = 0; i < 6; ++i) {
+      assert_float_equal(((const float *)(first.data + 512))[i], 11.f * (float)i, 0.f);
+      assert_float_equal(((const float *)(other.data + 512))[i], 0.f, 0.f);
+    }
+  }
+  /* The slot's memory was seen before: every run is in place. */
+  assert_int_equal(stats(f).zero_copy_executions, before.zero_copy_executions + 3);
+  vknn_burst_release(burst);
+  shared_memory_destroy(&first);
+  shared_memory_destroy(&other);
+}
+
 /* Offsets that miss the storage-buffer alignment stay on the staging path. */
 static void test_unaligned_is_staged(void **state) {
   fixture *f = *state;
@@ -250,6 +282,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_aligned_memfd_runs_in_place, setup, teardown),
       cmocka_unit_test_setup_teardown(test_short_input_refused_in_place, setup, teardown),
       cmocka_unit_test_setup_teardown(test_burst_reuses_import, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_burst_slot_memory_runs_in_place, setup, teardown),
       cmocka_unit_test_setup_teardown(test_unaligned_is_staged, setup, teardown),
       cmocka_unit_test_setup_teardown(test_io_copies_off_on_host_memory, setup, teardown),
       cmocka_unit_test_setup_teardown(test_io_copies_every_path, setup_io_copies, teardown),

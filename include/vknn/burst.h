@@ -18,15 +18,19 @@ vknn_status vknn_burst_create(vknn_prepared_model *prepared_model, vknn_burst **
 
 /* Executes synchronously like vknn_prepared_model_execute. Pool i of the
  * request is identified by slots[i] (>= 0): the first time a slot is seen its
- * memory is mapped and kept; later executions naming the slot reuse the
- * mapping and ignore the memory given with it. */
+ * memory is mapped and kept, with a duplicate of its descriptor (the caller
+ * may close its own); later executions naming the slot run on that memory,
+ * staged or in place. The memory given with a known slot is still validated,
+ * with the arguments' bounds, but not used; the arguments must also lie
+ * within the slot's memory. */
 vknn_status vknn_burst_execute(vknn_burst *burst, const vknn_request *request,
                                const int32_t *slots, vknn_measure_timing measure,
                                const vknn_deadline *deadline, const vknn_duration *loop_timeout,
                                vknn_output_shape *out_shapes, uint32_t shape_count,
                                vknn_timing *out_timing);
 
-/* Forgets a slot's memory (HAL freeMemory). An unknown slot is ignored. */
+/* Forgets a slot's memory, its mapping and descriptor (HAL freeMemory). An
+ * unknown slot is ignored. */
 vknn_status vknn_burst_free_memory(vknn_burst *burst, int32_t slot);
 
 void vknn_burst_release(vknn_burst *burst);
