@@ -146,6 +146,31 @@ static void test_burst_slot_memory_runs_in_place(void **state) {
   shared_memory_destroy(&other);
 }
 
+/* An output inside an input's range ending past 4 GiB of the pool shares
+ * bytes with it: staged, never bound in place (the range's end does not
+ * wrap to a small offset). */
+static void test_overlap_past_4_gib_is_staged(void **state) {
+  fixture *f = *state;
+  shared_memory pool;
+  const uint64_t size = (1ull << 32) + 4096; /* sparse */
+  if (shared_memory_create(&pool, size) != 0) skip();
+  const uint32_t start = 0xffffff00u;
+  for (int i = 0; i < 6; ++i) ((float *)(pool.data + start))[i] = (float)i;
+  f->r.inputs[0].location = (vknn_data_location){0, start, 0x200};
+  f->r.inputs[1].location = (vknn_data_location){0, 0, 24};
+  f->r.outputs[0].location = (vknn_data_location){0, start + 0x80, 24};
+  f->r.pools[0].memory = pool.memory;
+  vknn_device_statistics before = stats(f);
+  for (int run = 0; run < 3; ++run)
+    assert_int_equal(vknn_prepared_model_execute(f->pm, &f->r.request, 0, NULL, NULL, NULL, 0, NULL),
+                     VKNN_STATUS_NONE);
+  vknn_device_statistics after = stats(f);
+  assert_int_equal(after.staged_executions, before.staged_executions + 3);
+  assert_int_equal(after.zero_copy_executions, before.zero_copy_executions);
+  for (int i = 0; i < 6; ++i) assert_float_equal(((const float *)(pool.data + start + 0x80))[i], (float)i, 0.f);
+  shared_memory_destroy(&pool);
+}
+
 /* Offsets that miss the storage-buffer alignment stay on the staging path. */
 static void test_unaligned_is_staged(void **state) {
   fixture *f = *state;
@@ -284,6 +309,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_burst_reuses_import, setup, teardown),
       cmocka_unit_test_setup_teardown(test_burst_slot_memory_runs_in_place, setup, teardown),
       cmocka_unit_test_setup_teardown(test_unaligned_is_staged, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_overlap_past_4_gib_is_staged, setup, teardown),
       cmocka_unit_test_setup_teardown(test_io_copies_off_on_host_memory, setup, teardown),
       cmocka_unit_test_setup_teardown(test_io_copies_every_path, setup_io_copies, teardown),
       cmocka_unit_test_setup_teardown(test_constant_reference_read_in_place, setup_aligned,

@@ -72,10 +72,14 @@ static const vknn_request_argument *arg_at(const vknn_request *r, uint32_t i) {
   return i < r->input_count ? &r->inputs[i] : &r->outputs[i - r->input_count];
 }
 
+/* In 64 bits: a range of a pool past 4 GiB ends beyond what 32 bits hold. */
+static uint64_t end_of(const vknn_request_argument *a) {
+  return (uint64_t)a->location.offset + a->location.length;
+}
+
 static bool overlaps(const vknn_request_argument *a, const vknn_request_argument *b) {
-  return a->location.pool_index == b->location.pool_index &&
-         a->location.offset < b->location.offset + b->location.length &&
-         b->location.offset < a->location.offset + a->location.length;
+  return a->location.pool_index == b->location.pool_index && a->location.offset < end_of(b) &&
+         b->location.offset < end_of(a);
 }
 
 /* Outputs must not share bytes with any other argument. */
