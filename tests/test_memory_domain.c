@@ -465,6 +465,43 @@ static void test_output_buffer_takes_shape(void **state) {
   vknn_prepared_model_release(pm);
 }
 
+/* An output buffer whose descriptor fixes its shape takes no value of
+ * another shape: a smaller one fails the execution (and leaves the buffer
+ * unwritten), a larger one does not fit (OUTPUT_INSUFFICIENT_SIZE). */
+static void test_output_buffer_keeps_declared_shape(void **state) {
+  fixture *f = *state;
+  test_model m;
+  vknn_prepared_model *pm = add_fixture_prepare_batch_unknown(f->device, &m);
+  assert_non_null(pm);
+  const vknn_buffer_role role = {0, 0, 1.f};
+  const uint32_t two_by_three[2] = {2, 3};
+  vknn_buffer *out = NULL;
+  uint32_t out_token;
+  assert_int_equal(vknn_device_allocate(f->device, two_by_three, 2, &pm, 1, NULL, 0, &role, 1, &out,
+                                        &out_token), VKNN_STATUS_NONE);
+  f->r.outputs[0] = (vknn_request_argument){.location = {1, 0, 0}};
+  vknn_request_pool pools[2] = {f->r.pools[0], {.kind = VKNN_REQUEST_POOL_TOKEN, .token = out_token}};
+  f->r.request.pools = pools;
+  f->r.request.pool_count = 2;
+  vknn_output_shape shape;
+  add_fixture_set_batch(f, 2);
+  assert_int_equal(vknn_prepared_model_execute(pm, &f->r.request, 0, NULL, NULL, &shape, 1, NULL),
+                   VKNN_STATUS_NONE);
+  assert_true(vknn_buffer_is_written(out));
+  add_fixture_set_batch(f, 1);
+  assert_int_equal(vknn_prepared_model_execute(pm, &f->r.request, 0, NULL, NULL, &shape, 1, NULL),
+                   VKNN_STATUS_GENERAL_FAILURE);
+  if (strstr(f->log.last, "disagrees with the driver buffer's") == NULL) fail_msg("log: %s", f->log.last);
+  assert_false(vknn_buffer_is_written(out));
+  add_fixture_set_batch(f, 3);
+  assert_int_equal(vknn_prepared_model_execute(pm, &f->r.request, 0, NULL, NULL, &shape, 1, NULL),
+                   VKNN_STATUS_OUTPUT_INSUFFICIENT_SIZE);
+  assert_false(shape.is_sufficient);
+  assert_int_equal(shape.dimensions[0], 3);
+  vknn_buffer_release(out);
+  vknn_prepared_model_release(pm);
+}
+
 /* An input read from a driver buffer has the shape of the value it holds
  * (the last output written to it): the request may repeat that shape or
  * give none, not change it. */
@@ -647,6 +684,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_buffer_outlives_its_model, setup, teardown),
       cmocka_unit_test_setup_teardown(test_shape_input_in_buffer, setup, teardown),
       cmocka_unit_test_setup_teardown(test_output_buffer_takes_shape, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_output_buffer_keeps_declared_shape, setup, teardown),
       cmocka_unit_test_setup_teardown(test_input_shape_is_the_value, setup, teardown),
       cmocka_unit_test_setup_teardown(test_concurrent_readers, setup, teardown),
       cmocka_unit_test_setup_teardown(test_values_past_4_gib, setup, teardown),

@@ -26,7 +26,10 @@ typedef struct vknn_buffer_role {
  * (desc_rank entries, 0 for unknown; desc_rank 0 for unknown rank) combine
  * with the dimensions of every role's operand; the roles must agree on type,
  * scale and zero point. A buffer whose shape stays unknown takes one when
- * written: by copy_from with dimensions, or as an execution's output.
+ * written: by copy_from with dimensions, or as an execution's output. An
+ * execution's output must agree with the dimensions known here: a smaller
+ * value of another shape fails the execution (GENERAL_FAILURE), a larger one
+ * than a buffer of full shape holds is OUTPUT_INSUFFICIENT_SIZE.
  * *out_token (positive as an int32, never a live buffer's) names it in
  * requests (VKNN_REQUEST_POOL_TOKEN) of the prepared models of its roles, on
  * this device only.

@@ -347,8 +347,23 @@ static vknn_status store(vknn_buffer *b, const void *src, uint64_t size, const u
   return VKNN_STATUS_NONE;
 }
 
+/* A value's shape must agree with the dimensions the buffer was allocated
+ * with (HAL IDevice::allocate: the buffer may take outputs of different
+ * shapes, within those dimensions). */
+static bool shape_fits_declared(const vknn_buffer *b, const uint32_t *dims, uint32_t rank) {
+  uint32_t combined_rank = b->declared_rank, combined[VKNN_MAX_RANK];
+  memcpy(combined, b->declared_dims, sizeof(combined));
+  return combine_dims(&combined_rank, combined, rank, dims) &&
+         (b->declared_rank == 0 || rank == b->declared_rank);
+}
+
 vknn_status vknn_buffer_write(vknn_buffer *b, const void *src, uint64_t size,
                               const uint32_t *dims, uint32_t rank) {
+  if (!shape_fits_declared(b, dims, rank)) {
+    VKNN_LOG_E(&b->device->log, "execution",
+               "an output's shape disagrees with the driver buffer's dimensions (token %u)", b->token);
+    return VKNN_STATUS_GENERAL_FAILURE;
+  }
   pthread_rwlock_wrlock(&b->lock);
   vknn_status s = store(b, src, size, dims, rank);
   pthread_rwlock_unlock(&b->lock);
