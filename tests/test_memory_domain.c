@@ -14,6 +14,7 @@
 #include "support/add_fixture.h"
 #include "support/model_builder.h"
 #include "runtime/device_internal.h"
+#include "util/fault_injection.h"
 #include "vknn/vknn.h"
 
 typedef add_fixture fixture;
@@ -211,6 +212,26 @@ static void test_failed_copy_forgets(void **state) {
   if (strstr(f->log.last, "dimension 0 is left unspecified") == NULL) fail_msg("log: %s", f->log.last);
   shared_memory_destroy(&exact);
   shared_memory_destroy(&short_memory);
+  vknn_buffer_release(b);
+}
+
+/* Once the device is lost, copies in and out of a buffer fail as the
+ * device's every other call does (HAL IBuffer: DEVICE_UNAVAILABLE when the
+ * driver is offline). */
+static void test_copies_after_device_loss(void **state) {
+  fixture *f = *state;
+  uint32_t token;
+  vknn_buffer *b = allocate_for(f, false, &token);
+  shared_memory value;
+  assert_int_equal(shared_memory_create(&value, 24), 0);
+  assert_int_equal(vknn_buffer_copy_from(b, &value.memory, NULL, 0), VKNN_STATUS_NONE);
+  vknn_fault_arm(VKNN_FAULT_QUEUE_SUBMIT, 1);
+  assert_int_equal(vknn_prepared_model_execute(f->pm, &f->r.request, 0, NULL, NULL, NULL, 0, NULL),
+                   VKNN_STATUS_DEVICE_UNAVAILABLE);
+  vknn_fault_arm(VKNN_FAULT_QUEUE_SUBMIT, 0);
+  assert_int_equal(vknn_buffer_copy_to(b, &value.memory), VKNN_STATUS_DEVICE_UNAVAILABLE);
+  assert_int_equal(vknn_buffer_copy_from(b, &value.memory, NULL, 0), VKNN_STATUS_DEVICE_UNAVAILABLE);
+  shared_memory_destroy(&value);
   vknn_buffer_release(b);
 }
 
@@ -677,6 +698,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_other_device, setup, teardown),
       cmocka_unit_test_setup_teardown(test_copy_rules, setup, teardown),
       cmocka_unit_test_setup_teardown(test_failed_copy_forgets, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_copies_after_device_loss, setup, teardown),
       cmocka_unit_test_setup_teardown(test_failed_execution_forgets_output, setup, teardown),
       cmocka_unit_test_setup_teardown(test_buffer_is_one_output, setup, teardown),
       cmocka_unit_test_setup_teardown(test_execute_with_buffers, setup, teardown),

@@ -47,7 +47,7 @@ vknn_status vknn_device_allocate(vknn_device *device, const uint32_t *desc_dimen
 /* Copies shared memory into the buffer (HAL IBuffer::copyFrom). dimensions
  * (rank entries; rank 0: the buffer's own) must agree with the buffer's and
  * give a full shape of at most 4 GiB; memory's size must be exactly the
- * value's size. */
+ * value's size. DEVICE_UNAVAILABLE once the device is lost (so for copy_to). */
 vknn_status vknn_buffer_copy_from(vknn_buffer *buffer, const vknn_memory *memory,
                                   const uint32_t *dimensions, uint32_t rank);
 

@@ -417,7 +417,8 @@ static vknn_status copy_from(vknn_buffer *b, const vknn_memory *memory, const ui
 vknn_status vknn_buffer_copy_from(vknn_buffer *b, const vknn_memory *memory,
                                   const uint32_t *dimensions, uint32_t rank) {
   if (b == NULL || memory == NULL) return VKNN_STATUS_INVALID_ARGUMENT;
-  vknn_status s = copy_from(b, memory, dimensions, rank);
+  vknn_status s = vknn_device_check_lost(b->device, TAG);
+  if (s == VKNN_STATUS_NONE) s = copy_from(b, memory, dimensions, rank);
   if (s != VKNN_STATUS_NONE) vknn_buffer_forget(b);
   return s;
 }
@@ -425,7 +426,8 @@ vknn_status vknn_buffer_copy_from(vknn_buffer *b, const vknn_memory *memory,
 vknn_status vknn_buffer_copy_to(vknn_buffer *b, const vknn_memory *memory) {
   if (b == NULL || memory == NULL) return VKNN_STATUS_INVALID_ARGUMENT;
   const vknn_logger *log = &b->device->log;
-  vknn_status s = vknn_memory_validate(log, memory);
+  vknn_status s = vknn_device_check_lost(b->device, TAG);
+  if (s == VKNN_STATUS_NONE) s = vknn_memory_validate(log, memory);
   if (s != VKNN_STATUS_NONE) return s;
   vknn_mapped_pool pool;
   s = vknn_memory_map(log, memory, &pool);
