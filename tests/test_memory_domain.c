@@ -315,8 +315,10 @@ static void test_execute_token_rules(void **state) {
   vknn_buffer_release(out);
 }
 
-/* An output buffer of a failed execution holds no value after it (here the
- * deadline had passed before the call). */
+/* An output buffer of a failed execution holds no value after it: the
+ * deadline had passed before the call, or a memory the request names could
+ * not be mapped (its file is shorter than its size; the pools after it were
+ * not mapped yet). */
 static void test_failed_execution_forgets_output(void **state) {
   fixture *f = *state;
   uint32_t in_token, out_token;
@@ -334,6 +336,13 @@ static void test_failed_execution_forgets_output(void **state) {
                    VKNN_STATUS_MISSED_DEADLINE_PERSISTENT);
   assert_int_equal(vknn_buffer_copy_to(out, &result.memory), VKNN_STATUS_GENERAL_FAILURE);
   assert_int_equal(vknn_buffer_copy_to(in, &result.memory), VKNN_STATUS_NONE); /* an input keeps its value */
+  assert_int_equal(run(f, &t), VKNN_STATUS_NONE);
+  assert_true(vknn_buffer_is_written(out));
+  t.pools[0].memory.size = f->r.pool.size + 4096;
+  assert_int_equal(run(f, &t), VKNN_STATUS_INVALID_ARGUMENT);
+  if (strstr(f->log.last, "exceeds its file") == NULL) fail_msg("log: %s", f->log.last);
+  assert_false(vknn_buffer_is_written(out));
+  assert_true(vknn_buffer_is_written(in));
   shared_memory_destroy(&result);
   vknn_buffer_release(in);
   vknn_buffer_release(out);

@@ -428,6 +428,19 @@ static void forget_output_buffers(const vknn_request *request, const vknn_mapped
   }
 }
 
+/* The same when the pools could not all be mapped: the buffers are looked
+ * up by token, those of pools after the failing one being unmapped. */
+static void forget_output_tokens(vknn_device *device, const vknn_request *request) {
+  for (uint32_t i = 0; i < request->output_count; ++i) {
+    const vknn_request_argument *arg = &request->outputs[i];
+    const vknn_request_pool *pool = arg->has_no_value ? NULL : &request->pools[arg->location.pool_index];
+    if (pool == NULL || pool->kind != VKNN_REQUEST_POOL_TOKEN) continue;
+    vknn_buffer *buffer = vknn_buffer_acquire(device, pool->token);
+    if (buffer != NULL) vknn_buffer_forget(buffer);
+    vknn_buffer_unref(buffer);
+  }
+}
+
 vknn_status vknn_execution_run(vknn_prepared_model *pm, const vknn_request *request,
                                const vknn_mapped_pool *pools, const vknn_execution_options *o,
                                vknn_output_shape *out_shapes, uint32_t shape_count,
@@ -465,6 +478,8 @@ vknn_status vknn_execution_run_mapping(vknn_prepared_model *pm, const vknn_reque
   vknn_trace_end(trace, "execution", "map request memory", begin);
   if (s == VKNN_STATUS_NONE)
     s = vknn_execution_run(pm, request, pools.items, o, out_shapes, shape_count, out_timing);
+  else
+    forget_output_tokens(pm->device, request);
   unmap_pools(pm, &pools);
   vknn_trace_end(trace, "execution", "execute", begin);
   stamp_driver_time(o, out_timing); /* the unmapping is the driver's time too */
