@@ -160,6 +160,7 @@ static void test_execute_arguments(void **state) {
                    VKNN_STATUS_INVALID_ARGUMENT);
   assert_int_equal(vknn_prepared_model_execute(f->pm, NULL, 0, NULL, NULL, NULL, 0, NULL),
                    VKNN_STATUS_INVALID_ARGUMENT);
+  assert_non_null(strstr(f->log.last, "no request"));
   assert_int_equal(vknn_prepared_model_execute(f->pm, &f->r.request, (vknn_measure_timing)5, NULL,
                                                NULL, NULL, 0, NULL),
                    VKNN_STATUS_INVALID_ARGUMENT);

@@ -758,6 +758,11 @@ static void test_burst_caches_memory_by_slot(void **state) {
   assert_int_equal(vknn_burst_free_memory(burst, 3), VKNN_STATUS_NONE);
   assert_int_equal(vknn_burst_execute(burst, &f->r.request, slots, 0, NULL, NULL, NULL, 0, NULL), VKNN_STATUS_NONE);
   assert_float_equal(((const float *)(other.data + 48))[1], 2.f, 0.f);
+  assert_int_equal(vknn_burst_execute(burst, &f->r.request, NULL, 0, NULL, NULL, NULL, 0, NULL),
+                   VKNN_STATUS_INVALID_ARGUMENT);
+  assert_non_null(strstr(f->log.last, "1 pools and no slots"));
+  assert_int_equal(vknn_burst_create(f->pm, NULL), VKNN_STATUS_INVALID_ARGUMENT);
+  assert_non_null(strstr(f->log.last, "no place for the burst"));
   const int32_t negative[1] = {-1};
   assert_int_equal(vknn_burst_execute(burst, &f->r.request, negative, 0, NULL, NULL, NULL, 0, NULL),
                    VKNN_STATUS_INVALID_ARGUMENT);

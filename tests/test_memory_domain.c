@@ -75,6 +75,7 @@ static void test_allocate_rules(void **state) {
   uint32_t token;
   assert_int_equal(allocate_roles(f, &f->pm, 1, &kRole, 1, NULL, 0, NULL, &token),
                    VKNN_STATUS_INVALID_ARGUMENT);
+  assert_non_null(strstr(f->log.last, "no place for the buffer"));
   const uint32_t conflicting[2] = {3, 3}, wrong_rank[3] = {2, 3, 1}, agreeing[2] = {2, 0};
   assert_int_equal(vknn_device_allocate(f->device, conflicting, 2, &f->pm, 1, &kRole, 1, NULL, 0,
                                         &b, &token), VKNN_STATUS_INVALID_ARGUMENT);
@@ -189,6 +190,12 @@ static void test_copy_rules(void **state) {
   memset(exact.data, 0, 24);
   assert_int_equal(vknn_buffer_copy_to(b, &exact.memory), VKNN_STATUS_NONE);
   assert_float_equal(((float *)exact.data)[5], 5.f, 0.f);
+  /* No memory: refused and logged; a copy_from so failed forgets the value too. */
+  assert_int_equal(vknn_buffer_copy_to(b, NULL), VKNN_STATUS_INVALID_ARGUMENT);
+  assert_non_null(strstr(f->log.last, "copy_to: no memory"));
+  assert_int_equal(vknn_buffer_copy_from(b, NULL, NULL, 0), VKNN_STATUS_INVALID_ARGUMENT);
+  assert_non_null(strstr(f->log.last, "copy_from: no memory"));
+  assert_false(vknn_buffer_is_written(b));
   shared_memory_destroy(&exact);
   shared_memory_destroy(&short_memory);
   vknn_buffer_release(b);

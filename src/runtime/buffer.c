@@ -254,7 +254,8 @@ vknn_status vknn_device_allocate(vknn_device *device, const uint32_t *desc_dimen
                                  uint32_t *out_token) {
   if (out_buffer != NULL) *out_buffer = NULL;
   if (out_token != NULL) *out_token = 0;
-  if (device == NULL || out_buffer == NULL || out_token == NULL) return VKNN_STATUS_INVALID_ARGUMENT;
+  if (device == NULL) return VKNN_STATUS_INVALID_ARGUMENT;
+  if (out_buffer == NULL || out_token == NULL) FAIL(&device->log, "allocate: no place for the buffer or its token");
   if (desc_rank > VKNN_MAX_RANK || (desc_rank > 0 && desc_dimensions == NULL))
     FAIL(&device->log, "allocate: invalid descriptor dimensions");
   if (vknn_device_check_lost(device, "driver") != VKNN_STATUS_NONE)
@@ -399,6 +400,7 @@ static vknn_status copy_from(vknn_buffer *b, const vknn_memory *memory, const ui
                              uint32_t rank) {
   const vknn_logger *log = &b->device->log;
   uint32_t value_rank, value_dims[VKNN_MAX_RANK];
+  if (memory == NULL) FAIL(log, "copy_from: no memory");
   vknn_status s = vknn_memory_validate(log, memory);
   if (s == VKNN_STATUS_NONE) s = copy_from_shape(b, dimensions, rank, &value_rank, value_dims);
   if (s != VKNN_STATUS_NONE) return s;
@@ -416,7 +418,7 @@ static vknn_status copy_from(vknn_buffer *b, const vknn_memory *memory, const ui
 /* A failed copy leaves the buffer unwritten (HAL IDevice::allocate). */
 vknn_status vknn_buffer_copy_from(vknn_buffer *b, const vknn_memory *memory,
                                   const uint32_t *dimensions, uint32_t rank) {
-  if (b == NULL || memory == NULL) return VKNN_STATUS_INVALID_ARGUMENT;
+  if (b == NULL) return VKNN_STATUS_INVALID_ARGUMENT;
   vknn_status s = vknn_device_check_lost(b->device, TAG);
   if (s == VKNN_STATUS_NONE) s = copy_from(b, memory, dimensions, rank);
   if (s != VKNN_STATUS_NONE) vknn_buffer_forget(b);
@@ -424,8 +426,9 @@ vknn_status vknn_buffer_copy_from(vknn_buffer *b, const vknn_memory *memory,
 }
 
 vknn_status vknn_buffer_copy_to(vknn_buffer *b, const vknn_memory *memory) {
-  if (b == NULL || memory == NULL) return VKNN_STATUS_INVALID_ARGUMENT;
+  if (b == NULL) return VKNN_STATUS_INVALID_ARGUMENT;
   const vknn_logger *log = &b->device->log;
+  if (memory == NULL) FAIL(log, "copy_to: no memory");
   vknn_status s = vknn_device_check_lost(b->device, TAG);
   if (s == VKNN_STATUS_NONE) s = vknn_memory_validate(log, memory);
   if (s != VKNN_STATUS_NONE) return s;

@@ -36,7 +36,11 @@ struct vknn_burst {
 };
 
 vknn_status vknn_burst_create(vknn_prepared_model *pm, vknn_burst **out_burst) {
-  if (pm == NULL || out_burst == NULL) return VKNN_STATUS_INVALID_ARGUMENT;
+  if (pm == NULL) return VKNN_STATUS_INVALID_ARGUMENT;
+  if (out_burst == NULL) {
+    VKNN_LOG_E(&pm->device->log, TAG, "burst: no place for the burst");
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
   vknn_burst *b = vknn_calloc(1, sizeof(*b));
   if (b == NULL) return VKNN_STATUS_RESOURCE_EXHAUSTED_TRANSIENT;
   b->pm = pm;
@@ -156,8 +160,11 @@ vknn_status vknn_burst_execute(vknn_burst *b, const vknn_request *request, const
                                const vknn_duration *loop_timeout, vknn_output_shape *out_shapes,
                                uint32_t shape_count, vknn_timing *out_timing) {
   if (out_timing != NULL) *out_timing = (vknn_timing){UINT64_MAX, UINT64_MAX};
-  if (b == NULL || (request != NULL && request->pool_count > 0 && slots == NULL))
+  if (b == NULL) return VKNN_STATUS_INVALID_ARGUMENT;
+  if (request != NULL && request->pool_count > 0 && slots == NULL) {
+    VKNN_LOG_E(&b->pm->device->log, TAG, "burst: %u pools and no slots", request->pool_count);
     return VKNN_STATUS_INVALID_ARGUMENT;
+  }
   const vknn_execution_options o = vknn_execution_options_make(b->pm, measure, deadline, loop_timeout);
   vknn_status s = vknn_execution_validate(b->pm, request, measure, out_shapes, shape_count);
   if (s != VKNN_STATUS_NONE) return s;

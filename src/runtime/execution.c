@@ -384,7 +384,11 @@ vknn_execution_options vknn_execution_options_make(const vknn_prepared_model *pm
 vknn_status vknn_execution_validate(vknn_prepared_model *pm, const vknn_request *request,
                                     vknn_measure_timing measure, const vknn_output_shape *shapes,
                                     uint32_t shape_count) {
-  if (pm == NULL || request == NULL) return VKNN_STATUS_INVALID_ARGUMENT;
+  if (pm == NULL) return VKNN_STATUS_INVALID_ARGUMENT;
+  if (request == NULL) {
+    VKNN_LOG_E(&pm->device->log, TAG, "no request");
+    return VKNN_STATUS_INVALID_ARGUMENT;
+  }
   if ((unsigned)measure > VKNN_MEASURE_TIMING_YES) {
     VKNN_LOG_E(&pm->device->log, TAG, "invalid timing request %d", (int)measure);
     return VKNN_STATUS_INVALID_ARGUMENT;
