@@ -295,7 +295,7 @@ static const row rows[] = {
     {"RNN: hidden state of 5 units", build_rnn, hidden_5_units, "do not agree"},
     {"RNN: hidden state of batch 3", build_rnn, hidden_batch_3, "do not agree"},
     {"RNN: float16 output", build_rnn, output1_f16, "every output must be TENSOR_FLOAT32"},
-    {"RNN: output dims", build_rnn, output1_dims, "output dimension 1 is 5, expected 4"},
+    {"RNN: output dims", build_rnn, output1_dims, "output dimension 1 is 5, expected 4 (output 1 of 2)"},
     {"RNN: omitted recurrent weights", build_rnn, recurrent_omitted, "input 2 is omitted"},
     {"RNN accepted: input dimension 0 unknown", build_rnn, input_dim0_unknown, NULL},
     {"RNN: input dimension 0 unknown, activation 7", build_rnn, unknown_rnn_activation_7, "activation 7 is not a fused activation"},

@@ -1,6 +1,7 @@
 #include "ops/op_common.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "model/extension.h"
@@ -283,14 +284,18 @@ static vknn_status check_output_size(const vknn_graph *graph, const vknn_operati
 static vknn_status check_declared_output(const vknn_graph *graph, const vknn_operation *op, uint32_t output,
                                          const uint32_t *dims, uint32_t rank, bool dims_partial) {
   const vknn_tensor *out = &graph->tensors[op->outputs[output]];
+  /* Which output, where there are several. */
+  char which[32] = "";
+  if (op->output_count > 1) snprintf(which, sizeof(which), " (output %u of %u)", output, op->output_count);
   if (out->rank != 0 && out->rank != rank) {
-    VKNN_LOG_E(graph->log, "model", "%s: output rank %u, expected %u", graph_op_name(graph, op), out->rank, rank);
+    VKNN_LOG_E(graph->log, "model", "%s: output rank %u, expected %u%s", graph_op_name(graph, op), out->rank, rank,
+               which);
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
   for (uint32_t i = 0; i < out->rank; ++i) {
     if (out->dims[i] == 0 || out->dims[i] == dims[i] || (dims_partial && dims[i] == 0)) continue;
-    VKNN_LOG_E(graph->log, "model", "%s: output dimension %u is %u, expected %u", graph_op_name(graph, op), i,
-               out->dims[i], dims[i]);
+    VKNN_LOG_E(graph->log, "model", "%s: output dimension %u is %u, expected %u%s", graph_op_name(graph, op), i,
+               out->dims[i], dims[i], which);
     return VKNN_STATUS_INVALID_ARGUMENT;
   }
   return VKNN_STATUS_NONE;
