@@ -409,10 +409,14 @@ static void change_model(state *st) {
     }
     default: { /* an extension operation on the first operand, into the last */
       ANeuralNetworksOperationType type = 0;
-      r = ANeuralNetworksModel_getExtensionOperationType(
-          model, arg & 1 ? "no.such.extension" : VKNN_FIBONACCI_EXTENSION_NAME, arg >> 1, &type);
+      /* The query changes nothing (a finished model answers it too): the
+       * operation added with its answer is the change. */
+      if (ANeuralNetworksModel_getExtensionOperationType(
+              model, arg & 1 ? "no.such.extension" : VKNN_FIBONACCI_EXTENSION_NAME, arg >> 1, &type) != OK)
+        break;
       uint32_t in[1] = {0}, out[1] = {st->operand_count ? st->operand_count - 1 : 0};
-      if (r == OK && ANeuralNetworksModel_addOperation(model, type, 1, in, 1, out) == OK) st->operation_count++;
+      r = ANeuralNetworksModel_addOperation(model, type, 1, in, 1, out);
+      if (r == OK) st->operation_count++;
       break;
     }
   }
