@@ -289,6 +289,31 @@ static void test_oem_model_valid(void **state) {
   assert_int_equal(vknn_compiler_validate_model(NULL, &m.model), VKNN_STATUS_NONE);
 }
 
+/* Every operation type given no inputs (no array either) and one output is
+ * refused, its signature check reading no input it does not have (RANK read
+ * input 0 of an empty list: a null pointer, found by fuzz_cache). */
+static void test_operations_without_inputs(void **state) {
+  (void)state;
+#define VKNN_TRY_OPERATION_(name, value) VKNN_OPERATION_##name,
+  static const int32_t types[] = {VKNN_OPERATION_LIST(VKNN_TRY_OPERATION_)};
+#undef VKNN_TRY_OPERATION_
+  for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); ++i) {
+    test_model m;
+    test_model_init_add(&m, VKNN_OPERAND_TENSOR_FLOAT32);
+    m.operation.type = types[i];
+    m.operation.inputs = NULL;
+    m.operation.input_count = 0;
+    for (uint32_t k = 0; k < 4; ++k) m.operands[k].number_of_consumers = 0; /* read by none now */
+    test_log log = {{0}, 0};
+    vknn_logger logger;
+    vknn_logger_init(&logger, test_log_callback, &log);
+    vknn_status s = vknn_compiler_validate_model(&logger, &m.model);
+    /* Refused by the operation's own rules, not by the HAL's. */
+    if (s != VKNN_STATUS_INVALID_ARGUMENT || strstr(log.last, "consumers") != NULL)
+      fail_msg("%s without inputs: %s (%s)", vknn_operation_type_name(types[i]), vknn_status_name(s), log.last);
+  }
+}
+
 static void test_reference_cycle_rejected(void **state) {
   (void)state;
   /* Subgraph 1 references itself through a SUBGRAPH operand. */
@@ -397,7 +422,7 @@ static void test_null_model(void **state) {
 }
 
 int main(void) {
-  struct CMUnitTest tests[sizeof(rules) / sizeof(rules[0]) + 5];
+  struct CMUnitTest tests[sizeof(rules) / sizeof(rules[0]) + 6];
   size_t n = 0;
   for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); ++i) {
     tests[n] = (struct CMUnitTest)cmocka_unit_test_prestate(test_rule, (void *)&rules[i]);
@@ -405,6 +430,7 @@ int main(void) {
   }
   tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_valid_models_pass);
   tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_oem_model_valid);
+  tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_operations_without_inputs);
   tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_reference_cycle_rejected);
   tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_long_reference_chain);
   tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_null_model);

@@ -111,7 +111,7 @@ static vknn_status validate_rank(const vknn_logger *log, const vknn_model *model
   (void)model;
   bool ok = vknn_op_check_counts(log, sg, op, 1, 1, 1) &&
             vknn_op_check_type(log, op, "output", &sg->operands[op->outputs[0]], VKNN_OPERAND_INT32);
-  int32_t in = sg->operands[op->inputs[0]].type;
+  int32_t in = ok ? sg->operands[op->inputs[0]].type : 0; /* no input to read where the counts failed */
   if (ok && !(vknn_operand_type_is_builtin(in) && vknn_operand_type_is_tensor(in))) {
     VKNN_LOG_E(log, "model", "RANK: the input must be a tensor of an NNAPI type");
     ok = false;

@@ -385,14 +385,12 @@ static void change_model(state *st) {
       r = ANeuralNetworksModel_setOperandSymmPerChannelQuantParams(model, index, &q);
       break;
     }
-    case 6: {
+    case 6: { /* an extension operand: the query changes nothing, the operand added does */
       int32_t type = 0;
       const char *name = arg & 1 ? "no.such.extension" : VKNN_FIBONACCI_EXTENSION_NAME;
-      r = ANeuralNetworksModel_getExtensionOperandType(model, name, arg >> 1, &type);
-      if (r == OK && !finished) {
-        operand o = {.type = type, .rank = 1, .dims = {1}};
-        add_operand(st, &o);
-      }
+      if (ANeuralNetworksModel_getExtensionOperandType(model, name, arg >> 1, &type) != OK) break;
+      operand o = {.type = type, .rank = 1, .dims = {1}};
+      r = add_operand(st, &o);
       break;
     }
     case 7: { /* a value from a memory, out of its range when arg says */
