@@ -423,18 +423,10 @@ static void stamp_driver_time(const vknn_execution_options *o, vknn_timing *timi
 }
 
 /* After a failed execution, the driver buffers it had as outputs hold no
- * value (HAL IDevice::allocate: they return to the uninitialized state). */
-static void forget_output_buffers(const vknn_request *request, const vknn_mapped_pool *pools) {
-  for (uint32_t i = 0; i < request->output_count; ++i) {
-    const vknn_request_argument *arg = &request->outputs[i];
-    if (!arg->has_no_value && pools[arg->location.pool_index].buffer != NULL)
-      vknn_buffer_forget(pools[arg->location.pool_index].buffer);
-  }
-}
-
-/* The same when the pools could not all be mapped: the buffers are looked
- * up by token, those of pools after the failing one being unmapped. */
-static void forget_output_tokens(vknn_device *device, const vknn_request *request) {
+ * value (HAL IDevice::allocate: they return to the uninitialized state).
+ * Looked up by token, so that a failure to map the pools (those after the
+ * failing one left unmapped) forgets them too. */
+static void forget_output_buffers(vknn_device *device, const vknn_request *request) {
   for (uint32_t i = 0; i < request->output_count; ++i) {
     const vknn_request_argument *arg = &request->outputs[i];
     const vknn_request_pool *pool = arg->has_no_value ? NULL : &request->pools[arg->location.pool_index];
@@ -461,7 +453,7 @@ vknn_status vknn_execution_run(vknn_prepared_model *pm, const vknn_request *requ
             : run_resolved(pm, request, pools, out_shapes, shape_count, o, &device_us);
   /* Lost meanwhile (a timestamp read may report it): the results are not trusted. */
   if (s == VKNN_STATUS_NONE) s = vknn_device_check_lost(pm->device, TAG);
-  if (s != VKNN_STATUS_NONE) forget_output_buffers(request, pools);
+  if (s != VKNN_STATUS_NONE) forget_output_buffers(pm->device, request);
   if (s == VKNN_STATUS_NONE && o->measure == VKNN_MEASURE_TIMING_YES && out_timing != NULL) {
     out_timing->time_on_device = device_us;
     out_timing->time_in_driver = device_us != UINT64_MAX ? device_us : 0;
@@ -483,7 +475,7 @@ vknn_status vknn_execution_run_mapping(vknn_prepared_model *pm, const vknn_reque
   if (s == VKNN_STATUS_NONE)
     s = vknn_execution_run(pm, request, pools.items, o, out_shapes, shape_count, out_timing);
   else
-    forget_output_tokens(pm->device, request);
+    forget_output_buffers(pm->device, request);
   unmap_pools(pm, &pools);
   vknn_trace_end(trace, "execution", "execute", begin);
   stamp_driver_time(o, out_timing); /* the unmapping is the driver's time too */
